@@ -1,0 +1,1 @@
+"""hardware_sim package."""

@@ -1,0 +1,1 @@
+"""Jantaku scoring: the pure engine (tiles, hands, games, settlement). No I/O here."""

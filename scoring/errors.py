@@ -1,0 +1,40 @@
+"""One base exception for the scoring package.
+
+Each error carries a machine-readable ``code`` (the ``error.code`` of the
+batch contract) and a message a person can act on. Functions that score a
+hand return an error *result* rather than raising; these exceptions are for
+parsing and rule loading, and are turned into results at the edges.
+"""
+
+
+class ScoringError(Exception):
+    """Base of every error the scoring package raises on purpose."""
+
+    code = "invalid_input"
+
+    def __init__(self, message: str, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def as_result(self) -> dict:
+        return {"code": self.code, "message": self.message}
+
+
+class InvalidTiles(ScoringError):
+    """Tile notation that cannot be read, or tiles that cannot exist."""
+
+    code = "invalid_tiles"
+
+
+class InvalidInput(ScoringError):
+    """A field of the input that is missing, of the wrong type or contradictory."""
+
+    code = "invalid_input"
+
+
+class RulesError(ScoringError):
+    """An unknown preset, an unknown switch or a contradictory rule set."""
+
+    code = "invalid_rules"
