@@ -74,6 +74,10 @@ class _Section:
 # --------------------------------------------------------------------------- table
 @dataclass(frozen=True)
 class TableRules(_Section):
+    family: str = switch(
+        "riichi", "scoring family: Japanese riichi or international MCR (never mixed in rankings)",
+        ("riichi", "mcr"),
+    )
     players: int = switch(4, "number of players at the table", (3, 4))
     red_fives: list = switch(
         [1, 1, 1], "red fives in the set per suit [m, p, s] (3B: [0, 4, 4])"
