@@ -1,1 +1,61 @@
-"""web package."""
+"""Jantaku's club web app: tablets at the tables, the staff console, the JSON API.
+
+``create_app(test_config=None)`` is a flaskr-style factory. Configuration:
+
+* ``JANTAKU_DB``          path of the SQLite file shared with the ``tablectl``
+                          daemon (default ``<instance>/jantaku.sqlite``);
+* ``JANTAKU_SECRET_KEY``  the session signing key (default: a random key
+                          stored in ``<instance>/secret_key``, so restarts
+                          keep sessions);
+* ``test_config``         a mapping that overrides everything (tests).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+
+def _secret_key(instance: Path) -> str:
+    key = os.environ.get("JANTAKU_SECRET_KEY")
+    if key:
+        return key
+    path = instance / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app: config, database migrations, every blueprint, error handlers."""
+    app = Flask(__name__, instance_relative_config=True)
+    instance = Path(app.instance_path)
+    test_config = dict(test_config or {})
+    if "SECRET_KEY" not in test_config or "DATABASE" not in test_config:
+        instance.mkdir(parents=True, exist_ok=True)
+    app.config.from_mapping(
+        DATABASE=os.environ.get("JANTAKU_DB") or str(instance / "jantaku.sqlite"),
+        JSON_AS_ASCII=False,
+        MAX_CONTENT_LENGTH=1 << 20,
+    )
+    if "SECRET_KEY" not in test_config:
+        app.config["SECRET_KEY"] = _secret_key(instance)
+    app.config.update(test_config)
+    app.json.ensure_ascii = False
+
+    from . import audit, db, errors, games, i18n, security  # noqa: F401  (migrations register on import)
+    from . import api, auth, staff, tablet
+
+    errors.init_app(app)
+    i18n.init_app(app)
+    security.init_app(app)
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(staff.bp)
+    app.register_blueprint(tablet.bp)
+    app.register_blueprint(api.bp)
+    db.init_app(app)
+    return app

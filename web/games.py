@@ -1,0 +1,1 @@
+"""Domain service for players, tables, rule sets and games (being filled in)."""
