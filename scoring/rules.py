@@ -116,7 +116,126 @@ class ChipsRules(_Section):
 # --------------------------------------------------------------------------- game
 @dataclass(frozen=True)
 class GameRules(_Section):
-    length: str = switch("hanchan", "game length", ("tonpuu", "hanchan"))
+    # Sources: 000 = ネットマージャン (netmahjong), 001 = #麻雀部, 002 = ねこはうす,
+    # 003 = beginner's guide (simple), 004 = 国際ルール (mcr).  Read only by
+    # scoring/game.py, each in one helper.
+    length: str = switch(
+        "tonpuu", "game length: East only, East+South, or all four winds (一荘戦, MCR)",
+        ("tonpuu", "hanchan", "issou"),
+        source="000 (3) 半荘: 「ネットマージャンでは、東風戦がデフォルト」; 003 「一荘戦」",
+    )
+    renchan: str = switch(
+        "tenpai", "the dealer keeps the deal on a win and on tenpai at a draw (tenpai), "
+        "only on a win (win), or never (never: MCR, the deal moves every hand)",
+        ("tenpai", "win", "never"),
+        source="001 基本ルール 19; 002 ブー麻雀 「上がり連荘です」",
+    )
+    honba: bool = switch(
+        True, "honba (積み棒) are counted: +1 on renchan or any draw, back to 0 when a non-dealer wins",
+        source="000 (3) 「どちらの場合にも積み棒を増やします」",
+    )
+    bust: bool = switch(
+        True, "the game ends as soon as a player's points go below 0 (ブットビ)",
+        source="000 (3) 「0点未満になったらゲームが終了します」",
+    )
+    end_at_points: int = switch(
+        0, "the game ends as soon as a player has at least this many points (0 = never)",
+        source="002 4B 「6万点以上となった場合ゲーム終了」; ブー麻雀 「16000点以上」",
+    )
+    yakuman_ends_game: bool = switch(
+        False, "any yakuman ends the game at once",
+        source="002 ブー麻雀 「役満は無条件にゲーム終了」",
+    )
+    extension_target: int = switch(
+        0, "after the last South hand, if every player is below this, play the West round "
+        "until someone reaches it or the last West hand ends (西入; 0 = never)",
+        source="002 4A 「全員が3万点未満のとき西入」; 3A 「全員が4万点未満のとき西入」",
+    )
+    agari_yame: str = switch(
+        "optional", "the last hand's dealer who wins while top may stop the game (optional), "
+        "may not (forbidden), or the game stops by itself (forced)",
+        ("optional", "forbidden", "forced"),
+        source="000 (3) あがりやめ; 001 基本ルール 10; 002 4A 「和了やめおよび聴牌やめは強制」",
+    )
+    tenpai_yame: str = switch(
+        "forbidden", "the same as agari_yame for the last hand's dealer who is tenpai at a draw",
+        ("optional", "forbidden", "forced"),
+        source="001 基本ルール 10 「テンパイ止めなし」; 002 4A 「聴牌やめは強制」",
+    )
+    leftover_deposits: str = switch(
+        "none", "riichi/penalty deposits still on the table when the game ends go to the top (top) "
+        "or to nobody (none)", ("none", "top"),
+        source="001 リーチ 6 「オーラスが流局した場合リーチ棒はトップ者に渡る」",
+    )
+    riichi_short: str = switch(
+        "forbid", "a player with fewer points than the riichi deposit may not declare riichi "
+        "(forbid) or deposits everything they have (all_in)", ("forbid", "all_in"),
+        source="002 4A 「持ち点が1000点未満の場合、持ち点をすべて供託して立直が可能」",
+    )
+    riichi_noten_chombo: bool = switch(
+        True, "a riichi player who is noten at an exhaustive draw has committed chombo",
+        source="000 (3) 荒牌 「ノーテンの場合は、チョンボになります」; 001 リーチ 5",
+    )
+    nagashi: str = switch(
+        "mangan", "nagashi mangan at a draw: none, paid as a mangan tsumo, or as a yakuman tsumo",
+        ("none", "mangan", "yakuman"),
+        source="000 流し満貫; 002 3B 「流しは役満とします」; ブー麻雀 「流し満貫はありません」",
+    )
+    abortive_draws: list = switch(
+        ["suufon", "suukan", "sanchahou"],
+        "abortive draws the rules have (kyuushu, suufon, suukan, suucha_riichi, sanchahou); "
+        "any other is refused",
+        source="000 (3) 四風連打/四槓流れ/三家和, 「4人リーチでは流局しません」; 001 基本ルール 9",
+    )
+    abort_renchan: bool = switch(
+        False, "after an abortive draw the dealer keeps the deal (true) or it moves on (false); "
+        "honba go up either way",
+        source="000 (3) 「親は、連荘できず、南家が親になります」; 002 4A 「無条件に連荘となります」",
+    )
+    multi_ron: str = switch(
+        "double", "several players ron one discard: only the one nearest the discarder's right wins "
+        "(atamahane), two may win and three is sanchahou (double), or all may win (triple); "
+        "honba, deposits and renchan go to the winner nearest the discarder's right",
+        ("atamahane", "double", "triple"),
+        source="000 (2) ロンあがり; 001 基本ルール 12; 002 4A 「ダブルロン、トリロンあり。親権、積符、供託点は頭ハネ」",
+    )
+    pao: bool = switch(
+        False, "responsibility payment (包) for daisangen, daisuushii, suukantsu: the responsible "
+        "player pays all of a tsumo and half of a ron by another discarder",
+        source="000 (8) 包 【ローカルルール】; 001 パオ 1; 002 4A 「包則は…最初に成立したものに適用」",
+    )
+    chombo: str = switch(
+        "mangan_tsumo", "chombo price: a reversed mangan tsumo (mangan_tsumo), chombo_points to every "
+        "other player (each), chombo_victory_points to every other player (victory_points), or no "
+        "chombo rule (none)", ("mangan_tsumo", "each", "victory_points", "none"),
+        source="000 (3) 錯和 「満貫払い」; 001 チョンボ 1; 002 4A 「3000オール」",
+    )
+    chombo_points: int = switch(0, "points the offender pays each other player when chombo = each",
+                                source="001 チョンボ 1 「他家に4,000点ずつ」")
+    chombo_victory_points: int = switch(
+        0, "victory points the offender pays each other player when chombo = victory_points",
+        source="002 ブー麻雀 「他家に各1勝利点の支払い」",
+    )
+    agari_houki: bool = switch(
+        False, "agari-houki exists: the player may no longer win or declare tenpai this hand",
+        source="001 和了り放棄 1; 002 4A 和了放棄",
+    )
+    deposit_penalty: int = switch(
+        0, "points of the deposit penalty (everything the player has if less; 0 = no such penalty)",
+        source="001 1000点供託 1; 002 4A 「持ち点が1000点未満の場合は持ち点すべての供託」",
+    )
+
+    def check(self) -> None:
+        kinds = {"kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou"}
+        bad = [k for k in self.abortive_draws if k not in kinds]
+        if bad:
+            raise RulesError(
+                f"game.abortive_draws has unknown kind(s) {', '.join(map(repr, bad))}: "
+                f"choose from {', '.join(sorted(kinds))}"
+            )
+        if not self.bust and self.agari_yame == "optional":
+            # 000 (3): 「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」
+            raise RulesError("game.bust = false needs game.agari_yame = 'forbidden' (000 (3) ブットビなし: あがりやめはなし)")
 
 
 # --------------------------------------------------------------------------- settlement
@@ -124,6 +243,50 @@ class GameRules(_Section):
 class SettlementRules(_Section):
     start_points: int = switch(25000, "points each player starts with (配給原点)")
     return_points: int = switch(30000, "points returned against (返し点); oka = (return - start) x players")
+    # Read only by scoring/settlement.py.
+    rounding: str = switch(
+        "gosha_rokunyu", "rounding of a non-top player's final points to 1000: 五捨六入 (600 up), "
+        "四捨五入 (500 up), down, up, or none", ("gosha_rokunyu", "shisha_gonyu", "down", "up", "none"),
+        source="000 (3) 清算 「100点台の端数を5捨6入」; 001 基本ルール 4",
+    )
+    box_under: bool = switch(
+        False, "points below 0 count as they are (箱下計算); false = a negative score counts as 0 "
+        "(always on when game.bust is false)",
+        source="000 (3) 清算 「持ち点が0点未満の場合、0点として計算します」",
+    )
+    uma: list = switch(
+        [20000, 10000, -10000, -20000], "uma by rank, one entry per player",
+        source="000 (3) ウマ 「1位+20000 2位+10000 3位−10000 4位−20000」",
+    )
+    uma_by_floaters: dict = switch(
+        {}, "uma rows chosen by how many players end at or above return_points, keys \"1\" \"2\" "
+        "\"3\" (浮きウマ / 沈みウマ); a count with no row uses uma",
+        source="000 (3) ウマ 【ローカルルール】 シチゴサン, 沈みウマ",
+    )
+    ties: str = switch(
+        "seat", "equal points: the seat nearer the first dealer ranks higher (seat), or the players "
+        "share the rank and split its oka and uma (share)", ("seat", "share"),
+        source="000 (3) 清算 「同点の場合は、起家…の順に優先」; 001 基本ルール 6",
+    )
+    chip_value: int = switch(5000, "points one chip is worth in the result (0 = chips kept apart)",
+                             source="000 (7) チップ 「一枚5000点相当」")
+    use_points: bool = switch(
+        True, "the result is settled points (true); false = raw scores with no oka/uma (MCR)",
+        source="004 点数計算",
+    )
+    victory_points: bool = switch(
+        False, "the result is victory points (勝利点) by how many players float (ブー麻雀)",
+        source="002 ブー麻雀（続き） 勝利点の表",
+    )
+    vp_by_floaters: dict = switch(
+        {"1": [9, 0, -3], "2": [4, 0, -2], "3": [1, 0, -1]},
+        "victory points [top, floating, sinking] by how many players float (マルA/B/C)",
+        source="002 ブー麻雀（続き） 「マルA +9 0 -3 / マルB +4 0 -2 / マルC +1 0 -1」",
+    )
+    vp_double: list = switch(
+        [18, 0, -6], "victory points [top, floating, sinking] of a double マルA (yakuman, or マルA by "
+        "the holder of the ダブ権)", source="002 ブー麻雀（続き） 「ダブルマルA +18 0 -6」",
+    )
 
 
 SECTIONS: dict[str, type] = {
