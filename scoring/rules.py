@@ -35,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import RulesError
+from .errors import RulesError, ScoringError
 
 
 def switch(default: Any, doc: str, choices: tuple | None = None, source: str = ""):
@@ -78,15 +78,68 @@ class TableRules(_Section):
         "riichi", "scoring family: Japanese riichi or international MCR (never mixed in rankings)",
         ("riichi", "mcr"),
     )
-    players: int = switch(4, "number of players at the table", (3, 4))
-    red_fives: list = switch(
-        [1, 1, 1], "red fives in the set per suit [m, p, s] (3B: [0, 4, 4])"
+    players: int = switch(
+        4, "number of players at the table", (3, 4),
+        source="002 三人打ち半荘戦A/Bルール; 000 (3) 「4人で対戦します」",
     )
-    allow_chi: bool = switch(True, "chi is allowed (false in three-player)")
+    red_fives: list = switch(
+        [1, 1, 1], "red fives in the set per suit [m, p, s] (3B: [0, 4, 4])",
+        source="000 (6) 赤ドラ 「一枚づつ」; 002 3B 「赤伍筒、赤伍索は各4枚」",
+    )
+    allow_chi: bool = switch(
+        True, "chi is allowed (false in three-player)", source="002 3A/3B 「チーはできません」",
+    )
+    removed_tiles: str = switch(
+        "", "kinds taken out of the set, in mpsz notation (three-player: 2345678m)",
+        source="002 3A/3B 「二萬～八萬…は使用しません」",
+    )
+    flowers: int = switch(
+        0, "flower tiles in the set (3B: the four seasons; MCR: eight)", (0, 4, 8),
+        source="002 3B 「花牌4枚(春夏秋冬)」; 004 花牌",
+    )
+    amos_mode: int = switch(
+        1, "AMOS JP-EX COLOR game number the table runs (01 四人標準 136, 02 四人花 140, "
+        "03 四人花花 144, 04 三人標準 108, 05 3人花 112, 06 三人花花 116)", (1, 2, 3, 4, 5, 6),
+        source="002 自動卓設定表 (AMOS JP-EX COLOR)",
+    )
 
     def check(self) -> None:
         if len(self.red_fives) != 3 or not all(isinstance(n, int) and 0 <= n <= 4 for n in self.red_fives):
             raise RulesError(f"table.red_fives = {self.red_fives!r}: give three counts 0-4 for m, p, s")
+        removed = self._removed_kinds()
+        for suit_index, letter in enumerate("mps"):
+            five = 4 + 9 * suit_index
+            if self.red_fives[suit_index] and five in removed:
+                raise RulesError(
+                    f"table.red_fives = {self.red_fives!r} puts a red 5{letter} in the set, but "
+                    f"table.removed_tiles = {self.removed_tiles!r} takes 5{letter} out"
+                )
+        if self.family == "mcr" and self.players != 4:
+            raise RulesError(f"table.players = {self.players} with family = 'mcr': MCR is four-player")
+        expected = AMOS_TILE_COUNTS[self.amos_mode]
+        if self.tile_count() != expected:
+            raise RulesError(
+                f"table.amos_mode = {self.amos_mode} deals {expected} tiles, but this set has "
+                f"{self.tile_count()} (136 - 4 x {len(removed)} removed kinds + {self.flowers} flowers): "
+                f"choose the mode with {self.tile_count()} tiles"
+            )
+
+    def _removed_kinds(self) -> set[int]:
+        from .tiles import kind, parse_tiles  # local: keeps rules importable on its own
+
+        try:
+            tiles = parse_tiles(self.removed_tiles, allow_flowers=False) if self.removed_tiles else []
+            return {kind(t) for t in tiles}
+        except ScoringError as e:
+            raise RulesError(f"table.removed_tiles = {self.removed_tiles!r}: {e.message}") from None
+
+    def tile_count(self) -> int:
+        """Tiles in the set: 4 of each kind kept, plus the flowers."""
+        return 4 * (34 - len(self._removed_kinds())) + self.flowers
+
+
+# Tile count of each AMOS JP-EX COLOR game number (002 自動卓設定表).
+AMOS_TILE_COUNTS = {1: 136, 2: 140, 3: 144, 4: 108, 5: 112, 6: 116}
 
 
 # --------------------------------------------------------------------------- hand
@@ -104,13 +157,165 @@ class FuRules(_Section):
 # --------------------------------------------------------------------------- points
 @dataclass(frozen=True)
 class PointsRules(_Section):
-    kiriage_mangan: bool = switch(False, "30 fu 4 han and 60 fu 3 han are paid as mangan (切り上げ満貫)")
+    # Read only by scoring/points.py (han/fu -> payments, honba, deposits, noten).
+    kiriage_mangan: bool = switch(
+        False, "30 fu 4 han and 60 fu 3 han are paid as mangan (切り上げ満貫: 7,700 -> 8,000, "
+        "11,600 -> 12,000, 2,000-3,900 -> 2,000-4,000, 3,900 all -> 4,000 all)",
+        source="000 (4) 注2 【ローカルルール】; 001 補足事項 1; 002 4A 「30符4翻、60符3翻は満貫」",
+    )
+    max_limit: str = switch(
+        "yakuman", "the highest payment there is: anything above is paid as this limit "
+        "(ブー麻雀: mangan, 「跳満以上の点数はありません」)",
+        ("mangan", "haneman", "baiman", "sanbaiman", "yakuman"),
+        source="002 ブー麻雀 点数計算",
+    )
+    tsumo_loss: bool = switch(
+        True, "three-player tsumo: the absent fourth player's share is not paid (ツモ損); false = "
+        "it is split between the two payers (折半). Four-player tables ignore this",
+        source="002 3A 「ツモ損あり」; 3B 「ツモ損…はありません」",
+    )
+    nofu_table: list = switch(
+        [], "the price list used when fu.use_fu = false: rows {han (lowest han of the row), "
+        "limit, ron, tsumo = [each non-dealer, dealer], dealer_ron, dealer_tsumo (each)}",
+        source="002 点数表 (符計算なしルール); 003 点数 (1飜 1,500 … 13飜 48,000)",
+    )
+    honba_ron: int = switch(
+        300, "points per honba (積み棒) the discarder adds to a ron",
+        source="000 (4) 「300点×積み棒」; 002 4B 「積符は場に1500点」; 3A 「場に200点」; 3B 「ロン1000点」",
+    )
+    honba_tsumo_each: int = switch(
+        100, "points per honba each payer adds to a tsumo",
+        source="000 (4) 「100点×積み棒」; 002 4B 場に1500点 (500 each); 3B 「ツモ1000オール」",
+    )
+    honba_on_yakuless_win: bool = switch(
+        True, "a win with no yaku (hand.min_han = 0) still collects the honba; false = the honba "
+        "stay and go up as after a draw", source="002 ブー麻雀 「役なしの上がりには積符は加算されず」",
+    )
+    riichi_deposit: int = switch(
+        1000, "points of one riichi stick (供託)", source="000 (5) リーチ 「千点を卓に置き」; 002 ブー麻雀 「立直料は100点」",
+    )
+    noten_total: int = switch(
+        3000, "noten penalty (ノーテン罰符) the noten players pay the tenpai players in all",
+        source="000 (3) 荒牌; 002 4A 「聴牌料は場に3000点」; 3A 「場に2000点」; ブー麻雀 「聴牌料はなく」",
+    )
+    dora_per_tile: int = switch(
+        0, "points per dora tile paid on top of the hand when hand.dora_as_han = false, split "
+        "among the payers of a tsumo (ブー麻雀: 「1枚につき場に1500点」)",
+        source="002 ブー麻雀 点数計算",
+    )
+
+    def check(self) -> None:
+        for name in ("honba_ron", "honba_tsumo_each", "riichi_deposit", "noten_total", "dora_per_tile"):
+            value = getattr(self, name)
+            if value < 0 or value % 100:
+                raise RulesError(f"points.{name} = {value}: give a multiple of 100 that is 0 or more")
+        if self.riichi_deposit == 0:
+            raise RulesError("points.riichi_deposit = 0: a riichi stick is worth something (1000, or 100 in ブー麻雀)")
+        check_nofu_table(self.nofu_table)
+
+
+LIMITS = ("mangan", "haneman", "baiman", "sanbaiman", "yakuman")
+_NOFU_KEYS = {"han", "limit", "ron", "tsumo", "dealer_ron", "dealer_tsumo"}
+
+
+def _positive_points(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and value % 100 == 0
+
+
+def _check_nofu_row(i: int, row: Any) -> None:
+    where = f"points.nofu_table row {i + 1}"
+    if not isinstance(row, Mapping):
+        raise RulesError(f"{where} = {row!r}: each row is a table like {{ han = 1, ron = 1000, ... }}")
+    missing = _NOFU_KEYS - {"limit"} - set(row)
+    unknown = set(row) - _NOFU_KEYS
+    if missing or unknown:
+        raise RulesError(
+            f"{where}: " + (f"missing {', '.join(sorted(missing))}" if missing else "")
+            + ("; " if missing and unknown else "") + (f"unknown {', '.join(sorted(unknown))}" if unknown else "")
+            + f" (a row has {', '.join(sorted(_NOFU_KEYS))})"
+        )
+    tsumo = row["tsumo"]
+    amounts = [row["ron"], row["dealer_ron"], row["dealer_tsumo"]]
+    amounts += list(tsumo) if isinstance(tsumo, list) else [tsumo]
+    if not (isinstance(tsumo, list) and len(tsumo) == 2) or not all(map(_positive_points, amounts)):
+        raise RulesError(
+            f"{where} = {dict(row)!r}: ron, dealer_ron, dealer_tsumo and tsumo = [each non-dealer, "
+            "dealer] must be positive multiples of 100"
+        )
+    if row.get("limit") is not None and row["limit"] not in LIMITS:
+        raise RulesError(f"{where}: limit = {row['limit']!r} is not one of {', '.join(LIMITS)}")
+
+
+def check_nofu_table(table: list) -> None:
+    """Refuse a malformed no-fu price list, naming the row."""
+    last = 0
+    for i, row in enumerate(table):
+        _check_nofu_row(i, row)
+        han = row["han"]
+        if not isinstance(han, int) or isinstance(han, bool) or han <= last:
+            raise RulesError(
+                f"points.nofu_table row {i + 1}: han = {han!r} must be a whole number above the "
+                f"previous row's {last} (rows go from 1 han upward)"
+            )
+        last = han
+    if table and table[0]["han"] != 1:
+        raise RulesError(f"points.nofu_table: the first row is for han = {table[0]['han']}; it must start at 1 han")
 
 
 # --------------------------------------------------------------------------- chips
 @dataclass(frozen=True)
 class ChipsRules(_Section):
-    enabled: bool = switch(False, "chips (祝儀) are awarded at all")
+    # Read only by scoring/chips.py. A chip is paid by the discarder on a ron and by
+    # every other player on a tsumo (000 (7); 002 ★ … オール). What a chip is worth
+    # in points is settlement.chip_value.
+    enabled: bool = switch(
+        True, "chips (祝儀, チップ, ★) are awarded at all",
+        source="000 (7) チップ; 001 基本ルール 21 「赤ドラ,チップ,その他祝儀なし」",
+    )
+    ura: int = switch(
+        1, "chips per ura-dora tile in a riichi win (0 = no ura chips)",
+        source="000 (7) 裏ドラ 【ローカルルール】; 002 4A 「裏ドラ★」",
+    )
+    aka: int = switch(
+        1, "chips per red five in the winning hand (0 = no red-five chips)",
+        source="000 (7) 赤ドラ 【ローカルルール】; 002 4A 「赤伍萬…各1枚です★」",
+    )
+    aka_closed_only: bool = switch(
+        False, "red-five chips only for a closed (門前) hand", source="000 (7) 赤ドラ 【ローカルルール】",
+    )
+    all_star: int = switch(
+        2, "extra chips when the hand holds every red five of the set (オールスター; 0 = none)",
+        source="000 (7) 赤ドラ 「3つの赤ドラを揃えた場合…2枚づつ」",
+    )
+    ippatsu: int = switch(
+        1, "chips for an ippatsu win (0 = none)", source="000 (7) 一発; 002 4A 「一発★」",
+    )
+    pocchi: int = switch(
+        0, "chips for a win on the white pocchi tile (0 = none)", source="002 4B/3B 白ポッチ",
+    )
+    yakuman_tsumo: int = switch(
+        2, "chips each other player pays for a yakuman tsumo (000: 0 to 8; 002: ★5 オール)",
+        tuple(range(0, 11)), source="000 (7) 役満 【ローカルルール】; 002 4A 「本役満★10or★5オール」",
+    )
+    kazoe_tsumo: int = switch(
+        0, "chips each other player pays for a counted yakuman (数え役満) tsumo (002: ★3 オール)",
+        tuple(range(0, 11)), source="002 4A 「数え役満★6or★3オール」",
+    )
+    yakuman_ron_factor: float = switch(
+        1.5, "a yakuman or kazoe ron pays this many times the tsumo chips, halves rounded up "
+        "(000: 1.5, so 2 -> 3; 002: 2, ★10 / ★5 オール)",
+        source="000 (7) 役満 「ロンあがりの場合は…1.5 倍」; 002 4A",
+    )
+
+    def check(self) -> None:
+        for name in ("ura", "aka", "all_star", "ippatsu", "pocchi"):
+            if getattr(self, name) < 0:
+                raise RulesError(f"chips.{name} = {getattr(self, name)}: chips cannot be negative")
+        if not 1 <= self.yakuman_ron_factor <= 4:
+            raise RulesError(
+                f"chips.yakuman_ron_factor = {self.yakuman_ron_factor}: give a factor from 1 to 4 "
+                "(1.5 in 000, 2 in 002)"
+            )
 
 
 # --------------------------------------------------------------------------- game
@@ -406,7 +611,23 @@ def _build(data: dict, name: str) -> Rules:
                 )
             _check_type(sec, key, valid[key], value)
         built[sec] = cls(**values)
-    return Rules(name=str(data.get("name", name)), title=str(data.get("title", "")), **built)
+    rules = Rules(name=str(data.get("name", name)), title=str(data.get("title", "")), **built)
+    _cross_check(rules)
+    return rules
+
+
+def _cross_check(rules: "Rules") -> None:
+    """Contradictions between switches of different sections, naming the bad value."""
+    if not rules.fu.use_fu and not rules.points.nofu_table:
+        raise RulesError("fu.use_fu = false needs a price list: give points.nofu_table (see nekohouse-4b)")
+    nukidora = getattr(rules.hand, "nukidora", "none")
+    if nukidora == "north" and rules.table.players != 3:
+        raise RulesError(
+            f"hand.nukidora = 'north' with table.players = {rules.table.players}: North is set aside "
+            "as dora only in three-player"
+        )
+    if nukidora == "flowers" and rules.table.flowers == 0:
+        raise RulesError("hand.nukidora = 'flowers' but table.flowers = 0: put flowers in the set")
 
 
 def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
