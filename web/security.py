@@ -1,50 +1,447 @@
-"""Request safety for the web app (stub, being filled in by W2).
+"""Request safety: CSRF, cookie flags, staff and tablet access checks, tablet tokens.
 
-CSRF: templates put ``<meta name="csrf-token" content="{{ csrf_token() }}">``
-in ``<head>``; JavaScript sends that value in the ``X-CSRF-Token`` header
-on every POST/PUT/PATCH/DELETE. HTML forms send a hidden ``csrf_token`` field.
+CSRF
+    Every POST/PUT/PATCH/DELETE must carry the session's token, either as the
+    form field ``csrf_token`` (HTML forms: ``{{ csrf_field() }}``) or in the
+    header ``X-CSRF-Token``. Pages put it in ``<head>`` as
+    ``<meta name="csrf-token" content="{{ csrf_token() }}">`` and the tablet's
+    JavaScript copies that meta value into the ``X-CSRF-Token`` header.
+    A missing token is refused with 400, a wrong one with 403, both with a
+    message that says to reload the page.
+
+    Requests that authenticate with ``Authorization: Bearer <tablet token>``
+    are exempt: a browser never attaches that header by itself, so another
+    site cannot forge such a request (the reason CSRF exists). On those
+    requests the session cookie is ignored altogether (``current_staff()`` is
+    None), so the exemption cannot be used to borrow a staff session.
+
+Cookies
+    The session cookie is httponly, SameSite=Lax and ``Secure`` unless the app
+    config ``COOKIE_SECURE`` is False (env ``JANTAKU_COOKIE_SECURE=0``): only
+    for plain-http use on loopback, such as ``python -m web demo``. The tablet
+    cookie ``jantaku_tablet`` has the same flags and lives a year.
+
+Tablets
+    Staff issue a pairing code for one table (:func:`create_pairing`); the QR
+    code shows ``/auth/pair?code=...``. Opening it and confirming exchanges
+    the one-time code for a long-lived secret stored in the tablet cookie
+    (:func:`redeem_pairing`). Only SHA-256 hashes of codes and secrets are
+    stored. Staff can revoke a tablet; its next request is answered "this
+    tablet was unpaired, ask staff". Scripts can get a secret directly with
+    :func:`issue_tablet_token` and send it as ``Authorization: Bearer``.
+
+Decorators
+    ``@staff_required``: a signed-in, active staff account.
+    ``@tablet_required``: a valid tablet paired to the route's ``table_id``
+    (the view argument of that name), or a signed-in staff member (floor
+    staff may act on any table). For routes whose table is found later (e.g.
+    from a game id) call :func:`require_table_access` inside the view.
+    Refusals answer JSON for ``/api/`` paths or JSON-accepting clients and a
+    page in words otherwise: 401 (not signed in / not paired / revoked) or
+    403 (wrong table, tablet on a staff page).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
+import os
+import secrets
+import time
+from typing import Callable
+
+from flask import (
+    abort, current_app, g, jsonify, make_response, render_template, request, session,
+)
+from markupsafe import Markup, escape
+
+from .db import connect, get_db, migrate, migration, now_iso, write_tx
 
 CSRF_META_NAME = "csrf-token"
 CSRF_HEADER = "X-CSRF-Token"
 CSRF_FIELD = "csrf_token"
+TABLET_COOKIE = "jantaku_tablet"
+TABLET_COOKIE_MAX_AGE = 365 * 24 * 3600
+PAIRING_TTL_SECONDS = 24 * 3600
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-def init_app(app):
-    """Install CSRF checks, cookie flags and Jinja globals on ``app``."""
-    app.jinja_env.globals["csrf_token"] = lambda: ""
+class AccessRefused(Exception):
+    """A request is not allowed; carries the HTTP status, a code and a message in words."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
 
 
-def staff_required(view):
-    """Allow only a signed-in staff account."""
+# ----------------------------------------------------------------------------- schema
+@migration(202, "tablet tokens")
+def _create_tablet_tokens(db) -> None:
+    db.execute(
+        """CREATE TABLE tablet_tokens (
+            id INTEGER PRIMARY KEY,
+            table_id TEXT NOT NULL,
+            label TEXT NOT NULL DEFAULT '',
+            pair_code_hash TEXT UNIQUE,
+            pair_expires_at REAL,
+            token_hash TEXT UNIQUE,
+            created_at TEXT NOT NULL,
+            created_by TEXT NOT NULL,
+            paired_at TEXT,
+            revoked_at TEXT,
+            revoked_by TEXT,
+            last_seen_at TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX tablet_tokens_table ON tablet_tokens(table_id)")
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _clock() -> float:
+    return current_app.config.get("CLOCK", time.time)()
+
+
+# ----------------------------------------------------------------------------- tablet tokens
+def create_pairing(db, table_id, *, actor: str, label: str = "",
+                   ttl: float = PAIRING_TTL_SECONDS, now: float | None = None) -> dict:
+    """Issue a one-time pairing code for ``table_id``; returns ``{id, code, table_id}``.
+
+    The code is shown once (QR); only its hash is stored.
+    """
+    table_id = str(table_id).strip()
+    if not table_id:
+        raise ValueError("choose the table this tablet will sit at")
+    code = secrets.token_urlsafe(18)
+    now = time.time() if now is None else now
+    with write_tx(db):
+        cur = db.execute(
+            "INSERT INTO tablet_tokens (table_id, label, pair_code_hash, pair_expires_at,"
+            " created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)",
+            [table_id, label.strip(), _hash(code), now + ttl, now_iso(), actor],
+        )
+    return {"id": cur.lastrowid, "code": code, "table_id": table_id}
+
+
+def pairing_info(db, code: str, now: float | None = None) -> dict:
+    """The pairing row for ``code`` if it can still be used; else raise :class:`AccessRefused`."""
+    row = _one(db, "SELECT * FROM tablet_tokens WHERE pair_code_hash = ?", _hash(code or ""))
+    now = time.time() if now is None else now
+    if row is None:
+        raise AccessRefused(404, "pairing_unknown",
+                            "This pairing code is not known. Ask staff to show a new QR code.")
+    if row["revoked_at"]:
+        raise AccessRefused(410, "pairing_revoked",
+                            "This pairing code was withdrawn by staff. Ask staff for a new QR code.")
+    if row["token_hash"]:
+        raise AccessRefused(409, "pairing_used",
+                            "This pairing code was already used by another tablet. "
+                            "Ask staff for a new QR code.")
+    if row["pair_expires_at"] is not None and row["pair_expires_at"] < now:
+        raise AccessRefused(410, "pairing_expired",
+                            "This pairing code has expired. Ask staff for a new QR code.")
+    return row
+
+
+def redeem_pairing(db, code: str, now: float | None = None) -> tuple[str, dict]:
+    """Exchange a pairing code for a long-lived tablet secret: ``(secret, row)``.
+
+    Done in one write transaction with a guarded UPDATE, so two devices
+    scanning the same code at once get one secret and one clear refusal.
+    """
+    secret = secrets.token_urlsafe(32)
+    with write_tx(db):
+        row = pairing_info(db, code, now)
+        cur = db.execute(
+            "UPDATE tablet_tokens SET token_hash = ?, paired_at = ?, last_seen_at = ?"
+            " WHERE id = ? AND token_hash IS NULL AND revoked_at IS NULL",
+            [_hash(secret), now_iso(), now_iso(), row["id"]],
+        )
+        if cur.rowcount != 1:  # pragma: no cover - the IMMEDIATE lock makes this unreachable
+            raise AccessRefused(409, "pairing_used", "This pairing code was already used.")
+    return secret, row
+
+
+def issue_tablet_token(db, table_id, *, actor: str = "system", label: str = "") -> str:
+    """Create an already-paired tablet token for ``table_id`` and return its secret.
+
+    For scripts, tests and benchmarks that send ``Authorization: Bearer``.
+    """
+    pairing = create_pairing(db, table_id, actor=actor, label=label)
+    secret, _row = redeem_pairing(db, pairing["code"])
+    return secret
+
+
+def revoke_tablet(db, token_id: int, *, actor: str) -> dict:
+    """Revoke a tablet (or an unused pairing code); returns the row as it was."""
+    with write_tx(db):
+        row = _one(db, "SELECT * FROM tablet_tokens WHERE id = ?", token_id)
+        if row is None:
+            raise AccessRefused(404, "tablet_unknown", f"There is no tablet number {token_id}.")
+        if row["revoked_at"]:
+            raise AccessRefused(409, "tablet_already_revoked",
+                                f"Tablet {token_id} was already unpaired at {row['revoked_at']}.")
+        db.execute("UPDATE tablet_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ?",
+                   [now_iso(), actor, token_id])
+    return row
+
+
+def list_tablets(db) -> list[dict]:
+    """Every tablet and pairing code, newest first, without secrets."""
+    rows = db.execute_returning_dicts(
+        "SELECT id, table_id, label, pair_expires_at, created_at, created_by, paired_at,"
+        " revoked_at, revoked_by, last_seen_at FROM tablet_tokens ORDER BY id DESC"
+    )
+    for row in rows:
+        row["status"] = ("revoked" if row["revoked_at"] else
+                         "paired" if row["paired_at"] else "waiting")
+    return rows
+
+
+def tablet_for_secret(db, secret: str) -> dict | None:
+    """The tablet row whose secret this is (revoked ones included), or None."""
+    if not secret:
+        return None
+    return _one(db, "SELECT * FROM tablet_tokens WHERE token_hash = ?", _hash(secret))
+
+
+def _one(db, sql: str, *args) -> dict | None:
+    rows = db.execute_returning_dicts(sql, list(args))
+    return rows[0] if rows else None
+
+
+# ----------------------------------------------------------------------------- request identity
+def _bearer() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+def _request_tablet() -> dict | None:
+    """The tablet row for this request's bearer token or cookie (cached on ``g``)."""
+    if "_tablet" not in g:
+        secret = _bearer() or request.cookies.get(TABLET_COOKIE)
+        g._tablet = tablet_for_secret(get_db(), secret) if secret else None
+        g._tablet_presented = bool(secret)
+    return g._tablet
+
+
+def current_tablet_table() -> str | None:
+    """The table id the request's (valid, unrevoked) tablet token is bound to, or None."""
+    row = _request_tablet()
+    if row is None or row["revoked_at"]:
+        return None
+    return row["table_id"]
+
+
+def current_staff() -> dict | None:
+    """The signed-in, active staff account as ``{id, name}``, or None."""
+    if "_staff" in g:
+        return g._staff
+    g._staff = None
+    staff_id = session.get("staff_id")
+    if staff_id is not None and _bearer() is None:
+        row = _one(get_db(), "SELECT id, name FROM staff_users WHERE id = ? AND active = 1",
+                   staff_id)
+        g._staff = row
+    return g._staff
+
+
+def actor_name() -> str:
+    """Who is acting, for the audit log: ``staff:NAME``, ``tablet:ID`` or ``anonymous``."""
+    staff = current_staff()
+    if staff:
+        return f"staff:{staff['name']}"
+    row = _request_tablet()
+    if row and not row["revoked_at"]:
+        return f"tablet:{row['id']}"
+    return "anonymous"
+
+
+# ----------------------------------------------------------------------------- refusals
+def wants_json() -> bool:
+    """True when the answer should be JSON (API path, JSON body or Accept)."""
+    if request.path.startswith("/api/") or request.path.endswith(".json"):
+        return True
+    if request.is_json:
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and request.accept_mimetypes[best] > \
+        request.accept_mimetypes["text/html"]
+
+
+def refusal_response(status: int, code: str, message: str):
+    """A JSON or HTML answer for a refused request."""
+    if wants_json():
+        resp = jsonify({"ok": False, "error": {"code": code, "message": message}})
+    else:
+        resp = make_response(render_template("error.html", status=status, message=message,
+                                             code=code))
+    resp.status_code = status
+    return resp
+
+
+def refuse(status: int, code: str, message: str):
+    """Stop the request with a refusal (never returns)."""
+    abort(refusal_response(status, code, message))
+
+
+def _tablet_refusal() -> AccessRefused:
+    row = _request_tablet()
+    if row is not None and row["revoked_at"]:
+        return AccessRefused(401, "tablet_revoked",
+                             "This tablet was unpaired by staff. Ask staff to pair it again "
+                             "(staff console → タブレット / Tablets).")
+    if g.get("_tablet_presented"):
+        return AccessRefused(401, "tablet_unknown",
+                             "This tablet's pairing is not known here. Ask staff to pair it "
+                             "with the QR code on the staff console.")
+    return AccessRefused(401, "tablet_not_paired",
+                         "This device is not paired to a table. Ask staff to show the "
+                         "pairing QR code for this table, or sign in as staff.")
+
+
+def require_table_access(table_id) -> None:
+    """Refuse the request unless a tablet paired to ``table_id`` (or staff) is making it."""
+    if current_staff() is not None:
+        return
+    bound = current_tablet_table()
+    if bound is None:
+        err = _tablet_refusal()
+        refuse(err.status, err.code, err.message)
+    if str(bound) != str(table_id):
+        refuse(403, "wrong_table",
+               f"This tablet is paired to table {bound}; it cannot record for table {table_id}.")
+    db = get_db()
+    with write_tx(db):
+        db.execute("UPDATE tablet_tokens SET last_seen_at = ? WHERE id = ?",
+                   [now_iso(), _request_tablet()["id"]])
+
+
+def tablet_required(view: Callable | None = None, *, table_arg: str = "table_id"):
+    """Allow a tablet paired to the view's ``table_arg`` argument, or signed-in staff.
+
+    If the view has no such argument, any paired tablet (or staff) passes; the
+    view must then call :func:`require_table_access` once it knows the table.
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            if table_arg in kwargs:
+                require_table_access(kwargs[table_arg])
+            elif current_staff() is None and current_tablet_table() is None:
+                err = _tablet_refusal()
+                refuse(err.status, err.code, err.message)
+            return fn(*args, **kwargs)
+        return wrapped
+    return decorate(view) if view is not None else decorate
+
+
+def staff_required(view: Callable) -> Callable:
+    """Allow only a signed-in, active staff account (tablets get 403, others 401)."""
     @functools.wraps(view)
     def wrapped(*args, **kwargs):
+        if current_staff() is None:
+            if current_tablet_table() is not None:
+                refuse(403, "staff_only",
+                       "This page is for staff only; a table tablet cannot use it.")
+            if wants_json():
+                refuse(401, "staff_login_required",
+                       "Sign in as staff first (POST /auth/login).")
+            from flask import redirect, url_for
+            abort(redirect(url_for("auth.login", next=request.full_path.rstrip("?"))))
         return view(*args, **kwargs)
     return wrapped
 
 
-def tablet_required(view):
-    """Allow only a paired, unrevoked tablet bound to the route's table_id."""
-    @functools.wraps(view)
-    def wrapped(*args, **kwargs):
-        return view(*args, **kwargs)
-    return wrapped
-
-
-def current_staff():
-    """The signed-in staff account as a dict, or None."""
-    return None
-
-
-def current_tablet_table():
-    """The table id the request's tablet token is bound to, or None."""
-    return None
-
-
-def csrf_token():
+# ----------------------------------------------------------------------------- CSRF
+def csrf_token() -> str:
     """The session's CSRF token (created on first use)."""
-    return ""
+    token = session.get(CSRF_FIELD)
+    if not token:
+        token = secrets.token_urlsafe(32)
+        session[CSRF_FIELD] = token
+    return token
+
+
+def csrf_field() -> Markup:
+    """A hidden form input carrying the CSRF token."""
+    return Markup(f'<input type="hidden" name="{CSRF_FIELD}" value="{escape(csrf_token())}">')
+
+
+def rotate_csrf_token() -> str:
+    """Start a fresh token (after sign-in, so a token planted before it is useless)."""
+    session.pop(CSRF_FIELD, None)
+    return csrf_token()
+
+
+def _check_csrf():
+    if request.method in SAFE_METHODS or not current_app.config.get("CSRF_ENABLED", True):
+        return None
+    if _bearer() is not None:
+        return None  # header-authenticated: not forgeable cross-site (see module doc)
+    given = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
+    expected = session.get(CSRF_FIELD)
+    if not given:
+        return refusal_response(
+            400, "csrf_missing",
+            "This request has no security (CSRF) token. Reload the page and try again; "
+            f"scripts must send the {CSRF_HEADER} header from the page's "
+            f'<meta name="{CSRF_META_NAME}">.')
+    if not expected or not hmac.compare_digest(str(given), str(expected)):
+        return refusal_response(
+            403, "csrf_invalid",
+            "The security (CSRF) token does not match this session (the page may be old "
+            "or you signed in again elsewhere). Reload the page and try again.")
+    return None
+
+
+def _security_headers(resp):
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    resp.headers.setdefault("X-Frame-Options", "DENY")
+    # Pairing codes travel in URLs: never leak them to another site via Referer.
+    resp.headers.setdefault("Referrer-Policy", "same-origin")
+    return resp
+
+
+def set_tablet_cookie(resp, secret: str) -> None:
+    """Store a tablet secret in the long-lived httponly cookie."""
+    resp.set_cookie(TABLET_COOKIE, secret, max_age=TABLET_COOKIE_MAX_AGE, httponly=True,
+                    samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"])
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def init_app(app) -> None:
+    """Install CSRF checks, cookie flags, security headers and Jinja globals on ``app``."""
+    secure = app.config.get("COOKIE_SECURE")
+    if secure is None:
+        secure = _env_flag("JANTAKU_COOKIE_SECURE", True)
+    app.config["COOKIE_SECURE"] = bool(secure)
+    app.config.update(SESSION_COOKIE_SECURE=bool(secure), SESSION_COOKIE_HTTPONLY=True,
+                      SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_NAME="jantaku_session")
+    app.before_request(_check_csrf)
+    app.after_request(_security_headers)
+    app.jinja_env.globals.update(csrf_token=csrf_token, csrf_field=csrf_field,
+                                 current_staff=current_staff,
+                                 current_tablet_table=current_tablet_table)
+    # Our migrations (200-299) are registered when this module and web.auth are
+    # imported; apply them even if the schema was brought up before we loaded.
+    from . import auth  # noqa: F401  (registers migrations 200-201)
+    if app.config.get("DATABASE"):
+        db = connect(app.config["DATABASE"])
+        try:
+            migrate(db)
+        finally:
+            db.conn.close()
+

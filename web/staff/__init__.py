@@ -1,5 +1,16 @@
-"""Staff console (stub)."""
+"""Staff console (blueprint ``staff``, under ``/staff``); every route needs a staff sign-in.
+
+Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
+
+* ``/staff/``                  floor view, polling ``/staff/floor.json`` every 2 s
+* ``/staff/tables/<id>/command`` mode change, cycle, check... through ``tablectl.store``
+* ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
+* ``/staff/games``             finished games: correct or void with a reason (audited)
+* ``/staff/audit``             the audit log
+"""
 
 from flask import Blueprint
 
 bp = Blueprint("staff", __name__, url_prefix="/staff")
+
+from . import floor, manage, records  # noqa: E402,F401  (routes register on import)

@@ -1,0 +1,221 @@
+"""Staff management pages: players, club tables, rule sets, tablets, staff accounts.
+
+Every change is written through the owning module (``web.games`` for the
+club's records, ``web.security`` for tablets, ``web.auth`` for accounts)
+and recorded in the audit log with the signed-in staff member's name.
+"""
+
+from __future__ import annotations
+
+import segno
+from flask import current_app, jsonify, render_template, request, url_for
+
+from .. import games
+from ..auth import create_staff, list_staff, set_staff_password
+from ..db import get_db
+from ..errors import UserError
+from ..security import (
+    AccessRefused, actor_name, create_pairing, list_tablets, revoke_tablet, staff_required,
+    wants_json,
+)
+from . import bp
+from .common import done, form_data, msg, need, record
+
+
+# ----------------------------------------------------------------------------- players
+@bp.get("/players")
+@staff_required
+def players():
+    """Members and guests, with a form to add one."""
+    rows = games.list_players(get_db(), guests=True, inactive=True)
+    if wants_json():
+        return jsonify({"players": rows})
+    return render_template("staff/players.html", players=rows)
+
+
+@bp.post("/players")
+@staff_required
+def player_add():
+    """Add a member or a guest."""
+    data = form_data()
+    member_no = str(data.get("member_no") or "").strip() or None
+    guest = str(data.get("guest", "")).lower() in ("1", "true", "on", "yes")
+    row = games.add_player(get_db(), need(data, "name", "the player's name"), guest=guest,
+                           member_no=member_no)
+    record("player.create", f"player:{row['id']}", details={"name": row["name"], "guest": guest})
+    return done(msg(f"{row['name']} を登録しました", f"Added {row['name']}"), "staff.players",
+                201, {"player": row})
+
+
+@bp.post("/players/<int:player_id>/active")
+@staff_required
+def player_active(player_id: int):
+    """Retire or restore a player (their history stays)."""
+    active = str(form_data().get("active", "")).lower() in ("1", "true", "on", "yes")
+    row = games.set_player_active(get_db(), player_id, active)
+    record("player.restore" if active else "player.retire", f"player:{player_id}")
+    text = msg(f"{row['name']} を{'有効' if active else '休会'}にしました",
+               f"{row['name']} is now {'active' if active else 'retired'}")
+    return done(text, "staff.players", payload={"player": row})
+
+
+# ----------------------------------------------------------------------------- club tables
+@bp.get("/tables")
+@staff_required
+def tables():
+    """The club's tables and the rule set each one plays."""
+    db = get_db()
+    rows, rule_sets = games.list_tables(db), games.list_rule_sets(db)
+    if wants_json():
+        return jsonify({"tables": rows})
+    return render_template("staff/tables.html", tables=rows, rule_sets=rule_sets)
+
+
+@bp.post("/tables")
+@staff_required
+def table_save():
+    """Create a club table or change its name / rule set (id = the daemon's table id)."""
+    data = form_data()
+    row = games.save_table(get_db(), need(data, "id", "the table id"),
+                           need(data, "name", "the table's name"),
+                           need(data, "rule_set", "the rule set"), actor=actor_name())
+    return done(msg(f"卓 {row['id']} を保存しました", f"Saved table {row['id']}"),
+                "staff.tables", payload={"table": row})
+
+
+# ----------------------------------------------------------------------------- rule sets
+STARTER_TOML = '''extends = "netmahjong"
+title = "Our club rules"
+
+[hand]
+# kuitan = true
+'''
+
+
+@bp.get("/rulesets")
+@staff_required
+def rulesets():
+    """Shipped presets and the club's own rule sets."""
+    rows = games.list_rule_sets(get_db())
+    if wants_json():
+        return jsonify({"rule_sets": rows})
+    return render_template("staff/rulesets.html", rule_sets=rows, edit=None,
+                           toml=STARTER_TOML, error=None)
+
+
+@bp.get("/rulesets/<rule_set_id>")
+@staff_required
+def ruleset(rule_set_id: str):
+    """One rule set: its TOML (club sets, editable) and every resolved switch."""
+    db = get_db()
+    row = games.get_rule_set(db, rule_set_id)
+    if wants_json():
+        return jsonify({"rule_set": row})
+    return render_template("staff/rulesets.html", rule_sets=games.list_rule_sets(db), edit=row,
+                           toml=row.get("toml") or f'extends = "{rule_set_id}"\n', error=None)
+
+
+@bp.post("/rulesets")
+@staff_required
+def ruleset_save():
+    """Create or replace a club rule set from TOML; an invalid file changes nothing."""
+    data = form_data()
+    rid, text = str(data.get("id", "")).strip(), str(data.get("toml", ""))
+    db = get_db()
+    try:
+        row = games.save_rule_set(db, need(data, "id", "the rule set id"), text,
+                                  actor=actor_name())
+    except UserError as e:
+        if wants_json():
+            raise
+        # Show the staff member's text again with the reason, so nothing typed is lost.
+        page = render_template("staff/rulesets.html", rule_sets=games.list_rule_sets(db),
+                               edit={"id": rid, "preset": False}, toml=text, error=e.message)
+        return page, e.status
+    return done(msg(f"ルール {row['id']} を保存しました", f"Saved rule set {row['id']}"),
+                "staff.ruleset", payload={"rule_set": row}, rule_set_id=row["id"])
+
+
+# ----------------------------------------------------------------------------- tablets
+def pairing_url(code: str) -> str:
+    """The address a tablet opens to pair (config ``PUBLIC_URL`` if the console is local)."""
+    base = current_app.config.get("PUBLIC_URL") or request.url_root
+    return base.rstrip("/") + url_for("auth.pair", code=code)
+
+
+def qr_svg(text: str) -> str:
+    """``text`` as an inline SVG QR code."""
+    return segno.make(text, error="m").svg_inline(scale=6, border=2)
+
+
+@bp.get("/tablets")
+@staff_required
+def tablets():
+    """Paired tablets and waiting pairing codes, with the form to issue one."""
+    db = get_db()
+    rows = list_tablets(db)
+    if wants_json():
+        return jsonify({"tablets": rows})
+    return render_template("staff/tablets.html", tablets=rows, tables=games.list_tables(db),
+                           issued=None)
+
+
+@bp.post("/tablets")
+@staff_required
+def tablet_issue():
+    """Issue a pairing code for a table and show it as a QR code (shown once)."""
+    data = form_data()
+    db = get_db()
+    table = games.get_table(db, need(data, "table_id", "the table"))
+    pairing = create_pairing(db, table["id"], actor=actor_name(),
+                             label=str(data.get("label", ""))[:60])
+    record("tablet.issue", f"table:{table['id']}", details={"tablet_id": pairing["id"]})
+    url = pairing_url(pairing["code"])
+    if wants_json():
+        return jsonify({"ok": True, "tablet_id": pairing["id"], "table_id": table["id"],
+                        "pair_url": url}), 201
+    issued = {"id": pairing["id"], "table": table, "url": url, "svg": qr_svg(url)}
+    return render_template("staff/tablets.html", tablets=list_tablets(db),
+                           tables=games.list_tables(db), issued=issued), 201
+
+
+@bp.post("/tablets/<int:tablet_id>/revoke")
+@staff_required
+def tablet_revoke(tablet_id: int):
+    """Unpair a tablet: its next request is refused with 'ask staff'."""
+    try:
+        row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
+    except AccessRefused as e:
+        raise UserError(e.message, status=e.status, code=e.code) from None
+    record("tablet.revoke", f"table:{row['table_id']}", details={"tablet_id": tablet_id})
+    return done(msg(f"タブレット {tablet_id} の登録を解除しました",
+                    f"Tablet {tablet_id} is unpaired"), "staff.tablets")
+
+
+# ----------------------------------------------------------------------------- staff accounts
+@bp.get("/accounts")
+@staff_required
+def accounts():
+    """Staff accounts (names only) with forms to add one or reset a password."""
+    rows = list_staff(get_db())
+    if wants_json():
+        return jsonify({"staff": rows})
+    return render_template("staff/accounts.html", accounts=rows)
+
+
+@bp.post("/accounts")
+@staff_required
+def account_save():
+    """Add a staff account, or set a new password for an existing one."""
+    data = form_data()
+    db = get_db()
+    name, password = need(data, "name", "the staff name"), str(data.get("password", ""))
+    if str(data.get("reset", "")).lower() in ("1", "true", "on", "yes"):
+        set_staff_password(db, name, password)
+        record("staff.password", f"staff:{name}")
+        text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
+    else:
+        create_staff(db, name, password)
+        record("staff.create", f"staff:{name}")
+        text = msg(f"スタッフ {name} を追加しました", f"Added staff account {name}")
+    return done(text, "staff.accounts")
