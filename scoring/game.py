@@ -1,0 +1,827 @@
+"""Replay a game from its events (contract: ``shared/contracts/game-events.md``).
+
+A game is a list of events (``start``, ``win``, ``draw``, ``abort``,
+``chombo``, ``penalty``, ``end``).  :func:`replay` applies them one by one
+under a rule set and returns the state after each one and, once the game is
+over, the settlement (:mod:`scoring.settlement`).  :func:`state_after` gives
+the live :class:`GameState` the tablet shows, :func:`allowed_events` what may
+come next and :func:`preview` the payments an event would cause.
+
+Every house-rule difference is a ``[game]`` switch read in one helper below
+(``[points]`` for honba, deposits and noten payments).  An event the rules
+forbid raises :class:`GameEventError` naming the event's line and the rule;
+nothing after it is applied.
+
+Units: ``scores``, ``deltas`` and ``kyoutaku`` are in points (ブー麻雀's
+riichi stick is 100 points, a short riichi deposits what the player has).
+Each hand record's ``round``/``honba``/``dealer`` describe the hand the event
+belongs to; ``kyoutaku`` and ``scores`` are after the event, so
+``sum(deltas) + change of kyoutaku == 0`` for every event.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .errors import ScoringError
+from .rules import Rules, load_rules
+from .settlement import ranks as _ranks
+from .settlement import settle
+
+__all__ = [
+    "GameEventError", "GameState", "replay", "state_after", "allowed_events", "preview",
+    "main_game", "EVENT_TYPES",
+]
+
+EVENT_TYPES = ("start", "win", "draw", "abort", "chombo", "penalty", "end")
+WINDS = "ESWN"
+WINDS_JA = "東南西北"
+ABORT_KINDS = ("kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou")
+PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
+
+
+class GameEventError(ScoringError):
+    """An event the rules do not allow, or that cannot be read."""
+
+    code = "invalid_event"
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"event on line {line}: {message}", "invalid_event")
+        self.line = line
+
+
+def _rule(rules: Rules, section: str, name: str) -> str:
+    """``section.name = value`` and the rulebook line it comes from, for messages."""
+    value = getattr(getattr(rules, section), name)
+    src = getattr(type(getattr(rules, section)), "__dataclass_fields__")[name].metadata.get("source", "")
+    return f"{section}.{name} = {value!r}" + (f" ({src})" if src else "")
+
+
+# --------------------------------------------------------------------------- state
+@dataclass
+class GameState:
+    """Where a game stands.  ``dealer`` is a seat (0 = first dealer, 起家)."""
+
+    rules: Rules
+    players: list[str] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    wind: int = 0                 # 0 East, 1 South, 2 West, 3 North (場風)
+    dealer: int = 0
+    honba: int = 0
+    kyoutaku: int = 0             # points on the table (riichi and penalty deposits)
+    started: bool = False
+    finished: bool = False
+    end_reason: str = ""
+    extension: bool = False       # playing the West round of 西入
+    yame_offer: str = ""          # "agari_yame"/"tenpai_yame" the dealer may declare now
+    houki: set = field(default_factory=set)
+    hand_deposits: list = field(default_factory=list)   # (seat, points) this hand
+    chips: list[int] = field(default_factory=list)
+    vp_adjust: list[int] = field(default_factory=list)
+    yakuman_end: dict | None = None
+    dabuken: int | None = None
+    hands: list[dict] = field(default_factory=list)
+    last_line: int = 0
+
+    @property
+    def n(self) -> int:
+        return self.rules.table.players
+
+    @property
+    def round(self) -> str:
+        """Round label such as ``E1`` or ``S4``."""
+        return f"{WINDS[self.wind]}{self.dealer + 1}"
+
+    @property
+    def round_ja(self) -> str:
+        """Japanese round label such as ``東1局``."""
+        return f"{WINDS_JA[self.wind]}{self.dealer + 1}局"
+
+    @property
+    def seat_winds(self) -> list[str]:
+        """Each seat's wind this hand (the dealer is East)."""
+        return [WINDS[(s - self.dealer) % self.n] for s in range(self.n)]
+
+    @property
+    def riichi_able(self) -> list[int]:
+        """Seats that may declare riichi now (enough points, not under agari-houki)."""
+        if self.finished or not self.started or self.rules.table.family == "mcr":
+            return []
+        return [s for s in range(self.n) if s not in self.houki and _riichi_ok(self, s)]
+
+    def to_dict(self) -> dict:
+        """The live view the tablet shows."""
+        return {
+            "players": list(self.players), "scores": list(self.scores),
+            "round": self.round, "round_ja": self.round_ja, "honba": self.honba,
+            "kyoutaku": self.kyoutaku, "dealer": self.dealer, "seat_winds": self.seat_winds,
+            "riichi_able": self.riichi_able, "houki": sorted(self.houki),
+            "finished": self.finished, "end_reason": self.end_reason,
+            "allowed": allowed_events(self), "chips": list(self.chips),
+        }
+
+
+def allowed_events(state: GameState) -> list[str]:
+    """Event types that may come next (``end`` with reason agari_yame/tenpai_yame
+    only when ``state.yame_offer`` is set)."""
+    if not state.started:
+        return ["start"]
+    if state.finished:
+        return []
+    g = state.rules.game
+    out = ["win", "draw"]
+    if g.abortive_draws:
+        out.append("abort")
+    if g.chombo != "none":
+        out.append("chombo")
+    return out + ["penalty", "end"]
+
+
+# --------------------------------------------------------------------------- points adapters
+def _pts(rules: Rules, name: str, default: int) -> int:
+    # TEMPORARY fallback while [points] switches land (points engineer's section).
+    return getattr(rules.points, name, default)
+
+
+def _riichi_ok(state: GameState, seat: int) -> bool:
+    deposit = _pts(state.rules, "riichi_deposit", 1000)
+    if state.rules.game.riichi_short == "all_in":
+        return state.scores[seat] >= 0
+    return state.scores[seat] >= deposit
+
+
+def _hand_pay(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool) -> dict:
+    """``pay`` of a han/fu hand from :mod:`scoring.points`."""
+    try:
+        from . import points  # imported late: the points module is built in parallel
+    except ImportError:
+        return _fallback_pay(han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo)
+    return points.hand_value(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo).pay
+
+
+def _fallback_pay(*, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool) -> dict:
+    # TEMPORARY adapter until scoring.points lands: the plain four-player table
+    # (000 (4)); no kiriage, no no-fu tables, no three-player tsumo.
+    limits = ((13, 8000), (11, 6000), (8, 4000), (6, 3000), (5, 2000))
+    base = 8000 * yakuman if yakuman else next((b for h, b in limits if han >= h), None)
+    if base is None:
+        base = min(fu * 2 ** (han + 2), 2000)
+    up = lambda x: -(-x // 100) * 100  # noqa: E731
+    if not tsumo:
+        return {"ron": up(base * (6 if dealer else 4))}
+    if dealer:
+        return {"all": up(base * 2)}
+    return {"dealer": up(base * 2), "non_dealer": up(base)}
+
+
+def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None:
+    try:
+        from . import points
+    except ImportError:  # TEMPORARY: scoring.points not there yet
+        return
+    pairs = getattr(points, "han_fu_pairs", None)
+    if pairs is None or han >= 5 or not rules.fu.use_fu:
+        return
+    ok = set(map(tuple, pairs(rules, tsumo=tsumo)))
+    if ok and (han, fu) not in ok:
+        how = "tsumo" if tsumo else "ron"
+        raise GameEventError(line, f"{han} han {fu} fu cannot happen on a {how} under these rules: "
+                                   "check the han and fu")
+
+
+# --------------------------------------------------------------------------- payments
+def _spread(pay: dict, n: int, winner: int, dealer: int, src: int | None) -> list[int]:
+    """Per-seat deltas of one ``pay`` dict (contract shape) for ``winner``."""
+    d = [0] * n
+    if src is not None:
+        amount = pay.get("ron", 0)
+        d[src] -= amount
+        d[winner] += amount
+        return d
+    for s in range(n):
+        if s == winner:
+            continue
+        if "all" in pay:
+            amount = pay["all"]
+        else:
+            amount = pay["dealer"] if s == dealer else pay["non_dealer"]
+        d[s] -= amount
+        d[winner] += amount
+    return d
+
+
+def _honba_pay(rules: Rules, honba: int, n: int, winner: int, payer: int | None) -> list[int]:
+    d = [0] * n
+    if not rules.game.honba or honba == 0:
+        return d
+    if payer is not None:
+        amount = _pts(rules, "honba_ron", 300 if n == 4 else 200) * honba
+        d[payer] -= amount
+        d[winner] += amount
+        return d
+    each = _pts(rules, "honba_tsumo_each", 100) * honba
+    for s in range(n):
+        if s != winner:
+            d[s] -= each
+            d[winner] += each
+    return d
+
+
+def _add(a: list[int], b: list[int]) -> list[int]:
+    return [x + y for x, y in zip(a, b)]
+
+
+# --------------------------------------------------------------------------- field readers
+def _seat(state: GameState, line: int, value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
+        raise GameEventError(line, f"{what} must be a seat number 0-{state.n - 1}, not {value!r}")
+    return value
+
+
+def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
+    value = ev.get(key, [])
+    if not isinstance(value, list):
+        raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}")
+    seats = [_seat(state, line, v, f"each of '{key}'") for v in value]
+    if len(set(seats)) != len(seats):
+        raise GameEventError(line, f"'{key}' names a seat twice: {value!r}")
+    return seats
+
+
+def _int(line: int, ev: dict, key: str, default: int | None = None, low: int = 0) -> int:
+    value = ev.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise GameEventError(line, f"'{key}' must be a whole number of at least {low}, not {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- riichi deposits
+def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int]) -> None:
+    """Put each riichi player's stick on the table (everything they have when short
+    and the rules allow it)."""
+    rules = state.rules
+    if seats and rules.table.family == "mcr":
+        raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')")
+    deposit = _pts(rules, "riichi_deposit", 1000)
+    for s in seats:
+        have = state.scores[s] + deltas[s]
+        if not _riichi_ok_points(rules, have, deposit):
+            raise GameEventError(
+                line, f"seat {s} ({state.players[s]}) has {have} points, less than the riichi "
+                f"deposit {deposit}: riichi is not allowed ({_rule(rules, 'game', 'riichi_short')})")
+        amount = min(deposit, max(have, 0))
+        deltas[s] -= amount
+        state.kyoutaku += amount
+        state.hand_deposits.append((s, amount))
+
+
+def _riichi_ok_points(rules: Rules, have: int, deposit: int) -> bool:
+    return have >= 0 if rules.game.riichi_short == "all_in" else have >= deposit
+
+
+# --------------------------------------------------------------------------- win
+@dataclass
+class _Win:
+    seat: int
+    pay: dict
+    yakuman: int = 0
+    chips: int = 0
+    pao: int | None = None
+    yakuless: bool = False
+
+
+def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
+    rules = state.rules
+    if not isinstance(w, dict) or "seat" not in w:
+        raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}")
+    seat = _seat(state, line, w["seat"], "winner 'seat'")
+    if seat == src:
+        raise GameEventError(line, f"seat {seat} cannot ron its own discard ('from' is the discarder)")
+    if seat in state.houki:
+        raise GameEventError(line, f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
+                                   f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})")
+    chips = _int(line, w, "chips", 0)
+    pao = w.get("pao")
+    if pao is not None:
+        pao = _seat(state, line, pao, "'pao'")
+        if not rules.game.pao:
+            raise GameEventError(line, f"these rules have no pao ({_rule(rules, 'game', 'pao')})")
+        if pao == seat:
+            raise GameEventError(line, "the winner cannot be responsible (pao) for their own hand")
+    if rules.table.family == "mcr":
+        return _Win(seat, _mcr_pay(state, line, w, seat, src), chips=chips)
+    if "hand" in w:
+        return _hand_winner(state, line, w, seat, src, chips, pao)
+    han = _int(line, w, "han", 0)
+    yakuman = _int(line, w, "yakuman", 0)
+    fu = _int(line, w, "fu", 0 if (yakuman or han >= 5 or not rules.fu.use_fu) else None)
+    if not yakuman:
+        _check_pair(rules, line, han, fu, src is None)
+    try:
+        pay = _hand_pay(rules, han=han, fu=fu, yakuman=yakuman, dealer=seat == state.dealer,
+                        tsumo=src is None)
+    except ScoringError as e:
+        raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
+    return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
+
+
+def _hand_winner(state: GameState, line: int, w: dict, seat: int, src: int | None,
+                 chips: int, pao: int | None) -> _Win:
+    from .hand import score_hand  # the hand engine, built in parallel
+    hand = w["hand"]
+    if not isinstance(hand, dict):
+        raise GameEventError(line, "'hand' must be a scoring-batch input object")
+    hand = dict(hand)
+    if "tsumo" in hand and bool(hand["tsumo"]) != (src is None):
+        raise GameEventError(line, f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
+                                   f"but the event {'has no' if src is None else 'has a'} 'from'")
+    hand["tsumo"] = src is None
+    hand.setdefault("seat_wind", state.seat_winds[seat])
+    hand.setdefault("round_wind", WINDS[state.wind])
+    out = score_hand(hand, state.rules)
+    if not out.get("ok"):
+        err = out.get("error", {})
+        raise GameEventError(line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}")
+    got = out.get("chips") or {}
+    return _Win(seat, out["pay"], out.get("yakuman", 0), chips or int(got.get("total", 0)), pao)
+
+
+def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    if "hand" in w:
+        from .hand import score_hand
+        out = score_hand(dict(w["hand"], tsumo=src is None), state.rules)
+        if not out.get("ok"):
+            raise GameEventError(line, f"winner seat {seat}: {out.get('error', {}).get('message')}")
+        total = out["total"]
+    else:
+        total = _int(line, w, "fan", w.get("han"))
+    if total < 8:
+        raise GameEventError(line, f"winner seat {seat}: {total} fan is below the 8-fan minimum "
+                                   "(004 上がり 「最低8飜必要です」)")
+    return {"mcr_total": total}
+
+
+def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
+    try:
+        from .mcr import payments
+    except ImportError:  # TEMPORARY until scoring.mcr.payments lands (004 点数計算)
+        d = [0] * state.n
+        for s in range(state.n):
+            if s != winner:
+                amount = 8 + total if (src is None or s == src) else 8
+                d[s] -= amount
+                d[winner] += amount
+        return d
+    return list(payments(total, winner, src, players=state.n))
+
+
+def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list[int]:
+    """What one winner collects: the hand (with pao), and for the winner nearest
+    the discarder's right the honba and the deposits."""
+    n, rules = state.n, state.rules
+    if "mcr_total" in w.pay:
+        return _mcr_deltas(state, w.pay["mcr_total"], w.seat, src)
+    d = _spread(w.pay, n, w.seat, state.dealer, src)
+    honba_payer = src
+    if w.pao is not None and w.pao != src:
+        value = sum(x for x in d if x > 0)
+        d = [0] * n
+        if src is None:
+            d[w.pao] = -value          # tsumo: the responsible player pays it all
+            honba_payer = w.pao
+        else:                          # ron: half each (001 パオ 1 「折半払い」)
+            half = value // 2 // 100 * 100
+            d[w.pao], d[src] = -half, -(value - half)
+        d[w.seat] = value
+    if first:
+        skip_honba = w.yakuless and not _pts(rules, "honba_on_yakuless_win", True)
+        if not skip_honba:
+            d = _add(d, _honba_pay(rules, state.honba, n, w.seat, honba_payer))
+        d[w.seat] += state.kyoutaku
+    return d
+
+
+def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
+    if not w.chips:
+        return
+    payers = [src] if src is not None else [s for s in range(state.n) if s != w.seat]
+    if src is None and w.pao is not None:
+        payers = [w.pao] * (state.n - 1)
+    for s in payers:
+        state.chips[s] -= w.chips
+        state.chips[w.seat] += w.chips
+
+
+def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | None) -> list[_Win]:
+    g = state.rules.game
+    if src is None:
+        if len(winners) != 1:
+            raise GameEventError(line, "a tsumo has exactly one winner (give 'from' for a ron)")
+        return winners
+    if len({w.seat for w in winners}) != len(winners):
+        raise GameEventError(line, "a seat is listed twice among the winners")
+    winners = sorted(winners, key=lambda w: (w.seat - src) % state.n)
+    if len(winners) > 1 and g.multi_ron == "atamahane":
+        raise GameEventError(
+            line, f"only one player may ron a discard under these rules: seat {winners[0].seat} "
+            f"(nearest the discarder's right) wins alone ({_rule(state.rules, 'game', 'multi_ron')})")
+    if len(winners) == 3 and g.multi_ron == "double":
+        hint = ('record {"event": "abort", "kind": "sanchahou"}' if "sanchahou" in g.abortive_draws
+                else "only two may win")
+        raise GameEventError(line, f"three players ron one discard: under these rules that is not a "
+                                   f"triple ron ({_rule(state.rules, 'game', 'multi_ron')}); {hint}")
+    return winners
+
+
+def _on_win(state: GameState, line: int, ev: dict) -> dict:
+    src = ev.get("from")
+    if src is not None:
+        src = _seat(state, line, src, "'from'")
+    raw = ev.get("winners")
+    if not isinstance(raw, list) or not raw:
+        raise GameEventError(line, "'winners' must be a non-empty list of {\"seat\": i, \"han\": h, \"fu\": f}")
+    riichi = _seats(state, line, ev, "riichi")
+    winners = _order_winners(state, line, [_read_winner(state, line, w, src) for w in raw], src)
+    deltas = [0] * state.n
+    _take_riichi(state, line, riichi, deltas)
+    for i, w in enumerate(winners):
+        deltas = _add(deltas, _win_deltas(state, w, src, first=i == 0))
+        _win_chips(state, w, src)
+    state.kyoutaku = 0
+    first = winners[0]
+    if any(w.yakuman for w in winners) and state.rules.game.yakuman_ends_game:
+        state.yakuman_end = {"winner": first.seat, "from": src, "pao": first.pao}
+    renchan = first.seat == state.dealer and state.rules.game.renchan != "never"
+    honba_up = renchan or (first.yakuless and not _pts(state.rules, "honba_on_yakuless_win", True))
+    return {"deltas": deltas, "renchan": renchan, "honba_up": honba_up, "yame": "agari_yame"}
+
+
+# --------------------------------------------------------------------------- draws
+def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
+    n, d = state.n, [0] * state.n
+    total = _pts(state.rules, "noten_total", 3000 if n == 4 else 2000)
+    k = len(tenpai)
+    if total == 0 or k in (0, n):
+        return d
+    for s in range(n):
+        d[s] = total // k if s in tenpai else -(total // (n - k))
+    return d
+
+
+def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
+    g = state.rules.game
+    if seats and g.nagashi == "none":
+        raise GameEventError(line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})")
+    d = [0] * state.n
+    for s in seats:
+        kw = {"han": 0, "fu": 0, "yakuman": 1} if g.nagashi == "yakuman" else {"han": 5, "fu": 0, "yakuman": 0}
+        pay = _hand_pay(state.rules, dealer=s == state.dealer, tsumo=True, **kw)
+        d = _add(d, _spread(pay, state.n, s, state.dealer, None))
+    return d
+
+
+def _on_draw(state: GameState, line: int, ev: dict) -> dict:
+    rules = state.rules
+    tenpai = _seats(state, line, ev, "tenpai")
+    riichi = _seats(state, line, ev, "riichi")
+    nagashi = _seats(state, line, ev, "nagashi")
+    for s in tenpai:
+        if s in state.houki:
+            raise GameEventError(line, f"seat {s} ({state.players[s]}) is under agari-houki and may not "
+                                       f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})")
+    noten_riichi = [s for s in riichi if s not in tenpai]
+    if noten_riichi and rules.game.riichi_noten_chombo:
+        # 000 (3) 荒牌 「ノーテンの場合は、チョンボになります」: the hand becomes a chombo
+        deltas = [0] * state.n
+        for s in noten_riichi:
+            deltas = _add(deltas, _chombo_deltas(state, line, s))
+        return {"deltas": deltas, "chombo": True}
+    deltas = [0] * state.n
+    _take_riichi(state, line, riichi, deltas)
+    if nagashi:
+        # nagashi is paid as a mangan (or yakuman) tsumo and replaces the noten payments
+        deltas = _add(deltas, _nagashi_deltas(state, line, nagashi))
+    else:
+        deltas = _add(deltas, _noten_deltas(state, tenpai))
+    renchan = rules.game.renchan == "tenpai" and state.dealer in tenpai
+    return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": "tenpai_yame"}
+
+
+def _on_abort(state: GameState, line: int, ev: dict) -> dict:
+    rules = state.rules
+    kind = ev.get("kind")
+    if kind not in ABORT_KINDS:
+        raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}")
+    if kind not in rules.game.abortive_draws:
+        raise GameEventError(line, f"abortive draw {kind!r} is not in these rules "
+                                   f"({_rule(rules, 'game', 'abortive_draws')})")
+    riichi = _seats(state, line, ev, "riichi")
+    if kind == "suucha_riichi" and len(riichi) != state.n:
+        raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}")
+    deltas = [0] * state.n
+    _take_riichi(state, line, riichi, deltas)
+    renchan = rules.game.abort_renchan and rules.game.renchan != "never"
+    return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": ""}
+
+
+# --------------------------------------------------------------------------- penalties
+def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
+    g, n = state.rules.game, state.n
+    d = [0] * n
+    if g.chombo == "none":
+        raise GameEventError(line, f"these rules price no chombo ({_rule(state.rules, 'game', 'chombo')}); "
+                                   "record a penalty of kind 'points' instead")
+    if g.chombo == "victory_points":
+        state.vp_adjust[seat] -= g.chombo_victory_points * (n - 1)
+        for s in range(n):
+            if s != seat:
+                state.vp_adjust[s] += g.chombo_victory_points
+        return d
+    if g.chombo == "each":
+        pay = {"all": g.chombo_points}
+    else:   # a mangan tsumo, paid the other way round (000 (3) 錯和 「満貫払い」)
+        pay = _hand_pay(state.rules, han=5, fu=0, yakuman=0, dealer=seat == state.dealer, tsumo=True)
+    return [-x for x in _spread(pay, n, seat, state.dealer, None)]
+
+
+def _on_chombo(state: GameState, line: int, ev: dict) -> dict:
+    seat = _seat(state, line, ev.get("seat"), "'seat'")
+    return {"deltas": _chombo_deltas(state, line, seat), "chombo": True}
+
+
+def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
+    rules, g = state.rules, state.rules.game
+    seat = _seat(state, line, ev.get("seat"), "'seat'")
+    kind = ev.get("kind")
+    d = [0] * state.n
+    if kind == "deposit_1000":
+        if not g.deposit_penalty:
+            raise GameEventError(line, f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})")
+        amount = min(g.deposit_penalty, max(state.scores[seat], 0))
+        d[seat] -= amount
+        state.kyoutaku += amount
+        state.hand_deposits.append((seat, amount))
+    elif kind == "agari_houki":
+        if not g.agari_houki:
+            raise GameEventError(line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})")
+        state.houki.add(seat)
+    elif kind == "points":
+        d = _points_penalty(state, line, ev, seat)
+    else:
+        raise GameEventError(line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}")
+    return {"deltas": d, "penalty": True}
+
+
+def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[int]:
+    points = _int(line, ev, "points", None, low=1)
+    d = [0] * state.n
+    if ev.get("to") is not None:
+        to = _seat(state, line, ev["to"], "'to'")
+        if to == seat:
+            raise GameEventError(line, "a player cannot pay a penalty to themselves")
+        d[seat], d[to] = -points, points
+        return d
+    if points % (state.n - 1):
+        raise GameEventError(line, f"{points} points cannot be split evenly among the {state.n - 1} other "
+                                   "players: give a multiple, or name the receiver with 'to'")
+    for s in range(state.n):
+        d[s] = -points if s == seat else points // (state.n - 1)
+    return d
+
+
+# --------------------------------------------------------------------------- progression
+def _final_wind(state: GameState) -> int:
+    if state.extension:
+        return 2
+    return {"tonpuu": 0, "hanchan": 1, "issou": 3}[state.rules.game.length]
+
+
+def _is_last_hand(state: GameState) -> bool:
+    return state.wind == _final_wind(state) and state.dealer == state.n - 1
+
+
+def _points_end(state: GameState) -> str:
+    """Why the game ends on the points alone, or ''."""
+    g = state.rules.game
+    if state.yakuman_end is not None:
+        return "yakuman"
+    if g.bust and any(s < 0 for s in state.scores):
+        return "bust"
+    if g.end_at_points and any(s >= g.end_at_points for s in state.scores):
+        return "points"
+    if state.extension and any(s >= g.extension_target for s in state.scores):
+        return "extension_target"
+    return ""
+
+
+def _dealer_top(state: GameState) -> bool:
+    return _ranks(state.scores, state.rules.settlement.ties)[state.dealer] == 1
+
+
+def _advance(state: GameState, renchan: bool, honba_up: bool, yame: str) -> None:
+    """Move to the next hand, or end the game, after a hand has ended."""
+    g = state.rules.game
+    state.honba = state.honba + 1 if (honba_up and g.honba) else 0
+    reason = _points_end(state)
+    if reason:
+        return _finish(state, reason)
+    last = _is_last_hand(state)
+    if renchan:
+        mode = getattr(g, yame) if yame else "forbidden"
+        if last and _dealer_top(state):
+            if mode == "forced":
+                return _finish(state, yame)
+            if mode == "optional":
+                state.yame_offer = yame
+        return None
+    if not last:
+        state.dealer += 1
+        if state.dealer == state.n:
+            state.dealer, state.wind = 0, state.wind + 1
+        return None
+    if g.extension_target and not state.extension and all(s < g.extension_target for s in state.scores):
+        state.extension, state.wind, state.dealer = True, 2, 0   # 西入
+        return None
+    return _finish(state, "last_hand")
+
+
+def _finish(state: GameState, reason: str) -> None:
+    state.finished, state.end_reason = True, reason
+
+
+def _on_end(state: GameState, line: int, ev: dict) -> dict:
+    reason = ev.get("reason", "time")
+    if reason in ("agari_yame", "tenpai_yame"):
+        if state.yame_offer != reason:
+            mode = getattr(state.rules.game, reason)
+            why = ("the last hand's dealer is not top after a renchan" if mode == "optional"
+                   else _rule(state.rules, "game", reason))
+            raise GameEventError(line, f"{reason} is not possible now: {why}")
+    elif reason != "time":
+        raise GameEventError(line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}")
+    _finish(state, reason)
+    return {"deltas": [0] * state.n}
+
+
+def _on_start(state: GameState, line: int, ev: dict) -> dict:
+    players = ev.get("players")
+    n = state.rules.table.players
+    if (not isinstance(players, list) or len(players) != n
+            or not all(isinstance(p, str) and p.strip() for p in players)):
+        raise GameEventError(line, f"'players' must list the {n} players' names in seat order "
+                                   f"(table.players = {n}), got {players!r}")
+    if len(set(players)) != n:
+        raise GameEventError(line, f"'players' names someone twice: {players!r}")
+    state.players = list(players)
+    state.scores = [state.rules.settlement.start_points] * n
+    state.chips, state.vp_adjust = [0] * n, [0] * n
+    state.started = True
+    dab = ev.get("dabuken")
+    if dab is not None:
+        if dab not in players:
+            raise GameEventError(line, f"'dabuken' must be one of the players, not {dab!r}")
+        state.dabuken = players.index(dab)
+    return {}
+
+
+_HANDLERS = {"win": _on_win, "draw": _on_draw, "abort": _on_abort, "chombo": _on_chombo,
+             "penalty": _on_penalty, "end": _on_end}
+
+
+def _apply(state: GameState, line: int, ev: Any) -> None:
+    if not isinstance(ev, dict):
+        raise GameEventError(line, "each event must be a JSON object with an 'event' field")
+    kind = ev.get("event")
+    if kind not in EVENT_TYPES:
+        raise GameEventError(line, f"'event' must be one of {', '.join(EVENT_TYPES)}, not {kind!r}")
+    if kind == "start":
+        if state.started:
+            raise GameEventError(line, "the game has already started")
+        _on_start(state, line, ev)
+        return
+    if not state.started:
+        raise GameEventError(line, "the first event must be 'start' with the players")
+    if state.finished:
+        raise GameEventError(line, f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})")
+    before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
+    out = _HANDLERS[kind](state, line, ev)
+    state.scores = _add(state.scores, out["deltas"])
+    if out.get("chombo"):
+        _redo_hand(state)
+    elif "renchan" in out:
+        state.yame_offer = ""
+        state.hand_deposits, state.houki = [], set()
+        _advance(state, out["renchan"], out["honba_up"], out["yame"])
+    elif out.get("penalty") and _points_end(state):
+        _finish(state, _points_end(state))
+    state.hands.append({**before, "kyoutaku": state.kyoutaku, "deltas": out["deltas"],
+                        "scores": list(state.scores), "event": line, "type": kind})
+    state.last_line = line
+
+
+def _redo_hand(state: GameState) -> None:
+    """Chombo: the hand is replayed under the same dealer and honba, and the
+    deposits made in it go back (001 チョンボ 2; 000 (3) 錯和)."""
+    for seat, amount in state.hand_deposits:
+        state.scores[seat] += amount
+        state.kyoutaku -= amount
+    state.hand_deposits, state.houki, state.yame_offer = [], set(), ""
+    reason = _points_end(state)
+    if reason:
+        _finish(state, reason)
+
+
+# --------------------------------------------------------------------------- public API
+def _new_state(rules) -> GameState:
+    return GameState(rules=load_rules(rules))
+
+
+def state_after(events: Iterable[dict], rules) -> GameState:
+    """The game state after ``events`` (raises :class:`GameEventError`)."""
+    state = _new_state(rules)
+    for line, ev in enumerate(events, start=1):
+        _apply(state, line, ev)
+    return state
+
+
+def _final(state: GameState) -> dict | None:
+    if not state.finished:
+        return None
+    g = state.rules.game
+    scores = list(state.scores)
+    leftover = state.kyoutaku
+    if leftover and g.leftover_deposits == "top":
+        top = _ranks(scores, "seat").index(1)
+        scores[top] += leftover
+        leftover = 0
+    out = settle(scores, state.rules, chips=state.chips, yakuman_end=state.yakuman_end,
+                 dabuken=state.dabuken, vp_adjust=state.vp_adjust)
+    out["leftover_deposits"] = leftover
+    out["end_reason"] = state.end_reason
+    for key in ("dabuken", "next_first_dealer"):
+        if key in out:
+            out[key] = None if out[key] is None else state.players[out[key]]
+    return out
+
+
+def replay(events: list[dict], rules) -> dict:
+    """Replay a whole game: the contract's output (``rules``, ``hands``,
+    ``finished``, ``final``).  Raises :class:`GameEventError` on the first event
+    the rules refuse."""
+    state = state_after(events, rules)
+    return {"rules": state.rules.name, "players": state.players, "hands": state.hands,
+            "finished": state.finished, "final": _final(state), "state": state.to_dict()}
+
+
+def preview(events: list[dict], new_event: dict, rules) -> dict:
+    """What ``new_event`` would do after ``events``, without keeping it:
+    ``deltas``, ``scores`` and ``kyoutaku`` after it, and the next ``state``."""
+    state = state_after(events, rules)
+    trial = copy.deepcopy(state)
+    _apply(trial, len(events) + 1, new_event)
+    rec = trial.hands[-1] if new_event.get("event") != "start" else {"deltas": [], "scores": []}
+    return {"deltas": rec["deltas"], "scores": rec["scores"], "kyoutaku": trial.kyoutaku,
+            "finished": trial.finished, "state": trial.to_dict()}
+
+
+def read_events(lines: Iterable[str]) -> list[dict]:
+    """Parse JSON Lines; blank lines are skipped but counted, so line numbers match the file."""
+    events: list[dict] = []
+    for i, text in enumerate(lines, start=1):
+        if not text.strip():
+            events.append({"event": "__blank__"})
+            continue
+        try:
+            events.append(json.loads(text))
+        except json.JSONDecodeError as e:
+            raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}") from None
+    while events and events[-1] == {"event": "__blank__"}:
+        events.pop()
+    if any(e == {"event": "__blank__"} for e in events):
+        raise GameEventError(1 + events.index({"event": "__blank__"}), "blank line inside the game")
+    return events
+
+
+def main_game(args, stdin, stdout) -> int:
+    """``python -m scoring game --rules R < events.jsonl > game.json``.
+
+    Writes the contract's JSON; on a refused event writes
+    ``{"ok": false, "error": {...}, "line": n}`` and returns 1."""
+    try:
+        rules = load_rules(args.rules)
+        events = read_events(stdin)
+        out = replay(events, rules)
+    except GameEventError as e:
+        json.dump({"ok": False, "line": e.line, "error": e.as_result()}, stdout, ensure_ascii=False)
+        stdout.write("\n")
+        return 1
+    except ScoringError as e:
+        json.dump({"ok": False, "error": e.as_result()}, stdout, ensure_ascii=False)
+        stdout.write("\n")
+        return 2
+    json.dump(out, stdout, ensure_ascii=False, indent=1)
+    stdout.write("\n")
+    return 0
