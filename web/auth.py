@@ -222,7 +222,7 @@ def csrf():
 def tablet_home(table_id) -> str:
     """The tablet page of a table (W1's blueprint), or a plain path if it is not there."""
     try:
-        return url_for("tablet.table", table_id=table_id)
+        return url_for("tablet.table_page", table_id=table_id)
     except Exception:  # noqa: BLE001 - the endpoint name belongs to another module
         return f"/tablet/{table_id}"
 

@@ -99,7 +99,9 @@ def floor_data() -> dict:
     club = {str(t["id"]): t for t in games.list_tables(db)}
     tables = store.list_tables(path)
     known = {str(t["table_id"]) for t in tables}
-    tables += [{"table_id": tid, "name": c["name"], "connected": 0, "in_daemon": False}
+    blank = dict.fromkeys(("mode", "pending_mode", "cycle_state", "lid", "errors", "last_error",
+                           "points", "model"))
+    tables += [{**blank, "table_id": tid, "name": c["name"], "connected": 0, "in_daemon": False}
                for tid, c in club.items() if tid not in known]
     last = {}
     for row in store.list_commands(path, limit=200):

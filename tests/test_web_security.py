@@ -1,0 +1,361 @@
+"""Safety of the web app: staff sign-in, rate limit, CSRF, cookies, tablet tokens and scope.
+
+Issue 6 item 4: "a tablet can only write to its own table; staff actions
+need a signed-in staff account (hashed passwords, session cookies marked
+secure/httponly/samesite, login rate limit); CSRF protection on every form
+and state-changing request."
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from web import create_app
+from web.auth import check_login, create_staff
+from web.db import connect, get_db
+from web.errors import UserError
+from web.security import (
+    TABLET_COOKIE, create_pairing, issue_tablet_token, list_tablets, redeem_pairing,
+)
+
+
+@pytest.fixture()
+def app(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
+                      "TESTING": True})
+    from web import games
+    with app.app_context():
+        db = get_db()
+        create_staff(db, "staff", "mahjong")
+        games.save_table(db, "t1", "卓1", "nekohouse-4a")
+        games.save_table(db, "t2", "卓2", "nekohouse-4a")
+    return app
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+def csrf(client) -> str:
+    return client.get("/auth/csrf").get_json()["csrf_token"]
+
+
+def login(client, name="staff", password="mahjong", ip="10.0.0.1"):
+    return client.post("/auth/login", data={"name": name, "password": password,
+                                            "csrf_token": csrf(client)},
+                       environ_base={"REMOTE_ADDR": ip})
+
+
+def tablet_client(app, table_id: str):
+    """A test client holding a paired tablet cookie for ``table_id``."""
+    with app.app_context():
+        secret = issue_tablet_token(get_db(), table_id, label="test")
+    c = app.test_client()
+    c.set_cookie(TABLET_COOKIE, secret)
+    return c, secret
+
+
+def player_names(app) -> list[str]:
+    db = connect(app.config["DATABASE"])
+    try:
+        return [r[0] for r in db.execute("SELECT name FROM players ORDER BY id").fetchall()]
+    finally:
+        db.conn.close()
+
+
+# ----------------------------------------------------------------------------- sign-in
+def test_login_page_has_csrf_field_and_success_redirects_to_floor(client):
+    page = client.get("/auth/login")
+    assert page.status_code == 200
+    assert re.search(r'name="csrf_token" value="[^"]{20,}"', page.text)
+    r = login(client)
+    assert r.status_code == 302 and r.headers["Location"].endswith("/staff/")
+    assert client.get("/staff/").status_code == 200
+
+
+def test_wrong_password_and_unknown_name_get_the_same_clear_401(client):
+    for name, pw in (("staff", "wrong-pass"), ("nobody", "mahjong")):
+        r = login(client, name, pw)
+        assert r.status_code == 401
+        assert "Wrong staff name or password" in r.text
+    assert client.get("/staff/floor.json").status_code == 401
+
+
+def test_json_login_returns_new_csrf_token(client):
+    token = csrf(client)
+    r = client.post("/auth/login", json={"name": "staff", "password": "mahjong"},
+                    headers={"X-CSRF-Token": token})
+    body = r.get_json()
+    assert r.status_code == 200 and body["ok"] and body["staff"]["name"] == "staff"
+    # The token is rotated at sign-in: the pre-login one is now useless.
+    assert body["csrf_token"] != token
+    r = client.post("/staff/players", json={"name": "A"}, headers={"X-CSRF-Token": token})
+    assert r.status_code == 403
+    r = client.post("/staff/players", json={"name": "A"},
+                    headers={"X-CSRF-Token": body["csrf_token"]})
+    assert r.status_code == 201
+
+
+def test_rate_limit_after_five_failures_per_ip_and_name(app, client):
+    for _ in range(5):
+        assert login(client, password="bad-guess").status_code == 401
+    r = login(client)  # the right password no longer helps from this IP
+    assert r.status_code == 429
+    assert "Too many failed sign-ins" in r.text and "minute" in r.text
+    other = app.test_client()
+    assert login(other, ip="10.0.0.2").status_code == 302  # another device is not locked out
+
+
+def test_rate_limit_counts_are_in_the_database_and_expire_after_the_window(app):
+    with app.test_request_context():
+        db = get_db()
+        for i in range(5):
+            with pytest.raises(UserError) as e:
+                check_login(db, "staff", "nope", "1.2.3.4", now=1000.0 + i)
+            assert e.value.status == 401
+        with pytest.raises(UserError) as e:
+            check_login(db, "staff", "mahjong", "1.2.3.4", now=1010.0)
+        assert e.value.status == 429 and e.value.code == "login_rate_limited"
+        # 15 minutes after the first failures the pair may try again.
+        assert check_login(db, "STAFF", "mahjong", "1.2.3.4", now=1000.0 + 901)["name"] == "staff"
+        # A success clears the count: four more failures do not lock.
+        for i in range(4):
+            with pytest.raises(UserError):
+                check_login(db, "staff", "nope", "1.2.3.4", now=2000.0 + i)
+        assert check_login(db, "staff", "mahjong", "1.2.3.4", now=2010.0)["id"] == 1
+
+
+def test_passwords_are_stored_hashed(app):
+    db = connect(app.config["DATABASE"])
+    try:
+        stored = db.execute("SELECT password_hash FROM staff_users").fetchone()[0]
+    finally:
+        db.conn.close()
+    assert "mahjong" not in stored and stored.startswith(("scrypt:", "pbkdf2:"))
+
+
+def test_session_cookie_flags(client):
+    r = login(client)
+    cookie = next(h for h in r.headers.getlist("Set-Cookie") if h.startswith("jantaku_session="))
+    assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=Lax" in cookie
+
+
+def test_secure_flag_can_be_turned_off_for_plain_http_demo(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "c.sqlite"), "SECRET_KEY": "k",
+                      "COOKIE_SECURE": False})
+    r = app.test_client().get("/auth/csrf")
+    cookie = r.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
+
+
+def test_logout_needs_csrf_and_ends_the_session(client):
+    login(client)
+    assert client.post("/auth/logout").status_code == 400
+    assert client.get("/staff/floor.json").status_code == 200
+    r = client.post("/auth/logout", data={"csrf_token": csrf(client)})
+    assert r.status_code == 302
+    assert client.get("/staff/floor.json").status_code == 401
+
+
+def test_next_parameter_cannot_send_staff_to_another_site(client):
+    for target in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
+        r = client.post("/auth/login", data={"name": "staff", "password": "mahjong",
+                                             "next": target, "csrf_token": csrf(client)})
+        assert r.status_code == 302 and r.headers["Location"] == "/staff/"
+    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong",
+                                         "next": "/staff/audit", "csrf_token": csrf(client)})
+    assert r.headers["Location"] == "/staff/audit"
+
+
+# ----------------------------------------------------------------------------- CSRF
+def test_csrf_missing_is_400_and_wrong_is_403_and_nothing_changes(app, client):
+    login(client)
+    r = client.post("/staff/players", data={"name": "Mallory"})
+    assert r.status_code == 400 and "CSRF" in r.text and "Reload the page" in r.text
+    r = client.post("/staff/players", data={"name": "Mallory", "csrf_token": "forged"})
+    assert r.status_code == 403 and "does not match" in r.text
+    r = client.post("/staff/players", json={"name": "Mallory"},
+                    headers={"X-CSRF-Token": "forged", "Accept": "application/json"})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf_invalid"
+    assert "Mallory" not in player_names(app)
+    r = client.post("/staff/players", data={"name": "Alice", "csrf_token": csrf(client)})
+    assert r.status_code == 302 and "Alice" in player_names(app)
+
+
+def test_csrf_applies_to_tablet_cookie_requests_on_the_api(app):
+    c, _ = tablet_client(app, "t1")
+    r = c.post("/api/tables/t1/guests", json={"name": "Guest A"})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "csrf_missing"
+    assert "Guest A" not in player_names(app)
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    r = c.post("/api/tables/t1/guests", json={"name": "Guest A"}, headers={"X-CSRF-Token": token})
+    assert r.status_code in (200, 201), r.text
+    assert "Guest A" in player_names(app)
+
+
+def test_login_form_itself_needs_csrf(client):
+    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong"})
+    assert r.status_code == 400
+    assert client.get("/staff/floor.json").status_code == 401
+
+
+# ----------------------------------------------------------------------------- tablet scope
+def test_bearer_tablet_writes_to_its_own_table_only(app):
+    _, secret = tablet_client(app, "t1")
+    c = app.test_client()
+    auth = {"Authorization": f"Bearer {secret}"}
+    r = c.post("/api/tables/t2/guests", json={"name": "Intruder"}, headers=auth)
+    assert r.status_code == 403
+    err = r.get_json()["error"]
+    assert err["code"] == "wrong_table" and "paired to table t1" in err["message"]
+    assert "Intruder" not in player_names(app)
+    r = c.post("/api/tables/t1/guests", json={"name": "Guest B"}, headers=auth)
+    assert r.status_code in (200, 201), r.text
+    assert "Guest B" in player_names(app)
+
+
+def test_no_token_and_unknown_token_are_refused_in_words(app):
+    c = app.test_client()
+    r = c.post("/api/tables/t1/guests", json={"name": "X"}, headers={"Authorization": "Bearer x"})
+    assert r.status_code == 401 and r.get_json()["error"]["code"] == "tablet_unknown"
+    r = c.get("/tablet/t1")
+    assert r.status_code == 401 and "not paired" in r.text and "Ask staff" in r.text
+
+
+def test_revoked_tablet_gets_unpaired_page_and_json(app, client):
+    tab, secret = tablet_client(app, "t1")
+    assert tab.get("/tablet/t1").status_code == 200
+    login(client)
+    with app.app_context():
+        tablet_id = next(t["id"] for t in list_tablets(get_db()) if t["status"] == "paired")
+    r = client.post(f"/staff/tablets/{tablet_id}/revoke", data={"csrf_token": csrf(client)})
+    assert r.status_code == 302
+    page = tab.get("/tablet/t1")
+    assert page.status_code == 401 and "unpaired" in page.text and "Ask staff" in page.text
+    r = app.test_client().post("/api/tables/t1/guests", json={"name": "Late"},
+                               headers={"Authorization": f"Bearer {secret}"})
+    assert r.status_code == 401 and r.get_json()["error"]["code"] == "tablet_revoked"
+    assert "Late" not in player_names(app)
+
+
+def test_staff_routes_refuse_tablets(app):
+    tab, secret = tablet_client(app, "t1")
+    r = tab.get("/staff/floor.json")
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "staff_only"
+    r = tab.get("/staff/players")
+    assert r.status_code == 403 and "staff only" in r.text
+    token = tab.get("/auth/csrf").get_json()["csrf_token"]
+    r = tab.post("/staff/players", data={"name": "Sneaky", "csrf_token": token})
+    assert r.status_code == 403 and "Sneaky" not in player_names(app)
+    r = app.test_client().post("/staff/tablets", json={"table_id": "t2"},
+                               headers={"Authorization": f"Bearer {secret}"})
+    assert r.status_code == 403
+
+
+def test_bearer_request_never_uses_the_staff_session(app, client):
+    login(client)
+    _, secret = tablet_client(app, "t1")
+    # CSRF is skipped for bearer requests, so the session must not count either.
+    r = client.post("/staff/players", json={"name": "Smuggled"},
+                    headers={"Authorization": f"Bearer {secret}"})
+    assert r.status_code == 403 and "Smuggled" not in player_names(app)
+
+
+def test_anonymous_staff_page_redirects_to_login_and_json_gets_401(client):
+    r = client.get("/staff/players")
+    assert r.status_code == 302 and "/auth/login?next=/staff/players" in r.headers["Location"]
+    r = client.get("/staff/players", headers={"Accept": "application/json"})
+    assert r.status_code == 401 and r.get_json()["error"]["code"] == "staff_login_required"
+
+
+def test_staff_may_act_for_any_table(app, client):
+    login(client)
+    r = client.post("/api/tables/t2/guests", json={"name": "Walk-in"},
+                    headers={"X-CSRF-Token": csrf(client)})
+    assert r.status_code in (200, 201), r.text
+
+
+# ----------------------------------------------------------------------------- pairing
+def test_pairing_flow_qr_confirm_cookie_and_single_use(app, client):
+    login(client)
+    r = client.post("/staff/tablets", data={"table_id": "t1", "label": "窓側",
+                                            "csrf_token": csrf(client)})
+    assert r.status_code == 201
+    assert "<svg" in r.text
+    url = re.search(r'data-pair-url>([^<]+)<', r.text).group(1).replace("&amp;", "&")
+    path = url.replace("http://localhost", "")
+    tab = app.test_client()
+    page = tab.get(path)
+    assert page.status_code == 200 and "t1" in page.text
+    code = re.search(r'name="code" value="([^"]+)"', page.text).group(1)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    r = tab.post("/auth/pair", data={"code": code, "csrf_token": token})
+    assert r.status_code == 302 and r.headers["Location"] == "/tablet/t1"
+    cookie = next(h for h in r.headers.getlist("Set-Cookie") if h.startswith(TABLET_COOKIE))
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Max-Age=" in cookie
+    assert tab.get("/tablet/t1").status_code == 200
+    assert tab.get("/tablet/t2").status_code == 403
+    # The same device scanning the QR again carries on; another device is told why not.
+    assert tab.get(path).status_code == 302
+    other = app.test_client()
+    again = other.get(path)
+    assert again.status_code == 409 and "already used" in again.text
+
+
+def test_unknown_pairing_code_is_404_in_words(client):
+    r = client.get("/auth/pair?code=not-a-code")
+    assert r.status_code == 404 and "not known" in r.text
+
+
+def test_expired_pairing_code_is_refused(app):
+    with app.app_context():
+        db = get_db()
+        p = create_pairing(db, "t1", actor="test", now=1000.0, ttl=60)
+        with pytest.raises(Exception) as e:
+            redeem_pairing(db, p["code"], now=1061.0)
+        assert e.value.code == "pairing_expired"
+
+
+def test_two_devices_redeeming_one_code_get_one_token(app):
+    with app.app_context():
+        code = create_pairing(get_db(), "t1", actor="test")["code"]
+    results, barrier = [], threading.Barrier(2)
+
+    def redeem():
+        db = connect(app.config["DATABASE"])
+        barrier.wait()
+        try:
+            results.append(("ok", redeem_pairing(db, code)[0]))
+        except Exception as e:  # noqa: BLE001 - the refusal is what we check
+            results.append(("refused", getattr(e, "code", repr(e))))
+        finally:
+            db.conn.close()
+
+    threads = [threading.Thread(target=redeem) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r[0] for r in results) == ["ok", "refused"]
+    assert [r[1] for r in results if r[0] == "refused"] == ["pairing_used"]
+
+
+def test_security_headers(client):
+    r = client.get("/auth/login")
+    assert r.headers["X-Frame-Options"] == "DENY"
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Referrer-Policy"] == "same-origin"
+
+
+def test_tokens_are_stored_only_as_hashes(app):
+    _, secret = tablet_client(app, "t1")
+    db = connect(app.config["DATABASE"])
+    try:
+        dump = "\n".join(db.conn.iterdump())
+    finally:
+        db.conn.close()
+    assert secret not in dump
