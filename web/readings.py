@@ -1,0 +1,66 @@
+"""The table's own score reading (IC point sticks) beside the recorded scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def table_reading(db_path: str, table_id: str) -> dict | None:
+    """What ``tablectl`` last read from the table: connected, mode, points per seat.
+
+    None when the daemon has never seen this table (a table without a link).
+    """
+    try:
+        from tablectl import store
+    except ImportError:  # pragma: no cover - tablectl is part of the project
+        return None
+    try:
+        row = store.get_table(db_path, table_id)
+    except Exception:  # noqa: BLE001 - unknown table, or the daemon's tables not created yet
+        return None
+    return {
+        "connected": bool(row.get("connected")),
+        "mode": row.get("mode"),
+        "cycle_state": row.get("cycle_state"),
+        "errors": row.get("errors") or [],
+        "points": _points(row.get("points")),
+    }
+
+
+def _points(raw: Any) -> list[int] | None:
+    if isinstance(raw, dict):
+        raw = raw.get("seats", raw.get("points"))
+    if isinstance(raw, list) and all(isinstance(p, int) for p in raw) and raw:
+        return list(raw)
+    return None
+
+
+def current_scores(view: dict | None) -> list[int] | None:
+    """The recorded raw scores now: live state, else the last hand, else None."""
+    if not view:
+        return None
+    state = view.get("state") or {}
+    if state.get("scores"):
+        return list(state["scores"])
+    replay = view.get("replay") or {}
+    if replay.get("final", {}) and replay["final"].get("scores"):
+        return list(replay["final"]["scores"])
+    hands = replay.get("hands") or []
+    return list(hands[-1]["scores"]) if hands else None
+
+
+def compare(reading: dict | None, view: dict | None) -> dict | None:
+    """The reading with a per-seat difference against the recorded scores."""
+    if reading is None:
+        return None
+    out = dict(reading)
+    recorded = current_scores(view)
+    points = reading.get("points")
+    out["recorded"] = recorded
+    out["differences"] = None
+    out["mismatch"] = False
+    if points and recorded and len(points) >= len(recorded):
+        diffs = [points[i] - recorded[i] for i in range(len(recorded))]
+        out["differences"] = diffs
+        out["mismatch"] = any(diffs)
+    return out
