@@ -1,0 +1,85 @@
+"""Chips (祝儀, チップ, ★) a win earns, per house rule (``rules.chips``).
+
+000 (7) チップ and 002 (★) agree on who pays: on a ron the discarder pays
+every chip, on a tsumo each other player pays it (「ツモあがりの場合全員から
+…枚数づつ、ロンあがりの場合放銃者から…枚数だけ」; 002 「★5オール」).
+The exceptions are yakuman and counted yakuman, where a ron pays
+``chips.yakuman_ron_factor`` times the tsumo chips (000: 2 オール / 3; 002:
+★5 オール / ★10, ★3 オール / ★6).
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from .errors import InvalidInput
+from .rules import Rules
+
+KINDS = ("ura", "aka", "all_star", "ippatsu", "pocchi", "yakuman", "kazoe")
+_COUNTS = ("ura", "aka", "yakuman", "pocchi")
+_FLAGS = ("ippatsu", "kazoe", "all_star", "tsumo", "closed")
+
+
+def _read_facts(facts: Mapping) -> dict:
+    """Typed copy of the facts, absent ones 0/false; other keys are ignored so a
+    hand's whole fact dict (dora, nukidora, ...) may be passed."""
+    if not isinstance(facts, Mapping):
+        raise InvalidInput(f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}")
+    out: dict = {}
+    for key in _COUNTS:
+        v = facts.get(key, 0)
+        if isinstance(v, bool):
+            v = int(v)  # pocchi may come as a flag
+        if not isinstance(v, int) or v < 0:
+            raise InvalidInput(f"chip fact {key!r} must be a count of 0 or more, not {v!r}")
+        out[key] = v
+    for key in _FLAGS:
+        v = facts.get(key, False)
+        if v not in (True, False, 0, 1):
+            raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}")
+        out[key] = bool(v)
+    return out
+
+
+def _ron_chips(rules: Rules, tsumo_each: int) -> int:
+    # Round halves up: 000 says ron = 1.5 x tsumo (2 -> 3), so 1 -> 2, 3 -> 5.
+    return int(tsumo_each * rules.chips.yakuman_ron_factor + 0.5)
+
+
+def _limit_chips(rules: Rules, f: dict) -> tuple[int, int]:
+    """(yakuman, kazoe) chips per payer."""
+    c = rules.chips
+    yakuman = c.yakuman_tsumo if f["yakuman"] else 0
+    kazoe = c.kazoe_tsumo if f["kazoe"] and not f["yakuman"] else 0
+    if not f["tsumo"]:
+        yakuman, kazoe = _ron_chips(rules, yakuman), _ron_chips(rules, kazoe)
+    return yakuman, kazoe
+
+
+def award_chips(rules: Rules, facts: Mapping) -> dict:
+    """Chips for one win.
+
+    ``facts``: ``ura`` (ura-dora count), ``aka`` (red fives in the hand),
+    ``ippatsu``, ``yakuman`` (count), ``kazoe`` (counted yakuman),
+    ``pocchi`` (won on the pocchi), ``all_star`` (every red five of the set),
+    ``tsumo``, ``closed`` (menzen). Returns the chips *each payer* pays per
+    kind (``ura``, ``aka``, ``all_star``, ``ippatsu``, ``pocchi``,
+    ``yakuman``, ``kazoe``), ``each`` (their sum), ``from`` (``"discarder"`` or
+    ``"each"``), ``payers`` and ``total`` (what the winner receives).
+    """
+    f = _read_facts(facts)
+    payers = rules.table.players - 1 if f["tsumo"] else 1
+    out = dict.fromkeys(KINDS, 0)
+    c = rules.chips
+    if c.enabled:
+        out["ura"] = c.ura * f["ura"]
+        if f["closed"] or not c.aka_closed_only:
+            out["aka"] = c.aka * f["aka"]
+            out["all_star"] = c.all_star if f["all_star"] else 0
+        out["ippatsu"] = c.ippatsu if f["ippatsu"] else 0
+        out["pocchi"] = c.pocchi if f["pocchi"] else 0
+        out["yakuman"], out["kazoe"] = _limit_chips(rules, f)
+    each = sum(out.values())
+    out.update({"each": each, "from": "each" if f["tsumo"] else "discarder", "payers": payers,
+                "total": each * payers})
+    return out
