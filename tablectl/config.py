@@ -7,7 +7,7 @@
 
     [link]                                  # optional; these are the defaults
     timeout = 0.25        # seconds to wait for an ACK before retransmitting
-    retries = 4           # retransmissions before a command times out
+    retries = 3           # retransmissions before a command times out
     reply_timeout = 150   # seconds to wait for a long command (a cycle) to finish
     backoff_min = 0.05    # first reconnect delay; doubles up to backoff_max, jittered
     backoff_max = 5.0
@@ -41,7 +41,7 @@ class ConfigError(StoreError):
 @dataclass(frozen=True)
 class LinkSettings:
     timeout: float = 0.25
-    retries: int = 4
+    retries: int = 3
     reply_timeout: float = 150.0
     backoff_min: float = 0.05
     backoff_max: float = 5.0
