@@ -30,8 +30,9 @@ def modes() -> list[dict]:
     """The table modes as ``{number, label}`` (from the protocol's one table of modes)."""
     try:
         from tablectl import protocol
-        return [{"number": int(m.number),
-                 "label": f"{int(m.number):02d} {getattr(m, 'ja', '') or m.name}"}
+
+        from ..i18n import current_lang
+        return [{"number": int(m.number), "label": m.label(current_lang())}
                 for m in protocol.MODES]
     except (ImportError, AttributeError):  # protocol module not there yet: numbers only
         return [{"number": n, "label": f"{n:02d}"} for n in range(9)]
