@@ -1,0 +1,113 @@
+"""The tablet page (issue 6 item 2), server side: what each screen shows, Japanese first
+with an English switch, the table's own point reading beside the recorded scores, and
+refusals in words for unpaired devices."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from web_support import app, bearer, client, cookie_client, db, key, record, start, t1  # noqa: F401
+
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+
+
+def page_data(resp) -> dict:
+    m = re.search(rb'<script type="application/json" id="page-data">(.*?)</script>', resp.data, re.S)
+    return json.loads(m.group(1))
+
+
+def test_unpaired_device_gets_a_page_in_words(client):
+    r = client.get("/tablet/t1", headers={"Accept": "text/html"})
+    assert r.status_code == 401
+    assert b"<html" in r.data and "staff".encode() in r.data
+
+
+def test_tablet_of_another_table_is_refused(app):
+    c = cookie_client(app, "t2")
+    r = c.get("/tablet/t1", headers={"Accept": "text/html"})
+    assert r.status_code == 403
+
+
+def test_unknown_table_is_404_page(app):
+    c = cookie_client(app, "t1")
+    staffless = c.get("/tablet/zz", headers={"Accept": "text/html"})
+    assert staffless.status_code in (403, 404)
+
+
+def test_start_screen_japanese_first_then_english(app):
+    c = cookie_client(app, "t1")
+    r = c.get("/tablet/t1")
+    text = r.data.decode()
+    assert r.status_code == 200 and 'lang="ja"' in text and "対局開始" in text
+    assert "青木" in text and 'data-testid="start-form"' in text
+    data = page_data(r)
+    assert data["table_id"] == "t1" and data["game_id"] is None
+    en = c.get("/tablet/t1?lang=en").data.decode()
+    assert 'lang="en"' in en and "Start a game" in en
+    assert 'lang="en"' in c.get("/tablet/t1").data.decode()  # remembered in the session
+
+
+def test_three_player_rule_sets_are_marked(app):
+    text = cookie_client(app, "t3").get("/tablet/t3").data.decode()
+    assert re.search(r'value="nekohouse-3a" data-players="3" selected', text)
+    assert re.search(r'value="nekohouse-4a" data-players="4"', text)
+
+
+def test_live_screen_shows_round_scores_and_gaps(app, client):
+    h = bearer(app, "t1")
+    start(client, h)
+    record(client, h, RON, 1)
+    c = cookie_client(app, "t1")
+    r = c.get("/tablet/t1")
+    text = r.data.decode()
+    assert 'data-testid="live"' in text and "東2局" in text
+    assert ">21,100<" in text and ">28,900<" in text and "-7,800" in text
+    data = page_data(r)
+    assert data["next_seq"] == 2 and data["names"][0] == "青木"
+    assert [1, 30] in data["pairs"]["ron"] and [1, 20] not in data["pairs"]["ron"]
+    assert 'data-action="undo"' in text and "disabled" not in re.search(
+        r'<button[^>]*data-action="undo"[^>]*>', text).group(0)
+
+
+def test_settlement_sheet_after_the_end(app, client):
+    h = bearer(app, "t1")
+    g = start(client, h)
+    record(client, h, RON, 1)
+    view = record(client, h, {"event": "end"}, 2)
+    text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
+    assert 'data-testid="settlement"' in text
+    for seat, result in enumerate(view["replay"]["final"]["result"]):
+        cell = re.search(rf'data-testid="result-{seat}">([^<]*)<', text).group(1)
+        assert cell == str(result)
+    assert 'data-testid="confirm-0"' in text and g["game"]["id"] == view["game"]["id"]
+
+
+def test_table_reading_shown_and_difference_flagged(app, client):
+    from tablectl import store
+
+    h = bearer(app, "t1")
+    start(client, h)
+    record(client, h, RON, 1)
+    with store.connect(app.config["DATABASE"]) as sdb:
+        sdb.execute("INSERT INTO table_state (table_id, name, url, connected, points) "
+                    "VALUES ('t1', 't1', 'sim://', 1, ?)",
+                    [json.dumps([21100, 28900, 25000, 24000])])
+        sdb.conn.commit()
+    api = client.get("/api/tables/t1").get_json()["reading"]
+    assert api["points"] == [21100, 28900, 25000, 24000]
+    assert api["differences"] == [0, 0, 0, -1000] and api["mismatch"] is True
+    text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
+    assert 'data-testid="ic-mismatch"' in text and "(-1,000)" in text
+
+
+def test_no_reading_for_a_table_without_a_link(app, client):
+    assert client.get("/api/tables/t2").get_json()["reading"] is None
+
+
+@pytest.mark.parametrize("asset", ["tablet.js", "jantaku.css"])
+def test_static_assets_are_local(client, asset):
+    r = client.get(f"/static/{asset}")
+    assert r.status_code == 200 and b"http://" not in r.data and b"https://" not in r.data
