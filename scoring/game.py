@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .errors import ScoringError
+from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
 from .rules import Rules, load_rules
 from .settlement import ranks as _ranks
 from .settlement import settle
@@ -48,9 +49,10 @@ class GameEventError(ScoringError):
 
     code = "invalid_event"
 
-    def __init__(self, line: int, message: str):
-        super().__init__(f"event on line {line}: {message}", "invalid_event")
-        self.line = line
+    def __init__(self, line: int, message: str, event: str | None = None):
+        where = f"event on line {line}" + (f" ({event})" if event else "")
+        super().__init__(f"{where}: {message}", "invalid_event")
+        self.line, self.event, self.reason = line, event, message
 
 
 def _rule(rules: Rules, section: str, name: str) -> str:
@@ -141,52 +143,20 @@ def allowed_events(state: GameState) -> list[str]:
 
 
 # --------------------------------------------------------------------------- points adapters
-def _pts(rules: Rules, name: str, default: int) -> int:
-    # TEMPORARY fallback while [points] switches land (points engineer's section).
-    return getattr(rules.points, name, default)
-
-
 def _riichi_ok(state: GameState, seat: int) -> bool:
-    deposit = _pts(state.rules, "riichi_deposit", 1000)
-    if state.rules.game.riichi_short == "all_in":
-        return state.scores[seat] >= 0
-    return state.scores[seat] >= deposit
+    return _riichi_ok_points(state.rules, state.scores[seat], state.rules.points.riichi_deposit)
 
 
-def _hand_pay(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool) -> dict:
-    """``pay`` of a han/fu hand from :mod:`scoring.points`."""
-    try:
-        from . import points  # imported late: the points module is built in parallel
-    except ImportError:
-        return _fallback_pay(han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo)
-    return points.hand_value(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo).pay
-
-
-def _fallback_pay(*, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool) -> dict:
-    # TEMPORARY adapter until scoring.points lands: the plain four-player table
-    # (000 (4)); no kiriage, no no-fu tables, no three-player tsumo.
-    limits = ((13, 8000), (11, 6000), (8, 4000), (6, 3000), (5, 2000))
-    base = 8000 * yakuman if yakuman else next((b for h, b in limits if han >= h), None)
-    if base is None:
-        base = min(fu * 2 ** (han + 2), 2000)
-    up = lambda x: -(-x // 100) * 100  # noqa: E731
-    if not tsumo:
-        return {"ron": up(base * (6 if dealer else 4))}
-    if dealer:
-        return {"all": up(base * 2)}
-    return {"dealer": up(base * 2), "non_dealer": up(base)}
+def _hand_pay(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool,
+              dora: int = 0) -> dict:
+    """``pay`` of a han/fu hand (:func:`scoring.points.hand_value`)."""
+    return hand_value(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo, dora=dora).pay
 
 
 def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None:
-    try:
-        from . import points
-    except ImportError:  # TEMPORARY: scoring.points not there yet
+    if han >= 5 or not rules.fu.use_fu:
         return
-    pairs = getattr(points, "han_fu_pairs", None)
-    if pairs is None or han >= 5 or not rules.fu.use_fu:
-        return
-    ok = set(map(tuple, pairs(rules, tsumo=tsumo)))
-    if ok and (han, fu) not in ok:
+    if (han, fu) not in set(han_fu_pairs(rules, tsumo=tsumo)):
         how = "tsumo" if tsumo else "ron"
         raise GameEventError(line, f"{han} han {fu} fu cannot happen on a {how} under these rules: "
                                    "check the han and fu")
@@ -213,20 +183,17 @@ def _spread(pay: dict, n: int, winner: int, dealer: int, src: int | None) -> lis
     return d
 
 
-def _honba_pay(rules: Rules, honba: int, n: int, winner: int, payer: int | None) -> list[int]:
+def _honba_pay(rules: Rules, honba: int, n: int, winner: int, payer: int | None,
+               yakuless: bool) -> list[int]:
+    """Honba to the winner: from ``payer`` (ron, or pao on tsumo), else from everyone."""
     d = [0] * n
-    if not rules.game.honba or honba == 0:
+    if not rules.game.honba:
         return d
-    if payer is not None:
-        amount = _pts(rules, "honba_ron", 300 if n == 4 else 200) * honba
-        d[payer] -= amount
-        d[winner] += amount
-        return d
-    each = _pts(rules, "honba_tsumo_each", 100) * honba
-    for s in range(n):
-        if s != winner:
-            d[s] -= each
-            d[winner] += each
+    bonus = honba_bonus(rules, honba, tsumo=payer is None, yakuless=yakuless)
+    payers = [payer] if payer is not None else [s for s in range(n) if s != winner]
+    for s in payers:
+        d[s] -= bonus["each"] if payer is None else bonus["total"]
+    d[winner] += bonus["total"]
     return d
 
 
@@ -265,7 +232,7 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
     rules = state.rules
     if seats and rules.table.family == "mcr":
         raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')")
-    deposit = _pts(rules, "riichi_deposit", 1000)
+    deposit = rules.points.riichi_deposit
     for s in seats:
         have = state.scores[s] + deltas[s]
         if not _riichi_ok_points(rules, have, deposit):
@@ -320,9 +287,10 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     fu = _int(line, w, "fu", 0 if (yakuman or han >= 5 or not rules.fu.use_fu) else None)
     if not yakuman:
         _check_pair(rules, line, han, fu, src is None)
+    dora = _int(line, w, "dora", 0)
     try:
         pay = _hand_pay(rules, han=han, fu=fu, yakuman=yakuman, dealer=seat == state.dealer,
-                        tsumo=src is None)
+                        tsumo=src is None, dora=dora)
     except ScoringError as e:
         raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
     return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
@@ -397,9 +365,13 @@ def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list
             d[w.pao], d[src] = -half, -(value - half)
         d[w.seat] = value
     if first:
-        skip_honba = w.yakuless and not _pts(rules, "honba_on_yakuless_win", True)
-        if not skip_honba:
-            d = _add(d, _honba_pay(rules, state.honba, n, w.seat, honba_payer))
+        if honba_payer is not None and src is None:
+            # pao on a tsumo: the responsible player pays as if they had dealt in
+            bonus = honba_bonus(rules, state.honba, tsumo=False, yakuless=w.yakuless)["total"]
+            d[honba_payer] -= bonus if rules.game.honba else 0
+            d[w.seat] += bonus if rules.game.honba else 0
+        else:
+            d = _add(d, _honba_pay(rules, state.honba, n, w.seat, src, w.yakuless))
         d[w.seat] += state.kyoutaku
     return d
 
@@ -455,20 +427,14 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
     if any(w.yakuman for w in winners) and state.rules.game.yakuman_ends_game:
         state.yakuman_end = {"winner": first.seat, "from": src, "pao": first.pao}
     renchan = first.seat == state.dealer and state.rules.game.renchan != "never"
-    honba_up = renchan or (first.yakuless and not _pts(state.rules, "honba_on_yakuless_win", True))
+    # 002 ブー麻雀 「役なしの上がりには積符は加算されず, 流局時と同様に次局の積符が増えます」
+    honba_up = renchan or (first.yakuless and not state.rules.points.honba_on_yakuless_win)
     return {"deltas": deltas, "renchan": renchan, "honba_up": honba_up, "yame": "agari_yame"}
 
 
 # --------------------------------------------------------------------------- draws
 def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
-    n, d = state.n, [0] * state.n
-    total = _pts(state.rules, "noten_total", 3000 if n == 4 else 2000)
-    k = len(tenpai)
-    if total == 0 or k in (0, n):
-        return d
-    for s in range(n):
-        d[s] = total // k if s in tenpai else -(total // (n - k))
-    return d
+    return noten_payments(state.rules, [s in tenpai for s in range(state.n)])
 
 
 def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
@@ -700,14 +666,21 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
     if kind == "start":
         if state.started:
             raise GameEventError(line, "the game has already started")
-        _on_start(state, line, ev)
+        try:
+            _on_start(state, line, ev)
+        except GameEventError as e:
+            raise GameEventError(line, e.reason, kind) from None
         return
     if not state.started:
         raise GameEventError(line, "the first event must be 'start' with the players")
     if state.finished:
         raise GameEventError(line, f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})")
     before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
-    out = _HANDLERS[kind](state, line, ev)
+    scores_before = list(state.scores)
+    try:
+        out = _HANDLERS[kind](state, line, ev)
+    except GameEventError as e:
+        raise GameEventError(line, e.reason, kind) from None
     state.scores = _add(state.scores, out["deltas"])
     if out.get("chombo"):
         _redo_hand(state)
@@ -717,7 +690,9 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         _advance(state, out["renchan"], out["honba_up"], out["yame"])
     elif out.get("penalty") and _points_end(state):
         _finish(state, _points_end(state))
-    state.hands.append({**before, "kyoutaku": state.kyoutaku, "deltas": out["deltas"],
+    # deltas are the whole change, deposits given back by a chombo included
+    deltas = [a - b for a, b in zip(state.scores, scores_before)]
+    state.hands.append({**before, "kyoutaku": state.kyoutaku, "deltas": deltas,
                         "scores": list(state.scores), "event": line, "type": kind})
     state.last_line = line
 

@@ -96,7 +96,7 @@ def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
             base[i] = Fraction(round_points(eff[i], st.rounding) - st.return_points)
     # The top takes minus everybody else's settled figure: the oka and every
     # rounding remainder land there and the sheet sums to zero (000 (3) 清算).
-    rest = -sum(base[i] + uma[i] for i in range(n) if i not in tops)
+    rest = -sum((base[i] + uma[i] for i in range(n) if i not in tops), Fraction(0))
     for i in tops:
         base[i] = rest / len(tops) - uma[i]
     return {"base": base, "uma": uma, "oka": oka}
