@@ -1,0 +1,138 @@
+"""Readings of a winning hand and the waits the winning tile can complete.
+
+Works on kinds only (0..33, see :mod:`scoring.tiles`): red fives and flowers
+are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
+``shape`` is ``SEQ`` (a run ``first, first+1, first+2``) or ``TRIP``.
+
+* :func:`readings` — every 4-sets-1-pair reading of the concealed tiles
+  (memoized on the 34-count tuple: the same shapes recur across a batch).
+* :func:`is_chiitoitsu`, :func:`is_kokushi` — the two special shapes.
+* :func:`wait_slots` — for one reading and the winning kind, every place the
+  winning tile can sit, each naming its wait (ryanmen, kanchan, penchan,
+  tanki, shanpon). Scoring evaluates every slot of every reading and keeps
+  the best (the rulebooks' 高点法: 000 (2) 多面待ち, "上記のどれかに決める").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .tiles import TERMINALS_AND_HONORS
+
+SEQ, TRIP = 0, 1
+
+RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "tanki", "shanpon"
+KOKUSHI_KINDS = TERMINALS_AND_HONORS
+
+
+def _sets(c: list[int], start: int) -> list[tuple]:
+    """Every way to split ``c`` (mutated and restored) into sets, from ``start`` on."""
+    i = start
+    while i < 34 and c[i] == 0:
+        i += 1
+    if i == 34:
+        return [()]
+    out: list[tuple] = []
+    if c[i] >= 3:
+        c[i] -= 3
+        out += [((TRIP, i),) + rest for rest in _sets(c, i)]
+        c[i] += 3
+    if i < 27 and i % 9 <= 6 and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        out += [((SEQ, i),) + rest for rest in _sets(c, i)]
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
+    return out
+
+
+def _quick_reject(counts: tuple) -> bool:
+    """Cheap test that no reading exists: a lone honour, or a suit whose count
+    leaves a remainder of 1 mod 3 (no pair can fix that)."""
+    pair_suits = 0
+    for s in range(3):
+        n = sum(counts[9 * s: 9 * s + 9]) % 3
+        if n == 1:
+            return True
+        pair_suits += n == 2
+    for k in range(27, 34):
+        n = counts[k]
+        if n == 1 or n == 4:
+            return True
+        pair_suits += n == 2
+    return pair_suits != 1
+
+
+@lru_cache(maxsize=1 << 16)
+def readings(counts: tuple) -> tuple:
+    """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them)."""
+    if sum(counts) % 3 != 2 or _quick_reject(counts):
+        return ()
+    c = list(counts)
+    out = []
+    for p in range(34):
+        if c[p] < 2:
+            continue
+        c[p] -= 2
+        for sets in _sets(c, 0):
+            out.append((p, sets))
+        c[p] += 2
+    return tuple(dict.fromkeys(out))
+
+
+def is_chiitoitsu(counts, four_as_two_pairs: bool = False) -> bool:
+    """Seven pairs; a four of a kind counts as two pairs only if the rules say so."""
+    pairs = 0
+    for n in counts:
+        if n == 2:
+            pairs += 1
+        elif n == 4 and four_as_two_pairs:
+            pairs += 2
+        elif n:
+            return False
+    return pairs == 7
+
+
+def is_kokushi(counts) -> bool:
+    """Thirteen orphans: one of each terminal and honour, one of them twice."""
+    if sum(counts) != 14:
+        return False
+    return all(counts[k] >= 1 for k in KOKUSHI_KINDS) and sum(counts[k] for k in KOKUSHI_KINDS) == 14
+
+
+def seq_wait(first: int, win: int) -> str:
+    """The wait of a run completed by ``win``."""
+    pos = win - first
+    if pos == 1:
+        return KANCHAN
+    if pos == 0:
+        return PENCHAN if first % 9 == 6 else RYANMEN
+    return PENCHAN if first % 9 == 0 else RYANMEN
+
+
+def wait_slots(pair: int, sets: tuple, win: int) -> list[tuple[int, str]]:
+    """Where ``win`` can sit in a reading: ``(index, wait)`` with index -1 for the pair.
+
+    Two identical sets give the same slot, so each (shape, first, wait) is
+    returned once.
+    """
+    out: list[tuple[int, str]] = []
+    seen = set()
+    if pair == win:
+        out.append((-1, TANKI))
+    for idx, (shape, first) in enumerate(sets):
+        if shape == TRIP:
+            if first != win:
+                continue
+            wait = SHANPON
+        else:
+            if not first <= win <= first + 2:
+                continue
+            wait = seq_wait(first, win)
+        key = (shape, first, wait)
+        if key not in seen:
+            seen.add(key)
+            out.append((idx, wait))
+    return out

@@ -1,0 +1,79 @@
+"""Fu of one reading, with its reasons line by line.
+
+Follows the ねこはうす 符計算ガイド (002) and the Net Mahjong 符計算 table
+(000 (4)): 20 base (副底); per set 2/4/8/16/32 by open/concealed, simple/
+terminal-honour, triplet/kan; pair fu for yakuhai (a double-wind pair 4 or 2
+per ``fu.double_wind_pair``); 2 for a kanchan, penchan or tanki wait; 10 for
+a concealed ron, 2 for a tsumo; rounded up to 10. Special cases: seven pairs
+are a flat ``fu.chiitoitsu_fu`` (25), pinfu tsumo is 20, pinfu ron 30, and an
+open hand that would total 20 counts ``fu.open_pinfu_fu`` (30, or 20 in ブー麻雀).
+"""
+
+from __future__ import annotations
+
+from .decompose import KANCHAN, PENCHAN, TANKI
+from .tiles import tile_to_str
+
+_SET_NAMES = {(False, False): "open_pon", (True, False): "closed_pon",
+              (False, True): "open_kan", (True, True): "closed_kan"}
+
+
+def _set_fu(s) -> tuple[str, int] | None:
+    shape, first, concealed, kan = s
+    if shape == 0:  # a run earns nothing
+        return None
+    fu = 2
+    yaochuu = first >= 27 or first % 9 in (0, 8)
+    if yaochuu:
+        fu *= 2
+    if concealed:
+        fu *= 2
+    if kan:
+        fu *= 4
+    name = _SET_NAMES[(bool(concealed), bool(kan))]
+    return f"{name} {tile_to_str(first)}{' (terminal/honour)' if yaochuu else ''}", fu
+
+
+def _pair_fu(ctx, fr) -> tuple[str, int] | None:
+    h, p = ctx.h, ctx.pair
+    if p == h.seat_wind and p == h.round_wind:
+        return f"pair {tile_to_str(p)} (double wind)", fr.double_wind_pair
+    if p in ctx.f.yakuhai:
+        return f"pair {tile_to_str(p)} (yakuhai)", 2
+    return None
+
+
+def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
+    """``([(reason, fu), ...], total)`` for one reading; ``fr`` is the ``[fu]`` rules."""
+    if ctx.form == "chiitoi":
+        return [("chiitoitsu (fixed)", fr.chiitoitsu_fu)], fr.chiitoitsu_fu
+    if ctx.form == "kokushi":
+        # fu of a yakuman hand pays nothing; report the base so the field is not empty
+        return [("base (副底)", 20), ("closed ron" if not ctx.h.tsumo else "tsumo", 10 if not ctx.h.tsumo else 2)], 30
+    h = ctx.h
+    if pinfu and h.tsumo and ctx.closed:
+        return [("base (副底)", 20), ("pinfu tsumo: no tsumo fu", 0)], 20
+    lines: list[tuple[str, int]] = [("base (副底)", 20)]
+    for s in ctx.sets:
+        item = _set_fu(s)
+        if item:
+            lines.append(item)
+    pair = _pair_fu(ctx, fr)
+    if pair:
+        lines.append(pair)
+    if ctx.wait in (KANCHAN, PENCHAN, TANKI):
+        lines.append((f"{ctx.wait} wait", 2))
+    if h.tsumo:
+        if not (h.rinshan and not fr.rinshan_tsumo_fu):
+            lines.append(("tsumo", 2))
+    elif ctx.closed:
+        lines.append(("closed ron (門前加符)", 10))
+    raw = sum(fu for _, fu in lines)
+    if raw == 20 and not ctx.closed:
+        # 喰い平和形: an open hand with nothing else counts open_pinfu_fu
+        lines.append(("open hand with no fu (喰い平和形)", fr.open_pinfu_fu - 20))
+        return lines, fr.open_pinfu_fu
+    total = -(-raw // 10) * 10
+    if total != raw:
+        lines.append((f"rounded up from {raw}", total - raw))
+    return lines, total

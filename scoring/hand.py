@@ -1,0 +1,582 @@
+"""Score one riichi hand: an input line (the batch contract) in, a result out.
+
+    score_hand(line: dict, rules) -> dict        # the contract's output line
+    score_batch(lines, default_rules) -> Iterator[str]
+
+:func:`parse_input` turns a line into a :class:`HandInput`, refusing anything
+that cannot be (with a message a person can act on); :func:`evaluate` finds
+every reading of the hand (4 sets + pair with every wait the winning tile can
+complete, seven pairs, thirteen orphans), scores each with the yaku registry
+(:mod:`scoring.yaku`) and the fu rules (:mod:`scoring.fu`), and keeps the one
+worth most (高点法). Points come from :mod:`scoring.points`, chips from
+:mod:`scoring.chips`. Errors are results (``ok: false``), never exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from . import decompose as dec
+from .errors import InvalidInput, InvalidTiles, ScoringError
+from .fu import fu_breakdown
+from .rules import Rules, load_rules
+from .tiles import (
+    HATSU, NORTH, WIND_LETTERS, check_copies, counts34, is_flower, is_red, kind, parse_meld,
+    parse_tiles, tile_to_str,
+)
+from .yaku import Ctx, han_table, yakuhai_kinds
+
+BOOL_FIELDS = ("tsumo", "riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan",
+               "haitei", "houtei", "tenhou", "chiihou", "renhou", "pocchi", "ankan_chankan")
+INT_FIELDS = ("nukidora", "honba", "kyoutaku")
+SANMA_MISSING = frozenset(range(1, 8))  # 2m-8m are not in a three-player set
+GREEN = frozenset((19, 20, 21, 23, 25, HATSU))
+_CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+
+
+class HandError(ScoringError):
+    """A hand that parses but cannot be won (not_agari, no_yaku, below_minimum)."""
+
+
+@dataclass
+class HandInput:
+    """A parsed, validated input line. Tiles are tile ints (see :mod:`scoring.tiles`)."""
+
+    hand: list[int]
+    win: int
+    melds: list = field(default_factory=list)
+    tsumo: bool = False
+    riichi: bool = False
+    double_riichi: bool = False
+    open_riichi: bool = False
+    ippatsu: bool = False
+    rinshan: bool = False
+    chankan: bool = False
+    haitei: bool = False
+    houtei: bool = False
+    tenhou: bool = False
+    chiihou: bool = False
+    renhou: bool = False
+    pocchi: bool = False
+    ankan_chankan: bool = False
+    seat_wind: int = 27
+    round_wind: int = 27
+    dora: list[int] = field(default_factory=list)
+    ura: list[int] = field(default_factory=list)
+    nukidora: int = 0
+    honba: int = 0
+    kyoutaku: int = 0
+
+    @property
+    def dealer(self) -> bool:
+        return self.seat_wind == 27
+
+    @property
+    def any_riichi(self) -> bool:
+        return self.riichi or self.double_riichi or self.open_riichi
+
+    @property
+    def closed(self) -> bool:
+        return not any(m.opened for m in self.melds)
+
+
+@dataclass
+class HandResult:
+    """The chosen reading and its value. ``yaku`` is ``[(id, han, yakuman), ...]``."""
+
+    han: int
+    fu: int
+    yakuman: int
+    yaku: list[tuple[str, int, int]]
+    fu_detail: list[tuple[str, int]]
+    wait: str
+    form: str
+    kazoe: bool = False
+    yakuless: bool = False
+    dora_count: int = 0
+    facts: dict = field(default_factory=dict)
+    value: object = None  # points.HandValue
+    pocchi_as: int | None = None
+
+
+# --------------------------------------------------------------------------- parsing
+def _bool(line: dict, name: str) -> bool:
+    v = line.get(name)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise InvalidInput(f"'{name}' must be true or false, not {v!r}")
+    return v
+
+
+def _int(line: dict, name: str) -> int:
+    v = line.get(name)
+    if v is None:
+        return 0
+    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1000:
+        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}")
+    return v
+
+
+def _wind(line: dict, name: str) -> int:
+    v = line.get(name)
+    if v is None:
+        return WIND_LETTERS["E"]
+    if v not in WIND_LETTERS:
+        raise InvalidInput(f"'{name}' must be one of \"E\", \"S\", \"W\", \"N\", not {v!r}")
+    return WIND_LETTERS[v]
+
+
+def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
+    v = line.get(name)
+    if v is None or (v == "" and not required):
+        if required:
+            raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"")
+        return []
+    try:
+        return parse_tiles(v, allow_flowers=False)
+    except InvalidTiles as e:
+        raise InvalidTiles(f"'{name}': {e.message}") from None
+
+
+def parse_input(line, rules: Rules) -> HandInput:
+    """Validate one input line against the rules; raise a :class:`ScoringError` if it is wrong."""
+    if not isinstance(line, dict):
+        raise InvalidInput("each line must be a JSON object like {\"hand\": \"...\", \"win\": \"...\"}")
+    hand = _tiles(line, "hand", required=True)
+    win_tiles = _tiles(line, "win", required=True)
+    if len(win_tiles) != 1:
+        raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}")
+    melds = line.get("melds") or []
+    if not isinstance(melds, list):
+        raise InvalidInput("'melds' must be a list of {\"type\": ..., \"tiles\": ...} objects")
+    inp = HandInput(hand=hand, win=win_tiles[0], melds=[parse_meld(m) for m in melds])
+    for name in BOOL_FIELDS:
+        setattr(inp, name, _bool(line, name))
+    for name in INT_FIELDS:
+        setattr(inp, name, _int(line, name))
+    inp.seat_wind = _wind(line, "seat_wind")
+    inp.round_wind = _wind(line, "round_wind")
+    inp.dora = _tiles(line, "dora")
+    inp.ura = _tiles(line, "ura")
+    _check_tiles(inp, rules)
+    _check_flags(inp, rules)
+    return inp
+
+
+def _check_tiles(inp: HandInput, rules: Rules) -> None:
+    t, h = rules.table, rules.hand
+    need = 14 - 3 * len(inp.melds)
+    if len(inp.hand) != need:
+        raise InvalidTiles(
+            f"the hand has {len(inp.hand)} tiles but with {len(inp.melds)} meld(s) it needs {need} "
+            "(14 minus 3 per meld, the winning tile included)"
+        )
+    if inp.win not in inp.hand:
+        raise InvalidTiles(f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'")
+    if not t.allow_chi and any(m.type == "chi" for m in inp.melds):
+        raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
+    every = inp.hand + [x for m in inp.melds for x in m.tiles] + inp.dora + inp.ura
+    check_copies(every, red_fives=tuple(t.red_fives))
+    _check_plain_fives(every, t.red_fives)
+    if t.players == 3:
+        bad = [x for x in every if kind(x) in SANMA_MISSING]
+        if bad:
+            raise InvalidTiles(f"{tile_to_str(bad[0])}: three-player mahjong has no 2m-8m")
+    if len(inp.dora) > (5 if h.kan_dora else 1):
+        raise InvalidInput(
+            "too many dora indicators: " + ("at most 5 (one plus four kan dora)" if h.kan_dora
+                                            else "this rule set has no kan dora, give only the first indicator")
+        )
+    if len(inp.ura) > max(len(inp.dora), 1):
+        raise InvalidInput("there are more ura-dora indicators than dora indicators")
+    _check_nukidora(inp, rules, every)
+
+
+def _check_plain_fives(every: list[int], red_fives) -> None:
+    """With n red fives in a suit there are only 4 - n plain ones."""
+    for s, reds in enumerate(red_fives):
+        plain = sum(1 for x in every if x == 9 * s + 4)
+        if plain > 4 - reds:
+            name = "mps"[s]
+            raise InvalidTiles(
+                f"{plain} plain 5{name}: this set has {reds} red 5{name} and only {4 - reds} plain ones; "
+                f"write the red one as 0{name}"
+            )
+
+
+def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
+    mode = rules.hand.nukidora
+    if inp.nukidora and mode == "none":
+        raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0")
+    if mode == "north" and inp.nukidora + sum(1 for x in every if x == NORTH) > 4:
+        raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora")
+    if mode == "flowers" and inp.nukidora > 4:
+        raise InvalidInput("there are only 4 flowers to set aside as nukidora")
+
+
+def _check_flags(inp: HandInput, rules: Rules) -> None:
+    h = rules.hand
+    problems = []
+    if inp.any_riichi and not inp.closed:
+        problems.append("riichi needs a closed hand, but a meld other than a closed kan is open")
+    if inp.open_riichi and not h.open_riichi:
+        problems.append("this rule set has no open riichi")
+    if inp.ippatsu and not inp.any_riichi:
+        problems.append("ippatsu needs riichi")
+    if inp.tsumo and (inp.chankan or inp.houtei or inp.renhou or inp.ankan_chankan):
+        problems.append("chankan, houtei and renhou are ron wins: set 'tsumo' to false")
+    if not inp.tsumo and (inp.rinshan or inp.haitei or inp.tenhou or inp.chiihou):
+        problems.append("rinshan, haitei, tenhou and chiihou are tsumo wins: set 'tsumo' to true")
+    if inp.rinshan and inp.haitei:
+        problems.append("rinshan and haitei cannot both be true")
+    if inp.chankan and inp.houtei:
+        problems.append("chankan and houtei cannot both be true")
+    if (inp.tenhou or inp.chiihou or inp.renhou) and inp.melds:
+        problems.append("tenhou, chiihou and renhou need a hand with no calls")
+    if inp.tenhou and not inp.dealer:
+        problems.append("tenhou is the dealer's (seat_wind \"E\"); use chiihou")
+    if (inp.chiihou or inp.renhou) and inp.dealer:
+        problems.append("chiihou and renhou are for non-dealers; the dealer's is tenhou")
+    if inp.pocchi and not (h.pocchi and inp.any_riichi and inp.tsumo):
+        problems.append("the pocchi tile is wild only in rules with pocchi, after riichi, on a tsumo")
+    if inp.ankan_chankan and not h.kokushi_ankan_chankan:
+        problems.append("this rule set does not allow robbing a closed kan")
+    if rules.table.players == 3 and inp.seat_wind == NORTH:
+        problems.append("three-player seats are E, S and W")
+    if problems:
+        raise InvalidInput("; ".join(problems))
+
+
+# --------------------------------------------------------------------------- facts
+class HandFacts:
+    """What is true of the hand as a whole, whatever the reading."""
+
+    __slots__ = ("all_simple", "all_yaochuu", "all_terminal", "all_honor", "has_honor", "has_terminal",
+                 "one_suit", "all_green", "has_hatsu", "chuuren", "junsei", "kokushi_13", "yakuhai")
+
+    def __init__(self, inp: HandInput, rules: Rules, conc: tuple, total: list[int]):
+        kinds = [k for k in range(34) if total[k]]
+        suits = {k // 9 for k in kinds if k < 27}
+        self.has_honor = any(k >= 27 for k in kinds)
+        self.has_terminal = any(k < 27 and k % 9 in (0, 8) for k in kinds)
+        self.all_simple = not self.has_honor and not self.has_terminal
+        self.all_yaochuu = all(k >= 27 or k % 9 in (0, 8) for k in kinds)
+        self.all_terminal = self.all_yaochuu and not self.has_honor
+        self.all_honor = not suits
+        self.one_suit = len(suits) == 1
+        self.all_green = all(k in GREEN for k in kinds)
+        self.has_hatsu = bool(total[HATSU])
+        w = kind(inp.win)
+        self.kokushi_13 = conc[w] == 2
+        self.chuuren = self.junsei = False
+        if not inp.melds and self.one_suit and not self.has_honor:
+            base = 9 * next(iter(suits))
+            c = conc[base:base + 9]
+            self.chuuren = all(n >= m for n, m in zip(c, _CHUUREN))
+            self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
+        self.yakuhai = yakuhai_kinds(inp, rules.hand)
+
+
+def _next_kind(k: int, sanma: bool) -> int:
+    """The dora a indicator of kind ``k`` points at (three-player: 1m -> 9m, 9m -> 1m)."""
+    if k < 27:
+        if sanma and k in (0, 8):
+            return 8 - k
+        return k - k % 9 + (k % 9 + 1) % 9
+    if k < 31:
+        return 27 + (k - 27 + 1) % 4
+    return 31 + (k - 31 + 1) % 3
+
+
+def _count_indicated(indicators, total, sanma) -> tuple[int, int]:
+    """(dora in the hand, how many indicators point at North)."""
+    n = north = 0
+    for t in indicators:
+        d = _next_kind(kind(t), sanma)
+        n += total[d]
+        north += d == NORTH
+    return n, north
+
+
+def dora_counts(inp: HandInput, rules: Rules, total: list[int], tiles: list[int]) -> dict:
+    """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count)."""
+    sanma = rules.table.players == 3
+    dora, north = _count_indicated(inp.dora, total, sanma)
+    out = {"dora": dora, "aka": sum(1 for t in tiles if is_red(t)), "ura": 0, "nukidora": inp.nukidora}
+    if rules.hand.nukidora == "north":
+        # each North set aside is a dora, and is dora again for each indicator pointing at North
+        out["dora"] += north * inp.nukidora
+    if inp.any_riichi and rules.hand.ura_dora:
+        ura, ura_north = _count_indicated(inp.ura, total, sanma)
+        out["ura"] = ura + (ura_north * inp.nukidora if rules.hand.nukidora == "north" else 0)
+    return out
+
+
+# --------------------------------------------------------------------------- readings
+def _meld_sets(melds) -> tuple:
+    out = []
+    for m in melds:
+        shape = dec.SEQ if m.type == "chi" else dec.TRIP
+        out.append((shape, m.first, m.type == "ankan", m.is_kan))
+    return tuple(out)
+
+
+def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
+    """Every reading of the hand with every wait of the winning tile."""
+    hr = rules.hand
+    closed = inp.closed
+    w = kind(inp.win)
+    msets = _meld_sets(inp.melds)
+    out = []
+    if not inp.ankan_chankan:
+        for pair, sets in dec.readings(conc):
+            for idx, wait in dec.wait_slots(pair, sets, w):
+                hs = tuple(
+                    (shape, first, not (i == idx and wait == dec.SHANPON and not inp.tsumo), False)
+                    for i, (shape, first) in enumerate(sets)
+                )
+                out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
+        if not inp.melds and dec.is_chiitoitsu(conc, hr.chiitoitsu_four_of_a_kind):
+            out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))
+    if not inp.melds and dec.is_kokushi(conc):
+        out.append(Ctx(inp, hr, facts, "kokushi", (), None, "kokushi", True))
+    return out
+
+
+def _yaku_of(ctx: Ctx, rules: Rules) -> tuple[list, list]:
+    """(ordinary [(id, han)], yakuman [(id, n)]) of one reading."""
+    plain, ymn = [], []
+    for y, c_han, o_han, y_ym in han_table(rules.hand):
+        n = y.cond(ctx)
+        if not n:
+            continue
+        if y_ym:
+            ymn.append((y.id, n * y_ym))
+            continue
+        han = c_han if ctx.closed else o_han
+        if han:
+            plain.append((y.id, n * han))
+    return plain, ymn
+
+
+def _bonus(dc: dict, hr) -> tuple[list, list]:
+    """(bonus entries that count as yaku, bonus entries that count only after a yaku)."""
+    as_yaku, after = [], []
+    if dc["aka"]:
+        (as_yaku if hr.red_five_is_yaku else after).append(("aka", dc["aka"]))
+    if hr.dora_as_han:
+        for name in ("dora", "ura", "nukidora"):
+            if dc[name]:
+                after.append((name, dc[name]))
+    return as_yaku, after
+
+
+def score_reading(ctx: Ctx, rules: Rules, dc: dict) -> HandResult | None:
+    """Han, fu and yaku of one reading; None if it has too few han to win."""
+    plain, ymn = _yaku_of(ctx, rules)
+    if ymn:
+        n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
+        lines, fu = fu_breakdown(ctx, rules.fu, False)
+        return HandResult(13 * n, fu, n, [(i, 13 * m, m) for i, m in ymn], lines, ctx.wait, ctx.form)
+    as_yaku, after = _bonus(dc, rules.hand)
+    plain += as_yaku
+    yaku_han = sum(h for _, h in plain)
+    if yaku_han < rules.hand.min_han or (not plain and rules.hand.min_han):
+        return None
+    plain += after
+    han = sum(h for _, h in plain)
+    lines, fu = fu_breakdown(ctx, rules.fu, any(i == "pinfu" for i, _ in plain))
+    kazoe = han >= 13 and rules.hand.kazoe_yakuman
+    return HandResult(han, fu, 0, [(i, h, 0) for i, h in plain], lines, ctx.wait, ctx.form, kazoe,
+                      yakuless=yaku_han == 0)
+
+
+# --------------------------------------------------------------------------- evaluation
+def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
+    return {
+        "ura": dc["ura"], "aka": dc["aka"], "ippatsu": int(inp.ippatsu and inp.any_riichi),
+        "yakuman": res.yakuman, "kazoe": int(res.kazoe), "pocchi": int(inp.pocchi),
+        "all_star": int(dc.get("aka_suits", 0) == 3), "tsumo": inp.tsumo, "closed": inp.closed,
+        "dora": dc["dora"], "nukidora": dc["nukidora"],
+    }
+
+
+def _value(rules: Rules, res: HandResult, inp: HandInput):
+    from . import points  # the points engineer's module: han/fu -> payments
+
+    return points.hand_value(
+        rules, han=res.han, fu=res.fu, yakuman=res.yakuman, dealer=inp.dealer, tsumo=inp.tsumo,
+        kazoe=res.kazoe, dora=0 if rules.hand.dora_as_han else res.dora_count,
+    )
+
+
+def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
+    """The reading worth most (高点法); ties go to more han, then more fu."""
+    if len({(c.han, c.fu, c.yakuman) for c in cands}) == 1:
+        best = cands[0]
+        best.value = _value(rules, best, inp)
+        return best
+    for c in cands:
+        c.value = _value(rules, c, inp)
+    return max(cands, key=lambda c: (c.value.value, c.yakuman, c.han, c.fu))
+
+
+def evaluate(inp: HandInput, rules: Rules) -> HandResult:
+    """Score a parsed hand; raise :class:`HandError` if it is not a win or has no yaku."""
+    if inp.pocchi:
+        return _evaluate_pocchi(inp, rules)
+    return _evaluate_tiles(inp, rules)
+
+
+def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
+    conc = tuple(counts34(inp.hand))
+    tiles = inp.hand + [t for m in inp.melds for t in m.tiles]
+    total = counts34(tiles)
+    facts = HandFacts(inp, rules, conc, total)
+    ctxs = contexts(inp, rules, conc, facts)
+    if not ctxs:
+        if inp.ankan_chankan:
+            raise HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
+        raise HandError(
+            "these tiles are not a winning hand (four sets and a pair, seven pairs or thirteen orphans)",
+            "not_agari",
+        )
+    dc = dora_counts(inp, rules, total, tiles)
+    dc["aka_suits"] = len({t for t in tiles if is_red(t)})
+    dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
+    cands = [r for r in (score_reading(c, rules, dc) for c in ctxs) if r is not None]
+    for c in cands:
+        c.dora_count = dora_count
+    if not cands:
+        extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
+        need = rules.hand.min_han
+        raise HandError(f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku")
+    best = _best(cands, rules, inp)
+    best.facts = _chip_facts(inp, best, dc)
+    return best
+
+
+def _pocchi_choices(inp: HandInput, rules: Rules) -> list[int]:
+    """Every tile the pocchi may stand for (red fives only where the rules say so)."""
+    sanma = rules.table.players == 3
+    out = [k for k in range(34) if not (sanma and k in SANMA_MISSING)]
+    if rules.hand.pocchi_as_red:
+        out = [(34 + k // 9) if k in (4, 13, 22) and rules.table.red_fives[k // 9] else k for k in out]
+    return out
+
+
+def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
+    """The pocchi is wild: try every tile in its place and keep the best (002 4B/3B 白ポッチ)."""
+    rest = list(inp.hand)
+    rest.remove(inp.win)
+    best, err = None, None
+    for t in _pocchi_choices(inp, rules):
+        sub = HandInput(**{**inp.__dict__, "hand": rest + [t], "win": t, "pocchi": False})
+        if counts34(sub.hand + [x for m in sub.melds for x in m.tiles])[kind(t)] > 4:
+            continue
+        try:
+            res = _evaluate_tiles(sub, rules)
+        except HandError as e:
+            err = err or e
+            continue
+        res.pocchi_as = t
+        res.facts["pocchi"] = 1
+        if best is None or (res.value.value, res.han, res.fu) > (best.value.value, best.han, best.fu):
+            best = res
+    if best is None:
+        raise HandError("no tile in place of the pocchi makes a winning hand with a yaku", "not_agari")
+    return best
+
+
+# --------------------------------------------------------------------------- output
+def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict:
+    from . import points
+
+    v = res.value
+    out = {
+        "id": line_id, "ok": True, "han": res.han, "fu": res.fu, "yakuman": res.yakuman,
+        "yaku": [({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in res.yaku],
+        "limit": v.limit, "value": v.value, "pay": v.pay,
+        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"],
+        "kyoutaku_bonus": points.deposit_bonus(rules, inp.kyoutaku),
+        "chips": _chips(rules, res.facts),
+        "fu_detail": [[r, f] for r, f in res.fu_detail],
+        "wait": res.wait,
+        "dora_count": res.dora_count,
+    }
+    if res.pocchi_as is not None:
+        out["pocchi_as"] = tile_to_str(res.pocchi_as)
+    return out
+
+
+def _chips(rules: Rules, facts: dict) -> dict:
+    try:
+        from .chips import award_chips
+    except ImportError:  # chips arrive with the points engineer's module
+        return {"total": 0}
+    return award_chips(rules, facts)
+
+
+def error_line(line_id, code: str, message: str) -> dict:
+    return {"id": line_id, "ok": False, "error": {"code": code, "message": message}}
+
+
+def _line_rules(line, rules):
+    if isinstance(line, dict) and line.get("rules") is not None:
+        spec = line["rules"]
+        if not isinstance(spec, (str, dict)):
+            raise InvalidInput("'rules' must be a preset id such as \"netmahjong\" or a mapping of switches")
+        return load_rules(spec)
+    return rules
+
+
+def score_hand(line: dict, rules) -> dict:
+    """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
+    line_id = line.get("id") if isinstance(line, dict) else None
+    try:
+        rules = _line_rules(line, load_rules(rules))
+        if rules.table.family == "mcr":
+            from . import mcr  # MCR engineer's package, loaded only when needed
+
+            return mcr.score_hand(line, rules)
+        inp = parse_input(line, rules)
+        res = evaluate(inp, rules)
+        return _result_line(line_id, inp, res, rules)
+    except ScoringError as e:
+        code = e.code if e.code in ("no_yaku", "not_agari", "invalid_tiles", "below_minimum") else "invalid_input"
+        return error_line(line_id, code, e.message)
+
+
+def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
+    """Parse and score, returning the parsed input, the chosen reading and the output line
+    (for ``python -m scoring hand``). Raises :class:`ScoringError` on bad input."""
+    rules = load_rules(rules)
+    inp = parse_input(line, rules)
+    res = evaluate(inp, rules)
+    return inp, res, _result_line(line.get("id"), inp, res, rules)
+
+
+def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
+    """One output JSON line per input line, in order; a bad line becomes an ``ok: false`` line."""
+    rules = load_rules(default_rules)
+    for raw in lines:
+        try:
+            line = json.loads(raw)
+        except (ValueError, RecursionError) as e:
+            yield json.dumps(error_line(None, "invalid_input", f"the line is not valid JSON: {e}"),
+                             ensure_ascii=False)
+            continue
+        yield json.dumps(_safe(line, rules), ensure_ascii=False)
+
+
+def _safe(line, rules) -> dict:
+    """score_hand, with a last guard so one bad line never stops a batch."""
+    try:
+        return score_hand(line, rules)
+    except Exception as e:  # noqa: BLE001 - a bug must not kill the rest of the batch
+        line_id = line.get("id") if isinstance(line, dict) else None
+        return error_line(line_id, "invalid_input",
+                          f"this line could not be scored ({type(e).__name__}: {e}); please report it")

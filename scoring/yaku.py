@@ -1,0 +1,312 @@
+"""The riichi yaku registry.
+
+Each yaku is one small :class:`Yaku`: a stable id (the batch contract's
+lower-case romaji), its Japanese name, closed/open han, a yakuman multiplier,
+the rule switch it reads, and one condition function ``cond(ctx) -> int``
+(how many times it applies; 0 = not at all). The han a rule set gives each
+yaku is resolved once per :class:`~scoring.rules.Rules` by :func:`han_table`
+(``hand.han_override`` and the few switches that change a yaku's value), so
+the condition functions never look at han.
+
+:data:`YAKU` lists them all (docs generation reads it); ``dora``, ``aka``,
+``ura`` and ``nukidora`` are listed too but counted by :mod:`scoring.hand`.
+
+A condition receives a :class:`Ctx`: one reading of one hand (sets, pair,
+wait, form) plus the hand-wide facts and the input flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .decompose import SEQ, TANKI, RYANMEN, SHANPON, TRIP
+from .tiles import CHUN, DRAGONS, HAKU, HATSU, NORTH, WINDS
+
+GREEN = frozenset((19, 20, 21, 23, 25, HATSU))  # 2 3 4 6 8 s and 發
+
+
+class Ctx:
+    """One reading of a hand, as the yaku and fu functions see it.
+
+    ``sets`` are ``(shape, first, concealed, kan)`` for all four sets, called
+    ones included; ``form`` is ``"std"``, ``"chiitoi"`` or ``"kokushi"``.
+    """
+
+    __slots__ = ("h", "r", "f", "form", "sets", "pair", "wait", "closed")
+
+    def __init__(self, h, r, f, form, sets, pair, wait, closed):
+        self.h = h          # HandInput (flags, winds, win tile)
+        self.r = r          # HandRules
+        self.f = f          # HandFacts (hand-wide facts, same for every reading)
+        self.form = form
+        self.sets = sets
+        self.pair = pair
+        self.wait = wait
+        self.closed = closed
+
+
+@dataclass(frozen=True)
+class Yaku:
+    id: str
+    ja: str
+    han_closed: int
+    han_open: int
+    yakuman: int = 0
+    switch: str = ""
+    cond: Callable[[Ctx], int] | None = None
+
+
+# --------------------------------------------------------------------------- helpers
+def _trips(c: Ctx):
+    return [s for s in c.sets if s[0] == TRIP]
+
+
+def _seqs(c: Ctx):
+    return [s[1] for s in c.sets if s[0] == SEQ]
+
+
+def _has_trip(c: Ctx, k: int) -> int:
+    return int(any(s[0] == TRIP and s[1] == k for s in c.sets))
+
+
+def _std(c: Ctx) -> bool:
+    return c.form == "std"
+
+
+def _peikou(c: Ctx) -> int:
+    """Number of pairs of identical runs (1 iipeikou, 2 ryanpeikou)."""
+    seqs = _seqs(c)
+    return sum(seqs.count(k) // 2 for k in set(seqs))
+
+
+def _set_has(s, test) -> bool:
+    if s[0] == SEQ:
+        return test(s[1]) or test(s[1] + 2)
+    return test(s[1])
+
+
+def _outside(c: Ctx, test) -> bool:
+    """Every set and the pair hold a tile passing ``test``, with at least one run."""
+    return (_std(c) and test(c.pair) and all(_set_has(s, test) for s in c.sets)
+            and any(s[0] == SEQ for s in c.sets))
+
+
+def _yaochuu(k: int) -> bool:
+    return k >= 27 or k % 9 in (0, 8)
+
+
+def _terminal(k: int) -> bool:
+    return k < 27 and k % 9 in (0, 8)
+
+
+def yakuhai_kinds(h, r) -> set[int]:
+    """Kinds whose triplet is a yakuhai (and whose pair earns fu)."""
+    out = set(DRAGONS) | {h.seat_wind, h.round_wind}
+    if r.north_yakuhai:
+        out.add(NORTH)
+    return out
+
+
+def _concealed_trips(c: Ctx) -> int:
+    return sum(1 for s in c.sets if s[0] == TRIP and s[2])
+
+
+def _kans(c: Ctx) -> int:
+    return sum(1 for s in c.sets if s[3])
+
+
+# --------------------------------------------------------------------------- conditions
+def _pinfu(c: Ctx) -> int:
+    if not _std(c) or c.wait != RYANMEN or any(s[0] != SEQ for s in c.sets):
+        return 0
+    if c.pair in c.f.yakuhai:
+        return 0
+    return int(not c.h.tsumo or c.r.pinfu_tsumo)
+
+
+def _chanta(c: Ctx) -> int:
+    return int(c.f.has_honor and _outside(c, _yaochuu))
+
+
+def _junchan(c: Ctx) -> int:
+    return int(not c.f.has_honor and _outside(c, _terminal))
+
+
+def _sanshoku(c: Ctx) -> int:
+    seqs = set(_seqs(c))
+    return int(any(k in seqs and k + 9 in seqs and k + 18 in seqs for k in range(7)))
+
+
+def _ittsu(c: Ctx) -> int:
+    seqs = set(_seqs(c))
+    return int(any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18)))
+
+
+def _doukou(c: Ctx) -> int:
+    t = {s[1] for s in _trips(c)}
+    return int(any(k in t and k + 9 in t and k + 18 in t for k in range(9)))
+
+
+def _shousangen(c: Ctx) -> int:
+    return int(c.form == "std" and c.pair in DRAGONS and sum(_has_trip(c, k) for k in DRAGONS) == 2)
+
+
+def _suuankou(c: Ctx) -> int:
+    if not (_std(c) and _concealed_trips(c) == 4):
+        return 0
+    return int(not (c.r.double_yakuman_hands and c.wait == TANKI))
+
+
+def _suuankou_tanki(c: Ctx) -> int:
+    return int(_std(c) and c.r.double_yakuman_hands and _concealed_trips(c) == 4 and c.wait == TANKI)
+
+
+def _kokushi(c: Ctx) -> int:
+    return int(c.form == "kokushi" and not (c.r.double_yakuman_hands and c.f.kokushi_13))
+
+
+def _kokushi_13(c: Ctx) -> int:
+    return int(c.form == "kokushi" and c.r.double_yakuman_hands and c.f.kokushi_13)
+
+
+def _winds_trips(c: Ctx) -> int:
+    return sum(_has_trip(c, k) for k in WINDS)
+
+
+def _daisuushii(c: Ctx) -> int:
+    if not (_std(c) and _winds_trips(c) == 4):
+        return 0
+    return 2 if c.r.double_yakuman_hands else 1
+
+
+def _chuuren(c: Ctx) -> int:
+    return int(c.f.chuuren and not (c.r.double_yakuman_hands and c.f.junsei))
+
+
+def _junsei(c: Ctx) -> int:
+    return int(c.f.chuuren and c.r.double_yakuman_hands and c.f.junsei)
+
+
+def _ryuuiisou(c: Ctx) -> int:
+    return int(c.f.all_green and (c.f.has_hatsu or not c.r.ryuuiisou_needs_hatsu))
+
+
+def _haitei(c: Ctx) -> int:
+    return int(c.h.haitei or (c.h.houtei and c.r.houtei_as_haitei))
+
+
+def _riichi(c: Ctx) -> int:
+    h = c.h
+    return int(h.riichi and not h.double_riichi and not (h.open_riichi and c.r.open_riichi))
+
+
+Y = Yaku
+YAKU: tuple[Yaku, ...] = (
+    # 1 han
+    Y("riichi", "立直", 1, 0, cond=_riichi),
+    Y("double_riichi", "ダブル立直", 2, 0, cond=lambda c: int(c.h.double_riichi)),
+    Y("open_riichi", "オープン立直", 2, 0, switch="hand.open_riichi",
+      cond=lambda c: int(c.h.open_riichi and c.r.open_riichi)),
+    Y("ippatsu", "一発", 1, 0, switch="hand.ippatsu", cond=lambda c: int(c.h.ippatsu and c.r.ippatsu)),
+    Y("menzen_tsumo", "門前清自摸和", 1, 0, cond=lambda c: int(c.closed and c.h.tsumo)),
+    Y("pinfu", "平和", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu", cond=_pinfu),
+    Y("tanyao", "断么九", 1, 1, switch="hand.kuitan", cond=lambda c: int(c.f.all_simple)),
+    Y("iipeikou", "一盃口", 1, 0, cond=lambda c: int(_std(c) and _peikou(c) == 1)),
+    Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: _has_trip(c, HAKU)),
+    Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: _has_trip(c, HATSU)),
+    Y("yakuhai_chun", "役牌 中", 1, 1, cond=lambda c: _has_trip(c, CHUN)),
+    Y("yakuhai_seat_wind", "役牌 自風", 1, 1, cond=lambda c: _has_trip(c, c.h.seat_wind)),
+    Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: _has_trip(c, c.h.round_wind)),
+    Y("yakuhai_north", "役牌 北", 1, 1, switch="hand.north_yakuhai",
+      cond=lambda c: int(c.r.north_yakuhai and _has_trip(c, NORTH))),
+    Y("rinshan", "嶺上開花", 1, 1, cond=lambda c: int(c.h.rinshan)),
+    Y("chankan", "搶槓", 1, 1, cond=lambda c: int(c.h.chankan)),
+    Y("haitei", "海底摸月", 1, 1, switch="hand.houtei_as_haitei", cond=_haitei),
+    Y("houtei", "河底撈魚", 1, 1, switch="hand.houtei_as_haitei",
+      cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei)),
+    # 2 han and more
+    Y("sanshoku", "三色同順", 2, 1, cond=_sanshoku),
+    Y("ittsu", "一気通貫", 2, 1, cond=_ittsu),
+    Y("chanta", "混全帯么九", 2, 1, cond=_chanta),
+    Y("chiitoitsu", "七対子", 2, 0, switch="hand.chiitoitsu_four_of_a_kind",
+      cond=lambda c: int(c.form == "chiitoi")),
+    Y("toitoi", "対々和", 2, 2, cond=lambda c: int(_std(c) and all(s[0] == TRIP for s in c.sets))),
+    Y("sanankou", "三暗刻", 2, 2, cond=lambda c: int(_std(c) and _concealed_trips(c) == 3)),
+    Y("sankantsu", "三槓子", 2, 2, cond=lambda c: int(_kans(c) == 3)),
+    Y("sanshoku_doukou", "三色同刻", 2, 2, cond=_doukou),
+    Y("honroutou", "混老頭", 2, 2, cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal)),
+    Y("shousangen", "小三元", 2, 2, cond=_shousangen),
+    Y("honitsu", "混一色", 3, 2, cond=lambda c: int(c.f.one_suit and c.f.has_honor)),
+    Y("junchan", "純全帯么九", 3, 2, cond=_junchan),
+    Y("ryanpeikou", "二盃口", 3, 0, cond=lambda c: int(_std(c) and _peikou(c) == 2)),
+    Y("chinitsu", "清一色", 6, 5, cond=lambda c: int(c.f.one_suit and not c.f.has_honor)),
+    Y("renhou", "人和", 0, 0, 1, switch="hand.renhou", cond=lambda c: int(c.h.renhou and c.r.renhou != "off")),
+    # yakuman
+    Y("tenhou", "天和", 0, 0, 1, cond=lambda c: int(c.h.tenhou)),
+    Y("chiihou", "地和", 0, 0, 1, cond=lambda c: int(c.h.chiihou)),
+    Y("kokushi", "国士無双", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_kokushi),
+    Y("kokushi_13", "国士無双十三面待ち", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_kokushi_13),
+    Y("suuankou", "四暗刻", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_suuankou),
+    Y("suuankou_tanki", "四暗刻単騎", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_suuankou_tanki),
+    Y("daisangen", "大三元", 0, 0, 1, cond=lambda c: int(sum(_has_trip(c, k) for k in DRAGONS) == 3)),
+    Y("shousuushii", "小四喜", 0, 0, 1,
+      cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3)),
+    Y("daisuushii", "大四喜", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_daisuushii),
+    Y("tsuuiisou", "字一色", 0, 0, 1, cond=lambda c: int(c.f.all_honor)),
+    Y("ryuuiisou", "緑一色", 0, 0, 1, switch="hand.ryuuiisou_needs_hatsu", cond=_ryuuiisou),
+    Y("chinroutou", "清老頭", 0, 0, 1, cond=lambda c: int(c.f.all_terminal)),
+    Y("chuuren", "九蓮宝燈", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_chuuren),
+    Y("junsei_chuuren", "純正九蓮宝燈", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_junsei),
+    Y("suukantsu", "四槓子", 0, 0, 1, cond=lambda c: int(_kans(c) == 4)),
+    # counted by scoring.hand, listed here for the rules reference
+    Y("dora", "ドラ", 1, 1, switch="hand.dora_as_han, hand.kan_dora"),
+    Y("aka", "赤ドラ", 1, 1, switch="table.red_fives, hand.red_five_is_yaku"),
+    Y("ura", "裏ドラ", 1, 0, switch="hand.ura_dora"),
+    Y("nukidora", "抜きドラ", 1, 1, switch="hand.nukidora"),
+    Y("pocchi", "白ポッチ", 0, 0, switch="hand.pocchi"),
+)
+
+YAKU_IDS = frozenset(y.id for y in YAKU)
+BY_ID = {y.id: y for y in YAKU}
+CONDITIONAL = tuple(y for y in YAKU if y.cond is not None)
+
+_RENHOU = {"yakuman": (0, 0, 1), "baiman": (8, 0, 0), "mangan": (5, 0, 0), "off": (0, 0, 0)}
+
+_tables: dict[int, tuple] = {}
+
+
+def _value(y: Yaku, hr) -> tuple[int, int, int]:
+    """(closed han, open han, yakuman) of one yaku under hand rules ``hr``."""
+    closed, opened, ym = y.han_closed, y.han_open, y.yakuman
+    if y.id == "tanyao" and not hr.kuitan:
+        opened = 0
+    elif y.id == "pinfu" and hr.open_pinfu:
+        opened = 1
+    elif y.id == "renhou":
+        closed, opened, ym = _RENHOU[hr.renhou]
+    if y.id in hr.han_override:
+        closed, opened = hr.han_override[y.id]
+    return closed, opened, ym
+
+
+def han_table(hr) -> tuple:
+    """``((yaku, closed, open, yakuman), ...)`` for every conditional yaku under
+    these hand rules, computed once per rule object."""
+    hit = _tables.get(id(hr))
+    if hit is not None and hit[0] is hr:
+        return hit[1]
+    table = tuple((y,) + _value(y, hr) for y in CONDITIONAL)
+    if len(_tables) > 64:  # rule objects come and go in long runs; keep the cache small
+        _tables.clear()
+    _tables[id(hr)] = (hr, table)
+    return table
+
+
+def reference() -> list[dict]:
+    """Every yaku as a plain dict for docs/rules.md: id, ja, han closed/open, yakuman, switch."""
+    return [
+        {"id": y.id, "ja": y.ja, "han_closed": y.han_closed, "han_open": y.han_open,
+         "yakuman": y.yakuman, "switch": y.switch}
+        for y in YAKU
+    ]

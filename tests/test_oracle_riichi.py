@@ -1,0 +1,318 @@
+"""Differential test: our riichi engine against PyPI ``mahjong`` 2.1.0.
+
+20,000 seeded random complete hands (closed and open, chiitoitsu, kokushi,
+kans, red fives, riichi/ippatsu/double riichi, tsumo, every wind, dora, ura,
+haitei/houtei/rinshan/chankan) are scored by both under matching options and
+must agree on han, fu and value; then 2,000 three-player hands with North
+nukidora. Where the library is known to differ from the rulebooks it is
+not asked (see KNOWN DIFFERENCES below and tests/test_yaku_rulebook.py).
+
+KNOWN DIFFERENCES (not generated here):
+* houtei is a separate yaku in the library; Net Mahjong folds it into
+  haitei (000 (5) ハイテイ). Same han, so han/fu/value still compare.
+* renhou: the library's non-yakuman renhou is mangan (5 han); Net Mahjong's
+  is baiman (000 (5) 人和), so renhou hands are covered by rulebook tests.
+* fu of a yakuman hand pays nothing, so fu is compared only below yakuman.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from mahjong.constants import EAST as M_EAST
+from mahjong.hand_calculating.hand import HandCalculator
+from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
+from mahjong.meld import Meld as MMeld
+
+from scoring.hand import score_hand
+from scoring.rules import load_rules
+from scoring.tiles import tiles_to_str
+
+N_HANDS = 20_000
+N_SANMA = 2_000
+SEED = 20261121
+
+# our netmahjong switches, as the library's options
+RULES = load_rules({"extends": "netmahjong", "name": "oracle", "points": {"kiriage_mangan": False}})
+OPTIONS = dict(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=False,
+               kazoe_limit=HandConstants.KAZOE_LIMITED, kiriage=False, fu_for_open_pinfu=True,
+               fu_for_pinfu_tsumo=False, renhou_as_yakuman=False)
+WINDS = "ESWN"
+RED = {4: 34, 13: 35, 22: 36}
+
+
+# --------------------------------------------------------------------------- generator
+class Pool:
+    """Tiles left in a set: at most four of a kind, one red five per suit."""
+
+    def __init__(self, kinds):
+        self.left = {k: 4 for k in kinds}
+
+    def take(self, k, n=1):
+        if self.left.get(k, 0) < n:
+            return False
+        self.left[k] -= n
+        return True
+
+
+def _random_set(rng, pool, kinds, suited):
+    for _ in range(20):
+        r = rng.random()
+        if r < 0.55 and suited:
+            k = rng.choice(suited)
+            if k % 9 <= 6 and k + 1 in pool.left and k + 2 in pool.left and all(pool.left[k + i] for i in range(3)):
+                for i in range(3):
+                    pool.take(k + i)
+                return ("seq", k)
+        elif r < 0.9:
+            k = rng.choice(kinds)
+            if pool.take(k, 3):
+                return ("trip", k)
+        else:
+            k = rng.choice(kinds)
+            if pool.take(k, 4):
+                return ("kan", k)
+    return None
+
+
+def _standard(rng, kinds, suited):
+    pool = Pool(kinds)
+    sets = []
+    while len(sets) < 4:
+        s = _random_set(rng, pool, kinds, suited)
+        if s is None:
+            return None
+        sets.append(s)
+    pair = rng.choice(kinds)
+    if not pool.take(pair, 2):
+        return None
+    return sets, pair, pool
+
+
+def _to_hand(rng, sets, pair, allow_chi):
+    """Split sets into concealed tiles and melds; returns (concealed kinds, melds as (type, kinds))."""
+    conc = [pair, pair]
+    melds = []
+    open_prob = rng.choice((0.0, 0.0, 0.3, 0.6))
+    for shape, k in sets:
+        if shape == "kan":
+            mtype = rng.choice(("ankan", "minkan", "kakan"))
+            melds.append((mtype, [k] * 4))
+        elif rng.random() < open_prob and (shape == "trip" or allow_chi):
+            melds.append(("chi" if shape == "seq" else "pon", [k, k + 1, k + 2] if shape == "seq" else [k] * 3))
+        else:
+            conc += [k, k + 1, k + 2] if shape == "seq" else [k] * 3
+    return conc, melds
+
+
+def _special(rng, kinds):
+    if rng.random() < 0.75:
+        ks = rng.sample(kinds, 7)
+        return [k for k in ks for _ in (0, 1)]
+    orphans = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
+    return orphans + [rng.choice(orphans)]
+
+
+def _redden(rng, conc, melds):
+    """Make some fives red (one red per suit); returns tiles as ints."""
+    used = set()
+    every = conc + [k for _, ks in melds for k in ks]
+    force = {k for k in RED if every.count(k) == 4}  # the fourth five of a suit is the red one
+
+    def conv(k):
+        if k in RED and k not in used and (k in force or rng.random() < 0.5):
+            used.add(k)
+            return RED[k]
+        return k
+
+    return [conv(k) for k in conc], [(t, [conv(k) for k in ks]) for t, ks in melds]
+
+
+def _pick_indicators(rng, pool_left, n, tiles):
+    """n indicator tiles from what is left; a five is the red one once the 3 plain ones are used."""
+    avail = [k for k, c in pool_left.items() for _ in range(c)]
+    rng.shuffle(avail)
+    tiles = list(tiles)
+    out = []
+    for k in avail:
+        if k in RED and tiles.count(k) >= 3:
+            if RED[k] in tiles:
+                continue
+            k = RED[k]
+        tiles.append(k)
+        out.append(k)
+        if len(out) == n:
+            break
+    return out
+
+
+def random_line(rng, sanma=False):
+    """One random complete hand as a batch input line (or None if the draw failed)."""
+    kinds = [k for k in range(34) if not (sanma and 1 <= k <= 7)]
+    suited = [k for k in kinds if k < 27]
+    if rng.random() < 0.1:
+        conc, melds = _special(rng, kinds), []
+        left = {k: 4 - conc.count(k) for k in kinds}
+    else:
+        got = _standard(rng, kinds, suited)
+        if got is None:
+            return None
+        sets, pair, pool = got
+        conc, melds = _to_hand(rng, sets, pair, allow_chi=not sanma)
+        left = pool.left
+    conc_t, melds_t = _redden(rng, conc, melds)
+    closed = all(t == "ankan" for t, _ in melds)
+    tsumo = rng.random() < 0.5
+    line = {
+        "hand": tiles_to_str(conc_t), "win": tiles_to_str([rng.choice(conc_t)]), "tsumo": tsumo,
+        "melds": [{"type": t, "tiles": tiles_to_str(ks)} for t, ks in melds_t],
+        "seat_wind": rng.choice(WINDS[:3] if sanma else WINDS), "round_wind": rng.choice("ES"),
+    }
+    _flags(rng, line, closed, tsumo, any(t != "chi" and t != "pon" for t, _ in melds))
+    n_ind = 1 + sum(1 for t, _ in melds if t in ("ankan", "minkan", "kakan"))
+    ind = _pick_indicators(rng, left, 2 * n_ind, conc_t + [k for _, ks in melds_t for k in ks])
+    line["dora"] = tiles_to_str(ind[:n_ind])
+    if line.get("riichi") or line.get("double_riichi"):
+        line["ura"] = tiles_to_str(ind[n_ind:])
+    if sanma:
+        norths = conc.count(30) + sum(ks.count(30) for _, ks in melds) + ind.count(30)
+        line["nukidora"] = rng.randint(0, 4 - norths)
+    return line
+
+
+def _flags(rng, line, closed, tsumo, has_kan):
+    if closed and rng.random() < 0.5:
+        line["double_riichi" if rng.random() < 0.1 else "riichi"] = True
+        line["ippatsu"] = rng.random() < 0.2
+    r = rng.random()
+    if tsumo and has_kan and r < 0.3:
+        line["rinshan"] = True
+    elif tsumo and r < 0.05:
+        line["haitei"] = True
+    elif not tsumo and r < 0.05:
+        line["houtei"] = True
+    elif not tsumo and r < 0.1:
+        line["chankan"] = True
+
+
+# --------------------------------------------------------------------------- library side
+def _ids136(tiles, used):
+    """136-format ids for our tile ints; red fives are the library's aka ids (k*4)."""
+    out = []
+    for t in tiles:
+        if t >= 34:
+            k = (t - 34) * 9 + 4
+            out.append(k * 4)
+            continue
+        start = 1 if t in RED else 0
+        for i in range(start, 4):
+            if t * 4 + i not in used:
+                used.add(t * 4 + i)
+                out.append(t * 4 + i)
+                break
+        else:
+            raise AssertionError(f"ran out of copies of {t}")
+    return out
+
+
+def oracle(line, sanma=False):
+    from scoring.hand import parse_input
+
+    inp = parse_input(line, RULES_SANMA if sanma else RULES)
+    used = set()
+    melds = []
+    all_ids = []
+    for m in inp.melds:
+        ids = _ids136(list(m.tiles), used)
+        all_ids += ids
+        mtype = {"chi": MMeld.CHI, "pon": MMeld.PON, "minkan": MMeld.KAN, "ankan": MMeld.KAN,
+                 "kakan": MMeld.SHOUMINKAN}[m.type]
+        melds.append(MMeld(meld_type=mtype, tiles=ids, opened=m.type != "ankan"))
+    conc_ids = _ids136(inp.hand, used)
+    win_id = next(i for i, t in zip(conc_ids, inp.hand) if t == inp.win)
+    all_ids += conc_ids
+    dora = _ids136(inp.dora, used)
+    ura = _ids136(inp.ura, used)
+    opts = OptionalRules(**OPTIONS, is_three_player=sanma)
+    config = HandConfig(
+        is_tsumo=inp.tsumo, is_riichi=inp.riichi or inp.double_riichi, is_ippatsu=inp.ippatsu,
+        is_rinshan=inp.rinshan, is_chankan=inp.chankan, is_haitei=inp.haitei, is_houtei=inp.houtei,
+        is_daburu_riichi=inp.double_riichi, player_wind=inp.seat_wind, round_wind=inp.round_wind,
+        options=opts, num_nuki_dora=inp.nukidora,
+    )
+    return HandCalculator.estimate_hand_value(all_ids, win_id, melds=melds, dora_indicators=dora,
+                                              ura_dora_indicators=ura, config=config)
+
+
+RULES_SANMA = load_rules({
+    "extends": "netmahjong", "name": "oracle-sanma",
+    "table": {"players": 3, "allow_chi": False, "red_fives": [1, 1, 1]},
+    "hand": {"nukidora": "north"}, "points": {"kiriage_mangan": False},
+})
+
+
+def compare(line, sanma=False):
+    """None if both agree, else a description of the disagreement."""
+    ours = score_hand(line, RULES_SANMA if sanma else RULES)
+    theirs = oracle(line, sanma)
+    if theirs.error:
+        if ours["ok"]:
+            return f"library: {theirs.error}, ours: {ours['han']} han {ours['fu']} fu"
+        return None
+    if not ours["ok"]:
+        return f"ours: {ours['error']}, library: {theirs.han} han {theirs.fu} fu {theirs.yaku}"
+    lib_value = theirs.cost["total"]
+    fu_ok = ours["yakuman"] or theirs.fu == ours["fu"]
+    if theirs.han != ours["han"] or not fu_ok or lib_value != ours["value"]:
+        return (f"ours {ours['han']}h {ours['fu']}fu {ours['value']} {ours['yaku']}; library {theirs.han}h "
+                f"{theirs.fu}fu {lib_value} {theirs.yaku}")
+    return None
+
+
+def lines(n, seed, sanma=False):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        line = random_line(rng, sanma)
+        if line is not None:
+            out.append(line)
+    return out
+
+
+def _run(n, seed, sanma):
+    bad = []
+    for line in lines(n, seed, sanma):
+        diff = compare(line, sanma)
+        if diff:
+            bad.append((line, diff))
+    return bad
+
+
+@pytest.mark.slow
+def test_oracle_four_player_20000_hands():
+    bad = _run(N_HANDS, SEED, sanma=False)
+    assert not bad, f"{len(bad)} disagreements, first: {bad[:3]}"
+
+
+@pytest.mark.slow
+def test_oracle_three_player_nukidora():
+    bad = _run(N_SANMA, SEED + 1, sanma=True)
+    assert not bad, f"{len(bad)} disagreements, first: {bad[:3]}"
+
+
+def test_generator_covers_every_shape():
+    """The random hands really include the shapes the docstring promises."""
+    ls = lines(3000, SEED)
+    seen = set()
+    for line in ls:
+        r = score_hand(line, RULES)
+        if r["ok"]:
+            seen.update(y["name"] for y in r["yaku"])
+        seen.update(m["type"] for m in line["melds"])
+        seen.update(k for k in ("riichi", "ippatsu", "double_riichi", "rinshan", "chankan", "haitei", "houtei")
+                    if line.get(k))
+    for want in ("chiitoitsu", "kokushi", "aka", "ura", "dora", "pinfu", "toitoi", "chi", "pon", "ankan",
+                 "minkan", "kakan", "riichi", "ippatsu", "double_riichi", "rinshan", "chankan", "haitei"):
+        assert want in seen, want
