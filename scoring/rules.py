@@ -145,13 +145,99 @@ AMOS_TILE_COUNTS = {1: 136, 2: 140, 3: 144, 4: 108, 5: 112, 6: 116}
 # --------------------------------------------------------------------------- hand
 @dataclass(frozen=True)
 class HandRules(_Section):
-    kuitan: bool = switch(True, "open tanyao (喰いタン) counts")
+    kuitan: bool = switch(True, "open tanyao (喰いタン) counts", source="000 (5) タンヤオ 【ローカルルール】")
+    pinfu_tsumo: bool = switch(
+        True, "pinfu counts on a tsumo win (and the hand is 20 fu); false = a pinfu-shaped tsumo "
+        "gets the 2 tsumo fu and no pinfu", source="000 (5) 平和 【注】【ローカルルール】",
+    )
+    open_pinfu: bool = switch(False, "pinfu also counts on an open hand (ブー麻雀: 平和は鳴いても成立)")
+    min_han: int = switch(
+        1, "han from yaku (dora excluded) a hand needs to win; 0 = no 1-han minimum (ブー麻雀)", (0, 1, 2),
+    )
+    chiitoitsu_four_of_a_kind: bool = switch(
+        False, "seven pairs may use four of a kind as two pairs (七対子の4枚使い)", source="002 4B/3B/ブー麻雀",
+    )
+    houtei_as_haitei: bool = switch(
+        True, "a win on the last discard is scored as haitei (Net Mahjong folds 河底 into ハイテイ)",
+        source="000 (5) ハイテイ",
+    )
+    renhou: str = switch(
+        "baiman", "value of renhou (人和): a yakuman, a fixed baiman, mangan, or no such yaku",
+        ("yakuman", "baiman", "mangan", "off"), source="000 (5) 人和; 002 人和は役満",
+    )
+    ryuuiisou_needs_hatsu: bool = switch(
+        False, "all-green (緑一色) needs the green dragon (false: 發を含まなくても成立, 001 役満)",
+    )
+    double_yakuman_hands: bool = switch(
+        False, "kokushi 13-sided wait, suuankou tanki, junsei chuuren and daisuushii count as double yakuman",
+    )
+    yakuman_stacking: bool = switch(
+        True, "several yakuman in one hand add up (ダブル役満あり); false = a single yakuman",
+        source="000 (4) 注; 002 ダブル役満なし",
+    )
+    kazoe_yakuman: bool = switch(
+        True, "13 or more han from ordinary yaku count as yakuman (数え役満); false = capped at sanbaiman",
+        source="001 役満 1",
+    )
+    kokushi_ankan_chankan: bool = switch(
+        True, "kokushi may rob a closed kan (国士無双の暗槓ロン)", source="000 (5) 国士無双; 002; 001 役満",
+    )
+    open_riichi: bool = switch(False, "open riichi (オープン立直, 2 han) may be declared (002 3B)")
+    ippatsu: bool = switch(True, "ippatsu (一発) counts (ブー麻雀: no)")
+    ura_dora: bool = switch(True, "ura-dora count after riichi (ブー麻雀: no)")
+    kan_dora: bool = switch(True, "kan dora indicators are turned (ブー麻雀: no; only one dora indicator)")
+    dora_as_han: bool = switch(
+        True, "dora, kan dora and ura count as han; false = they are only counted and paid per tile "
+        "(ブー麻雀: ドラは役ではなく1枚につき1500点)",
+    )
+    red_five_is_yaku: bool = switch(
+        False, "a red five is a 1-han yaku (counts toward the minimum) rather than dora (ブー麻雀)",
+    )
+    north_yakuhai: bool = switch(False, "a North triplet is always a 1-han yakuhai (002 3B: 北は常時役牌)")
+    nukidora: str = switch(
+        "none", "tiles set aside as dora (抜きドラ): none, North (002 3A) or flowers (002 3B)",
+        ("none", "north", "flowers"),
+    )
+    pocchi: bool = switch(
+        False, "the white pocchi tile drawn after riichi is wild (白ポッチ, 002 4B/3B); the best tile is chosen",
+    )
+    pocchi_as_red: bool = switch(
+        False, "a pocchi taken as 5p or 5s counts as a red five (002 3B); false = never red (002 4B)",
+    )
+    han_override: dict = switch(
+        {}, "per-yaku [closed, open] han that differ from the standard table, by yaku id "
+        "(3B: chanta = [4, 2]); 5 marks a mangan-valued yaku (ブー麻雀); 0 = not counted that way",
+    )
+
+    def check(self) -> None:
+        from .yaku import YAKU_IDS  # local import: yaku.py reads these switches
+
+        for yid, hans in self.han_override.items():
+            if yid not in YAKU_IDS:
+                raise RulesError(f"hand.han_override: unknown yaku id {yid!r}: see docs/rules.md for the ids")
+            if (not isinstance(hans, list) or len(hans) != 2
+                    or not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 13 for h in hans)):
+                raise RulesError(
+                    f"hand.han_override.{yid} = {hans!r}: give [closed han, open han], e.g. [4, 2]"
+                )
 
 
 # --------------------------------------------------------------------------- fu
 @dataclass(frozen=True)
 class FuRules(_Section):
     use_fu: bool = switch(True, "points come from han and fu; false = a no-fu table")
+    double_wind_pair: int = switch(
+        4, "fu for a pair of the wind that is both seat and round wind (連風牌の雀頭)", (2, 4),
+        source="002 4A 連風牌の雀頭は4符; 001 補足 3 (2符)",
+    )
+    rinshan_tsumo_fu: bool = switch(
+        True, "a rinshan win gets the 2 tsumo fu (嶺上開花の場合はツモの2符を加えて計算)",
+    )
+    open_pinfu_fu: int = switch(
+        30, "fu of an open hand that counts only 20 fu (喰い平和形): 30, or 20 in ブー麻雀", (20, 30),
+        source="002 符計算ガイド; ブー麻雀 喰い平和のロン上がりは20符",
+    )
+    chiitoitsu_fu: int = switch(25, "fixed fu of seven pairs", source="000 (4) 符計算; 002 符計算ガイド")
 
 
 # --------------------------------------------------------------------------- points
