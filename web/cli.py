@@ -295,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")
-    c.add_argument("name", metavar="NAME")
+    c.add_argument("name", metavar="NAME", help="the staff member's sign-in name")
     c.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
     c.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     c.add_argument("--reset", action="store_true", help="set a new password for an existing name")
