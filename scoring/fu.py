@@ -48,8 +48,10 @@ def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
     if ctx.form == "chiitoi":
         return [("chiitoitsu (fixed)", fr.chiitoitsu_fu)], fr.chiitoitsu_fu
     if ctx.form == "kokushi":
-        # fu of a yakuman hand pays nothing; report the base so the field is not empty
-        return [("base (副底)", 20), ("closed ron" if not ctx.h.tsumo else "tsumo", 10 if not ctx.h.tsumo else 2)], 30
+        # fu of a yakuman hand pay nothing; counted as any closed hand so the lines add up
+        if ctx.h.tsumo:
+            return [("base (副底)", 20), ("tsumo", 2), ("rounded up from 22", 8)], 30
+        return [("base (副底)", 20), ("closed ron (門前加符)", 10)], 30
     h = ctx.h
     if pinfu and h.tsumo and ctx.closed:
         return [("base (副底)", 20), ("pinfu tsumo: no tsumo fu", 0)], 20
