@@ -423,6 +423,7 @@ class Result(enum.IntEnum):
     UNKNOWN_MODE = 0x07
     BUSY = 0x08
     NOT_READY = 0x09
+    BAD_SEAT = 0x0A     # ROLL_DICE from a seat that does not play in this mode
     WALLS_ONLY = 0x20   # informational: DEAL on a table without auto-deal
 
     @property
@@ -460,6 +461,9 @@ _RESULT_TEXT: dict[int, tuple[str, str]] = {
     Result.NOT_READY: (
         "The walls are not up, or the hands were already dealt: start a cycle first.",
         "牌山が上がっていないか、すでに配牌済みです。先に洗牌を始めてください。"),
+    Result.BAD_SEAT: (
+        "That seat does not play in this mode: roll the dice from a playing seat.",
+        "その席はこのモードでは使いません。遊ぶ席のサイコロボタンを押してください。"),
     Result.WALLS_ONLY: (
         "This table has no auto-deal: only the walls are up; players take their hands from the wall.",
         "この卓は自動配牌なしです。牌山だけが上がりました。配牌は山から取ってください。"),
