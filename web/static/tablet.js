@@ -227,8 +227,9 @@
       var w = {seat: Number(seat.value)};
       if (!pad.hidden) {
         w.hand = {hand: tilesToStr(tiles.hand.concat(tiles.win)), win: tiles.win[0] || "",
-          tsumo: tsumo, dora: tilesToStr(tiles.dora), ura: tilesToStr(tiles.ura),
-          riichi: riichiSeats().indexOf(w.seat) >= 0};
+          tsumo: tsumo, riichi: riichiSeats().indexOf(w.seat) >= 0};
+        if (tiles.dora.length) { w.hand.dora = tilesToStr(tiles.dora); }
+        if (tiles.ura.length) { w.hand.ura = tilesToStr(tiles.ura); }
       } else if (Number(yakuman.value) > 0) {
         w.yakuman = Number(yakuman.value);
       } else {
@@ -337,6 +338,21 @@
     box.hidden = false;
   }
 
+  // Tile-entered winners: show the engine's yaku, fu and value line by line.
+  function showYaku(ev) {
+    (ev.winners || []).forEach(function (w) {
+      if (!w.hand) { return; }
+      send("POST", base + "/score-hand", {hand: w.hand}, 0).then(function (res) {
+        var r = res.json.result || {};
+        var text = r.ok ? (r.yaku || []).map(function (y) { return y.name + " " + y.han; }).join(", ") +
+          " — " + r.han + L.han + (r.fu ? " " + r.fu + L.fu : "") + " " + (r.value || "")
+          : (r.error && r.error.message) || errorText(res);
+        $("#panel-preview").appendChild(el("p", {"class": "yaku", "data-testid": "yaku-" + w.seat,
+          text: (names()[w.seat] || "") + ": " + text}));
+      });
+    });
+  }
+
   $$(".action").forEach(function (b) { b.addEventListener("click", function () { openPanel(b.dataset.action); }); });
   if ($("#panel-cancel")) { $("#panel-cancel").addEventListener("click", closePanel); }
   if ($("#panel-preview-btn")) {
@@ -346,8 +362,9 @@
       panelError("");
       send("POST", base + "/preview", {event: ev}).then(function (res) {
         if (res.status !== 200) { panelError(errorText(res)); return; }
-        panel.event = ev; panel.key = newKey(); panel.previewed = true;
+        panel.event = res.json.event || ev; panel.key = newKey(); panel.previewed = true;
         showPreview(res); $("#panel-record").disabled = false;
+        showYaku(panel.event);
       }, function () { panelError(L.offline); });
     });
   }
