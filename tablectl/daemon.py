@@ -330,20 +330,34 @@ class TableManager(threading.Thread):
         while time.monotonic() < deadline:
             if self.stop_event.wait(poll):
                 raise _Stopping()  # stays 'sending' with its seq: resolved on the next start
-            if self._drain_events(reply.cycle_no) == "power":
+            outcome = self._drain_events(reply.cycle_no)
+            if outcome == "power":
                 return self._finish_error(cmd, *_POWER_CUT, result)
             st = self.link.transact(P.Status()).state
+            if isinstance(outcome, int):  # CYCLE_FINISHED said how it ended
+                self._save_state(st)
+                return self._cycle_finished(cmd, outcome, st, result)
             if st.cycle == P.CycleState.CYCLING and st.cycle_no >= reply.cycle_no:
                 continue
             self._save_state(st)
             return self._cycle_outcome(cmd, st, result, reply.cycle_no)
         self._finish_error(cmd, *result_error(P.Result.CYCLE_OVERRUN), result)
 
+    def _cycle_finished(self, cmd: dict, code: int, st, result: dict) -> None:
+        result = {**result, "cycle_state": st.cycle.name.lower(),
+                  "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
+        if code == P.Result.OK:
+            self.journal.finish(cmd["id"], "done", result)
+        else:
+            self._finish_error(cmd, *result_error(code), result)
+
     def _cycle_outcome(self, cmd: dict, st, result: dict, cycle_no: int) -> None:
+        """The cycle's end seen through STATUS only (its CYCLE_FINISHED event was lost)."""
         result = {**result, "cycle_state": st.cycle.name.lower(),
                   "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
         up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
-        if st.cycle in up and st.cycle_no >= cycle_no:
+        if st.cycle_no >= cycle_no and (st.cycle in up or (
+                st.cycle == P.CycleState.IDLE and P.MODES[st.mode].is_check and not st.errors)):
             self.journal.finish(cmd["id"], "done", result)
         elif st.cycle == P.CycleState.FAILED and st.errors:
             self._finish_error(cmd, *result_error(st.errors[0]), result)
@@ -353,8 +367,9 @@ class TableManager(threading.Thread):
             self._finish_error(cmd, *result_error(P.Result.CYCLE_OVERRUN), result)
 
     # ------------------------------------------------------------ events and state
-    def _drain_events(self, cycle_no: int | None = None) -> str | None:
-        """Store queued events; say whether the awaited cycle finished or power was cut."""
+    def _drain_events(self, cycle_no: int | None = None) -> str | int | None:
+        """Store queued events; return "power" if the table restarted while a cycle
+        was awaited, the result code if the awaited cycle finished, else None."""
         outcome = None
         while True:
             try:
@@ -367,7 +382,7 @@ class TableManager(threading.Thread):
                 self.rehello = True
                 outcome = "power" if cycle_no is not None else outcome
             elif isinstance(ev, P.CycleFinished) and ev.cycle_no == cycle_no:
-                outcome = outcome or "finished"
+                outcome = outcome or int(ev.result)
 
     def _store_event(self, ev) -> None:
         code, text = "", ""
@@ -376,7 +391,7 @@ class TableManager(threading.Thread):
             code, text = result_error(getattr(ev, "code", getattr(ev, "result", 0)))
         data = {k: (v if isinstance(v, (int, str, bool, type(None))) else repr(v))
                 for k, v in vars(ev).items()}
-        self.journal.add_event(self.tid, ev.NAME.lower(), code, text, data)
+        self.journal.add_event(self.tid, ev.NAME.lower().removeprefix("ev_"), code, text, data)
         if isinstance(ev, P.ErrorRaised):
             self.journal.update_table(self.tid, last_error=text)
         self.state_dirty = True
