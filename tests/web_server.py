@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 class WebServer:
     """``python -m web serve`` on a free loopback port, plain http (insecure cookies)."""
 
-    def __init__(self, db_path: str, log_path: str | None = None):
+    def __init__(self, db_path: str, log_path: str | None = None, port: int = 0):
         self.db_path = str(db_path)
+        self.port = port
         self.log_path = log_path or (self.db_path + ".server.log")
         self.proc: subprocess.Popen | None = None
         self.url = ""
@@ -28,7 +29,7 @@ class WebServer:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "web", "serve", "--db", self.db_path, "--host", "127.0.0.1",
-             "--port", "0", "--insecure-cookies"],
+             "--port", str(self.port), "--insecure-cookies"],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=self._log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -38,6 +39,7 @@ class WebServer:
             m = re.search(r"(http://127\.0\.0\.1:\d+)", line)
             if m:
                 self.url = m.group(1)
+                self.port = int(self.url.rsplit(":", 1)[1])
                 break
         else:
             raise RuntimeError("web server did not say where it listens")
