@@ -815,7 +815,7 @@ def _enc_ident(w: _W, m) -> None:
 
 
 def _dec_ident(r: _R) -> tuple:
-    return (r.u8(), r.text(), r.text(), Capability(r.u8() & 0x03), r.u16())
+    return (r.u8(), r.text(), r.text(), Capability(r.u8()), r.u16())
 
 
 @_register
