@@ -25,6 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str, str]] = {
               "scoring.cli", "add_batch_arguments", "run_batch"),
     "hand": ("score one hand and explain it: yaku, fu line by line, payments",
              "scoring.cli", "add_hand_arguments", "run_hand"),
+    "game": ("replay a game's events (JSON lines) to its hands and settlement (contracts/game-events.md)",
+             "scoring.game", "add_arguments", "run"),
     "rules-doc": ("write docs/rules.md from the rules schema, the presets and the yaku registry",
                   "scoring.docs", "add_arguments", "run"),
 }

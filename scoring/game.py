@@ -59,7 +59,7 @@ def _rule(rules: Rules, section: str, name: str) -> str:
     """``section.name = value`` and the rulebook line it comes from, for messages."""
     value = getattr(getattr(rules, section), name)
     src = getattr(type(getattr(rules, section)), "__dataclass_fields__")[name].metadata.get("source", "")
-    return f"{section}.{name} = {value!r}" + (f" ({src})" if src else "")
+    return f"{rules.name}: {section}.{name} = {value!r}" + (f"; rulebook: {src}" if src else "")
 
 
 # --------------------------------------------------------------------------- state
@@ -333,16 +333,7 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
 
 
 def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
-    try:
-        from .mcr import payments
-    except ImportError:  # TEMPORARY until scoring.mcr.payments lands (004 点数計算)
-        d = [0] * state.n
-        for s in range(state.n):
-            if s != winner:
-                amount = 8 + total if (src is None or s == src) else 8
-                d[s] -= amount
-                d[winner] += amount
-        return d
+    from .mcr.score import payments   # 004 点数計算: 8 + total from the discarder, 8 from the rest
     return list(payments(total, winner, src, players=state.n))
 
 
@@ -780,7 +771,19 @@ def read_events(lines: Iterable[str]) -> list[dict]:
     return events
 
 
-def main_game(args, stdin, stdout) -> int:
+def add_arguments(ap) -> None:
+    """Options of ``python -m scoring game``."""
+    ap.add_argument("--rules", default="netmahjong",
+                    help="preset id (netmahjong, mahjongbu, nekohouse-4a, ...) or a .toml file (default: netmahjong)")
+
+
+def run(args) -> int:
+    """Entry point used by :mod:`scoring.cli`."""
+    import sys
+    return main_game(args, sys.stdin, sys.stdout, sys.stderr)
+
+
+def main_game(args, stdin, stdout, stderr=None) -> int:
     """``python -m scoring game --rules R < events.jsonl > game.json``.
 
     Writes the contract's JSON; on a refused event writes
@@ -789,14 +792,14 @@ def main_game(args, stdin, stdout) -> int:
         rules = load_rules(args.rules)
         events = read_events(stdin)
         out = replay(events, rules)
-    except GameEventError as e:
-        json.dump({"ok": False, "line": e.line, "error": e.as_result()}, stdout, ensure_ascii=False)
-        stdout.write("\n")
-        return 1
     except ScoringError as e:
-        json.dump({"ok": False, "error": e.as_result()}, stdout, ensure_ascii=False)
+        line = getattr(e, "line", None)
+        err = {"ok": False, "error": e.as_result(), **({"line": line} if line else {})}
+        json.dump(err, stdout, ensure_ascii=False)
         stdout.write("\n")
-        return 2
-    json.dump(out, stdout, ensure_ascii=False, indent=1)
+        if stderr is not None:
+            stderr.write(f"error: {e.message}\n")
+        return 1 if line else 2
+    json.dump(out, stdout, ensure_ascii=False)
     stdout.write("\n")
     return 0
