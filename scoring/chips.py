@@ -24,20 +24,24 @@ def _read_facts(facts: Mapping) -> dict:
     """Typed copy of the facts, absent ones 0/false; other keys are ignored so a
     hand's whole fact dict (dora, nukidora, ...) may be passed."""
     if not isinstance(facts, Mapping):
-        raise InvalidInput(f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}")
+        raise InvalidInput(
+            f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}"
+        )
     out: dict = {}
     for key in _COUNTS:
         v = facts.get(key, 0)
-        if isinstance(v, bool):
-            v = int(v)  # pocchi may come as a flag
-        if not isinstance(v, int) or v < 0:
-            raise InvalidInput(f"chip fact {key!r} must be a count of 0 or more, not {v!r}")
+        if type(v) is not int or v < 0:
+            if type(v) is not bool:  # pocchi may come as a flag
+                raise InvalidInput(f"chip fact {key!r} must be a count of 0 or more, not {v!r}")
+            v = int(v)
         out[key] = v
     for key in _FLAGS:
         v = facts.get(key, False)
-        if v not in (True, False, 0, 1):
-            raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}")
-        out[key] = bool(v)
+        if v is not True and v is not False:
+            if type(v) is not int or v not in (0, 1):
+                raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}")
+            v = bool(v)
+        out[key] = v
     return out
 
 
@@ -80,6 +84,12 @@ def award_chips(rules: Rules, facts: Mapping) -> dict:
         out["pocchi"] = c.pocchi if f["pocchi"] else 0
         out["yakuman"], out["kazoe"] = _limit_chips(rules, f)
     each = sum(out.values())
-    out.update({"each": each, "from": "each" if f["tsumo"] else "discarder", "payers": payers,
-                "total": each * payers})
+    out.update(
+        {
+            "each": each,
+            "from": "each" if f["tsumo"] else "discarder",
+            "payers": payers,
+            "total": each * payers,
+        }
+    )
     return out

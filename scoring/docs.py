@@ -91,19 +91,28 @@ def _section_table(sec: str, cls: type, presets: list) -> list[str]:
 
 
 def _nofu_tables(presets: list) -> list[str]:
-    lines = ["## No-fu price lists (`points.nofu_table`)", "",
-             "Used where `fu.use_fu = false`. Tsumo payments are what each payer hands over.", ""]
+    lines = [
+        "## No-fu price lists (`points.nofu_table`)",
+        "",
+        "Used where `fu.use_fu = false`. Tsumo payments are what each payer hands over.",
+        "",
+    ]
     for r in presets:
         table = r.points.nofu_table
         if not table:
             continue
-        lines += [f"### {r.name}: {_cell(r.title)}", "",
-                  "| from han | limit | non-dealer ron | non-dealer tsumo (non-dealer - dealer) "
-                  "| dealer ron | dealer tsumo (each) |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"### {r.name}: {_cell(r.title)}",
+            "",
+            "| from han | limit | non-dealer ron | non-dealer tsumo (non-dealer - dealer) "
+            "| dealer ron | dealer tsumo (each) |",
+            "|---|---|---|---|---|---|",
+        ]
         for row in table:
             lines.append(
                 f"| {row['han']} | {row.get('limit') or ''} | {row['ron']} | "
-                f"{row['tsumo'][0]}-{row['tsumo'][1]} | {row['dealer_ron']} | {row['dealer_tsumo']} all |"
+                f"{row['tsumo'][0]}-{row['tsumo'][1]} | {row['dealer_ron']} | "
+                f"{row['dealer_tsumo']} all |"
             )
         lines.append("")
     return lines
@@ -120,16 +129,24 @@ def _yaku_rows() -> list[dict] | None:
 
 
 def _yaku_section() -> list[str]:
-    lines = ["## Yaku ids", "",
-             "The stable ids of the batch output's `yaku` list (contracts/scoring-batch.md). "
-             "Han are the standard closed/open values; presets change them through the switches named.", ""]
+    lines = [
+        "## Yaku ids",
+        "",
+        "The stable ids of the batch output's `yaku` list (contracts/scoring-batch.md). "
+        "Han are the standard closed/open values; presets change them through the switches named.",
+        "",
+    ]
     rows = _yaku_rows()
     if rows is None:
         return lines + ["(the yaku registry `scoring.yaku` is not available)", ""]
-    lines += ["| id | 名前 | han closed | han open | yakuman | switches |", "|---|---|---|---|---|---|"]
+    lines += [
+        "| id | 名前 | han closed | han open | yakuman | switches |",
+        "|---|---|---|---|---|---|",
+    ]
     for y in rows:
         lines.append(
-            f"| `{y['id']}` | {_cell(y.get('ja', ''))} | {y.get('han_closed', '')} | {y.get('han_open', '')} "
+            f"| `{y['id']}` | {_cell(y.get('ja', ''))} | {y.get('han_closed', '')} "
+            f"| {y.get('han_open', '')} "
             f"| {y.get('yakuman') or ''} | {_cell(y.get('switch', ''))} |"
         )
     return lines + [""]
@@ -159,15 +176,21 @@ def is_stale(path: Path = DEFAULT_OUTPUT) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """``rules-doc``: write docs/rules.md (or ``--check`` that it is up to date)."""
-    ap = argparse.ArgumentParser(prog="python -m scoring rules-doc", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m scoring rules-doc", description=__doc__.splitlines()[0]
+    )
     add_arguments(ap)
     return run(ap.parse_args(argv))
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The rules-doc options, for a subparser of the scoring CLI."""
-    ap.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="file to write (default: docs/rules.md)")
-    ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file is stale")
+    ap.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help="file to write (default: docs/rules.md)"
+    )
+    ap.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 if the file is stale"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -54,7 +54,7 @@ def _up100(x: float) -> int:
 
 
 def _whole(name: str, value, low: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+    if type(value) is not int or value < low:  # type(): a bool is not a count
         raise InvalidInput(f"{name} must be a whole number of at least {low}, not {value!r}")
     return value
 
@@ -97,14 +97,19 @@ def _why_not_20(rules: Rules, tsumo: bool) -> str:
         return "this rule has no 20 fu tsumo (no pinfu tsumo)"
     if rules.fu.open_pinfu_fu == 20:
         return "a 20 fu ron is an open pinfu, which is itself 1 han"
-    return "a closed ron gets 10 fu and an open 20 fu hand is paid as 30 fu, so a ron is never 20 fu"
+    return (
+        "a closed ron gets 10 fu and an open 20 fu hand is paid as 30 fu, so a ron is never 20 fu"
+    )
 
 
 def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     how = "tsumo" if tsumo else "ron"
     options = _fu_options(rules, han, tsumo)
     if fu % 10 and fu != rules.fu.chiitoitsu_fu:
-        why = f"fu are rounded up to a multiple of 10 (only seven pairs have {rules.fu.chiitoitsu_fu})"
+        why = (
+            "fu are rounded up to a multiple of 10 "
+            f"(only seven pairs have {rules.fu.chiitoitsu_fu})"
+        )
     elif fu == rules.fu.chiitoitsu_fu:
         why = "seven pairs are at least 2 han, and 3 on a tsumo (menzen tsumo)"
     elif fu == 20:
@@ -117,18 +122,36 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     )
 
 
+_option_cache: dict[int, tuple] = {}
+
+
+def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:
+    """:func:`_fu_options` as a set, computed once per rule object (the batch prices
+    every reading of every hand, so this is on the hot path)."""
+    hit = _option_cache.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        if len(_option_cache) > 64:  # rule objects come and go in long runs
+            _option_cache.clear()
+        sets = {
+            (h, t): frozenset(_fu_options(rules, h, t))
+            for h in range(LIMIT_FU_HAN)
+            for t in (False, True)
+        }
+        sets["limit"] = frozenset((0, 20, rules.fu.chiitoitsu_fu, *range(30, MAX_FU_RARE + 1, 10)))
+        hit = _option_cache[id(rules)] = (rules, sets)
+    return hit[1]["limit" if han >= LIMIT_FU_HAN else (han, tsumo)]
+
+
 def _check_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
+    if fu in _fu_set(rules, han, tsumo) and han >= _min_han(rules):
+        return  # the common case, decided by one set lookup
     if han < _min_han(rules):
         raise InvalidInput(
             f"{han} han is below this rule's minimum of {_min_han(rules)} han (hand.min_han): "
             "a hand without enough han cannot win"
         )
-    if han >= LIMIT_FU_HAN:  # fu do not matter any more; 0 or any fu a hand can have
-        if fu not in (0, 20, rules.fu.chiitoitsu_fu, *range(30, MAX_FU_RARE + 1, 10)):
-            _refuse_pair(rules, 4, fu, tsumo)
-        return
-    if fu not in _fu_options(rules, han, tsumo):
-        _refuse_pair(rules, han, fu, tsumo)
+    # fu do not matter from 5 han: 0 or any fu a hand can have
+    _refuse_pair(rules, min(han, LIMIT_FU_HAN - 1), fu, tsumo)
 
 
 # --------------------------------------------------------------------------- with fu
@@ -192,7 +215,10 @@ def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict:
     if han >= 13:
         han = 12  # counted yakuman off: 13+ han are a sanbaiman (001 役満 1)
     if han < table[0]["han"]:
-        raise InvalidInput(f"{han} han has no price in this rule's table: the table starts at {table[0]['han']} han")
+        raise InvalidInput(
+            f"{han} han has no price in this rule's table: "
+            f"the table starts at {table[0]['han']} han"
+        )
     row = [r for r in table if r["han"] <= han][-1]
     capped = _capped(rules, row.get("limit"))
     if capped != row.get("limit"):
@@ -230,7 +256,9 @@ def _add_dora(rules: Rules, pay: dict, dora: int) -> dict:
     return {k: v + each for k, v in pay.items()}
 
 
-def payments(rules: Rules, *, han: int, fu: int, yakuman: int = 0, dealer: bool, tsumo: bool) -> tuple[str | None, dict]:
+def payments(
+    rules: Rules, *, han: int, fu: int, yakuman: int = 0, dealer: bool, tsumo: bool
+) -> tuple[str | None, dict]:
     """``(limit, pay)`` for any han/fu, whether or not the pair can occur (table cells)."""
     if rules.fu.use_fu:
         base, limit = basic_points(rules, han=han, fu=fu, yakuman=yakuman)
@@ -241,8 +269,15 @@ def payments(rules: Rules, *, han: int, fu: int, yakuman: int = 0, dealer: bool,
 
 
 def hand_value(
-    rules: Rules, *, han: int, fu: int, yakuman: int = 0, dealer: bool, tsumo: bool,
-    kazoe: bool = False, dora: int = 0,
+    rules: Rules,
+    *,
+    han: int,
+    fu: int,
+    yakuman: int = 0,
+    dealer: bool,
+    tsumo: bool,
+    kazoe: bool = False,
+    dora: int = 0,
 ) -> HandValue:
     """Price one winning hand under ``rules``.
 
@@ -260,20 +295,29 @@ def hand_value(
     if not isinstance(dealer, bool) or not isinstance(tsumo, bool):
         raise InvalidInput("dealer and tsumo must be true or false")
     if kazoe and not (han >= 13 and rules.hand.kazoe_yakuman and not yakuman):
-        raise InvalidInput(f"a counted yakuman (kazoe) needs 13 han or more under hand.kazoe_yakuman, not {han} han")
+        raise InvalidInput(
+            "a counted yakuman (kazoe) needs 13 han or more under hand.kazoe_yakuman, "
+            f"not {han} han"
+        )
     if not yakuman:
         if rules.fu.use_fu:
             _check_pair(rules, han, fu, tsumo)
         elif han < max(_min_han(rules), 1):
-            raise InvalidInput(f"{han} han has no price in this rule's table: the table starts at 1 han")
+            raise InvalidInput(
+                f"{han} han has no price in this rule's table: the table starts at 1 han"
+            )
     limit, pay = payments(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo)
     pay = _add_dora(rules, pay, dora)
-    return HandValue(han=han, fu=fu, yakuman=yakuman, limit=limit, value=_value(rules, pay), pay=pay)
+    return HandValue(
+        han=han, fu=fu, yakuman=yakuman, limit=limit, value=_value(rules, pay), pay=pay
+    )
 
 
 # --------------------------------------------------------------------------- table money
 def honba_bonus(rules: Rules, honba: int, *, tsumo: bool, yakuless: bool = False) -> dict:
-    """What the honba (積み棒) add to a win: ``{"each": per payer, "payers": n, "total": to the winner}``.
+    """What the honba (積み棒) add to a win.
+
+    Returns ``{"each": per payer, "payers": n, "total": to the winner}``.
 
     Per honba a ron adds ``points.honba_ron`` (300; 002 4B 1500; 3A 200; 3B
     1000) and a tsumo ``points.honba_tsumo_each`` from every payer (100; 4B

@@ -115,12 +115,15 @@ class TableRules(_Section):
                     f"table.removed_tiles = {self.removed_tiles!r} takes 5{letter} out"
                 )
         if self.family == "mcr" and self.players != 4:
-            raise RulesError(f"table.players = {self.players} with family = 'mcr': MCR is four-player")
+            raise RulesError(
+                f"table.players = {self.players} with family = 'mcr': MCR is four-player"
+            )
         expected = AMOS_TILE_COUNTS[self.amos_mode]
         if self.tile_count() != expected:
             raise RulesError(
                 f"table.amos_mode = {self.amos_mode} deals {expected} tiles, but this set has "
-                f"{self.tile_count()} (136 - 4 x {len(removed)} removed kinds + {self.flowers} flowers): "
+                f"{self.tile_count()} (136 - 4 x {len(removed)} removed kinds"
+                f" + {self.flowers} flowers): "
                 f"choose the mode with {self.tile_count()} tiles"
             )
 
@@ -128,7 +131,8 @@ class TableRules(_Section):
         from .tiles import kind, parse_tiles  # local: keeps rules importable on its own
 
         try:
-            tiles = parse_tiles(self.removed_tiles, allow_flowers=False) if self.removed_tiles else []
+            text = self.removed_tiles
+            tiles = parse_tiles(text, allow_flowers=False) if text else []
             return {kind(t) for t in tiles}
         except ScoringError as e:
             raise RulesError(f"table.removed_tiles = {self.removed_tiles!r}: {e.message}") from None
@@ -278,7 +282,8 @@ class PointsRules(_Section):
         "stay and go up as after a draw", source="002 ブー麻雀 「役なしの上がりには積符は加算されず」",
     )
     riichi_deposit: int = switch(
-        1000, "points of one riichi stick (供託)", source="000 (5) リーチ 「千点を卓に置き」; 002 ブー麻雀 「立直料は100点」",
+        1000, "points of one riichi stick (供託)",
+        source="000 (5) リーチ 「千点を卓に置き」; 002 ブー麻雀 「立直料は100点」",
     )
     noten_total: int = switch(
         3000, "noten penalty (ノーテン罰符) the noten players pay the tenpai players in all",
@@ -291,12 +296,17 @@ class PointsRules(_Section):
     )
 
     def check(self) -> None:
-        for name in ("honba_ron", "honba_tsumo_each", "riichi_deposit", "noten_total", "dora_per_tile"):
+        amounts = ("honba_ron", "honba_tsumo_each", "riichi_deposit", "noten_total", "dora_per_tile")
+        for name in amounts:
             value = getattr(self, name)
             if value < 0 or value % 100:
-                raise RulesError(f"points.{name} = {value}: give a multiple of 100 that is 0 or more")
+                raise RulesError(
+                    f"points.{name} = {value}: give a multiple of 100 that is 0 or more"
+                )
         if self.riichi_deposit == 0:
-            raise RulesError("points.riichi_deposit = 0: a riichi stick is worth something (1000, or 100 in ブー麻雀)")
+            raise RulesError(
+                "points.riichi_deposit = 0: a riichi stick is worth something (1000, or 100 in ブー麻雀)"
+            )
         check_nofu_table(self.nofu_table)
 
 
@@ -311,13 +321,18 @@ def _positive_points(value: Any) -> bool:
 def _check_nofu_row(i: int, row: Any) -> None:
     where = f"points.nofu_table row {i + 1}"
     if not isinstance(row, Mapping):
-        raise RulesError(f"{where} = {row!r}: each row is a table like {{ han = 1, ron = 1000, ... }}")
+        raise RulesError(
+            f"{where} = {row!r}: each row is a table like {{ han = 1, ron = 1000, ... }}"
+        )
     missing = _NOFU_KEYS - {"limit"} - set(row)
     unknown = set(row) - _NOFU_KEYS
     if missing or unknown:
         raise RulesError(
-            f"{where}: " + (f"missing {', '.join(sorted(missing))}" if missing else "")
-            + ("; " if missing and unknown else "") + (f"unknown {', '.join(sorted(unknown))}" if unknown else "")
+            f"{where}: "
+            + "; ".join(
+                f"{what} {', '.join(sorted(keys))}"
+                for what, keys in (("missing", missing), ("unknown", unknown)) if keys
+            )
             + f" (a row has {', '.join(sorted(_NOFU_KEYS))})"
         )
     tsumo = row["tsumo"]
@@ -345,7 +360,9 @@ def check_nofu_table(table: list) -> None:
             )
         last = han
     if table and table[0]["han"] != 1:
-        raise RulesError(f"points.nofu_table: the first row is for han = {table[0]['han']}; it must start at 1 han")
+        raise RulesError(
+            f"points.nofu_table: the first row is for han = {table[0]['han']}; it must start at 1 han"
+        )
 
 
 # --------------------------------------------------------------------------- chips
@@ -705,7 +722,9 @@ def _build(data: dict, name: str) -> Rules:
 def _cross_check(rules: "Rules") -> None:
     """Contradictions between switches of different sections, naming the bad value."""
     if not rules.fu.use_fu and not rules.points.nofu_table:
-        raise RulesError("fu.use_fu = false needs a price list: give points.nofu_table (see nekohouse-4b)")
+        raise RulesError(
+            "fu.use_fu = false needs a price list: give points.nofu_table (see nekohouse-4b)"
+        )
     nukidora = getattr(rules.hand, "nukidora", "none")
     if nukidora == "north" and rules.table.players != 3:
         raise RulesError(

@@ -54,7 +54,9 @@ def test_net_yakuman_chip_switch_0_to_8(tsumo_each, ron):
 
 
 def test_net_local_rules_switch_chips_off():
-    off = load_rules({"extends": "netmahjong", "chips": {"ura": 0, "aka": 0, "all_star": 0, "ippatsu": 0}})
+    off = load_rules(
+        {"extends": "netmahjong", "chips": {"ura": 0, "aka": 0, "all_star": 0, "ippatsu": 0}}
+    )
     assert chips(off, ura=3, aka=3, all_star=True, ippatsu=True, closed=True)["total"] == 0
     closed_only = load_rules({"extends": "netmahjong", "chips": {"aka_closed_only": True}})
     # 「赤ドラチップは面前のときにしか付かないように設定できます」
@@ -66,11 +68,20 @@ def test_net_local_rules_switch_chips_off():
 def test_nekohouse_stars_for_ippatsu_ura_red():
     # 4A 「一発★、裏ドラ★あり。赤伍萬、赤伍筒、赤伍索は各1枚です★」
     c = chips("nekohouse-4a", ippatsu=True, ura=1, aka=2, all_star=False, tsumo=True, closed=True)
-    assert (c["ippatsu"], c["ura"], c["aka"], c["all_star"], c["each"], c["total"]) == (1, 1, 2, 0, 4, 12)
+    assert (c["ippatsu"], c["ura"], c["aka"], c["all_star"], c["each"], c["total"]) == (
+        1,
+        1,
+        2,
+        0,
+        4,
+        12,
+    )
 
 
-@pytest.mark.parametrize("preset,payers", [("nekohouse-4a", 3), ("nekohouse-4b", 3),
-                                           ("nekohouse-3a", 2), ("nekohouse-3b", 2)])
+@pytest.mark.parametrize(
+    "preset,payers",
+    [("nekohouse-4a", 3), ("nekohouse-4b", 3), ("nekohouse-3a", 2), ("nekohouse-3b", 2)],
+)
 def test_nekohouse_yakuman_and_kazoe_stars(preset, payers):
     # 「本役満★10or★5オール、数え役満★6or★3オール」
     assert chips(preset, yakuman=1)["total"] == 10
@@ -103,11 +114,14 @@ def test_rules_without_chips(preset):
 
 
 # --------------------------------------------------------------------------- input
-@pytest.mark.parametrize("facts,words", [
-    ({"ura": -1}, "count of 0 or more"),
-    ({"aka": "2"}, "count of 0 or more"),
-    ({"tsumo": "yes"}, "true or false"),
-])
+@pytest.mark.parametrize(
+    "facts,words",
+    [
+        ({"ura": -1}, "count of 0 or more"),
+        ({"aka": "2"}, "count of 0 or more"),
+        ({"tsumo": "yes"}, "true or false"),
+    ],
+)
 def test_bad_facts_are_refused(facts, words):
     with pytest.raises(InvalidInput, match=words):
         award_chips(load_rules("netmahjong"), facts)

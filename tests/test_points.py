@@ -8,7 +8,11 @@ import pytest
 
 from scoring.errors import InvalidInput, RulesError
 from scoring.points import (
-    deposit_bonus, han_fu_pairs, hand_value, honba_bonus, noten_payments,
+    deposit_bonus,
+    han_fu_pairs,
+    hand_value,
+    honba_bonus,
+    noten_payments,
 )
 from scoring.rules import PRESET_IDS, load_rules
 
@@ -16,22 +20,31 @@ RIICHI_PRESETS = [p for p in PRESET_IDS if p != "mcr"]
 
 
 def hv(rules, han, fu, *, dealer=False, tsumo=False, **kw):
-    return hand_value(load_rules(rules) if isinstance(rules, (str, dict)) else rules,
-                      han=han, fu=fu, dealer=dealer, tsumo=tsumo, **kw)
+    return hand_value(
+        load_rules(rules) if isinstance(rules, (str, dict)) else rules,
+        han=han,
+        fu=fu,
+        dealer=dealer,
+        tsumo=tsumo,
+        **kw,
+    )
 
 
 # --------------------------------------------------------------------------- impossible pairs
-@pytest.mark.parametrize("han,fu,tsumo,words", [
-    (1, 20, False, "never 20 fu"),
-    (2, 20, False, "never 20 fu"),
-    (1, 25, False, "seven pairs are at least 2 han"),
-    (2, 25, True, "3 on a tsumo"),
-    (1, 20, True, "pinfu tsumo of 2 han"),
-    (2, 35, False, "multiple of 10"),
-    (3, 42, True, "multiple of 10"),
-    (1, 120, False, "more than 110"),
-    (1, 0, False, "choose one of"),
-])
+@pytest.mark.parametrize(
+    "han,fu,tsumo,words",
+    [
+        (1, 20, False, "never 20 fu"),
+        (2, 20, False, "never 20 fu"),
+        (1, 25, False, "seven pairs are at least 2 han"),
+        (2, 25, True, "3 on a tsumo"),
+        (1, 20, True, "pinfu tsumo of 2 han"),
+        (2, 35, False, "multiple of 10"),
+        (3, 42, True, "multiple of 10"),
+        (1, 120, False, "more than 110"),
+        (1, 0, False, "choose one of"),
+    ],
+)
 def test_impossible_pair_is_refused_with_a_reason(han, fu, tsumo, words):
     with pytest.raises(InvalidInput) as e:
         hv("netmahjong", han, fu, tsumo=tsumo)
@@ -39,8 +52,9 @@ def test_impossible_pair_is_refused_with_a_reason(han, fu, tsumo, words):
     assert "choose one of" in e.value.message
 
 
-@pytest.mark.parametrize("bad", [{"han": -1}, {"fu": -10}, {"han": 1.5}, {"han": True}, {"yakuman": -1},
-                                 {"fu": "30"}])
+@pytest.mark.parametrize(
+    "bad", [{"han": -1}, {"fu": -10}, {"han": 1.5}, {"han": True}, {"yakuman": -1}, {"fu": "30"}]
+)
 def test_non_numbers_are_refused(bad):
     args = {"han": 1, "fu": 30, **bad}
     with pytest.raises(InvalidInput, match="whole number"):
@@ -101,8 +115,18 @@ def test_mahjongbu_rounds_up_to_mangan():
         assert hv("netmahjong", han, fu).pay == {"ron": 7700}
 
 
-@pytest.mark.parametrize("han,limit", [(5, "mangan"), (6, "haneman"), (7, "haneman"), (8, "baiman"),
-                                       (10, "baiman"), (11, "sanbaiman"), (12, "sanbaiman")])
+@pytest.mark.parametrize(
+    "han,limit",
+    [
+        (5, "mangan"),
+        (6, "haneman"),
+        (7, "haneman"),
+        (8, "baiman"),
+        (10, "baiman"),
+        (11, "sanbaiman"),
+        (12, "sanbaiman"),
+    ],
+)
 def test_limit_names(han, limit):
     assert hv("netmahjong", han, 30).limit == limit
 
@@ -174,7 +198,8 @@ def test_boo_pays_nothing_above_mangan():
 
 
 def test_boo_has_no_kiriage_and_a_zero_han_row():
-    # 「切り上げ満貫はありません」; 002 点数表 0翻 [*1] 「0翻の上がりができるのはブー麻雀ルールのみ」
+    # 「切り上げ満貫はありません」;
+    # 002 点数表 0翻 [*1] 「0翻の上がりができるのはブー麻雀ルールのみ」
     assert hv(BOO, 4, 30).pay == {"ron": 7700}
     assert hv(BOO, 0, 30).pay == {"ron": 1000 - 500}
     assert hv(BOO, 0, 40, tsumo=True).pay == {"dealer": 400, "non_dealer": 200}
@@ -191,7 +216,9 @@ def test_boo_dora_are_paid_per_tile():
 
 
 def test_boo_open_pinfu_ron_is_20_fu():
-    rules = load_rules({**BOO, "hand": {"min_han": 0, "open_pinfu": True}, "fu": {"open_pinfu_fu": 20}})
+    rules = load_rules(
+        {**BOO, "hand": {"min_han": 0, "open_pinfu": True}, "fu": {"open_pinfu_fu": 20}}
+    )
     assert (1, 20) in han_fu_pairs(rules, tsumo=False)
     assert hv(rules, 1, 20).pay == {"ron": 700}  # 002 点数表 子 20符 1翻 700
     with pytest.raises(InvalidInput, match="open pinfu"):
@@ -199,20 +226,26 @@ def test_boo_open_pinfu_ron_is_20_fu():
 
 
 # --------------------------------------------------------------------------- honba, deposits, noten
-@pytest.mark.parametrize("preset,ron,tsumo_each,payers", [
-    ("netmahjong", 300, 100, 3),      # 000 (4) 「300点×積み棒」「100点×積み棒」
-    ("mahjongbu", 300, 100, 3),       # 001 基本ルール 16 「本場は1本につき300点」
-    ("nekohouse-4a", 300, 100, 3),    # 002 4A 「積符は300点」
-    ("nekohouse-4b", 1500, 500, 3),   # 002 4B 「積符は場に1500点」
-    ("nekohouse-3a", 200, 100, 2),    # 002 3A 「積符は場に200点」
-    ("nekohouse-3b", 1000, 1000, 2),  # 002 3B 「積符はロン1000点、ツモ1000オール」
-    ("nekohouse-boo", 1500, 500, 3),  # 002 ブー麻雀 「積符は場に1500点」
-])
+@pytest.mark.parametrize(
+    "preset,ron,tsumo_each,payers",
+    [
+        ("netmahjong", 300, 100, 3),  # 000 (4) 「300点×積み棒」「100点×積み棒」
+        ("mahjongbu", 300, 100, 3),  # 001 基本ルール 16 「本場は1本につき300点」
+        ("nekohouse-4a", 300, 100, 3),  # 002 4A 「積符は300点」
+        ("nekohouse-4b", 1500, 500, 3),  # 002 4B 「積符は場に1500点」
+        ("nekohouse-3a", 200, 100, 2),  # 002 3A 「積符は場に200点」
+        ("nekohouse-3b", 1000, 1000, 2),  # 002 3B 「積符はロン1000点、ツモ1000オール」
+        ("nekohouse-boo", 1500, 500, 3),  # 002 ブー麻雀 「積符は場に1500点」
+    ],
+)
 def test_honba_per_rule(preset, ron, tsumo_each, payers):
     rules = load_rules(preset)
     assert honba_bonus(rules, 2, tsumo=False) == {"each": 2 * ron, "payers": 1, "total": 2 * ron}
-    assert honba_bonus(rules, 2, tsumo=True) == {"each": 2 * tsumo_each, "payers": payers,
-                                                 "total": 2 * tsumo_each * payers}
+    assert honba_bonus(rules, 2, tsumo=True) == {
+        "each": 2 * tsumo_each,
+        "payers": payers,
+        "total": 2 * tsumo_each * payers,
+    }
     assert honba_bonus(rules, 0, tsumo=True)["total"] == 0
 
 
@@ -230,14 +263,17 @@ def test_deposits():
         deposit_bonus(load_rules("netmahjong"), -1)
 
 
-@pytest.mark.parametrize("tenpai,deltas", [
-    # 000 (3) 荒牌: 3人 -3000/+1000, 2人 -1500/+1500, 1人 -1000/+3000
-    ([True, True, True, False], [1000, 1000, 1000, -3000]),
-    ([True, False, True, False], [1500, -1500, 1500, -1500]),
-    ([False, False, True, False], [-1000, -1000, 3000, -1000]),
-    ([True] * 4, [0] * 4),
-    ([False] * 4, [0] * 4),
-])
+@pytest.mark.parametrize(
+    "tenpai,deltas",
+    [
+        # 000 (3) 荒牌: 3人 -3000/+1000, 2人 -1500/+1500, 1人 -1000/+3000
+        ([True, True, True, False], [1000, 1000, 1000, -3000]),
+        ([True, False, True, False], [1500, -1500, 1500, -1500]),
+        ([False, False, True, False], [-1000, -1000, 3000, -1000]),
+        ([True] * 4, [0] * 4),
+        ([False] * 4, [0] * 4),
+    ],
+)
 def test_noten_payments_four_players(tenpai, deltas):
     assert noten_payments(load_rules("netmahjong"), tenpai) == deltas
 

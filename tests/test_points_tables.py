@@ -42,7 +42,7 @@ def test_excerpts_are_verbatim(name):
     if not (SEEDS / seed).exists():
         pytest.skip(f"rulebook {seed} not mounted at {SEEDS}")
     lines = (SEEDS / seed).read_text("utf-8").splitlines()
-    assert lines[first - 1:last] == excerpt(name)
+    assert lines[first - 1 : last] == excerpt(name)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -74,7 +74,15 @@ def neko_fu_cells():
             if not cell:
                 continue  # 25 fu has no 0 or 1 han
             tokens = cell.split()
-            yield dealer, int(m.group(1)), han, int(tokens[0]), tokens[-1], "[*2]" in cell, "(満貫)" in cell
+            yield (
+                dealer,
+                int(m.group(1)),
+                han,
+                int(tokens[0]),
+                tokens[-1],
+                "[*2]" in cell,
+                "(満貫)" in cell,
+            )
 
 
 NEKO_CELLS = list(neko_fu_cells())
@@ -89,7 +97,10 @@ def test_neko_tables_parsed_completely():
 @pytest.mark.parametrize("dealer,fu,han,ron,tsumo,kiriage,mangan", NEKO_CELLS)
 def test_neko_fu_table_cell_without_kiriage(dealer, fu, han, ron, tsumo, kiriage, mangan):
     rules = load_rules({"extends": "nekohouse-4a", "points": {"kiriage_mangan": False}})
-    assert price(rules, han, fu, dealer=dealer, tsumo=False) == ("mangan" if mangan else None, {"ron": ron})
+    assert price(rules, han, fu, dealer=dealer, tsumo=False) == (
+        "mangan" if mangan else None,
+        {"ron": ron},
+    )
     assert price(rules, han, fu, dealer=dealer, tsumo=True)[1] == tsumo_pay(tsumo, dealer=dealer)
 
 
@@ -113,7 +124,7 @@ def neko_limit_rows():
         if line.startswith("満貫\t跳満"):
             dealer = len(out) == 1
             hans, cells = lines[i + 1].split("\t"), lines[i + 2].split("\t")
-            out.append([(dealer, h, c) for h, c in zip(hans, cells)])
+            out.append([(dealer, h, c) for h, c in zip(hans, cells, strict=True)])
     return [row for table in out for row in table]
 
 
@@ -129,13 +140,15 @@ def test_neko_limit_row(dealer, hans, cell):
             assert v.pay == want, (han, is_tsumo)
     # 13翻以上 (役満): a yakuman pays the same
     if open_ended:
-        assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).pay == {"ron": int(ron)}
+        assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).pay == {
+            "ron": int(ron)
+        }
 
 
 def test_neko_cells_that_occur_score_the_same_through_hand_value():
     rules = load_rules("nekohouse-4a")
     checked = 0
-    for dealer, fu, han, ron, tsumo, kiriage, _ in NEKO_CELLS:
+    for dealer, fu, han, *_ in NEKO_CELLS:
         for is_tsumo in (False, True):
             if (han, fu) in han_fu_pairs(rules, tsumo=is_tsumo):
                 v = hand_value(rules, han=han, fu=fu, dealer=dealer, tsumo=is_tsumo)
@@ -179,8 +192,12 @@ def test_neko_nofu_cell(players, hans, dealer, ron, tsumo):
         v = hand_value(rules, han=han, fu=0, dealer=dealer, tsumo=True)
         assert v.pay == tsumo_pay(tsumo, dealer=dealer)
     if hans[1] == 14:  # 13翻以上 (役満): a yakuman is paid the same
-        assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).limit == "yakuman"
-        assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).pay == {"ron": ron}
+        assert (
+            hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).limit == "yakuman"
+        )
+        assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=dealer, tsumo=False).pay == {
+            "ron": ron
+        }
 
 
 def test_nofu_three_player_tsumo_has_no_tsumo_loss():
@@ -196,7 +213,8 @@ FU_COLUMNS = [20, 30, 40, 50, 60, 70, 80]
 
 
 def net_tables():
-    """The five 4翻以下 tables in order: ron 子, ron 親, tsumo 子 from 子, 子 from 親, 親 from each."""
+    """The five 4翻以下 tables in order:
+    ron 子, ron 親, tsumo 子 from 子, 子 from 親, 親 from each."""
     tables, current = [], None
     for line in excerpt("000_point_tables.txt"):
         if line.startswith("翻数 20符"):
@@ -209,7 +227,9 @@ def net_tables():
         if m and current is not None:
             values = m.group(2).split()
             # the 1翻 rows leave 20符 empty: the values fill the columns from the right
-            current[int(m.group(1))] = dict(zip(FU_COLUMNS[len(FU_COLUMNS) - len(values):], values))
+            current[int(m.group(1))] = dict(
+                zip(FU_COLUMNS[len(FU_COLUMNS) - len(values) :], values, strict=True)
+            )
     return tables
 
 
@@ -222,8 +242,13 @@ def net_cells():
 
 
 NET_CELLS = list(net_cells())
-MANGAN = {"ron_ko": 8000, "ron_oya": 12000, "tsumo_ko_from_ko": 2000, "tsumo_ko_from_oya": 4000,
-          "tsumo_oya_each": 4000}
+MANGAN = {
+    "ron_ko": 8000,
+    "ron_oya": 12000,
+    "tsumo_ko_from_ko": 2000,
+    "tsumo_ko_from_oya": 4000,
+    "tsumo_oya_each": 4000,
+}
 
 
 def test_net_tables_parsed_completely():
@@ -237,8 +262,13 @@ def test_net_mahjong_table_cell(kind, han, fu, cell):
     tsumo = kind.startswith("tsumo")
     limit, pay = price(rules, han, fu, dealer=dealer, tsumo=tsumo)
     want = MANGAN[kind] if cell == "満貫" else int(cell)
-    got = {"ron_ko": pay.get("ron"), "ron_oya": pay.get("ron"), "tsumo_ko_from_ko": pay.get("non_dealer"),
-           "tsumo_ko_from_oya": pay.get("dealer"), "tsumo_oya_each": pay.get("all")}[kind]
+    got = {
+        "ron_ko": pay.get("ron"),
+        "ron_oya": pay.get("ron"),
+        "tsumo_ko_from_ko": pay.get("non_dealer"),
+        "tsumo_ko_from_oya": pay.get("dealer"),
+        "tsumo_oya_each": pay.get("all"),
+    }[kind]
     assert got == want
     assert (limit == "mangan") == (cell == "満貫")
     if (han, fu) in han_fu_pairs(rules, tsumo=tsumo):
@@ -246,7 +276,8 @@ def test_net_mahjong_table_cell(kind, han, fu, cell):
 
 
 def test_net_mahjong_has_no_kiriage():
-    # 000 (4) 注2 「30符4翻は、満貫とするルールが一般的ですが、ネットマージャンでは採用していません」
+    # 000 (4) 注2 「30符4翻は、満貫とするルールが一般的ですが、
+    # ネットマージャンでは採用していません」
     rules = load_rules("netmahjong")
     assert hand_value(rules, han=4, fu=30, dealer=False, tsumo=False).pay == {"ron": 7700}
 
@@ -256,7 +287,9 @@ def net_limit_rows():
         m = re.match(r"^(\d+)翻(?:〜(\d+)翻|〜)? (\S+) (\d+) (\d+)$", line)
         if m:
             low = int(m.group(1))
-            high = int(m.group(2)) if m.group(2) else (16 if line.split()[0].endswith("〜") else low)
+            high = (
+                int(m.group(2)) if m.group(2) else (16 if line.split()[0].endswith("〜") else low)
+            )
             yield low, high, m.group(3), int(m.group(4)), int(m.group(5))
 
 
@@ -271,8 +304,12 @@ def test_net_mahjong_limits(low, high, name, first, second):
         assert hand_value(rules, han=han, fu=40, dealer=False, tsumo=False).value == ko_pts
         assert hand_value(rules, han=han, fu=40, dealer=True, tsumo=False).value == dealer_pts
         assert hand_value(rules, han=han, fu=40, dealer=False, tsumo=True).pay == {
-            "dealer": ko_pts // 2, "non_dealer": ko_pts // 4}
-        assert hand_value(rules, han=han, fu=40, dealer=True, tsumo=True).pay == {"all": dealer_pts // 3}
+            "dealer": ko_pts // 2,
+            "non_dealer": ko_pts // 4,
+        }
+        assert hand_value(rules, han=han, fu=40, dealer=True, tsumo=True).pay == {
+            "all": dealer_pts // 3
+        }
 
 
 def test_net_mahjong_limit_rows_parsed():
@@ -285,7 +322,9 @@ def test_net_mahjong_yakuman_is_4baiman_and_stacks():
     assert hand_value(rules, han=0, fu=0, yakuman=1, dealer=False, tsumo=False).value == 32000
     assert hand_value(rules, han=0, fu=0, yakuman=2, dealer=True, tsumo=False).value == 96000
     assert hand_value(rules, han=0, fu=0, yakuman=2, dealer=False, tsumo=True).pay == {
-        "dealer": 32000, "non_dealer": 16000}
+        "dealer": 32000,
+        "non_dealer": 16000,
+    }
 
 
 # --------------------------------------------------------------------------- 003 simple
@@ -304,7 +343,9 @@ def test_simple_table_row(low, high, points):
     rules = load_rules("simple")
     for han in range(low, high + 1):
         for dealer in (False, True):
-            assert hand_value(rules, han=han, fu=0, dealer=dealer, tsumo=False).pay == {"ron": points}
+            assert hand_value(rules, han=han, fu=0, dealer=dealer, tsumo=False).pay == {
+                "ron": points
+            }
             v = hand_value(rules, han=han, fu=0, dealer=dealer, tsumo=True)
             third = points // 3
             assert v.pay == ({"all": third} if dealer else {"dealer": third, "non_dealer": third})

@@ -29,13 +29,16 @@ def test_every_preset_builds_with_a_bilingual_title(preset):
     assert load_rules(rules.to_dict()) == rules
 
 
-@pytest.mark.parametrize("preset,players,tiles,mode", [
-    ("netmahjong", 4, 136, 1),
-    ("nekohouse-4b", 4, 136, 1),
-    ("nekohouse-3a", 3, 108, 4),    # 002 自動卓設定表 04 三人標準 108
-    ("nekohouse-3b", 3, 112, 5),    # 05 3人花 112: 108 + 春夏秋冬
-    ("mcr", 4, 144, 3),             # 03 四人花花 144
-])
+@pytest.mark.parametrize(
+    "preset,players,tiles,mode",
+    [
+        ("netmahjong", 4, 136, 1),
+        ("nekohouse-4b", 4, 136, 1),
+        ("nekohouse-3a", 3, 108, 4),  # 002 自動卓設定表 04 三人標準 108
+        ("nekohouse-3b", 3, 112, 5),  # 05 3人花 112: 108 + 春夏秋冬
+        ("mcr", 4, 144, 3),  # 03 四人花花 144
+    ],
+)
 def test_tile_sets_match_the_amos_table(preset, players, tiles, mode):
     t = load_rules(preset).table
     assert (t.players, t.tile_count(), t.amos_mode) == (players, tiles, mode)
@@ -55,36 +58,95 @@ def test_unknown_preset_lists_the_valid_ones():
         assert preset in e.value.message
 
 
-@pytest.mark.parametrize("over,words", [
-    ({"table": {"amos_mode": 4}}, "table.amos_mode = 4 deals 108 tiles, but this set has 136"),
-    ({"table": {"removed_tiles": "2345678m", "red_fives": [0, 1, 1]}},
-     "table.amos_mode = 1 deals 136 tiles, but this set has 108"),
-    ({"table": {"players": 3, "removed_tiles": "2345678m", "amos_mode": 4}},
-     "table.red_fives = [1, 1, 1] puts a red 5m in the set"),
-    ({"table": {"removed_tiles": "12x"}}, "table.removed_tiles = '12x'"),
-    ({"table": {"red_fives": [1, 1]}}, "table.red_fives = [1, 1]"),
-    ({"table": {"players": 5}}, "table.players = 5 is not allowed"),
-    ({"table": {"flowers": 3}}, "table.flowers = 3 is not allowed"),
-    ({"points": {"max_limit": "double_yakuman"}}, "points.max_limit = 'double_yakuman' is not allowed"),
-    ({"points": {"honba_ron": 250}}, "points.honba_ron = 250"),
-    ({"points": {"riichi_deposit": 0}}, "points.riichi_deposit = 0"),
-    ({"points": {"nofu_table": [{"han": 2, "ron": 1000, "tsumo": [500, 500], "dealer_ron": 1500,
-                                 "dealer_tsumo": 500}]}}, "must start at 1 han"),
-    ({"points": {"nofu_table": [{"han": 1, "ron": 1000, "dealer_ron": 1500, "dealer_tsumo": 500}]}},
-     "missing tsumo"),
-    ({"points": {"nofu_table": [{"han": 1, "ron": 1050, "tsumo": [500, 500], "dealer_ron": 1500,
-                                 "dealer_tsumo": 500}]}}, "positive multiples of 100"),
-    ({"points": {"nofu_table": [{"han": 1, "limit": "big", "ron": 1000, "tsumo": [500, 500],
-                                 "dealer_ron": 1500, "dealer_tsumo": 500}]}}, "limit = 'big'"),
-    ({"fu": {"use_fu": False}}, "fu.use_fu = false needs a price list"),
-    ({"hand": {"nukidora": "north"}}, "hand.nukidora = 'north' with table.players = 4"),
-    ({"hand": {"nukidora": "flowers"}}, "table.flowers = 0"),
-    ({"chips": {"yakuman_tsumo": 11}}, "chips.yakuman_tsumo = 11 is not allowed"),
-    ({"chips": {"ura": -1}}, "chips.ura = -1"),
-    ({"chips": {"yakuman_ron_factor": 0.5}}, "chips.yakuman_ron_factor = 0.5"),
-    ({"chips": {"ura": True}}, "chips.ura = True has the wrong type"),
-    ({"points": {"kiriage": True}}, "unknown switch points.kiriage"),
-])
+@pytest.mark.parametrize(
+    "over,words",
+    [
+        ({"table": {"amos_mode": 4}}, "table.amos_mode = 4 deals 108 tiles, but this set has 136"),
+        (
+            {"table": {"removed_tiles": "2345678m", "red_fives": [0, 1, 1]}},
+            "table.amos_mode = 1 deals 136 tiles, but this set has 108",
+        ),
+        (
+            {"table": {"players": 3, "removed_tiles": "2345678m", "amos_mode": 4}},
+            "table.red_fives = [1, 1, 1] puts a red 5m in the set",
+        ),
+        ({"table": {"removed_tiles": "12x"}}, "table.removed_tiles = '12x'"),
+        ({"table": {"red_fives": [1, 1]}}, "table.red_fives = [1, 1]"),
+        ({"table": {"players": 5}}, "table.players = 5 is not allowed"),
+        ({"table": {"flowers": 3}}, "table.flowers = 3 is not allowed"),
+        (
+            {"points": {"max_limit": "double_yakuman"}},
+            "points.max_limit = 'double_yakuman' is not allowed",
+        ),
+        ({"points": {"honba_ron": 250}}, "points.honba_ron = 250"),
+        ({"points": {"riichi_deposit": 0}}, "points.riichi_deposit = 0"),
+        (
+            {
+                "points": {
+                    "nofu_table": [
+                        {
+                            "han": 2,
+                            "ron": 1000,
+                            "tsumo": [500, 500],
+                            "dealer_ron": 1500,
+                            "dealer_tsumo": 500,
+                        }
+                    ]
+                }
+            },
+            "must start at 1 han",
+        ),
+        (
+            {
+                "points": {
+                    "nofu_table": [{"han": 1, "ron": 1000, "dealer_ron": 1500, "dealer_tsumo": 500}]
+                }
+            },
+            "missing tsumo",
+        ),
+        (
+            {
+                "points": {
+                    "nofu_table": [
+                        {
+                            "han": 1,
+                            "ron": 1050,
+                            "tsumo": [500, 500],
+                            "dealer_ron": 1500,
+                            "dealer_tsumo": 500,
+                        }
+                    ]
+                }
+            },
+            "positive multiples of 100",
+        ),
+        (
+            {
+                "points": {
+                    "nofu_table": [
+                        {
+                            "han": 1,
+                            "limit": "big",
+                            "ron": 1000,
+                            "tsumo": [500, 500],
+                            "dealer_ron": 1500,
+                            "dealer_tsumo": 500,
+                        }
+                    ]
+                }
+            },
+            "limit = 'big'",
+        ),
+        ({"fu": {"use_fu": False}}, "fu.use_fu = false needs a price list"),
+        ({"hand": {"nukidora": "north"}}, "hand.nukidora = 'north' with table.players = 4"),
+        ({"hand": {"nukidora": "flowers"}}, "table.flowers = 0"),
+        ({"chips": {"yakuman_tsumo": 11}}, "chips.yakuman_tsumo = 11 is not allowed"),
+        ({"chips": {"ura": -1}}, "chips.ura = -1"),
+        ({"chips": {"yakuman_ron_factor": 0.5}}, "chips.yakuman_ron_factor = 0.5"),
+        ({"chips": {"ura": True}}, "chips.ura = True has the wrong type"),
+        ({"points": {"kiriage": True}}, "unknown switch points.kiriage"),
+    ],
+)
 def test_contradictory_or_bad_settings_are_refused_naming_the_value(over, words):
     with pytest.raises(RulesError) as e:
         load_rules({"extends": "netmahjong", **over})
@@ -136,7 +198,9 @@ def test_my_sections_cite_the_rulebooks():
 def test_docs_rules_md_is_up_to_date():
     path = ROOT / "docs" / "rules.md"
     assert path.exists(), "docs/rules.md is missing: run `python -m scoring rules-doc`"
-    assert path.read_text("utf-8") == docs.render(), "docs/rules.md is stale: run `python -m scoring rules-doc`"
+    assert path.read_text("utf-8") == docs.render(), (
+        "docs/rules.md is stale: run `python -m scoring rules-doc`"
+    )
 
 
 def test_docs_list_every_switch_preset_and_yaku():
@@ -148,6 +212,7 @@ def test_docs_list_every_switch_preset_and_yaku():
     for preset in PRESET_IDS:
         assert f"| `{preset}` |" in text
     from scoring.yaku import YAKU_IDS
+
     for yid in YAKU_IDS:
         assert f"| `{yid}` |" in text
     assert "### nekohouse-3b" in text and "12000-20000" in text  # a no-fu price list row
