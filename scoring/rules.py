@@ -731,6 +731,15 @@ def _cross_check(rules: "Rules") -> None:
             f"hand.nukidora = 'north' with table.players = {rules.table.players}: North is set aside "
             "as dora only in three-player"
         )
+    if rules.points.dora_per_tile and getattr(rules.hand, "dora_as_han", True):
+        raise RulesError(
+            f"points.dora_per_tile = {rules.points.dora_per_tile} pays dora in points, but "
+            "hand.dora_as_han = true counts them as han too: set one of them"
+        )
+    if rules.chips.pocchi and not getattr(rules.hand, "pocchi", False):
+        raise RulesError(
+            f"chips.pocchi = {rules.chips.pocchi} but hand.pocchi = false: there is no pocchi tile"
+        )
     if nukidora == "flowers" and rules.table.flowers == 0:
         raise RulesError("hand.nukidora = 'flowers' but table.flowers = 0: put flowers in the set")
 

@@ -140,6 +140,8 @@ def test_unknown_preset_lists_the_valid_ones():
         ({"fu": {"use_fu": False}}, "fu.use_fu = false needs a price list"),
         ({"hand": {"nukidora": "north"}}, "hand.nukidora = 'north' with table.players = 4"),
         ({"hand": {"nukidora": "flowers"}}, "table.flowers = 0"),
+    ({"points": {"dora_per_tile": 1500}}, "hand.dora_as_han = true counts them as han too"),
+    ({"chips": {"pocchi": 1}}, "chips.pocchi = 1 but hand.pocchi = false"),
         ({"chips": {"yakuman_tsumo": 11}}, "chips.yakuman_tsumo = 11 is not allowed"),
         ({"chips": {"ura": -1}}, "chips.ura = -1"),
         ({"chips": {"yakuman_ron_factor": 0.5}}, "chips.yakuman_ron_factor = 0.5"),
