@@ -33,8 +33,14 @@ from .settlement import ranks as _ranks
 from .settlement import settle
 
 __all__ = [
-    "GameEventError", "GameState", "replay", "state_after", "allowed_events", "preview",
-    "main_game", "EVENT_TYPES",
+    "GameEventError",
+    "GameState",
+    "replay",
+    "state_after",
+    "allowed_events",
+    "preview",
+    "main_game",
+    "EVENT_TYPES",
 ]
 
 EVENT_TYPES = ("start", "win", "draw", "abort", "chombo", "penalty", "end")
@@ -58,7 +64,7 @@ class GameEventError(ScoringError):
 def _rule(rules: Rules, section: str, name: str) -> str:
     """``section.name = value`` and the rulebook line it comes from, for messages."""
     value = getattr(getattr(rules, section), name)
-    src = getattr(type(getattr(rules, section)), "__dataclass_fields__")[name].metadata.get("source", "")
+    src = type(getattr(rules, section)).__dataclass_fields__[name].metadata.get("source", "")
     return f"{rules.name}: {section}.{name} = {value!r}" + (f"; rulebook: {src}" if src else "")
 
 
@@ -70,17 +76,17 @@ class GameState:
     rules: Rules
     players: list[str] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
-    wind: int = 0                 # 0 East, 1 South, 2 West, 3 North (場風)
+    wind: int = 0  # 0 East, 1 South, 2 West, 3 North (場風)
     dealer: int = 0
     honba: int = 0
-    kyoutaku: int = 0             # points on the table (riichi and penalty deposits)
+    kyoutaku: int = 0  # points on the table (riichi and penalty deposits)
     started: bool = False
     finished: bool = False
     end_reason: str = ""
-    extension: bool = False       # playing the West round of 西入
-    yame_offer: str = ""          # "agari_yame"/"tenpai_yame" the dealer may declare now
+    extension: bool = False  # playing the West round of 西入
+    yame_offer: str = ""  # "agari_yame"/"tenpai_yame" the dealer may declare now
     houki: set = field(default_factory=set)
-    hand_deposits: list = field(default_factory=list)   # (seat, points) this hand
+    hand_deposits: list = field(default_factory=list)  # (seat, points) this hand
     chips: list[int] = field(default_factory=list)
     vp_adjust: list[int] = field(default_factory=list)
     yakuman_end: dict | None = None
@@ -117,12 +123,20 @@ class GameState:
     def to_dict(self) -> dict:
         """The live view the tablet shows."""
         return {
-            "players": list(self.players), "scores": list(self.scores),
-            "round": self.round, "round_ja": self.round_ja, "honba": self.honba,
-            "kyoutaku": self.kyoutaku, "dealer": self.dealer, "seat_winds": self.seat_winds,
-            "riichi_able": self.riichi_able, "houki": sorted(self.houki),
-            "finished": self.finished, "end_reason": self.end_reason,
-            "allowed": allowed_events(self), "chips": list(self.chips),
+            "players": list(self.players),
+            "scores": list(self.scores),
+            "round": self.round,
+            "round_ja": self.round_ja,
+            "honba": self.honba,
+            "kyoutaku": self.kyoutaku,
+            "dealer": self.dealer,
+            "seat_winds": self.seat_winds,
+            "riichi_able": self.riichi_able,
+            "houki": sorted(self.houki),
+            "finished": self.finished,
+            "end_reason": self.end_reason,
+            "allowed": allowed_events(self),
+            "chips": list(self.chips),
         }
 
 
@@ -147,10 +161,13 @@ def _riichi_ok(state: GameState, seat: int) -> bool:
     return _riichi_ok_points(state.rules, state.scores[seat], state.rules.points.riichi_deposit)
 
 
-def _hand_pay(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool,
-              dora: int = 0) -> dict:
+def _hand_pay(
+    rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool, dora: int = 0
+) -> dict:
     """``pay`` of a han/fu hand (:func:`scoring.points.hand_value`)."""
-    return hand_value(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo, dora=dora).pay
+    return hand_value(
+        rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo, dora=dora
+    ).pay
 
 
 def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None:
@@ -158,8 +175,10 @@ def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None
         return
     if (han, fu) not in set(han_fu_pairs(rules, tsumo=tsumo)):
         how = "tsumo" if tsumo else "ron"
-        raise GameEventError(line, f"{han} han {fu} fu cannot happen on a {how} under these rules: "
-                                   "check the han and fu")
+        raise GameEventError(
+            line,
+            f"{han} han {fu} fu cannot happen on a {how} under these rules: check the han and fu",
+        )
 
 
 # --------------------------------------------------------------------------- payments
@@ -183,8 +202,9 @@ def _spread(pay: dict, n: int, winner: int, dealer: int, src: int | None) -> lis
     return d
 
 
-def _honba_pay(rules: Rules, honba: int, n: int, winner: int, payer: int | None,
-               yakuless: bool) -> list[int]:
+def _honba_pay(
+    rules: Rules, honba: int, n: int, winner: int, payer: int | None, yakuless: bool
+) -> list[int]:
     """Honba to the winner: from ``payer`` (ron, or pao on tsumo), else from everyone."""
     d = [0] * n
     if not rules.game.honba:
@@ -198,7 +218,7 @@ def _honba_pay(rules: Rules, honba: int, n: int, winner: int, payer: int | None,
 
 
 def _add(a: list[int], b: list[int]) -> list[int]:
-    return [x + y for x, y in zip(a, b)]
+    return [x + y for x, y in zip(a, b, strict=True)]
 
 
 # --------------------------------------------------------------------------- field readers
@@ -221,7 +241,9 @@ def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
 def _int(line: int, ev: dict, key: str, default: int | None = None, low: int = 0) -> int:
     value = ev.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise GameEventError(line, f"'{key}' must be a whole number of at least {low}, not {value!r}")
+        raise GameEventError(
+            line, f"'{key}' must be a whole number of at least {low}, not {value!r}"
+        )
     return value
 
 
@@ -237,8 +259,11 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
         have = state.scores[s] + deltas[s]
         if not _riichi_ok_points(rules, have, deposit):
             raise GameEventError(
-                line, f"seat {s} ({state.players[s]}) has {have} points, less than the riichi "
-                f"deposit {deposit}: riichi is not allowed ({_rule(rules, 'game', 'riichi_short')})")
+                line,
+                f"seat {s} ({state.players[s]}) has {have} points, less than the riichi "
+                f"deposit {deposit}: riichi is not allowed "
+                f"({_rule(rules, 'game', 'riichi_short')})",
+            )
         amount = min(deposit, max(have, 0))
         deltas[s] -= amount
         state.kyoutaku += amount
@@ -266,10 +291,15 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
         raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}")
     seat = _seat(state, line, w["seat"], "winner 'seat'")
     if seat == src:
-        raise GameEventError(line, f"seat {seat} cannot ron its own discard ('from' is the discarder)")
+        raise GameEventError(
+            line, f"seat {seat} cannot ron its own discard ('from' is the discarder)"
+        )
     if seat in state.houki:
-        raise GameEventError(line, f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
-                                   f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})")
+        raise GameEventError(
+            line,
+            f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
+            f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})",
+        )
     chips = _int(line, w, "chips", 0)
     pao = w.get("pao")
     if pao is not None:
@@ -289,30 +319,44 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
         _check_pair(rules, line, han, fu, src is None)
     dora = _int(line, w, "dora", 0)
     try:
-        pay = _hand_pay(rules, han=han, fu=fu, yakuman=yakuman, dealer=seat == state.dealer,
-                        tsumo=src is None, dora=dora)
+        pay = _hand_pay(
+            rules,
+            han=han,
+            fu=fu,
+            yakuman=yakuman,
+            dealer=seat == state.dealer,
+            tsumo=src is None,
+            dora=dora,
+        )
     except ScoringError as e:
         raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
     return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
 
 
-def _hand_winner(state: GameState, line: int, w: dict, seat: int, src: int | None,
-                 chips: int, pao: int | None) -> _Win:
+def _hand_winner(
+    state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
+) -> _Win:
     from .hand import score_hand  # the hand engine, built in parallel
+
     hand = w["hand"]
     if not isinstance(hand, dict):
         raise GameEventError(line, "'hand' must be a scoring-batch input object")
     hand = dict(hand)
     if "tsumo" in hand and bool(hand["tsumo"]) != (src is None):
-        raise GameEventError(line, f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
-                                   f"but the event {'has no' if src is None else 'has a'} 'from'")
+        raise GameEventError(
+            line,
+            f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
+            f"but the event {'has no' if src is None else 'has a'} 'from'",
+        )
     hand["tsumo"] = src is None
     hand.setdefault("seat_wind", state.seat_winds[seat])
     hand.setdefault("round_wind", WINDS[state.wind])
     out = score_hand(hand, state.rules)
     if not out.get("ok"):
         err = out.get("error", {})
-        raise GameEventError(line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}")
+        raise GameEventError(
+            line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}"
+        )
     got = out.get("chips") or {}
     return _Win(seat, out["pay"], out.get("yakuman", 0), chips or int(got.get("total", 0)), pao)
 
@@ -320,6 +364,7 @@ def _hand_winner(state: GameState, line: int, w: dict, seat: int, src: int | Non
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
     if "hand" in w:
         from .hand import score_hand
+
         out = score_hand(dict(w["hand"], tsumo=src is None), state.rules)
         if not out.get("ok"):
             raise GameEventError(line, f"winner seat {seat}: {out.get('error', {}).get('message')}")
@@ -327,13 +372,17 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
     else:
         total = _int(line, w, "fan", w.get("han"))
     if total < 8:
-        raise GameEventError(line, f"winner seat {seat}: {total} fan is below the 8-fan minimum "
-                                   "(004 上がり 「最低8飜必要です」)")
+        raise GameEventError(
+            line,
+            f"winner seat {seat}: {total} fan is below the 8-fan minimum "
+            "(004 上がり 「最低8飜必要です」)",
+        )
     return {"mcr_total": total}
 
 
 def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
-    from .mcr.score import payments   # 004 点数計算: 8 + total from the discarder, 8 from the rest
+    from .mcr.score import payments  # 004 点数計算: 8 + total from the discarder, 8 from the rest
+
     return list(payments(total, winner, src, players=state.n))
 
 
@@ -349,9 +398,9 @@ def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list
         value = sum(x for x in d if x > 0)
         d = [0] * n
         if src is None:
-            d[w.pao] = -value          # tsumo: the responsible player pays it all
+            d[w.pao] = -value  # tsumo: the responsible player pays it all
             honba_payer = w.pao
-        else:                          # ron: half each (001 パオ 1 「折半払い」)
+        else:  # ron: half each (001 パオ 1 「折半払い」)
             half = value // 2 // 100 * 100
             d[w.pao], d[src] = -half, -(value - half)
         d[w.seat] = value
@@ -389,13 +438,22 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
     winners = sorted(winners, key=lambda w: (w.seat - src) % state.n)
     if len(winners) > 1 and g.multi_ron == "atamahane":
         raise GameEventError(
-            line, f"only one player may ron a discard under these rules: seat {winners[0].seat} "
-            f"(nearest the discarder's right) wins alone ({_rule(state.rules, 'game', 'multi_ron')})")
+            line,
+            f"only one player may ron a discard under these rules: seat {winners[0].seat} "
+            f"(nearest the discarder's right) wins alone "
+            f"({_rule(state.rules, 'game', 'multi_ron')})",
+        )
     if len(winners) == 3 and g.multi_ron == "double":
-        hint = ('record {"event": "abort", "kind": "sanchahou"}' if "sanchahou" in g.abortive_draws
-                else "only two may win")
-        raise GameEventError(line, f"three players ron one discard: under these rules that is not a "
-                                   f"triple ron ({_rule(state.rules, 'game', 'multi_ron')}); {hint}")
+        hint = (
+            'record {"event": "abort", "kind": "sanchahou"}'
+            if "sanchahou" in g.abortive_draws
+            else "only two may win"
+        )
+        raise GameEventError(
+            line,
+            f"three players ron one discard: under these rules that is not a "
+            f"triple ron ({_rule(state.rules, 'game', 'multi_ron')}); {hint}",
+        )
     return winners
 
 
@@ -405,7 +463,9 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
         src = _seat(state, line, src, "'from'")
     raw = ev.get("winners")
     if not isinstance(raw, list) or not raw:
-        raise GameEventError(line, "'winners' must be a non-empty list of {\"seat\": i, \"han\": h, \"fu\": f}")
+        raise GameEventError(
+            line, '\'winners\' must be a non-empty list of {"seat": i, "han": h, "fu": f}'
+        )
     riichi = _seats(state, line, ev, "riichi")
     winners = _order_winners(state, line, [_read_winner(state, line, w, src) for w in raw], src)
     deltas = [0] * state.n
@@ -431,10 +491,16 @@ def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
 def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
     g = state.rules.game
     if seats and g.nagashi == "none":
-        raise GameEventError(line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})")
+        raise GameEventError(
+            line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})"
+        )
     d = [0] * state.n
     for s in seats:
-        kw = {"han": 0, "fu": 0, "yakuman": 1} if g.nagashi == "yakuman" else {"han": 5, "fu": 0, "yakuman": 0}
+        kw = (
+            {"han": 0, "fu": 0, "yakuman": 1}
+            if g.nagashi == "yakuman"
+            else {"han": 5, "fu": 0, "yakuman": 0}
+        )
         pay = _hand_pay(state.rules, dealer=s == state.dealer, tsumo=True, **kw)
         d = _add(d, _spread(pay, state.n, s, state.dealer, None))
     return d
@@ -447,8 +513,11 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     nagashi = _seats(state, line, ev, "nagashi")
     for s in tenpai:
         if s in state.houki:
-            raise GameEventError(line, f"seat {s} ({state.players[s]}) is under agari-houki and may not "
-                                       f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})")
+            raise GameEventError(
+                line,
+                f"seat {s} ({state.players[s]}) is under agari-houki and may not "
+                f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})",
+            )
     noten_riichi = [s for s in riichi if s not in tenpai]
     if noten_riichi and rules.game.riichi_noten_chombo:
         # 000 (3) 荒牌 「ノーテンの場合は、チョンボになります」: the hand becomes a chombo
@@ -473,8 +542,11 @@ def _on_abort(state: GameState, line: int, ev: dict) -> dict:
     if kind not in ABORT_KINDS:
         raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}")
     if kind not in rules.game.abortive_draws:
-        raise GameEventError(line, f"abortive draw {kind!r} is not in these rules "
-                                   f"({_rule(rules, 'game', 'abortive_draws')})")
+        raise GameEventError(
+            line,
+            f"abortive draw {kind!r} is not in these rules "
+            f"({_rule(rules, 'game', 'abortive_draws')})",
+        )
     riichi = _seats(state, line, ev, "riichi")
     if kind == "suucha_riichi" and len(riichi) != state.n:
         raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}")
@@ -489,8 +561,11 @@ def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
     g, n = state.rules.game, state.n
     d = [0] * n
     if g.chombo == "none":
-        raise GameEventError(line, f"these rules price no chombo ({_rule(state.rules, 'game', 'chombo')}); "
-                                   "record a penalty of kind 'points' instead")
+        raise GameEventError(
+            line,
+            f"these rules price no chombo ({_rule(state.rules, 'game', 'chombo')}); "
+            "record a penalty of kind 'points' instead",
+        )
     if g.chombo == "victory_points":
         state.vp_adjust[seat] -= g.chombo_victory_points * (n - 1)
         for s in range(n):
@@ -499,8 +574,10 @@ def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
         return d
     if g.chombo == "each":
         pay = {"all": g.chombo_points}
-    else:   # a mangan tsumo, paid the other way round (000 (3) 錯和 「満貫払い」)
-        pay = _hand_pay(state.rules, han=5, fu=0, yakuman=0, dealer=seat == state.dealer, tsumo=True)
+    else:  # a mangan tsumo, paid the other way round (000 (3) 錯和 「満貫払い」)
+        pay = _hand_pay(
+            state.rules, han=5, fu=0, yakuman=0, dealer=seat == state.dealer, tsumo=True
+        )
     return [-x for x in _spread(pay, n, seat, state.dealer, None)]
 
 
@@ -516,19 +593,26 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     d = [0] * state.n
     if kind == "deposit_1000":
         if not g.deposit_penalty:
-            raise GameEventError(line, f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})")
+            raise GameEventError(
+                line,
+                f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})",
+            )
         amount = min(g.deposit_penalty, max(state.scores[seat], 0))
         d[seat] -= amount
         state.kyoutaku += amount
         state.hand_deposits.append((seat, amount))
     elif kind == "agari_houki":
         if not g.agari_houki:
-            raise GameEventError(line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})")
+            raise GameEventError(
+                line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})"
+            )
         state.houki.add(seat)
     elif kind == "points":
         d = _points_penalty(state, line, ev, seat)
     else:
-        raise GameEventError(line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}")
+        raise GameEventError(
+            line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}"
+        )
     return {"deltas": d, "penalty": True}
 
 
@@ -542,8 +626,11 @@ def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[in
         d[seat], d[to] = -points, points
         return d
     if points % (state.n - 1):
-        raise GameEventError(line, f"{points} points cannot be split evenly among the {state.n - 1} other "
-                                   "players: give a multiple, or name the receiver with 'to'")
+        raise GameEventError(
+            line,
+            f"{points} points cannot be split evenly among the {state.n - 1} other "
+            "players: give a multiple, or name the receiver with 'to'",
+        )
     for s in range(state.n):
         d[s] = -points if s == seat else points // (state.n - 1)
     return d
@@ -599,8 +686,12 @@ def _advance(state: GameState, renchan: bool, honba_up: bool, yame: str) -> None
         if state.dealer == state.n:
             state.dealer, state.wind = 0, state.wind + 1
         return None
-    if g.extension_target and not state.extension and all(s < g.extension_target for s in state.scores):
-        state.extension, state.wind, state.dealer = True, 2, 0   # 西入
+    if (
+        g.extension_target
+        and not state.extension
+        and all(s < g.extension_target for s in state.scores)
+    ):
+        state.extension, state.wind, state.dealer = True, 2, 0  # 西入
         return None
     return _finish(state, "last_hand")
 
@@ -614,11 +705,16 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
     if reason in ("agari_yame", "tenpai_yame"):
         if state.yame_offer != reason:
             mode = getattr(state.rules.game, reason)
-            why = ("the last hand's dealer is not top after a renchan" if mode == "optional"
-                   else _rule(state.rules, "game", reason))
+            why = (
+                "the last hand's dealer is not top after a renchan"
+                if mode == "optional"
+                else _rule(state.rules, "game", reason)
+            )
             raise GameEventError(line, f"{reason} is not possible now: {why}")
     elif reason != "time":
-        raise GameEventError(line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}")
+        raise GameEventError(
+            line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}"
+        )
     _finish(state, reason)
     return {"deltas": [0] * state.n}
 
@@ -626,10 +722,16 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
 def _on_start(state: GameState, line: int, ev: dict) -> dict:
     players = ev.get("players")
     n = state.rules.table.players
-    if (not isinstance(players, list) or len(players) != n
-            or not all(isinstance(p, str) and p.strip() for p in players)):
-        raise GameEventError(line, f"'players' must list the {n} players' names in seat order "
-                                   f"(table.players = {n}), got {players!r}")
+    if (
+        not isinstance(players, list)
+        or len(players) != n
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise GameEventError(
+            line,
+            f"'players' must list the {n} players' names in seat order "
+            f"(table.players = {n}), got {players!r}",
+        )
     if len(set(players)) != n:
         raise GameEventError(line, f"'players' names someone twice: {players!r}")
     state.players = list(players)
@@ -644,8 +746,14 @@ def _on_start(state: GameState, line: int, ev: dict) -> dict:
     return {}
 
 
-_HANDLERS = {"win": _on_win, "draw": _on_draw, "abort": _on_abort, "chombo": _on_chombo,
-             "penalty": _on_penalty, "end": _on_end}
+_HANDLERS = {
+    "win": _on_win,
+    "draw": _on_draw,
+    "abort": _on_abort,
+    "chombo": _on_chombo,
+    "penalty": _on_penalty,
+    "end": _on_end,
+}
 
 
 def _apply(state: GameState, line: int, ev: Any) -> None:
@@ -665,7 +773,10 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
     if not state.started:
         raise GameEventError(line, "the first event must be 'start' with the players")
     if state.finished:
-        raise GameEventError(line, f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})")
+        raise GameEventError(
+            line,
+            f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})",
+        )
     before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
     scores_before = list(state.scores)
     try:
@@ -682,9 +793,17 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
     elif out.get("penalty") and _points_end(state):
         _finish(state, _points_end(state))
     # deltas are the whole change, deposits given back by a chombo included
-    deltas = [a - b for a, b in zip(state.scores, scores_before)]
-    state.hands.append({**before, "kyoutaku": state.kyoutaku, "deltas": deltas,
-                        "scores": list(state.scores), "event": line, "type": kind})
+    deltas = [a - b for a, b in zip(state.scores, scores_before, strict=True)]
+    state.hands.append(
+        {
+            **before,
+            "kyoutaku": state.kyoutaku,
+            "deltas": deltas,
+            "scores": list(state.scores),
+            "event": line,
+            "type": kind,
+        }
+    )
     state.last_line = line
 
 
@@ -723,8 +842,14 @@ def _final(state: GameState) -> dict | None:
         top = _ranks(scores, "seat").index(1)
         scores[top] += leftover
         leftover = 0
-    out = settle(scores, state.rules, chips=state.chips, yakuman_end=state.yakuman_end,
-                 dabuken=state.dabuken, vp_adjust=state.vp_adjust)
+    out = settle(
+        scores,
+        state.rules,
+        chips=state.chips,
+        yakuman_end=state.yakuman_end,
+        dabuken=state.dabuken,
+        vp_adjust=state.vp_adjust,
+    )
     out["leftover_deposits"] = leftover
     out["end_reason"] = state.end_reason
     for key in ("dabuken", "next_first_dealer"):
@@ -738,8 +863,14 @@ def replay(events: list[dict], rules) -> dict:
     ``finished``, ``final``).  Raises :class:`GameEventError` on the first event
     the rules refuse."""
     state = state_after(events, rules)
-    return {"rules": state.rules.name, "players": state.players, "hands": state.hands,
-            "finished": state.finished, "final": _final(state), "state": state.to_dict()}
+    return {
+        "rules": state.rules.name,
+        "players": state.players,
+        "hands": state.hands,
+        "finished": state.finished,
+        "final": _final(state),
+        "state": state.to_dict(),
+    }
 
 
 def preview(events: list[dict], new_event: dict, rules) -> dict:
@@ -749,8 +880,13 @@ def preview(events: list[dict], new_event: dict, rules) -> dict:
     trial = copy.deepcopy(state)
     _apply(trial, len(events) + 1, new_event)
     rec = trial.hands[-1] if new_event.get("event") != "start" else {"deltas": [], "scores": []}
-    return {"deltas": rec["deltas"], "scores": rec["scores"], "kyoutaku": trial.kyoutaku,
-            "finished": trial.finished, "state": trial.to_dict()}
+    return {
+        "deltas": rec["deltas"],
+        "scores": rec["scores"],
+        "kyoutaku": trial.kyoutaku,
+        "finished": trial.finished,
+        "state": trial.to_dict(),
+    }
 
 
 def read_events(lines: Iterable[str]) -> list[dict]:
@@ -773,13 +909,18 @@ def read_events(lines: Iterable[str]) -> list[dict]:
 
 def add_arguments(ap) -> None:
     """Options of ``python -m scoring game``."""
-    ap.add_argument("--rules", default="netmahjong",
-                    help="preset id (netmahjong, mahjongbu, nekohouse-4a, ...) or a .toml file (default: netmahjong)")
+    ap.add_argument(
+        "--rules",
+        default="netmahjong",
+        help="preset id (netmahjong, mahjongbu, nekohouse-4a, ...) or a .toml file "
+        "(default: netmahjong)",
+    )
 
 
 def run(args) -> int:
     """Entry point used by :mod:`scoring.cli`."""
     import sys
+
     return main_game(args, sys.stdin, sys.stdout, sys.stderr)
 
 

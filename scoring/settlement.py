@@ -39,8 +39,8 @@ def round_points(points: int, how: str) -> int:
     sign = -1 if points < 0 else 1
     thousands, rest = divmod(abs(points), 1000)
     up = {
-        "gosha_rokunyu": rest >= 600,   # 五捨六入: 500 down, 600 up
-        "shisha_gonyu": rest >= 500,    # 四捨五入
+        "gosha_rokunyu": rest >= 600,  # 五捨六入: 500 down, 600 up
+        "shisha_gonyu": rest >= 500,  # 四捨五入
         "down": False,
         "up": rest > 0,
     }[how]
@@ -69,7 +69,7 @@ def _shared(table: Sequence[int], rank_of: list[int]) -> list[Fraction]:
     out = []
     for r in rank_of:
         k = rank_of.count(r)
-        out.append(Fraction(sum(table[r - 1:r - 1 + k]), k))
+        out.append(Fraction(sum(table[r - 1 : r - 1 + k]), k))
     return out
 
 
@@ -102,8 +102,9 @@ def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
     return {"base": base, "uma": uma, "oka": oka}
 
 
-def _victory_points(rules: Rules, eff: list[int], order: list[int], *, yakuman_end: dict | None,
-                    dabuken: int | None) -> tuple[list[int], bool]:
+def _victory_points(
+    rules: Rules, eff: list[int], order: list[int], *, yakuman_end: dict | None, dabuken: int | None
+) -> tuple[list[int], bool]:
     """Victory points per seat and whether the top took マルA or better."""
     st = rules.settlement
     n = len(eff)
@@ -112,14 +113,14 @@ def _victory_points(rules: Rules, eff: list[int], order: list[int], *, yakuman_e
     floating = [i for i in order if eff[i] >= st.return_points]
     if not floating:
         # 002 ブー麻雀 「4人沈みの場合は持ち点の多い順に3人を浮きとして扱います」
-        floating = order[:n - 1]
+        floating = order[: n - 1]
     row = st.vp_by_floaters.get(str(len(floating)))
     if row is None:
         return [0] * n, False
     top = order[0]
     maru_a = len(floating) == 1
     if maru_a and dabuken == top:
-        row = st.vp_double        # ダブ権: a second マルA in a row is a double マルA
+        row = st.vp_double  # ダブ権: a second マルA in a row is a double マルA
     vp = [row[1] if i in floating else row[2] for i in range(n)]
     vp[top] = row[0]
     return vp, maru_a
@@ -137,16 +138,22 @@ def _yakuman_vp(row: Sequence[int], n: int, end: dict) -> list[int]:
             if i != top:
                 vp[i] = -(row[0] // (n - 1))
     elif src is None or src == pao:
-        vp[pao] = -row[0]          # 002 ブー麻雀（続き）「包責者がトップの収入分の全額を支払う」
+        vp[pao] = -row[0]  # 002 ブー麻雀（続き）「包責者がトップの収入分の全額を支払う」
     else:
-        vp[pao] = -row[0] // 2     # 「9勝利点を包責者…9勝利点を放銃者の支払い」
+        vp[pao] = -row[0] // 2  # 「9勝利点を包責者…9勝利点を放銃者の支払い」
         vp[src] = -(row[0] - row[0] // 2)
     return vp
 
 
-def settle(scores: Sequence[int], rules, *, chips: Sequence[int] | None = None,
-           yakuman_end: dict | None = None, dabuken: int | None = None,
-           vp_adjust: Sequence[int] | None = None) -> dict:
+def settle(
+    scores: Sequence[int],
+    rules,
+    *,
+    chips: Sequence[int] | None = None,
+    yakuman_end: dict | None = None,
+    dabuken: int | None = None,
+    vp_adjust: Sequence[int] | None = None,
+) -> dict:
     """Settle a finished game's raw ``scores`` (seat order, seat 0 = first dealer).
 
     ``chips``: net chips per seat; ``yakuman_end``: ``{"winner", "from", "pao"}``
@@ -165,18 +172,19 @@ def settle(scores: Sequence[int], rules, *, chips: Sequence[int] | None = None,
     zero = [0] * n
     if not st.use_points or st.victory_points:
         out.update(base=list(scores) if not st.use_points else zero, uma=zero, oka=zero)
-        out["result"] = [s + c * st.chip_value for s, c in zip(out["base"], chips)]
+        out["result"] = [s + c * st.chip_value for s, c in zip(out["base"], chips, strict=True)]
     else:
         parts = _points_result(rules, eff, rank_of)
         out.update({k: [_num(x) for x in v] for k, v in parts.items()})
-        out["result"] = [_num(parts["base"][i] + parts["uma"][i] + chips[i] * st.chip_value)
-                         for i in range(n)]
+        out["result"] = [
+            _num(parts["base"][i] + parts["uma"][i] + chips[i] * st.chip_value) for i in range(n)
+        ]
     if st.victory_points:
         vp, maru_a = _victory_points(rules, eff, order, yakuman_end=yakuman_end, dabuken=dabuken)
         if vp_adjust is not None:
-            vp = [a + b for a, b in zip(vp, vp_adjust)]
+            vp = [a + b for a, b in zip(vp, vp_adjust, strict=True)]
         out["victory_points"] = vp
         out["result"] = list(vp)
         out["dabuken"] = order[0] if maru_a else None
-        out["next_first_dealer"] = order[0]   # 002 ブー麻雀（続き）「トップ者は次のゲームの起家」
+        out["next_first_dealer"] = order[0]  # 002 ブー麻雀（続き）「トップ者は次のゲームの起家」
     return out

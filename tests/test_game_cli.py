@@ -16,8 +16,14 @@ EXAMPLES = ROOT / "examples"
 
 
 def run(args, stdin: str):
-    return subprocess.run([sys.executable, "-m", "scoring", "game", *args], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", "game", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("preset", PRESET_IDS)
@@ -46,7 +52,10 @@ def test_sample_games_are_listed_in_the_readme():
 
 
 def test_refused_event_names_the_line_and_rule_and_exits_1():
-    events = '{"event": "start", "players": ["A", "B", "C", "D"]}\n{"event": "abort", "kind": "kyuushu"}\n'
+    events = (
+        '{"event": "start", "players": ["A", "B", "C", "D"]}\n'
+        '{"event": "abort", "kind": "kyuushu"}\n'
+    )
     proc = run(["--rules", "mahjongbu"], events)
     assert proc.returncode == 1
     out = json.loads(proc.stdout)
@@ -56,7 +65,9 @@ def test_refused_event_names_the_line_and_rule_and_exits_1():
 
 
 def test_bad_json_and_bad_rules_are_messages_not_tracebacks():
-    proc = run(["--rules", "netmahjong"], '{"event": "start", "players": ["A","B","C","D"]}\n{oops\n')
+    proc = run(
+        ["--rules", "netmahjong"], '{"event": "start", "players": ["A","B","C","D"]}\n{oops\n'
+    )
     assert proc.returncode == 1 and "line 2" in proc.stdout and "Traceback" not in proc.stderr
     proc = run(["--rules", "no-such-preset"], "")
     assert proc.returncode == 2 and "unknown rule preset" in proc.stderr
@@ -64,11 +75,16 @@ def test_bad_json_and_bad_rules_are_messages_not_tracebacks():
 
 def test_a_club_toml_extending_a_preset(tmp_path):
     club = tmp_path / "club.toml"
-    club.write_text('extends = "netmahjong"\nname = "club"\n[game]\nlength = "hanchan"\n'
-                    '[settlement]\numa = [30000, 10000, -10000, -30000]\n', "utf-8")
+    club.write_text(
+        'extends = "netmahjong"\nname = "club"\n[game]\nlength = "hanchan"\n'
+        "[settlement]\numa = [30000, 10000, -10000, -30000]\n",
+        "utf-8",
+    )
     events = [{"event": "start", "players": ["A", "B", "C", "D"]}]
-    events += [{"event": "win", "winners": [{"seat": (d + 1) % 4, "han": 1, "fu": 30}], "from": d % 4}
-               for d in range(8)]
+    events += [
+        {"event": "win", "winners": [{"seat": (d + 1) % 4, "han": 1, "fu": 30}], "from": d % 4}
+        for d in range(8)
+    ]
     proc = run(["--rules", str(club)], "".join(json.dumps(e) + "\n" for e in events))
     out = json.loads(proc.stdout)
     assert out["finished"] and out["hands"][-1]["round"] == "S4"

@@ -17,11 +17,20 @@ def start(preset):
 
 
 def ron(winner, src, han=1, fu=30, **kw):
-    return {"event": "win", "winners": [{"seat": winner, "han": han, "fu": fu, **kw.pop("w", {})}], "from": src, **kw}
+    return {
+        "event": "win",
+        "winners": [{"seat": winner, "han": han, "fu": fu, **kw.pop("w", {})}],
+        "from": src,
+        **kw,
+    }
 
 
 def tsumo(winner, han=1, fu=30, **kw):
-    return {"event": "win", "winners": [{"seat": winner, "han": han, "fu": fu, **kw.pop("w", {})}], **kw}
+    return {
+        "event": "win",
+        "winners": [{"seat": winner, "han": han, "fu": fu, **kw.pop("w", {})}],
+        **kw,
+    }
 
 
 def draw(tenpai=(), riichi=(), **kw):
@@ -78,13 +87,16 @@ def test_nm_draw_renchan_on_dealer_tenpai_and_honba_either_way():
     assert (s.round, s.honba) == ("E2", 1)
 
 
-@pytest.mark.parametrize("tenpai,deltas", [
-    ([0], [3000, -1000, -1000, -1000]),
-    ([0, 1], [1500, 1500, -1500, -1500]),
-    ([0, 1, 2], [1000, 1000, 1000, -3000]),
-    ([], [0, 0, 0, 0]),
-    ([0, 1, 2, 3], [0, 0, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "tenpai,deltas",
+    [
+        ([0], [3000, -1000, -1000, -1000]),
+        ([0, 1], [1500, 1500, -1500, -1500]),
+        ([0, 1, 2], [1000, 1000, 1000, -3000]),
+        ([], [0, 0, 0, 0]),
+        ([0, 1, 2, 3], [0, 0, 0, 0]),
+    ],
+)
 def test_nm_noten_payments(tenpai, deltas):
     # 000 (3) 荒牌 表 「3人 −3000 +1000 / 2人 −1500 +1500 / 1人 −1000 +3000」
     assert play("netmahjong", draw(tenpai=tenpai))["hands"][0]["deltas"] == deltas
@@ -110,19 +122,27 @@ def test_nm_honba_300_on_ron_100_each_on_tsumo():
 def test_nm_double_ron_head_bump_takes_honba_deposits_and_renchan():
     # 000 (2) 「2人ともあがれますが、頭ハネされた人は、あがりの点数を貰うことはできますが、
     #  リーチ棒 積み棒連荘の権利は ありません」; 下家 first
-    ev = {"event": "win", "from": 1, "riichi": [0],
-          "winners": [{"seat": 0, "han": 2, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}]}
+    ev = {
+        "event": "win",
+        "from": 1,
+        "riichi": [0],
+        "winners": [{"seat": 0, "han": 2, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}],
+    }
     out = play("netmahjong", draw(tenpai=[0]), ev)
     h = out["hands"][1]
     # seat 2 is nearest the discarder's right: it takes the honba (300) and the stick
     assert h["deltas"] == [2900 - 1000, -2900 - 1000 - 300, 1000 + 300 + 1000, 0]
     s = state("netmahjong", draw(tenpai=[0]), ev)
-    assert (s.round, s.dealer, s.honba) == ("E2", 1, 0)   # the dealer was head-bumped: no renchan
+    assert (s.round, s.dealer, s.honba) == ("E2", 1, 0)  # the dealer was head-bumped: no renchan
 
 
 def test_nm_triple_ron_is_sanchahou():
     # 000 (2) 「3人がロンあがりしようとする場合は、三家和といって、流局になります」
-    triple = {"event": "win", "from": 0, "winners": [{"seat": s, "han": 1, "fu": 30} for s in (1, 2, 3)]}
+    triple = {
+        "event": "win",
+        "from": 0,
+        "winners": [{"seat": s, "han": 1, "fu": 30} for s in (1, 2, 3)],
+    }
     e = refused("netmahjong", triple)
     assert e.line == 2 and "sanchahou" in str(e) and "multi_ron" in str(e)
     # 000 (3) 三家和 「親は、連荘できず、南家が親になります。この場合にも積み棒を増やします」
@@ -133,14 +153,18 @@ def test_nm_triple_ron_is_sanchahou():
 def test_nm_triple_ron_local_rule():
     # 000 (3) 三家和 【ローカルルール】「三家和なしの設定もできます…トリプルロンありになります」
     r = load_rules({"extends": "netmahjong", "game": {"multi_ron": "triple"}})
-    triple = {"event": "win", "from": 0, "winners": [{"seat": s, "han": 1, "fu": 30} for s in (1, 2, 3)]}
+    triple = {
+        "event": "win",
+        "from": 0,
+        "winners": [{"seat": s, "han": 1, "fu": 30} for s in (1, 2, 3)],
+    }
     out = replay(start("netmahjong") + [triple], r)
     assert out["hands"][0]["deltas"] == [-3000, 1000, 1000, 1000]
 
 
 @pytest.mark.parametrize("kind", ["suufon", "suukan"])
 def test_nm_abortive_draws_move_the_deal(kind):
-    # 000 (3) 四風連打/四槓流れ 「このときはノーテン罰符はありません。親は、連荘できず、南家が親になります」
+    # 000 (3) 四風連打/四槓流れ 「このときはノーテン罰符はありません。親は、連荘できず、南家が親になります」  # noqa: E501
     out = play("netmahjong", {"event": "abort", "kind": kind})
     assert out["hands"][0]["deltas"] == [0, 0, 0, 0]
     assert state("netmahjong", {"event": "abort", "kind": kind}).round == "E2"
@@ -160,7 +184,7 @@ def test_nm_bust_ends_the_game():
     assert refused("netmahjong", ron(1, 0, 13, 0), draw()).line == 3
 
 
-ZERO = [ron(1, 0, 8, 0), ron(2, 0, 5, 0), ron(3, 0, 1, 30)]   # seat 0: 25000-16000-8000-1000
+ZERO = [ron(1, 0, 8, 0), ron(2, 0, 5, 0), ron(3, 0, 1, 30)]  # seat 0: 25000-16000-8000-1000
 
 
 def test_nm_exactly_zero_is_not_busted():
@@ -170,7 +194,7 @@ def test_nm_exactly_zero_is_not_busted():
 
 
 def test_nm_agari_yame_is_optional_for_the_top_dealer():
-    # 000 (3) あがりやめ 「最後の局…に親があがった場合、親がトップであれば、あがりやめを宣言して…終了することができます」
+    # 000 (3) あがりやめ 「最後の局…に親があがった場合、親がトップであれば、あがりやめを宣言して…終了することができます」  # noqa: E501
     ev = pass_deal("netmahjong", 3) + [ron(3, 0, 5, 0)]
     s = state("netmahjong", *ev)
     assert not s.finished and s.yame_offer == "agari_yame" and "end" in allowed_events(s)
@@ -194,25 +218,31 @@ def test_nm_a_second_agari_yame_is_refused():
 
 
 def test_nm_no_bust_local_rule_forbids_agari_yame():
-    # 000 (3) 【ローカルルール】「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」
+    # 000 (3) 【ローカルルール】「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」  # noqa: E501
     from scoring.errors import RulesError
+
     with pytest.raises(RulesError):
         load_rules({"extends": "netmahjong", "game": {"bust": False}})
 
 
 def test_nm_riichi_noten_at_draw_is_chombo_mangan_reversed():
     # 000 (3) 荒牌 「リーチをかけた人は…ノーテンの場合は、チョンボになります」;
-    # 錯和 「罰符は、満貫をツモあがりしたときの点数とちょうど逆」「リーチ棒は、リーチをかけた人に返されます」
+    # 錯和 「罰符は、満貫をツモあがりしたときの点数とちょうど逆」「リーチ棒は、リーチをかけた人に返されます」  # noqa: E501
     out = play("netmahjong", draw(tenpai=[2], riichi=[1, 2]))
     h = out["hands"][0]
     assert h["deltas"] == [4000, -8000, 2000, 2000] and h["kyoutaku"] == 0
     s = state("netmahjong", draw(tenpai=[2], riichi=[1, 2]))
-    assert (s.round, s.honba) == ("E1", 0)     # 「局はなかったことになり、やりなおします」
+    assert (s.round, s.honba) == ("E1", 0)  # 「局はなかったことになり、やりなおします」
 
 
 def test_nm_dealer_chombo_pays_4000_all():
     # 000 (3) 錯和 「満貫払い」: a dealer's mangan tsumo is 4000 all
-    assert play("netmahjong", {"event": "chombo", "seat": 0})["hands"][0]["deltas"] == [-12000, 4000, 4000, 4000]
+    assert play("netmahjong", {"event": "chombo", "seat": 0})["hands"][0]["deltas"] == [
+        -12000,
+        4000,
+        4000,
+        4000,
+    ]
 
 
 def test_nm_nagashi_mangan_is_a_mangan_tsumo():
@@ -222,7 +252,7 @@ def test_nm_nagashi_mangan_is_a_mangan_tsumo():
 
 
 def test_nm_has_no_pao_by_default_and_a_local_rule_for_it():
-    # 000 (8) 包 「ネットマージャンでは、包をなくしました」【ローカルルール】「包(パオ)ありの設定もできます」
+    # 000 (8) 包 「ネットマージャンでは、包をなくしました」【ローカルルール】「包(パオ)ありの設定もできます」  # noqa: E501
     ev = tsumo(1, 0, 0, w={"yakuman": 1, "pao": 3})
     assert "pao" in str(refused("netmahjong", ev))
     r = load_rules({"extends": "netmahjong", "game": {"pao": True}})
@@ -255,7 +285,9 @@ def test_mb_hanchan_east_south():
 def test_mb_no_abortive_draws():
     # 001 基本ルール 9 「途中流局なし。(トリプルロン、九種九牌、四風連打、四開槓、4人リーチ等)」
     for kind in ("kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou"):
-        assert "001 基本ルール 9" in str(refused("mahjongbu", {"event": "abort", "kind": kind, "riichi": [0, 1, 2, 3]}))
+        assert "001 基本ルール 9" in str(
+            refused("mahjongbu", {"event": "abort", "kind": kind, "riichi": [0, 1, 2, 3]})
+        )
 
 
 def test_mb_no_agari_yame_nor_tenpai_yame():
@@ -276,7 +308,11 @@ def test_mb_no_bust():
 
 def test_mb_atamahane_only():
     # 001 基本ルール 12 「ダブロン、トリプルロンなし。上家の頭ハネとなる」
-    ev = {"event": "win", "from": 0, "winners": [{"seat": 3, "han": 1, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}]}
+    ev = {
+        "event": "win",
+        "from": 0,
+        "winners": [{"seat": 3, "han": 1, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}],
+    }
     e = refused("mahjongbu", ev)
     assert "seat 2" in str(e) and "atamahane" in str(e)
 
@@ -319,7 +355,11 @@ def test_mb_pao_full_on_tsumo_half_on_ron():
 def test_mb_chombo_4000_each_same_dealer_deposits_back():
     # 001 チョンボ 1 「親子に関わらず他家に4,000点ずつ、計12,000点支払」;
     # 2 「積棒は増えず、同じ親での再ゲーム…リーチ棒などは出した本人に戻る」
-    ev = [draw(tenpai=[0]), {"event": "penalty", "seat": 2, "kind": "deposit_1000"}, {"event": "chombo", "seat": 1}]
+    ev = [
+        draw(tenpai=[0]),
+        {"event": "penalty", "seat": 2, "kind": "deposit_1000"},
+        {"event": "chombo", "seat": 1},
+    ]
     out = play("mahjongbu", *ev)
     assert out["hands"][2]["deltas"] == [4000, -12000, 4000 + 1000, 4000]
     s = state("mahjongbu", *ev)
@@ -344,8 +384,8 @@ def test_mb_deposit_penalty_1000():
 
 # =========================================================================== 002 ねこはうす
 def test_nh4a_west_entry_when_all_below_30000():
-    # 002 4A 「南4局終了時全員が3万点未満のとき西入し、1人以上が3万点以上となるか西4局が終了した時点でゲーム終了」
-    ev = pass_deal("nekohouse-4a", 8)     # 1000-point rons: nobody reaches 30000
+    # 002 4A 「南4局終了時全員が3万点未満のとき西入し、1人以上が3万点以上となるか西4局が終了した時点でゲーム終了」  # noqa: E501
+    ev = pass_deal("nekohouse-4a", 8)  # 1000-point rons: nobody reaches 30000
     s = state("nekohouse-4a", *ev)
     assert not s.finished and s.round == "W1" and s.round_ja == "西1局"
     out = play("nekohouse-4a", *ev, *pass_deal("nekohouse-4a", 4))
@@ -382,7 +422,7 @@ def test_nh_tenpai_renchan():
 
 
 def test_nh_agari_yame_forced_for_the_leading_dealer_only():
-    # 002 4A 「オーラスの親がトップの場合、和了やめおよび聴牌やめは強制です。2着以下の場合はできません」
+    # 002 4A 「オーラスの親がトップの場合、和了やめおよび聴牌やめは強制です。2着以下の場合はできません」  # noqa: E501
     ev = pass_deal("nekohouse-4a", 7)
     won = state("nekohouse-4a", ron(3, 1, 5, 0), *ev[1:], ron(3, 0, 1, 30))
     assert won.finished and won.end_reason == "agari_yame"
@@ -390,8 +430,15 @@ def test_nh_agari_yame_forced_for_the_leading_dealer_only():
     assert tenpai.finished and tenpai.end_reason == "tenpai_yame"
     behind = state("nekohouse-4a", ron(1, 3, 5, 0), *ev[1:], draw(tenpai=[3]))
     assert not behind.finished and behind.round == "S4"
-    assert "agari_yame" in str(refused("nekohouse-4a", ron(1, 3, 5, 0), *ev[1:], ron(3, 0, 1, 30),
-                                       {"event": "end", "reason": "agari_yame"}))
+    assert "agari_yame" in str(
+        refused(
+            "nekohouse-4a",
+            ron(1, 3, 5, 0),
+            *ev[1:],
+            ron(3, 0, 1, 30),
+            {"event": "end", "reason": "agari_yame"},
+        )
+    )
 
 
 def test_nh_noten_3000_and_honba_300():
@@ -409,7 +456,7 @@ def test_nh4b_honba_1500():
 
 def test_nh_short_riichi_deposits_everything():
     # 002 4A 「持ち点が1000点未満の場合、持ち点をすべて供託して立直が可能です」
-    ev2 = [ron(1, 0, 8, 0), ron(2, 0, 3, 50), ron(3, 0, 1, 70)]   # seat 0: 25000-16000-6400-2300
+    ev2 = [ron(1, 0, 8, 0), ron(2, 0, 3, 50), ron(3, 0, 1, 70)]  # seat 0: 25000-16000-6400-2300
     s = state("nekohouse-4a", *ev2)
     assert s.scores[0] == 300 and 0 in s.riichi_able
     out = play("nekohouse-4a", *ev2, draw(tenpai=[0], riichi=[0]))
@@ -418,17 +465,21 @@ def test_nh_short_riichi_deposits_everything():
 
 def test_nh_double_and_triple_ron_with_head_bump():
     # 002 4A 「ダブルロン、トリロンあり。親権、積符、供託点は頭ハネです」
-    triple = {"event": "win", "from": 1, "riichi": [3],
-              "winners": [{"seat": s, "han": 1, "fu": 30} for s in (0, 2, 3)]}
+    triple = {
+        "event": "win",
+        "from": 1,
+        "riichi": [3],
+        "winners": [{"seat": s, "han": 1, "fu": 30} for s in (0, 2, 3)],
+    }
     out = play("nekohouse-4a", draw(tenpai=[0]), triple)
     # seat 2 is nearest the discarder's right: honba 300 and the stick
     assert out["hands"][1]["deltas"] == [1500, -1500 - 1000 - 1000 - 300, 1000 + 300 + 1000, 0]
     s = state("nekohouse-4a", draw(tenpai=[0]), triple)
-    assert s.round == "E2"          # 親権 is head-bumped too
+    assert s.round == "E2"  # 親権 is head-bumped too
 
 
 def test_nh_abortive_draws_are_renchan():
-    # 002 4A 「途中流局は九種九牌、四風連打、四槓散了、四家立直に適用します。無条件に連荘となります」
+    # 002 4A 「途中流局は九種九牌、四風連打、四槓散了、四家立直に適用します。無条件に連荘となります」  # noqa: E501
     for kind in ("kyuushu", "suufon", "suukan"):
         s = state("nekohouse-4a", {"event": "abort", "kind": kind})
         assert (s.round, s.honba) == ("E1", 1)
@@ -444,12 +495,22 @@ def test_nh4b_only_kyuushu():
 
 def test_nh_chombo_3000_all_four_player():
     # 002 4A 「チョンボは親、子にかかわらず3000オールの支払いとします」
-    assert play("nekohouse-4a", {"event": "chombo", "seat": 2})["hands"][0]["deltas"] == [3000, 3000, -9000, 3000]
+    assert play("nekohouse-4a", {"event": "chombo", "seat": 2})["hands"][0]["deltas"] == [
+        3000,
+        3000,
+        -9000,
+        3000,
+    ]
 
 
 def test_nh_nagashi():
     # 002 4A 「流し満貫あり」
-    assert play("nekohouse-4a", draw(nagashi=[1]))["hands"][0]["deltas"] == [-4000, 8000, -2000, -2000]
+    assert play("nekohouse-4a", draw(nagashi=[1]))["hands"][0]["deltas"] == [
+        -4000,
+        8000,
+        -2000,
+        -2000,
+    ]
 
 
 def test_nh_pao_first_completed():
@@ -463,7 +524,7 @@ def test_nh3a_three_player_rotation_south_3_last():
     # 002 3A 「三人打ち半荘戦」「南3局終了時全員が4万点未満のとき西入」
     ev = pass_deal("nekohouse-3a", 6)
     s = state("nekohouse-3a", *ev)
-    assert s.round == "W1"                     # everyone below 40000
+    assert s.round == "W1"  # everyone below 40000
     out = play("nekohouse-3a", *ev, *pass_deal("nekohouse-3a", 3))
     assert out["finished"] and out["hands"][-1]["round"] == "W3"
     assert [h["round"] for h in out["hands"]][:6] == ["E1", "E2", "E3", "S1", "S2", "S3"]
@@ -483,7 +544,11 @@ def test_nh3_noten_2000():
 
 def test_nh3_chombo_6000_all():
     # 002 3A 「チョンボは親、子にかかわらず6000オールの支払いとします」
-    assert play("nekohouse-3a", {"event": "chombo", "seat": 1})["hands"][0]["deltas"] == [6000, -12000, 6000]
+    assert play("nekohouse-3a", {"event": "chombo", "seat": 1})["hands"][0]["deltas"] == [
+        6000,
+        -12000,
+        6000,
+    ]
 
 
 def test_nh3b_nagashi_is_yakuman():
@@ -506,7 +571,7 @@ def test_boo_renchan_only_on_a_win():
 
 
 def test_boo_ends_at_16000():
-    # 002 ブー麻雀 「1人以上の持ち点が16000点以上または0点未満となるか, 南4局が終了すればゲーム終了」
+    # 002 ブー麻雀 「1人以上の持ち点が16000点以上または0点未満となるか, 南4局が終了すればゲーム終了」  # noqa: E501
     s = state("nekohouse-boo", ron(1, 0, 5, 0))
     assert s.scores[:2] == [0, 16000] and s.finished and s.end_reason == "points"
 
@@ -531,7 +596,11 @@ def test_boo_yakuman_ends_the_game_as_double_maru_a():
 
 def test_boo_atamahane_and_no_nagashi():
     # 002 ブー麻雀 「ダブルロン, トリロンはいずれも頭ハネです」「流し満貫はありません」
-    ev = {"event": "win", "from": 0, "winners": [{"seat": 1, "han": 1, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}]}
+    ev = {
+        "event": "win",
+        "from": 0,
+        "winners": [{"seat": 1, "han": 1, "fu": 30}, {"seat": 2, "han": 1, "fu": 30}],
+    }
     assert "atamahane" in str(refused("nekohouse-boo", ev))
     assert "nagashi" in str(refused("nekohouse-boo", draw(nagashi=[1])))
 
@@ -541,14 +610,19 @@ def test_boo_chombo_is_one_victory_point_to_each():
     out = play("nekohouse-boo", {"event": "chombo", "seat": 1}, *pass_deal("nekohouse-boo", 8))
     assert out["finished"]
     plain = play("nekohouse-boo", *pass_deal("nekohouse-boo", 8))
-    diff = [a - b for a, b in zip(out["final"]["victory_points"], plain["final"]["victory_points"])]
+    diff = [
+        a - b
+        for a, b in zip(
+            out["final"]["victory_points"], plain["final"]["victory_points"], strict=True
+        )
+    ]
     assert diff == [1, -3, 1, 1]
 
 
 def test_boo_dabuken_in_and_out():
-    # 002 ブー麻雀（続き） 「マルA以上の場合は次のゲームでも続けてマルA以上を獲得した際ダブルマルA」;
+    # 002 ブー麻雀（続き） 「マルA以上の場合は次のゲームでも続けてマルA以上を獲得した際ダブルマルA」;  # noqa: E501
     # 「トップ者は次のゲームの起家となります」
-    ev = tsumo(1, 5, 0)     # mangan tsumo: B 16000 ends it, everyone else sinks: マルA
+    ev = tsumo(1, 5, 0)  # mangan tsumo: B 16000 ends it, everyone else sinks: マルA
     first = play("nekohouse-boo", ev)["final"]
     assert first["victory_points"] == [-3, 9, -3, -3]
     assert first["dabuken"] == "B" and first["next_first_dealer"] == "B"

@@ -16,7 +16,19 @@ from hypothesis import strategies as st
 from scoring.game import _apply, _new_state, replay
 from scoring.rules import PRESET_IDS, load_rules
 
-SAFE_PAIRS = [(1, 30), (1, 40), (2, 30), (2, 40), (3, 30), (3, 40), (4, 30), (5, 0), (6, 0), (8, 0), (13, 0)]
+SAFE_PAIRS = [
+    (1, 30),
+    (1, 40),
+    (2, 30),
+    (2, 40),
+    (3, 30),
+    (3, 40),
+    (4, 30),
+    (5, 0),
+    (6, 0),
+    (8, 0),
+    (13, 0),
+]
 
 
 def _winner(draw, rules, seat):
@@ -42,7 +54,11 @@ def _win(draw, state):
     cands = [s for s in free if s != src]
     if not cands:
         return None
-    most = {"atamahane": 1, "double": 2, "triple": n - 1}[rules.game.multi_ron] if src is not None else 1
+    most = (
+        {"atamahane": 1, "double": 2, "triple": n - 1}[rules.game.multi_ron]
+        if src is not None
+        else 1
+    )
     seats = draw(st.sets(st.sampled_from(cands), min_size=1, max_size=min(most, len(cands))))
     winners = [_winner(draw, rules, s) for s in sorted(seats)]
     if rules.game.pao and len(winners) == 1 and winners[0].get("yakuman") and draw(st.booleans()):
@@ -77,7 +93,11 @@ def _abort(draw, state):
 
 def _penalty(draw, state):
     g, n = state.rules.game, state.n
-    kinds = ["points"] + (["deposit_1000"] if g.deposit_penalty else []) + (["agari_houki"] if g.agari_houki else [])
+    kinds = (
+        ["points"]
+        + (["deposit_1000"] if g.deposit_penalty else [])
+        + (["agari_houki"] if g.agari_houki else [])
+    )
     kind = draw(st.sampled_from(kinds))
     ev = {"event": "penalty", "seat": draw(st.integers(0, n - 1)), "kind": kind}
     if kind == "points":
@@ -148,14 +168,14 @@ def test_random_legal_games(preset, data):
         _step(state, events, _moving_event(state))
     assert state.finished, f"still playing {state.round} after {limit} moving hands"
     out = replay(copy.deepcopy(events), rules)
-    assert out == replay(copy.deepcopy(events), rules)      # same events, same output
+    assert out == replay(copy.deepcopy(events), rules)  # same events, same output
     assert out["hands"] == state.hands
     final = out["final"]
-    assert abs(sum(final["result"])) < 1e-6, final          # zero-sum settlement
+    assert abs(sum(final["result"])) < 1e-6, final  # zero-sum settlement
     eff = final["scores"]
     for a in range(n):
         for b in range(n):
             if eff[a] > eff[b] and (final["scores"][b] >= 0 or final["scores"][a] >= 0):
-                assert final["ranks"][a] <= final["ranks"][b], final   # more points, no worse rank
+                assert final["ranks"][a] <= final["ranks"][b], final  # more points, no worse rank
     if "victory_points" in final:
         assert sum(final["victory_points"]) == 0

@@ -14,7 +14,7 @@ def rules(base, **settlement):
 
 
 def test_netmahjong_worked_example_exactly():
-    # 000 (3) 清算 【例】 「1位 35600 +26000 / 2位 27400 −3000 / 3位 22800 −7000 / 4位 14200 −16000」
+    # 000 (3) 清算 【例】 「1位 35600 +26000 / 2位 27400 −3000 / 3位 22800 −7000 / 4位 14200 −16000」  # noqa: E501
     out = settle([35600, 27400, 22800, 14200], "netmahjong")
     assert out["base"] == [26000, -3000, -7000, -16000]
     assert out["ranks"] == [1, 2, 3, 4]
@@ -94,28 +94,44 @@ def test_negative_score_counts_as_zero_without_box_under():
     out = settle([60000, 30000, 15000, -5000], rules("netmahjong", uma=[0, 0, 0, 0]))
     assert out["result"] == [45000, 0, -15000, -30000]
     # 【ローカルルール】「箱下計算ありの設定ができます」
-    boxed = settle([60000, 30000, 15000, -5000], rules("netmahjong", uma=[0, 0, 0, 0], box_under=True))
+    boxed = settle(
+        [60000, 30000, 15000, -5000], rules("netmahjong", uma=[0, 0, 0, 0], box_under=True)
+    )
     assert boxed["result"] == [50000, 0, -15000, -35000]
 
 
 def test_no_busting_means_box_under():
     # 000 (3) 清算 【ローカルルール】「ブットビなしの場合、自動的に箱下計算はありになります」
-    r = load_rules({"extends": "netmahjong", "game": {"bust": False, "agari_yame": "forbidden"},
-                    "settlement": {"uma": [0, 0, 0, 0]}})
+    r = load_rules(
+        {
+            "extends": "netmahjong",
+            "game": {"bust": False, "agari_yame": "forbidden"},
+            "settlement": {"uma": [0, 0, 0, 0]},
+        }
+    )
     assert settle([60000, 30000, 15000, -5000], r)["result"] == [50000, 0, -15000, -35000]
 
 
-SHICHIGOSAN = {"1": [15000, -3000, -5000, -7000], "2": [10000, 5000, -5000, -10000],
-               "3": [7000, 5000, 3000, -15000]}
-SHIZUMI = {"1": [30000, -10000, -10000, -10000], "2": [20000, 0, -10000, -10000],
-           "3": [10000, 0, 0, -10000]}
+SHICHIGOSAN = {
+    "1": [15000, -3000, -5000, -7000],
+    "2": [10000, 5000, -5000, -10000],
+    "3": [7000, 5000, 3000, -15000],
+}
+SHIZUMI = {
+    "1": [30000, -10000, -10000, -10000],
+    "2": [20000, 0, -10000, -10000],
+    "3": [10000, 0, 0, -10000],
+}
 
 
-@pytest.mark.parametrize("scores,row", [
-    ([40000, 25000, 20000, 15000], "1"),
-    ([35000, 31000, 20000, 14000], "2"),
-    ([31000, 30000, 30000, 9000], "3"),
-])
+@pytest.mark.parametrize(
+    "scores,row",
+    [
+        ([40000, 25000, 20000, 15000], "1"),
+        ([35000, 31000, 20000, 14000], "2"),
+        ([31000, 30000, 30000, 9000], "3"),
+    ],
+)
 def test_floating_uma_by_how_many_float(scores, row):
     # 000 (3) ウマ 【ローカルルール】 シチゴサン 「1人浮き+15000-3000-5000-7000 2人浮き… 3人浮き…」
     out = settle(scores, rules("netmahjong", uma_by_floaters=SHICHIGOSAN))
@@ -145,11 +161,14 @@ def test_mahjongbu_keeps_no_chips():
 
 
 # --------------------------------------------------------------------------- ブー麻雀
-@pytest.mark.parametrize("scores,vp", [
-    ([17000, 7000, 5000, 3000], [9, -3, -3, -3]),      # マルA: only the top floats
-    ([12000, 9000, 7000, 4000], [4, 0, -2, -2]),       # マルB
-    ([10000, 9000, 8000, 5000], [1, 0, 0, -1]),        # マルC; 原点 8000 floats
-])
+@pytest.mark.parametrize(
+    "scores,vp",
+    [
+        ([17000, 7000, 5000, 3000], [9, -3, -3, -3]),  # マルA: only the top floats
+        ([12000, 9000, 7000, 4000], [4, 0, -2, -2]),  # マルB
+        ([10000, 9000, 8000, 5000], [1, 0, 0, -1]),  # マルC; 原点 8000 floats
+    ],
+)
 def test_boo_victory_points(scores, vp):
     # 002 ブー麻雀（続き） 「マルA +9 0 -3 / マルB +4 0 -2 / マルC +1 0 -1」;
     # 002 ブー麻雀 「原点は浮きとして扱います」
@@ -159,23 +178,29 @@ def test_boo_victory_points(scores, vp):
 
 
 def test_boo_four_sinking_count_as_three_floating():
-    # 002 ブー麻雀 「4人沈みの場合は持ち点の多い順に3人を浮きとして扱います」 (with leftover deposits)
+    # 002 ブー麻雀 「4人沈みの場合は持ち点の多い順に3人を浮きとして扱います」 (with leftover deposits)  # noqa: E501
     out = settle([7900, 7900, 7800, 7400], "nekohouse-boo")
     assert out["victory_points"] == [1, 0, 0, -1]
 
 
 def test_boo_yakuman_is_a_double_maru_a():
     # 002 ブー麻雀 「役満は無条件にゲーム終了となり, 達成者のダブルマルAとします」
-    out = settle([40000, -8000, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": 1, "pao": None})
+    out = settle(
+        [40000, -8000, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": 1, "pao": None}
+    )
     assert out["victory_points"] == [18, -6, -6, -6]
 
 
 def test_boo_pao_pays_the_double_maru_a():
     # 002 ブー麻雀（続き） 「ツモ上がりの場合は包責者がトップの収入分の全額を支払う…
     # ロン上がりの場合9勝利点を包責者の支払いとし、9勝利点を放銃者の支払い」
-    tsumo = settle([32000, 0, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": None, "pao": 2})
+    tsumo = settle(
+        [32000, 0, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": None, "pao": 2}
+    )
     assert tsumo["victory_points"] == [18, 0, -18, 0]
-    ron = settle([40000, -8000, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": 1, "pao": 2})
+    ron = settle(
+        [40000, -8000, 0, 0], "nekohouse-boo", yakuman_end={"winner": 0, "from": 1, "pao": 2}
+    )
     assert ron["victory_points"] == [18, -9, -9, 0]
 
 
