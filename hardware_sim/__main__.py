@@ -38,7 +38,8 @@ control commands (stdin or --control socket), one a line:
   unplug [hangup|silent] | plug        pull / plug the serial cable
   drop P | corrupt P | duplicate P     byte fault probabilities (0..1)
   delay MS | direction rx|tx|both      latency; which way rate faults apply
-  once drop|corrupt|duplicate|delay rx|tx [COUNT] [DELAY_MS]   one-shot chunk faults
+  once drop|corrupt|duplicate|delay rx|tx [COUNT] [DELAY_MS] [any|reply|event]
+                             one-shot faults on the next chunks (on tx: frames)
   faults off                 clear every link fault
   state | dealt | counters   print the table's state, last deal, link counters
   help | quit"""
@@ -161,7 +162,7 @@ def _control(sim: Simulator, cmd: str, args: list[str]) -> str:  # noqa: C901 - 
     if cmd == "once":
         count = int(args[2]) if len(args) > 2 else 1
         delay = float(args[3]) / 1000 if len(args) > 3 else 0.0
-        sim.faults.once(args[0], args[1], count, delay)
+        sim.faults.once(args[0], args[1], count, delay, args[4] if len(args) > 4 else "any")
         return ""
     if cmd == "faults":
         sim.faults.clear()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 DIRECTIONS = ("rx", "tx", "both")
 KINDS = ("drop", "corrupt", "duplicate", "delay")
+WHATS = ("any", "reply", "event")
 
 
 @dataclass
@@ -37,6 +38,7 @@ class _Shot:
     direction: str
     count: int
     delay: float = 0.0
+    what: str = "any"
 
 
 @dataclass
@@ -78,14 +80,20 @@ class LinkFaults:
             self.drop = self.corrupt = self.duplicate = self.delay = 0.0
             self._shots.clear()
 
-    def once(self, kind: str, direction: str = "tx", count: int = 1, delay: float = 0.0) -> None:
-        """Apply ``kind`` to the next ``count`` chunks going ``direction``."""
+    def once(self, kind: str, direction: str = "tx", count: int = 1, delay: float = 0.0,
+             what: str = "any") -> None:
+        """Apply ``kind`` to the next ``count`` chunks going ``direction``.
+
+        ``what`` (``tx`` only) picks which frames count: ``any``, ``reply``
+        (replies and NAKs) or ``event``."""
         if kind not in KINDS:
             raise ValueError(f"fault kind must be one of {KINDS}, not {kind!r}")
         if direction not in ("rx", "tx"):
             raise ValueError("a one-shot fault goes one way: 'rx' or 'tx'")
+        if what not in WHATS:
+            raise ValueError(f"what must be one of {WHATS}, not {what!r}")
         with self._lock:
-            self._shots.append(_Shot(kind, direction, count, delay))
+            self._shots.append(_Shot(kind, direction, count, delay, what))
 
     @property
     def active(self) -> bool:
@@ -96,12 +104,14 @@ class LinkFaults:
     def _applies(self, direction: str) -> bool:
         return self.direction == "both" or self.direction == direction
 
-    def apply(self, data: bytes, direction: str) -> tuple[bytes, float]:
-        """Faulted bytes and the delay before they go out."""
+    def apply(self, data: bytes, direction: str, what: str = "any") -> tuple[bytes, float]:
+        """Faulted bytes and the delay before they go out (``what``: the kind
+        of frame ``data`` is, on ``tx``)."""
         with self._lock:
             delay = 0.0
             for shot in self._shots:
-                if shot.direction == direction and shot.count > 0:
+                if (shot.direction == direction and shot.count > 0
+                        and shot.what in ("any", what)):
                     shot.count -= 1
                     data, delay = self._shot(shot, data)
                     break

@@ -75,6 +75,7 @@ class Simulator:
         self._transports: list = []        # servers to close on stop
         self._last: tuple | None = None    # (seq, cmd, payload, reply bytes)
         self._event_seq = 0
+        self._hold_events: list | None = None
         self._tx_at = 0.0                  # keeps delayed bytes in order
         self._rx_at = 0.0
         self.plugged = True
@@ -183,11 +184,11 @@ class Simulator:
         for frame in self.decoder.feed(data):
             self._on_frame(frame)
 
-    def _send(self, data: bytes) -> None:
-        """Bytes to the host (loop thread)."""
+    def _send(self, data: bytes, what: str = "reply") -> None:
+        """One frame to the host (loop thread); ``what``: reply or event."""
         if not self.plugged or not self.model.powered:
             return
-        data, delay = self.faults.apply(data, "tx") if self.faults.active else (data, 0.0)
+        data, delay = self.faults.apply(data, "tx", what) if self.faults.active else (data, 0.0)
         if not data:
             return
         if delay:
@@ -235,7 +236,11 @@ class Simulator:
         except PayloadError:
             self._nak(frame.seq, frame.cmd, P.NakReason.BAD_PAYLOAD)
             return
-        reply = self.model.execute(msg, self.now())
+        self._hold_events = []                 # events caused by the command follow its reply
+        try:
+            reply = self.model.execute(msg, self.now())
+        finally:
+            held, self._hold_events = self._hold_events, None
         if isinstance(msg, P.Hello):
             seq, cmd = (self._last[0], self._last[1]) if self._last else (0, P.NO_CMD)
             reply = dataclasses.replace(reply, last_seq=seq, last_cmd=cmd)
@@ -246,13 +251,18 @@ class Simulator:
             self._last = (*key, out)
         self._send(out)
         self._changed(msg.NAME)
+        for event in held:
+            self._emit(event)
 
     def _emit(self, event: P.Event) -> None:
+        if self._hold_events is not None:
+            self._hold_events.append(event)
+            return
         self.events_sent.append(event)
         self.stats["events"] += 1
         seq = self._event_seq
         self._event_seq = (self._event_seq + 1) & 0xFF
-        self._send(P.encode_frame(event.to_frame(seq)))
+        self._send(P.encode_frame(event.to_frame(seq)), "event")
         self._changed(event.NAME)
 
     def _changed(self, what: str) -> None:
