@@ -296,3 +296,33 @@ def test_riichi_deposit_and_noten_are_switches():
 def test_no_fu_rule_without_a_table_is_refused():
     with pytest.raises(RulesError, match="nofu_table"):
         load_rules({"extends": "netmahjong", "fu": {"use_fu": False}})
+
+
+# --------------------------------------------------------------------------- properties
+@pytest.mark.parametrize("preset", RIICHI_PRESETS)
+def test_more_han_never_pays_less_and_the_dealer_never_less(preset):
+    rules = load_rules(preset)
+    for tsumo in (False, True):
+        pairs = han_fu_pairs(rules, tsumo=tsumo)
+        by_fu: dict[int, list[int]] = {}
+        for han, fu in sorted(pairs):
+            ko = hand_value(rules, han=han, fu=fu, dealer=False, tsumo=tsumo)
+            oya = hand_value(rules, han=han, fu=fu, dealer=True, tsumo=tsumo)
+            assert oya.value >= ko.value, (preset, han, fu, tsumo)
+            by_fu.setdefault(fu, []).append(ko.value)
+        for fu, values in by_fu.items():
+            assert values == sorted(values), (preset, fu, tsumo)
+
+
+@pytest.mark.parametrize("preset", ["netmahjong", "nekohouse-4a", "mahjongbu", "simple"])
+def test_four_player_tsumo_is_worth_a_ron_plus_rounding(preset):
+    # each tsumo payment is rounded up on its own: never less than the ron, and less
+    # than 300 more (three roundings); the beginner's table splits in exact thirds
+    rules = load_rules(preset)
+    for han, fu in han_fu_pairs(rules, tsumo=True):
+        if (han, fu) not in han_fu_pairs(rules, tsumo=False):
+            continue
+        for dealer in (False, True):
+            ron = hand_value(rules, han=han, fu=fu, dealer=dealer, tsumo=False).value
+            tsumo = hand_value(rules, han=han, fu=fu, dealer=dealer, tsumo=True).value
+            assert 0 <= tsumo - ron < (300 if rules.fu.use_fu else 1), (han, fu, dealer)
