@@ -102,7 +102,6 @@ def _alive(pid: int) -> bool:
 
 
 def test_demo_runs_the_whole_club_and_stops_cleanly(tmp_path):
-    pytest.importorskip("hardware_sim.protocol_sim", reason="the table simulator is not built")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "web", "demo", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -140,11 +139,19 @@ def test_demo_runs_the_whole_club_and_stops_cleanly(tmp_path):
                                      "idempotency_key": "demo-test-1"})
         assert status in (200, 202), answer
 
-        def mode_applied():
+        def t1_state():
             _, floor = staff.json("/staff/floor.json")
-            t1 = next(t for t in floor["tables"] if t["table_id"] == "t1")
-            return t1["mode"] == new_mode, t1
-        _wait_for(mode_applied, 60, f"t1 switching to mode {new_mode}")
+            return next(t for t in floor["tables"] if t["table_id"] == "t1")
+
+        # An AMOS table takes a new mode at its next cycle (002 自動卓設定表): first it is
+        # pending, then a cycle run from the console applies it.
+        _wait_for(lambda: (t1_state()["pending_mode"] == new_mode, t1_state()), 60,
+                  f"t1 accepting mode {new_mode} as pending")
+        status, answer = staff.json("/staff/tables/t1/command",
+                                    {"command": "cycle", "idempotency_key": "demo-test-2"})
+        assert status in (200, 202), answer
+        _wait_for(lambda: (t1_state()["mode"] == new_mode, t1_state()), 60,
+                  f"t1 switching to mode {new_mode} after a cycle")
 
         tablet = Browser(staff_url)
         status, page, _ = tablet.request(tablet_urls["t1"].replace(staff_url, ""))
