@@ -386,33 +386,51 @@ def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> l
     return list(payments(total, winner, src, players=state.n))
 
 
+def _pao_split(d: list[int], winner: int, pao: int, src: int | None) -> list[int]:
+    """Re-route the payment ``d`` to the responsible player: all of a tsumo, half
+    of a ron with the discarder paying the other half (001 パオ 1 「折半払い」)."""
+    value = d[winner]
+    out = [0] * len(d)
+    if src is None:
+        out[pao] = -value
+    else:
+        half = value // 2 // 100 * 100
+        out[pao], out[src] = -half, -(value - half)
+    out[winner] = value
+    return out
+
+
+def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
+    """The hand's own payment, with pao.  Pao covers one yakuman: with stacked
+    yakuman the others are paid the ordinary way (001 役満 2, パオ 1)."""
+    n, dealer = state.n, state.dealer
+    if w.pao is None or w.pao == src:
+        return _spread(w.pay, n, w.seat, dealer, src)
+    if w.yakuman <= 1:
+        return _pao_split(_spread(w.pay, n, w.seat, dealer, src), w.seat, w.pao, src)
+    kw = {"han": 0, "fu": 0, "dealer": w.seat == dealer, "tsumo": src is None}
+    one = _spread(_hand_pay(state.rules, yakuman=1, **kw), n, w.seat, dealer, src)
+    rest = _spread(_hand_pay(state.rules, yakuman=w.yakuman - 1, **kw), n, w.seat, dealer, src)
+    return _add(_pao_split(one, w.seat, w.pao, src), rest)
+
+
 def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list[int]:
     """What one winner collects: the hand (with pao), and for the winner nearest
     the discarder's right the honba and the deposits."""
     n, rules = state.n, state.rules
     if "mcr_total" in w.pay:
         return _mcr_deltas(state, w.pay["mcr_total"], w.seat, src)
-    d = _spread(w.pay, n, w.seat, state.dealer, src)
-    honba_payer = src
-    if w.pao is not None and w.pao != src:
-        value = sum(x for x in d if x > 0)
-        d = [0] * n
-        if src is None:
-            d[w.pao] = -value  # tsumo: the responsible player pays it all
-            honba_payer = w.pao
-        else:  # ron: half each (001 パオ 1 「折半払い」)
-            half = value // 2 // 100 * 100
-            d[w.pao], d[src] = -half, -(value - half)
-        d[w.seat] = value
-    if first:
-        if honba_payer is not None and src is None:
-            # pao on a tsumo: the responsible player pays as if they had dealt in
-            bonus = honba_bonus(rules, state.honba, tsumo=False, yakuless=w.yakuless)["total"]
-            d[honba_payer] -= bonus if rules.game.honba else 0
-            d[w.seat] += bonus if rules.game.honba else 0
-        else:
-            d = _add(d, _honba_pay(rules, state.honba, n, w.seat, src, w.yakuless))
-        d[w.seat] += state.kyoutaku
+    d = _hand_part(state, w, src)
+    if not first:
+        return d
+    if w.pao is not None and src is None and rules.game.honba:
+        # pao on a tsumo: the responsible player pays the honba as if they had dealt in
+        bonus = honba_bonus(rules, state.honba, tsumo=False, yakuless=w.yakuless)["total"]
+        d[w.pao] -= bonus
+        d[w.seat] += bonus
+    else:
+        d = _add(d, _honba_pay(rules, state.honba, n, w.seat, src, w.yakuless))
+    d[w.seat] += state.kyoutaku
     return d
 
 

@@ -672,3 +672,71 @@ def test_events_before_start_and_unknown_events_refused():
 def test_nothing_after_a_refused_event_is_applied():
     e = refused("netmahjong", ron(1, 0, 1, 20), ron(2, 0))
     assert e.line == 2
+
+
+# =========================================================================== more rule lines
+def test_mb_stacked_yakuman_pao_covers_one_yakuman():
+    # 001 役満 2 「複数種類以上、同時成立する場合に限りダブル/トリプル役満等を認める」 with
+    # 001 パオ 1 「ツモ和了ったら責任払い」: the responsible player pays one yakuman in full,
+    # the second yakuman is an ordinary tsumo (8000/16000 from the non-dealer's tsumo)
+    out = play("mahjongbu", tsumo(1, 0, 0, w={"yakuman": 2, "pao": 2}))
+    assert out["hands"][0]["deltas"] == [-16000, 64000, -32000 - 8000, -8000]
+
+
+def test_mb_riichi_stick_and_noten_riichi_chombo():
+    # 001 リーチ 1 「リーチ棒は1.000点」; 5 「ノーテンリーチは流局時にチョンボ」 (4000 to each)
+    out = play("mahjongbu", draw(tenpai=[0], riichi=[0]))
+    assert out["hands"][0]["deltas"] == [-1000 + 3000, -1000, -1000, -1000]
+    out = play("mahjongbu", draw(tenpai=[0], riichi=[2]))
+    assert out["hands"][0]["deltas"] == [4000, 4000, -12000, 4000]
+
+
+def test_nh_deposit_penalty_takes_everything_under_1000():
+    # 002 4A 「発覚した時点で持ち点が1000点未満の場合は持ち点すべての供託となります」
+    ev = [ron(1, 0, 8, 0), ron(2, 0, 3, 50), ron(3, 0, 1, 70)]  # seat 0 down to 300
+    out = play("nekohouse-4a", *ev, {"event": "penalty", "seat": 0, "kind": "deposit_1000"})
+    assert out["hands"][-1]["deltas"] == [-300, 0, 0, 0] and out["hands"][-1]["kyoutaku"] == 300
+
+
+def test_nh3b_only_kyuushu():
+    # 002 3B 「途中流局は九種九牌のみに適用します。無条件に連荘となります」
+    assert state("nekohouse-3b", {"event": "abort", "kind": "kyuushu"}).round == "E1"
+    assert "abortive_draws" in str(refused("nekohouse-3b", {"event": "abort", "kind": "suukan"}))
+
+
+def test_boo_riichi_with_no_points_deposits_nothing():
+    # 002 ブー麻雀 「立直料は100点です. 持ち点が0点の場合, 供託なしで立直が可能です」
+    ev = [ron(1, 0, 2, 30), ron(2, 0, 2, 30), ron(3, 0, 2, 30), ron(1, 0, 2, 30)]
+    s = state("nekohouse-boo", *ev)
+    assert s.scores[0] == 0 and not s.finished and 0 in s.riichi_able
+    out = play("nekohouse-boo", *ev, draw(riichi=[0, 1]))
+    assert out["hands"][-1]["deltas"] == [0, -100, 0, 0] and out["hands"][-1]["kyoutaku"] == 100
+
+
+def test_boo_abortive_draws_are_renchan():
+    # 002 ブー麻雀 「途中流局は九種九牌, 四風連打, 四槓散了, 四家立直に適用します. 無条件に連荘となります」  # noqa: E501
+    s = state("nekohouse-boo", {"event": "abort", "kind": "suufon"})
+    assert (s.round, s.honba) == ("E1", 1)
+
+
+def test_boo_yakuless_win_gets_no_honba_and_honba_go_up():
+    # 002 ブー麻雀 「積符は場に1500点です. ただし, 役なしの上がりには積符は加算されず,
+    # 流局時と同様に次局の積符が増えます」
+    bare = play("nekohouse-boo", ron(2, 3, 0, 30))["hands"][0]["deltas"]
+    out = play("nekohouse-boo", draw(), ron(2, 3, 0, 30))
+    assert out["hands"][1]["deltas"] == bare  # one honba on the table, none paid
+    s = state("nekohouse-boo", draw(), ron(2, 3, 0, 30))
+    assert s.honba == 2
+    with_yaku = play("nekohouse-boo", draw(), ron(2, 3, 1, 30))
+    assert with_yaku["hands"][1]["deltas"][2] == 1000 + 1500
+    assert state("nekohouse-boo", draw(), ron(2, 3, 1, 30)).honba == 0
+
+
+def test_simple_dealer_rotation_and_four_wind_length():
+    # 003 「1つの局が終了すると、それまで南家だったプレイヤーが次の局の東家となります」;
+    # 「北場で終了するゲームを「一荘戦」と呼びます」 -> game.length = "issou"
+    s = state("simple", ron(3, 0))
+    assert s.dealer == 1 and s.round == "E2"
+    r = load_rules({"extends": "simple", "game": {"length": "issou"}})
+    out = replay(start("simple") + pass_deal("simple", 16), r)
+    assert out["finished"] and out["hands"][-1]["round"] == "N4"
