@@ -270,7 +270,8 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
     _say(f"  data folder:   {folder}" + ("" if args.dir or args.keep
                                          else "  (deleted when you stop the demo)"))
     state = "running" if up else f"NOT running yet — see {folder / 'tablectl.log'}"
-    _say(f"  table daemon:  python -m tablectl serve --config {config}  (pid {daemon.pid}, {state})")
+    _say(f"  table daemon:  python -m tablectl serve --config {config}  "
+         f"(pid {daemon.pid}, {state})")
     _say(f"  staff console: {base}/staff/   sign in as {DEMO_STAFF[0]} / {DEMO_STAFF[1]}")
     for tid, name, rules, mode in DEMO_TABLES:
         _say(f"  tablet {tid}:     {base}/auth/pair?code={quote(codes[tid])}   "

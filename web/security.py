@@ -134,8 +134,8 @@ def pairing_info(db, code: str, now: float | None = None) -> dict:
         raise AccessRefused(404, "pairing_unknown",
                             "This pairing code is not known. Ask staff to show a new QR code.")
     if row["revoked_at"]:
-        raise AccessRefused(410, "pairing_revoked",
-                            "This pairing code was withdrawn by staff. Ask staff for a new QR code.")
+        raise AccessRefused(410, "pairing_revoked", "This pairing code was withdrawn by "
+                            "staff. Ask staff for a new QR code.")
     if row["token_hash"]:
         raise AccessRefused(409, "pairing_used",
                             "This pairing code was already used by another tablet. "

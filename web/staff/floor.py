@@ -137,7 +137,8 @@ def describe(row: dict) -> str:
         except ImportError:  # pragma: no cover - cli ships with the store
             return "done"
     if row["status"] in ("queued", "sending"):
-        return msg(f"#{row['id']} {row['command']} 実行中…", f"#{row['id']} {row['command']} in progress…")
+        what = f"#{row['id']} {row['command']}"
+        return msg(f"{what} 実行中…", f"{what} in progress…")
     return row["error_message"] or row["status"]
 
 
