@@ -136,6 +136,12 @@ class GameState:
             "finished": self.finished,
             "end_reason": self.end_reason,
             "allowed": allowed_events(self),
+            "end_reasons": (["time"] + ([self.yame_offer] if self.yame_offer else []))
+            if self.started and not self.finished
+            else [],
+            "yame_offer": self.yame_offer,
+            "last_hand": self.started and not self.finished and _is_last_hand(self),
+            "extension": self.extension,
             "chips": list(self.chips),
         }
 
@@ -349,8 +355,14 @@ def _hand_winner(
             f"but the event {'has no' if src is None else 'has a'} 'from'",
         )
     hand["tsumo"] = src is None
-    hand.setdefault("seat_wind", state.seat_winds[seat])
-    hand.setdefault("round_wind", WINDS[state.wind])
+    for key, value in (("seat_wind", state.seat_winds[seat]), ("round_wind", WINDS[state.wind])):
+        # the game knows the winds; a hand that says otherwise would be paid wrongly
+        if hand.setdefault(key, value) != value:
+            raise GameEventError(
+                line,
+                f"winner seat {seat}: the hand says {key} {hand[key]!r} but this hand "
+                f"({state.round}) it is {value!r}; leave it out or correct it",
+            )
     out = score_hand(hand, state.rules)
     if not out.get("ok"):
         err = out.get("error", {})
@@ -358,13 +370,23 @@ def _hand_winner(
             line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}"
         )
     got = out.get("chips") or {}
-    return _Win(seat, out["pay"], out.get("yakuman", 0), chips or int(got.get("total", 0)), pao)
+    yakuman = out.get("yakuman", 0)
+    return _Win(
+        seat,
+        out["pay"],
+        yakuman,
+        chips or int(got.get("each", 0)),
+        pao,
+        yakuless=out.get("han") == 0 and not yakuman,
+    )
 
 
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
     if "hand" in w:
         from .hand import score_hand
 
+        if not isinstance(w["hand"], dict):
+            raise GameEventError(line, "'hand' must be a scoring-batch input object")
         out = score_hand(dict(w["hand"], tsumo=src is None), state.rules)
         if not out.get("ok"):
             raise GameEventError(line, f"winner seat {seat}: {out.get('error', {}).get('message')}")
@@ -435,14 +457,22 @@ def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list
 
 
 def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
+    """Chips move like the payment: from the discarder on a ron, from each other
+    player on a tsumo.  A pao tsumo is paid as if the responsible player had
+    dealt in (000 (8) 包 「役満御祝儀は、確定させた人が放銃したものとして払います」)."""
     if not w.chips:
         return
-    payers = [src] if src is not None else [s for s in range(state.n) if s != w.seat]
+    moves = (
+        [(src, w.chips)]
+        if src is not None
+        else [(s, w.chips) for s in range(state.n) if s != w.seat]
+    )
     if src is None and w.pao is not None:
-        payers = [w.pao] * (state.n - 1)
-    for s in payers:
-        state.chips[s] -= w.chips
-        state.chips[w.seat] += w.chips
+        factor = getattr(state.rules.chips, "yakuman_ron_factor", 1.5)
+        moves = [(w.pao, int(w.chips * factor + 0.5))]
+    for s, count in moves:
+        state.chips[s] -= count
+        state.chips[w.seat] += count
 
 
 def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | None) -> list[_Win]:

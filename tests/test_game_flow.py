@@ -740,3 +740,41 @@ def test_simple_dealer_rotation_and_four_wind_length():
     r = load_rules({"extends": "simple", "game": {"length": "issou"}})
     out = replay(start("simple") + pass_deal("simple", 16), r)
     assert out["finished"] and out["hands"][-1]["round"] == "N4"
+
+
+def test_nm_chips_from_the_discarder_or_from_everyone():
+    # 000 (7) チップ 「ツモあがりの場合全員から…枚数づつ、ロンあがりの場合放銃者から…枚数だけ」
+    assert state("netmahjong", ron(1, 0, w={"chips": 2})).chips == [-2, 2, 0, 0]
+    assert state("netmahjong", tsumo(1, w={"chips": 1})).chips == [-1, 3, -1, -1]
+
+
+def test_nm_pao_tsumo_chips_paid_as_if_dealt_in():
+    # 000 (8) 包 【ローカルルール】「役満御祝儀は、確定させた人が放銃したものとして払います」;
+    # 000 (7) 役満 「ロンあがりの場合は、ツモあがりのときの枚数の 1.5 倍」
+    r = load_rules({"extends": "netmahjong", "game": {"pao": True}})
+    s = state_after(
+        start("netmahjong") + [tsumo(1, 0, 0, w={"yakuman": 1, "pao": 3, "chips": 2})], r
+    )
+    assert s.chips == [0, 3, 0, -3]
+
+
+HAND = {"hand": "234m456p678s23455s", "win": "5s", "riichi": True, "dora": "1m"}
+
+
+def test_a_winner_given_as_tiles_is_scored_by_the_hand_engine():
+    # contract: winners may be {"seat": i, "hand": {...a scoring-batch input line...}};
+    # riichi tanyao menzen-tsumo dora 1 = 4 han 30 fu, non-dealer tsumo 2000/3900 (000 (4))
+    ev = {"event": "win", "winners": [{"seat": 1, "hand": HAND}], "riichi": [1]}
+    out = play("netmahjong", ev)
+    assert out["hands"][0]["deltas"] == [-3900, 7900, -2000, -2000]
+
+
+def test_a_hand_with_the_wrong_seat_wind_is_refused():
+    ev = {"event": "win", "winners": [{"seat": 1, "hand": dict(HAND, seat_wind="E")}]}
+    e = refused("netmahjong", ev)
+    assert "seat_wind" in str(e) and "'S'" in str(e)
+
+
+def test_a_hand_that_does_not_score_is_refused_with_the_engines_words():
+    ev = {"event": "win", "winners": [{"seat": 1, "hand": dict(HAND, hand="234m456p678s2345s")}]}
+    assert "14" in str(refused("netmahjong", ev))
