@@ -392,3 +392,18 @@ def test_every_staff_page_needs_staff(app):
             r = anon.open(path, method=method, headers={"Accept": "application/json"})
             # CSRF (400) stops anonymous POSTs even earlier; either way nothing happens.
             assert r.status_code in (400, 401), (method, path, r.status_code)
+
+
+def test_openapi_describes_every_staff_and_sign_in_endpoint(app):
+    doc = app.test_client().get("/api/openapi.json").get_json()
+    pages_only = {"/staff/"}  # the floor page; its data is /staff/floor.json
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith(("/staff", "/auth")) or rule.rule in pages_only:
+            continue
+        path = re.sub(r"<(?:int:)?(\w+)>", r"{\1}", rule.rule)
+        assert path in doc["paths"], path
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            if method == "GET" and path in ("/auth/pair", "/auth/login"):
+                continue  # HTML pages (the QR target and the sign-in form)
+            assert method.lower() in doc["paths"][path], (method, path)
+    assert "csrfHeader" in doc["components"]["securitySchemes"]

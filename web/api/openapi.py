@@ -164,3 +164,9 @@ OPENAPI: dict = {
         },
     },
 }
+
+# Sign-in, pairing and staff console endpoints (W2), described beside their routes.
+from ..staff.openapi import STAFF_PATHS, STAFF_SECURITY  # noqa: E402
+
+PATHS.update(STAFF_PATHS)
+OPENAPI["components"]["securitySchemes"].update(STAFF_SECURITY)

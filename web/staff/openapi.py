@@ -1,0 +1,146 @@
+"""OpenAPI entries for the sign-in, pairing and staff console endpoints.
+
+Merged into ``web.api.openapi.PATHS`` so ``GET /api/openapi.json`` describes
+everything. Staff endpoints answer JSON when asked (``Accept:
+application/json`` or a JSON body) and need the staff session cookie plus the
+session's CSRF token in ``X-CSRF-Token`` for every POST.
+"""
+
+from __future__ import annotations
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict) -> dict:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+ERR = {
+    "400": "bad input, or the CSRF token is missing (csrf_missing); the message says what to do",
+    "401": "not signed in as staff (staff_login_required)",
+    "403": "wrong CSRF token (csrf_invalid), or a tablet calling a staff endpoint (staff_only)",
+    "404": "no such table, player, rule set, tablet or game",
+    "409": "conflict: already exists / already done, or the table refused the command",
+    "422": "the rules refuse this (e.g. a correction the engine cannot replay)",
+    "429": "too many failed sign-ins for this name from this address; wait and retry",
+}
+STAFF = [{"staffSession": [], "csrfHeader": []}]
+
+
+def _obj(required=(), **props) -> dict:
+    return {"type": "object", "required": list(required), "properties": props}
+
+
+STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+
+
+def _op(summary: str, *, params=(), body: dict | None = None, ok="200", errors=("400",),
+        staff: bool = True) -> dict:
+    op: dict = {"summary": summary, "tags": ["staff" if staff else "sign-in"],
+                "parameters": list(params),
+                "responses": {ok: {"description": "OK", **_json(_ref("Ok"))}}}
+    codes = list(errors) + (["401", "403"] if staff else [])
+    for code in codes:
+        op["responses"][code] = {"description": ERR[code], **_json(_ref("Error"))}
+    if body is not None:
+        op["requestBody"] = {"required": True, **_json(body)}
+    if staff:
+        op["security"] = STAFF
+    return op
+
+
+def _path(name: str, kind: dict) -> dict:
+    return {"name": name, "in": "path", "required": True, "schema": kind}
+
+
+TABLE, PLAYER, TABLET = _path("table_id", STR), _path("player_id", INT), _path("tablet_id", INT)
+GAME, SEQ, RULES = _path("game_id", INT), _path("seq", INT), _path("rule_set_id", STR)
+REASON = _obj(["reason"], reason={"type": "string", "minLength": 3,
+                                  "description": "why: goes into the audit log"})
+
+STAFF_PATHS: dict = {
+    "/auth/csrf": {"get": _op("the session's CSRF token (send it as X-CSRF-Token)",
+                              errors=(), staff=False)},
+    "/auth/login": {"post": _op(
+        "staff sign-in; answers a fresh csrf_token (the old one stops working)",
+        body=_obj(["name", "password"], name=STR, password=STR),
+        errors=("400", "401", "403", "429"), staff=False)},
+    "/auth/logout": {"post": _op("sign out", errors=("400", "403"), staff=False)},
+    "/auth/pair": {"post": _op(
+        "exchange a one-time pairing code (from the staff QR code) for the tablet token: "
+        "set as the httponly cookie jantaku_tablet and returned as token",
+        body=_obj(["code"], code=STR), errors=("400", "403", "404", "409"), staff=False)},
+    "/staff/floor.json": {"get": _op(
+        "every table live: daemon state (connected, mode, pending mode, cycle, lid, errors, "
+        "points), last command, game in progress (replayed)", errors=())},
+    "/staff/tables/{table_id}/command": {"post": _op(
+        "send a command to a table through the daemon; 200 done, 202 still running, "
+        "409 the table refused (message in the table's words), 504 not answered",
+        params=[TABLE], errors=("400", "404", "409"),
+        body=_obj(["command"], command={"type": "string",
+                                        "enum": ["mode", "cycle", "check", "dice", "points",
+                                                 "status"]},
+                  mode={"description": "for mode: 0-8, '04' or a name such as sanma"},
+                  idempotency_key=STR))},
+    "/staff/players": {
+        "get": _op("members, guests and retired players", errors=()),
+        "post": _op("add a member or guest", ok="201", errors=("400", "409"),
+                    body=_obj(["name"], name=STR, member_no=STR, guest=BOOL))},
+    "/staff/players/{player_id}/active": {"post": _op(
+        "retire (active false) or restore a player", params=[PLAYER], errors=("400", "404"),
+        body=_obj(["active"], active=BOOL))},
+    "/staff/tables": {
+        "get": _op("the club's tables", errors=()),
+        "post": _op("create a table or change its name / rule set", errors=("400", "404"),
+                    body=_obj(["id", "name", "rule_set"], id=STR, name=STR, rule_set=STR))},
+    "/staff/rulesets": {
+        "get": _op("presets and club rule sets", errors=()),
+        "post": _op("create or replace a club rule set (TOML that extends a preset); "
+                    "an invalid file changes nothing", errors=("400", "409"),
+                    body=_obj(["id", "toml"], id=STR, toml=STR))},
+    "/staff/rulesets/{rule_set_id}": {"get": _op(
+        "a rule set: TOML and every resolved switch", params=[RULES], errors=("404",))},
+    "/staff/tablets": {
+        "get": _op("tablets and pairing codes (no secrets)", errors=()),
+        "post": _op("issue a one-time pairing code for a table; answers pair_url (QR)",
+                    ok="201", errors=("400", "404"),
+                    body=_obj(["table_id"], table_id=STR, label=STR))},
+    "/staff/tablets/{tablet_id}/revoke": {"post": _op(
+        "unpair a tablet: its next request is refused (tablet_revoked)", params=[TABLET],
+        errors=("404", "409"))},
+    "/staff/accounts": {
+        "get": _op("staff accounts (names, last sign-in)", errors=()),
+        "post": _op("add a staff account, or set a new password with reset", errors=("400", "409"),
+                    body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL))},
+    "/staff/games": {"get": _op(
+        "recent games", errors=("400",),
+        params=[{"name": "status", "in": "query",
+                 "schema": {"type": "string", "enum": ["live", "finished", "void"]}}])},
+    "/staff/games/{game_id}": {"get": _op("a game with its hands and audit trail",
+                                          params=[GAME], errors=("404",))},
+    "/staff/games/{game_id}/hands/{seq}/correct": {"post": _op(
+        "replace a recorded hand (audited with the reason)", params=[GAME, SEQ],
+        errors=("400", "404", "409", "422"),
+        body=_obj(["event", "reason"], event={"description": "a game-events object (or its "
+                                                             "JSON text)"}, reason=STR))},
+    "/staff/games/{game_id}/hands/{seq}/remove": {"post": _op(
+        "strike a recorded hand (audited with the reason)", params=[GAME, SEQ],
+        errors=("400", "404", "409", "422"), body=REASON)},
+    "/staff/games/{game_id}/void": {"post": _op(
+        "void a game (kept, out of rankings; audited with the reason)", params=[GAME],
+        errors=("400", "404", "409"), body=REASON)},
+    "/staff/audit": {"get": _op(
+        "the audit log, newest first: who, when, what, target, why", errors=(),
+        params=[{"name": "target", "in": "query", "schema": STR,
+                 "description": "e.g. game:12, table:t1"}])},
+}
+
+STAFF_SECURITY: dict = {
+    "staffSession": {"type": "apiKey", "in": "cookie", "name": "jantaku_session",
+                     "description": "signed session cookie set by POST /auth/login"},
+    "csrfHeader": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
+                   "description": "the session's CSRF token (GET /auth/csrf, or the page's "
+                                  "<meta name=\"csrf-token\">); needed on every POST"},
+}
