@@ -18,20 +18,27 @@ _SET_NAMES = {(False, False): "open_pon", (True, False): "closed_pon",
               (False, True): "open_kan", (True, True): "closed_kan"}
 
 
-def _set_fu(s) -> tuple[str, int] | None:
-    shape, first, concealed, kan = s
-    if shape == 0:  # a run earns nothing
-        return None
+def _set_line(kind: int, concealed: bool, kan: bool) -> tuple[str, int]:
     fu = 2
-    yaochuu = first >= 27 or first % 9 in (0, 8)
+    yaochuu = kind >= 27 or kind % 9 in (0, 8)
     if yaochuu:
         fu *= 2
     if concealed:
         fu *= 2
     if kan:
         fu *= 4
-    name = _SET_NAMES[(bool(concealed), bool(kan))]
-    return f"{name} {tile_to_str(first)}{' (terminal/honour)' if yaochuu else ''}", fu
+    name = _SET_NAMES[(concealed, kan)]
+    return f"{name} {tile_to_str(kind)}{' (terminal/honour)' if yaochuu else ''}", fu
+
+
+# every (kind, concealed, kan) line made once: fu of a set is a look-up
+_SET_FU = {(k, c, n): _set_line(k, c, n) for k in range(34) for c in (False, True) for n in (False, True)}
+
+
+def _set_fu(s) -> tuple[str, int] | None:
+    if s[0] == 0:  # a run earns nothing
+        return None
+    return _SET_FU[(s[1], bool(s[2]), bool(s[3]))]
 
 
 def _pair_fu(ctx, fr) -> tuple[str, int] | None:

@@ -34,6 +34,18 @@ INT_FIELDS = ("nukidora", "honba", "kyoutaku")
 SANMA_MISSING = frozenset(range(1, 8))  # 2m-8m are not in a three-player set
 GREEN = frozenset((19, 20, 21, 23, 25, HATSU))
 _CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+_HONORS = frozenset(range(27, 34))
+_TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
+_YAOCHUU = _HONORS | _TERMINALS
+_KIND = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
+
+
+def _counts(tiles) -> list[int]:
+    c = [0] * 34
+    kinds = _KIND
+    for t in tiles:
+        c[kinds[t]] += 1
+    return c
 
 
 class HandError(ScoringError):
@@ -129,16 +141,72 @@ def _wind(line: dict, name: str) -> int:
     return WIND_LETTERS[v]
 
 
+_DIGITS = {letter: {str(d): t for d, t in zip(range(10), table)} for letter, table in (
+    ("m", (34, 0, 1, 2, 3, 4, 5, 6, 7, 8)), ("p", (35, 9, 10, 11, 12, 13, 14, 15, 16, 17)),
+    ("s", (36, 18, 19, 20, 21, 22, 23, 24, 25, 26)), ("z", (None, 27, 28, 29, 30, 31, 32, 33)),
+)}
+_PARSED: dict[str, tuple] = {}
+
+
+def _fast_tiles(text: str) -> tuple | None:
+    """The tiles of plain well-formed ``mpsz`` text, or None to let the strict parser
+    explain what is wrong. Batches repeat indicator strings, so results are cached."""
+    hit = _PARSED.get(text)
+    if hit is not None:
+        return hit
+    out = []
+    start = 0
+    for i, ch in enumerate(text):
+        table = _DIGITS.get(ch)
+        if table is None:
+            continue
+        if i == start:
+            return None
+        for d in text[start:i]:
+            t = table.get(d)
+            if t is None:
+                return None
+            out.append(t)
+        start = i + 1
+    if start != len(text):
+        return None
+    if len(_PARSED) > 4096:
+        _PARSED.clear()
+    hit = _PARSED[text] = tuple(out)
+    return hit
+
+
 def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
     v = line.get(name)
     if v is None or (v == "" and not required):
         if required:
             raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"")
         return []
+    if type(v) is str and v:
+        fast = _fast_tiles(v)
+        if fast is not None:
+            return list(fast)
     try:
         return parse_tiles(v, allow_flowers=False)
     except InvalidTiles as e:
         raise InvalidTiles(f"'{name}': {e.message}") from None
+
+
+_MELDS: dict[tuple, object] = {}
+
+
+def _meld(obj):
+    """parse_meld, cached on the meld's fields (the same melds recur across a batch)."""
+    if isinstance(obj, dict) and len(obj) <= 3:
+        key = (obj.get("type"), obj.get("tiles"), obj.get("from"))
+        if all(v is None or type(v) is str for v in key):
+            hit = _MELDS.get(key)
+            if hit is None:
+                if len(_MELDS) > 4096:
+                    _MELDS.clear()
+                hit = _MELDS[key] = parse_meld(obj)  # raises for a bad meld: nothing cached
+            return hit
+    return parse_meld(obj)
 
 
 def parse_input(line, rules: Rules) -> HandInput:
@@ -152,7 +220,7 @@ def parse_input(line, rules: Rules) -> HandInput:
     melds = line.get("melds") or []
     if not isinstance(melds, list):
         raise InvalidInput("'melds' must be a list of {\"type\": ..., \"tiles\": ...} objects")
-    inp = HandInput(hand=hand, win=win_tiles[0], melds=[parse_meld(m) for m in melds])
+    inp = HandInput(hand=hand, win=win_tiles[0], melds=[_meld(m) for m in melds])
     for name in BOOL_FIELDS:
         setattr(inp, name, _bool(line, name))
     for name in INT_FIELDS:
@@ -179,12 +247,12 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     if not t.allow_chi and any(m.type == "chi" for m in inp.melds):
         raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
     every = inp.hand + [x for m in inp.melds for x in m.tiles] + inp.dora + inp.ura
-    check_copies(every, red_fives=tuple(t.red_fives))
-    _check_plain_fives(every, t.red_fives)
-    if t.players == 3:
+    if not _copies_ok(every, t):
+        # the slow checks name the problem
+        check_copies(every, red_fives=tuple(t.red_fives))
+        _check_plain_fives(every, t.red_fives)
         bad = [x for x in every if kind(x) in SANMA_MISSING]
-        if bad:
-            raise InvalidTiles(f"{tile_to_str(bad[0])}: three-player mahjong has no 2m-8m")
+        raise InvalidTiles(f"{tile_to_str(bad[0])}: three-player mahjong has no 2m-8m")
     if len(inp.dora) > (5 if h.kan_dora else 1):
         raise InvalidInput(
             "too many dora indicators: " + ("at most 5 (one plus four kan dora)" if h.kan_dora
@@ -193,6 +261,20 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     if len(inp.ura) > max(len(inp.dora), 1):
         raise InvalidInput("there are more ura-dora indicators than dora indicators")
     _check_nukidora(inp, rules, every)
+
+
+def _copies_ok(every: list[int], t) -> bool:
+    """One counting pass for the common case that every copy limit holds."""
+    c = [0] * 37
+    for x in every:
+        c[x] += 1
+    reds = t.red_fives
+    for s in range(3):
+        if c[34 + s] > reds[s] or c[9 * s + 4] > 4 - reds[s]:
+            return False
+    if max(c) > 4:
+        return False
+    return not (t.players == 3 and any(c[1:8]))
 
 
 def _check_plain_fives(every: list[int], red_fives) -> None:
@@ -258,16 +340,16 @@ class HandFacts:
                  "one_suit", "all_green", "has_hatsu", "chuuren", "junsei", "kokushi_13", "yakuhai")
 
     def __init__(self, inp: HandInput, rules: Rules, conc: tuple, total: list[int]):
-        kinds = [k for k in range(34) if total[k]]
+        kinds = {k for k, n in enumerate(total) if n}
         suits = {k // 9 for k in kinds if k < 27}
-        self.has_honor = any(k >= 27 for k in kinds)
-        self.has_terminal = any(k < 27 and k % 9 in (0, 8) for k in kinds)
+        self.has_honor = not kinds.isdisjoint(_HONORS)
+        self.has_terminal = not kinds.isdisjoint(_TERMINALS)
         self.all_simple = not self.has_honor and not self.has_terminal
-        self.all_yaochuu = all(k >= 27 or k % 9 in (0, 8) for k in kinds)
+        self.all_yaochuu = kinds <= _YAOCHUU
         self.all_terminal = self.all_yaochuu and not self.has_honor
         self.all_honor = not suits
         self.one_suit = len(suits) == 1
-        self.all_green = all(k in GREEN for k in kinds)
+        self.all_green = kinds <= GREEN
         self.has_hatsu = bool(total[HATSU])
         w = kind(inp.win)
         self.kokushi_13 = conc[w] == 2
@@ -346,10 +428,21 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     return out
 
 
-def _yaku_of(ctx: Ctx, rules: Rules) -> tuple[list, list]:
-    """(ordinary [(id, han)], yakuman [(id, n)]) of one reading."""
-    plain, ymn = [], []
-    for y, c_han, o_han, y_ym in han_table(rules.hand):
+def _reading_rows(ctx: Ctx, groups: tuple) -> tuple:
+    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.han_table`)."""
+    runs, trips, forms = groups
+    if ctx.form != "std":
+        return forms
+    if not ctx.trips:
+        return runs
+    return runs + trips if ctx.seqs else trips
+
+
+def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, list]:
+    """(ordinary [(id, han)], yakuman [(id, n)]) of one reading, after the ``fixed``
+    ones found once for the whole hand."""
+    plain, ymn = list(fixed[0]), list(fixed[1])
+    for y, c_han, o_han, y_ym in table:
         n = y.cond(ctx)
         if not n:
             continue
@@ -374,9 +467,9 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
     return as_yaku, after
 
 
-def score_reading(ctx: Ctx, rules: Rules, dc: dict) -> HandResult | None:
+def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult | None:
     """Han, fu and yaku of one reading; None if it has too few han to win."""
-    plain, ymn = _yaku_of(ctx, rules)
+    plain, ymn = _yaku_of(ctx, _reading_rows(ctx, han_table(rules.hand)[1]), fixed)
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
         lines, fu = fu_breakdown(ctx, rules.fu, False)
@@ -404,13 +497,33 @@ def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
     }
 
 
+_memos: dict[int, tuple] = {}
+
+
+def _memo(rules: Rules) -> dict:
+    """A cache that lives as long as this rules object (prices and chips are pure
+    functions of a few small numbers, and a batch asks for the same ones again and again)."""
+    hit = _memos.get(id(rules))
+    if hit is None or hit[0] is not rules:
+        if len(_memos) > 64:
+            _memos.clear()
+        hit = _memos[id(rules)] = (rules, {})
+    return hit[1]
+
+
 def _value(rules: Rules, res: HandResult, inp: HandInput):
     from . import points  # the points engineer's module: han/fu -> payments
 
-    return points.hand_value(
-        rules, han=res.han, fu=res.fu, yakuman=res.yakuman, dealer=inp.dealer, tsumo=inp.tsumo,
-        kazoe=res.kazoe, dora=0 if rules.hand.dora_as_han else res.dora_count,
-    )
+    dora = 0 if rules.hand.dora_as_han else res.dora_count
+    key = ("value", res.han, res.fu, res.yakuman, inp.dealer, inp.tsumo, res.kazoe, dora)
+    memo = _memo(rules)
+    v = memo.get(key)
+    if v is None:
+        v = memo[key] = points.hand_value(
+            rules, han=res.han, fu=res.fu, yakuman=res.yakuman, dealer=inp.dealer, tsumo=inp.tsumo,
+            kazoe=res.kazoe, dora=dora,
+        )
+    return v
 
 
 def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
@@ -432,9 +545,9 @@ def evaluate(inp: HandInput, rules: Rules) -> HandResult:
 
 
 def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
-    conc = tuple(counts34(inp.hand))
+    conc = tuple(_counts(inp.hand))
     tiles = inp.hand + [t for m in inp.melds for t in m.tiles]
-    total = counts34(tiles)
+    total = _counts(tiles)
     facts = HandFacts(inp, rules, conc, total)
     ctxs = contexts(inp, rules, conc, facts)
     if not ctxs:
@@ -445,9 +558,10 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
             "not_agari",
         )
     dc = dora_counts(inp, rules, total, tiles)
-    dc["aka_suits"] = len({t for t in tiles if is_red(t)})
+    dc["aka_suits"] = len({t for t in tiles if t >= 34})
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
-    cands = [r for r in (score_reading(c, rules, dc) for c in ctxs) if r is not None]
+    fixed = _yaku_of(ctxs[0], han_table(rules.hand)[0])  # situation and whole-hand yaku
+    cands = [r for r in (score_reading(c, rules, dc, fixed) for c in ctxs) if r is not None]
     for c in cands:
         c.dora_count = dora_count
     if not cands:
@@ -499,9 +613,10 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
     out = {
         "id": line_id, "ok": True, "han": res.han, "fu": res.fu, "yakuman": res.yakuman,
         "yaku": [({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in res.yaku],
-        "limit": v.limit, "value": v.value, "pay": v.pay,
-        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"],
-        "kyoutaku_bonus": points.deposit_bonus(rules, inp.kyoutaku),
+        "limit": v.limit, "value": v.value, "pay": dict(v.pay),
+        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"]
+        if inp.honba else 0,
+        "kyoutaku_bonus": points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0,
         "chips": _chips(rules, res.facts),
         "fu_detail": [[r, f] for r, f in res.fu_detail],
         "wait": res.wait,
@@ -513,11 +628,14 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
 
 
 def _chips(rules: Rules, facts: dict) -> dict:
-    try:
-        from .chips import award_chips
-    except ImportError:  # chips arrive with the points engineer's module
-        return {"total": 0}
-    return award_chips(rules, facts)
+    from .chips import award_chips
+
+    key = ("chips",) + tuple(facts.values())
+    memo = _memo(rules)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = award_chips(rules, facts)
+    return dict(hit)
 
 
 def error_line(line_id, code: str, message: str) -> dict:

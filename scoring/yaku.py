@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .decompose import SEQ, TANKI, RYANMEN, SHANPON, TRIP
+from .decompose import RYANMEN, SEQ, TANKI, TRIP
 from .tiles import CHUN, DRAGONS, HAKU, HATSU, NORTH, WINDS
 
 GREEN = frozenset((19, 20, 21, 23, 25, HATSU))  # 2 3 4 6 8 s and 發
+_DRAGON_SET = frozenset(DRAGONS)
+_WIND_SET = frozenset(WINDS)
 
 
 class Ctx:
@@ -33,7 +35,8 @@ class Ctx:
     ones included; ``form`` is ``"std"``, ``"chiitoi"`` or ``"kokushi"``.
     """
 
-    __slots__ = ("h", "r", "f", "form", "sets", "pair", "wait", "closed")
+    __slots__ = ("h", "r", "f", "form", "sets", "pair", "wait", "closed",
+                 "seqs", "trips", "n_ankou", "n_kans")
 
     def __init__(self, h, r, f, form, sets, pair, wait, closed):
         self.h = h          # HandInput (flags, winds, win tile)
@@ -44,6 +47,11 @@ class Ctx:
         self.pair = pair
         self.wait = wait
         self.closed = closed
+        # derived once here so each condition is a cheap look-up
+        self.seqs = [s[1] for s in sets if s[0] == SEQ]
+        self.trips = {s[1] for s in sets if s[0] == TRIP}
+        self.n_ankou = sum(1 for s in sets if s[0] == TRIP and s[2])
+        self.n_kans = sum(1 for s in sets if s[3])
 
 
 @dataclass(frozen=True)
@@ -55,19 +63,14 @@ class Yaku:
     yakuman: int = 0
     switch: str = ""
     cond: Callable[[Ctx], int] | None = None
+    # what the condition reads: "reading" (sets, pair, wait), "hand" (the tiles as a whole)
+    # or "situation" (input flags); the last two are checked once per hand, not per reading
+    scope: str = "reading"
 
 
 # --------------------------------------------------------------------------- helpers
-def _trips(c: Ctx):
-    return [s for s in c.sets if s[0] == TRIP]
-
-
-def _seqs(c: Ctx):
-    return [s[1] for s in c.sets if s[0] == SEQ]
-
-
 def _has_trip(c: Ctx, k: int) -> int:
-    return int(any(s[0] == TRIP and s[1] == k for s in c.sets))
+    return int(k in c.trips)
 
 
 def _std(c: Ctx) -> bool:
@@ -76,7 +79,9 @@ def _std(c: Ctx) -> bool:
 
 def _peikou(c: Ctx) -> int:
     """Number of pairs of identical runs (1 iipeikou, 2 ryanpeikou)."""
-    seqs = _seqs(c)
+    seqs = c.seqs
+    if len(seqs) < 2:
+        return 0
     return sum(seqs.count(k) // 2 for k in set(seqs))
 
 
@@ -88,8 +93,7 @@ def _set_has(s, test) -> bool:
 
 def _outside(c: Ctx, test) -> bool:
     """Every set and the pair hold a tile passing ``test``, with at least one run."""
-    return (_std(c) and test(c.pair) and all(_set_has(s, test) for s in c.sets)
-            and any(s[0] == SEQ for s in c.sets))
+    return bool(c.seqs) and test(c.pair) and all(_set_has(s, test) for s in c.sets)
 
 
 def _yaochuu(k: int) -> bool:
@@ -109,16 +113,16 @@ def yakuhai_kinds(h, r) -> set[int]:
 
 
 def _concealed_trips(c: Ctx) -> int:
-    return sum(1 for s in c.sets if s[0] == TRIP and s[2])
+    return c.n_ankou
 
 
 def _kans(c: Ctx) -> int:
-    return sum(1 for s in c.sets if s[3])
+    return c.n_kans
 
 
 # --------------------------------------------------------------------------- conditions
 def _pinfu(c: Ctx) -> int:
-    if not _std(c) or c.wait != RYANMEN or any(s[0] != SEQ for s in c.sets):
+    if c.wait != RYANMEN or len(c.seqs) != 4:
         return 0
     if c.pair in c.f.yakuhai:
         return 0
@@ -134,22 +138,28 @@ def _junchan(c: Ctx) -> int:
 
 
 def _sanshoku(c: Ctx) -> int:
-    seqs = set(_seqs(c))
+    if len(c.seqs) < 3:
+        return 0
+    seqs = set(c.seqs)
     return int(any(k in seqs and k + 9 in seqs and k + 18 in seqs for k in range(7)))
 
 
 def _ittsu(c: Ctx) -> int:
-    seqs = set(_seqs(c))
+    if len(c.seqs) < 3:
+        return 0
+    seqs = set(c.seqs)
     return int(any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18)))
 
 
 def _doukou(c: Ctx) -> int:
-    t = {s[1] for s in _trips(c)}
+    t = c.trips
+    if len(t) < 3:
+        return 0
     return int(any(k in t and k + 9 in t and k + 18 in t for k in range(9)))
 
 
 def _shousangen(c: Ctx) -> int:
-    return int(c.form == "std" and c.pair in DRAGONS and sum(_has_trip(c, k) for k in DRAGONS) == 2)
+    return int(c.pair in DRAGONS and len(c.trips & _DRAGON_SET) == 2)
 
 
 def _suuankou(c: Ctx) -> int:
@@ -171,7 +181,7 @@ def _kokushi_13(c: Ctx) -> int:
 
 
 def _winds_trips(c: Ctx) -> int:
-    return sum(_has_trip(c, k) for k in WINDS)
+    return len(c.trips & _WIND_SET)
 
 
 def _daisuushii(c: Ctx) -> int:
@@ -204,14 +214,14 @@ def _riichi(c: Ctx) -> int:
 Y = Yaku
 YAKU: tuple[Yaku, ...] = (
     # 1 han
-    Y("riichi", "立直", 1, 0, cond=_riichi),
-    Y("double_riichi", "ダブル立直", 2, 0, cond=lambda c: int(c.h.double_riichi)),
+    Y("riichi", "立直", 1, 0, cond=_riichi, scope="situation"),
+    Y("double_riichi", "ダブル立直", 2, 0, cond=lambda c: int(c.h.double_riichi), scope="situation"),
     Y("open_riichi", "オープン立直", 2, 0, switch="hand.open_riichi",
-      cond=lambda c: int(c.h.open_riichi and c.r.open_riichi)),
-    Y("ippatsu", "一発", 1, 0, switch="hand.ippatsu", cond=lambda c: int(c.h.ippatsu and c.r.ippatsu)),
-    Y("menzen_tsumo", "門前清自摸和", 1, 0, cond=lambda c: int(c.closed and c.h.tsumo)),
+      cond=lambda c: int(c.h.open_riichi and c.r.open_riichi), scope="situation"),
+    Y("ippatsu", "一発", 1, 0, switch="hand.ippatsu", cond=lambda c: int(c.h.ippatsu and c.r.ippatsu), scope="situation"),
+    Y("menzen_tsumo", "門前清自摸和", 1, 0, cond=lambda c: int(c.closed and c.h.tsumo), scope="situation"),
     Y("pinfu", "平和", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu", cond=_pinfu),
-    Y("tanyao", "断么九", 1, 1, switch="hand.kuitan", cond=lambda c: int(c.f.all_simple)),
+    Y("tanyao", "断么九", 1, 1, switch="hand.kuitan", cond=lambda c: int(c.f.all_simple), scope="hand"),
     Y("iipeikou", "一盃口", 1, 0, cond=lambda c: int(_std(c) and _peikou(c) == 1)),
     Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: _has_trip(c, HAKU)),
     Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: _has_trip(c, HATSU)),
@@ -220,44 +230,44 @@ YAKU: tuple[Yaku, ...] = (
     Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: _has_trip(c, c.h.round_wind)),
     Y("yakuhai_north", "役牌 北", 1, 1, switch="hand.north_yakuhai",
       cond=lambda c: int(c.r.north_yakuhai and _has_trip(c, NORTH))),
-    Y("rinshan", "嶺上開花", 1, 1, cond=lambda c: int(c.h.rinshan)),
-    Y("chankan", "搶槓", 1, 1, cond=lambda c: int(c.h.chankan)),
-    Y("haitei", "海底摸月", 1, 1, switch="hand.houtei_as_haitei", cond=_haitei),
+    Y("rinshan", "嶺上開花", 1, 1, cond=lambda c: int(c.h.rinshan), scope="situation"),
+    Y("chankan", "搶槓", 1, 1, cond=lambda c: int(c.h.chankan), scope="situation"),
+    Y("haitei", "海底摸月", 1, 1, switch="hand.houtei_as_haitei", cond=_haitei, scope="situation"),
     Y("houtei", "河底撈魚", 1, 1, switch="hand.houtei_as_haitei",
-      cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei)),
+      cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei), scope="situation"),
     # 2 han and more
     Y("sanshoku", "三色同順", 2, 1, cond=_sanshoku),
     Y("ittsu", "一気通貫", 2, 1, cond=_ittsu),
     Y("chanta", "混全帯么九", 2, 1, cond=_chanta),
     Y("chiitoitsu", "七対子", 2, 0, switch="hand.chiitoitsu_four_of_a_kind",
       cond=lambda c: int(c.form == "chiitoi")),
-    Y("toitoi", "対々和", 2, 2, cond=lambda c: int(_std(c) and all(s[0] == TRIP for s in c.sets))),
+    Y("toitoi", "対々和", 2, 2, cond=lambda c: int(_std(c) and not c.seqs)),
     Y("sanankou", "三暗刻", 2, 2, cond=lambda c: int(_std(c) and _concealed_trips(c) == 3)),
     Y("sankantsu", "三槓子", 2, 2, cond=lambda c: int(_kans(c) == 3)),
     Y("sanshoku_doukou", "三色同刻", 2, 2, cond=_doukou),
-    Y("honroutou", "混老頭", 2, 2, cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal)),
+    Y("honroutou", "混老頭", 2, 2, cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal), scope="hand"),
     Y("shousangen", "小三元", 2, 2, cond=_shousangen),
-    Y("honitsu", "混一色", 3, 2, cond=lambda c: int(c.f.one_suit and c.f.has_honor)),
+    Y("honitsu", "混一色", 3, 2, cond=lambda c: int(c.f.one_suit and c.f.has_honor), scope="hand"),
     Y("junchan", "純全帯么九", 3, 2, cond=_junchan),
     Y("ryanpeikou", "二盃口", 3, 0, cond=lambda c: int(_std(c) and _peikou(c) == 2)),
-    Y("chinitsu", "清一色", 6, 5, cond=lambda c: int(c.f.one_suit and not c.f.has_honor)),
-    Y("renhou", "人和", 0, 0, 1, switch="hand.renhou", cond=lambda c: int(c.h.renhou and c.r.renhou != "off")),
+    Y("chinitsu", "清一色", 6, 5, cond=lambda c: int(c.f.one_suit and not c.f.has_honor), scope="hand"),
+    Y("renhou", "人和", 0, 0, 1, switch="hand.renhou", cond=lambda c: int(c.h.renhou and c.r.renhou != "off"), scope="situation"),
     # yakuman
-    Y("tenhou", "天和", 0, 0, 1, cond=lambda c: int(c.h.tenhou)),
-    Y("chiihou", "地和", 0, 0, 1, cond=lambda c: int(c.h.chiihou)),
+    Y("tenhou", "天和", 0, 0, 1, cond=lambda c: int(c.h.tenhou), scope="situation"),
+    Y("chiihou", "地和", 0, 0, 1, cond=lambda c: int(c.h.chiihou), scope="situation"),
     Y("kokushi", "国士無双", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_kokushi),
     Y("kokushi_13", "国士無双十三面待ち", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_kokushi_13),
     Y("suuankou", "四暗刻", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_suuankou),
     Y("suuankou_tanki", "四暗刻単騎", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_suuankou_tanki),
-    Y("daisangen", "大三元", 0, 0, 1, cond=lambda c: int(sum(_has_trip(c, k) for k in DRAGONS) == 3)),
+    Y("daisangen", "大三元", 0, 0, 1, cond=lambda c: int(len(c.trips & _DRAGON_SET) == 3)),
     Y("shousuushii", "小四喜", 0, 0, 1,
       cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3)),
     Y("daisuushii", "大四喜", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_daisuushii),
-    Y("tsuuiisou", "字一色", 0, 0, 1, cond=lambda c: int(c.f.all_honor)),
-    Y("ryuuiisou", "緑一色", 0, 0, 1, switch="hand.ryuuiisou_needs_hatsu", cond=_ryuuiisou),
-    Y("chinroutou", "清老頭", 0, 0, 1, cond=lambda c: int(c.f.all_terminal)),
-    Y("chuuren", "九蓮宝燈", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_chuuren),
-    Y("junsei_chuuren", "純正九蓮宝燈", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_junsei),
+    Y("tsuuiisou", "字一色", 0, 0, 1, cond=lambda c: int(c.f.all_honor), scope="hand"),
+    Y("ryuuiisou", "緑一色", 0, 0, 1, switch="hand.ryuuiisou_needs_hatsu", cond=_ryuuiisou, scope="hand"),
+    Y("chinroutou", "清老頭", 0, 0, 1, cond=lambda c: int(c.f.all_terminal), scope="hand"),
+    Y("chuuren", "九蓮宝燈", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_chuuren, scope="hand"),
+    Y("junsei_chuuren", "純正九蓮宝燈", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_junsei, scope="hand"),
     Y("suukantsu", "四槓子", 0, 0, 1, cond=lambda c: int(_kans(c) == 4)),
     # counted by scoring.hand, listed here for the rules reference
     Y("dora", "ドラ", 1, 1, switch="hand.dora_as_han, hand.kan_dora"),
@@ -291,16 +301,32 @@ def _value(y: Yaku, hr) -> tuple[int, int, int]:
 
 
 def han_table(hr) -> tuple:
-    """``((yaku, closed, open, yakuman), ...)`` for every conditional yaku under
-    these hand rules, computed once per rule object."""
+    """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman), ...)`` for every
+    conditional yaku under these hand rules, split by scope; computed once per rule object."""
     hit = _tables.get(id(hr))
     if hit is not None and hit[0] is hr:
         return hit[1]
-    table = tuple((y,) + _value(y, hr) for y in CONDITIONAL)
+    rows = [(y,) + _value(y, hr) for y in CONDITIONAL]
+    rows = [r for r in rows if r[1] or r[2] or r[3]]  # a yaku worth nothing under these rules is never checked
+    table = (tuple(r for r in rows if r[0].scope != "reading"), _grouped([r for r in rows if r[0].scope == "reading"]))
     if len(_tables) > 64:  # rule objects come and go in long runs; keep the cache small
         _tables.clear()
     _tables[id(hr)] = (hr, table)
     return table
+
+
+# reading yaku by what a reading must have for them to be possible; a reading without
+# runs skips every run yaku, one without triplets every triplet yaku
+_NEEDS_RUNS = {"pinfu", "iipeikou", "sanshoku", "ittsu", "chanta", "junchan", "ryanpeikou"}
+_FORM_ONLY = {"chiitoitsu", "kokushi", "kokushi_13"}
+
+
+def _grouped(rows: list) -> tuple:
+    """``(runs, triplets, special forms)`` row groups of the reading yaku."""
+    runs = tuple(r for r in rows if r[0].id in _NEEDS_RUNS)
+    forms = tuple(r for r in rows if r[0].id in _FORM_ONLY)
+    trips = tuple(r for r in rows if r[0].id not in _NEEDS_RUNS and r[0].id not in _FORM_ONLY)
+    return runs, trips, forms
 
 
 def reference() -> list[dict]:

@@ -1,0 +1,166 @@
+"""Scoring speed: ``python -m scoring batch`` against the ``mahjong`` library, same hands, one run.
+
+    python benchmarks/bench_scoring.py [--hands 20000] [--seed 1]
+
+Riichi: N seeded random complete hands (the generator of
+tests/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
+red fives, riichi, dora, ura ...) are written to a JSONL file. Our side is
+the real command, a subprocess reading that file on stdin and writing
+results to a file (start-up included). The library's side reads the same
+lines in this process and, per line, does what a caller of the library must:
+``json.loads``, ``TilesConverter`` for hand, melds and indicators,
+``HandConfig`` and ``HandCalculator.estimate_hand_value``. Both rates and
+their ratio are printed; the target is ratio >= 5.
+
+MCR: (section reserved for the MCR engineer: time ``python -m scoring batch
+--rules mcr`` against PyMahjongGB the same way, and print it below the riichi
+figures.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from mahjong.hand_calculating.hand import HandCalculator  # noqa: E402
+from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules  # noqa: E402
+from mahjong.meld import Meld  # noqa: E402
+from mahjong.tile import TilesConverter  # noqa: E402
+
+from test_oracle_riichi import OPTIONS, lines as random_lines  # noqa: E402
+
+WIND = {"E": 27, "S": 28, "W": 29, "N": 30}
+MELD = {"chi": Meld.CHI, "pon": Meld.PON, "minkan": Meld.KAN, "ankan": Meld.KAN, "kakan": Meld.SHOUMINKAN}
+_AKA = {16, 52, 88}
+
+
+def _ids(text: str, used: set) -> list[int]:
+    """136 ids for a tile string, each physical tile once (the converter repeats ids)."""
+    out = []
+    for t in TilesConverter.one_line_string_to_136_array(text, has_aka_dora=True):
+        if t in _AKA and t not in used:
+            used.add(t)
+            out.append(t)
+            continue
+        base = t - t % 4
+        for i in range(base, base + 4):
+            if i not in used and i not in _AKA:
+                used.add(i)
+                out.append(i)
+                break
+    return out
+
+
+def library_score(raw: str, options: OptionalRules):
+    """Score one JSON line with the library, converting its fields the library's way."""
+    line = json.loads(raw)
+    used: set = set()
+    melds, tiles = [], []
+    for m in line.get("melds", []):
+        ids = _ids(m["tiles"], used)
+        tiles += ids
+        melds.append(Meld(meld_type=MELD[m["type"]], tiles=ids, opened=m["type"] != "ankan"))
+    hand = _ids(line["hand"], used)
+    tiles += hand
+    win34 = TilesConverter.one_line_string_to_136_array(line["win"], has_aka_dora=True)[0] // 4
+    win = next(t for t in hand if t // 4 == win34)
+    config = HandConfig(
+        is_tsumo=line.get("tsumo", False), is_riichi=line.get("riichi", False) or line.get("double_riichi", False),
+        is_ippatsu=line.get("ippatsu", False), is_rinshan=line.get("rinshan", False),
+        is_chankan=line.get("chankan", False), is_haitei=line.get("haitei", False),
+        is_houtei=line.get("houtei", False), is_daburu_riichi=line.get("double_riichi", False),
+        player_wind=WIND[line.get("seat_wind", "E")], round_wind=WIND[line.get("round_wind", "E")],
+        options=options,
+    )
+    dora = _ids(line.get("dora", ""), used)
+    ura = _ids(line.get("ura", ""), used)
+    return HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora,
+                                              ura_dora_indicators=ura, config=config)
+
+
+def bench_library(raw_lines: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) for the library over every line."""
+    options = OptionalRules(**OPTIONS)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for raw in raw_lines:
+        library_score(raw, options)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _child_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def bench_ours(path: str, rules: str, workers: int) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command and its workers, output lines)."""
+    t0, c0 = time.perf_counter(), _child_cpu()
+    with open(path, "rb") as src, tempfile.TemporaryFile() as dst:
+        subprocess.run([sys.executable, "-m", "scoring", "batch", "--rules", rules, "--workers", str(workers)],
+                       stdin=src, stdout=dst, check=True, cwd=ROOT)
+        elapsed, cpu = time.perf_counter() - t0, _child_cpu() - c0
+        dst.seek(0)
+        n_out = sum(1 for _ in dst)
+    return elapsed, cpu, n_out
+
+
+def riichi(n: int, seed: int, workers: int) -> float:
+    raw = [json.dumps(x) for x in random_lines(n, seed)]
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+        f.write("\n".join(raw) + "\n")
+        path = f.name
+    try:
+        rules_path = Path(path).with_suffix(".toml")
+        rules_path.write_text('extends = "netmahjong"\nname = "bench"\n[points]\nkiriage_mangan = false\n')
+        ours = bench_ours(path, str(rules_path), workers)
+        one = bench_ours(path, str(rules_path), 1)
+        assert ours[2] == n and one[2] == n, f"batch wrote {ours[2]}/{one[2]} lines for {n} hands"
+        lib = bench_library(raw)
+    finally:
+        os.unlink(path)
+        Path(path).with_suffix(".toml").unlink(missing_ok=True)
+    print(f"riichi, {n} random hands (seed {seed}); load average now {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} CPUs (a busy machine slows every figure)")
+    print(f"{'':34}{'hands/s (wall)':>16}{'hands/s (CPU)':>16}")
+    print(f"  {'scoring batch, ' + str(workers) + ' workers':32}{n / ours[0]:16.0f}{n / ours[1]:16.0f}")
+    print(f"  {'scoring batch, 1 process':32}{n / one[0]:16.0f}{n / one[1]:16.0f}")
+    print(f"  {'mahjong ' + _version() + ' library':32}{n / lib[0]:16.0f}{n / lib[1]:16.0f}")
+    ratio = lib[0] / ours[0]
+    print(f"  ratio (wall, {workers} workers vs library): {ratio:.2f} x; single process {lib[0] / one[0]:.2f} x; "
+          f"CPU per hand {lib[1] / one[1]:.2f} x  (target >= 5)")
+    return ratio
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("mahjong")
+    except Exception:  # noqa: BLE001 - only a label
+        return "?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=20000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="passed to scoring batch")
+    args = ap.parse_args(argv)
+    riichi(args.hands, args.seed, args.workers)
+    # ---- MCR section goes here (python -m scoring batch --rules mcr vs PyMahjongGB) ----
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
