@@ -359,3 +359,18 @@ def test_tokens_are_stored_only_as_hashes(app):
     finally:
         db.conn.close()
     assert secret not in dump
+
+
+def test_tablet_last_seen_is_noted_but_not_rewritten_on_every_request(app):
+    tab, _ = tablet_client(app, "t1")
+    with app.app_context():
+        db = get_db()
+        db.execute("UPDATE tablet_tokens SET last_seen_at = NULL")
+    assert tab.get("/tablet/t1").status_code == 200
+    with app.app_context():
+        first = list_tablets(get_db())[0]["last_seen_at"]
+    assert first is not None
+    assert tab.get("/tablet/t1").status_code == 200
+    with app.app_context():
+        # Within the minute the row is left alone (no extra durable write per hand).
+        assert list_tablets(get_db())[0]["last_seen_at"] == first

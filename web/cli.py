@@ -103,6 +103,11 @@ def cmd_serve(args) -> int:
     if not db:
         raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
+    if args.behind_proxy:
+        # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
+        # counts the tablet's address, not the proxy's.
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
     server = make_server(args.host, args.port, app, threaded=True)
     _stop_on_sigterm()
     _say(f"Serving on {_address(args.host, server.server_port)}/ (database {Path(db).resolve()})")
@@ -293,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--public-url", help="address tablets use, for pairing QR codes")
     s.add_argument("--insecure-cookies", action="store_true",
                    help="send cookies without the Secure flag (plain http on loopback only)")
+    s.add_argument("--behind-proxy", action="store_true",
+                   help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")

@@ -49,6 +49,7 @@ import hmac
 import os
 import secrets
 import time
+from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from flask import (
@@ -64,6 +65,7 @@ CSRF_FIELD = "csrf_token"
 TABLET_COOKIE = "jantaku_tablet"
 TABLET_COOKIE_MAX_AGE = 365 * 24 * 3600
 PAIRING_TTL_SECONDS = 24 * 3600
+LAST_SEEN_EVERY_S = 60
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
@@ -99,10 +101,6 @@ def _create_tablet_tokens(db) -> None:
 
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
-
-
-def _clock() -> float:
-    return current_app.config.get("CLOCK", time.time)()
 
 
 # ----------------------------------------------------------------------------- tablet tokens
@@ -317,10 +315,23 @@ def require_table_access(table_id) -> None:
     if str(bound) != str(table_id):
         refuse(403, "wrong_table",
                f"This tablet is paired to table {bound}; it cannot record for table {table_id}.")
+    _touch(_request_tablet())
+
+
+def _touch(row: dict) -> None:
+    """Note when a tablet was last seen, at most once a minute.
+
+    Writing on every request would add a durable (fsync'd) commit to each hand
+    a tablet records; the staff list only needs the minute.
+    """
+    now = datetime.now(timezone.utc)
+    seen = row.get("last_seen_at")
+    if seen and datetime.fromisoformat(seen) > now - timedelta(seconds=LAST_SEEN_EVERY_S):
+        return
     db = get_db()
     with write_tx(db):
         db.execute("UPDATE tablet_tokens SET last_seen_at = ? WHERE id = ?",
-                   [now_iso(), _request_tablet()["id"]])
+                   [now_iso(), row["id"]])
 
 
 def tablet_required(view: Callable | None = None, *, table_arg: str = "table_id"):
