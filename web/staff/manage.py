@@ -145,7 +145,7 @@ def pairing_url(code: str) -> str:
 
 def qr_svg(text: str) -> str:
     """``text`` as an inline SVG QR code."""
-    return segno.make(text, error="m").svg_inline(scale=6, border=2)
+    return segno.make(text, error="m").svg_inline(border=2, omitsize=True)
 
 
 @bp.get("/tablets")

@@ -33,6 +33,8 @@
       text(card, "cycle_state", t.cycle_state || "—");
       text(card, "lid", t.lid || "—");
       text(card, "errors", (t.errors && t.errors.length ? t.errors.join(", ") : (t.last_error || "—")));
+      text(card, "points", t.points && t.points.length ? t.points.map(function (p) {
+        return p === null ? "—" : p; }).join(" / ") : "—");
       text(card, "game", gameText(t.game));
       text(card, "last_command", t.last_command ? t.last_command.message : "—");
     });
