@@ -31,7 +31,6 @@ from .yaku import Ctx, han_table, yakuhai_kinds
 BOOL_FIELDS = ("tsumo", "riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan",
                "haitei", "houtei", "tenhou", "chiihou", "renhou", "pocchi", "ankan_chankan")
 INT_FIELDS = ("nukidora", "honba", "kyoutaku")
-SANMA_MISSING = frozenset(range(1, 8))  # 2m-8m are not in a three-player set
 GREEN = frozenset((19, 20, 21, 23, 25, HATSU))
 _CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HONORS = frozenset(range(27, 34))
@@ -247,12 +246,15 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     if not t.allow_chi and any(m.type == "chi" for m in inp.melds):
         raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
     every = inp.hand + [x for m in inp.melds for x in m.tiles] + inp.dora + inp.ura
-    if not _copies_ok(every, t):
+    removed = removed_kinds(rules)
+    if not _copies_ok(every, t, removed):
         # the slow checks name the problem
         check_copies(every, red_fives=tuple(t.red_fives))
         _check_plain_fives(every, t.red_fives)
-        bad = [x for x in every if kind(x) in SANMA_MISSING]
-        raise InvalidTiles(f"{tile_to_str(bad[0])}: three-player mahjong has no 2m-8m")
+        bad = [x for x in every if kind(x) in removed]
+        raise InvalidTiles(
+            f"{tile_to_str(bad[0])} is not in this rule set's tiles (table.removed_tiles = {t.removed_tiles!r})"
+        )
     if len(inp.dora) > (5 if h.kan_dora else 1):
         raise InvalidInput(
             "too many dora indicators: " + ("at most 5 (one plus four kan dora)" if h.kan_dora
@@ -263,7 +265,17 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     _check_nukidora(inp, rules, every)
 
 
-def _copies_ok(every: list[int], t) -> bool:
+def removed_kinds(rules: Rules) -> frozenset:
+    """Kinds the rule set's tiles leave out (``table.removed_tiles``; three-player: 2m-8m)."""
+    memo = _memo(rules)
+    hit = memo.get("removed")
+    if hit is None:
+        text = rules.table.removed_tiles
+        hit = memo["removed"] = frozenset(kind(x) for x in parse_tiles(text, allow_flowers=False)) if text else frozenset()
+    return hit
+
+
+def _copies_ok(every: list[int], t, removed: frozenset) -> bool:
     """One counting pass for the common case that every copy limit holds."""
     c = [0] * 37
     for x in every:
@@ -274,7 +286,7 @@ def _copies_ok(every: list[int], t) -> bool:
             return False
     if max(c) > 4:
         return False
-    return not (t.players == 3 and any(c[1:8]))
+    return not any(c[k] for k in removed)
 
 
 def _check_plain_fives(every: list[int], red_fives) -> None:
@@ -295,8 +307,8 @@ def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
         raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0")
     if mode == "north" and inp.nukidora + sum(1 for x in every if x == NORTH) > 4:
         raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora")
-    if mode == "flowers" and inp.nukidora > 4:
-        raise InvalidInput("there are only 4 flowers to set aside as nukidora")
+    if mode == "flowers" and inp.nukidora > rules.table.flowers:
+        raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora")
 
 
 def _check_flags(inp: HandInput, rules: Rules) -> None:
@@ -362,22 +374,28 @@ class HandFacts:
         self.yakuhai = yakuhai_kinds(inp, rules.hand)
 
 
-def _next_kind(k: int, sanma: bool) -> int:
-    """The dora a indicator of kind ``k`` points at (three-player: 1m -> 9m, 9m -> 1m)."""
+def _step(k: int) -> int:
     if k < 27:
-        if sanma and k in (0, 8):
-            return 8 - k
         return k - k % 9 + (k % 9 + 1) % 9
     if k < 31:
         return 27 + (k - 27 + 1) % 4
     return 31 + (k - 31 + 1) % 3
 
 
-def _count_indicated(indicators, total, sanma) -> tuple[int, int]:
+def next_kind(k: int, removed: frozenset = frozenset()) -> int:
+    """The dora an indicator of kind ``k`` points at: the next kind of its cycle that is
+    in the set (three-player without 2m-8m: 1m -> 9m, 9m -> 1m; 000 (6) ネクスト牌)."""
+    d = _step(k)
+    while d in removed:
+        d = _step(d)
+    return d
+
+
+def _count_indicated(indicators, total, removed) -> tuple[int, int]:
     """(dora in the hand, how many indicators point at North)."""
     n = north = 0
     for t in indicators:
-        d = _next_kind(kind(t), sanma)
+        d = next_kind(kind(t), removed)
         n += total[d]
         north += d == NORTH
     return n, north
@@ -385,14 +403,14 @@ def _count_indicated(indicators, total, sanma) -> tuple[int, int]:
 
 def dora_counts(inp: HandInput, rules: Rules, total: list[int], tiles: list[int]) -> dict:
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count)."""
-    sanma = rules.table.players == 3
-    dora, north = _count_indicated(inp.dora, total, sanma)
+    removed = removed_kinds(rules)
+    dora, north = _count_indicated(inp.dora, total, removed)
     out = {"dora": dora, "aka": sum(1 for t in tiles if is_red(t)), "ura": 0, "nukidora": inp.nukidora}
     if rules.hand.nukidora == "north":
         # each North set aside is a dora, and is dora again for each indicator pointing at North
         out["dora"] += north * inp.nukidora
     if inp.any_riichi and rules.hand.ura_dora:
-        ura, ura_north = _count_indicated(inp.ura, total, sanma)
+        ura, ura_north = _count_indicated(inp.ura, total, removed)
         out["ura"] = ura + (ura_north * inp.nukidora if rules.hand.nukidora == "north" else 0)
     return out
 
@@ -575,8 +593,8 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
 
 def _pocchi_choices(inp: HandInput, rules: Rules) -> list[int]:
     """Every tile the pocchi may stand for (red fives only where the rules say so)."""
-    sanma = rules.table.players == 3
-    out = [k for k in range(34) if not (sanma and k in SANMA_MISSING)]
+    removed = removed_kinds(rules)
+    out = [k for k in range(34) if k not in removed]
     if rules.hand.pocchi_as_red:
         out = [(34 + k // 9) if k in (4, 13, 22) and rules.table.red_fives[k // 9] else k for k in out]
     return out

@@ -246,10 +246,11 @@ def oracle(line, sanma=False):
                                               ura_dora_indicators=ura, config=config)
 
 
+# nekohouse-3a (North nukidora, 1m indicator -> 9m, tsumo loss as the library pays) with the
+# library's yakuman stacking and no kiriage
 RULES_SANMA = load_rules({
-    "extends": "netmahjong", "name": "oracle-sanma",
-    "table": {"players": 3, "allow_chi": False, "red_fives": [1, 1, 1]},
-    "hand": {"nukidora": "north"}, "points": {"kiriage_mangan": False},
+    "extends": "nekohouse-3a", "name": "oracle-sanma",
+    "hand": {"yakuman_stacking": True, "renhou": "mangan"}, "points": {"kiriage_mangan": False},
 })
 
 
