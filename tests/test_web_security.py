@@ -374,3 +374,12 @@ def test_tablet_last_seen_is_noted_but_not_rewritten_on_every_request(app):
     with app.app_context():
         # Within the minute the row is left alone (no extra durable write per hand).
         assert list_tablets(get_db())[0]["last_seen_at"] == first
+
+
+def test_refusals_are_japanese_first_and_english_on_the_switch(app):
+    c = app.test_client()
+    page = c.get("/tablet/t1")
+    assert page.status_code == 401
+    assert page.text.index("登録されていません") < page.text.index("not paired")
+    page = c.get("/tablet/t1?lang=en")
+    assert "not paired" in page.text and "登録されていません" not in page.text

@@ -30,7 +30,7 @@ from .db import get_db, migration, now_iso, write_tx
 from .errors import UserError
 from .security import (
     AccessRefused, current_tablet_table, csrf_token, pairing_info, redeem_pairing,
-    refuse, rotate_csrf_token, set_tablet_cookie, wants_json,
+    refuse, rotate_csrf_token, set_tablet_cookie, wants_json, words,
 )
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
@@ -139,9 +139,11 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
         failures = _recent_failures(db, ip, key, now)
         if len(failures) >= limit:
             wait = max(1, int((failures[0] + window - now + 59) // 60))
-            raise UserError(
+            raise UserError(words(
+                f"{name!r} のログイン失敗が多すぎます。{wait}分待ってからやり直すか、"
+                "別のスタッフにパスワードを再設定してもらってください。",
                 f"Too many failed sign-ins for {name!r} from this device. Wait {wait} minute(s) "
-                "and try again, or ask another staff member to reset the password.",
+                "and try again, or ask another staff member to reset the password."),
                 status=429, code="login_rate_limited")
         rows = db.execute_returning_dicts(
             "SELECT id, name, password_hash FROM staff_users WHERE name = ? AND active = 1",
@@ -155,7 +157,8 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
             db.execute("UPDATE staff_users SET last_login_at = ? WHERE id = ?",
                        [now_iso(), rows[0]["id"]])
     if not ok:
-        raise UserError("Wrong staff name or password.", status=401, code="login_failed")
+        raise UserError(words("名前かパスワードが違います。", "Wrong staff name or password."),
+                        status=401, code="login_failed")
     return {"id": rows[0]["id"], "name": rows[0]["name"]}
 
 

@@ -99,6 +99,14 @@ def _create_tablet_tokens(db) -> None:
     db.execute("CREATE INDEX tablet_tokens_table ON tablet_tokens(table_id)")
 
 
+def words(ja: str, en: str) -> str:
+    """A refusal in words: Japanese first with the English after it, or English only
+    when the page is switched to English."""
+    from .i18n import current_lang
+
+    return en if current_lang() == "en" else f"{ja} / {en}"
+
+
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
@@ -129,18 +137,21 @@ def pairing_info(db, code: str, now: float | None = None) -> dict:
     row = _one(db, "SELECT * FROM tablet_tokens WHERE pair_code_hash = ?", _hash(code or ""))
     now = time.time() if now is None else now
     if row is None:
-        raise AccessRefused(404, "pairing_unknown",
-                            "This pairing code is not known. Ask staff to show a new QR code.")
+        raise AccessRefused(404, "pairing_unknown", words(
+            "この登録コードは見つかりません。スタッフに新しいQRコードを出してもらってください。",
+            "This pairing code is not known. Ask staff to show a new QR code."))
     if row["revoked_at"]:
-        raise AccessRefused(410, "pairing_revoked", "This pairing code was withdrawn by "
-                            "staff. Ask staff for a new QR code.")
+        raise AccessRefused(410, "pairing_revoked", words(
+            "この登録コードはスタッフが取り消しました。新しいQRコードをもらってください。",
+            "This pairing code was withdrawn by staff. Ask staff for a new QR code."))
     if row["token_hash"]:
-        raise AccessRefused(409, "pairing_used",
-                            "This pairing code was already used by another tablet. "
-                            "Ask staff for a new QR code.")
+        raise AccessRefused(409, "pairing_used", words(
+            "この登録コードは別のタブレットで使用済みです。スタッフに新しいQRコードをもらってください。",
+            "This pairing code was already used by another tablet. Ask staff for a new QR code."))
     if row["pair_expires_at"] is not None and row["pair_expires_at"] < now:
-        raise AccessRefused(410, "pairing_expired",
-                            "This pairing code has expired. Ask staff for a new QR code.")
+        raise AccessRefused(410, "pairing_expired", words(
+            "この登録コードは期限切れです。スタッフに新しいQRコードをもらってください。",
+            "This pairing code has expired. Ask staff for a new QR code."))
     return row
 
 
@@ -292,16 +303,20 @@ def refuse(status: int, code: str, message: str):
 def _tablet_refusal() -> AccessRefused:
     row = _request_tablet()
     if row is not None and row["revoked_at"]:
-        return AccessRefused(401, "tablet_revoked",
-                             "This tablet was unpaired by staff. Ask staff to pair it again "
-                             "(staff console → タブレット / Tablets).")
+        return AccessRefused(401, "tablet_revoked", words(
+            "このタブレットは登録が解除されました。スタッフに再登録を頼んでください。",
+            "This tablet was unpaired by staff. Ask staff to pair it again "
+            "(staff console → Tablets)."))
     if g.get("_tablet_presented"):
-        return AccessRefused(401, "tablet_unknown",
-                             "This tablet's pairing is not known here. Ask staff to pair it "
-                             "with the QR code on the staff console.")
-    return AccessRefused(401, "tablet_not_paired",
-                         "This device is not paired to a table. Ask staff to show the "
-                         "pairing QR code for this table, or sign in as staff.")
+        return AccessRefused(401, "tablet_unknown", words(
+            "このタブレットの登録が見つかりません。スタッフ画面のQRコードで登録してもらってください。",
+            "This tablet's pairing is not known here. Ask staff to pair it with the QR code "
+            "on the staff console."))
+    return AccessRefused(401, "tablet_not_paired", words(
+        "この端末はどの卓にも登録されていません。スタッフにこの卓の登録QRコードを出してもらうか、"
+        "スタッフとしてログインしてください。",
+        "This device is not paired to a table. Ask staff to show the pairing QR code for "
+        "this table, or sign in as staff."))
 
 
 def require_table_access(table_id) -> None:
@@ -313,8 +328,9 @@ def require_table_access(table_id) -> None:
         err = _tablet_refusal()
         refuse(err.status, err.code, err.message)
     if str(bound) != str(table_id):
-        refuse(403, "wrong_table",
-               f"This tablet is paired to table {bound}; it cannot record for table {table_id}.")
+        refuse(403, "wrong_table", words(
+            f"このタブレットは卓 {bound} 用です。卓 {table_id} の記録はできません。",
+            f"This tablet is paired to table {bound}; it cannot record for table {table_id}."))
     _touch(_request_tablet())
 
 
@@ -359,11 +375,13 @@ def staff_required(view: Callable) -> Callable:
     def wrapped(*args, **kwargs):
         if current_staff() is None:
             if current_tablet_table() is not None:
-                refuse(403, "staff_only",
-                       "This page is for staff only; a table tablet cannot use it.")
+                refuse(403, "staff_only", words(
+                    "スタッフ専用です。卓のタブレットからは使えません。",
+                    "This page is for staff only; a table tablet cannot use it."))
             if wants_json():
-                refuse(401, "staff_login_required",
-                       "Sign in as staff first (POST /auth/login).")
+                refuse(401, "staff_login_required", words(
+                    "先にスタッフとしてログインしてください。",
+                    "Sign in as staff first (POST /auth/login)."))
             from flask import redirect, url_for
             abort(redirect(url_for("auth.login", next=request.full_path.rstrip("?"))))
         return view(*args, **kwargs)
@@ -399,16 +417,17 @@ def _check_csrf():
     given = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
     expected = session.get(CSRF_FIELD)
     if not given:
-        return refusal_response(
-            400, "csrf_missing",
+        return refusal_response(400, "csrf_missing", words(
+            "この送信にはセキュリティ用の確認コードがありません。ページを再読み込みしてやり直してください。",
             "This request has no security (CSRF) token. Reload the page and try again; "
             f"scripts must send the {CSRF_HEADER} header from the page's "
-            f'<meta name="{CSRF_META_NAME}">.')
+            f'<meta name="{CSRF_META_NAME}">.'))
     if not expected or not hmac.compare_digest(str(given), str(expected)):
-        return refusal_response(
-            403, "csrf_invalid",
+        return refusal_response(403, "csrf_invalid", words(
+            "セキュリティ用の確認コードが一致しません（ページが古い可能性があります）。"
+            "ページを再読み込みしてやり直してください。",
             "The security (CSRF) token does not match this session (the page may be old "
-            "or you signed in again elsewhere). Reload the page and try again.")
+            "or you signed in again elsewhere). Reload the page and try again."))
     return None
 
 
