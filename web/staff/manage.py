@@ -7,7 +7,6 @@ and recorded in the audit log with the signed-in staff member's name.
 
 from __future__ import annotations
 
-import segno
 from flask import current_app, jsonify, render_template, request, url_for
 
 from .. import games
@@ -144,7 +143,12 @@ def pairing_url(code: str) -> str:
 
 
 def qr_svg(text: str) -> str:
-    """``text`` as an inline SVG QR code."""
+    """``text`` as an inline SVG QR code ('' if segno is not installed: the URL is shown)."""
+    try:
+        import segno  # a declared dependency; imported here so its absence costs only the QR
+    except ImportError:
+        current_app.logger.warning("segno is not installed: pairing QR codes are not drawn")
+        return ""
     return segno.make(text, error="m").svg_inline(border=2, omitsize=True)
 
 
