@@ -148,6 +148,13 @@ def _describe_points(r: dict) -> str:
     return f"point sticks — {seats}"
 
 
+def _describe_reset(r: dict) -> str:
+    text = f"errors cleared: {', '.join(r['cleared']) or 'none'}"
+    if r["remaining"]:
+        text += f"; still present (fix the cause first): {', '.join(r['remaining'])}"
+    return text
+
+
 def _describe_status(r: dict) -> str:
     return (f"mode {_mode_label(r.get('mode'))}, cycle {r.get('cycle_state')}, "
             f"lid {r.get('lid')}, errors: {', '.join(map(str, r.get('errors') or [])) or 'none'}")
@@ -156,7 +163,7 @@ def _describe_status(r: dict) -> str:
 _DESCRIBE: dict[str, Callable[[dict], str]] = {
     "mode": _describe_mode, "cycle": _describe_cycle, "dice": _describe_dice,
     "check": _describe_check, "points": _describe_points, "status": _describe_status,
-    "deal": _describe_cycle,
+    "deal": _describe_cycle, "reset": _describe_reset,
 }
 
 
@@ -183,6 +190,11 @@ def cmd_check(args) -> int:
 def cmd_points(args) -> int:
     """Read each seat's point-stick total."""
     return _run_table_command(args, "points")
+
+
+def cmd_reset(args) -> int:
+    """Clear the table's latched errors (the reset: both dice switches held)."""
+    return _run_table_command(args, "reset")
 
 
 # --------------------------------------------------------------------------- status / show / serve
@@ -278,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add("dice", cmd_dice)
     _add("check", cmd_check)
     _add("points", cmd_points)
+    _add("reset", cmd_reset)
     _add("show", cmd_show, table=False).add_argument("id", type=int, help="command id")
     _add("serve", cmd_serve, table=False)
     return p

@@ -90,7 +90,8 @@ def build_message(command: str, args: dict, dealer: int):
     if command == "dice":
         return P.RollDice(dealer)
     simple = {"status": P.Status, "cycle": P.StartCycle, "deal": P.Deal,
-              "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport}
+              "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport,
+              "reset": P.ClearErrors}
     return simple[command]()
 
 
@@ -115,6 +116,9 @@ def reply_result(reply) -> dict:
         return {"points": [s.total if s.present else None for s in reply.seats]}
     if isinstance(reply, P.StartCycleReply):
         return {"mode": reply.mode, "cycle_no": reply.cycle_no, "duration_ms": reply.duration_ms}
+    if isinstance(reply, P.ClearErrorsReply):
+        return {"cleared": [_code_name(c) for c in reply.cleared],
+                "remaining": [_code_name(c) for c in reply.remaining]}
     if isinstance(reply, P.DealtReportReply):
         return {"cycle_no": reply.cycle_no, "mode": reply.mode, "dealer": reply.dealer,
                 "dice": list(reply.dice), "dealt": reply.dealt,

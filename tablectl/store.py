@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
-COMMANDS = ("status", "mode", "cycle", "dice", "deal", "check", "points", "dealt")
+COMMANDS = ("status", "mode", "cycle", "dice", "deal", "check", "points", "reset", "dealt")
 """Commands a caller may request (see docs/tablectl.md for their arguments)."""
 
 TERMINAL = ("done", "failed", "timed_out")
