@@ -232,3 +232,15 @@ def test_every_cli_command_has_help():
         assert name in ("serve", "create-staff", "demo")
         for action in p._actions:
             assert action.help, f"{name} {action.dest} has no help"
+
+
+def test_serve_on_a_taken_port_says_what_to_do(tmp_path):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "web", "serve", "--db",
+                            str(tmp_path / "c.sqlite"), "--port", str(port)],
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--port" in r.stderr and "Traceback" not in r.stderr

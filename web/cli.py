@@ -68,6 +68,15 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     return create_app(config)
 
 
+def _listen(host: str, port: int, app):
+    """A threaded HTTP server bound to host:port (one thread per request)."""
+    try:
+        return make_server(host, port, app, threaded=True)
+    except OSError as e:
+        raise CliError(f"cannot listen on {host}:{port}: {e.strerror or e}; choose another "
+                       "port with --port (0 = any free port)") from None
+
+
 def _stop_on_sigterm() -> None:
     # systemd and the demo's test stop us with SIGTERM: leave like Ctrl-C does.
     def handler(_signum, _frame):
@@ -108,7 +117,7 @@ def cmd_serve(args) -> int:
         # counts the tablet's address, not the proxy's.
         from werkzeug.middleware.proxy_fix import ProxyFix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
-    server = make_server(args.host, args.port, app, threaded=True)
+    server = _listen(args.host, args.port, app)
     _stop_on_sigterm()
     _say(f"Serving on {_address(args.host, server.server_port)}/ (database {Path(db).resolve()})")
     try:
@@ -247,9 +256,8 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
     config.write_text(demo_club_toml(time_scale=args.time_scale), encoding="utf-8")
     (folder / "logs").mkdir(exist_ok=True)
-    server = make_server(args.host, args.port, build_app(str(db), secure_cookies=False,
-                                                         secret=secrets.token_hex(32)),
-                         threaded=True)
+    server = _listen(args.host, args.port, build_app(str(db), secure_cookies=False,
+                                                     secret=secrets.token_hex(32)))
     base = _address(args.host, server.server_port)
     server.app.config["PUBLIC_URL"] = base
     codes = seed_demo(server.app)
