@@ -1,0 +1,94 @@
+"""kill -9 of the daemon mid-command, then a restart: nothing is lost and nothing
+repeated (docs/protocol.md, "Host recovery"). Checked against the simulator's own
+count of executed commands."""
+
+import random
+import time
+
+import pytest
+
+from tablectl import store
+from tablectl_support import DaemonProcess, ask, sim_on_pty, wait_until, write_config
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def rig(tmp_path):
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02)  # 1.4 s cycles
+    daemon = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        yield daemon, sim
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        sim.stop()
+
+
+def test_kill9_mid_cycle_neither_loses_nor_repeats(rig):
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    cid = store.request_command(daemon.db, "t1", "cycle")
+    sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+    row = store.get_command(daemon.db, cid)
+    assert row["status"] == "sending" and row["seq"] is not None
+    daemon.kill9()
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("START_CYCLE") == 1
+
+
+def test_kill9_while_reply_is_on_the_wire(rig):
+    """The table ran the command but its reply is delayed: the new daemon gets the
+    remembered reply by retransmitting the same seq, and the dice are rolled once."""
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
+    sim.faults.set(delay=3.0, direction="tx")
+    cid = store.request_command(daemon.db, "t1", "dice")
+    wait_until(lambda: sim.executed_names().count("ROLL_DICE") == 1, 10, "dice rolled")
+    daemon.kill9()
+    sim.faults.clear()
+    assert store.get_command(daemon.db, cid)["status"] == "sending"
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("ROLL_DICE") == 1
+    assert tuple(row["result"]["dice"]) == sim.state().dice
+
+
+def test_kill9_at_random_moments_loses_and_repeats_nothing(rig):
+    daemon, sim = rig
+    rng = random.Random(5)
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
+    ids = []
+    for _ in range(6):
+        ids += [store.request_command(daemon.db, "t1", "dice") for _ in range(3)]
+        time.sleep(rng.uniform(0.0, 0.05))
+        daemon.kill9()
+        daemon.start(wait_tables=("t1",))
+    rows = [store.wait_command(daemon.db, i, 30) for i in ids]
+    assert [r["status"] for r in rows] == ["done"] * len(ids), rows
+    assert sim.executed_names().count("ROLL_DICE") == len(ids)
+
+
+def test_requests_made_while_the_daemon_is_down_run_when_it_starts(rig):
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    assert daemon.stop() == 0
+    assert store.daemon_status(daemon.db)["running"] is False
+    cid = store.request_command(daemon.db, "t1", "points", None, "web-42")
+    stale = store.request_command(daemon.db, "t1", "dice", None, expires_in=0.01)
+    time.sleep(0.05)
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done" and row["result"]["points"] == [25000] * 4
+    # an expired request is never sent
+    row = store.wait_command(daemon.db, stale, 5)
+    assert row["status"] == "timed_out" and row["error_code"] == "not_sent"
+    assert sim.executed_names().count("ROLL_DICE") == 0
