@@ -73,8 +73,11 @@ def _listen(host: str, port: int, app):
     try:
         return make_server(host, port, app, threaded=True)
     except OSError as e:
-        raise CliError(f"cannot listen on {host}:{port}: {e.strerror or e}; choose another "
-                       "port with --port (0 = any free port)") from None
+        reason = e.strerror or str(e)
+    except SystemExit:  # werkzeug reports a port in use itself, then exits
+        reason = "the address is in use"
+    raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
+                   "port with --port (0 = any free port)")
 
 
 def _stop_on_sigterm() -> None:
