@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from hardware_sim.simulator import Simulator
 from tablectl import store
 
@@ -111,3 +113,46 @@ def ask(db, tid: str, command: str, args: dict | None = None, timeout: float = 2
 
 def thread_names() -> set[str]:
     return {t.name for t in threading.enumerate()}
+
+
+def _children() -> set[int]:
+    me, out = os.getpid(), set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                fields = Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me and fields[0] != "Z":
+                out.add(int(d))
+    return out
+
+
+def _fds() -> set[str]:
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            out.add(f"{fd}->{os.readlink(f'/proc/self/fd/{fd}')}")
+        except OSError:
+            pass
+    return out
+
+
+@pytest.fixture(autouse=True)
+def no_leaks():
+    """Fail a test that leaves threads, open files/ports or child processes behind."""
+    threads = set(threading.enumerate())
+    fds, kids = _fds(), _children()
+    yield
+    deadline = time.monotonic() + 5
+    while True:
+        extra_t = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
+        extra_f = {f for f in _fds() - fds if "/dev/pts/" in f or "/dev/ptmx" in f
+                   or "socket:" in f or f.endswith(".tty")}
+        extra_p = _children() - kids
+        if not (extra_t or extra_f or extra_p) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not extra_t, f"leaked threads: {[t.name for t in extra_t]}"
+    assert not extra_f, f"leaked ports/files: {sorted(extra_f)}"
+    assert not extra_p, f"leaked processes: {sorted(extra_p)}"

@@ -9,6 +9,7 @@ import pytest
 from hardware_sim import tiles as T
 from tablectl import protocol as P
 from tablectl_support import DaemonProcess, ask, sim_on_pty, write_config
+from tablectl_support import no_leaks  # noqa: F401  (autouse leak check)
 
 pytestmark = pytest.mark.slow
 

@@ -9,6 +9,7 @@ import pytest
 
 from tablectl import store
 from tablectl_support import DaemonProcess, ask, sim_on_pty, wait_until, write_config
+from tablectl_support import no_leaks  # noqa: F401  (autouse leak check)
 
 pytestmark = pytest.mark.slow
 
