@@ -407,3 +407,19 @@ def test_openapi_describes_every_staff_and_sign_in_endpoint(app):
                 continue  # HTML pages (the QR target and the sign-in form)
             assert method.lower() in doc["paths"][path], (method, path)
     assert "csrfHeader" in doc["components"]["securitySchemes"]
+
+
+def test_club_rule_set_can_be_uploaded_as_a_file(app, staff):
+    import io
+    r = staff.post("/staff/rulesets", data={
+        "id": "fromfile", "toml": "", "csrf_token": csrf(staff),
+        "file": (io.BytesIO(CLUB_TOML.encode("utf-8")), "club.toml")},
+        content_type="multipart/form-data")
+    assert r.status_code == 302
+    with app.app_context():
+        assert games.get_rule_set(get_db(), "fromfile")["toml"] == CLUB_TOML
+    r = staff.post("/staff/rulesets", data={
+        "id": "latin1", "csrf_token": csrf(staff),
+        "file": (io.BytesIO("title = 'caf\xe9'".encode("latin-1")), "club.toml")},
+        content_type="multipart/form-data", headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "UTF-8" in r.get_json()["error"]["message"]

@@ -138,6 +138,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "staff.rules_help": ("TOML で書きます。1行目に extends = \"プリセット名\" を書き、変える項目だけを指定します。",
                          "Write TOML: start with extends = \"preset\" and set only what differs."),
     "staff.resolved": ("全設定値", "Every switch, resolved"),
+    "staff.upload_toml": ("またはファイルを選択 (.toml)", "or upload a file (.toml)"),
     "staff.pair_qr": ("タブレット登録用QRコード", "Tablet pairing QR code"),
     "staff.pair_once": ("このコードは1回だけ使えます（24時間有効）。", "This code works once (for 24 hours)."),
     "staff.label": ("メモ", "Label"),

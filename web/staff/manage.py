@@ -119,7 +119,7 @@ def ruleset(rule_set_id: str):
 def ruleset_save():
     """Create or replace a club rule set from TOML; an invalid file changes nothing."""
     data = form_data()
-    rid, text = str(data.get("id", "")).strip(), str(data.get("toml", ""))
+    rid, text = str(data.get("id", "")).strip(), _uploaded_toml() or str(data.get("toml", ""))
     db = get_db()
     try:
         row = games.save_rule_set(db, need(data, "id", "the rule set id"), text,
@@ -133,6 +133,19 @@ def ruleset_save():
         return page, e.status
     return done(msg(f"ルール {row['id']} を保存しました", f"Saved rule set {row['id']}"),
                 "staff.ruleset", payload={"rule_set": row}, rule_set_id=row["id"])
+
+
+def _uploaded_toml() -> str | None:
+    """The text of an uploaded .toml file, if one was chosen (it wins over the text box)."""
+    upload = request.files.get("file")
+    if upload is None or not upload.filename:
+        return None
+    try:
+        return upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(msg("ルールファイルは UTF-8 のテキストで保存してください。",
+                            "Save the rules file as UTF-8 text and upload it again."),
+                        code="rules_not_utf8") from None
 
 
 # ----------------------------------------------------------------------------- tablets
