@@ -18,6 +18,8 @@ count. Keeping the count in the database means a restart does not reset it.
 
 from __future__ import annotations
 
+import functools
+import secrets
 import time
 from urllib.parse import urlparse
 
@@ -124,6 +126,11 @@ def _recent_failures(db, ip: str, name: str, now: float) -> list[float]:
     return [r[0] for r in rows]
 
 
+@functools.lru_cache(maxsize=1)
+def _dummy_hash() -> str:
+    return generate_password_hash(secrets.token_hex(16))
+
+
 def check_login(db, name: str, password: str, ip: str, now: float | None = None) -> dict:
     """Verify a sign-in and record the attempt; returns ``{id, name}``.
 
@@ -148,7 +155,9 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
         rows = db.execute_returning_dicts(
             "SELECT id, name, password_hash FROM staff_users WHERE name = ? AND active = 1",
             [key])
-        ok = bool(rows) and check_password_hash(rows[0]["password_hash"], password or "")
+        # Hash even for an unknown name, so the answer time does not tell which names exist.
+        stored = rows[0]["password_hash"] if rows else _dummy_hash()
+        ok = check_password_hash(stored, password or "") and bool(rows)
         db.execute("INSERT INTO login_attempts (ip, name, at, ok) VALUES (?, ?, ?, ?)",
                    [ip, key, now, int(ok)])
         # Old attempts are only noise once the window has passed.
