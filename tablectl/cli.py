@@ -49,23 +49,24 @@ def _emit(args, data, text: str) -> None:
 def _mode_number(text: str) -> int:
     """A mode by number (``04``, ``4``) or by name/alias (``sanma``)."""
     from . import protocol  # the modes table lives with the protocol: one definition
+    from .errors import TableError
 
     try:
-        return int(protocol.mode_by_name(text).number)
-    except Exception as e:  # mode_by_name's own error already lists the valid names
-        raise CliError(str(e)) from None
+        return protocol.mode_by_name(text).number
+    except TableError as e:  # mode_by_name's own error already lists the valid names
+        raise CliError(e.message) from None
 
 
 def _mode_label(number) -> str:
+    from . import protocol
+
     if number is None:
         return "unknown"
-    try:
-        from . import protocol
-
-        m = next(m for m in protocol.MODES if int(m.number) == int(number))
-        return f"{int(number):02d} {m.name} ({m.ja}, {m.tiles} tiles)"
-    except Exception:
-        return f"{int(number):02d}"
+    if not 0 <= int(number) < len(protocol.MODES):
+        return f"{int(number):02d} (not a known mode)"
+    m = protocol.MODES[int(number)]
+    tiles = f", {m.tiles} tiles" if m.tiles else ""
+    return f"{m.code} {m.name} ({m.name_ja}{tiles})"
 
 
 # --------------------------------------------------------------------------- table commands
@@ -118,8 +119,10 @@ def describe_result(command: str, result: dict) -> str:
 
 
 def _describe_mode(r: dict) -> str:
-    when = "now" if r.get("applied_now") else "from the next cycle"
-    return f"mode {_mode_label(r['mode'])} selected; it applies {when}"
+    if r.get("applied_now"):
+        return f"mode {_mode_label(r['mode'])} selected (already the current mode)"
+    return (f"mode {_mode_label(r['requested'])} selected; it applies from the next cycle "
+            f"(playing now: {_mode_label(r['mode'])})")
 
 
 def _describe_cycle(r: dict) -> str:

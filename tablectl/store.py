@@ -29,6 +29,8 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
+from .errors import TableError
+
 COMMANDS = ("status", "mode", "cycle", "dice", "deal", "check", "points", "reset", "dealt")
 """Commands a caller may request (see docs/tablectl.md for their arguments)."""
 
@@ -39,16 +41,10 @@ HEARTBEAT_STALE_S = 5.0
 """A daemon whose heartbeat is older than this is reported as not running."""
 
 
-class StoreError(Exception):
+class StoreError(TableError):
     """A request the store refuses; ``code`` is machine readable, the message is for people."""
 
     code = "store_error"
-
-    def __init__(self, message: str, code: str | None = None):
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
 
 
 class UnknownTable(StoreError):
