@@ -72,9 +72,11 @@ def add_batch_arguments(ap: argparse.ArgumentParser) -> None:
 
 
 def _blocks(stream, size: int):
+    """Lines of a binary stream in blocks, decoded as UTF-8 (a bad byte becomes U+FFFD, so the
+    line is reported as not JSON instead of stopping the batch)."""
     block = []
-    for line in stream:
-        block.append(line)
+    for raw in stream:
+        block.append(raw.decode("utf-8", errors="replace"))
         if len(block) == size:
             yield block
             block = []
@@ -118,18 +120,18 @@ def run_batch(args: argparse.Namespace) -> int:
     _WORKER_RULES = rules
     _quiet_gc()
     workers = args.workers or min(os.cpu_count() or 1, 4)
-    blocks = _blocks(sys.stdin, BLOCK)
+    blocks = _blocks(sys.stdin.buffer, BLOCK)
     first = next(blocks, [])
-    out = sys.stdout
+    out = sys.stdout.buffer  # UTF-8 whatever the locale says
     if workers < 2 or len(first) < BLOCK:
         for block in itertools.chain([first], blocks):
-            out.write(_score_block(block))
+            out.write(_score_block(block).encode("utf-8"))
         out.flush()
         return 0
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(rules,)) as pool:
         for text in pool.imap(_score_block, itertools.chain([first], blocks)):
-            out.write(text)
+            out.write(text.encode("utf-8"))
     out.flush()
     return 0
 

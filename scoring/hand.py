@@ -135,7 +135,7 @@ def _wind(line: dict, name: str) -> int:
     v = line.get(name)
     if v is None:
         return WIND_LETTERS["E"]
-    if v not in WIND_LETTERS:
+    if not isinstance(v, str) or v not in WIND_LETTERS:
         raise InvalidInput(f"'{name}' must be one of \"E\", \"S\", \"W\", \"N\", not {v!r}")
     return WIND_LETTERS[v]
 
