@@ -383,3 +383,19 @@ def test_refusals_are_japanese_first_and_english_on_the_switch(app):
     assert page.text.index("登録されていません") < page.text.index("not paired")
     page = c.get("/tablet/t1?lang=en")
     assert "not paired" in page.text and "登録されていません" not in page.text
+
+
+def test_json_pairing_returns_a_bearer_token_bound_to_the_table(app):
+    with app.app_context():
+        code = create_pairing(get_db(), "t2", actor="test")["code"]
+    c = app.test_client()
+    r = c.post("/auth/pair", json={"code": code}, headers={"X-CSRF-Token": csrf(c)})
+    body = r.get_json()
+    assert r.status_code == 200 and body["table_id"] == "t2" and body["token"]
+    api = app.test_client()
+    auth = {"Authorization": f"Bearer {body['token']}"}
+    assert api.post("/api/tables/t2/guests", json={"name": "Q"}, headers=auth).status_code in (
+        200, 201)
+    assert api.post("/api/tables/t1/guests", json={"name": "R"}, headers=auth).status_code == 403
+    r = c.post("/auth/pair", json={"code": code}, headers={"X-CSRF-Token": csrf(c)})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "pairing_used"

@@ -423,3 +423,31 @@ def test_club_rule_set_can_be_uploaded_as_a_file(app, staff):
         "file": (io.BytesIO("title = 'caf\xe9'".encode("latin-1")), "club.toml")},
         content_type="multipart/form-data", headers={"Accept": "application/json"})
     assert r.status_code == 400 and "UTF-8" in r.get_json()["error"]["message"]
+
+
+def test_remove_a_hand_with_reason_replays_without_it(app, staff):
+    gid = _finished_game(app)
+    r = post_json(staff, f"/staff/games/{gid}/hands/1/remove", {"reason": ""})
+    assert r.status_code == 400
+    r = post_json(staff, f"/staff/games/{gid}/hands/9/remove", {"reason": "no such hand"})
+    assert r.status_code == 404
+    r = post_json(staff, f"/staff/games/{gid}/hands/1/remove",
+                  {"reason": "recorded on the wrong table"})
+    assert r.status_code == 200
+    view = r.get_json()["game"]
+    assert [e["event"]["event"] for e in view["events"]] == ["start", "end"]
+    with app.app_context():
+        entry = audit_entries(get_db(), target=f"game:{gid}")[0]
+    assert (entry["action"], entry["actor"], entry["reason"]) == (
+        "game.void", "staff:mika", "recorded on the wrong table")
+    page = staff.get("/staff/games")
+    assert page.status_code == 200 and f"/staff/games/{gid}" in page.text
+
+
+def test_tables_page_lists_club_tables_with_rule_sets(staff):
+    page = staff.get("/staff/tables")
+    assert page.status_code == 200
+    assert "卓9 (not wired)" in page.text and "nekohouse-3a" in page.text
+    assert 'option value="mcr"' in page.text  # every rule set can be chosen
+    data = staff.get("/staff/tables", headers={"Accept": "application/json"}).get_json()
+    assert [t["id"] for t in data["tables"]] == ["t1", "t2", "t9"]
