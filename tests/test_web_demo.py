@@ -244,3 +244,18 @@ def test_serve_on_a_taken_port_says_what_to_do(tmp_path):
                             str(tmp_path / "c.sqlite"), "--port", str(port)],
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--port" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_systemd_unit_runs_a_command_the_cli_accepts():
+    import shlex
+
+    from web.cli import build_parser
+    root = Path(__file__).resolve().parent.parent
+    unit = (root / "deploy" / "jantaku-web.service").read_text(encoding="utf-8")
+    exec_start = next(line.split("=", 1)[1] for line in unit.splitlines()
+                      if line.startswith("ExecStart="))
+    argv = shlex.split(exec_start)
+    assert argv[1:3] == ["-m", "web"]
+    args = build_parser().parse_args(argv[3:])
+    assert args.command == "serve" and args.db and not args.insecure_cookies
+    assert "python -m web demo" in (root / "deploy" / "README.md").read_text(encoding="utf-8")
