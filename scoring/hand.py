@@ -677,7 +677,8 @@ def score_hand(line: dict, rules) -> dict:
         if rules.table.family == "mcr":
             from . import mcr  # MCR engineer's package, loaded only when needed
 
-            return mcr.score_hand(line, rules)
+            out = mcr.score_hand(line, rules)
+            return out if "id" in out else {"id": line_id, **out}  # the contract echoes every id
         inp = parse_input(line, rules)
         res = evaluate(inp, rules)
         return _result_line(line_id, inp, res, rules)
