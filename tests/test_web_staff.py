@@ -451,3 +451,26 @@ def test_tables_page_lists_club_tables_with_rule_sets(staff):
     assert 'option value="mcr"' in page.text  # every rule set can be chosen
     data = staff.get("/staff/tables", headers={"Accept": "application/json"}).get_json()
     assert [t["id"] for t in data["tables"]] == ["t1", "t2", "t9"]
+
+
+def test_disabling_a_staff_account_signs_it_out_at_once(app, staff):
+    post(staff, "/staff/accounts", name="ken", password="ron-ron-ron")
+    ken = app.test_client()
+    token = ken.get("/auth/csrf").get_json()["csrf_token"]
+    ken.post("/auth/login", data={"name": "ken", "password": "ron-ron-ron", "csrf_token": token})
+    assert ken.get("/staff/floor.json").status_code == 200
+    assert post(staff, "/staff/accounts/ken/active", active="0").status_code == 302
+    assert ken.get("/staff/floor.json").status_code == 401
+    token = ken.get("/auth/csrf").get_json()["csrf_token"]
+    r = ken.post("/auth/login", data={"name": "ken", "password": "ron-ron-ron",
+                                      "csrf_token": token})
+    assert r.status_code == 401
+    # Nobody can lock the club out: not yourself, not the last active account.
+    r = post_json(staff, "/staff/accounts/mika/active", {"active": False})
+    assert r.status_code == 409 and "own account" in r.get_json()["error"]["message"]
+    r = post_json(staff, "/staff/accounts/nobody/active", {"active": False})
+    assert r.status_code == 404
+    assert post(staff, "/staff/accounts/ken/active", active="1").status_code == 302
+    with app.app_context():
+        actions = [a["action"] for a in audit_entries(get_db(), target="staff:ken")]
+    assert actions == ["staff.enable", "staff.disable", "staff.create"]

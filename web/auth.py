@@ -107,6 +107,29 @@ def set_staff_password(db, name: str, password: str) -> None:
                             code="staff_unknown")
 
 
+def set_staff_active(db, name: str, active: bool, *, by: str) -> None:
+    """Disable (or re-enable) a staff account; its sessions stop working at once.
+
+    Refuses to disable the account doing it or the last active one, so the
+    club cannot lock itself out of the console.
+    """
+    with write_tx(db):
+        row = db.execute("SELECT id, active FROM staff_users WHERE name = ?", [name]).fetchone()
+        if row is None:
+            raise UserError(f"There is no staff account named {name!r}.", status=404,
+                            code="staff_unknown")
+        if not active:
+            if name.lower() == by.lower():
+                raise UserError("You cannot disable your own account; ask another staff member.",
+                                status=409, code="staff_self_disable")
+            others = db.execute("SELECT COUNT(*) FROM staff_users WHERE active = 1 AND id != ?",
+                                [row[0]]).fetchone()[0]
+            if others == 0:
+                raise UserError("This is the last active staff account; add another first.",
+                                status=409, code="staff_last_account")
+        db.execute("UPDATE staff_users SET active = ? WHERE id = ?", [int(active), row[0]])
+
+
 def list_staff(db) -> list[dict]:
     """Staff accounts without their password hashes."""
     return db.execute_returning_dicts(

@@ -10,12 +10,12 @@ from __future__ import annotations
 from flask import current_app, jsonify, render_template, request, url_for
 
 from .. import games
-from ..auth import create_staff, list_staff, set_staff_password
+from ..auth import create_staff, list_staff, set_staff_active, set_staff_password
 from ..db import get_db
 from ..errors import UserError
 from ..security import (
-    AccessRefused, actor_name, create_pairing, list_tablets, revoke_tablet, staff_required,
-    wants_json,
+    AccessRefused, actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
+    staff_required, wants_json,
 )
 from . import bp
 from .common import done, form_data, msg, need, record
@@ -235,4 +235,16 @@ def account_save():
         create_staff(db, name, password)
         record("staff.create", f"staff:{name}")
         text = msg(f"スタッフ {name} を追加しました", f"Added staff account {name}")
+    return done(text, "staff.accounts")
+
+
+@bp.post("/accounts/<name>/active")
+@staff_required
+def account_active(name: str):
+    """Disable or re-enable a staff account (a disabled one is signed out at once)."""
+    active = str(form_data().get("active", "")).lower() in ("1", "true", "on", "yes")
+    set_staff_active(get_db(), name, active, by=current_staff()["name"])
+    record("staff.enable" if active else "staff.disable", f"staff:{name}")
+    text = msg(f"{name} を{'有効' if active else '無効'}にしました",
+               f"{name} is now {'enabled' if active else 'disabled'}")
     return done(text, "staff.accounts")

@@ -114,6 +114,11 @@ STAFF_PATHS: dict = {
         "get": _op("staff accounts (names, last sign-in)", errors=()),
         "post": _op("add a staff account, or set a new password with reset", errors=("400", "409"),
                     body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL))},
+    "/staff/accounts/{name}/active": {"post": _op(
+        "disable (active false) or re-enable a staff account; a disabled account is signed "
+        "out at once; your own and the last active account cannot be disabled",
+        params=[_path("name", STR)], errors=("400", "404", "409"),
+        body=_obj(["active"], active=BOOL))},
     "/staff/games": {"get": _op(
         "recent games", errors=("400",),
         params=[{"name": "status", "in": "query",
