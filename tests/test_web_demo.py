@@ -133,6 +133,12 @@ def test_demo_runs_the_whole_club_and_stops_cleanly(tmp_path):
         modes = {t["table_id"]: t["mode"] for t in floor["tables"]}
         assert len(set(modes.values())) == 4, modes  # four tables in different modes
 
+        # A mode the table cannot take as it stands (t1 has four point sticks, sanma needs
+        # three) is refused by the table itself, and the console shows its words.
+        status, answer = staff.json("/staff/tables/t1/command", {"command": "mode", "mode": 4})
+        assert status == 409, answer
+        assert answer["command"]["status"] == "failed" and answer["error"]["message"]
+
         new_mode = 2 if modes["t1"] != 2 else 1
         status, answer = staff.json("/staff/tables/t1/command",
                                     {"command": "mode", "mode": new_mode,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import logging
 import os
 import secrets
 import shutil
@@ -261,6 +262,8 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     (folder / "logs").mkdir(exist_ok=True)
     server = _listen(args.host, args.port, build_app(str(db), secure_cookies=False,
                                                      secret=secrets.token_hex(32)))
+    # Keep the terminal for the addresses: no line per request (serve keeps them for journald).
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     base = _address(args.host, server.server_port)
     server.app.config["PUBLIC_URL"] = base
     codes = seed_demo(server.app)
