@@ -222,7 +222,8 @@ def _table_line(t: dict) -> str:
         why = f" — {t['last_error']}" if t.get("last_error") else ""
         return f"{t['table_id']} ({t['name']}): DISCONNECTED{why}"
     pending = t.get("pending_mode")
-    parts = [f"{t['table_id']} ({t['name']}): {t.get('model') or '?'} fw {t.get('firmware') or '?'}",
+    parts = [f"{t['table_id']} ({t['name']}): {t.get('model') or '?'} "
+             f"fw {t.get('firmware') or '?'}",
              f"mode {_mode_label(t.get('mode'))}"]
     if pending is not None and pending != t.get("mode"):
         parts.append(f"next cycle: {_mode_label(pending)}")

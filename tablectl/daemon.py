@@ -37,6 +37,7 @@ IDLE_POLL_S = 0.02       # how often an idle manager looks at the journal
 HEARTBEAT_S = 1.0        # how often the daemon writes its heartbeat row
 REFRESH_S = 10.0         # an idle, connected table is asked for STATUS this often
 LINK_DOWN_GIVE_UP_S = 30.0  # an in-doubt command waits this long for its table to return
+DEVICE_POLL_S = 0.02     # how often a missing device node is looked for
 
 
 _POWER_CUT = ("power_cut", "the table lost power during the cycle; the walls were not raised. "
@@ -218,7 +219,7 @@ class TableManager(threading.Thread):
             hello = self.link.connect()
         except LinkError as e:
             self._set_disconnected(e.message)
-            self.stop_event.wait(self.backoff.next())
+            self._pause(self.backoff.next())
             return
         self.backoff.reset()
         self.down_since = None
@@ -233,6 +234,20 @@ class TableManager(threading.Thread):
             self._link_failed(e)
         except _Stopping:
             pass
+
+    def _pause(self, delay: float) -> None:
+        """Wait ``delay`` before reconnecting, but try at once when a missing device
+        node (a USB-serial adapter that was pulled) appears again: udev recreating
+        it is the best sign the table is back, and backoff must not hide it."""
+        path = self.table.url if "://" not in self.table.url else None
+        if path is None or os.path.exists(path):
+            self.stop_event.wait(delay)
+            return
+        end = time.monotonic() + delay
+        while time.monotonic() < end and not self.stop_event.is_set():
+            if os.path.exists(path):
+                return
+            self.stop_event.wait(DEVICE_POLL_S)
 
     def _stored_boot_id(self) -> int | None:
         rows = self.journal.db.conn.execute(
@@ -318,7 +333,8 @@ class TableManager(threading.Thread):
             extra = _seats_text(getattr(reply, "seat_mask", 0))
             code, text = result_error(reply.result, extra)
             self.journal.finish(cmd["id"], "failed", result, code, text)
-            self.journal.add_event(self.tid, "command_failed", code, text, {"command_id": cmd["id"]})
+            self.journal.add_event(self.tid, "command_failed", code, text,
+                                   {"command_id": cmd["id"]})
         if msg.CHANGES_STATE or not reply.ok:
             self.state_dirty = True
 

@@ -114,7 +114,8 @@ def _migrate(db: sqlite_utils.Database) -> None:
     # migrations in the same file and must not collide with ours.
     with _write(db):
         db.conn.execute(
-            "CREATE TABLE IF NOT EXISTS tablectl_migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+            "CREATE TABLE IF NOT EXISTS tablectl_migrations"
+            " (name TEXT PRIMARY KEY, applied_at REAL)"
         )
         done = {r[0] for r in db.conn.execute("SELECT name FROM tablectl_migrations")}
         for name, fn in MIGRATIONS:
@@ -155,7 +156,7 @@ _JSON_COLS = {"args", "result", "capabilities", "errors", "points", "data", "sta
 
 def _row(cursor, values) -> dict:
     out = {}
-    for (name, *_), value in zip(cursor.description, values):
+    for (name, *_), value in zip(cursor.description, values, strict=True):
         if name in _JSON_COLS and value is not None:
             value = json.loads(value)
         out[name] = value
@@ -342,7 +343,8 @@ class Journal:
                 f"({','.join('?' * len(ids))})", ids)
             for t in tables:
                 self.db.conn.execute(
-                    "INSERT INTO table_state (table_id, name, url, configured, connected, updated_at)"
+                    "INSERT INTO table_state"
+                    " (table_id, name, url, configured, connected, updated_at)"
                     " VALUES (?, ?, ?, 1, 0, ?) ON CONFLICT(table_id) DO UPDATE SET"
                     " name=excluded.name, url=excluded.url, configured=1",
                     (t["id"], t.get("name") or t["id"], t.get("url", ""), now()))

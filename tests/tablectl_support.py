@@ -75,7 +75,7 @@ class DaemonProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(5)
-            raise AssertionError("daemon did not stop on SIGTERM")
+            raise AssertionError("daemon did not stop on SIGTERM") from None
         finally:
             self.log.close()
         return rc

@@ -106,9 +106,11 @@ def test_each_table_logs_its_traffic_and_dumps_frames_on_failure(tmp_path, sims)
     try:
         assert ask(d.db, "t1", "status")["status"] == "done"
         sim.faults.set(drop=1.0, direction="tx")
+        cid = store.request_command(d.db, "t1", "status")
         wait_until(lambda: store.get_table(d.db, "t1")["connected"] == 0, 30, "link timeout")
         sim.faults.clear()
         wait_connected(d.db, "t1")
+        assert store.wait_command(d.db, cid, 30)["status"] == "done"  # resolved, not lost
     finally:
         assert d.stop() == 0
     text = (tmp_path / "logs" / "t1.log").read_text(encoding="utf-8")
