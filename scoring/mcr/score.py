@@ -1,0 +1,235 @@
+"""Score one MCR hand from a batch line (``/work/shared/contracts/scoring-batch.md``, MCR).
+
+:func:`score_hand` never raises for bad input: it returns
+``{"ok": false, "error": {"code", "message"}}`` with a sentence a person can
+act on. :func:`payments` turns a total into the four players' point deltas.
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidInput, InvalidTiles, ScoringError
+from ..tiles import (
+    WIND_LETTERS, check_copies, counts34, is_flower, kind, parse_meld, parse_tiles, tile_to_str,
+)
+from .decompose import KONG, PUNG, CHOW, Set
+from .evaluate import Options, Win, best_reading, fan_points
+from .fans import FANS, ORDER
+
+MINIMUM_FAN = 8  # 004:10 上がりを宣言するには最低8飜必要
+BASE_PAYMENT = 8  # 004:272 この8点に、さらに8点が常に追加されます
+
+MCR_FLAGS = ("tsumo", "last_tile", "wall_last", "kong_replacement", "robbing_kong")
+# Riichi-only fields: accepted when absent or false/0/empty, refused otherwise.
+RIICHI_ONLY = ("riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan", "haitei",
+               "houtei", "tenhou", "chiihou", "renhou", "dora", "ura", "nukidora", "pocchi",
+               "honba", "kyoutaku")
+RIICHI_HINT = {"rinshan": "kong_replacement", "chankan": "robbing_kong", "haitei": "wall_last",
+               "houtei": "wall_last"}
+KNOWN = {"id", "hand", "melds", "win", "seat_wind", "round_wind", "flowers", "rules",
+         *MCR_FLAGS, *RIICHI_ONLY}
+
+_MELD_SET = {"chi": (CHOW, True), "pon": (PUNG, True), "minkan": (KONG, True),
+             "kakan": (KONG, True), "ankan": (KONG, False)}
+
+
+def options(rules) -> Options:
+    """The MCR switches of a rule set (``rules.hand.mcr_*``), in one place."""
+    h = rules.hand
+    return Options(
+        two_concealed_kongs=h.mcr_two_concealed_kongs,
+        mixed_kongs=h.mcr_mixed_kongs,
+        concealed_special_self_drawn=h.mcr_concealed_special_self_drawn,
+        all_green_full_flush=h.mcr_all_green_full_flush,
+        all_terminals_double_pung=h.mcr_all_terminals_double_pung,
+        hog_in_green_or_terminal_pairs=h.mcr_hog_in_green_or_terminal_pairs,
+        all_five_all_chows=h.mcr_all_five_all_chows,
+        nine_gates_terminal_pungs=h.mcr_nine_gates_terminal_pungs,
+        knitted_straight_edge_closed=h.mcr_knitted_straight_edge_closed,
+    )
+
+
+def score_hand(line: dict, rules) -> dict:
+    """Score one batch line under MCR ``rules``; an error result, never an exception."""
+    head = {"id": line.get("id")} if isinstance(line, dict) and "id" in line else {}
+    try:
+        win, flowers = parse_line(line, rules)
+    except ScoringError as e:
+        return {**head, "ok": False, "error": e.as_result()}
+    opts = options(rules)
+    best = best_reading(win, opts)
+    if best is None:
+        return {**head, "ok": False, "error": {
+            "code": "not_agari",
+            "message": "these tiles are not a winning hand: four sets and a pair, seven pairs, "
+                       "thirteen orphans or a knitted hand (check the hand, the melds and the winning tile)"}}
+    reading, fans = best
+    listed = fan_list(fans, opts)
+    fan = sum(f["points"] for f in listed)
+    if fan < MINIMUM_FAN:
+        names = ", ".join(f"{f['name']} {f['points']}" for f in listed)
+        return {**head, "ok": False, "fan": fan, "fans": listed, "error": {
+            "code": "below_minimum",
+            "message": f"the hand is worth {fan} fan ({names}); an MCR win needs at least "
+                       f"{MINIMUM_FAN} fan, flowers not counted"}}
+    tot = fan + flowers
+    pay = pay_table(tot, win.tsumo)
+    return {**head, "ok": True, "fan": fan, "fans": listed, "flowers": flowers, "total": tot,
+            "value": sum(pay_deltas(tot, win.tsumo)), "pay": pay, "shape": reading.shape}
+
+
+def fan_list(fans, opts: Options) -> list[dict]:
+    """Fans as output rows, biggest first: id, points (all copies), count and names."""
+    rows = []
+    for fid in sorted(fans, key=lambda f: (-fan_points(f, opts), ORDER[f])):
+        n = fans[fid]
+        f = FANS[fid]
+        rows.append({"name": fid, "points": fan_points(fid, opts) * n, "count": n,
+                     "name_zh": f.name_zh, "name_ja": f.name_ja})
+    return rows
+
+
+def pay_table(total: int, tsumo: bool) -> dict:
+    """What each payer hands over (004:274-276)."""
+    if tsumo:
+        return {"all": BASE_PAYMENT + total}
+    return {"ron": BASE_PAYMENT + total, "others": BASE_PAYMENT}
+
+
+def pay_deltas(total: int, tsumo: bool) -> list[int]:
+    return [BASE_PAYMENT + total] * 3 if tsumo else [BASE_PAYMENT + total, BASE_PAYMENT, BASE_PAYMENT]
+
+
+def payments(total: int, winner: int, discarder: int | None, players: int = 4) -> list[int]:
+    """Point deltas per seat for an MCR win worth ``total`` (flowers included).
+
+    Self-drawn (``discarder is None``): every other player pays 8 + total.
+    On a discard the discarder pays 8 + total and the others 8 each (004:272-276).
+    """
+    if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+        raise InvalidInput(f"total must be a whole number of points, not {total!r}")
+    if not 0 <= winner < players:
+        raise InvalidInput(f"winner seat {winner} is not one of 0-{players - 1}")
+    if discarder is not None and (not 0 <= discarder < players or discarder == winner):
+        raise InvalidInput(f"discarder seat {discarder} must be another player's seat 0-{players - 1}")
+    deltas = [0] * players
+    for seat in range(players):
+        if seat == winner:
+            continue
+        owed = BASE_PAYMENT + total if discarder in (None, seat) else BASE_PAYMENT
+        deltas[seat] -= owed
+        deltas[winner] += owed
+    return deltas
+
+
+# ---------------------------------------------------------------- input
+def parse_line(line, rules) -> tuple[Win, int]:
+    """Validate a batch line and build the :class:`Win` (raises ScoringError)."""
+    if not isinstance(line, dict):
+        raise InvalidInput("each line must be a JSON object such as {\"hand\": \"...\", \"win\": \"...\"}")
+    _check_fields(line)
+    flags = {k: _bool(line, k) for k in MCR_FLAGS}
+    tiles = parse_tiles(_text(line, "hand"))
+    hand_flowers = sum(1 for t in tiles if is_flower(t))
+    tiles = [t for t in tiles if not is_flower(t)]
+    melds = _melds(line)
+    meld_tiles = [t for m in melds for t in m.tiles]
+    check_copies(tiles + meld_tiles, red_fives=tuple(rules.table.red_fives))
+    need = 14 - 3 * len(melds)
+    if len(tiles) != need:
+        raise InvalidTiles(
+            f"the hand has {len(tiles)} concealed tiles; with {len(melds)} meld(s) it needs {need} "
+            "(winning tile included)")
+    win = _win_tile(line, tiles)
+    flowers = _flowers(line, hand_flowers)
+    fixed = tuple(Set(_MELD_SET[m.type][0], m.first, _MELD_SET[m.type][1]) for m in melds)
+    counts = counts34(tiles)
+    in_melds = sum(1 for t in meld_tiles if kind(t) == win)
+    _check_flags(flags, fixed, counts, win, in_melds)
+    if in_melds == 3:
+        flags["last_tile"] = True  # the other three are in this player's own meld: 和絶張 by itself
+    w = Win(tuple(counts), fixed, win, flags["tsumo"], _wind(line, "seat_wind"), _wind(line, "round_wind"),
+            flags["last_tile"], flags["wall_last"], flags["kong_replacement"], flags["robbing_kong"])
+    return w, flowers
+
+
+def _check_fields(line: dict) -> None:
+    unknown = sorted(set(line) - KNOWN)
+    if unknown:
+        raise InvalidInput(f"unknown field(s) {', '.join(unknown)} for an MCR hand: see the scoring-batch contract")
+    for k in RIICHI_ONLY:
+        if line.get(k):
+            hint = f" (use {RIICHI_HINT[k]!r})" if k in RIICHI_HINT else ""
+            raise InvalidInput(f"{k!r} is a riichi field and has no meaning under MCR rules{hint}")
+
+
+def _bool(line: dict, key: str) -> bool:
+    v = line.get(key, False)
+    if not isinstance(v, bool):
+        raise InvalidInput(f"{key!r} must be true or false, not {v!r}")
+    return v
+
+
+def _text(line: dict, key: str) -> str:
+    v = line.get(key)
+    if v is None:
+        raise InvalidInput(f"the {key!r} field is missing")
+    if not isinstance(v, str):
+        raise InvalidInput(f"{key!r} must be tiles written as text such as '123m', not {v!r}")
+    return v
+
+
+def _melds(line: dict) -> list:
+    melds = line.get("melds", [])
+    if not isinstance(melds, list):
+        raise InvalidInput("'melds' must be a list of objects like {\"type\": \"pon\", \"tiles\": \"555z\"}")
+    if len(melds) > 4:
+        raise InvalidInput(f"{len(melds)} melds: a hand has at most four sets")
+    return [parse_meld(m) for m in melds]
+
+
+def _win_tile(line: dict, tiles: list[int]) -> int:
+    wt = parse_tiles(_text(line, "win"))
+    if len(wt) != 1 or is_flower(wt[0]):
+        raise InvalidTiles(f"'win' must be one tile such as '5m', not {line['win']!r}")
+    if wt[0] not in tiles:
+        raise InvalidTiles(f"the winning tile {tile_to_str(wt[0])} must also be written in 'hand'")
+    return kind(wt[0])
+
+
+def _flowers(line: dict, in_hand: int) -> int:
+    n = line.get("flowers", 0)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise InvalidInput(f"'flowers' must be a whole number 0-8, not {n!r}")
+    if n and in_hand:
+        raise InvalidInput("give flowers either as a count in 'flowers' or as 1f-8f tiles in 'hand', not both")
+    n += in_hand
+    if n > 8:
+        raise InvalidInput(f"{n} flowers: the set has only 8 flower and season tiles")
+    return n
+
+
+def _wind(line: dict, key: str) -> int:
+    v = line.get(key, "E")
+    if v not in WIND_LETTERS:
+        raise InvalidInput(f"{key!r} must be one of E, S, W, N, not {v!r}")
+    return WIND_LETTERS[v]
+
+
+def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
+    """Refuse win conditions that cannot happen together or with these tiles."""
+    tsumo = flags["tsumo"]
+    if flags["kong_replacement"] and not tsumo:
+        raise InvalidInput("kong_replacement (杠上開花) is a self-drawn win: set tsumo to true")
+    if flags["kong_replacement"] and not any(s.type == KONG for s in fixed):
+        raise InvalidInput("kong_replacement (杠上開花) needs a kong among the melds")
+    if flags["robbing_kong"]:
+        if tsumo:
+            raise InvalidInput("robbing_kong (搶杠和) is a win on another player's kong: set tsumo to false")
+        if flags["wall_last"]:
+            raise InvalidInput("robbing_kong and wall_last cannot both hold (004:185)")
+        if counts[win] > 1 or in_melds:
+            raise InvalidInput("robbing_kong: the robbed tile is the fourth of its kind, "
+                               "so the hand cannot hold another copy of it")
+    if flags["last_tile"] and counts[win] > 1:
+        raise InvalidInput("last_tile (和絶張): the hand holds another copy of the winning tile, "
+                           "so three others cannot all be visible")
