@@ -12,6 +12,7 @@
     backoff_min = 0.05    # first reconnect delay; doubles up to backoff_max, jittered
     backoff_max = 5.0
     history = 64          # frames kept (both directions) to dump on a failure
+    in_doubt_timeout = 30  # s a command on the wire waits for its lost table, then timed_out
 
     [[tables]]
     id = "t1"                  # the name staff type: tablectl cycle t1
@@ -46,6 +47,7 @@ class LinkSettings:
     backoff_min: float = 0.05
     backoff_max: float = 5.0
     history: int = 64
+    in_doubt_timeout: float = 30.0
 
 
 @dataclass(frozen=True)

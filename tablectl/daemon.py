@@ -14,6 +14,7 @@ seq, to be resolved on the next start), SIGHUP reloads the config.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import logging.handlers
@@ -36,7 +37,6 @@ log = logging.getLogger("tablectl")
 IDLE_POLL_S = 0.02       # how often an idle manager looks at the journal
 HEARTBEAT_S = 1.0        # how often the daemon writes its heartbeat row
 REFRESH_S = 10.0         # an idle, connected table is asked for STATUS this often
-LINK_DOWN_GIVE_UP_S = 30.0  # an in-doubt command waits this long for its table to return
 DEVICE_POLL_S = 0.02     # how often a missing device node is looked for
 
 
@@ -171,6 +171,7 @@ class TableManager(threading.Thread):
         self.last_refresh = 0.0
         self.state_dirty = False
         self.rehello = False
+        self._rebooted = False
 
     def stop(self) -> None:
         self.stop_event.set()
@@ -228,8 +229,10 @@ class TableManager(threading.Thread):
         self.journal.add_event(self.tid, "connected", message=f"{hello.model} fw {hello.firmware}",
                                data={"boot_id": hello.boot_id, "last_seq": hello.last_seq})
         self.tlog.info("connected: %s", hello)
+        self._rebooted = prev is not None and prev != hello.boot_id
+        self._late_outcome(hello)
         try:
-            self._recover(hello, rebooted=prev is not None and prev != hello.boot_id)
+            self._recover(hello, rebooted=self._rebooted)
         except LinkError as e:
             self._link_failed(e)
         except _Stopping:
@@ -305,14 +308,26 @@ class TableManager(threading.Thread):
 
     def _give_up_in_doubt(self) -> None:
         """A command in doubt while the table stays away too long is marked timed_out."""
-        if self.down_since is None or time.monotonic() - self.down_since < LINK_DOWN_GIVE_UP_S:
+        limit = self.cfg.link.in_doubt_timeout
+        if self.down_since is None or time.monotonic() - self.down_since < limit:
             return
         for cmd in self.journal.in_doubt(self.tid):
             self.journal.finish(
                 cmd["id"], "timed_out", error_code="link_down",
                 error_message=f"the table stopped answering and has been unreachable for "
-                f"{LINK_DOWN_GIVE_UP_S:g} s; the command may not have run and will NOT be "
+                f"{limit:g} s; the command may not have run and will NOT be "
                 "repeated automatically. / 卓と通信できません。コマンドは自動では再実行しません。")
+
+    def _late_outcome(self, hello) -> None:
+        """A command given up as ``link_down`` that the table's HELLO shows DID run: say so."""
+        for cmd in self.journal.given_up(self.tid):
+            msg = build_message(cmd["command"], cmd["args"] or {}, self.dealer)
+            if hello.last_cmd == msg.CMD and hello.last_seq == cmd["seq"] and not self._rebooted:
+                text = ("the table came back and reports that this command DID run / "
+                        "卓の復帰後、このコマンドは実行済みと確認されました")
+                self.journal.note_late_outcome(cmd["id"], "link_down_ran", text)
+                self.journal.add_event(self.tid, "late_outcome", "link_down_ran", text,
+                                       {"command_id": cmd["id"]})
 
     # ------------------------------------------------------------ commands
     def _execute(self, cmd: dict, seq: int | None = None) -> None:
@@ -428,6 +443,7 @@ class Daemon:
     def __init__(self, config_path: str):
         self.config_path = config_path
         self.cfg = load_config(config_path)
+        self._lock = _single_instance(self.cfg.db)
         self.managers: dict[str, TableManager] = {}
         self.stop_requested = threading.Event()
         self.reload_requested = threading.Event()
@@ -470,6 +486,7 @@ class Daemon:
         self.managers.clear()
         self.journal.stopped(os.getpid())
         self.journal.close()
+        self._lock.close()
         log.info("tablectl stopped")
 
     def _apply(self, cfg: Config) -> None:
@@ -510,6 +527,21 @@ class Daemon:
                 _drop_handlers(m.tlog)
                 self.managers[tid] = TableManager(m.table, self.cfg)
                 self.managers[tid].start()
+
+
+def _single_instance(db: str):
+    """Hold an exclusive lock next to the store: two daemons driving the same tables
+    would number their commands independently and defeat duplicate detection. The
+    kernel drops the lock when the process dies, even by kill -9."""
+    Path(db).parent.mkdir(parents=True, exist_ok=True)
+    f = open(f"{db}.tablectl.lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise ConfigError(f"another tablectl daemon is already serving {db}; stop it first "
+                          "(systemctl stop tablectl) or use a different db") from None
+    return f
 
 
 def serve(config_path: str) -> int:

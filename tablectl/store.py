@@ -377,6 +377,18 @@ class Journal:
             " ORDER BY started_at DESC, id DESC LIMIT 1", (table_id,)).fetchall()
         return rows[0][0] if rows else None
 
+    def given_up(self, table_id: str, limit: int = 1) -> list[dict]:
+        """The latest command(s) marked timed_out because the link stayed down."""
+        return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
+                      " error_code = 'link_down' ORDER BY id DESC LIMIT ?", (table_id, limit))
+
+    def note_late_outcome(self, command_id: int, code: str, text: str) -> None:
+        """Record that a command given up as timed_out was later found to have run."""
+        with _write(self.db):
+            self.db.conn.execute(
+                "UPDATE table_commands SET error_code=?, error_message=error_message || ' — ' || ?"
+                " WHERE id=?", (code, text, command_id))
+
     def claim_next(self, table_id: str) -> dict | None:
         """Take the oldest queued command of the table (status -> sending); expire stale ones."""
         with _write(self.db):

@@ -93,3 +93,40 @@ def test_requests_made_while_the_daemon_is_down_run_when_it_starts(rig):
     row = store.wait_command(daemon.db, stale, 5)
     assert row["status"] == "timed_out" and row["error_code"] == "not_sent"
     assert sim.executed_names().count("ROLL_DICE") == 0
+
+
+def test_command_on_the_wire_when_the_table_vanishes_times_out_then_late_outcome(tmp_path):
+    """The table runs the command, then goes silent for longer than in_doubt_timeout:
+    the command is timed_out (link_down), never repeated; when the table returns
+    its HELLO shows the command did run, and the journal says so."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}, extra="in_doubt_timeout = 0.5"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        assert ask(d.db, "t1", "cycle", timeout=30)["status"] == "done"
+        sim.faults.set(drop=1.0, direction="tx")         # the table hears but is not heard
+        cid = store.request_command(d.db, "t1", "dice")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "timed_out" and row["error_code"] == "link_down", row
+        assert "will NOT be repeated" in row["error_message"]
+        sim.faults.clear()
+        wait_until(lambda: store.get_command(d.db, cid)["error_code"] == "link_down_ran", 30,
+                   "late outcome noted")
+        assert sim.executed_names().count("ROLL_DICE") == 1
+        assert any(e["kind"] == "late_outcome" for e in store.recent_events(d.db, "t1"))
+    finally:
+        d.stop()
+        sim.stop()
+
+
+def test_a_second_daemon_on_the_same_store_is_refused(rig):
+    import subprocess
+    import sys
+
+    daemon, _ = rig
+    daemon.start(wait_tables=("t1",))
+    r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config",
+                        str(daemon.config)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "another tablectl daemon is already serving" in r.stderr
+    assert store.daemon_status(daemon.db)["pid"] == daemon.proc.pid
