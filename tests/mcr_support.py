@@ -203,7 +203,52 @@ def _finish(rng: random.Random, concealed: list[int], melds: list[dict], used) -
     return line
 
 
-SHAPES = ((standard_hand, 0.78), (seven_pairs_hand, 0.09), (thirteen_orphans_hand, 0.03), (knitted_hand, 0.10))
+def _template_sets(rng: random.Random):
+    """Sets of the rare shapes random sets seldom hit."""
+    s1, s2, s3 = rng.sample(range(3), 3)
+    pick = rng.randrange(5)
+    if pick == 0:  # big four winds
+        return [("pung", k) for k in range(27, 31)], rng.choice([x for x in range(34) if not 27 <= x < 31])
+    if pick == 1:  # three-suited terminal chows
+        return [("chow", s1 * 9), ("chow", s1 * 9 + 6), ("chow", s2 * 9), ("chow", s2 * 9 + 6)], s3 * 9 + 4
+    if pick == 2:  # pure terminal chows
+        return [("chow", s1 * 9), ("chow", s1 * 9), ("chow", s1 * 9 + 6), ("chow", s1 * 9 + 6)], s1 * 9 + 4
+    if pick == 3:  # all green / all even pungs
+        if rng.random() < 0.5:
+            return [("pung", k) for k in rng.sample([19, 20, 21, 23, 25, 32], 4)], rng.choice([19, 21, 23, 25])
+        evens = [s * 9 + r for s in range(3) for r in (1, 3, 5, 7)]
+        return [("pung", k) for k in rng.sample(evens, 4)], rng.choice(evens)
+    return None, None
+
+
+def template_hand(rng: random.Random) -> dict | None:
+    if rng.random() < 0.3:  # nine gates
+        s = rng.randrange(3) * 9
+        concealed = [s] * 3 + [s + r for r in range(1, 8)] + [s + 8] * 3 + [s + rng.randrange(9)]
+        return _finish(rng, concealed, [], None)
+    sets, pair = _template_sets(rng)
+    if sets is None:
+        return standard_hand(rng)
+    used = [0] * 34
+    for typ, k in sets:
+        for x in ([k, k + 1, k + 2] if typ == "chow" else [k] * 3):
+            used[x] += 1
+    used[pair] += 2
+    if any(n > 4 for n in used):
+        return None
+    n_open = rng.choice((0, 0, 1, 2, 4))
+    melds, concealed = [], [pair, pair]
+    for i, (typ, k) in enumerate(sets):
+        if typ == "pung" and rng.random() < 0.15:
+            typ = "kong"
+        if typ == "kong" or i < n_open:
+            melds.append(_meld(rng, typ, k))
+        else:
+            concealed += [k, k + 1, k + 2] if typ == "chow" else [k] * 3
+    return _finish(rng, concealed, melds, used)
+
+
+SHAPES = ((template_hand, 0.04), (standard_hand, 0.74), (seven_pairs_hand, 0.09), (thirteen_orphans_hand, 0.03), (knitted_hand, 0.10))
 
 
 def random_hands(seed: int, n: int) -> list[dict]:

@@ -159,6 +159,12 @@ _EXTRA = [
 ]
 
 
+# Fans that are another reading of the tiles rather than a property the hand
+# must have: excluding one does not exclude what it would have excluded
+# (一色双龍会 is not also 七対, but it is still 門前清).
+_READINGS = frozenset({"seven_pairs"})
+
+
 def _close(raw: dict[str, set]) -> dict[str, frozenset]:
     """Transitive closure of the exclusion lists (non-repeat principle)."""
     out = {}
@@ -169,7 +175,8 @@ def _close(raw: dict[str, set]) -> dict[str, frozenset]:
             x = todo.pop()
             if x not in seen and x != fid:
                 seen.add(x)
-                todo.extend(raw.get(x, ()))
+                if x not in _READINGS:
+                    todo.extend(raw.get(x, ()))
         out[fid] = frozenset(seen)
     return out
 
