@@ -25,61 +25,83 @@ RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "ta
 KOKUSHI_KINDS = TERMINALS_AND_HONORS
 
 
-def _sets(c: list[int], start: int) -> list[tuple]:
-    """Every way to split ``c`` (mutated and restored) into sets, from ``start`` on."""
+def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple]:
+    """Every way to split ``c[start:end]`` (mutated and restored) into sets."""
     i = start
-    while i < 34 and c[i] == 0:
+    while i < end and c[i] == 0:
         i += 1
-    if i == 34:
+    if i == end:
         return [()]
     out: list[tuple] = []
     if c[i] >= 3:
         c[i] -= 3
-        out += [((TRIP, i),) + rest for rest in _sets(c, i)]
+        out += [((TRIP, i),) + rest for rest in _sets(c, i, end, runs)]
         c[i] += 3
-    if i < 27 and i % 9 <= 6 and c[i + 1] and c[i + 2]:
+    if runs and i + 2 < end and c[i + 1] and c[i + 2]:
         c[i] -= 1
         c[i + 1] -= 1
         c[i + 2] -= 1
-        out += [((SEQ, i),) + rest for rest in _sets(c, i)]
+        out += [((SEQ, i),) + rest for rest in _sets(c, i, end, runs)]
         c[i] += 1
         c[i + 1] += 1
         c[i + 2] += 1
     return out
 
 
-def _quick_reject(counts: tuple) -> bool:
-    """Cheap test that no reading exists: a lone honour, or a suit whose count
-    leaves a remainder of 1 mod 3 (no pair can fix that)."""
-    pair_suits = 0
-    for s in range(3):
-        n = sum(counts[9 * s: 9 * s + 9]) % 3
-        if n == 1:
-            return True
-        pair_suits += n == 2
-    for k in range(27, 34):
-        n = counts[k]
-        if n == 1 or n == 4:
-            return True
-        pair_suits += n == 2
-    return pair_suits != 1
+@lru_cache(maxsize=1 << 16)
+def _group(counts: tuple, runs: bool) -> tuple:
+    """Readings of one suit (or of the honours, ``runs`` false) as ``(pair or None, sets)``
+    with kinds relative to the group. Memoized on the group's own counts: nine numbers
+    repeat far more often than 34, so even a batch of unrelated hands mostly hits."""
+    total = sum(counts)
+    c = list(counts)
+    n = len(c)
+    if total % 3 == 0:
+        return tuple((None, sets) for sets in _sets(c, 0, n, runs))
+    out = []
+    for p in range(n):
+        if c[p] >= 2:
+            c[p] -= 2
+            out += [(p, sets) for sets in _sets(c, 0, n, runs)]
+            c[p] += 2
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=1 << 16)
+def _group_at(counts: tuple, base: int) -> tuple:
+    """:func:`_group` with kinds moved to the group's place among the 34."""
+    return tuple(
+        (None if p is None else p + base, tuple((shape, first + base) for shape, first in sets))
+        for p, sets in _group(counts, base < 27)
+    )
+
+
+_GROUPS = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
 @lru_cache(maxsize=1 << 16)
 def readings(counts: tuple) -> tuple:
     """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them)."""
-    if sum(counts) % 3 != 2 or _quick_reject(counts):
+    if sum(counts) % 3 != 2:
         return ()
-    c = list(counts)
-    out = []
-    for p in range(34):
-        if c[p] < 2:
+    combos = [(None, ())]
+    pairs = 0
+    for base, end in _GROUPS:
+        group = counts[base:end]
+        if not any(group):
             continue
-        c[p] -= 2
-        for sets in _sets(c, 0):
-            out.append((p, sets))
-        c[p] += 2
-    return tuple(dict.fromkeys(out))
+        options = _group_at(group, base)
+        if not options:
+            return ()
+        pairs += options[0][0] is not None
+        if pairs > 1:  # two groups each needing the pair
+            return ()
+        if len(options) == 1:  # the common case: one way to read this suit
+            gp, gsets = options[0]
+            combos = [(pair if gp is None else gp, sets + gsets) for pair, sets in combos]
+        else:
+            combos = [(pair if gp is None else gp, sets + gsets) for pair, sets in combos for gp, gsets in options]
+    return tuple(combos) if len(combos) == 1 else tuple(dict.fromkeys(combos))
 
 
 def is_chiitoitsu(counts, four_as_two_pairs: bool = False) -> bool:

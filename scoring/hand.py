@@ -433,11 +433,12 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     out = []
     if not inp.ankan_chankan:
         for pair, sets in dec.readings(conc):
+            base = tuple((shape, first, True, False) for shape, first in sets)
             for idx, wait in dec.wait_slots(pair, sets, w):
-                hs = tuple(
-                    (shape, first, not (i == idx and wait == dec.SHANPON and not inp.tsumo), False)
-                    for i, (shape, first) in enumerate(sets)
-                )
+                hs = base
+                if wait == dec.SHANPON and not inp.tsumo:
+                    # a triplet completed by a ron counts as open (明刻, 002 符計算ガイド)
+                    hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1:]
                 out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
         if not inp.melds and dec.is_chiitoitsu(conc, hr.chiitoitsu_four_of_a_kind):
             out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))

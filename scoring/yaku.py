@@ -48,10 +48,15 @@ class Ctx:
         self.wait = wait
         self.closed = closed
         # derived once here so each condition is a cheap look-up
-        self.seqs = [s[1] for s in sets if s[0] == SEQ]
-        self.trips = {s[1] for s in sets if s[0] == TRIP}
-        self.n_ankou = sum(1 for s in sets if s[0] == TRIP and s[2])
-        self.n_kans = sum(1 for s in sets if s[3])
+        seqs, trips, ankou, kans = [], set(), 0, 0
+        for shape, first, concealed, kan in sets:
+            if shape == SEQ:
+                seqs.append(first)
+                continue
+            trips.add(first)
+            ankou += concealed
+            kans += kan
+        self.seqs, self.trips, self.n_ankou, self.n_kans = seqs, trips, ankou, kans
 
 
 @dataclass(frozen=True)
