@@ -117,6 +117,10 @@ def test_floor_json_shows_daemon_state_and_club_tables(staff):
     assert tables["t1"]["connected"] is True and tables["t1"]["mode"] == 1
     assert tables["t1"]["points"] == [25000] * 4 and tables["t1"]["rule_set"] == "nekohouse-4a"
     assert tables["t2"]["connected"] is False and tables["t2"]["errors"] == ["lid_open"]
+    # The code stays for scripts; people get the protocol's words (Japanese first).
+    assert "フタ" in tables["t2"]["error_words"][0] and tables["t2"]["cycle_label"] == "待機中"
+    en = {t["table_id"]: t for t in staff.get("/staff/floor.json?lang=en").get_json()["tables"]}
+    assert "lid" in en["t2"]["error_words"][0].lower() and en["t2"]["cycle_label"] == "idle"
     # A club table the daemon does not know shows up as not connected, not missing.
     assert tables["t9"]["in_daemon"] is False and tables["t9"]["connected"] is False
 

@@ -103,7 +103,7 @@ def test_floor_signs_in_polls_and_shows_refusal(browser, club):
     j.close()
     page.wait_for_function(
         "document.querySelector('[data-table=\"t1\"] [data-field=\"errors\"]')"
-        ".textContent.includes('lid_open')", timeout=15000)
+        ".textContent.includes('閉めてください')", timeout=15000)  # lid_open, in words
     assert "未接続" in t1.locator('[data-field="connected"]').text_content()
     assert "→ 02" in t1.locator('[data-field="mode"]').text_content()
 

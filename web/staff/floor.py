@@ -117,7 +117,32 @@ def floor_data() -> dict:
         t["last_command"] = _command_view(last.get(tid))
         t["game"] = in_play.get(tid)
         t["events"] = store.recent_events(path, tid, limit=3) if t["in_daemon"] else []
+        t.update(_labels(t))
     return {"daemon": store.daemon_status(path), "tables": tables}
+
+
+def _labels(t: dict) -> dict:
+    """Words for the daemon's state codes in the page's language (codes stay for scripts)."""
+    from ..i18n import STRINGS, current_lang, t as tr
+
+    def label(prefix: str, value):
+        if value is None:
+            return None
+        key = f"{prefix}.{value}"
+        return tr(key) if key in STRINGS else str(value)
+
+    return {"cycle_label": label("staff.cycle_state", t.get("cycle_state")),
+            "lid_label": label("staff.lid_state", t.get("lid")),
+            "error_words": [_error_words(e, current_lang()) for e in (t.get("errors") or [])]}
+
+
+def _error_words(name: str, lang: str) -> str:
+    """A table error code name (``lid_open``) in words, from the protocol's one table of texts."""
+    try:
+        from tablectl import protocol
+        return protocol.result_text(int(protocol.Result[str(name).upper()]), lang)
+    except (ImportError, KeyError, AttributeError, ValueError):
+        return str(name)
 
 
 def _command_view(row: dict | None) -> dict | None:

@@ -30,9 +30,10 @@
       var mode = two(t.mode);
       if (t.pending_mode !== null && t.pending_mode !== undefined) mode += " → " + two(t.pending_mode);
       text(card, "mode", mode);
-      text(card, "cycle_state", t.cycle_state || "—");
-      text(card, "lid", t.lid || "—");
-      text(card, "errors", (t.errors && t.errors.length ? t.errors.join(", ") : (t.last_error || "—")));
+      text(card, "cycle_state", t.cycle_label || "—");
+      text(card, "lid", t.lid_label || "—");
+      text(card, "errors", (t.error_words && t.error_words.length ? t.error_words.join(" ")
+        : (t.last_error || "—")));
       text(card, "points", t.points && t.points.length ? t.points.map(function (p) {
         return p === null ? "—" : p; }).join(" / ") : "—");
       text(card, "game", gameText(t.game));
