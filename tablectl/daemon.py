@@ -293,7 +293,13 @@ class TableManager(threading.Thread):
         """Resolve commands a previous run left in ``sending`` (docs/protocol.md, Host recovery)."""
         for cmd in self.journal.in_doubt(self.tid):
             msg = build_message(cmd["command"], cmd["args"] or {}, self.dealer)
-            if cmd["seq"] is None:
+            if cmd["result"] is not None and cmd["command"] == "cycle":
+                # its reply was journalled: it ran; only the cycle's end is awaited
+                r = cmd["result"]
+                started = P.StartCycleReply(P.Result.OK, r["mode"], r["cycle_no"],
+                                            r["duration_ms"])
+                self._await_cycle(cmd, started, r)
+            elif cmd["seq"] is None:
                 self.journal.requeue(cmd["id"])           # never reached the wire
             elif hello.last_cmd == msg.CMD and hello.last_seq == cmd["seq"]:
                 self._execute(cmd, seq=cmd["seq"])        # it ran: the table replays its reply
@@ -340,6 +346,10 @@ class TableManager(threading.Thread):
         self.tlog.info("#%s %s -> %s", cmd["id"], msg, reply)
         result = reply_result(reply)
         if isinstance(reply, P.StartCycleReply) and reply.ok:
+            # journal that the table started it: the STATUS polls that follow
+            # replace the table's remembered command, so after a crash HELLO
+            # could no longer tell that this cycle ran
+            self.journal.set_progress(cmd["id"], result)
             self._await_cycle(cmd, reply, result)
             return
         if reply.ok:

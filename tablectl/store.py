@@ -413,6 +413,12 @@ class Journal:
         with _write(self.db):
             self.db.conn.execute("UPDATE table_commands SET seq=? WHERE id=?", (seq, command_id))
 
+    def set_progress(self, command_id: int, result: Any) -> None:
+        """Record the table's first answer to a long command still ``sending`` (it ran)."""
+        with _write(self.db):
+            self.db.conn.execute("UPDATE table_commands SET result=? WHERE id=?",
+                                 (_dumps(result), command_id))
+
     def requeue(self, command_id: int) -> None:
         """Put back a command that provably never reached the wire."""
         with _write(self.db):

@@ -130,3 +130,20 @@ def test_a_second_daemon_on_the_same_store_is_refused(rig):
                         str(daemon.config)], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "another tablectl daemon is already serving" in r.stderr
     assert store.daemon_status(daemon.db)["pid"] == daemon.proc.pid
+
+
+def test_kill9_after_status_polls_of_a_running_cycle_does_not_start_another(rig):
+    """While a cycle runs the daemon polls STATUS, so the table's remembered command
+    is no longer START_CYCLE; the journalled reply still says the cycle ran."""
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    cid = store.request_command(daemon.db, "t1", "cycle")
+    wait_until(lambda: "STATUS" in sim.executed_names()[
+        sim.executed_names().index("START_CYCLE"):] if "START_CYCLE" in sim.executed_names()
+        else False, 10, "a STATUS poll after the cycle started")
+    daemon.kill9()
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("START_CYCLE") == 1
