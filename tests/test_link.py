@@ -152,3 +152,17 @@ def test_sim_url_resolves_after_register():
     register_sim()
     port = serial.serial_for_url("sim://?mode=1&time_scale=0.001", timeout=0.1)
     port.close()
+
+
+def test_socket_url_to_a_network_serial_server(link_to):
+    from hardware_sim.simulator import Simulator
+
+    sim = Simulator(time_scale=0.001).start()
+    try:
+        port = sim.serve_tcp()
+        ln = link_to(f"socket://127.0.0.1:{port}")
+        assert ln.connect().model == "AMOS JP-EX COLOR"
+        assert ln.transact(P.ReadPoints()).ok
+        ln.close()
+    finally:
+        sim.stop()
