@@ -41,7 +41,13 @@ from mahjong.tile import TilesConverter  # noqa: E402
 from test_oracle_riichi import OPTIONS, lines as random_lines  # noqa: E402
 
 WIND = {"E": 27, "S": 28, "W": 29, "N": 30}
-MELD = {"chi": Meld.CHI, "pon": Meld.PON, "minkan": Meld.KAN, "ankan": Meld.KAN, "kakan": Meld.SHOUMINKAN}
+MELD = {
+    "chi": Meld.CHI,
+    "pon": Meld.PON,
+    "minkan": Meld.KAN,
+    "ankan": Meld.KAN,
+    "kakan": Meld.SHOUMINKAN,
+}
 _AKA = {16, 52, 88}
 
 
@@ -76,17 +82,23 @@ def library_score(raw: str, options: OptionalRules):
     win34 = TilesConverter.one_line_string_to_136_array(line["win"], has_aka_dora=True)[0] // 4
     win = next(t for t in hand if t // 4 == win34)
     config = HandConfig(
-        is_tsumo=line.get("tsumo", False), is_riichi=line.get("riichi", False) or line.get("double_riichi", False),
-        is_ippatsu=line.get("ippatsu", False), is_rinshan=line.get("rinshan", False),
-        is_chankan=line.get("chankan", False), is_haitei=line.get("haitei", False),
-        is_houtei=line.get("houtei", False), is_daburu_riichi=line.get("double_riichi", False),
-        player_wind=WIND[line.get("seat_wind", "E")], round_wind=WIND[line.get("round_wind", "E")],
+        is_tsumo=line.get("tsumo", False),
+        is_riichi=line.get("riichi", False) or line.get("double_riichi", False),
+        is_ippatsu=line.get("ippatsu", False),
+        is_rinshan=line.get("rinshan", False),
+        is_chankan=line.get("chankan", False),
+        is_haitei=line.get("haitei", False),
+        is_houtei=line.get("houtei", False),
+        is_daburu_riichi=line.get("double_riichi", False),
+        player_wind=WIND[line.get("seat_wind", "E")],
+        round_wind=WIND[line.get("round_wind", "E")],
         options=options,
     )
     dora = _ids(line.get("dora", ""), used)
     ura = _ids(line.get("ura", ""), used)
-    return HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora,
-                                              ura_dora_indicators=ura, config=config)
+    return HandCalculator.estimate_hand_value(
+        tiles, win, melds=melds, dora_indicators=dora, ura_dora_indicators=ura, config=config
+    )
 
 
 def bench_library(raw_lines: list[str]) -> tuple[float, float]:
@@ -107,8 +119,13 @@ def bench_ours(path: str, rules: str, workers: int) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the command and its workers, output lines)."""
     t0, c0 = time.perf_counter(), _child_cpu()
     with open(path, "rb") as src, tempfile.TemporaryFile() as dst:
-        subprocess.run([sys.executable, "-m", "scoring", "batch", "--rules", rules, "--workers", str(workers)],
-                       stdin=src, stdout=dst, check=True, cwd=ROOT)
+        subprocess.run(
+            [sys.executable, "-m", "scoring", "batch", "--rules", rules, "--workers", str(workers)],
+            stdin=src,
+            stdout=dst,
+            check=True,
+            cwd=ROOT,
+        )
         elapsed, cpu = time.perf_counter() - t0, _child_cpu() - c0
         dst.seek(0)
         n_out = sum(1 for _ in dst)
@@ -122,7 +139,9 @@ def riichi(n: int, seed: int, workers: int) -> float:
         path = f.name
     try:
         rules_path = Path(path).with_suffix(".toml")
-        rules_path.write_text('extends = "netmahjong"\nname = "bench"\n[points]\nkiriage_mangan = false\n')
+        rules_path.write_text(
+            'extends = "netmahjong"\nname = "bench"\n[points]\nkiriage_mangan = false\n'
+        )
         ours = bench_ours(path, str(rules_path), workers)
         one = bench_ours(path, str(rules_path), 1)
         assert ours[2] == n and one[2] == n, f"batch wrote {ours[2]}/{one[2]} lines for {n} hands"
@@ -130,15 +149,23 @@ def riichi(n: int, seed: int, workers: int) -> float:
     finally:
         os.unlink(path)
         Path(path).with_suffix(".toml").unlink(missing_ok=True)
-    print(f"riichi, {n} random hands (seed {seed}); load average now {os.getloadavg()[0]:.1f} on "
-          f"{os.cpu_count()} CPUs (a busy machine slows every figure)")
+    print(
+        f"riichi, {n} random hands (seed {seed}); load average now {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} CPUs (a busy machine slows every figure)"
+    )
     print(f"{'':34}{'hands/s (wall)':>16}{'hands/s (CPU)':>16}")
-    print(f"  {'scoring batch, ' + str(workers) + ' workers':32}{n / ours[0]:16.0f}{n / ours[1]:16.0f}")
+    print(
+        f"  {f'scoring batch, {workers} workers':32}"
+        f"{n / ours[0]:16.0f}{n / ours[1]:16.0f}"
+    )
     print(f"  {'scoring batch, 1 process':32}{n / one[0]:16.0f}{n / one[1]:16.0f}")
     print(f"  {'mahjong ' + _version() + ' library':32}{n / lib[0]:16.0f}{n / lib[1]:16.0f}")
     ratio = lib[0] / ours[0]
-    print(f"  ratio (wall, {workers} workers vs library): {ratio:.2f} x; single process {lib[0] / one[0]:.2f} x; "
-          f"CPU per hand {lib[1] / one[1]:.2f} x  (target >= 5)")
+    print(
+        f"  ratio (wall, {workers} workers vs library): {ratio:.2f} x; "
+        f"single process {lib[0] / one[0]:.2f} x; "
+        f"CPU per hand {lib[1] / one[1]:.2f} x  (target >= 5)"
+    )
     return ratio
 
 
@@ -155,7 +182,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="passed to scoring batch")
+    ap.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="passed to scoring batch"
+    )
     args = ap.parse_args(argv)
     riichi(args.hands, args.seed, args.workers)
     # ---- MCR section goes here (python -m scoring batch --rules mcr vs PyMahjongGB) ----

@@ -100,7 +100,11 @@ def readings(counts: tuple) -> tuple:
             gp, gsets = options[0]
             combos = [(pair if gp is None else gp, sets + gsets) for pair, sets in combos]
         else:
-            combos = [(pair if gp is None else gp, sets + gsets) for pair, sets in combos for gp, gsets in options]
+            combos = [
+                (pair if gp is None else gp, sets + gsets)
+                for pair, sets in combos
+                for gp, gsets in options
+            ]
     return tuple(combos) if len(combos) == 1 else tuple(dict.fromkeys(combos))
 
 
@@ -121,7 +125,9 @@ def is_kokushi(counts) -> bool:
     """Thirteen orphans: one of each terminal and honour, one of them twice."""
     if sum(counts) != 14:
         return False
-    return all(counts[k] >= 1 for k in KOKUSHI_KINDS) and sum(counts[k] for k in KOKUSHI_KINDS) == 14
+    return (
+        all(counts[k] >= 1 for k in KOKUSHI_KINDS) and sum(counts[k] for k in KOKUSHI_KINDS) == 14
+    )
 
 
 def seq_wait(first: int, win: int) -> str:

@@ -14,8 +14,12 @@ from __future__ import annotations
 from .decompose import KANCHAN, PENCHAN, TANKI
 from .tiles import tile_to_str
 
-_SET_NAMES = {(False, False): "open_pon", (True, False): "closed_pon",
-              (False, True): "open_kan", (True, True): "closed_kan"}
+_SET_NAMES = {
+    (False, False): "open_pon",
+    (True, False): "closed_pon",
+    (False, True): "open_kan",
+    (True, True): "closed_kan",
+}
 
 
 def _set_line(kind: int, concealed: bool, kan: bool) -> tuple[str, int]:
@@ -32,7 +36,9 @@ def _set_line(kind: int, concealed: bool, kan: bool) -> tuple[str, int]:
 
 
 # every (kind, concealed, kan) line made once: fu of a set is a look-up
-_SET_FU = {(k, c, n): _set_line(k, c, n) for k in range(34) for c in (False, True) for n in (False, True)}
+_SET_FU = {
+    (k, c, n): _set_line(k, c, n) for k in range(34) for c in (False, True) for n in (False, True)
+}
 
 
 def _set_fu(s) -> tuple[str, int] | None:

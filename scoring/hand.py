@@ -23,13 +23,35 @@ from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
 from .rules import Rules, load_rules
 from .tiles import (
-    HATSU, NORTH, WIND_LETTERS, check_copies, counts34, is_flower, is_red, kind, parse_meld,
-    parse_tiles, tile_to_str,
+    HATSU,
+    NORTH,
+    WIND_LETTERS,
+    check_copies,
+    counts34,
+    is_red,
+    kind,
+    parse_meld,
+    parse_tiles,
+    tile_to_str,
 )
 from .yaku import Ctx, han_table, yakuhai_kinds
 
-BOOL_FIELDS = ("tsumo", "riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan",
-               "haitei", "houtei", "tenhou", "chiihou", "renhou", "pocchi", "ankan_chankan")
+BOOL_FIELDS = (
+    "tsumo",
+    "riichi",
+    "double_riichi",
+    "open_riichi",
+    "ippatsu",
+    "rinshan",
+    "chankan",
+    "haitei",
+    "houtei",
+    "tenhou",
+    "chiihou",
+    "renhou",
+    "pocchi",
+    "ankan_chankan",
+)
 INT_FIELDS = ("nukidora", "honba", "kyoutaku")
 GREEN = frozenset((19, 20, 21, 23, 25, HATSU))
 _CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
@@ -136,14 +158,19 @@ def _wind(line: dict, name: str) -> int:
     if v is None:
         return WIND_LETTERS["E"]
     if not isinstance(v, str) or v not in WIND_LETTERS:
-        raise InvalidInput(f"'{name}' must be one of \"E\", \"S\", \"W\", \"N\", not {v!r}")
+        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}')
     return WIND_LETTERS[v]
 
 
-_DIGITS = {letter: {str(d): t for d, t in zip(range(10), table)} for letter, table in (
-    ("m", (34, 0, 1, 2, 3, 4, 5, 6, 7, 8)), ("p", (35, 9, 10, 11, 12, 13, 14, 15, 16, 17)),
-    ("s", (36, 18, 19, 20, 21, 22, 23, 24, 25, 26)), ("z", (None, 27, 28, 29, 30, 31, 32, 33)),
-)}
+_DIGITS = {
+    letter: {str(d): t for d, t in zip(range(10), table, strict=False)}
+    for letter, table in (
+        ("m", (34, 0, 1, 2, 3, 4, 5, 6, 7, 8)),
+        ("p", (35, 9, 10, 11, 12, 13, 14, 15, 16, 17)),
+        ("s", (36, 18, 19, 20, 21, 22, 23, 24, 25, 26)),
+        ("z", (None, 27, 28, 29, 30, 31, 32, 33)),
+    )
+}
 _PARSED: dict[str, tuple] = {}
 
 
@@ -211,14 +238,14 @@ def _meld(obj):
 def parse_input(line, rules: Rules) -> HandInput:
     """Validate one input line against the rules; raise a :class:`ScoringError` if it is wrong."""
     if not isinstance(line, dict):
-        raise InvalidInput("each line must be a JSON object like {\"hand\": \"...\", \"win\": \"...\"}")
+        raise InvalidInput('each line must be a JSON object like {"hand": "...", "win": "..."}')
     hand = _tiles(line, "hand", required=True)
     win_tiles = _tiles(line, "win", required=True)
     if len(win_tiles) != 1:
         raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}")
     melds = line.get("melds") or []
     if not isinstance(melds, list):
-        raise InvalidInput("'melds' must be a list of {\"type\": ..., \"tiles\": ...} objects")
+        raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects')
     inp = HandInput(hand=hand, win=win_tiles[0], melds=[_meld(m) for m in melds])
     for name in BOOL_FIELDS:
         setattr(inp, name, _bool(line, name))
@@ -242,7 +269,9 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
             "(14 minus 3 per meld, the winning tile included)"
         )
     if inp.win not in inp.hand:
-        raise InvalidTiles(f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'")
+        raise InvalidTiles(
+            f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'"
+        )
     if not t.allow_chi and any(m.type == "chi" for m in inp.melds):
         raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
     every = inp.hand + [x for m in inp.melds for x in m.tiles] + inp.dora + inp.ura
@@ -253,12 +282,17 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
         _check_plain_fives(every, t.red_fives)
         bad = [x for x in every if kind(x) in removed]
         raise InvalidTiles(
-            f"{tile_to_str(bad[0])} is not in this rule set's tiles (table.removed_tiles = {t.removed_tiles!r})"
+            f"{tile_to_str(bad[0])} is not in this rule set's tiles "
+            f"(table.removed_tiles = {t.removed_tiles!r})"
         )
     if len(inp.dora) > (5 if h.kan_dora else 1):
         raise InvalidInput(
-            "too many dora indicators: " + ("at most 5 (one plus four kan dora)" if h.kan_dora
-                                            else "this rule set has no kan dora, give only the first indicator")
+            "too many dora indicators: "
+            + (
+                "at most 5 (one plus four kan dora)"
+                if h.kan_dora
+                else "this rule set has no kan dora, give only the first indicator"
+            )
         )
     if len(inp.ura) > max(len(inp.dora), 1):
         raise InvalidInput("there are more ura-dora indicators than dora indicators")
@@ -271,7 +305,11 @@ def removed_kinds(rules: Rules) -> frozenset:
     hit = memo.get("removed")
     if hit is None:
         text = rules.table.removed_tiles
-        hit = memo["removed"] = frozenset(kind(x) for x in parse_tiles(text, allow_flowers=False)) if text else frozenset()
+        hit = memo["removed"] = (
+            frozenset(kind(x) for x in parse_tiles(text, allow_flowers=False))
+            if text
+            else frozenset()
+        )
     return hit
 
 
@@ -296,7 +334,8 @@ def _check_plain_fives(every: list[int], red_fives) -> None:
         if plain > 4 - reds:
             name = "mps"[s]
             raise InvalidTiles(
-                f"{plain} plain 5{name}: this set has {reds} red 5{name} and only {4 - reds} plain ones; "
+                f"{plain} plain 5{name}: this set has {reds} red 5{name} "
+                f"and only {4 - reds} plain ones; "
                 f"write the red one as 0{name}"
             )
 
@@ -331,11 +370,13 @@ def _check_flags(inp: HandInput, rules: Rules) -> None:
     if (inp.tenhou or inp.chiihou or inp.renhou) and inp.melds:
         problems.append("tenhou, chiihou and renhou need a hand with no calls")
     if inp.tenhou and not inp.dealer:
-        problems.append("tenhou is the dealer's (seat_wind \"E\"); use chiihou")
+        problems.append('tenhou is the dealer\'s (seat_wind "E"); use chiihou')
     if (inp.chiihou or inp.renhou) and inp.dealer:
         problems.append("chiihou and renhou are for non-dealers; the dealer's is tenhou")
     if inp.pocchi and not (h.pocchi and inp.any_riichi and inp.tsumo):
-        problems.append("the pocchi tile is wild only in rules with pocchi, after riichi, on a tsumo")
+        problems.append(
+            "the pocchi tile is wild only in rules with pocchi, after riichi, on a tsumo"
+        )
     if inp.ankan_chankan and not h.kokushi_ankan_chankan:
         problems.append("this rule set does not allow robbing a closed kan")
     if rules.table.players == 3 and inp.seat_wind == NORTH:
@@ -348,8 +389,21 @@ def _check_flags(inp: HandInput, rules: Rules) -> None:
 class HandFacts:
     """What is true of the hand as a whole, whatever the reading."""
 
-    __slots__ = ("all_simple", "all_yaochuu", "all_terminal", "all_honor", "has_honor", "has_terminal",
-                 "one_suit", "all_green", "has_hatsu", "chuuren", "junsei", "kokushi_13", "yakuhai")
+    __slots__ = (
+        "all_simple",
+        "all_yaochuu",
+        "all_terminal",
+        "all_honor",
+        "has_honor",
+        "has_terminal",
+        "one_suit",
+        "all_green",
+        "has_hatsu",
+        "chuuren",
+        "junsei",
+        "kokushi_13",
+        "yakuhai",
+    )
 
     def __init__(self, inp: HandInput, rules: Rules, conc: tuple, total: list[int]):
         kinds = {k for k, n in enumerate(total) if n}
@@ -368,8 +422,8 @@ class HandFacts:
         self.chuuren = self.junsei = False
         if not inp.melds and self.one_suit and not self.has_honor:
             base = 9 * next(iter(suits))
-            c = conc[base:base + 9]
-            self.chuuren = all(n >= m for n, m in zip(c, _CHUUREN))
+            c = conc[base : base + 9]
+            self.chuuren = all(n >= m for n, m in zip(c, _CHUUREN, strict=True))
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
         self.yakuhai = yakuhai_kinds(inp, rules.hand)
 
@@ -405,7 +459,12 @@ def dora_counts(inp: HandInput, rules: Rules, total: list[int], tiles: list[int]
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count)."""
     removed = removed_kinds(rules)
     dora, north = _count_indicated(inp.dora, total, removed)
-    out = {"dora": dora, "aka": sum(1 for t in tiles if is_red(t)), "ura": 0, "nukidora": inp.nukidora}
+    out = {
+        "dora": dora,
+        "aka": sum(1 for t in tiles if is_red(t)),
+        "ura": 0,
+        "nukidora": inp.nukidora,
+    }
     if rules.hand.nukidora == "north":
         # each North set aside is a dora, and is dora again for each indicator pointing at North
         out["dora"] += north * inp.nukidora
@@ -438,7 +497,7 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
                 hs = base
                 if wait == dec.SHANPON and not inp.tsumo:
                     # a triplet completed by a ron counts as open (明刻, 002 符計算ガイド)
-                    hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1:]
+                    hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1 :]
                 out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
         if not inp.melds and dec.is_chiitoitsu(conc, hr.chiitoitsu_four_of_a_kind):
             out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))
@@ -492,7 +551,9 @@ def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult 
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
         lines, fu = fu_breakdown(ctx, rules.fu, False)
-        return HandResult(13 * n, fu, n, [(i, 13 * m, m) for i, m in ymn], lines, ctx.wait, ctx.form)
+        return HandResult(
+            13 * n, fu, n, [(i, 13 * m, m) for i, m in ymn], lines, ctx.wait, ctx.form
+        )
     as_yaku, after = _bonus(dc, rules.hand)
     plain += as_yaku
     yaku_han = sum(h for _, h in plain)
@@ -502,17 +563,33 @@ def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult 
     han = sum(h for _, h in plain)
     lines, fu = fu_breakdown(ctx, rules.fu, any(i == "pinfu" for i, _ in plain))
     kazoe = han >= 13 and rules.hand.kazoe_yakuman
-    return HandResult(han, fu, 0, [(i, h, 0) for i, h in plain], lines, ctx.wait, ctx.form, kazoe,
-                      yakuless=yaku_han == 0)
+    return HandResult(
+        han,
+        fu,
+        0,
+        [(i, h, 0) for i, h in plain],
+        lines,
+        ctx.wait,
+        ctx.form,
+        kazoe,
+        yakuless=yaku_han == 0,
+    )
 
 
 # --------------------------------------------------------------------------- evaluation
 def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
     return {
-        "ura": dc["ura"], "aka": dc["aka"], "ippatsu": int(inp.ippatsu and inp.any_riichi),
-        "yakuman": res.yakuman, "kazoe": int(res.kazoe), "pocchi": int(inp.pocchi),
-        "all_star": int(dc.get("aka_suits", 0) == 3), "tsumo": inp.tsumo, "closed": inp.closed,
-        "dora": dc["dora"], "nukidora": dc["nukidora"],
+        "ura": dc["ura"],
+        "aka": dc["aka"],
+        "ippatsu": int(inp.ippatsu and inp.any_riichi),
+        "yakuman": res.yakuman,
+        "kazoe": int(res.kazoe),
+        "pocchi": int(inp.pocchi),
+        "all_star": int(dc.get("aka_suits", 0) == 3),
+        "tsumo": inp.tsumo,
+        "closed": inp.closed,
+        "dora": dc["dora"],
+        "nukidora": dc["nukidora"],
     }
 
 
@@ -539,8 +616,14 @@ def _value(rules: Rules, res: HandResult, inp: HandInput):
     v = memo.get(key)
     if v is None:
         v = memo[key] = points.hand_value(
-            rules, han=res.han, fu=res.fu, yakuman=res.yakuman, dealer=inp.dealer, tsumo=inp.tsumo,
-            kazoe=res.kazoe, dora=dora,
+            rules,
+            han=res.han,
+            fu=res.fu,
+            yakuman=res.yakuman,
+            dealer=inp.dealer,
+            tsumo=inp.tsumo,
+            kazoe=res.kazoe,
+            dora=dora,
         )
     return v
 
@@ -573,7 +656,8 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
         if inp.ankan_chankan:
             raise HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
         raise HandError(
-            "these tiles are not a winning hand (four sets and a pair, seven pairs or thirteen orphans)",
+            "these tiles are not a winning hand "
+            "(four sets and a pair, seven pairs or thirteen orphans)",
             "not_agari",
         )
     dc = dora_counts(inp, rules, total, tiles)
@@ -586,7 +670,9 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     if not cands:
         extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
         need = rules.hand.min_han
-        raise HandError(f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku")
+        raise HandError(
+            f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku"
+        )
     best = _best(cands, rules, inp)
     best.facts = _chip_facts(inp, best, dc)
     return best
@@ -597,7 +683,9 @@ def _pocchi_choices(inp: HandInput, rules: Rules) -> list[int]:
     removed = removed_kinds(rules)
     out = [k for k in range(34) if k not in removed]
     if rules.hand.pocchi_as_red:
-        out = [(34 + k // 9) if k in (4, 13, 22) and rules.table.red_fives[k // 9] else k for k in out]
+        out = [
+            (34 + k // 9) if k in (4, 13, 22) and rules.table.red_fives[k // 9] else k for k in out
+        ]
     return out
 
 
@@ -617,10 +705,16 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
             continue
         res.pocchi_as = t
         res.facts["pocchi"] = 1
-        if best is None or (res.value.value, res.han, res.fu) > (best.value.value, best.han, best.fu):
+        if best is None or (res.value.value, res.han, res.fu) > (
+            best.value.value,
+            best.han,
+            best.fu,
+        ):
             best = res
     if best is None:
-        raise HandError("no tile in place of the pocchi makes a winning hand with a yaku", "not_agari")
+        raise HandError(
+            "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari"
+        )
     return best
 
 
@@ -630,11 +724,23 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
 
     v = res.value
     out = {
-        "id": line_id, "ok": True, "han": res.han, "fu": res.fu, "yakuman": res.yakuman,
-        "yaku": [({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in res.yaku],
-        "limit": v.limit, "value": v.value, "pay": dict(v.pay),
-        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"]
-        if inp.honba else 0,
+        "id": line_id,
+        "ok": True,
+        "han": res.han,
+        "fu": res.fu,
+        "yakuman": res.yakuman,
+        "yaku": [
+            ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h})
+            for i, h, m in res.yaku
+        ],
+        "limit": v.limit,
+        "value": v.value,
+        "pay": dict(v.pay),
+        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)[
+            "total"
+        ]
+        if inp.honba
+        else 0,
         "kyoutaku_bonus": points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0,
         "chips": _chips(rules, res.facts),
         "fu_detail": [[r, f] for r, f in res.fu_detail],
@@ -665,7 +771,9 @@ def _line_rules(line, rules):
     if isinstance(line, dict) and line.get("rules") is not None:
         spec = line["rules"]
         if not isinstance(spec, (str, dict)):
-            raise InvalidInput("'rules' must be a preset id such as \"netmahjong\" or a mapping of switches")
+            raise InvalidInput(
+                "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches"
+            )
         return load_rules(spec)
     return rules
 
@@ -684,7 +792,11 @@ def score_hand(line: dict, rules) -> dict:
         res = evaluate(inp, rules)
         return _result_line(line_id, inp, res, rules)
     except ScoringError as e:
-        code = e.code if e.code in ("no_yaku", "not_agari", "invalid_tiles", "below_minimum") else "invalid_input"
+        code = (
+            e.code
+            if e.code in ("no_yaku", "not_agari", "invalid_tiles", "below_minimum")
+            else "invalid_input"
+        )
         return error_line(line_id, code, e.message)
 
 
@@ -704,8 +816,10 @@ def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
         try:
             line = json.loads(raw)
         except (ValueError, RecursionError) as e:
-            yield json.dumps(error_line(None, "invalid_input", f"the line is not valid JSON: {e}"),
-                             ensure_ascii=False)
+            yield json.dumps(
+                error_line(None, "invalid_input", f"the line is not valid JSON: {e}"),
+                ensure_ascii=False,
+            )
             continue
         yield json.dumps(_safe(line, rules), ensure_ascii=False)
 
@@ -716,5 +830,8 @@ def _safe(line, rules) -> dict:
         return score_hand(line, rules)
     except Exception as e:  # noqa: BLE001 - a bug must not kill the rest of the batch
         line_id = line.get("id") if isinstance(line, dict) else None
-        return error_line(line_id, "invalid_input",
-                          f"this line could not be scored ({type(e).__name__}: {e}); please report it")
+        return error_line(
+            line_id,
+            "invalid_input",
+            f"this line could not be scored ({type(e).__name__}: {e}); please report it",
+        )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .decompose import RYANMEN, SEQ, TANKI, TRIP
+from .decompose import RYANMEN, SEQ, TANKI
 from .tiles import CHUN, DRAGONS, HAKU, HATSU, NORTH, WINDS
 
 GREEN = frozenset((19, 20, 21, 23, 25, HATSU))  # 2 3 4 6 8 s and 發
@@ -35,13 +35,25 @@ class Ctx:
     ones included; ``form`` is ``"std"``, ``"chiitoi"`` or ``"kokushi"``.
     """
 
-    __slots__ = ("h", "r", "f", "form", "sets", "pair", "wait", "closed",
-                 "seqs", "trips", "n_ankou", "n_kans")
+    __slots__ = (
+        "h",
+        "r",
+        "f",
+        "form",
+        "sets",
+        "pair",
+        "wait",
+        "closed",
+        "seqs",
+        "trips",
+        "n_ankou",
+        "n_kans",
+    )
 
     def __init__(self, h, r, f, form, sets, pair, wait, closed):
-        self.h = h          # HandInput (flags, winds, win tile)
-        self.r = r          # HandRules
-        self.f = f          # HandFacts (hand-wide facts, same for every reading)
+        self.h = h  # HandInput (flags, winds, win tile)
+        self.r = r  # HandRules
+        self.f = f  # HandFacts (hand-wide facts, same for every reading)
         self.form = form
         self.sets = sets
         self.pair = pair
@@ -174,7 +186,9 @@ def _suuankou(c: Ctx) -> int:
 
 
 def _suuankou_tanki(c: Ctx) -> int:
-    return int(_std(c) and c.r.double_yakuman_hands and _concealed_trips(c) == 4 and c.wait == TANKI)
+    return int(
+        _std(c) and c.r.double_yakuman_hands and _concealed_trips(c) == 4 and c.wait == TANKI
+    )
 
 
 def _kokushi(c: Ctx) -> int:
@@ -220,59 +234,187 @@ Y = Yaku
 YAKU: tuple[Yaku, ...] = (
     # 1 han
     Y("riichi", "立直", 1, 0, cond=_riichi, scope="situation"),
-    Y("double_riichi", "ダブル立直", 2, 0, cond=lambda c: int(c.h.double_riichi), scope="situation"),
-    Y("open_riichi", "オープン立直", 2, 0, switch="hand.open_riichi",
-      cond=lambda c: int(c.h.open_riichi and c.r.open_riichi), scope="situation"),
-    Y("ippatsu", "一発", 1, 0, switch="hand.ippatsu", cond=lambda c: int(c.h.ippatsu and c.r.ippatsu), scope="situation"),
-    Y("menzen_tsumo", "門前清自摸和", 1, 0, cond=lambda c: int(c.closed and c.h.tsumo), scope="situation"),
+    Y(
+        "double_riichi",
+        "ダブル立直",
+        2,
+        0,
+        cond=lambda c: int(c.h.double_riichi),
+        scope="situation",
+    ),
+    Y(
+        "open_riichi",
+        "オープン立直",
+        2,
+        0,
+        switch="hand.open_riichi",
+        cond=lambda c: int(c.h.open_riichi and c.r.open_riichi),
+        scope="situation",
+    ),
+    Y(
+        "ippatsu",
+        "一発",
+        1,
+        0,
+        switch="hand.ippatsu",
+        cond=lambda c: int(c.h.ippatsu and c.r.ippatsu),
+        scope="situation",
+    ),
+    Y(
+        "menzen_tsumo",
+        "門前清自摸和",
+        1,
+        0,
+        cond=lambda c: int(c.closed and c.h.tsumo),
+        scope="situation",
+    ),
     Y("pinfu", "平和", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu", cond=_pinfu),
-    Y("tanyao", "断么九", 1, 1, switch="hand.kuitan", cond=lambda c: int(c.f.all_simple), scope="hand"),
+    Y(
+        "tanyao",
+        "断么九",
+        1,
+        1,
+        switch="hand.kuitan",
+        cond=lambda c: int(c.f.all_simple),
+        scope="hand",
+    ),
     Y("iipeikou", "一盃口", 1, 0, cond=lambda c: int(_std(c) and _peikou(c) == 1)),
     Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: _has_trip(c, HAKU)),
     Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: _has_trip(c, HATSU)),
     Y("yakuhai_chun", "役牌 中", 1, 1, cond=lambda c: _has_trip(c, CHUN)),
     Y("yakuhai_seat_wind", "役牌 自風", 1, 1, cond=lambda c: _has_trip(c, c.h.seat_wind)),
     Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: _has_trip(c, c.h.round_wind)),
-    Y("yakuhai_north", "役牌 北", 1, 1, switch="hand.north_yakuhai",
-      cond=lambda c: int(c.r.north_yakuhai and _has_trip(c, NORTH))),
+    Y(
+        "yakuhai_north",
+        "役牌 北",
+        1,
+        1,
+        switch="hand.north_yakuhai",
+        cond=lambda c: int(c.r.north_yakuhai and _has_trip(c, NORTH)),
+    ),
     Y("rinshan", "嶺上開花", 1, 1, cond=lambda c: int(c.h.rinshan), scope="situation"),
     Y("chankan", "搶槓", 1, 1, cond=lambda c: int(c.h.chankan), scope="situation"),
     Y("haitei", "海底摸月", 1, 1, switch="hand.houtei_as_haitei", cond=_haitei, scope="situation"),
-    Y("houtei", "河底撈魚", 1, 1, switch="hand.houtei_as_haitei",
-      cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei), scope="situation"),
+    Y(
+        "houtei",
+        "河底撈魚",
+        1,
+        1,
+        switch="hand.houtei_as_haitei",
+        cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei),
+        scope="situation",
+    ),
     # 2 han and more
     Y("sanshoku", "三色同順", 2, 1, cond=_sanshoku),
     Y("ittsu", "一気通貫", 2, 1, cond=_ittsu),
     Y("chanta", "混全帯么九", 2, 1, cond=_chanta),
-    Y("chiitoitsu", "七対子", 2, 0, switch="hand.chiitoitsu_four_of_a_kind",
-      cond=lambda c: int(c.form == "chiitoi")),
+    Y(
+        "chiitoitsu",
+        "七対子",
+        2,
+        0,
+        switch="hand.chiitoitsu_four_of_a_kind",
+        cond=lambda c: int(c.form == "chiitoi"),
+    ),
     Y("toitoi", "対々和", 2, 2, cond=lambda c: int(_std(c) and not c.seqs)),
     Y("sanankou", "三暗刻", 2, 2, cond=lambda c: int(_std(c) and _concealed_trips(c) == 3)),
     Y("sankantsu", "三槓子", 2, 2, cond=lambda c: int(_kans(c) == 3)),
     Y("sanshoku_doukou", "三色同刻", 2, 2, cond=_doukou),
-    Y("honroutou", "混老頭", 2, 2, cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal), scope="hand"),
+    Y(
+        "honroutou",
+        "混老頭",
+        2,
+        2,
+        cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal),
+        scope="hand",
+    ),
     Y("shousangen", "小三元", 2, 2, cond=_shousangen),
     Y("honitsu", "混一色", 3, 2, cond=lambda c: int(c.f.one_suit and c.f.has_honor), scope="hand"),
     Y("junchan", "純全帯么九", 3, 2, cond=_junchan),
     Y("ryanpeikou", "二盃口", 3, 0, cond=lambda c: int(_std(c) and _peikou(c) == 2)),
-    Y("chinitsu", "清一色", 6, 5, cond=lambda c: int(c.f.one_suit and not c.f.has_honor), scope="hand"),
-    Y("renhou", "人和", 0, 0, 1, switch="hand.renhou", cond=lambda c: int(c.h.renhou and c.r.renhou != "off"), scope="situation"),
+    Y(
+        "chinitsu",
+        "清一色",
+        6,
+        5,
+        cond=lambda c: int(c.f.one_suit and not c.f.has_honor),
+        scope="hand",
+    ),
+    Y(
+        "renhou",
+        "人和",
+        0,
+        0,
+        1,
+        switch="hand.renhou",
+        cond=lambda c: int(c.h.renhou and c.r.renhou != "off"),
+        scope="situation",
+    ),
     # yakuman
     Y("tenhou", "天和", 0, 0, 1, cond=lambda c: int(c.h.tenhou), scope="situation"),
     Y("chiihou", "地和", 0, 0, 1, cond=lambda c: int(c.h.chiihou), scope="situation"),
     Y("kokushi", "国士無双", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_kokushi),
-    Y("kokushi_13", "国士無双十三面待ち", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_kokushi_13),
+    Y(
+        "kokushi_13",
+        "国士無双十三面待ち",
+        0,
+        0,
+        2,
+        switch="hand.double_yakuman_hands",
+        cond=_kokushi_13,
+    ),
     Y("suuankou", "四暗刻", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_suuankou),
-    Y("suuankou_tanki", "四暗刻単騎", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_suuankou_tanki),
+    Y(
+        "suuankou_tanki",
+        "四暗刻単騎",
+        0,
+        0,
+        2,
+        switch="hand.double_yakuman_hands",
+        cond=_suuankou_tanki,
+    ),
     Y("daisangen", "大三元", 0, 0, 1, cond=lambda c: int(len(c.trips & _DRAGON_SET) == 3)),
-    Y("shousuushii", "小四喜", 0, 0, 1,
-      cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3)),
+    Y(
+        "shousuushii",
+        "小四喜",
+        0,
+        0,
+        1,
+        cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3),
+    ),
     Y("daisuushii", "大四喜", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_daisuushii),
     Y("tsuuiisou", "字一色", 0, 0, 1, cond=lambda c: int(c.f.all_honor), scope="hand"),
-    Y("ryuuiisou", "緑一色", 0, 0, 1, switch="hand.ryuuiisou_needs_hatsu", cond=_ryuuiisou, scope="hand"),
+    Y(
+        "ryuuiisou",
+        "緑一色",
+        0,
+        0,
+        1,
+        switch="hand.ryuuiisou_needs_hatsu",
+        cond=_ryuuiisou,
+        scope="hand",
+    ),
     Y("chinroutou", "清老頭", 0, 0, 1, cond=lambda c: int(c.f.all_terminal), scope="hand"),
-    Y("chuuren", "九蓮宝燈", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_chuuren, scope="hand"),
-    Y("junsei_chuuren", "純正九蓮宝燈", 0, 0, 2, switch="hand.double_yakuman_hands", cond=_junsei, scope="hand"),
+    Y(
+        "chuuren",
+        "九蓮宝燈",
+        0,
+        0,
+        1,
+        switch="hand.double_yakuman_hands",
+        cond=_chuuren,
+        scope="hand",
+    ),
+    Y(
+        "junsei_chuuren",
+        "純正九蓮宝燈",
+        0,
+        0,
+        2,
+        switch="hand.double_yakuman_hands",
+        cond=_junsei,
+        scope="hand",
+    ),
     Y("suukantsu", "四槓子", 0, 0, 1, cond=lambda c: int(_kans(c) == 4)),
     # counted by scoring.hand, listed here for the rules reference
     Y("dora", "ドラ", 1, 1, switch="hand.dora_as_han, hand.kan_dora"),
@@ -312,8 +454,13 @@ def han_table(hr) -> tuple:
     if hit is not None and hit[0] is hr:
         return hit[1]
     rows = [(y,) + _value(y, hr) for y in CONDITIONAL]
-    rows = [r for r in rows if r[1] or r[2] or r[3]]  # a yaku worth nothing under these rules is never checked
-    table = (tuple(r for r in rows if r[0].scope != "reading"), _grouped([r for r in rows if r[0].scope == "reading"]))
+    rows = [
+        r for r in rows if r[1] or r[2] or r[3]
+    ]  # a yaku worth nothing under these rules is never checked
+    table = (
+        tuple(r for r in rows if r[0].scope != "reading"),
+        _grouped([r for r in rows if r[0].scope == "reading"]),
+    )
     if len(_tables) > 64:  # rule objects come and go in long runs; keep the cache small
         _tables.clear()
     _tables[id(hr)] = (hr, table)
@@ -337,7 +484,13 @@ def _grouped(rows: list) -> tuple:
 def reference() -> list[dict]:
     """Every yaku as a plain dict for docs/rules.md: id, ja, han closed/open, yakuman, switch."""
     return [
-        {"id": y.id, "ja": y.ja, "han_closed": y.han_closed, "han_open": y.han_open,
-         "yakuman": y.yakuman, "switch": y.switch}
+        {
+            "id": y.id,
+            "ja": y.ja,
+            "han_closed": y.han_closed,
+            "han_open": y.han_open,
+            "yakuman": y.yakuman,
+            "switch": y.switch,
+        }
         for y in YAKU
     ]

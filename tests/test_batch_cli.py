@@ -17,8 +17,13 @@ RIICHI_TANYAO = {"hand": "234m456p678s23455s", "win": "5s", "riichi": True, "sea
 
 
 def run(args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "scoring", *args], input=stdin.encode(), capture_output=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args],
+        input=stdin.encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def batch(lines, *args):
@@ -38,7 +43,11 @@ def test_output_line_has_the_contract_fields_in_order_of_input():
     assert good["limit"] is None and good["value"] == 2600 and good["pay"] == {"ron": 2600}
     assert good["kyoutaku_bonus"] == 1000 and good["chips"]["total"] == 0
     assert out[1]["honba_bonus"] == 300  # 000 (4): 300 x 積み棒 on a ron
-    assert out[2] == {"id": "bad", "ok": False, "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"]}}
+    assert out[2] == {
+        "id": "bad",
+        "ok": False,
+        "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"]},
+    }
 
 
 def test_value_is_the_sum_of_payments():
@@ -52,7 +61,10 @@ def test_value_is_the_sum_of_payments():
 
 
 def test_a_line_rules_field_wins_over_the_flag():
-    lines = [dict(RIICHI_TANYAO, id=1, houtei=True), dict(RIICHI_TANYAO, id=2, houtei=True, rules="nekohouse-4a")]
+    lines = [
+        dict(RIICHI_TANYAO, id=1, houtei=True),
+        dict(RIICHI_TANYAO, id=2, houtei=True, rules="nekohouse-4a"),
+    ]
     out = batch(lines, "--rules", "netmahjong")
     assert "haitei" in [y["name"] for y in out[0]["yaku"]]
     assert "houtei" in [y["name"] for y in out[1]["yaku"]]
@@ -69,7 +81,9 @@ def test_rules_file_that_extends_a_preset(tmp_path):
 def test_bad_rules_flag_is_an_error_message_not_a_traceback():
     proc = run(["batch", "--rules", "no-such-preset"], json.dumps(RIICHI_TANYAO) + "\n")
     assert proc.returncode == 2 and proc.stdout == b""
-    assert b"unknown rule preset 'no-such-preset'" in proc.stderr and b"Traceback" not in proc.stderr
+    assert (
+        b"unknown rule preset 'no-such-preset'" in proc.stderr and b"Traceback" not in proc.stderr
+    )
 
 
 def test_bad_line_rules_is_a_line_error():
@@ -89,14 +103,37 @@ def test_worker_processes_give_the_same_lines_in_the_same_order():
     assert one.stdout == two.stdout and one.stdout.count(b"\n") == 2500
 
 
-@pytest.mark.parametrize("flag_line, want", [
-    (["--tsumo", "--riichi", "--seat", "S", "--dora", "1p"],
-     ["riichi", "menzen_tsumo", "tanyao", "base (副底)", "tanki wait", "value: 4000",
-      "2000 from the dealer, 1000 from each other player"]),
-    (["--meld", "pon:555z:across", "--seat", "S"], None),
-])
+@pytest.mark.parametrize(
+    "flag_line, want",
+    [
+        (
+            ["--tsumo", "--riichi", "--seat", "S", "--dora", "1p"],
+            [
+                "riichi",
+                "menzen_tsumo",
+                "tanyao",
+                "base (副底)",
+                "tanki wait",
+                "value: 4000",
+                "2000 from the dealer, 1000 from each other player",
+            ],
+        ),
+        (["--meld", "pon:555z:across", "--seat", "S"], None),
+    ],
+)
 def test_hand_explains_yaku_fu_and_payments(flag_line, want):
-    proc = run(["hand", "--rules", "nekohouse-4a", "--hand", "234m456p678s23455s", "--win", "5s", *flag_line])
+    proc = run(
+        [
+            "hand",
+            "--rules",
+            "nekohouse-4a",
+            "--hand",
+            "234m456p678s23455s",
+            "--win",
+            "5s",
+            *flag_line,
+        ]
+    )
     text = proc.stdout.decode()
     if want is None:  # 11 tiles + a pon: a 14-tile hand with a meld is refused in words
         assert proc.returncode == 1 and "needs 11" in text
@@ -108,10 +145,23 @@ def test_hand_explains_yaku_fu_and_payments(flag_line, want):
 
 
 def test_hand_json_is_the_batch_line():
-    proc = run(["hand", "--hand", "234m456p678s23455s", "--win", "5s", "--riichi", "--seat", "S", "--json"])
+    proc = run(
+        ["hand", "--hand", "234m456p678s23455s", "--win", "5s", "--riichi", "--seat", "S", "--json"]
+    )
     out = json.loads(proc.stdout)
-    assert out == score_hand(dict(RIICHI_TANYAO, melds=[], round_wind="E", dora="", ura="", nukidora=0, honba=0,
-                                  kyoutaku=0), "netmahjong")
+    assert out == score_hand(
+        dict(
+            RIICHI_TANYAO,
+            melds=[],
+            round_wind="E",
+            dora="",
+            ura="",
+            nukidora=0,
+            honba=0,
+            kyoutaku=0,
+        ),
+        "netmahjong",
+    )
 
 
 def test_unknown_subcommand_and_help():

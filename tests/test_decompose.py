@@ -28,25 +28,35 @@ def waits(text13):
     return tiles_to_str(out)
 
 
-@pytest.mark.parametrize("tenpai, want, kind", [
-    ("78m123999p234s44z", "69m", dec.RYANMEN),   # 両面待ち 七八 ... 待ち牌: 六 九
-    ("89m123999p234s44z", "7m", dec.PENCHAN),    # ペンチャン待ち 八九 ... 待ち牌: 七
-    ("79m123999p234s44z", "8m", dec.KANCHAN),    # カンチャン待ち 七九 ... 待ち牌: 八
-    ("789m123999p234s4z", "4z", dec.TANKI),      # 単騎待ち ... 北 待ち牌: 北
-    ("789m12399p234s44z", "9p4z", dec.SHANPON),  # シャボ待ち ... 待ち牌: (9) 北
-])
+@pytest.mark.parametrize(
+    "tenpai, want, kind",
+    [
+        ("78m123999p234s44z", "69m", dec.RYANMEN),  # 両面待ち 七八 ... 待ち牌: 六 九
+        ("89m123999p234s44z", "7m", dec.PENCHAN),  # ペンチャン待ち 八九 ... 待ち牌: 七
+        ("79m123999p234s44z", "8m", dec.KANCHAN),  # カンチャン待ち 七九 ... 待ち牌: 八
+        ("789m123999p234s4z", "4z", dec.TANKI),  # 単騎待ち ... 北 待ち牌: 北
+        ("789m12399p234s44z", "9p4z", dec.SHANPON),  # シャボ待ち ... 待ち牌: (9) 北
+    ],
+)
 def test_the_five_waits(tenpai, want, kind):
     assert waits(tenpai) == want
     win = parse_tiles(want)[0]
-    slots = {w for pair, sets in dec.readings(c(tenpai + tiles_to_str([win]))) for _, w in dec.wait_slots(pair, sets, win)}
+    slots = {
+        w
+        for pair, sets in dec.readings(c(tenpai + tiles_to_str([win])))
+        for _, w in dec.wait_slots(pair, sets, win)
+    }
     assert slots == {kind}
 
 
-@pytest.mark.parametrize("tenpai, want", [
-    ("45678m999p234s44z", "369m"),     # 多面待ち 四伍六七八 (9)(9)(9) 2 3 4 北北: 三 六 九
-    ("789m78999p234s44z", "69p4z"),    # 七八九 (7)(8)(9)(9)(9) 2 3 4 北北: (6) (9) 北
-    ("1112345666m444z", "1234567m"),   # 一一一二三四伍六六六北北北: 一 二 三 四 伍 六 七
-])
+@pytest.mark.parametrize(
+    "tenpai, want",
+    [
+        ("45678m999p234s44z", "369m"),  # 多面待ち 四伍六七八 (9)(9)(9) 2 3 4 北北: 三 六 九
+        ("789m78999p234s44z", "69p4z"),  # 七八九 (7)(8)(9)(9)(9) 2 3 4 北北: (6) (9) 北
+        ("1112345666m444z", "1234567m"),  # 一一一二三四伍六六六北北北: 一 二 三 四 伍 六 七
+    ],
+)
 def test_multi_waits(tenpai, want):
     assert waits(tenpai) == want
 
@@ -64,7 +74,12 @@ def test_readings_are_every_split_and_memoized():
     hand = c("111222333m456p77s")
     rs = dec.readings(hand)
     shapes = {tuple(sorted(s for s, _ in sets)) for _, sets in rs}
-    assert (dec.SEQ, dec.SEQ, dec.SEQ, dec.SEQ) in shapes and (dec.SEQ, dec.TRIP, dec.TRIP, dec.TRIP) in shapes
+    assert (dec.SEQ, dec.SEQ, dec.SEQ, dec.SEQ) in shapes and (
+        dec.SEQ,
+        dec.TRIP,
+        dec.TRIP,
+        dec.TRIP,
+    ) in shapes
     before = dec.readings.cache_info().hits
     dec.readings(hand)
     assert dec.readings.cache_info().hits == before + 1

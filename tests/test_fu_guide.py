@@ -9,8 +9,14 @@ from scoring.hand import score_hand
 
 
 def fu_of(hand, win, melds=(), rules="nekohouse-4a", **flags):
-    line = {"hand": hand, "win": win, "melds": [dict(type=t, tiles=s) for t, s in melds],
-            "seat_wind": "S", "round_wind": "E", **flags}
+    line = {
+        "hand": hand,
+        "win": win,
+        "melds": [dict(type=t, tiles=s) for t, s in melds],
+        "seat_wind": "S",
+        "round_wind": "E",
+        **flags,
+    }
     out = score_hand(line, rules)
     assert out["ok"], out
     assert sum(f for _, f in out["fu_detail"]) == out["fu"], "the lines must add up to the total"
@@ -18,14 +24,17 @@ def fu_of(hand, win, melds=(), rules="nekohouse-4a", **flags):
 
 
 # 002 2. 面子構成: 暗槓 32/16, 明槓 16/8, 暗刻 (ツモ和了での完成含む) 8/4, 明刻 (ロン和了での完成含む) 4/2
-@pytest.mark.parametrize("meld, line, fu", [
-    (("ankan", "1111z"), "closed_kan 1z (terminal/honour)", 32),
-    (("ankan", "6666m"), "closed_kan 6m", 16),
-    (("minkan", "9999p"), "open_kan 9p (terminal/honour)", 16),
-    (("kakan", "8888s"), "open_kan 8s", 8),
-    (("pon", "777z"), "open_pon 7z (terminal/honour)", 4),
-    (("pon", "444p"), "open_pon 4p", 2),
-])
+@pytest.mark.parametrize(
+    "meld, line, fu",
+    [
+        (("ankan", "1111z"), "closed_kan 1z (terminal/honour)", 32),
+        (("ankan", "6666m"), "closed_kan 6m", 16),
+        (("minkan", "9999p"), "open_kan 9p (terminal/honour)", 16),
+        (("kakan", "8888s"), "open_kan 8s", 8),
+        (("pon", "777z"), "open_pon 7z (terminal/honour)", 4),
+        (("pon", "444p"), "open_pon 4p", 2),
+    ],
+)
 def test_set_fu_table(meld, line, fu):
     """002 符計算ガイド 2. 面子構成 (haitei gives every hand its yaku)."""
     _total, detail = fu_of("234m567p23455s", "5s", [meld], tsumo=True, haitei=True)
@@ -45,7 +54,13 @@ def test_pair_fu_yakuhai_and_double_wind():
     001 補足 3 「連風牌トイツは2符とする」."""
     _, round_only = fu_of("234m567p234678s11z", "8s", riichi=True)  # seat S, round E
     assert round_only["pair 1z (yakuhai)"] == 2
-    line = {"hand": "234m567p234678s11z", "win": "8s", "seat_wind": "E", "round_wind": "E", "riichi": True}
+    line = {
+        "hand": "234m567p234678s11z",
+        "win": "8s",
+        "seat_wind": "E",
+        "round_wind": "E",
+        "riichi": True,
+    }
     assert dict(score_hand(line, "nekohouse-4a")["fu_detail"])["pair 1z (double wind)"] == 4
     assert dict(score_hand(line, "mahjongbu")["fu_detail"])["pair 1z (double wind)"] == 2
 
@@ -71,7 +86,10 @@ def test_special_cases():
 
 def test_pinfu_ron_is_30():
     """000 (4) 符計算: base 20 + 門前 ron 10 = 30 for a pinfu ron."""
-    assert fu_of("234789m567p45677s", "7p", rules="netmahjong") == (30, {"base (副底)": 20, "closed ron (門前加符)": 10})
+    assert fu_of("234789m567p45677s", "7p", rules="netmahjong") == (
+        30,
+        {"base (副底)": 20, "closed ron (門前加符)": 10},
+    )
 
 
 def test_rinshan_tsumo_fu_switch():
@@ -79,14 +97,20 @@ def test_rinshan_tsumo_fu_switch():
     hand = ("234m567p234s55z", "5z", [("ankan", "7777s")])
     _, detail = fu_of(*hand, tsumo=True, rinshan=True)
     assert detail["tsumo"] == 2
-    _, without = fu_of(*hand, tsumo=True, rinshan=True,
-                       rules={"extends": "nekohouse-4a", "fu": {"rinshan_tsumo_fu": False}})
+    _, without = fu_of(
+        *hand,
+        tsumo=True,
+        rinshan=True,
+        rules={"extends": "nekohouse-4a", "fu": {"rinshan_tsumo_fu": False}},
+    )
     assert "tsumo" not in without
 
 
 def test_highest_scoring_reading_is_chosen():
     """000 (2) 多面待ち: a hand that reads several ways is scored the way worth most:
     111222333m as three concealed triplets (sanankou, 3 han) beats three runs (iipeikou, 2 han)."""
-    out = score_hand({"hand": "111222333m456p77s", "win": "7s", "tsumo": True, "seat_wind": "S"}, "netmahjong")
+    out = score_hand(
+        {"hand": "111222333m456p77s", "win": "7s", "tsumo": True, "seat_wind": "S"}, "netmahjong"
+    )
     assert sorted(y["name"] for y in out["yaku"]) == ["menzen_tsumo", "sanankou"]
     assert out["fu"] == 40  # 20 + 8 (111m) + 4 + 4 + 2 tanki + 2 tsumo

@@ -20,32 +20,39 @@ def err(line, rules="netmahjong"):
     return out["error"]["code"], out["error"]["message"]
 
 
-@pytest.mark.parametrize("change, code, words", [
-    ({"hand": "234m456p678s23455s1z"}, "invalid_tiles", "has 15 tiles"),
-    ({"hand": "222m456p678s2345s"}, "invalid_tiles", "has 13 tiles"),
-    ({"hand": "22222m456p678s555s", "win": "2m"}, "invalid_tiles", "5 copies of 2m"),
-    ({"hand": "234m456p678s2345x"}, "invalid_tiles", "unexpected character 'x'"),
-    ({"hand": "234m456p678s23455"}, "invalid_tiles", "no suit letter"),
-    ({"hand": "234m456p678s2348z"}, "invalid_tiles", "8z"),
-    ({"win": "9s"}, "invalid_tiles", "not in the hand"),
-    ({"win": "5s5s"}, "invalid_tiles", "exactly one tile"),
-    ({"hand": None}, "invalid_input", "'hand' is missing"),
-    ({"hand": 234}, "invalid_tiles", "must be written as text"),
-    ({"riichi": "yes"}, "invalid_input", "'riichi' must be true or false"),
-    ({"seat_wind": "East"}, "invalid_input", "'seat_wind' must be one of"),
-    ({"honba": -1}, "invalid_input", "'honba' must be a whole number"),
-    ({"melds": "pon"}, "invalid_input", "'melds' must be a list"),
-    ({"melds": [{"type": "kong", "tiles": "555z"}]}, "invalid_tiles", "meld type 'kong' is unknown"),
-    ({"ippatsu": True, "riichi": False}, "invalid_input", "ippatsu needs riichi"),
-    ({"chankan": True, "tsumo": True}, "invalid_input", "ron wins"),
-    ({"rinshan": True}, "invalid_input", "tsumo wins"),
-    ({"tenhou": True, "tsumo": True}, "invalid_input", "dealer"),
-    ({"dora": "1f"}, "invalid_tiles", "flowers"),
-    ({"dora": "1m2m3m4m5m6m"}, "invalid_input", "too many dora indicators"),
-    ({"nukidora": 1}, "invalid_input", "no nukidora"),
-    ({"hand": "234m456p678s23400s", "win": "0s"}, "invalid_tiles", "has only 1"),
-    ({"dora": "5p5p5p"}, "invalid_tiles", "4 plain 5p"),
-])
+@pytest.mark.parametrize(
+    "change, code, words",
+    [
+        ({"hand": "234m456p678s23455s1z"}, "invalid_tiles", "has 15 tiles"),
+        ({"hand": "222m456p678s2345s"}, "invalid_tiles", "has 13 tiles"),
+        ({"hand": "22222m456p678s555s", "win": "2m"}, "invalid_tiles", "5 copies of 2m"),
+        ({"hand": "234m456p678s2345x"}, "invalid_tiles", "unexpected character 'x'"),
+        ({"hand": "234m456p678s23455"}, "invalid_tiles", "no suit letter"),
+        ({"hand": "234m456p678s2348z"}, "invalid_tiles", "8z"),
+        ({"win": "9s"}, "invalid_tiles", "not in the hand"),
+        ({"win": "5s5s"}, "invalid_tiles", "exactly one tile"),
+        ({"hand": None}, "invalid_input", "'hand' is missing"),
+        ({"hand": 234}, "invalid_tiles", "must be written as text"),
+        ({"riichi": "yes"}, "invalid_input", "'riichi' must be true or false"),
+        ({"seat_wind": "East"}, "invalid_input", "'seat_wind' must be one of"),
+        ({"honba": -1}, "invalid_input", "'honba' must be a whole number"),
+        ({"melds": "pon"}, "invalid_input", "'melds' must be a list"),
+        (
+            {"melds": [{"type": "kong", "tiles": "555z"}]},
+            "invalid_tiles",
+            "meld type 'kong' is unknown",
+        ),
+        ({"ippatsu": True, "riichi": False}, "invalid_input", "ippatsu needs riichi"),
+        ({"chankan": True, "tsumo": True}, "invalid_input", "ron wins"),
+        ({"rinshan": True}, "invalid_input", "tsumo wins"),
+        ({"tenhou": True, "tsumo": True}, "invalid_input", "dealer"),
+        ({"dora": "1f"}, "invalid_tiles", "flowers"),
+        ({"dora": "1m2m3m4m5m6m"}, "invalid_input", "too many dora indicators"),
+        ({"nukidora": 1}, "invalid_input", "no nukidora"),
+        ({"hand": "234m456p678s23400s", "win": "0s"}, "invalid_tiles", "has only 1"),
+        ({"dora": "5p5p5p"}, "invalid_tiles", "4 plain 5p"),
+    ],
+)
 def test_refused_with_a_reason(change, code, words):
     line = {**GOOD, **change}
     got_code, message = err({k: v for k, v in line.items() if v is not None})
@@ -53,7 +60,12 @@ def test_refused_with_a_reason(change, code, words):
 
 
 def test_riichi_with_an_open_hand():
-    line = {"hand": "234m456p23455s", "win": "5s", "melds": [{"type": "pon", "tiles": "777z"}], "riichi": True}
+    line = {
+        "hand": "234m456p23455s",
+        "win": "5s",
+        "melds": [{"type": "pon", "tiles": "777z"}],
+        "riichi": True,
+    }
     code, message = err(line)
     assert code == "invalid_input" and "closed hand" in message
 
@@ -65,13 +77,19 @@ def test_red_five_where_the_rules_have_none():
 
 
 def test_chi_in_three_player():
-    line = {"hand": "11m123999p", "win": "1m", "melds": [{"type": "chi", "tiles": "789s"}, {"type": "pon", "tiles": "111z"}]}
+    line = {
+        "hand": "11m123999p",
+        "win": "1m",
+        "melds": [{"type": "chi", "tiles": "789s"}, {"type": "pon", "tiles": "111z"}],
+    }
     code, message = err(line, "nekohouse-3a")
     assert code == "invalid_input" and "no chi" in message
 
 
 def test_north_seat_in_three_player():
-    code, message = err({"hand": "123789p11999s777z", "win": "3p", "seat_wind": "N"}, "nekohouse-3a")
+    code, message = err(
+        {"hand": "123789p11999s777z", "win": "3p", "seat_wind": "N"}, "nekohouse-3a"
+    )
     assert code == "invalid_input" and "E, S and W" in message
 
 

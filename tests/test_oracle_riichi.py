@@ -21,7 +21,6 @@ import random
 
 import pytest
 
-from mahjong.constants import EAST as M_EAST
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
 from mahjong.meld import Meld as MMeld
@@ -36,9 +35,16 @@ SEED = 20261121
 
 # our netmahjong switches, as the library's options
 RULES = load_rules({"extends": "netmahjong", "name": "oracle", "points": {"kiriage_mangan": False}})
-OPTIONS = dict(has_open_tanyao=True, has_aka_dora=True, has_double_yakuman=False,
-               kazoe_limit=HandConstants.KAZOE_LIMITED, kiriage=False, fu_for_open_pinfu=True,
-               fu_for_pinfu_tsumo=False, renhou_as_yakuman=False)
+OPTIONS = dict(
+    has_open_tanyao=True,
+    has_aka_dora=True,
+    has_double_yakuman=False,
+    kazoe_limit=HandConstants.KAZOE_LIMITED,
+    kiriage=False,
+    fu_for_open_pinfu=True,
+    fu_for_pinfu_tsumo=False,
+    renhou_as_yakuman=False,
+)
 WINDS = "ESWN"
 RED = {4: 34, 13: 35, 22: 36}
 
@@ -62,7 +68,12 @@ def _random_set(rng, pool, kinds, suited):
         r = rng.random()
         if r < 0.55 and suited:
             k = rng.choice(suited)
-            if k % 9 <= 6 and k + 1 in pool.left and k + 2 in pool.left and all(pool.left[k + i] for i in range(3)):
+            if (
+                k % 9 <= 6
+                and k + 1 in pool.left
+                and k + 2 in pool.left
+                and all(pool.left[k + i] for i in range(3))
+            ):
                 for i in range(3):
                     pool.take(k + i)
                 return ("seq", k)
@@ -101,7 +112,12 @@ def _to_hand(rng, sets, pair, allow_chi):
             mtype = rng.choice(("ankan", "minkan", "kakan"))
             melds.append((mtype, [k] * 4))
         elif rng.random() < open_prob and (shape == "trip" or allow_chi):
-            melds.append(("chi" if shape == "seq" else "pon", [k, k + 1, k + 2] if shape == "seq" else [k] * 3))
+            melds.append(
+                (
+                    "chi" if shape == "seq" else "pon",
+                    [k, k + 1, k + 2] if shape == "seq" else [k] * 3,
+                )
+            )
         else:
             conc += [k, k + 1, k + 2] if shape == "seq" else [k] * 3
     return conc, melds
@@ -166,9 +182,12 @@ def random_line(rng, sanma=False):
     closed = all(t == "ankan" for t, _ in melds)
     tsumo = rng.random() < 0.5
     line = {
-        "hand": tiles_to_str(conc_t), "win": tiles_to_str([rng.choice(conc_t)]), "tsumo": tsumo,
+        "hand": tiles_to_str(conc_t),
+        "win": tiles_to_str([rng.choice(conc_t)]),
+        "tsumo": tsumo,
         "melds": [{"type": t, "tiles": tiles_to_str(ks)} for t, ks in melds_t],
-        "seat_wind": rng.choice(WINDS[:3] if sanma else WINDS), "round_wind": rng.choice("ES"),
+        "seat_wind": rng.choice(WINDS[:3] if sanma else WINDS),
+        "round_wind": rng.choice("ES"),
     }
     _flags(rng, line, closed, tsumo, any(t != "chi" and t != "pon" for t, _ in melds))
     n_ind = 1 + sum(1 for t, _ in melds if t in ("ankan", "minkan", "kakan"))
@@ -227,31 +246,49 @@ def oracle(line, sanma=False):
     for m in inp.melds:
         ids = _ids136(list(m.tiles), used)
         all_ids += ids
-        mtype = {"chi": MMeld.CHI, "pon": MMeld.PON, "minkan": MMeld.KAN, "ankan": MMeld.KAN,
-                 "kakan": MMeld.SHOUMINKAN}[m.type]
+        mtype = {
+            "chi": MMeld.CHI,
+            "pon": MMeld.PON,
+            "minkan": MMeld.KAN,
+            "ankan": MMeld.KAN,
+            "kakan": MMeld.SHOUMINKAN,
+        }[m.type]
         melds.append(MMeld(meld_type=mtype, tiles=ids, opened=m.type != "ankan"))
     conc_ids = _ids136(inp.hand, used)
-    win_id = next(i for i, t in zip(conc_ids, inp.hand) if t == inp.win)
+    win_id = next(i for i, t in zip(conc_ids, inp.hand, strict=True) if t == inp.win)
     all_ids += conc_ids
     dora = _ids136(inp.dora, used)
     ura = _ids136(inp.ura, used)
     opts = OptionalRules(**OPTIONS, is_three_player=sanma)
     config = HandConfig(
-        is_tsumo=inp.tsumo, is_riichi=inp.riichi or inp.double_riichi, is_ippatsu=inp.ippatsu,
-        is_rinshan=inp.rinshan, is_chankan=inp.chankan, is_haitei=inp.haitei, is_houtei=inp.houtei,
-        is_daburu_riichi=inp.double_riichi, player_wind=inp.seat_wind, round_wind=inp.round_wind,
-        options=opts, num_nuki_dora=inp.nukidora,
+        is_tsumo=inp.tsumo,
+        is_riichi=inp.riichi or inp.double_riichi,
+        is_ippatsu=inp.ippatsu,
+        is_rinshan=inp.rinshan,
+        is_chankan=inp.chankan,
+        is_haitei=inp.haitei,
+        is_houtei=inp.houtei,
+        is_daburu_riichi=inp.double_riichi,
+        player_wind=inp.seat_wind,
+        round_wind=inp.round_wind,
+        options=opts,
+        num_nuki_dora=inp.nukidora,
     )
-    return HandCalculator.estimate_hand_value(all_ids, win_id, melds=melds, dora_indicators=dora,
-                                              ura_dora_indicators=ura, config=config)
+    return HandCalculator.estimate_hand_value(
+        all_ids, win_id, melds=melds, dora_indicators=dora, ura_dora_indicators=ura, config=config
+    )
 
 
 # nekohouse-3a (North nukidora, 1m indicator -> 9m, tsumo loss as the library pays) with the
 # library's yakuman stacking and no kiriage
-RULES_SANMA = load_rules({
-    "extends": "nekohouse-3a", "name": "oracle-sanma",
-    "hand": {"yakuman_stacking": True, "renhou": "mangan"}, "points": {"kiriage_mangan": False},
-})
+RULES_SANMA = load_rules(
+    {
+        "extends": "nekohouse-3a",
+        "name": "oracle-sanma",
+        "hand": {"yakuman_stacking": True, "renhou": "mangan"},
+        "points": {"kiriage_mangan": False},
+    }
+)
 
 
 def compare(line, sanma=False):
@@ -267,8 +304,10 @@ def compare(line, sanma=False):
     lib_value = theirs.cost["total"]
     fu_ok = ours["yakuman"] or theirs.fu == ours["fu"]
     if theirs.han != ours["han"] or not fu_ok or lib_value != ours["value"]:
-        return (f"ours {ours['han']}h {ours['fu']}fu {ours['value']} {ours['yaku']}; library {theirs.han}h "
-                f"{theirs.fu}fu {lib_value} {theirs.yaku}")
+        return (
+            f"ours {ours['han']}h {ours['fu']}fu {ours['value']} {ours['yaku']}; library {theirs.han}h "
+            f"{theirs.fu}fu {lib_value} {theirs.yaku}"
+        )
     return None
 
 
@@ -312,8 +351,37 @@ def test_generator_covers_every_shape():
         if r["ok"]:
             seen.update(y["name"] for y in r["yaku"])
         seen.update(m["type"] for m in line["melds"])
-        seen.update(k for k in ("riichi", "ippatsu", "double_riichi", "rinshan", "chankan", "haitei", "houtei")
-                    if line.get(k))
-    for want in ("chiitoitsu", "kokushi", "aka", "ura", "dora", "pinfu", "toitoi", "chi", "pon", "ankan",
-                 "minkan", "kakan", "riichi", "ippatsu", "double_riichi", "rinshan", "chankan", "haitei"):
+        seen.update(
+            k
+            for k in (
+                "riichi",
+                "ippatsu",
+                "double_riichi",
+                "rinshan",
+                "chankan",
+                "haitei",
+                "houtei",
+            )
+            if line.get(k)
+        )
+    for want in (
+        "chiitoitsu",
+        "kokushi",
+        "aka",
+        "ura",
+        "dora",
+        "pinfu",
+        "toitoi",
+        "chi",
+        "pon",
+        "ankan",
+        "minkan",
+        "kakan",
+        "riichi",
+        "ippatsu",
+        "double_riichi",
+        "rinshan",
+        "chankan",
+        "haitei",
+    ):
         assert want in seen, want

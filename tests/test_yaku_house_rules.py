@@ -15,16 +15,52 @@ from scoring.yaku import han_table
 
 # 002 麻雀役一覧: 役名 and 翻数 (門前/鳴き); 役満 as (0, 0, 1) and 役満/役満 as yakuman open too
 NEKO_TABLE = {
-    "riichi": (1, 0), "ippatsu": (1, 0), "menzen_tsumo": (1, 0), "tanyao": (1, 1), "pinfu": (1, 0),
-    "iipeikou": (1, 0), "yakuhai_haku": (1, 1), "yakuhai_hatsu": (1, 1), "yakuhai_chun": (1, 1),
-    "yakuhai_seat_wind": (1, 1), "yakuhai_round_wind": (1, 1), "rinshan": (1, 1), "haitei": (1, 1),
-    "houtei": (1, 1), "chankan": (1, 1), "double_riichi": (2, 0), "chiitoitsu": (2, 0), "sanshoku": (2, 1),
-    "ittsu": (2, 1), "chanta": (2, 1), "toitoi": (2, 2), "sanankou": (2, 2), "shousangen": (2, 2),
-    "honroutou": (2, 2), "sanshoku_doukou": (2, 2), "sankantsu": (2, 2), "honitsu": (3, 2),
-    "junchan": (3, 2), "ryanpeikou": (3, 0), "chinitsu": (6, 5),
+    "riichi": (1, 0),
+    "ippatsu": (1, 0),
+    "menzen_tsumo": (1, 0),
+    "tanyao": (1, 1),
+    "pinfu": (1, 0),
+    "iipeikou": (1, 0),
+    "yakuhai_haku": (1, 1),
+    "yakuhai_hatsu": (1, 1),
+    "yakuhai_chun": (1, 1),
+    "yakuhai_seat_wind": (1, 1),
+    "yakuhai_round_wind": (1, 1),
+    "rinshan": (1, 1),
+    "haitei": (1, 1),
+    "houtei": (1, 1),
+    "chankan": (1, 1),
+    "double_riichi": (2, 0),
+    "chiitoitsu": (2, 0),
+    "sanshoku": (2, 1),
+    "ittsu": (2, 1),
+    "chanta": (2, 1),
+    "toitoi": (2, 2),
+    "sanankou": (2, 2),
+    "shousangen": (2, 2),
+    "honroutou": (2, 2),
+    "sanshoku_doukou": (2, 2),
+    "sankantsu": (2, 2),
+    "honitsu": (3, 2),
+    "junchan": (3, 2),
+    "ryanpeikou": (3, 0),
+    "chinitsu": (6, 5),
 }
-NEKO_YAKUMAN = ["tenhou", "chiihou", "renhou", "suuankou", "kokushi", "daisangen", "shousuushii", "daisuushii",
-                "tsuuiisou", "chinroutou", "ryuuiisou", "suukantsu", "chuuren"]
+NEKO_YAKUMAN = [
+    "tenhou",
+    "chiihou",
+    "renhou",
+    "suuankou",
+    "kokushi",
+    "daisangen",
+    "shousuushii",
+    "daisuushii",
+    "tsuuiisou",
+    "chinroutou",
+    "ryuuiisou",
+    "suukantsu",
+    "chuuren",
+]
 
 
 def table_of(preset):
@@ -34,8 +70,14 @@ def table_of(preset):
 
 
 def score(hand, win, melds=(), rules="nekohouse-4a", **flags):
-    line = {"hand": hand, "win": win, "melds": [dict(type=t, tiles=s) for t, s in melds],
-            "seat_wind": "S", "round_wind": "E", **flags}
+    line = {
+        "hand": hand,
+        "win": win,
+        "melds": [dict(type=t, tiles=s) for t, s in melds],
+        "seat_wind": "S",
+        "round_wind": "E",
+        **flags,
+    }
     return score_hand(line, rules)
 
 
@@ -57,10 +99,16 @@ def test_nekohouse_yaku_list_han(preset):
 def test_3b_chanta_honroutou_junchan_overrides():
     """002 3B 「チャンタ, 混老頭は門前 4翻 / 鳴き 2翻, 純チャンは門前 6翻 / 鳴き 4翻とします」."""
     table = table_of("nekohouse-3b")
-    assert table["chanta"][:2] == (4, 2) and table["honroutou"][:2] == (4, 2) and table["junchan"][:2] == (6, 4)
+    assert (
+        table["chanta"][:2] == (4, 2)
+        and table["honroutou"][:2] == (4, 2)
+        and table["junchan"][:2] == (6, 4)
+    )
     closed_chanta = score("123789p11999s777z", "3p", rules="nekohouse-3b")
     assert yaku(closed_chanta)["chanta"] == 4
-    open_junchan = score("11m123999p", "2p", [("pon", "999s"), ("pon", "111s")], rules="nekohouse-3b")
+    open_junchan = score(
+        "11m123999p", "2p", [("pon", "999s"), ("pon", "111s")], rules="nekohouse-3b"
+    )
     assert yaku(open_junchan)["junchan"] == 4
 
 
@@ -76,26 +124,35 @@ def test_3b_open_riichi_is_two_han_and_refused_elsewhere():
     out = score("123789p11999s777z", "3p", rules="nekohouse-3b", open_riichi=True, riichi=True)
     assert yaku(out)["open_riichi"] == 2 and "riichi" not in yaku(out)
     refused = score("123789p11999s777z", "3p", rules="nekohouse-4a", open_riichi=True, riichi=True)
-    assert refused["error"]["code"] == "invalid_input" and "open riichi" in refused["error"]["message"]
+    assert (
+        refused["error"]["code"] == "invalid_input" and "open riichi" in refused["error"]["message"]
+    )
 
 
 def test_3b_flowers_are_nukidora():
     """002 3B 「花牌は抜きドラです」: each flower set aside is a dora; there are four."""
     out = score("123789p11999s777z", "3p", rules="nekohouse-3b", nukidora=3)
     assert yaku(out)["nukidora"] == 3
-    assert score("123789p11999s777z", "3p", rules="nekohouse-3b", nukidora=5)["error"]["code"] == "invalid_input"
+    assert (
+        score("123789p11999s777z", "3p", rules="nekohouse-3b", nukidora=5)["error"]["code"]
+        == "invalid_input"
+    )
 
 
 def test_3a_north_nukidora_and_the_9m_indicator():
     """002 3A 「北は抜きドラです」; two-through-eight man are out of the set, so 1m points at 9m."""
     removed = frozenset(range(1, 8))
     assert next_kind(0, removed) == 8 and next_kind(8, removed) == 0
-    out = score("99m123789p111999s", "9m", rules="nekohouse-3a", riichi=True, nukidora=2, dora="1m4z")
+    out = score(
+        "99m123789p111999s", "9m", rules="nekohouse-3a", riichi=True, nukidora=2, dora="1m4z"
+    )
     got = yaku(out)
     # 99m pair: 2 dora from the 1m indicator; 4z indicator points at East (not in hand)
     assert got["dora"] == 2 and got["nukidora"] == 2
     # the 3z indicator points at North: each North set aside counts again
-    again = yaku(score("99m123789p111999s", "9m", rules="nekohouse-3a", riichi=True, nukidora=2, dora="3z"))
+    again = yaku(
+        score("99m123789p111999s", "9m", rules="nekohouse-3a", riichi=True, nukidora=2, dora="3z")
+    )
     assert again["dora"] == 2 and again["nukidora"] == 2
 
 
@@ -111,11 +168,17 @@ def test_pocchi_takes_the_best_tile_after_riichi():
     """002 4B 「白ポッチあり。立直後にツモった場合★のみオールマイティ…高目取りで点数を計算します。
     赤牌には取れません」; 3B 「伍筒または伍索に取る場合は赤牌として扱います」."""
     # 123m 456p 56p 789s 44z waits on 4p (iipeikou) or 7p; the pocchi is written as 5z
-    out4b = score("123m45566p789s44z5z", "5z", rules="nekohouse-4b", riichi=True, tsumo=True, pocchi=True)
+    out4b = score(
+        "123m45566p789s44z5z", "5z", rules="nekohouse-4b", riichi=True, tsumo=True, pocchi=True
+    )
     assert out4b["pocchi_as"] == "4p" and "iipeikou" in yaku(out4b)
-    not_red = score("123m46p789s555s44z5z", "5z", rules="nekohouse-4b", riichi=True, tsumo=True, pocchi=True)
+    not_red = score(
+        "123m46p789s555s44z5z", "5z", rules="nekohouse-4b", riichi=True, tsumo=True, pocchi=True
+    )
     assert not_red["pocchi_as"] == "5p" and "aka" not in yaku(not_red)
-    red = score("12378946p11999s5z", "5z", rules="nekohouse-3b", riichi=True, tsumo=True, pocchi=True)
+    red = score(
+        "12378946p11999s5z", "5z", rules="nekohouse-3b", riichi=True, tsumo=True, pocchi=True
+    )
     assert red["pocchi_as"] == "0p" and yaku(red)["aka"] == 1
 
 
@@ -212,7 +275,9 @@ def test_mahjongbu_ryuuiisou_without_hatsu_and_houtei_separate():
     """001 役満 「緑一色:發を含まなくても成立」; 001 和了り役 lists 海底摸月 and 河底撈魚."""
     green = score("22233344466688s", "8s", rules=BU)
     assert "ryuuiisou" in yaku(green)
-    strict = score("22233344466688s", "8s", rules={"extends": BU, "hand": {"ryuuiisou_needs_hatsu": True}})
+    strict = score(
+        "22233344466688s", "8s", rules={"extends": BU, "hand": {"ryuuiisou_needs_hatsu": True}}
+    )
     assert "ryuuiisou" not in yaku(strict)
     assert "houtei" in yaku(score("45m123999p234s44z6m", "6m", rules=BU, houtei=True))
 

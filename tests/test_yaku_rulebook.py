@@ -25,8 +25,14 @@ def names(out):
 
 
 def score(hand, win, melds=(), rules=NET, **flags):
-    line = {"hand": hand, "win": win, "melds": [dict(type=t, tiles=s) for t, s in melds],
-            "seat_wind": "S", "round_wind": "E", **flags}
+    line = {
+        "hand": hand,
+        "win": win,
+        "melds": [dict(type=t, tiles=s) for t, s in melds],
+        "seat_wind": "S",
+        "round_wind": "E",
+        **flags,
+    }
     return score_hand(line, rules)
 
 
@@ -34,26 +40,117 @@ def score(hand, win, melds=(), rules=NET, **flags):
 EXAMPLES = [
     ("ツモ (門前清自摸和)", "45m123999p234s44z6m", "6m", [], {"tsumo": True}, ["menzen_tsumo"], 1),
     ("リーチ", "45m123999p234s44z6m", "6m", [], {"riichi": True}, ["riichi"], 1),
-    ("翻牌", "345m234p05789s", "9s", [("pon", "555z")], {"tsumo": True}, ["yakuhai_haku", "aka"], 2),
+    (
+        "翻牌",
+        "345m234p05789s",
+        "9s",
+        [("pon", "555z")],
+        {"tsumo": True},
+        ["yakuhai_haku", "aka"],
+        2,
+    ),
     ("平和", "234789m567p45677s", "7p", [], {}, ["pinfu"], 1),
     ("タンヤオ", "345m66m567p567s", "5s", [("chi", "567s")], {}, ["tanyao"], 1),
-    ("イイペイコウ", "11666789m445660s", "0s", [], {"tsumo": True}, ["menzen_tsumo", "iipeikou", "aka"], 3),
-    ("対々", "88999p666s", "6s", [("pon", "444m"), ("pon", "666z")], {"tsumo": True},
-     ["yakuhai_hatsu", "toitoi"], 3),
-    ("三暗刻", "11678m055777p444s", "5p", [], {"tsumo": True}, ["menzen_tsumo", "sanankou", "aka"], 4),
-    ("三色同刻", "78999p666s", "6s", [("pon", "666m"), ("pon", "666p")], {"tsumo": True},
-     ["sanshoku_doukou"], 2),
-    ("小三元", "333m66777z", "3m", [("pon", "555z"), ("chi", "789p")], {"tsumo": True},
-     ["yakuhai_haku", "yakuhai_chun", "shousangen"], 4),
-    ("チャンタ", "123p55577z", "2p", [("chi", "789s"), ("chi", "123s")], {}, ["yakuhai_haku", "chanta"], 2),
-    ("混老頭", "111p77555z", "1p", [("pon", "999s"), ("pon", "111s")], {},
-     ["yakuhai_haku", "toitoi", "honroutou"], 5),
-    ("三槓子", "88p666s", "6s", [("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")],
-     {"tsumo": True}, ["yakuhai_hatsu", "toitoi", "sankantsu"], 5),
-    ("三色", "345m66p345s", "3s", [("chi", "345p"), ("chi", "678m")], {}, ["tanyao", "sanshoku"], 2),
+    (
+        "イイペイコウ",
+        "11666789m445660s",
+        "0s",
+        [],
+        {"tsumo": True},
+        ["menzen_tsumo", "iipeikou", "aka"],
+        3,
+    ),
+    (
+        "対々",
+        "88999p666s",
+        "6s",
+        [("pon", "444m"), ("pon", "666z")],
+        {"tsumo": True},
+        ["yakuhai_hatsu", "toitoi"],
+        3,
+    ),
+    (
+        "三暗刻",
+        "11678m055777p444s",
+        "5p",
+        [],
+        {"tsumo": True},
+        ["menzen_tsumo", "sanankou", "aka"],
+        4,
+    ),
+    (
+        "三色同刻",
+        "78999p666s",
+        "6s",
+        [("pon", "666m"), ("pon", "666p")],
+        {"tsumo": True},
+        ["sanshoku_doukou"],
+        2,
+    ),
+    (
+        "小三元",
+        "333m66777z",
+        "3m",
+        [("pon", "555z"), ("chi", "789p")],
+        {"tsumo": True},
+        ["yakuhai_haku", "yakuhai_chun", "shousangen"],
+        4,
+    ),
+    (
+        "チャンタ",
+        "123p55577z",
+        "2p",
+        [("chi", "789s"), ("chi", "123s")],
+        {},
+        ["yakuhai_haku", "chanta"],
+        2,
+    ),
+    (
+        "混老頭",
+        "111p77555z",
+        "1p",
+        [("pon", "999s"), ("pon", "111s")],
+        {},
+        ["yakuhai_haku", "toitoi", "honroutou"],
+        5,
+    ),
+    (
+        "三槓子",
+        "88p666s",
+        "6s",
+        [("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")],
+        {"tsumo": True},
+        ["yakuhai_hatsu", "toitoi", "sankantsu"],
+        5,
+    ),
+    (
+        "三色",
+        "345m66p345s",
+        "3s",
+        [("chi", "345p"), ("chi", "678m")],
+        {},
+        ["tanyao", "sanshoku"],
+        2,
+    ),
     ("一通", "88m067p123456789s", "0p", [], {}, ["pinfu", "ittsu", "aka"], 4),
-    ("リャンペイコウ", "11667788m445660s", "0s", [], {"tsumo": True}, ["menzen_tsumo", "ryanpeikou", "aka"], 5),
-    ("混一", "33344566778s", "4s", [("pon", "777z")], {"tsumo": True}, ["yakuhai_chun", "honitsu"], 3),
+    (
+        "リャンペイコウ",
+        "11667788m445660s",
+        "0s",
+        [],
+        {"tsumo": True},
+        ["menzen_tsumo", "ryanpeikou", "aka"],
+        5,
+    ),
+    (
+        "混一",
+        "33344566778s",
+        "4s",
+        [("pon", "777z")],
+        {"tsumo": True},
+        ["yakuhai_chun", "honitsu"],
+        3,
+    ),
     ("純チャン", "11m123999p", "2p", [("chi", "789s"), ("chi", "123s")], {}, ["junchan"], 2),
     ("清一", "12345566799p", "6p", [("pon", "888p")], {}, ["chinitsu"], 5),
     ("七対子", "33556688m99p6699s", "6m", [], {}, ["chiitoitsu"], 2),
@@ -61,14 +158,47 @@ EXAMPLES = [
 YAKUMAN = [
     ("国士無双", "19m19p19s12234567z", "1m", [], {}, ["kokushi"]),
     ("四暗刻", "11666m055777p444s", "5p", [], {"tsumo": True}, ["suuankou"]),
-    ("大三元", "33m666777z", "6z", [("pon", "555z"), ("chi", "789p")], {"tsumo": True}, ["daisangen"]),
+    (
+        "大三元",
+        "33m666777z",
+        "6z",
+        [("pon", "555z"), ("chi", "789p")],
+        {"tsumo": True},
+        ["daisangen"],
+    ),
     ("緑一色", "22334466888s", "4s", [("pon", "666z")], {"tsumo": True}, ["ryuuiisou"]),
-    ("字一色", "11122244z", "1z", [("pon", "777z"), ("pon", "666z")], {"tsumo": True}, ["tsuuiisou"]),
-    ("大四喜", "11m111222z", "2z", [("pon", "444z"), ("pon", "333z")], {"tsumo": True}, ["daisuushii"]),
-    ("小四喜", "234m11122z", "4m", [("pon", "444z"), ("pon", "333z")], {"tsumo": True}, ["shousuushii"]),
-    ("四槓子", "66s", "6s",
-     [("ankan", "8888p"), ("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")], {"tsumo": True},
-     ["suukantsu"]),
+    (
+        "字一色",
+        "11122244z",
+        "1z",
+        [("pon", "777z"), ("pon", "666z")],
+        {"tsumo": True},
+        ["tsuuiisou"],
+    ),
+    (
+        "大四喜",
+        "11m111222z",
+        "2z",
+        [("pon", "444z"), ("pon", "333z")],
+        {"tsumo": True},
+        ["daisuushii"],
+    ),
+    (
+        "小四喜",
+        "234m11122z",
+        "4m",
+        [("pon", "444z"), ("pon", "333z")],
+        {"tsumo": True},
+        ["shousuushii"],
+    ),
+    (
+        "四槓子",
+        "66s",
+        "6s",
+        [("ankan", "8888p"), ("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")],
+        {"tsumo": True},
+        ["suukantsu"],
+    ),
     ("清老頭", "111m111p99p", "1p", [("pon", "999s"), ("pon", "111s")], {}, ["chinroutou"]),
     ("九蓮宝燈", "11122345678999m", "6m", [], {}, ["chuuren"]),
 ]
@@ -95,7 +225,9 @@ def test_netmahjong_yakuman_examples(case):
 def test_fu_example_82_rounds_to_90():
     """000 (4) 符計算 【例】: 20 + 0 (pair) + 4 (closed 666s) + 16 (open kan 9p) + 8 (open kan 4m)
     + 32 (closed kan 發) + 0 (shanpon) + 2 (tsumo) = 82, rounded up to 90."""
-    out = score("88p666s", "6s", [("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")], tsumo=True)
+    out = score(
+        "88p666s", "6s", [("minkan", "9999p"), ("minkan", "4444m"), ("ankan", "6666z")], tsumo=True
+    )
     assert out["fu"] == 90
     detail = dict(out["fu_detail"])
     assert sum(detail.values()) == 90
@@ -179,8 +311,13 @@ def test_single_yakuman_in_nekohouse():
 
 def test_yakuhai_double_wind_is_two_han():
     """000 (5) 翻牌: 「場風牌と自風牌が重なっている場合は、2翻となります」."""
-    line = {"hand": "234m456p67899s", "win": "8s", "melds": [{"type": "pon", "tiles": "111z"}],
-            "seat_wind": "E", "round_wind": "E"}
+    line = {
+        "hand": "234m456p67899s",
+        "win": "8s",
+        "melds": [{"type": "pon", "tiles": "111z"}],
+        "seat_wind": "E",
+        "round_wind": "E",
+    }
     out = score_hand(line, NET)
     assert sorted(names(out)) == ["yakuhai_round_wind", "yakuhai_seat_wind"] and out["han"] == 2
 
@@ -188,7 +325,11 @@ def test_yakuhai_double_wind_is_two_han():
 def test_dora_needs_a_yaku():
     """000 (6) ドラ: 「これらは、あがるための条件を満たすものではありません」."""
     out = score("123m456p789s234s11z", "2s", dora="1s")
-    assert out["ok"] is False and out["error"]["code"] == "no_yaku" and "dora" in out["error"]["message"]
+    assert (
+        out["ok"] is False
+        and out["error"]["code"] == "no_yaku"
+        and "dora" in out["error"]["message"]
+    )
 
 
 def test_kan_dora_and_ura_count_each_tile_of_a_kan():
