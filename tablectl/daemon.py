@@ -356,14 +356,13 @@ class TableManager(threading.Thread):
             self.journal.finish(cmd["id"], "done", result)
         else:
             extra = _seats_text(getattr(reply, "seat_mask", 0))
-            code, text = result_error(reply.result, extra)
-            self.journal.finish(cmd["id"], "failed", result, code, text)
-            self.journal.add_event(self.tid, "command_failed", code, text,
-                                   {"command_id": cmd["id"]})
+            self._finish_error(cmd, *result_error(reply.result, extra), result)
         if msg.CHANGES_STATE or not reply.ok:
             self.state_dirty = True
 
     def _finish_error(self, cmd: dict, code: str, text: str, result: Any = None) -> None:
+        self.tlog.warning("#%s %s failed: %s: %s\nlast frames:\n%s", cmd["id"], cmd["command"],
+                          code, text, "\n".join(self.link.dump()))
         self.journal.finish(cmd["id"], "failed", result, code, text)
         self.journal.add_event(self.tid, "command_failed", code, text, {"command_id": cmd["id"]})
 
