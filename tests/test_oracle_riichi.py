@@ -214,6 +214,15 @@ def _flags(rng, line, closed, tsumo, has_kan):
         line["houtei"] = True
     elif not tsumo and r < 0.1:
         line["chankan"] = True
+    elif (
+        tsumo
+        and not line["melds"]
+        and not line.get("riichi")
+        and not line.get("double_riichi")
+        and r < 0.2
+    ):
+        # first draw, no calls: tenhou for the dealer, chiihou for the others
+        line["tenhou" if line["seat_wind"] == "E" else "chiihou"] = True
 
 
 # --------------------------------------------------------------------------- library side
@@ -269,6 +278,8 @@ def oracle(line, sanma=False):
         is_haitei=inp.haitei,
         is_houtei=inp.houtei,
         is_daburu_riichi=inp.double_riichi,
+        is_tenhou=inp.tenhou,
+        is_chiihou=inp.chiihou,
         player_wind=inp.seat_wind,
         round_wind=inp.round_wind,
         options=opts,
@@ -361,10 +372,14 @@ def test_generator_covers_every_shape():
                 "chankan",
                 "haitei",
                 "houtei",
+                "tenhou",
+                "chiihou",
             )
             if line.get(k)
         )
     for want in (
+        "tenhou",
+        "chiihou",
         "chiitoitsu",
         "kokushi",
         "aka",
