@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 from . import decompose as dec
 from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
-from .rules import Rules, load_rules
+from .rules import PRESET_IDS, Rules, load_rules
 from .tiles import (
     HATSU,
     NORTH,
@@ -774,15 +774,29 @@ def _line_rules(line, rules):
             raise InvalidInput(
                 "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches"
             )
-        return load_rules(spec)
+        return _rules(spec)
     return rules
+
+
+_PRESETS: dict[str, Rules] = {}
+
+
+def _rules(spec) -> Rules:
+    """load_rules, keeping shipped presets once loaded (they are package data and never
+    change while running; a club's TOML file is read each time, as it may be edited)."""
+    if isinstance(spec, str) and spec in PRESET_IDS:
+        hit = _PRESETS.get(spec)
+        if hit is None:
+            hit = _PRESETS[spec] = load_rules(spec)
+        return hit
+    return load_rules(spec)
 
 
 def score_hand(line: dict, rules) -> dict:
     """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
     line_id = line.get("id") if isinstance(line, dict) else None
     try:
-        rules = _line_rules(line, load_rules(rules))
+        rules = _line_rules(line, _rules(rules))
         if rules.table.family == "mcr":
             from . import mcr  # MCR engineer's package, loaded only when needed
 
@@ -811,7 +825,7 @@ def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
 
 def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
     """One output JSON line per input line, in order; a bad line becomes an ``ok: false`` line."""
-    rules = load_rules(default_rules)
+    rules = _rules(default_rules)
     for raw in lines:
         try:
             line = json.loads(raw)
