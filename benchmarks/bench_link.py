@@ -57,8 +57,10 @@ def round_trip(n: int) -> dict:
             sim.stop()
 
 
-def back_in_service(rounds: int) -> list[float]:
-    """Unplug the table, queue a command, plug it back: seconds until that command is done."""
+def back_in_service(rounds: int, how: str, outage: float) -> list[float]:
+    """Unplug the table (``hangup``: the device node goes away, as a pulled USB adapter;
+    ``silent``: the line goes dead), queue a command, plug it back: seconds until
+    that command is done."""
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         sim = Simulator(time_scale=0.001, name="bench").start()
@@ -76,9 +78,11 @@ def back_in_service(rounds: int) -> list[float]:
         try:
             _until(lambda: store.get_table(cfg.db, "t1")["connected"] == 1, 10)
             for _ in range(rounds):
-                sim.unplug()
+                sim.unplug(how)
+                # a dead line is noticed by the next exchange (idle STATUS poll or a command)
+                store.request_command(cfg.db, "t1", "status")
                 _until(lambda: store.get_table(cfg.db, "t1")["connected"] == 0, 10)
-                time.sleep(2.0)   # long enough for the backoff to have grown
+                time.sleep(outage)   # long enough for the backoff to reach its cap
                 cid = store.request_command(cfg.db, "t1", "status")
                 t0 = time.time()
                 sim.plug()
@@ -103,7 +107,8 @@ def _until(pred, timeout):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=500, help="round trips per command")
-    ap.add_argument("--rounds", type=int, default=5, help="unplug/replug rounds")
+    ap.add_argument("--rounds", type=int, default=3, help="unplug/replug rounds")
+    ap.add_argument("--outage", type=float, default=6.0, help="seconds each unplug lasts")
     args = ap.parse_args(argv)
     ok = True
     print(f"round trip over a pty at {BAUD} baud ({args.n} each):")
@@ -116,12 +121,13 @@ def main(argv=None) -> int:
               f"{r['median_ms']:.2f} ms  p95 {r['p95_ms']:.2f} ms  ratio {ratio:.2f}x  "
               f"(real line ~{r['median_ms'] + r['wire_ms']:.2f} ms)  "
               f"target <= {r['target_ms']:.2f} ms  {'OK' if hit else 'MISSED'}")
-    times = back_in_service(args.rounds)
-    worst = max(times)
-    ok &= worst <= 1.0
-    print(f"back in service after replug ({args.rounds} rounds): median "
-          f"{statistics.median(times) * 1e3:.0f} ms, worst {worst * 1e3:.0f} ms  "
-          f"target <= 1000 ms  {'OK' if worst <= 1.0 else 'MISSED'}")
+    for how in ("hangup", "silent"):
+        times = back_in_service(args.rounds, how, args.outage)
+        worst = max(times)
+        ok &= worst <= 1.0
+        print(f"back in service after a {args.outage:g} s {how} unplug ({args.rounds} rounds): median "
+              f"{statistics.median(times) * 1e3:.0f} ms, worst {worst * 1e3:.0f} ms  "
+              f"target <= 1000 ms  {'OK' if worst <= 1.0 else 'MISSED'}")
     return 0 if ok else 1
 
 

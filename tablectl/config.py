@@ -10,7 +10,8 @@
     retries = 3           # retransmissions before a command times out
     reply_timeout = 150   # seconds to wait for a long command (a cycle) to finish
     backoff_min = 0.05    # first reconnect delay; doubles up to backoff_max, jittered
-    backoff_max = 5.0
+    backoff_max = 0.5     # low on purpose: a table must be back in service within 1 s
+                          # of its line returning (each HELLO try already costs 1 s)
     history = 64          # frames kept (both directions) to dump on a failure
     in_doubt_timeout = 30  # s a command on the wire waits for its lost table, then timed_out
 
@@ -45,7 +46,7 @@ class LinkSettings:
     retries: int = 3
     reply_timeout: float = 150.0
     backoff_min: float = 0.05
-    backoff_max: float = 5.0
+    backoff_max: float = 0.5
     history: int = 64
     in_doubt_timeout: float = 30.0
 
