@@ -139,22 +139,77 @@ def readings(counts: list[int], fixed: tuple[Set, ...]) -> list[Reading]:
     return out
 
 
+def _can_split(counts: list[int], need: int, pair: bool, i: int) -> bool:
+    """True if ``counts`` is ``need`` sets plus (unless ``pair``) one pair; no sets are built."""
+    while i < 34 and counts[i] == 0:
+        i += 1
+    if i == 34:
+        return need == 0 and pair
+    ok = False
+    if counts[i] >= 3 and need:
+        counts[i] -= 3
+        ok = _can_split(counts, need - 1, pair, i)
+        counts[i] += 3
+    if not ok and need and i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        for k in (i, i + 1, i + 2):
+            counts[k] -= 1
+        ok = _can_split(counts, need - 1, pair, i)
+        for k in (i, i + 1, i + 2):
+            counts[k] += 1
+    if not ok and not pair and counts[i] >= 2:
+        counts[i] -= 2
+        ok = _can_split(counts, need, True, i)
+        counts[i] += 2
+    return ok
+
+
 def is_complete(counts: list[int], n_fixed: int) -> bool:
-    """True if ``counts`` plus ``n_fixed`` called sets is a winning shape."""
-    fixed = tuple(Set(PUNG, 0, True) for _ in range(n_fixed))  # placeholders: only the count matters
-    return bool(readings(counts, fixed))
+    """True if ``counts`` plus ``n_fixed`` called sets is a winning shape (fast: builds no reading)."""
+    if n_fixed == 0 and (is_seven_pairs(counts) or is_thirteen_orphans(counts) or is_honors_knitted(counts)):
+        return True
+    if _can_split(counts, 4 - n_fixed, False, 0):
+        return True
+    if n_fixed <= 1:
+        for ks in KNITTED_STRAIGHTS:
+            if all(counts[k] for k in ks):
+                for k in ks:
+                    counts[k] -= 1
+                ok = _can_split(counts, 1 - n_fixed, False, 0)
+                for k in ks:
+                    counts[k] += 1
+                if ok:
+                    return True
+    return False
 
 
-def waiting_tiles(counts13: list[int], n_fixed: int) -> list[int]:
-    """The kinds that complete a 13-tile hand, by shape alone.
+def _candidates(counts13: list[int]) -> list[int]:
+    """Kinds that could complete the hand: neighbours of its tiles, or any kind for the
+    shapes of single tiles (knitted, thirteen orphans) when the hand has that many kinds."""
+    present = [k for k in range(34) if counts13[k]]
+    if len(present) >= 8:
+        return list(range(34))
+    out = set()
+    for k in present:
+        if k >= 27:
+            out.add(k)
+        else:
+            base = k - k % 9
+            out.update(x for x in range(k - 2, k + 3) if base <= x < base + 9)
+    return sorted(out)
+
+
+def waiting_tiles(counts13: list[int], n_fixed: int, limit: int = 34) -> list[int]:
+    """The kinds that complete a 13-tile hand, by shape alone (at most ``limit`` of them).
 
     A wait is judged by the shape of the hand (004:253-261 多面待ち), so a
     tile is counted even when every copy of it is already out of play.
     """
     out = []
-    for k in range(34):
+    for k in _candidates(counts13):
         counts13[k] += 1
         if is_complete(counts13, n_fixed):
             out.append(k)
         counts13[k] -= 1
+        if len(out) >= limit:
+            break
     return out

@@ -611,7 +611,7 @@ def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter] | None:
         return None
     counts13 = list(w.concealed)
     counts13[w.win] -= 1
-    unique = len(waiting_tiles(counts13, len(w.fixed))) == 1
+    unique = len(waiting_tiles(counts13, len(w.fixed), limit=2)) == 1
     best = None
     for r in rs:
         fans = reading_fans(r, w, opts, unique)
