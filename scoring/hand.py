@@ -823,6 +823,19 @@ def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
     return inp, res, _result_line(line.get("id"), inp, res, rules)
 
 
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _line_text(out: dict) -> str:
+    """One JSON line. Japanese stays readable, but the characters some readers take for a
+    line break (NEL, LS, PS; control characters json escapes already) are written escaped,
+    so one result is always exactly one line for any reader."""
+    text = json.dumps(out, ensure_ascii=False)
+    if text.isascii():
+        return text
+    return text.translate(_LINE_BREAKS)
+
+
 def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
     """One output JSON line per input line, in order; a bad line becomes an ``ok: false`` line."""
     rules = _rules(default_rules)
@@ -830,12 +843,9 @@ def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
         try:
             line = json.loads(raw)
         except (ValueError, RecursionError) as e:
-            yield json.dumps(
-                error_line(None, "invalid_input", f"the line is not valid JSON: {e}"),
-                ensure_ascii=False,
-            )
+            yield _line_text(error_line(None, "invalid_input", f"the line is not valid JSON: {e}"))
             continue
-        yield json.dumps(_safe(line, rules), ensure_ascii=False)
+        yield _line_text(_safe(line, rules))
 
 
 def _safe(line, rules) -> dict:
