@@ -1,4 +1,4 @@
-"""MCR scoring speed: ``python -m scoring batch --rules mcr`` against PyMahjongGB, same hands, one run.
+"""MCR scoring speed: ``python -m scoring batch --rules mcr`` against PyMahjongGB, same hands.
 
     python benchmarks/bench_mcr.py [--hands 20000] [--seed 1]
 
@@ -42,8 +42,14 @@ from scoring.rules import load_rules  # noqa: E402
 def _time_cli(path: Path) -> float:
     with open(path, "rb") as src, tempfile.TemporaryFile() as dst:
         t = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "scoring", "batch", "--rules", "mcr"],
-                              stdin=src, stdout=dst, stderr=subprocess.PIPE, cwd=ROOT, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "scoring", "batch", "--rules", "mcr"],
+            stdin=src,
+            stdout=dst,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            check=False,
+        )
         elapsed = time.perf_counter() - t
         if proc.returncode != 0:
             raise SystemExit(f"python -m scoring batch failed: {proc.stderr.decode()[:500]}")
@@ -78,20 +84,29 @@ def measure(n: int = 20_000, seed: int = 1) -> dict:
     inproc = _time_inprocess(texts)
     oracle = _time_oracle(texts)
     return {
-        "hands": n, "cpus": os.cpu_count(),
-        "ours_cli_rate": n / cli, "ours_inprocess_rate": n / inproc, "pymahjonggb_rate": n / oracle,
-        "ratio_cli": (n / cli) / (n / oracle), "ratio_inprocess": (n / inproc) / (n / oracle),
+        "hands": n,
+        "cpus": os.cpu_count(),
+        "ours_cli_rate": n / cli,
+        "ours_inprocess_rate": n / inproc,
+        "pymahjonggb_rate": n / oracle,
+        "ratio_cli": (n / cli) / (n / oracle),
+        "ratio_inprocess": (n / inproc) / (n / oracle),
     }
 
 
 def report(fig: dict) -> str:
-    return "\n".join([
-        f"MCR: {fig['hands']} hands, {fig['cpus']} CPUs",
-        f"  ours, python -m scoring batch --rules mcr : {fig['ours_cli_rate']:10.0f} hands/s",
-        f"  ours, scoring.mcr.score_hand in-process   : {fig['ours_inprocess_rate']:10.0f} hands/s",
-        f"  PyMahjongGB 1.4.0 (C++), in-process        : {fig['pymahjonggb_rate']:10.0f} hands/s",
-        f"  ratio ours/PyMahjongGB: CLI {fig['ratio_cli']:.3f}, in-process {fig['ratio_inprocess']:.3f}",
-    ])
+    return "\n".join(
+        [
+            f"MCR: {fig['hands']} hands, {fig['cpus']} CPUs",
+            f"  ours, python -m scoring batch --rules mcr : {fig['ours_cli_rate']:10.0f} hands/s",
+            f"  ours, scoring.mcr.score_hand in-process   : "
+            f"{fig['ours_inprocess_rate']:10.0f} hands/s",
+            f"  PyMahjongGB 1.4.0 (C++), in-process        : "
+            f"{fig['pymahjonggb_rate']:10.0f} hands/s",
+            f"  ratio ours/PyMahjongGB: CLI {fig['ratio_cli']:.3f}, "
+            f"in-process {fig['ratio_inprocess']:.3f}",
+        ]
+    )
 
 
 def main() -> int:

@@ -149,8 +149,11 @@ def knitted_hand(rng: random.Random) -> dict:
     if rng.random() < 0.45:  # 全不靠 / 七星不靠
         n_suited = rng.choice((7, 8, 9))
         suited = rng.sample(ks, n_suited)
-        honors = list(range(27, 34)) if n_suited == 7 and rng.random() < 0.5 else \
-            rng.sample(range(27, 34), 14 - n_suited)
+        honors = (
+            list(range(27, 34))
+            if n_suited == 7 and rng.random() < 0.5
+            else rng.sample(range(27, 34), 14 - n_suited)
+        )
         return _finish(rng, suited + honors[: 14 - n_suited], [], None)
     used = [0] * 34
     for k in ks:
@@ -189,16 +192,28 @@ def _finish(rng: random.Random, concealed: list[int], melds: list[dict], used) -
     in_hand = concealed.count(win)
     in_melds = sum(1 for m in melds for k in meld_kinds(m) if k == win)
     has_kong = any(m["type"] in ("minkan", "kakan", "ankan") for m in melds)
-    line = {"hand": tiles_str(concealed), "melds": melds, "win": tile_str(win), "tsumo": tsumo,
-            "seat_wind": rng.choice(WINDS), "round_wind": rng.choice(WINDS),
-            "flowers": rng.choice((0, 0, 0, 1, 2, 3, 8))}
+    line = {
+        "hand": tiles_str(concealed),
+        "melds": melds,
+        "win": tile_str(win),
+        "tsumo": tsumo,
+        "seat_wind": rng.choice(WINDS),
+        "round_wind": rng.choice(WINDS),
+        "flowers": rng.choice((0, 0, 0, 1, 2, 3, 8)),
+    }
     if in_hand == 1 and in_melds == 0 and rng.random() < 0.15:
         line["last_tile"] = True
     if rng.random() < 0.08:
         line["wall_last"] = True
     if tsumo and has_kong and rng.random() < 0.25:
         line["kong_replacement"] = True
-    if not tsumo and in_hand == 1 and in_melds == 0 and not line.get("wall_last") and rng.random() < 0.1:
+    if (
+        not tsumo
+        and in_hand == 1
+        and in_melds == 0
+        and not line.get("wall_last")
+        and rng.random() < 0.1
+    ):
         line["robbing_kong"] = True
     return line
 
@@ -208,14 +223,28 @@ def _template_sets(rng: random.Random):
     s1, s2, s3 = rng.sample(range(3), 3)
     pick = rng.randrange(5)
     if pick == 0:  # big four winds
-        return [("pung", k) for k in range(27, 31)], rng.choice([x for x in range(34) if not 27 <= x < 31])
+        return [("pung", k) for k in range(27, 31)], rng.choice(
+            [x for x in range(34) if not 27 <= x < 31]
+        )
     if pick == 1:  # three-suited terminal chows
-        return [("chow", s1 * 9), ("chow", s1 * 9 + 6), ("chow", s2 * 9), ("chow", s2 * 9 + 6)], s3 * 9 + 4
+        return [
+            ("chow", s1 * 9),
+            ("chow", s1 * 9 + 6),
+            ("chow", s2 * 9),
+            ("chow", s2 * 9 + 6),
+        ], s3 * 9 + 4
     if pick == 2:  # pure terminal chows
-        return [("chow", s1 * 9), ("chow", s1 * 9), ("chow", s1 * 9 + 6), ("chow", s1 * 9 + 6)], s1 * 9 + 4
+        return [
+            ("chow", s1 * 9),
+            ("chow", s1 * 9),
+            ("chow", s1 * 9 + 6),
+            ("chow", s1 * 9 + 6),
+        ], s1 * 9 + 4
     if pick == 3:  # all green / all even pungs
         if rng.random() < 0.5:
-            return [("pung", k) for k in rng.sample([19, 20, 21, 23, 25, 32], 4)], rng.choice([19, 21, 23, 25])
+            return [("pung", k) for k in rng.sample([19, 20, 21, 23, 25, 32], 4)], rng.choice(
+                [19, 21, 23, 25]
+            )
         evens = [s * 9 + r for s in range(3) for r in (1, 3, 5, 7)]
         return [("pung", k) for k in rng.sample(evens, 4)], rng.choice(evens)
     return None, None
@@ -231,7 +260,7 @@ def template_hand(rng: random.Random) -> dict | None:
         return standard_hand(rng)
     used = [0] * 34
     for typ, k in sets:
-        for x in ([k, k + 1, k + 2] if typ == "chow" else [k] * 3):
+        for x in [k, k + 1, k + 2] if typ == "chow" else [k] * 3:
             used[x] += 1
     used[pair] += 2
     if any(n > 4 for n in used):
@@ -248,7 +277,13 @@ def template_hand(rng: random.Random) -> dict | None:
     return _finish(rng, concealed, melds, used)
 
 
-SHAPES = ((template_hand, 0.04), (standard_hand, 0.74), (seven_pairs_hand, 0.09), (thirteen_orphans_hand, 0.03), (knitted_hand, 0.10))
+SHAPES = (
+    (template_hand, 0.04),
+    (standard_hand, 0.74),
+    (seven_pairs_hand, 0.09),
+    (thirteen_orphans_hand, 0.03),
+    (knitted_hand, 0.10),
+)
 
 
 def random_hands(seed: int, n: int) -> list[dict]:
@@ -304,12 +339,18 @@ def oracle_call(line: dict, *, verbose: bool = True):
     win = gb_tile(line["win"])
     hand.remove(win)
     return MahjongFanCalculator(
-        pack=tuple(packs), hand=tuple(hand), winTile=win, flowerCount=line.get("flowers", 0),
-        isSelfDrawn=line.get("tsumo", False), is4thTile=line.get("last_tile", False),
+        pack=tuple(packs),
+        hand=tuple(hand),
+        winTile=win,
+        flowerCount=line.get("flowers", 0),
+        isSelfDrawn=line.get("tsumo", False),
+        is4thTile=line.get("last_tile", False),
         isAboutKong=line.get("kong_replacement", False) or line.get("robbing_kong", False),
         isWallLast=line.get("wall_last", False),
-        seatWind=WINDS.index(line.get("seat_wind", "E")), prevalentWind=WINDS.index(line.get("round_wind", "E")),
-        verbose=verbose)
+        seatWind=WINDS.index(line.get("seat_wind", "E")),
+        prevalentWind=WINDS.index(line.get("round_wind", "E")),
+        verbose=verbose,
+    )
 
 
 def oracle_fans(line: dict) -> dict[str, int]:

@@ -24,7 +24,12 @@ def test_success_line_follows_the_contract():
     out = score_hand({**STRAIGHT, "flowers": 2}, MCR)
     assert out["id"] == 7 and out["ok"] is True
     assert out["fan"] == 21 and out["flowers"] == 2 and out["total"] == 23
-    assert [f["name"] for f in out["fans"]] == ["pure_straight", "concealed_hand", "all_chows", "single_wait"]
+    assert [f["name"] for f in out["fans"]] == [
+        "pure_straight",
+        "concealed_hand",
+        "all_chows",
+        "single_wait",
+    ]
     assert sum(f["points"] for f in out["fans"]) == out["fan"]
     # ron: discarder 8 + total, the other two 8 each (004:276)
     assert out["pay"] == {"ron": 31, "others": 8} and out["value"] == 31 + 16
@@ -47,30 +52,41 @@ def test_not_a_winning_hand():
     assert out["ok"] is False and out["error"]["code"] == "not_agari"
 
 
-@pytest.mark.parametrize("line, code, words", [
-    ({"hand": "123456789m234p5x", "win": "5s"}, "invalid_tiles", "unexpected character"),
-    ({"hand": "123456789m234p55s"}, "invalid_input", "'win' field is missing"),
-    ({"hand": "123456789m234p55s", "win": "9z"}, "invalid_tiles", "honour 9z"),
-    ({"hand": "123456789m234p55s", "win": "6s"}, "invalid_tiles", "must also be written in 'hand'"),
-    ({"hand": "123456789m234p5s", "win": "5s"}, "invalid_tiles", "needs 14"),
-    ({"hand": "11111m23456789p55s", "win": "5s"}, "invalid_tiles", "only 4 of each"),
-    ({"hand": "123406789m234p55s", "win": "5s"}, "invalid_tiles", "red five"),
-    ({**STRAIGHT, "flowers": 9}, "invalid_input", "only 8 flower"),
-    ({**STRAIGHT, "flowers": "2"}, "invalid_input", "whole number"),
-    ({**STRAIGHT, "tsumo": "yes"}, "invalid_input", "true or false"),
-    ({**STRAIGHT, "riichi": True}, "invalid_input", "no meaning under MCR"),
-    ({**STRAIGHT, "rinshan": True}, "invalid_input", "kong_replacement"),
-    ({**STRAIGHT, "seat_wind": "X"}, "invalid_input", "E, S, W, N"),
-    ({**STRAIGHT, "colour": 1}, "invalid_input", "unknown field"),
-    ({**STRAIGHT, "kong_replacement": True, "tsumo": True}, "invalid_input", "needs a kong"),
-    ({**STRAIGHT, "kong_replacement": True}, "invalid_input", "self-drawn"),
-    ({**STRAIGHT, "robbing_kong": True, "tsumo": True}, "invalid_input", "tsumo to false"),
-    ({**STRAIGHT, "robbing_kong": True, "wall_last": True, "win": "2p"}, "invalid_input", "004:185"),
-    ({**STRAIGHT, "last_tile": True}, "invalid_input", "holds another copy"),
-    ({**STRAIGHT, "melds": "pon"}, "invalid_input", "list"),
-    ({**STRAIGHT, "melds": [{"type": "pon", "tiles": "556z"}]}, "invalid_tiles", "identical"),
-    ("not a dict", "invalid_input", "JSON object"),
-])
+@pytest.mark.parametrize(
+    "line, code, words",
+    [
+        ({"hand": "123456789m234p5x", "win": "5s"}, "invalid_tiles", "unexpected character"),
+        ({"hand": "123456789m234p55s"}, "invalid_input", "'win' field is missing"),
+        ({"hand": "123456789m234p55s", "win": "9z"}, "invalid_tiles", "honour 9z"),
+        (
+            {"hand": "123456789m234p55s", "win": "6s"},
+            "invalid_tiles",
+            "must also be written in 'hand'",
+        ),
+        ({"hand": "123456789m234p5s", "win": "5s"}, "invalid_tiles", "needs 14"),
+        ({"hand": "11111m23456789p55s", "win": "5s"}, "invalid_tiles", "only 4 of each"),
+        ({"hand": "123406789m234p55s", "win": "5s"}, "invalid_tiles", "red five"),
+        ({**STRAIGHT, "flowers": 9}, "invalid_input", "only 8 flower"),
+        ({**STRAIGHT, "flowers": "2"}, "invalid_input", "whole number"),
+        ({**STRAIGHT, "tsumo": "yes"}, "invalid_input", "true or false"),
+        ({**STRAIGHT, "riichi": True}, "invalid_input", "no meaning under MCR"),
+        ({**STRAIGHT, "rinshan": True}, "invalid_input", "kong_replacement"),
+        ({**STRAIGHT, "seat_wind": "X"}, "invalid_input", "E, S, W, N"),
+        ({**STRAIGHT, "colour": 1}, "invalid_input", "unknown field"),
+        ({**STRAIGHT, "kong_replacement": True, "tsumo": True}, "invalid_input", "needs a kong"),
+        ({**STRAIGHT, "kong_replacement": True}, "invalid_input", "self-drawn"),
+        ({**STRAIGHT, "robbing_kong": True, "tsumo": True}, "invalid_input", "tsumo to false"),
+        (
+            {**STRAIGHT, "robbing_kong": True, "wall_last": True, "win": "2p"},
+            "invalid_input",
+            "004:185",
+        ),
+        ({**STRAIGHT, "last_tile": True}, "invalid_input", "holds another copy"),
+        ({**STRAIGHT, "melds": "pon"}, "invalid_input", "list"),
+        ({**STRAIGHT, "melds": [{"type": "pon", "tiles": "556z"}]}, "invalid_tiles", "identical"),
+        ("not a dict", "invalid_input", "JSON object"),
+    ],
+)
 def test_bad_input_is_an_error_result(line, code, words):
     out = score_hand(line, MCR)
     assert out["ok"] is False
@@ -87,27 +103,35 @@ def test_flowers_may_be_written_as_tiles():
 
 def test_last_tile_is_set_when_the_other_three_are_in_own_meld():
     # 777s called as a pon, the fourth 7s completes 789s: 和絶張 by the tiles alone (004:216)
-    out = score_hand({"hand": "123m456p789s11z", "win": "7s", "melds": [{"type": "pon", "tiles": "777s"}]}, MCR)
+    out = score_hand(
+        {"hand": "123m456p789s11z", "win": "7s", "melds": [{"type": "pon", "tiles": "777s"}]}, MCR
+    )
     assert "last_tile" in {f["name"] for f in out["fans"]}
 
 
-@pytest.mark.parametrize("total, winner, discarder, expected", [
-    (8, 0, None, [48, -16, -16, -16]),
-    (8, 2, 1, [-8, -16, 32, -8]),
-    (25, 3, 0, [-33, -8, -8, 49]),
-    (0, 1, None, [-8, 24, -8, -8]),
-])
+@pytest.mark.parametrize(
+    "total, winner, discarder, expected",
+    [
+        (8, 0, None, [48, -16, -16, -16]),
+        (8, 2, 1, [-8, -16, 32, -8]),
+        (25, 3, 0, [-33, -8, -8, 49]),
+        (0, 1, None, [-8, 24, -8, -8]),
+    ],
+)
 def test_payments(total, winner, discarder, expected):
     deltas = payments(total, winner, discarder)
     assert deltas == expected and sum(deltas) == 0
 
 
-@pytest.mark.parametrize("args, words", [
-    ((8, 4, None), "winner seat"),
-    ((8, 0, 0), "another player's seat"),
-    ((-1, 0, None), "whole number"),
-    ((True, 0, None), "whole number"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ((8, 4, None), "winner seat"),
+        ((8, 0, 0), "another player's seat"),
+        ((-1, 0, None), "whole number"),
+        ((True, 0, None), "whole number"),
+    ],
+)
 def test_payments_refuse_bad_seats(args, words):
     with pytest.raises(InvalidInput, match=words):
         payments(*args)
@@ -120,14 +144,21 @@ def test_batch_cli_through_mcr():
         {"id": 9, "hand": "oops", "win": "5s"},
         {"id": 10, "hand": "111222333444z55m", "win": "5m", "tsumo": True},
     ]
-    proc = subprocess.run([sys.executable, "-m", "scoring", "batch", "--rules", "mcr"],
-                          input="\n".join(json.dumps(x) for x in lines) + "\n",
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scoring", "batch", "--rules", "mcr"],
+        input="\n".join(json.dumps(x) for x in lines) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     outs = [json.loads(x) for x in proc.stdout.splitlines()]
     assert [o["id"] for o in outs] == [7, 8, 9, 10]
     assert outs[0]["ok"] and outs[0]["total"] == 22
     assert outs[1]["error"]["code"] == "below_minimum"
     assert outs[2]["error"]["code"] == "invalid_tiles"
-    assert outs[3]["fans"][0]["name"] == "big_four_winds" and outs[3]["fans"][0]["name_ja"] == "スーフォンフィ"
+    assert (
+        outs[3]["fans"][0]["name"] == "big_four_winds"
+        and outs[3]["fans"][0]["name_ja"] == "スーフォンフィ"
+    )
     assert "Traceback" not in proc.stderr

@@ -50,7 +50,7 @@ class Reading:
 
 # The six knitted straights: suits (m, p, s) take 147, 258, 369 in some order.
 KNITTED_STRAIGHTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted(s * 9 + start + 3 * j for s, start in zip(range(3), order) for j in range(3)))
+    tuple(sorted(s * 9 + order[s] + 3 * j for s in range(3) for j in range(3)))
     for order in permutations((0, 1, 2))
 )
 
@@ -95,13 +95,15 @@ def is_seven_pairs(counts: list[int]) -> bool:
 
 
 def is_thirteen_orphans(counts: list[int]) -> bool:
-    return (sum(counts) == 14
-            and all(counts[k] >= 1 for k in TERMINALS_AND_HONORS)
-            and sum(counts[k] for k in TERMINALS_AND_HONORS) == 14)
+    return (
+        sum(counts) == 14
+        and all(counts[k] >= 1 for k in TERMINALS_AND_HONORS)
+        and sum(counts[k] for k in TERMINALS_AND_HONORS) == 14
+    )
 
 
 def is_honors_knitted(counts: list[int]) -> bool:
-    """全不靠 / 七星不靠: fourteen different tiles, the suited ones all from one knitted straight."""
+    """全不靠 / 七星不靠: fourteen different tiles, the suited ones from one knitted straight."""
     if sum(counts) != 14 or any(n > 1 for n in counts):
         return False
     suited = {k for k in range(27) if counts[k]}
@@ -124,7 +126,7 @@ def knitted_readings(counts: list[int], fixed: tuple[Set, ...]) -> list[Reading]
 
 
 def readings(counts: list[int], fixed: tuple[Set, ...]) -> list[Reading]:
-    """Every reading of concealed ``counts`` (winning tile included) with the called sets ``fixed``."""
+    """Every reading of concealed ``counts`` (winning tile included) with called sets ``fixed``."""
     counts = list(counts)
     out = knitted_readings(counts, fixed)
     if not fixed:
@@ -164,8 +166,10 @@ def _can_split(counts: list[int], need: int, pair: bool, i: int) -> bool:
 
 
 def is_complete(counts: list[int], n_fixed: int) -> bool:
-    """True if ``counts`` plus ``n_fixed`` called sets is a winning shape (fast: builds no reading)."""
-    if n_fixed == 0 and (is_seven_pairs(counts) or is_thirteen_orphans(counts) or is_honors_knitted(counts)):
+    """True if ``counts`` plus ``n_fixed`` called sets is a winning shape (builds no reading)."""
+    if n_fixed == 0 and (
+        is_seven_pairs(counts) or is_thirteen_orphans(counts) or is_honors_knitted(counts)
+    ):
         return True
     if _can_split(counts, 4 - n_fixed, False, 0):
         return True

@@ -267,7 +267,7 @@ def pung_fans(pungs: list[int]) -> list[str]:
 
 # ---------------------------------------------------------------- whole-hand traits
 def suit_fans(counts: list[int]) -> list[str]:
-    suits = [any(counts[s * 9:(s + 1) * 9]) for s in range(3)]
+    suits = [any(counts[s * 9 : (s + 1) * 9]) for s in range(3)]
     honors = any(counts[27:])
     out = [] if honors else ["no_honors"]
     missing = suits.count(False)
@@ -346,15 +346,21 @@ def kong_fans(sets: list[Set], opts: Options) -> list[str]:
     elif kongs == 2:
         out += {0: ["two_melded_kongs"], 2: ["two_concealed_kongs"]}.get(
             concealed_k,
-            ["concealed_kong_and_melded_kong"] if opts.mixed_kongs == "single_fan"
-            else ["two_melded_kongs", "concealed_kong"])
+            ["concealed_kong_and_melded_kong"]
+            if opts.mixed_kongs == "single_fan"
+            else ["two_melded_kongs", "concealed_kong"],
+        )
     elif kongs == 3:
         out.append("three_kongs")
     elif kongs == 4:
         out.append("four_kongs")
     hidden = concealed_k + concealed_p
     if hidden >= 2:
-        out.append({2: "two_concealed_pungs", 3: "three_concealed_pungs", 4: "four_concealed_pungs"}[hidden])
+        out.append(
+            {2: "two_concealed_pungs", 3: "three_concealed_pungs", 4: "four_concealed_pungs"}[
+                hidden
+            ]
+        )
     pungs = [s for s in sets if s.type != CHOW]
     if len(pungs) == 4:
         out.append("all_pungs")
@@ -420,7 +426,7 @@ def wait_fan(r: Reading, sets: list[Set], w: Win, unique: bool) -> list[str]:
     if not unique:
         return []
     found = set()
-    for s in sets[len(w.fixed):]:
+    for s in sets[len(w.fixed) :]:
         if s.type == CHOW and w.win in s.kinds:
             pos = w.win - s.tile
             if pos == 1:
@@ -442,7 +448,7 @@ def is_nine_gates(w: Win) -> bool:
     c[w.win] -= 1
     for s in range(3):
         base = s * 9
-        if c[base:base + 9] == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
+        if c[base : base + 9] == [3, 1, 1, 1, 1, 1, 1, 1, 3]:
             return True
     return False
 
@@ -501,7 +507,11 @@ def special_fans(r: Reading, w: Win, opts: Options) -> Counter:
     if r.shape == "seven_pairs":
         if _is_shifted_pairs(counts):
             fans["seven_shifted_pairs"] += 1
-            fans.update(f for f in tile_fans(counts) if f in ("all_simples", "reversible_tiles", "all_green"))
+            fans.update(
+                f
+                for f in tile_fans(counts)
+                if f in ("all_simples", "reversible_tiles", "all_green")
+            )
         else:
             fans["seven_pairs"] += 1
             fans.update(suit_fans(counts) + tile_fans(counts) + rank_fans(counts))
@@ -524,13 +534,18 @@ def special_fans(r: Reading, w: Win, opts: Options) -> Counter:
 
 def _is_shifted_pairs(counts: list[int]) -> bool:
     ks = [k for k in range(34) if counts[k]]
-    return (len(ks) == 7 and ks[-1] < 27 and _suit(ks[0]) == _suit(ks[-1])
-            and ks[-1] - ks[0] == 6)
+    return len(ks) == 7 and ks[-1] < 27 and _suit(ks[0]) == _suit(ks[-1]) and ks[-1] - ks[0] == 6
 
 
-SPECIAL_CONCEALED = ("seven_pairs", "seven_shifted_pairs", "thirteen_orphans",
-                     "greater_honors_and_knitted_tiles", "lesser_honors_and_knitted_tiles",
-                     "nine_gates", "four_concealed_pungs")
+SPECIAL_CONCEALED = (
+    "seven_pairs",
+    "seven_shifted_pairs",
+    "thirteen_orphans",
+    "greater_honors_and_knitted_tiles",
+    "lesser_honors_and_knitted_tiles",
+    "nine_gates",
+    "four_concealed_pungs",
+)
 
 
 def _self_drawn_special(fans: Counter, w: Win, opts: Options) -> None:
@@ -562,8 +577,10 @@ def wind_fans(fans: Counter, sets: list[Set], w: Win) -> None:
         return
     if fans["big_three_winds"] and not (fans["all_honors"] or fans["all_terminals_and_honors"]):
         fans["pung_of_terminals_or_honors"] -= 3  # 三風刻 already holds three 么九刻
-    deducted = any(fans[f] for f in ("big_three_winds", "all_terminals_and_honors",
-                                      "all_honors", "little_four_winds"))
+    deducted = any(
+        fans[f]
+        for f in ("big_three_winds", "all_terminals_and_honors", "all_honors", "little_four_winds")
+    )
     for s in sets:
         if s.type == CHOW or s.tile not in WINDS:
             continue

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from ..errors import InvalidInput, InvalidTiles, ScoringError
 from ..tiles import (
-    WIND_LETTERS, check_copies, counts34, is_flower, kind, parse_meld, parse_tiles, tile_to_str,
+    WIND_LETTERS,
+    check_copies,
+    counts34,
+    is_flower,
+    kind,
+    parse_meld,
+    parse_tiles,
+    tile_to_str,
 )
 from .decompose import KONG, PUNG, CHOW, Set
 from .evaluate import Options, Win, best_reading, fan_points
@@ -20,16 +27,51 @@ BASE_PAYMENT = 8  # 004:272 この8点に、さらに8点が常に追加され�
 
 MCR_FLAGS = ("tsumo", "last_tile", "wall_last", "kong_replacement", "robbing_kong")
 # Riichi-only fields: accepted when absent or false/0/empty, refused otherwise.
-RIICHI_ONLY = ("riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan", "haitei",
-               "houtei", "tenhou", "chiihou", "renhou", "dora", "ura", "nukidora", "pocchi",
-               "honba", "kyoutaku")
-RIICHI_HINT = {"rinshan": "kong_replacement", "chankan": "robbing_kong", "haitei": "wall_last",
-               "houtei": "wall_last"}
-KNOWN = {"id", "hand", "melds", "win", "seat_wind", "round_wind", "flowers", "rules",
-         *MCR_FLAGS, *RIICHI_ONLY}
+RIICHI_ONLY = (
+    "riichi",
+    "double_riichi",
+    "open_riichi",
+    "ippatsu",
+    "rinshan",
+    "chankan",
+    "haitei",
+    "houtei",
+    "tenhou",
+    "chiihou",
+    "renhou",
+    "dora",
+    "ura",
+    "nukidora",
+    "pocchi",
+    "honba",
+    "kyoutaku",
+)
+RIICHI_HINT = {
+    "rinshan": "kong_replacement",
+    "chankan": "robbing_kong",
+    "haitei": "wall_last",
+    "houtei": "wall_last",
+}
+KNOWN = {
+    "id",
+    "hand",
+    "melds",
+    "win",
+    "seat_wind",
+    "round_wind",
+    "flowers",
+    "rules",
+    *MCR_FLAGS,
+    *RIICHI_ONLY,
+}
 
-_MELD_SET = {"chi": (CHOW, True), "pon": (PUNG, True), "minkan": (KONG, True),
-             "kakan": (KONG, True), "ankan": (KONG, False)}
+_MELD_SET = {
+    "chi": (CHOW, True),
+    "pon": (PUNG, True),
+    "minkan": (KONG, True),
+    "kakan": (KONG, True),
+    "ankan": (KONG, False),
+}
 
 
 def options(rules) -> Options:
@@ -58,23 +100,45 @@ def score_hand(line: dict, rules) -> dict:
     opts = options(rules)
     best = best_reading(win, opts)
     if best is None:
-        return {**head, "ok": False, "error": {
-            "code": "not_agari",
-            "message": "these tiles are not a winning hand: four sets and a pair, seven pairs, "
-                       "thirteen orphans or a knitted hand (check the hand, the melds and the winning tile)"}}
+        return {
+            **head,
+            "ok": False,
+            "error": {
+                "code": "not_agari",
+                "message": "these tiles are not a winning hand: four sets and a pair, seven pairs, "
+                "thirteen orphans or a knitted hand "
+                "(check the hand, the melds and the winning tile)",
+            },
+        }
     reading, fans = best
     listed = fan_list(fans, opts)
     fan = sum(f["points"] for f in listed)
     if fan < MINIMUM_FAN:
         names = ", ".join(f"{f['name']} {f['points']}" for f in listed)
-        return {**head, "ok": False, "fan": fan, "fans": listed, "error": {
-            "code": "below_minimum",
-            "message": f"the hand is worth {fan} fan ({names}); an MCR win needs at least "
-                       f"{MINIMUM_FAN} fan, flowers not counted"}}
+        return {
+            **head,
+            "ok": False,
+            "fan": fan,
+            "fans": listed,
+            "error": {
+                "code": "below_minimum",
+                "message": f"the hand is worth {fan} fan ({names}); an MCR win needs at least "
+                f"{MINIMUM_FAN} fan, flowers not counted",
+            },
+        }
     tot = fan + flowers
     pay = pay_table(tot, win.tsumo)
-    return {**head, "ok": True, "fan": fan, "fans": listed, "flowers": flowers, "total": tot,
-            "value": sum(pay_deltas(tot, win.tsumo)), "pay": pay, "shape": reading.shape}
+    return {
+        **head,
+        "ok": True,
+        "fan": fan,
+        "fans": listed,
+        "flowers": flowers,
+        "total": tot,
+        "value": sum(pay_deltas(tot, win.tsumo)),
+        "pay": pay,
+        "shape": reading.shape,
+    }
 
 
 def fan_list(fans, opts: Options) -> list[dict]:
@@ -83,8 +147,15 @@ def fan_list(fans, opts: Options) -> list[dict]:
     for fid in sorted(fans, key=lambda f: (-fan_points(f, opts), ORDER[f])):
         n = fans[fid]
         f = FANS[fid]
-        rows.append({"name": fid, "points": fan_points(fid, opts) * n, "count": n,
-                     "name_zh": f.name_zh, "name_ja": f.name_ja})
+        rows.append(
+            {
+                "name": fid,
+                "points": fan_points(fid, opts) * n,
+                "count": n,
+                "name_zh": f.name_zh,
+                "name_ja": f.name_ja,
+            }
+        )
     return rows
 
 
@@ -96,7 +167,9 @@ def pay_table(total: int, tsumo: bool) -> dict:
 
 
 def pay_deltas(total: int, tsumo: bool) -> list[int]:
-    return [BASE_PAYMENT + total] * 3 if tsumo else [BASE_PAYMENT + total, BASE_PAYMENT, BASE_PAYMENT]
+    return (
+        [BASE_PAYMENT + total] * 3 if tsumo else [BASE_PAYMENT + total, BASE_PAYMENT, BASE_PAYMENT]
+    )
 
 
 def payments(total: int, winner: int, discarder: int | None, players: int = 4) -> list[int]:
@@ -110,7 +183,9 @@ def payments(total: int, winner: int, discarder: int | None, players: int = 4) -
     if not 0 <= winner < players:
         raise InvalidInput(f"winner seat {winner} is not one of 0-{players - 1}")
     if discarder is not None and (not 0 <= discarder < players or discarder == winner):
-        raise InvalidInput(f"discarder seat {discarder} must be another player's seat 0-{players - 1}")
+        raise InvalidInput(
+            f"discarder seat {discarder} must be another player's seat 0-{players - 1}"
+        )
     deltas = [0] * players
     for seat in range(players):
         if seat == winner:
@@ -125,7 +200,7 @@ def payments(total: int, winner: int, discarder: int | None, players: int = 4) -
 def parse_line(line, rules) -> tuple[Win, int]:
     """Validate a batch line and build the :class:`Win` (raises ScoringError)."""
     if not isinstance(line, dict):
-        raise InvalidInput("each line must be a JSON object such as {\"hand\": \"...\", \"win\": \"...\"}")
+        raise InvalidInput('each line must be a JSON object such as {"hand": "...", "win": "..."}')
     _check_fields(line)
     flags = {k: _bool(line, k) for k in MCR_FLAGS}
     tiles = parse_tiles(_text(line, "hand"))
@@ -138,7 +213,8 @@ def parse_line(line, rules) -> tuple[Win, int]:
     if len(tiles) != need:
         raise InvalidTiles(
             f"the hand has {len(tiles)} concealed tiles; with {len(melds)} meld(s) it needs {need} "
-            "(winning tile included)")
+            "(winning tile included)"
+        )
     win = _win_tile(line, tiles)
     flowers = _flowers(line, hand_flowers)
     fixed = tuple(Set(_MELD_SET[m.type][0], m.first, _MELD_SET[m.type][1]) for m in melds)
@@ -147,15 +223,27 @@ def parse_line(line, rules) -> tuple[Win, int]:
     _check_flags(flags, fixed, counts, win, in_melds)
     if in_melds == 3:
         flags["last_tile"] = True  # the other three are in this player's own meld: 和絶張 by itself
-    w = Win(tuple(counts), fixed, win, flags["tsumo"], _wind(line, "seat_wind"), _wind(line, "round_wind"),
-            flags["last_tile"], flags["wall_last"], flags["kong_replacement"], flags["robbing_kong"])
+    w = Win(
+        tuple(counts),
+        fixed,
+        win,
+        flags["tsumo"],
+        _wind(line, "seat_wind"),
+        _wind(line, "round_wind"),
+        flags["last_tile"],
+        flags["wall_last"],
+        flags["kong_replacement"],
+        flags["robbing_kong"],
+    )
     return w, flowers
 
 
 def _check_fields(line: dict) -> None:
     unknown = sorted(set(line) - KNOWN)
     if unknown:
-        raise InvalidInput(f"unknown field(s) {', '.join(unknown)} for an MCR hand: see the scoring-batch contract")
+        raise InvalidInput(
+            f"unknown field(s) {', '.join(unknown)} for an MCR hand: see the scoring-batch contract"
+        )
     for k in RIICHI_ONLY:
         if line.get(k):
             hint = f" (use {RIICHI_HINT[k]!r})" if k in RIICHI_HINT else ""
@@ -181,7 +269,9 @@ def _text(line: dict, key: str) -> str:
 def _melds(line: dict) -> list:
     melds = line.get("melds", [])
     if not isinstance(melds, list):
-        raise InvalidInput("'melds' must be a list of objects like {\"type\": \"pon\", \"tiles\": \"555z\"}")
+        raise InvalidInput(
+            '\'melds\' must be a list of objects like {"type": "pon", "tiles": "555z"}'
+        )
     if len(melds) > 4:
         raise InvalidInput(f"{len(melds)} melds: a hand has at most four sets")
     return [parse_meld(m) for m in melds]
@@ -201,7 +291,9 @@ def _flowers(line: dict, in_hand: int) -> int:
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise InvalidInput(f"'flowers' must be a whole number 0-8, not {n!r}")
     if n and in_hand:
-        raise InvalidInput("give flowers either as a count in 'flowers' or as 1f-8f tiles in 'hand', not both")
+        raise InvalidInput(
+            "give flowers either as a count in 'flowers' or as 1f-8f tiles in 'hand', not both"
+        )
     n += in_hand
     if n > 8:
         raise InvalidInput(f"{n} flowers: the set has only 8 flower and season tiles")
@@ -224,12 +316,18 @@ def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
         raise InvalidInput("kong_replacement (杠上開花) needs a kong among the melds")
     if flags["robbing_kong"]:
         if tsumo:
-            raise InvalidInput("robbing_kong (搶杠和) is a win on another player's kong: set tsumo to false")
+            raise InvalidInput(
+                "robbing_kong (搶杠和) is a win on another player's kong: set tsumo to false"
+            )
         if flags["wall_last"]:
             raise InvalidInput("robbing_kong and wall_last cannot both hold (004:185)")
         if counts[win] > 1 or in_melds:
-            raise InvalidInput("robbing_kong: the robbed tile is the fourth of its kind, "
-                               "so the hand cannot hold another copy of it")
+            raise InvalidInput(
+                "robbing_kong: the robbed tile is the fourth of its kind, "
+                "so the hand cannot hold another copy of it"
+            )
     if flags["last_tile"] and counts[win] > 1:
-        raise InvalidInput("last_tile (和絶張): the hand holds another copy of the winning tile, "
-                           "so three others cannot all be visible")
+        raise InvalidInput(
+            "last_tile (和絶張): the hand holds another copy of the winning tile, "
+            "so three others cannot all be visible"
+        )
