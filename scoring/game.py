@@ -938,20 +938,19 @@ def preview(events: list[dict], new_event: dict, rules) -> dict:
 
 
 def read_events(lines: Iterable[str]) -> list[dict]:
-    """Parse JSON Lines; blank lines are skipped but counted, so line numbers match the file."""
+    """Parse JSON Lines.  Trailing blank lines are ignored; a blank line inside
+    the game is refused, so an event's number is always its line in the file."""
+    texts = [t for t in lines]
+    while texts and not texts[-1].strip():
+        texts.pop()
     events: list[dict] = []
-    for i, text in enumerate(lines, start=1):
+    for i, text in enumerate(texts, start=1):
         if not text.strip():
-            events.append({"event": "__blank__"})
-            continue
+            raise GameEventError(i, "blank line inside the game: one event per line, no gaps")
         try:
             events.append(json.loads(text))
         except json.JSONDecodeError as e:
             raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}") from None
-    while events and events[-1] == {"event": "__blank__"}:
-        events.pop()
-    if any(e == {"event": "__blank__"} for e in events):
-        raise GameEventError(1 + events.index({"event": "__blank__"}), "blank line inside the game")
     return events
 
 

@@ -89,3 +89,10 @@ def test_a_club_toml_extending_a_preset(tmp_path):
     out = json.loads(proc.stdout)
     assert out["finished"] and out["hands"][-1]["round"] == "S4"
     assert out["final"]["uma"] == [30000, 10000, -10000, -30000]
+
+
+def test_blank_lines():
+    start = '{"event": "start", "players": ["A", "B", "C", "D"]}\n'
+    assert run(["--rules", "netmahjong"], start + "\n\n").returncode == 0
+    proc = run(["--rules", "netmahjong"], start + "\n" + '{"event": "end"}\n')
+    assert proc.returncode == 1 and json.loads(proc.stdout)["line"] == 2
