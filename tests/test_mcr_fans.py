@@ -90,6 +90,28 @@ ROWS = [
         ("all_types", "concealed_hand", "single_wait"),
         "004:40",
     ),
+    # 門前自模と複合可能 (004:31, 36, 40): self-drawn they also score 不求人, not 自摸
+    (
+        "nine_gates",
+        L("11123455678999m", "5m", tsumo=True),
+        ("fully_concealed_hand",),
+        ("self_drawn", "full_flush", "no_honors", "one_voided_suit"),
+        "004:31",
+    ),
+    (
+        "seven_shifted_pairs",
+        L("11223344556677s", "1s", tsumo=True),
+        ("fully_concealed_hand",),
+        ("self_drawn",),
+        "004:36",
+    ),
+    (
+        "thirteen_orphans",
+        L("119m19p19s1234567z", "1m", tsumo=True),
+        ("fully_concealed_hand",),
+        ("self_drawn",),
+        "004:40",
+    ),
     # 64 -----------------------------------------------------------------
     (
         "all_terminals",

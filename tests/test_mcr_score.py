@@ -11,7 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from mcr_support import random_hands
 from scoring.errors import InvalidInput
 from scoring.mcr import payments, score_hand
 from scoring.rules import load_rules
@@ -162,3 +165,61 @@ def test_batch_cli_through_mcr():
         and outs[3]["fans"][0]["name_ja"] == "スーフォンフィ"
     )
     assert "Traceback" not in proc.stderr
+
+
+_TILES = st.text(alphabet="0123456789mpszf", max_size=20)
+_FIELD = st.one_of(
+    st.booleans(), st.integers(-3, 12), _TILES, st.none(), st.lists(st.integers(), max_size=2)
+)
+_MELD = st.fixed_dictionaries(
+    {"type": st.sampled_from(["chi", "pon", "minkan", "ankan", "kakan", "x"]), "tiles": _TILES}
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hand=st.one_of(_TILES, _FIELD),
+    win=st.one_of(_TILES, _FIELD),
+    melds=st.one_of(st.lists(_MELD, max_size=5), _FIELD),
+    extra=st.dictionaries(
+        st.sampled_from(
+            [
+                "tsumo",
+                "flowers",
+                "last_tile",
+                "wall_last",
+                "kong_replacement",
+                "robbing_kong",
+                "seat_wind",
+                "riichi",
+                "dora",
+            ]
+        ),
+        _FIELD,
+        max_size=4,
+    ),
+)
+def test_any_line_gives_a_result_never_an_exception(hand, win, melds, extra):
+    out = score_hand({"id": 1, "hand": hand, "win": win, "melds": melds, **extra}, MCR)
+    assert out["id"] == 1 and isinstance(out["ok"], bool)
+    if not out["ok"]:
+        assert out["error"]["code"] in {
+            "invalid_tiles",
+            "invalid_input",
+            "not_agari",
+            "below_minimum",
+        }
+        assert out["error"]["message"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_winning_hands_with_any_flags_score_or_refuse_cleanly(rnd):
+    line = random_hands(rnd.randrange(10**6), 1)[0]
+    for flag in ("tsumo", "last_tile", "wall_last", "kong_replacement", "robbing_kong"):
+        line[flag] = rnd.random() < 0.3
+    out = score_hand(line, MCR)
+    if out["ok"]:
+        assert out["total"] == out["fan"] + line["flowers"] >= 8
+    else:
+        assert out["error"]["code"] in {"invalid_input", "below_minimum"}, out

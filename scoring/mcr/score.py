@@ -313,7 +313,10 @@ def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
     if flags["kong_replacement"] and not tsumo:
         raise InvalidInput("kong_replacement (杠上開花) is a self-drawn win: set tsumo to true")
     if flags["kong_replacement"] and not any(s.type == KONG for s in fixed):
-        raise InvalidInput("kong_replacement (杠上開花) needs a kong among the melds")
+        raise InvalidInput(
+            "kong_replacement (杠上開花) needs a kong among the melds; a win on the tile drawn "
+            "for a flower is an ordinary self-drawn win (004:179)"
+        )
     if flags["robbing_kong"]:
         if tsumo:
             raise InvalidInput(
