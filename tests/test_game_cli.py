@@ -96,3 +96,33 @@ def test_blank_lines():
     assert run(["--rules", "netmahjong"], start + "\n\n").returncode == 0
     proc = run(["--rules", "netmahjong"], start + "\n" + '{"event": "end"}\n')
     assert proc.returncode == 1 and json.loads(proc.stdout)["line"] == 2
+
+
+@pytest.mark.parametrize(
+    "name,row",
+    [
+        ("netmahjong-shichigosan", [15000, -3000, -5000, -7000]),
+        ("netmahjong-shizumi", [30000, -10000, -10000, -10000]),
+    ],
+)
+def test_shipped_local_rule_files(name, row):
+    # 000 (3) ウマ 【ローカルルール】 floating / sinking uma as club TOML files in examples/
+    settled = replay(
+        [
+            {"event": "start", "players": ["A", "B", "C", "D"]},
+            {"event": "win", "winners": [{"seat": 1, "han": 8, "fu": 0}], "from": 0},
+            {"event": "end"},
+        ],
+        str(EXAMPLES / f"{name}.toml"),
+    )
+    # only B floats (41000): the one-floater row, by rank B, C, D, A
+    assert settled["final"]["uma"] == [row[3], row[0], row[1], row[2]]
+    proc = run(
+        ["--rules", str(EXAMPLES / f"{name}.toml")],
+        (EXAMPLES / "netmahjong.jsonl").read_text("utf-8"),
+    )
+    assert proc.returncode == 0
+    out = json.loads(proc.stdout)
+    # the sample is an East-only game: it is over in tonpuu, still running in hanchan (shizumi)
+    assert out["finished"] is (name == "netmahjong-shichigosan")
+    assert out["finished"] is False or abs(sum(out["final"]["result"])) < 1e-6
