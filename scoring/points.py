@@ -104,8 +104,10 @@ def _why_not_20(rules: Rules, tsumo: bool) -> str:
 
 def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     how = "tsumo" if tsumo else "ron"
-    options = _fu_options(rules, han, tsumo)
-    if fu % 10 and fu != rules.fu.chiitoitsu_fu:
+    options = sorted(_fu_set(rules, han, tsumo))
+    if fu < 20:
+        why = "every hand has at least the 20 fu base (副底)"
+    elif fu % 10 and fu != rules.fu.chiitoitsu_fu:
         why = (
             "fu are rounded up to a multiple of 10 "
             f"(only seven pairs have {rules.fu.chiitoitsu_fu})"
@@ -150,8 +152,8 @@ def _check_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
             f"{han} han is below this rule's minimum of {_min_han(rules)} han (hand.min_han): "
             "a hand without enough han cannot win"
         )
-    # fu do not matter from 5 han: 0 or any fu a hand can have
-    _refuse_pair(rules, min(han, LIMIT_FU_HAN - 1), fu, tsumo)
+    # from 5 han the fu do not matter: 0 or any fu a hand can have
+    _refuse_pair(rules, han, fu, tsumo)
 
 
 # --------------------------------------------------------------------------- with fu

@@ -42,7 +42,9 @@ def hv(rules, han, fu, *, dealer=False, tsumo=False, **kw):
         (2, 35, False, "multiple of 10"),
         (3, 42, True, "multiple of 10"),
         (1, 120, False, "more than 110"),
-        (1, 0, False, "choose one of"),
+        (1, 0, False, "at least the 20 fu base"),
+        (1, 10, True, "at least the 20 fu base"),
+        (6, 33, False, "at 6 han choose one of 0, 20, 25, 30"),
     ],
 )
 def test_impossible_pair_is_refused_with_a_reason(han, fu, tsumo, words):
