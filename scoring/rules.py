@@ -286,8 +286,9 @@ class FuRules(_Section):
 class PointsRules(_Section):
     # Read only by scoring/points.py (han/fu -> payments, honba, deposits, noten).
     kiriage_mangan: bool = switch(
-        False, "30 fu 4 han and 60 fu 3 han are paid as mangan (切り上げ満貫: 7,700 -> 8,000, "
-        "11,600 -> 12,000, 2,000-3,900 -> 2,000-4,000, 3,900 all -> 4,000 all)",
+        False, "a hand of 1,920 basic points (30 fu 4 han, 60 fu 3 han, the rare 120 fu 2 han) "
+        "is paid as mangan (切り上げ満貫: 7,700 -> 8,000, 11,600 -> 12,000, "
+        "2,000-3,900 -> 2,000-4,000, 3,900 all -> 4,000 all)",
         source="000 (4) 注2 【ローカルルール】; 001 補足事項 1; 002 4A 「30符4翻、60符3翻は満貫」",
     )
     max_limit: str = switch(
