@@ -187,7 +187,7 @@ def test_four_player_tsumo_value_sums_three_payers():
 
 
 # --------------------------------------------------------------------------- ブー麻雀
-BOO = {"extends": "nekohouse-boo", "hand": {"min_han": 0}}
+BOO = "nekohouse-boo"  # as shipped: min_han 0, open pinfu 20 fu, dora paid per tile
 
 
 def test_boo_pays_nothing_above_mangan():
@@ -218,9 +218,7 @@ def test_boo_dora_are_paid_per_tile():
 
 
 def test_boo_open_pinfu_ron_is_20_fu():
-    rules = load_rules(
-        {**BOO, "hand": {"min_han": 0, "open_pinfu": True}, "fu": {"open_pinfu_fu": 20}}
-    )
+    rules = load_rules(BOO)
     assert (1, 20) in han_fu_pairs(rules, tsumo=False)
     assert hv(rules, 1, 20).pay == {"ron": 700}  # 002 点数表 子 20符 1翻 700
     with pytest.raises(InvalidInput, match="open pinfu"):
