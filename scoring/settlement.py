@@ -15,7 +15,6 @@ for the box-under default), read here and nowhere else:
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Sequence
 
 from .errors import InvalidInput
@@ -59,17 +58,23 @@ def ranks(scores: Sequence[int], ties: str) -> list[int]:
     return out
 
 
-def _num(x: Fraction) -> int | float:
-    return int(x) if x.denominator == 1 else float(round(x, 2))
+def _split(total: int, seats: list[int]) -> dict[int, int]:
+    """``total`` split evenly between ``seats`` in whole points; what does not
+    divide goes one point each to the seats nearest the first dealer, so the
+    sheet still sums to zero (001 基本ルール 6 does not say how to split a
+    remainder)."""
+    each, extra = divmod(total, len(seats))
+    return {s: each + (1 if k < extra else 0) for k, s in enumerate(sorted(seats))}
 
 
-def _shared(table: Sequence[int], rank_of: list[int]) -> list[Fraction]:
+def _shared(table: Sequence[int], rank_of: list[int]) -> list[int]:
     """Each seat's share of ``table`` (indexed by position): tied seats split the
     positions they occupy between them (001 基本ルール 6)."""
-    out = []
-    for r in rank_of:
-        k = rank_of.count(r)
-        out.append(Fraction(sum(table[r - 1 : r - 1 + k]), k))
+    out = [0] * len(rank_of)
+    for r in set(rank_of):
+        seats = [i for i, x in enumerate(rank_of) if x == r]
+        for seat, value in _split(sum(table[r - 1 : r - 1 + len(seats)]), seats).items():
+            out[seat] = value
     return out
 
 
@@ -89,16 +94,16 @@ def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
     uma = _shared(_uma_table(rules, eff), rank_of)
     oka_total = (st.return_points - st.start_points) * n
     oka = _shared([oka_total] + [0] * (n - 1), rank_of)
-    base: list[Fraction] = [Fraction(0)] * n
+    base = [0] * n
     tops = [i for i in range(n) if rank_of[i] == 1]
     for i in range(n):
         if i not in tops:
-            base[i] = Fraction(round_points(eff[i], st.rounding) - st.return_points)
+            base[i] = round_points(eff[i], st.rounding) - st.return_points
     # The top takes minus everybody else's settled figure: the oka and every
     # rounding remainder land there and the sheet sums to zero (000 (3) 清算).
-    rest = -sum((base[i] + uma[i] for i in range(n) if i not in tops), Fraction(0))
-    for i in tops:
-        base[i] = rest / len(tops) - uma[i]
+    rest = -sum(base[i] + uma[i] for i in range(n) if i not in tops)
+    for i, value in _split(rest, tops).items():
+        base[i] = value - uma[i]
     return {"base": base, "uma": uma, "oka": oka}
 
 
@@ -166,7 +171,9 @@ def settle(
     n = len(scores)
     chips = list(chips) if chips is not None else [0] * n
     eff = [s if box_under(rules) else max(0, s) for s in scores]
-    rank_of = ranks(eff, st.ties)
+    # rank by the real points: two players under zero both count as 0 in the
+    # settlement but the one with more points still ranks higher
+    rank_of = ranks(list(scores), st.ties)
     order = sorted(range(n), key=lambda i: (rank_of[i], i))
     out = {"scores": list(scores), "ranks": rank_of, "chips": chips}
     zero = [0] * n
@@ -175,9 +182,9 @@ def settle(
         out["result"] = [s + c * st.chip_value for s, c in zip(out["base"], chips, strict=True)]
     else:
         parts = _points_result(rules, eff, rank_of)
-        out.update({k: [_num(x) for x in v] for k, v in parts.items()})
+        out.update(parts)
         out["result"] = [
-            _num(parts["base"][i] + parts["uma"][i] + chips[i] * st.chip_value) for i in range(n)
+            parts["base"][i] + parts["uma"][i] + chips[i] * st.chip_value for i in range(n)
         ]
     if st.victory_points:
         vp, maru_a = _victory_points(rules, eff, order, yakuman_end=yakuman_end, dabuken=dabuken)

@@ -221,3 +221,21 @@ def test_mcr_result_is_the_raw_total():
     out = settle([40, -8, -24, -8], "mcr")
     assert out["result"] == [40, -8, -24, -8]
     assert out["uma"] == [0, 0, 0, 0]
+
+
+def test_three_way_tie_splits_in_whole_points_and_sums_to_zero():
+    # 001 基本ルール 6 「オカ・ウマとも同得点者の人数で割り」: 3 do not divide 20000 + 30000;
+    # the odd points go to the seats nearest the first dealer
+    out = settle([30000, 30000, 30000, 10000], "mahjongbu")
+    assert out["ranks"] == [1, 1, 1, 4]
+    assert out["oka"] == [6667, 6667, 6666, 0]
+    assert sum(out["result"]) == 0 and out["result"][3] == -40000
+    assert max(out["result"][:3]) - min(out["result"][:3]) <= 1
+
+
+def test_below_zero_players_still_rank_by_their_points():
+    # 000 (3) 清算: 「持ち点が0点未満の場合、0点として計算します」 - for the amount only;
+    # 「点数が多い順に順位を付けます」 still orders -1000 above -5000
+    out = settle([70000, 36000, -5000, -1000], "netmahjong")
+    assert out["ranks"] == [1, 2, 4, 3]
+    assert out["result"][2:] == [-30000 - 20000, -30000 - 10000]
