@@ -212,42 +212,69 @@ class HandRules(_Section):
         {}, "per-yaku [closed, open] han that differ from the standard table, by yaku id "
         "(3B: chanta = [4, 2]); 5 marks a mangan-valued yaku (ブー麻雀); 0 = not counted that way",
     )
-    # MCR only (table.family = "mcr"); read by scoring/mcr/score.py:options. Each is a point where
-    # the club's 国際ルール (004) and the Chinese Official rules as PyMahjongGB scores them differ.
+    # MCR only (table.family = "mcr"); read by scoring/mcr/score.py:options. Each is a point
+    # where the club's 国際ルール (004) and the Chinese Official rules as PyMahjongGB scores
+    # them differ; the default is 004's reading.
     mcr_two_concealed_kongs: int = switch(
-        8, "MCR: points of 双暗杠 (two concealed kongs); 004 lists it under 8 points, PyMahjongGB gives 6",
-        (6, 8), source="004 8点 双暗杠",
+        8,
+        "MCR: points of 双暗杠 (two concealed kongs); "
+        "004 lists it under 8 points, PyMahjongGB gives 6",
+        (6, 8),
+        source="004 8点 双暗杠",
     )
     mcr_mixed_kongs: str = switch(
-        "two_fans", "MCR: one melded and one concealed kong score 双明杠 + 暗杠 = 6 (two_fans, 004) "
-        "or PyMahjongGB's single 明暗杠 5 (single_fan)", ("two_fans", "single_fan"), source="004 4点 双明杠",
+        "two_fans",
+        "MCR: one melded and one concealed kong score 双明杠 + 暗杠 = 6 "
+        "(two_fans, 004) or PyMahjongGB's single 明暗杠 5 (single_fan)",
+        ("two_fans", "single_fan"),
+        source="004 4点 双明杠",
     )
     mcr_concealed_special_self_drawn: str = switch(
-        "fully_concealed", "MCR: seven pairs, knitted hands, thirteen orphans, nine gates and four concealed "
-        "pungs won by self-draw score 不求人 (fully_concealed, 004) or only 自摸 (self_drawn, PyMahjongGB)",
-        ("fully_concealed", "self_drawn"), source="004 七対・七星不靠・全不靠・四暗刻",
+        "fully_concealed",
+        "MCR: seven pairs, knitted hands, thirteen orphans, nine gates and "
+        "four concealed pungs won by self-draw score 不求人 (fully_concealed, 004) "
+        "or only 自摸 (self_drawn, PyMahjongGB)",
+        ("fully_concealed", "self_drawn"),
+        source="004 七対・七星不靠・全不靠・四暗刻",
     )
     mcr_all_green_full_flush: bool = switch(
-        False, "MCR: 緑一色 without 發 also scores 清一色 (PyMahjongGB); 004 says it does not",
+        False,
+        "MCR: 緑一色 without 發 also scores 清一色 (PyMahjongGB); 004 says it does not",
         source="004 88点 緑一色",
     )
     mcr_all_terminals_double_pung: bool = switch(
-        True, "MCR: 清么九 combines with 双同刻 (004); PyMahjongGB drops 双同刻", source="004 64点 清么九",
+        True,
+        "MCR: 清么九 combines with 双同刻 (004); PyMahjongGB drops 双同刻",
+        source="004 64点 清么九",
     )
     mcr_hog_in_green_or_terminal_pairs: bool = switch(
-        False, "MCR: seven pairs that are 緑一色 or 清么九 also score 四帰一 (PyMahjongGB); 004 says not",
+        False,
+        "MCR: seven pairs that are 緑一色 or 清么九 also score 四帰一 "
+        "(PyMahjongGB); 004 says not",
         source="004 緑一色・清么九",
     )
     mcr_all_five_all_chows: bool = switch(
-        False, "MCR: 全帯五 combines with 平和 (PyMahjongGB); 004 says it does not", source="004 16点 全帯五",
+        False,
+        "MCR: 全帯五 combines with 平和 (PyMahjongGB); 004 says it does not",
+        source="004 16点 全帯五",
     )
     mcr_nine_gates_terminal_pungs: str = switch(
-        "none", "MCR: 九連宝灯 counts no 么九刻 (none, 004) or drops only one of them (one_fewer, PyMahjongGB)",
-        ("none", "one_fewer"), source="004 88点 九連宝灯",
+        "none",
+        "MCR: 九連宝灯 counts no 么九刻 (none, 004) "
+        "or drops only one of them (one_fewer, PyMahjongGB)",
+        ("none", "one_fewer"),
+        source="004 88点 九連宝灯",
     )
     mcr_knitted_straight_edge_closed: bool = switch(
-        False, "MCR: 組合龍 may also score 辺張 / 坎張 (PyMahjongGB); 004 says it does not",
+        False,
+        "MCR: 組合龍 may also score 辺張 / 坎張 (PyMahjongGB); 004 says it does not",
         source="004 12点 組合龍",
+    )
+    mcr_wind_pung_terminal_pung: bool = switch(
+        True,
+        "MCR: a seat or prevalent wind pung also scores 么九刻 "
+        "(004: 門風刻、圏風刻と複合する); false = the wind fan replaces it (PyMahjongGB)",
+        source="004 1点 么九刻",
     )
 
     def check(self) -> None:

@@ -28,6 +28,7 @@ ORACLE_SWITCHES = {
     "mcr_all_five_all_chows": True,
     "mcr_nine_gates_terminal_pungs": "one_fewer",
     "mcr_knitted_straight_edge_closed": True,
+    "mcr_wind_pung_terminal_pung": False,
 }
 ORACLE_RULES = {"extends": "mcr", "name": "mcr-pymahjonggb", "hand": ORACLE_SWITCHES}
 

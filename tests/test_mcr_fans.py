@@ -373,15 +373,15 @@ ROWS = [
     (
         "prevalent_wind",
         L("123m456p789s77z222z", "7z", round_wind="S"),
+        ("pung_of_terminals_or_honors",),  # 004:246 門風刻、圏風刻と複合する
         (),
-        ("pung_of_terminals_or_honors",),
         "004:222",
     ),
     (
         "seat_wind",
         L("123m456p789s77z333z", "7z", seat_wind="W"),
+        ("pung_of_terminals_or_honors",),  # 004:246 門風刻、圏風刻と複合する
         (),
-        ("pung_of_terminals_or_honors",),
         "004:223",
     ),
     ("concealed_hand", L("123m456p789s23455s", "2s"), (), (), "004:224"),

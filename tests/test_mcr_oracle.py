@@ -140,6 +140,13 @@ DIFFERENCES = [
         {"closed_wait": 1},
         "004:156 辺張、嵌張とは複合しない",
     ),
+    (
+        "mcr_wind_pung_terminal_pung",
+        L("123m456p789s77z333z", "7z", seat_wind="W"),
+        {"seat_wind": 2, "pung_of_terminals_or_honors": 1},
+        {"seat_wind": 2, "pung_of_terminals_or_honors": None},
+        "004:246 么九刻 門風刻、圏風刻と複合する",
+    ),
 ]
 
 

@@ -39,6 +39,7 @@ class Options:
     all_five_all_chows: bool = False
     nine_gates_terminal_pungs: str = "none"
     knitted_straight_edge_closed: bool = False
+    wind_pung_terminal_pung: bool = True
 
 
 @dataclass(frozen=True)
@@ -571,13 +572,14 @@ def apply_exclusions(fans: Counter, opts: Options) -> Counter:
     return fans
 
 
-def wind_fans(fans: Counter, sets: list[Set], w: Win) -> None:
-    """Seat and prevalent wind pungs; each one replaces a 么九刻 already counted for it."""
+def wind_fans(fans: Counter, sets: list[Set], w: Win, opts: Options) -> None:
+    """Seat and prevalent wind pungs; under PyMahjongGB's reading each one replaces the
+    么九刻 already counted for it, under 004:246 (門風刻、圏風刻と複合する) both count."""
     if fans["big_four_winds"]:
         return
     if fans["big_three_winds"] and not (fans["all_honors"] or fans["all_terminals_and_honors"]):
         fans["pung_of_terminals_or_honors"] -= 3  # 三風刻 already holds three 么九刻
-    deducted = any(
+    deducted = opts.wind_pung_terminal_pung or any(
         fans[f]
         for f in ("big_three_winds", "all_terminals_and_honors", "all_honors", "little_four_winds")
     )
@@ -604,7 +606,7 @@ def reading_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter:
         sets = []
     _self_drawn_special(fans, w, opts)
     fans = apply_exclusions(fans, opts)
-    wind_fans(fans, sets, w)
+    wind_fans(fans, sets, w, opts)
     fans = Counter({k: v for k, v in fans.items() if v > 0})
     if not fans:
         fans["chicken_hand"] = 1

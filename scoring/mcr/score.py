@@ -87,6 +87,7 @@ def options(rules) -> Options:
         all_five_all_chows=h.mcr_all_five_all_chows,
         nine_gates_terminal_pungs=h.mcr_nine_gates_terminal_pungs,
         knitted_straight_edge_closed=h.mcr_knitted_straight_edge_closed,
+        wind_pung_terminal_pung=h.mcr_wind_pung_terminal_pung,
     )
 
 
