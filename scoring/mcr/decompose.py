@@ -167,22 +167,29 @@ def _can_split(counts: list[int], need: int, pair: bool, i: int) -> bool:
 
 def is_complete(counts: list[int], n_fixed: int) -> bool:
     """True if ``counts`` plus ``n_fixed`` called sets is a winning shape (builds no reading)."""
-    if n_fixed == 0 and (
-        is_seven_pairs(counts) or is_thirteen_orphans(counts) or is_honors_knitted(counts)
-    ):
-        return True
     if _can_split(counts, 4 - n_fixed, False, 0):
         return True
-    if n_fixed <= 1:
-        for ks in KNITTED_STRAIGHTS:
-            if all(counts[k] for k in ks):
-                for k in ks:
-                    counts[k] -= 1
-                ok = _can_split(counts, 1 - n_fixed, False, 0)
-                for k in ks:
-                    counts[k] += 1
-                if ok:
-                    return True
+    if n_fixed > 1:
+        return False
+    distinct = sum(1 for n in counts if n)  # cheap filter for the shapes of single tiles
+    if n_fixed == 0:
+        if distinct <= 7 and is_seven_pairs(counts):
+            return True
+        if distinct >= 13 and (is_thirteen_orphans(counts) or is_honors_knitted(counts)):
+            return True
+    return distinct >= 9 and _knitted_complete(counts, n_fixed)
+
+
+def _knitted_complete(counts: list[int], n_fixed: int) -> bool:
+    for ks in KNITTED_STRAIGHTS:
+        if all(counts[k] for k in ks):
+            for k in ks:
+                counts[k] -= 1
+            ok = _can_split(counts, 1 - n_fixed, False, 0)
+            for k in ks:
+                counts[k] += 1
+            if ok:
+                return True
     return False
 
 
