@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.mcr import FANS, RULEBOOK_FANS, score_hand
+from scoring.mcr import FANS, RULEBOOK_FANS, reference, score_hand
 from scoring.rules import load_rules
 
 MCR = load_rules("mcr")
@@ -472,3 +472,10 @@ def test_wait_counts_only_when_unique():
     assert "edge_wait" not in fans_of(L("23455m456p789s555z", "4m"))
     # 1-2 waiting 3: edge
     assert "edge_wait" in fans_of(L("12355m456p789s555z", "3m"))
+
+
+def test_reference_rows_for_docs():
+    rows = reference()
+    assert [r["id"] for r in rows] == list(RULEBOOK_FANS)
+    assert sum(1 for r in rows if r["points"] == 88) == 7  # 004 88点: seven fans
+    assert all(r["source"].startswith("004:") and r["name_ja"] for r in rows)

@@ -97,6 +97,13 @@ def test_bad_input_is_an_error_result(line, code, words):
     assert words in out["error"]["message"]
 
 
+def test_rules_may_be_named_and_a_bad_name_is_an_error_result():
+    assert score_hand(STRAIGHT, "mcr")["fan"] == 21
+    out = score_hand({**STRAIGHT, "rules": "no-such-preset"}, MCR)
+    assert out["ok"] is False and out["error"]["code"] == "invalid_input"
+    assert "unknown rule preset" in out["error"]["message"]
+
+
 def test_flowers_may_be_written_as_tiles():
     out = score_hand({**STRAIGHT, "hand": "123456789m234p55s12f"}, MCR)
     assert out["flowers"] == 2 and out["total"] == 23

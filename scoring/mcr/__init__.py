@@ -5,11 +5,12 @@ Public API::
     score_hand(line: dict, rules) -> dict      # one batch line (contract: scoring-batch.md, MCR)
     payments(total, winner, discarder, players=4) -> list[int]   # point deltas per seat
     FANS                                       # the fan registry (id -> Fan)
+    reference() -> list[dict]                  # the 81 fans as rows for docs
 
 The rulebook is ``/work/shared/seeds/004_31b80ee9b4db5b91.txt``.
 """
 
-from .fans import FANS, RULEBOOK_FANS, Fan
+from .fans import FANS, RULEBOOK_FANS, Fan, reference
 from .score import MINIMUM_FAN, payments, score_hand
 
-__all__ = ["FANS", "RULEBOOK_FANS", "Fan", "MINIMUM_FAN", "payments", "score_hand"]
+__all__ = ["FANS", "RULEBOOK_FANS", "Fan", "MINIMUM_FAN", "payments", "reference", "score_hand"]

@@ -335,3 +335,18 @@ def _build() -> dict[str, Fan]:
 FANS: dict[str, Fan] = _build()
 RULEBOOK_FANS: tuple[str, ...] = tuple(r[0] for r in _TABLE)
 ORDER = {fid: i for i, fid in enumerate(FANS)}
+
+
+def reference() -> list[dict]:
+    """Every rulebook fan as a row for docs: id, points, names, exclusions, rulebook line."""
+    return [
+        {
+            "id": f.id,
+            "points": f.points,
+            "name_zh": f.name_zh,
+            "name_ja": f.name_ja,
+            "excludes": sorted(f.excludes),
+            "source": f.source,
+        }
+        for f in (FANS[fid] for fid in RULEBOOK_FANS)
+    ]

@@ -8,6 +8,7 @@ act on. :func:`payments` turns a total into the four players' point deltas.
 from __future__ import annotations
 
 from ..errors import InvalidInput, InvalidTiles, ScoringError
+from ..rules import load_rules
 from ..tiles import (
     WIND_LETTERS,
     check_copies,
@@ -91,13 +92,17 @@ def options(rules) -> Options:
     )
 
 
-def score_hand(line: dict, rules) -> dict:
-    """Score one batch line under MCR ``rules``; an error result, never an exception."""
-    head = {"id": line.get("id")} if isinstance(line, dict) and "id" in line else {}
+def score_hand(line: dict, rules="mcr") -> dict:
+    """Score one batch line under MCR ``rules`` (a Rules object, preset id or TOML path;
+    a line's own ``"rules"`` wins); an error result, never an exception."""
+    head = {"id": line.get("id") if isinstance(line, dict) else None}
     try:
+        own = line.get("rules") if isinstance(line, dict) else None
+        rules = load_rules(own if own is not None else rules)
         win, flowers = parse_line(line, rules)
     except ScoringError as e:
-        return {**head, "ok": False, "error": e.as_result()}
+        code = e.code if e.code in ("invalid_tiles", "invalid_input") else "invalid_input"
+        return {**head, "ok": False, "error": {"code": code, "message": e.message}}
     opts = options(rules)
     best = best_reading(win, opts)
     if best is None:
