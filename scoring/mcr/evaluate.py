@@ -68,18 +68,19 @@ class Win:
 
 @lru_cache(maxsize=None)
 def exclusions(opts: Options) -> dict[str, frozenset]:
-    """Each fan's exclusions under the switches (a switch may add or drop one)."""
+    """Each fan's exclusions under the switches. The registry holds 004's reading; a switch
+    set to PyMahjongGB's reading drops or adds the exclusion it names."""
     ex = {fid: set(f.excludes) for fid, f in FANS.items()}
-    if not opts.all_green_full_flush:
-        ex["all_green"] |= {"full_flush", "no_honors"}  # 004:27 混一色、清一色とは複合しない
+    if opts.all_green_full_flush:
+        ex["all_green"] -= {"full_flush", "no_honors"}
     if opts.nine_gates_terminal_pungs != "none":
         ex["nine_gates"].discard("pung_of_terminals_or_honors")
     if not opts.all_terminals_double_pung:
         ex["all_terminals"].add("double_pung")
-    if not opts.all_five_all_chows:
-        ex["all_five"].add("all_chows")  # 004:143 平和とは複合しない
-    if not opts.knitted_straight_edge_closed:
-        ex["knitted_straight"] |= {"edge_wait", "closed_wait"}  # 004:156
+    if opts.all_five_all_chows:
+        ex["all_five"].discard("all_chows")
+    if opts.knitted_straight_edge_closed:
+        ex["knitted_straight"] -= {"edge_wait", "closed_wait"}
     return {k: frozenset(v) for k, v in ex.items()}
 
 

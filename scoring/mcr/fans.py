@@ -6,7 +6,8 @@ English name used by the Chinese Official rules and by PyMahjongGB), the
 name as the rulebook writes it (``name_zh``), its Japanese reading
 (``name_ja``), its points and the fans it excludes.
 
-``excludes`` holds what the rulebook names for the fan plus what the
+``excludes`` holds what the rulebook names for the fan (as 004 reads; the
+``hand.mcr_*`` switches give PyMahjongGB's readings) plus what the
 referee's non-repeat principle (不重复原则) removes: a fan that the hand
 must have whenever this one is present is not counted again (all terminals
 always have pungs of terminals, all fives are always all simples ...).
@@ -49,7 +50,14 @@ _TABLE = [
         "dragon_pung two_dragons_pungs",
         "004:21-23",
     ),
-    ("all_green", 88, "緑一色", "リューイーソー", "half_flush one_voided_suit", "004:25-27"),
+    (
+        "all_green",
+        88,
+        "緑一色",
+        "リューイーソー",
+        "half_flush full_flush one_voided_suit",
+        "004:25-27",
+    ),
     (
         "nine_gates",
         88,
@@ -202,7 +210,7 @@ _TABLE = [
         "004:138-140",
     ),
     ("pure_shifted_chows", 16, "一色三歩高", "イーソーサンプカオ", "", "004:142"),
-    ("all_five", 16, "全帯五", "チュェンタイウー", "all_simples no_honors", "004:143"),
+    ("all_five", 16, "全帯五", "チュェンタイウー", "all_simples no_honors all_chows", "004:143"),
     ("triple_pung", 16, "三同刻", "サントンク", "", "004:144"),
     ("three_concealed_pungs", 16, "三暗刻", "サンアンク", "two_concealed_pungs", "004:145"),
     # 12 ------------------------------------------------------------------
@@ -214,7 +222,7 @@ _TABLE = [
         "concealed_hand all_types",
         "004:150-152",
     ),
-    ("knitted_straight", 12, "組合龍", "ツーハーロン", "", "004:154-156"),
+    ("knitted_straight", 12, "組合龍", "ツーハーロン", "edge_wait closed_wait", "004:154-156"),
     ("upper_four", 12, "大于五", "ターユーウー", "no_honors", "004:158"),
     ("lower_four", 12, "小于五", "シャオユーウー", "no_honors", "004:159"),
     ("big_three_winds", 12, "三風刻", "サンフォンク", "", "004:160"),
