@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mcr_support import random_hands
 from scoring.errors import InvalidInput
-from scoring.mcr import payments, score_hand
+from scoring.mcr import explanation, payments, score_hand
 from scoring.rules import load_rules
 
 MCR = load_rules("mcr")
@@ -230,3 +230,13 @@ def test_winning_hands_with_any_flags_score_or_refuse_cleanly(rnd):
         assert out["total"] == out["fan"] + line["flowers"] >= 8
     else:
         assert out["error"]["code"] in {"invalid_input", "below_minimum"}, out
+
+
+def test_explanation_rows_name_every_fan_and_the_pay():
+    line = {**STRAIGHT, "flowers": 2}
+    rows = explanation(line, score_hand(line, MCR))
+    text = "\n".join(rows)
+    for word in ("pure_straight", "清龍", "チンロン", "total", "23", "31 from the discarder"):
+        assert word in text
+    bad = explanation({"hand": "x", "win": "5s"}, score_hand({"hand": "x", "win": "5s"}, MCR))
+    assert bad[-1].startswith("not scored (invalid_tiles)")

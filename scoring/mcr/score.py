@@ -340,3 +340,30 @@ def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
             "last_tile (和絶張): the hand holds another copy of the winning tile, "
             "so three others cannot all be visible"
         )
+
+
+def explanation(line: dict, out: dict) -> list[str]:
+    """A readable account of a scored MCR line (for ``python -m scoring hand --rules mcr``):
+    one row per fan with its id, rulebook name, Japanese reading and points, then the
+    flowers, the total and who pays what."""
+    how = "self-drawn" if line.get("tsumo") else "discard"
+    rows = [f"{line.get('hand')}  win {line.get('win')} ({how})"]
+    if not out.get("ok") and "fans" not in out:
+        return rows + [f"not scored ({out['error']['code']}): {out['error']['message']}"]
+    rows.append("")
+    for f in out["fans"]:
+        times = f" x{f['count']}" if f["count"] > 1 else ""
+        rows.append(
+            f"  {f['name']:<34} {f['name_zh']:<6} {f['name_ja']:<16} {f['points']:>3}{times}"
+        )
+    rows.append(f"  {'fan':<58} {out['fan']:>3}")
+    if not out["ok"]:
+        return rows + ["", f"not scored ({out['error']['code']}): {out['error']['message']}"]
+    rows.append(f"  {'flowers (花牌)':<58} {out['flowers']:>3}")
+    rows.append(f"  {'total':<58} {out['total']:>3}")
+    pay = out["pay"]
+    if "all" in pay:
+        rows.append(f"pay: {pay['all']} from each other player")
+    else:
+        rows.append(f"pay: {pay['ron']} from the discarder, {pay['others']} from each other player")
+    return rows
