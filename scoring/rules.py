@@ -543,7 +543,8 @@ class GameRules(_Section):
     riichi_short: str = switch(
         "forbid", "a player with fewer points than the riichi deposit may not declare riichi "
         "(forbid) or deposits everything they have (all_in)", ("forbid", "all_in"),
-        source="002 4A 「持ち点が1000点未満の場合、持ち点をすべて供託して立直が可能」",
+        source="forbid: 000 (5) リーチ 「千点を卓に置き…リーチを宣言」; "
+        "all_in: 002 4A 「持ち点が1000点未満の場合、持ち点をすべて供託して立直が可能」",
     )
     riichi_noten_chombo: bool = switch(
         True, "a riichi player who is noten at an exhaustive draw has committed chombo",
@@ -552,13 +553,16 @@ class GameRules(_Section):
     nagashi: str = switch(
         "mangan", "nagashi mangan at a draw: none, paid as a mangan tsumo, or as a yakuman tsumo",
         ("none", "mangan", "yakuman"),
-        source="000 流し満貫; 002 3B 「流しは役満とします」; ブー麻雀 「流し満貫はありません」",
+        source="000 (5) 流し満貫; 002 3B 「流しは役満とします」; "
+        "ブー麻雀 「流し満貫はありません」; 001 does not list it",
     )
     abortive_draws: list = switch(
         ["suufon", "suukan", "sanchahou"],
         "abortive draws the rules have (kyuushu, suufon, suukan, suucha_riichi, sanchahou); "
         "any other is refused",
-        source="000 (3) 四風連打/四槓流れ/三家和, 「4人リーチでは流局しません」; 001 基本ルール 9",
+        source="000 (3) 四風連打/四槓流れ/三家和, (8) 「4人リーチでは流局しません」; "
+        "001 基本ルール 9 「途中流局なし」; "
+        "002 4A 「九種九牌、四風連打、四槓散了、四家立直」, 4B 「九種九牌のみ」",
     )
     abort_renchan: bool = switch(
         False, "after an abortive draw the dealer keeps the deal (true) or it moves on (false); "
@@ -570,18 +574,23 @@ class GameRules(_Section):
         "(atamahane), two may win and three is sanchahou (double), or all may win (triple); "
         "honba, deposits and renchan go to the winner nearest the discarder's right",
         ("atamahane", "double", "triple"),
-        source="000 (2) ロンあがり; 001 基本ルール 12; 002 4A 「ダブルロン、トリロンあり。親権、積符、供託点は頭ハネ」",
+        source="double: 000 (2) 「3人が…三家和といって、流局」; "
+        "atamahane: 001 基本ルール 12 「ダブロン、トリプルロンなし。上家の頭ハネ」; "
+        "triple: 002 4A 「ダブルロン、トリロンあり。親権、積符、供託点は頭ハネ」",
     )
     pao: bool = switch(
         False, "responsibility payment (包) for daisangen, daisuushii, suukantsu: the responsible "
         "player pays all of a tsumo and half of a ron by another discarder",
-        source="000 (8) 包 【ローカルルール】; 001 パオ 1; 002 4A 「包則は…最初に成立したものに適用」",
+        source="000 (8) 「ネットマージャンでは、包をなくしました」 【ローカルルール】; "
+        "001 パオ 1; 002 4A 「包則は…最初に成立したものに適用」",
     )
     chombo: str = switch(
         "mangan_tsumo", "chombo price: a reversed mangan tsumo (mangan_tsumo), chombo_points to every "
         "other player (each), chombo_victory_points to every other player (victory_points), or no "
         "chombo rule (none)", ("mangan_tsumo", "each", "victory_points", "none"),
-        source="000 (3) 錯和 「満貫払い」; 001 チョンボ 1; 002 4A 「3000オール」",
+        source="mangan_tsumo: 000 (3) 錯和 「満貫払い」; "
+        "each: 001 チョンボ 1, 002 4A 「3000オール」; "
+        "victory_points: 002 ブー麻雀; none: 004 has no chombo rule",
     )
     chombo_points: int = switch(0, "points the offender pays each other player when chombo = each",
                                 source="001 チョンボ 1 「他家に4,000点ずつ」")
@@ -591,11 +600,12 @@ class GameRules(_Section):
     )
     agari_houki: bool = switch(
         False, "agari-houki exists: the player may no longer win or declare tenpai this hand",
-        source="001 和了り放棄 1; 002 4A 和了放棄",
+        source="001 和了り放棄 1; 002 4A 和了放棄 (000 has none)",
     )
     deposit_penalty: int = switch(
         0, "points of the deposit penalty (everything the player has if less; 0 = no such penalty)",
-        source="001 1000点供託 1; 002 4A 「持ち点が1000点未満の場合は持ち点すべての供託」",
+        source="001 1000点供託 1; "
+        "002 4A 「持ち点が1000点未満の場合は持ち点すべての供託」 (000 has none)",
     )
 
     def check(self) -> None:

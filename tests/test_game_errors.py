@@ -69,7 +69,7 @@ event = st.fixed_dictionaries(
 
 
 @pytest.mark.parametrize("preset", ["netmahjong", "mahjongbu", "nekohouse-boo", "mcr"])
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(events=st.lists(event, max_size=6))
 def test_junk_is_refused_in_words(preset, events):
     try:
