@@ -339,11 +339,9 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
 
 
-def _hand_winner(
-    state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
-) -> _Win:
-    from .hand import score_hand  # the hand engine, built in parallel
-
+def _prepared_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    """The winner's scoring-batch line with the game's own facts: tsumo from
+    ``from``, seat and round wind from the state (a contradicting line is refused)."""
     hand = w["hand"]
     if not isinstance(hand, dict):
         raise GameEventError(line, "'hand' must be a scoring-batch input object")
@@ -363,12 +361,25 @@ def _hand_winner(
                 f"winner seat {seat}: the hand says {key} {hand[key]!r} but this hand "
                 f"({state.round}) it is {value!r}; leave it out or correct it",
             )
-    out = score_hand(hand, state.rules)
+    return hand
+
+
+def _scored(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    from .hand import score_hand  # the hand engine, built in parallel
+
+    out = score_hand(_prepared_hand(state, line, w, seat, src), state.rules)
     if not out.get("ok"):
         err = out.get("error", {})
         raise GameEventError(
             line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}"
         )
+    return out
+
+
+def _hand_winner(
+    state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
+) -> _Win:
+    out = _scored(state, line, w, seat, src)
     got = out.get("chips") or {}
     yakuman = out.get("yakuman", 0)
     return _Win(
@@ -383,14 +394,7 @@ def _hand_winner(
 
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
     if "hand" in w:
-        from .hand import score_hand
-
-        if not isinstance(w["hand"], dict):
-            raise GameEventError(line, "'hand' must be a scoring-batch input object")
-        out = score_hand(dict(w["hand"], tsumo=src is None), state.rules)
-        if not out.get("ok"):
-            raise GameEventError(line, f"winner seat {seat}: {out.get('error', {}).get('message')}")
-        total = out["total"]
+        total = _scored(state, line, w, seat, src)["total"]
     else:
         total = _int(line, w, "fan", w.get("han"))
     if total < 8:

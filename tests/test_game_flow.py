@@ -778,3 +778,18 @@ def test_a_hand_with_the_wrong_seat_wind_is_refused():
 def test_a_hand_that_does_not_score_is_refused_with_the_engines_words():
     ev = {"event": "win", "winners": [{"seat": 1, "hand": dict(HAND, hand="234m456p678s2345s")}]}
     assert "14" in str(refused("netmahjong", ev))
+
+
+def test_mcr_winner_as_tiles():
+    # 004 点数計算 「ツモ上がりの場合、他のプレイヤー全員が上がったプレイヤーへ支払います」:
+    # 清龍 16 + 不求人 4 + 平和 2 + 喜相逢 1 + 絶一門 1 + 単釣将 1 = 25, so 8 + 25 from each
+    hand = {"hand": "123m456m789m123p55p", "win": "5p"}
+    out = play("mcr", {"event": "win", "winners": [{"seat": 2, "hand": hand}]})
+    assert out["hands"][0]["deltas"] == [-33, -33, 99, -33]
+
+
+def test_boo_chombo_as_points_is_a_club_switch():
+    # 002 ブー麻雀（続き） 「…それ以外の場合は親、子にかかわらず1500オール支払い」
+    r = load_rules({"extends": "nekohouse-boo", "game": {"chombo": "each", "chombo_points": 1500}})
+    out = replay(start("nekohouse-boo") + [{"event": "chombo", "seat": 0}], r)
+    assert out["hands"][0]["deltas"] == [-4500, 1500, 1500, 1500]
