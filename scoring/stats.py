@@ -1,15 +1,18 @@
 """Player statistics and leaderboards, computed from replayed games. Pure: no I/O.
 
-Two steps, each defined once:
+Three steps, each defined once:
 
 1. :func:`player_games` turns one finished game (its events and the output of
    :func:`scoring.game.replay`) into one :class:`PlayerGame` line per seat:
    the facts a leaderboard needs (placement, settled result, wins, deal-ins...).
-   Stores keep these lines in a summary table, so a leaderboard never replays
-   a year of games.
-2. :func:`leaderboard` aggregates lines into ranked rows. Every figure is an
-   entry of :data:`FIGURES` (id, names, definition) and ``docs/stats.md`` is
-   generated from that list.
+2. :func:`aggregate` folds a player's lines into a *sums* dict (every entry of
+   :data:`SUMS` plus the two streak tails). Sums of consecutive stretches
+   combine with :func:`combine`, so a store can keep one sums row per player
+   and club day and answer any period by adding rows (the SQL it uses is
+   generated from :data:`SUMS` too).
+3. Every figure of :data:`FIGURES` (id, names, definition) is computed from a
+   sums dict; :func:`rank_rows` orders players by :data:`TIE_RULE`.
+   ``docs/stats.md`` is generated from these lists (:func:`stats_doc`).
 
 Rule families are never mixed: :func:`rule_family` names the family of a rule
 set, and a leaderboard takes lines of one family only.
@@ -40,6 +43,18 @@ def rule_family(rules: dict) -> str:
     return "riichi3" if rules["table"].get("players") == 3 else "riichi4"
 
 
+def line_options(rules: dict) -> dict:
+    """The keyword options of :func:`player_games` that a rule set decides.
+
+    ``riichi_stake``: a riichi stick's value, taken out of a player's own win or
+    deal-in value (it is a bet, not part of the hand); ``counts_bust``: whether
+    finishing below zero means anything (not where everyone starts at 0, MCR)."""
+    return {
+        "riichi_stake": int(rules.get("points", {}).get("riichi_deposit", 0)),
+        "counts_bust": rules.get("settlement", {}).get("start_points", 1) > 0,
+    }
+
+
 @dataclass(frozen=True)
 class PlayerGame:
     """One player's line of one finished game."""
@@ -58,7 +73,7 @@ class PlayerGame:
     tsumo_wins: int
     deal_ins: int
     riichi: int
-    win_points: int       # points gained over all winning hands (honba and deposits included)
+    win_points: int       # points received over all winning hands (payment, honba, pot)
     deal_in_points: int   # points paid over all hands dealt into
     chips: int
     penalties: int
@@ -70,28 +85,36 @@ def _seats_of(ev: dict, key: str) -> list[int]:
     return [s for s in v if isinstance(s, int)]
 
 
+_TALLIED = ("hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points",
+            "deal_in_points", "penalties", "chombo")
+
+
 def player_games(game_id: int, ended_at: str, events: list[dict], output: dict,
-                 keys: list[str] | None = None) -> list[PlayerGame]:
+                 keys: list[str] | None = None, *, riichi_stake: int = 0,
+                 counts_bust: bool = True) -> list[PlayerGame]:
     """Facts per seat for a finished game; ``output`` is ``replay(events, rules)``.
 
     ``keys`` identifies the players (e.g. member ids) where names may repeat;
-    by default the names of the ``start`` event are used."""
+    by default the names of the ``start`` event are used. ``riichi_stake`` and
+    ``counts_bust`` come from :func:`line_options` of the game's rules."""
     final = output["final"]
     players = keys or output["players"]
     n = len(players)
-    tally = [dict.fromkeys(("hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points",
-                            "deal_in_points", "penalties", "chombo"), 0) for _ in range(n)]
+    tally = [dict.fromkeys(_TALLIED, 0) for _ in range(n)]
     deltas_by_event = {h["event"]: h["deltas"] for h in output["hands"]}
     for line, ev in enumerate(events, start=1):
         kind = ev.get("event")
         deltas = deltas_by_event.get(line, [0] * n)
+        riichi = _seats_of(ev, "riichi")
         if kind in HAND_EVENTS:
             for t in tally:
                 t["hands"] += 1
-            for s in _seats_of(ev, "riichi"):
+            for s in riichi:
                 tally[s]["riichi"] += 1
         if kind in WIN_EVENTS:
-            _count_win(tally, ev, deltas)
+            # A seat's own riichi stick is in its delta: put it back, it is a bet.
+            own = [d + (riichi_stake if s in riichi else 0) for s, d in enumerate(deltas)]
+            _count_win(tally, ev, own)
         elif kind == "chombo":
             tally[ev["seat"]]["chombo"] += 1
         elif kind == "penalty":
@@ -100,7 +123,8 @@ def player_games(game_id: int, ended_at: str, events: list[dict], output: dict,
         PlayerGame(
             game_id=game_id, player=players[s], seat=s, players=n, ended_at=ended_at,
             rank=final["ranks"][s], result=final["result"][s], final_score=final["scores"][s],
-            busted=final["scores"][s] < 0, chips=(final.get("chips") or [0] * n)[s], **tally[s],
+            busted=counts_bust and final["scores"][s] < 0,
+            chips=(final.get("chips") or [0] * n)[s], **tally[s],
         )
         for s in range(n)
     ]
@@ -119,6 +143,83 @@ def _count_win(tally: list[dict], ev: dict, deltas: list[int]) -> None:
         tally[src]["deal_in_points"] += max(-deltas[src], 0)
 
 
+# --------------------------------------------------------------------------- sums
+@dataclass(frozen=True)
+class Sum:
+    """One additive fact of a stretch of games: ``of(line)`` per game, then
+    ``how`` ("sum" or "max") over the games."""
+
+    name: str
+    of: Callable[[PlayerGame], float | int]
+    how: str = "sum"
+
+
+def _last(x: PlayerGame) -> bool:
+    return x.rank == x.players
+
+
+SUMS: tuple[Sum, ...] = (
+    Sum("games", lambda x: 1),
+    Sum("total", lambda x: x.result),
+    Sum("rank_sum", lambda x: x.rank),
+    Sum("firsts", lambda x: int(x.rank == 1)),
+    Sum("seconds", lambda x: int(x.rank == 2)),
+    Sum("thirds", lambda x: int(x.rank == 3)),
+    Sum("fourths", lambda x: int(x.rank == 4)),
+    Sum("top2", lambda x: int(x.rank <= 2)),
+    Sum("lasts", lambda x: int(_last(x))),
+    Sum("busts", lambda x: int(x.busted)),
+    *(Sum(n, lambda x, n=n: getattr(x, n)) for n in
+      ("hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points", "deal_in_points",
+       "chips", "penalties", "chombo")),
+    Sum("best", lambda x: x.result, "max"),
+)
+
+# Current streaks: a streak tail is the number of games at the end of a stretch
+# since the last game that broke the streak (= games when none did).
+STREAKS: dict[str, Callable[[PlayerGame], bool]] = {
+    "streak_top2": lambda x: x.rank <= 2,
+    "streak_no_last": lambda x: not _last(x),
+}
+SUM_NAMES = tuple(s.name for s in SUMS) + tuple(STREAKS)
+
+
+def _time_key(x: PlayerGame) -> tuple:
+    return (x.ended_at, x.game_id)
+
+
+def aggregate(lines: Iterable[PlayerGame]) -> dict:
+    """The sums of one player's lines (any order; streaks follow ``ended_at``)."""
+    lines = sorted(lines, key=_time_key)
+    out: dict = {}
+    for s in SUMS:
+        values = [s.of(x) for x in lines]
+        out[s.name] = (max(values) if values else None) if s.how == "max" else sum(values)
+    for name, keeps in STREAKS.items():
+        run = 0
+        for x in lines:
+            run = run + 1 if keeps(x) else 0
+        out[name] = run
+    return out
+
+
+def combine(parts: Iterable[dict]) -> dict:
+    """Sums of consecutive stretches, given oldest first, as one stretch's sums."""
+    out = {s.name: (None if s.how == "max" else 0) for s in SUMS}
+    out.update(dict.fromkeys(STREAKS, 0))
+    for p in parts:
+        for s in SUMS:
+            if s.how == "max":
+                vals = [v for v in (out[s.name], p[s.name]) if v is not None]
+                out[s.name] = max(vals) if vals else None
+            else:
+                out[s.name] += p[s.name]
+        for name in STREAKS:
+            # A stretch with a break inside restarts the run from its own tail.
+            out[name] = p[name] if p[name] < p["games"] else out[name] + p["games"]
+    return out
+
+
 # --------------------------------------------------------------------------- figures
 @dataclass(frozen=True)
 class Figure:
@@ -126,93 +227,77 @@ class Figure:
     ja: str
     en: str
     doc: str
-    compute: Callable[["_Acc"], float | int | None]
+    compute: Callable[[dict], float | int | None]
     fmt: str = "{:.0f}"
 
 
-class _Acc:
-    """Running sums for one player; figures read from it."""
-
-    def __init__(self, player: str):
-        self.player = player
-        self.lines: list[PlayerGame] = []
-
-    def add(self, line: PlayerGame) -> None:
-        self.lines.append(line)
-
-    def total(self, name: str) -> float:
-        return sum(getattr(x, name) for x in self.lines)
-
-    def count(self, pred) -> int:
-        return sum(1 for x in self.lines if pred(x))
-
-    @property
-    def games(self) -> int:
-        return len(self.lines)
-
-    def rate(self, num: float, den: float) -> float | None:
-        return None if den == 0 else num / den
-
-    def streak(self, pred) -> int:
-        n = 0
-        for x in sorted(self.lines, key=lambda x: (x.ended_at, x.game_id), reverse=True):
-            if not pred(x):
-                break
-            n += 1
-        return n
+def _rate(num: float, den: float) -> float | None:
+    return None if not den else num / den
 
 
-def _last(x: PlayerGame) -> bool:
-    return x.rank == x.players
+def _per_game(name: str) -> Callable[[dict], float | None]:
+    return lambda a: _rate(a[name], a["games"])
+
+
+def _per(name: str, den: str) -> Callable[[dict], float | None]:
+    return lambda a: _rate(a[name], a[den])
+
+
+def _get(name: str) -> Callable[[dict], float | int | None]:
+    return lambda a: a[name]
 
 
 FIGURES: tuple[Figure, ...] = (
-    Figure("games", "対局数", "games", "finished games played", lambda a: a.games),
+    Figure("games", "対局数", "games", "finished games played", _get("games")),
     Figure("total", "合計", "total", "sum of settled results (the rule's unit)",
-           lambda a: a.total("result"), "{:+.1f}"),
-    Figure("average", "平均", "average", "total / games", lambda a: a.rate(a.total("result"), a.games),
-           "{:+.2f}"),
+           _get("total"), "{:+,.1f}"),
+    Figure("average", "平均", "average", "total / games", _per_game("total"), "{:+,.2f}"),
     Figure("avg_rank", "平均順位", "average placement", "mean of placements (1 = top)",
-           lambda a: a.rate(a.total("rank"), a.games), "{:.2f}"),
-    Figure("firsts", "1着", "1st", "games finished top", lambda a: a.count(lambda x: x.rank == 1)),
-    Figure("seconds", "2着", "2nd", "games finished second", lambda a: a.count(lambda x: x.rank == 2)),
-    Figure("thirds", "3着", "3rd", "games finished third", lambda a: a.count(lambda x: x.rank == 3)),
-    Figure("fourths", "4着", "4th", "games finished fourth (four-player only)",
-           lambda a: a.count(lambda x: x.rank == 4)),
-    Figure("top_rate", "トップ率", "top rate", "firsts / games",
-           lambda a: a.rate(a.count(lambda x: x.rank == 1), a.games), "{:.1%}"),
+           _per_game("rank_sum"), "{:.2f}"),
+    Figure("firsts", "1着", "1st", "games finished top", _get("firsts")),
+    Figure("seconds", "2着", "2nd", "games finished second", _get("seconds")),
+    Figure("thirds", "3着", "3rd", "games finished third", _get("thirds")),
+    Figure("fourths", "4着", "4th", "games finished fourth (four-player only)", _get("fourths")),
+    Figure("top_rate", "トップ率", "top rate", "firsts / games", _per_game("firsts"), "{:.1%}"),
     Figure("top2_rate", "連対率", "top-two rate", "games finished first or second / games",
-           lambda a: a.rate(a.count(lambda x: x.rank <= 2), a.games), "{:.1%}"),
+           _per_game("top2"), "{:.1%}"),
     Figure("last_rate", "ラス率", "last rate", "games finished last (3rd of 3 or 4th of 4) / games",
-           lambda a: a.rate(a.count(_last), a.games), "{:.1%}"),
-    Figure("bust_rate", "飛び率", "bust rate", "games finished below zero points / games",
-           lambda a: a.rate(a.count(lambda x: x.busted), a.games), "{:.1%}"),
-    Figure("win_rate", "和了率", "win rate", "hands won / hands played",
-           lambda a: a.rate(a.total("wins"), a.total("hands")), "{:.1%}"),
+           _per_game("lasts"), "{:.1%}"),
+    Figure("bust_rate", "飛び率", "bust rate",
+           "games finished below zero points / games (never counted where everyone starts "
+           "at 0, as in MCR)", _per_game("busts"), "{:.1%}"),
+    Figure("win_rate", "和了率", "win rate", "hands won / hands played (wins, draws, aborts)",
+           _per("wins", "hands"), "{:.1%}"),
     Figure("deal_in_rate", "放銃率", "deal-in rate", "hands dealt into (paid a ron) / hands played",
-           lambda a: a.rate(a.total("deal_ins"), a.total("hands")), "{:.1%}"),
+           _per("deal_ins", "hands"), "{:.1%}"),
     Figure("riichi_rate", "立直率", "riichi rate", "hands with a riichi declared / hands played",
-           lambda a: a.rate(a.total("riichi"), a.total("hands")), "{:.1%}"),
+           _per("riichi", "hands"), "{:.1%}"),
     Figure("tsumo_rate", "ツモ率", "tsumo rate", "self-drawn wins / wins",
-           lambda a: a.rate(a.total("tsumo_wins"), a.total("wins")), "{:.1%}"),
+           _per("tsumo_wins", "wins"), "{:.1%}"),
     Figure("avg_win", "平均打点", "average win value",
-           "points gained per winning hand (honba and deposits included)",
-           lambda a: a.rate(a.total("win_points"), a.total("wins"))),
-    Figure("avg_deal_in", "平均放銃点", "average deal-in value", "points paid per hand dealt into",
-           lambda a: a.rate(a.total("deal_in_points"), a.total("deal_ins"))),
-    Figure("chips", "チップ", "chips", "sum of chips (祝儀) at settlement", lambda a: a.total("chips"),
+           "points received per winning hand: the payment, honba and the riichi sticks of "
+           "the pot (the winner's own stick is a bet, not a cost of the hand)",
+           _per("win_points", "wins"), "{:,.0f}"),
+    Figure("avg_deal_in", "平均放銃点", "average deal-in value",
+           "points paid per hand dealt into: the payment and honba (the discarder's own "
+           "riichi stick left out)",
+           _per("deal_in_points", "deal_ins"), "{:,.0f}"),
+    Figure("chips", "チップ", "chips", "sum of chips (祝儀) at settlement", _get("chips"),
            "{:+.0f}"),
     Figure("penalties", "罰符", "penalties", "penalty events (deposit, agari-houki, points)",
-           lambda a: a.total("penalties")),
-    Figure("chombo", "チョンボ", "chombo", "chombo events", lambda a: a.total("chombo")),
+           _get("penalties")),
+    Figure("chombo", "チョンボ", "chombo", "chombo events", _get("chombo")),
     Figure("best", "最高成績", "best game", "highest settled result in one game",
-           lambda a: max((x.result for x in a.lines), default=None), "{:+.1f}"),
-    Figure("streak_top2", "連続連対", "top-two streak", "current run of games finished first or second",
-           lambda a: a.streak(lambda x: x.rank <= 2)),
-    Figure("streak_no_last", "連続ラス回避", "no-last streak", "current run of games not finished last",
-           lambda a: a.streak(lambda x: not _last(x))),
+           _get("best"), "{:+,.1f}"),
+    Figure("streak_top2", "連続連対", "top-two streak",
+           "current run of games finished first or second (newest games of the period)",
+           _get("streak_top2")),
+    Figure("streak_no_last", "連続ラス回避", "no-last streak",
+           "current run of games not finished last (newest games of the period)",
+           _get("streak_no_last")),
 )
 FIGURE_IDS = tuple(f.id for f in FIGURES)
+_BY_ID = {f.id: f for f in FIGURES}
 
 TIE_RULE = (
     "rows are ordered by total (higher first), then average placement (lower first), "
@@ -220,24 +305,25 @@ TIE_RULE = (
 )
 
 
-def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict]:
-    """Ranked rows, one per player with at least ``min_games`` games.
+def figures(sums: dict) -> dict:
+    """Every figure of :data:`FIGURES` from one player's sums."""
+    return {f.id: f.compute(sums) for f in FIGURES}
 
-    Each row holds ``rank``, ``player`` and every figure of :data:`FIGURES`;
-    ties are broken by :data:`TIE_RULE` and equal keys share a rank.
-    """
-    accs: dict[str, _Acc] = {}
-    for line in lines:
-        accs.setdefault(line.player, _Acc(line.player)).add(line)
-    rows = []
-    for acc in accs.values():
-        if acc.games < min_games:
-            continue
-        row = {"player": acc.player}
-        for f in FIGURES:
-            row[f.id] = f.compute(acc)
-        rows.append(row)
-    rows.sort(key=_order_key)
+
+def rank_rows(sums_by_player: dict[str, dict], *, min_games: int = 1,
+              names: dict[str, str] | None = None) -> list[dict]:
+    """Ranked rows from each player's sums, players with fewer than ``min_games`` left out.
+
+    ``names`` maps a player key to the name the tie rule sorts by (default: the key).
+
+    Each row holds ``rank``, ``player`` and every figure; ties are broken by
+    :data:`TIE_RULE` and rows equal on total, average placement and games share
+    a rank (the next rank skips, 1, 1, 3)."""
+    names = names or {}
+    rows = [{"player": p, **figures(s)} for p, s in sums_by_player.items()
+            if s["games"] >= max(min_games, 1)]
+    rows.sort(key=lambda r: (*_order_key(r)[:3], names.get(r["player"], r["player"]),
+                             r["player"]))
     prev, rank = None, 0
     for i, row in enumerate(rows, start=1):
         key = _order_key(row)[:3]
@@ -245,6 +331,14 @@ def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict
             rank, prev = i, key
         row["rank"] = rank
     return rows
+
+
+def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict]:
+    """Ranked rows, one per player with at least ``min_games`` games (see :func:`rank_rows`)."""
+    by_player: dict[str, list[PlayerGame]] = {}
+    for line in lines:
+        by_player.setdefault(line.player, []).append(line)
+    return rank_rows({p: aggregate(ls) for p, ls in by_player.items()}, min_games=min_games)
 
 
 def _order_key(row: dict) -> tuple:
@@ -255,8 +349,12 @@ def format_figure(figure_id: str, value) -> str:
     """A figure as a person reads it (``—`` where it is undefined, e.g. no wins yet)."""
     if value is None:
         return "—"
-    f = next(f for f in FIGURES if f.id == figure_id)
-    return f.fmt.format(value)
+    return _BY_ID[figure_id].fmt.format(value)
+
+
+def figure(figure_id: str) -> Figure:
+    """The :class:`Figure` with this id."""
+    return _BY_ID[figure_id]
 
 
 def line_to_dict(line: PlayerGame) -> dict:
@@ -269,17 +367,25 @@ def line_from_dict(d: dict) -> PlayerGame:
 
 
 def stats_doc() -> str:
-    """The text of ``docs/stats.md``, generated from :data:`FIGURES`."""
+    """The text of ``docs/stats.md``, generated from :data:`FIGURES` (a test keeps it current)."""
     out = [
         "# Statistics reference",
         "",
-        "Generated from `scoring/stats.py` (`python -m scoring stats-doc`); do not edit by hand.",
+        "Generated from `scoring/stats.py` (`scoring.stats.stats_doc()`); do not edit by hand —",
+        "`tests/test_stats_doc.py` fails when this file is stale.",
         "",
         "A player's figures come from the lines of their finished games "
-        "(`scoring.stats.player_games`). Rule families are never mixed: "
+        "(`scoring.stats.player_games`). Voided games are left out; a corrected game counts "
+        "as corrected. Rule families are never mixed: "
         + ", ".join(f"`{k}` ({en})" for k, (_, en) in FAMILIES.items()) + ".",
         "",
-        f"Order and ties: {TIE_RULE}; rows with equal total, average placement and games share a rank.",
+        "Periods (`day`, `month`, `season`, `all`, or a custom range of days) are made of "
+        "club days: a game belongs to the club day on which it finished, and a club day ends "
+        "at the club's closing hour (default 05:00 Asia/Tokyo), not at midnight. Seasons are "
+        "quarters: January-March, April-June, July-September, October-December.",
+        "",
+        f"Order and ties: {TIE_RULE}; rows with equal total, average placement and games "
+        "share a rank (1, 1, 3). Players below the minimum number of games are left out.",
         "",
         "| id | 日本語 | English | definition |",
         "|---|---|---|---|",

@@ -57,5 +57,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(staff.bp)
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
+    from .leaderboard import bp as leaderboard_bp  # issue 7: leaderboards, player/game pages
+    app.register_blueprint(leaderboard_bp)
     db.init_app(app)
     return app

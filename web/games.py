@@ -29,7 +29,7 @@ import sqlite_utils
 from scoring.errors import ScoringError
 from scoring.rules import PRESET_IDS, Rules, load_rules
 
-from . import engine
+from . import engine, stats_store
 from .audit import audit
 from .db import migration, now_iso, write_tx
 from .errors import Conflict, NotFound, Refused, UserError
@@ -577,6 +577,7 @@ def _after_append(db, game_id: int, rules: Rules) -> dict:
     status = "finished" if replayed.get("finished") else "live"
     db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN ? END "
                "WHERE id = ? AND status != 'void'", [status, status, now_iso(), game_id])
+    stats_store.refresh_game(db, game_id)  # leaderboards follow in the same transaction
     return replayed
 
 
@@ -687,6 +688,7 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict, actor: str,
         audit(db, actor, f"game.{kind}", f"game:{game_id}", reason,
               {"seq": seq, "old": current[seq], "new": event if kind == "replace" else None,
                "final": replayed.get("final")})
+        stats_store.refresh_game(db, game_id)  # a corrected finished game re-counts
     return game_view(db, game_id)
 
 
@@ -707,6 +709,7 @@ def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     game = _correctable(db, game_id)
     with write_tx(db):
         db.execute("UPDATE games SET status = 'void' WHERE id = ?", [game_id])
+        stats_store.refresh_game(db, game_id)  # rankings drop it
         audit(db, actor, "game.void", f"game:{game_id}", reason,
               {"previous_status": game["status"]})
     return get_game(db, game_id)

@@ -1,0 +1,405 @@
+"""The leaderboards' summary tables, kept in step with the games.
+
+* ``stats_lines``: one :class:`scoring.stats.PlayerGame` line per seat of every
+  finished (not void) game, with its rule family and club day;
+* ``stats_days``: the sums (:data:`scoring.stats.SUMS` and the streak tails)
+  of each player, family and club day.
+
+A leaderboard of any period adds up day rows (a year is a few tens of
+thousands of them, not 240,000 lines), with SQL generated from ``SUMS`` so
+each figure stays defined once in ``scoring/stats.py``.
+
+``refresh_game(db, game_id)`` is called by ``web.games`` inside the same
+transaction whenever a game's status or events change (a hand recorded or
+undone, a staff correction, a void), so the tables can never disagree with
+the events. ``rebuild_all(db)`` recomputes everything from the events.
+
+A *club day* ends at the club's closing hour (``stats_settings``: default
+05:00 in Asia/Tokyo): a game finished at 02:30 on the 2nd belongs to the 1st.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Iterable
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import sqlite_utils
+
+from scoring import stats
+
+from .db import migration, write_tx
+from .errors import NotFound, UserError
+
+DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo"}
+PERIODS = ("day", "month", "season", "all", "range")
+LINE_COLUMNS = ("game_id", "seat", "player_id", "family", "club_day", "ended_at", "players",
+                "rank", "result", "final_score", "busted", "hands", "wins", "tsumo_wins",
+                "deal_ins", "riichi", "win_points", "deal_in_points", "chips", "penalties",
+                "chombo")
+
+
+@migration(300, "leaderboard summary tables (stats_lines, stats_days, stats_settings)")
+def _create_stats(db: sqlite_utils.Database) -> None:
+    sums = ",\n".join(f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}"
+                      for n in stats.SUM_NAMES)
+    db.executescript(
+        f"""
+        CREATE TABLE stats_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE stats_lines (
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            seat INTEGER NOT NULL,
+            player_id INTEGER NOT NULL REFERENCES players(id),
+            family TEXT NOT NULL,
+            club_day TEXT NOT NULL,
+            ended_at TEXT NOT NULL,
+            players INTEGER NOT NULL, rank INTEGER NOT NULL, result REAL NOT NULL,
+            final_score INTEGER NOT NULL, busted INTEGER NOT NULL, hands INTEGER NOT NULL,
+            wins INTEGER NOT NULL, tsumo_wins INTEGER NOT NULL, deal_ins INTEGER NOT NULL,
+            riichi INTEGER NOT NULL, win_points INTEGER NOT NULL,
+            deal_in_points INTEGER NOT NULL, chips INTEGER NOT NULL,
+            penalties INTEGER NOT NULL, chombo INTEGER NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        );
+        -- the day's games (export); one player's games in order (player page, day rows)
+        CREATE INDEX stats_lines_day ON stats_lines(club_day, game_id);
+        CREATE INDEX stats_lines_player ON stats_lines(player_id, family, club_day, ended_at);
+        CREATE TABLE stats_days (
+            family TEXT NOT NULL,
+            club_day TEXT NOT NULL,
+            player_id INTEGER NOT NULL,
+            {sums},
+            PRIMARY KEY (family, club_day, player_id)
+        );
+        CREATE INDEX stats_days_player ON stats_days(player_id, family, club_day);
+        """
+    )
+    for k, v in DEFAULT_SETTINGS.items():
+        db.execute("INSERT INTO stats_settings (key, value) VALUES (?, ?)", [k, v])
+
+
+# --------------------------------------------------------------------------- club days
+def settings(db) -> dict:
+    """The club-day settings: ``closing_hour`` (HH:MM) and ``timezone`` (IANA name)."""
+    out = dict(DEFAULT_SETTINGS)
+    out.update({r[0]: r[1] for r in db.execute("SELECT key, value FROM stats_settings")})
+    return out
+
+
+def _closing(value: str) -> time:
+    try:
+        h, m = (int(p) for p in str(value).split(":"))
+        return time(h, m)
+    except ValueError:
+        raise UserError(f"the closing hour {value!r} is not a time: write it as HH:MM, "
+                        "e.g. 05:00") from None
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(str(name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UserError(f"unknown time zone {name!r}: use an IANA name such as Asia/Tokyo") from None
+
+
+def club_day_of(ended_at: str, cfg: dict) -> str:
+    """The club day (YYYY-MM-DD) an ISO UTC timestamp falls in."""
+    t = datetime.fromisoformat(ended_at)
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    c = _closing(cfg["closing_hour"])
+    local = t.astimezone(_zone(cfg["timezone"])) - timedelta(hours=c.hour, minutes=c.minute)
+    return local.date().isoformat()
+
+
+def day_bounds(day: str, cfg: dict) -> tuple[str, str]:
+    """The UTC instants [start, end) of a club day, as ISO strings."""
+    c, zone = _closing(cfg["closing_hour"]), _zone(cfg["timezone"])
+    d = parse_day(day)
+    start = datetime.combine(d, c, zone)
+    end = datetime.combine(d + timedelta(days=1), c, zone)
+    return (start.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
+            end.astimezone(timezone.utc).isoformat(timespec="milliseconds"))
+
+
+def today(cfg: dict, now: datetime | None = None) -> str:
+    """The current club day."""
+    now = now or datetime.now(timezone.utc)
+    return club_day_of(now.isoformat(), cfg)
+
+
+def parse_day(text: str) -> date:
+    """A YYYY-MM-DD day, or a UserError saying how to write it."""
+    try:
+        return date.fromisoformat(str(text))
+    except ValueError:
+        raise UserError(f"{text!r} is not a day: write it as YYYY-MM-DD, e.g. 2026-04-01") from None
+
+
+def period_range(period: str, day: str, start: str | None = None,
+                 end: str | None = None) -> tuple[str, str]:
+    """The first and last club day of a period ending on ``day`` (to date)."""
+    d = parse_day(day)
+    if period == "day":
+        first = d
+    elif period == "month":
+        first = d.replace(day=1)
+    elif period == "season":
+        first = date(d.year, 3 * ((d.month - 1) // 3) + 1, 1)
+    elif period == "all":
+        first = date(1, 1, 1)
+    elif period == "range":
+        if not (start and end):
+            raise UserError("a custom range needs both a first and a last day (YYYY-MM-DD)")
+        first, d = parse_day(start), parse_day(end)
+        if first > d:
+            raise UserError(f"the range starts ({start}) after it ends ({end}): swap them")
+    else:
+        raise UserError(f"unknown period {period!r}: choose one of {', '.join(PERIODS)}")
+    return first.isoformat(), d.isoformat()
+
+
+def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None) -> dict:
+    """Change the club-day settings and rebuild the summary tables under them."""
+    cfg = settings(db)
+    if closing_hour is not None:
+        c = _closing(closing_hour)
+        cfg["closing_hour"] = f"{c.hour:02d}:{c.minute:02d}"
+    if timezone_name is not None:
+        _zone(timezone_name)
+        cfg["timezone"] = timezone_name
+    with write_tx(db):
+        for k, v in cfg.items():
+            db.execute("INSERT INTO stats_settings (key, value) VALUES (?, ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [k, v])
+        rebuild_all(db)
+    return cfg
+
+
+# --------------------------------------------------------------------------- keeping in step
+def game_lines(db, game_id: int, cfg: dict | None = None) -> list[dict]:
+    """The summary lines a game should have now (none unless it is finished)."""
+    from . import engine, games  # late: games imports this module for its hooks
+
+    game = games.get_game(db, game_id)
+    if game["status"] != "finished" or not game["finished_at"]:
+        return []
+    events = [e["event"] for e in games.effective_events(games.event_log(db, game_id))]
+    output = engine.replay(events, game["rules"])
+    if not output.get("finished"):
+        return []
+    cfg = cfg or settings(db)
+    ids = [s["player_id"] for s in game["seats"]]
+    lines = stats.player_games(game_id, game["finished_at"], events, output,
+                               keys=[str(i) for i in ids], **stats.line_options(game["rules"]))
+    extra = {"family": stats.rule_family(game["rules"]),
+             "club_day": club_day_of(game["finished_at"], cfg)}
+    return [_line_row(x, extra) for x in lines]
+
+
+def _line_row(x: stats.PlayerGame, extra: dict) -> dict:
+    d = stats.line_to_dict(x)
+    d["player_id"] = int(d.pop("player"))
+    d["busted"] = int(d["busted"])
+    d.update(extra)
+    return {k: d[k] for k in LINE_COLUMNS}
+
+
+def refresh_game(db, game_id: int) -> None:
+    """Bring the summary tables in step with one game's status and events.
+
+    Called inside the caller's transaction (nested: a savepoint). Cheap for a
+    live game (one indexed delete); a finished game is replayed once."""
+    row = db.execute("SELECT status FROM games WHERE id = ?", [game_id]).fetchone()
+    if (row is None or row[0] != "finished") and not db.execute(
+            "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]).fetchone():
+        return  # a live game without lines: nothing to do (this runs on every hand)
+    with write_tx(db):
+        touched = {tuple(r) for r in db.execute(
+            "SELECT family, club_day, player_id FROM stats_lines WHERE game_id = ?", [game_id])}
+        db.execute("DELETE FROM stats_lines WHERE game_id = ?", [game_id])
+        rows = game_lines(db, game_id)
+        insert_lines(db, rows)
+        touched |= {(r["family"], r["club_day"], r["player_id"]) for r in rows}
+        for key in touched:
+            _refresh_day(db, *key)
+
+
+def insert_lines(db, rows: Iterable[dict]) -> None:
+    """Insert summary lines (dicts with :data:`LINE_COLUMNS`); day rows are not touched."""
+    cols = ", ".join(LINE_COLUMNS)
+    marks = ", ".join("?" for _ in LINE_COLUMNS)
+    db.conn.executemany(f"INSERT INTO stats_lines ({cols}) VALUES ({marks})",
+                        [[r[c] for c in LINE_COLUMNS] for r in rows])
+
+
+def _as_line(row) -> stats.PlayerGame:
+    d = dict(zip(LINE_COLUMNS, row))
+    d["player"] = str(d["player_id"])
+    d["busted"] = bool(d["busted"])
+    return stats.line_from_dict(d)
+
+
+_LINE_SQL = f"SELECT {', '.join(LINE_COLUMNS)} FROM stats_lines"
+
+
+def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
+    lines = [_as_line(r) for r in db.execute(
+        f"{_LINE_SQL} WHERE player_id = ? AND family = ? AND club_day = ?",
+        [player_id, family, club_day])]
+    db.execute("DELETE FROM stats_days WHERE family = ? AND club_day = ? AND player_id = ?",
+               [family, club_day, player_id])
+    if lines:
+        _insert_day(db, family, club_day, player_id, stats.aggregate(lines))
+
+
+def _insert_day(db, family: str, club_day: str, player_id: int, sums: dict) -> None:
+    names = stats.SUM_NAMES
+    db.execute(
+        f"INSERT INTO stats_days (family, club_day, player_id, {', '.join(names)}) "
+        f"VALUES (?, ?, ?, {', '.join('?' for _ in names)})",
+        [family, club_day, player_id, *(sums[n] for n in names)])
+
+
+def rebuild_days(db) -> int:
+    """Recompute every day row from ``stats_lines``; returns the number of rows."""
+    with write_tx(db):
+        db.execute("DELETE FROM stats_days")
+        n, key, group = 0, None, []
+        cur = db.execute(f"{_LINE_SQL} ORDER BY family, club_day, player_id")
+        for row in cur:
+            k = (row[3], row[4], row[2])
+            if k != key and group:
+                _insert_day(db, *key, stats.aggregate(group))
+                n, group = n + 1, []
+            key = k
+            group.append(_as_line(row))
+        if group:
+            _insert_day(db, *key, stats.aggregate(group))
+            n += 1
+    return n
+
+
+def rebuild_all(db) -> dict:
+    """Recompute both summary tables from every game's events (after a settings change,
+    or to repair); returns the counts."""
+    with write_tx(db):
+        db.execute("DELETE FROM stats_lines")
+        cfg = settings(db)
+        ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
+        for gid in ids:
+            insert_lines(db, game_lines(db, gid, cfg))
+        days = rebuild_days(db)
+    lines = db.execute("SELECT COUNT(*) FROM stats_lines").fetchone()[0]
+    return {"games": len(ids), "lines": lines, "day_rows": days}
+
+
+# --------------------------------------------------------------------------- reading
+def _sum_sql() -> str:
+    return ", ".join(f"{'MAX' if s.how == 'max' else 'SUM'}({s.name}) AS {s.name}"
+                     for s in stats.SUMS)
+
+
+def _streak_sql(name: str) -> str:
+    # Per player: the last day of the period with a break in it; the streak is that
+    # day's tail plus every game of the later days (all games if no day broke it).
+    return f"""
+      {name}_b AS (SELECT player_id, MAX(club_day) AS bd FROM d
+                   WHERE {name} < games GROUP BY player_id),
+      {name}_s AS (SELECT d.player_id, SUM(CASE WHEN b.bd IS NULL OR d.club_day > b.bd
+                          THEN d.games WHEN d.club_day = b.bd THEN d.{name} ELSE 0 END) AS v
+                   FROM d LEFT JOIN {name}_b b USING (player_id) GROUP BY d.player_id)"""
+
+
+def _leaderboard_sql() -> str:
+    streaks = ",".join(_streak_sql(n) for n in stats.STREAKS)
+    joins = " ".join(f"JOIN {n}_s USING (player_id)" for n in stats.STREAKS)
+    cols = ", ".join(f"{n}_s.v AS {n}" for n in stats.STREAKS)
+    return f"""
+    WITH d AS (SELECT * FROM stats_days WHERE family = ? AND club_day BETWEEN ? AND ?),
+      s AS (SELECT player_id, {_sum_sql()} FROM d GROUP BY player_id),
+      {streaks}
+    SELECT s.*, {cols}, p.name AS name FROM s {joins} JOIN players p ON p.id = s.player_id"""
+
+
+LEADERBOARD_SQL = _leaderboard_sql()
+
+
+def check_family(family: str) -> str:
+    """A rule family id, or a UserError listing them."""
+    if family not in stats.FAMILIES:
+        raise UserError(f"unknown rule family {family!r}: choose one of "
+                        f"{', '.join(stats.FAMILIES)}")
+    return family
+
+
+def leaderboard(db, family: str, first_day: str, last_day: str, *, min_games: int = 1) -> list[dict]:
+    """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
+    [first_day, last_day]; each row has ``player_id`` and ``name``."""
+    check_family(family)
+    sums, names = {}, {}
+    for r in db.execute_returning_dicts(LEADERBOARD_SQL, [family, first_day, last_day]):
+        key = str(r["player_id"])
+        names[key] = r["name"]
+        sums[key] = r
+    rows = stats.rank_rows(sums, min_games=min_games, names=names)
+    for row in rows:
+        row["player_id"] = int(row["player"])
+        row["name"] = names[row["player"]]
+    return rows
+
+
+def families_played(db) -> list[str]:
+    """The families that have at least one finished game, in :data:`FAMILIES` order."""
+    have = {r[0] for r in db.execute("SELECT DISTINCT family FROM stats_days")}
+    return [f for f in stats.FAMILIES if f in have]
+
+
+def player_lines(db, player_id: int, family: str) -> list[stats.PlayerGame]:
+    """One player's lines in a family, oldest first."""
+    return [_as_line(r) for r in db.execute(
+        f"{_LINE_SQL} WHERE player_id = ? AND family = ? ORDER BY club_day, ended_at, game_id",
+        [player_id, family])]
+
+
+def player_families(db, player_id: int) -> list[str]:
+    have = {r[0] for r in db.execute(
+        "SELECT DISTINCT family FROM stats_days WHERE player_id = ?", [player_id])}
+    return [f for f in stats.FAMILIES if f in have]
+
+
+def player_months(db, player_id: int, family: str) -> list[dict]:
+    """A player's figures month by month (``month``: YYYY-MM), oldest first."""
+    months: dict[str, list[dict]] = {}
+    for r in db.execute_returning_dicts(
+            "SELECT * FROM stats_days WHERE player_id = ? AND family = ? ORDER BY club_day",
+            [player_id, family]):
+        months.setdefault(r["club_day"][:7], []).append(r)
+    return [{"month": m, **stats.figures(stats.combine(parts))} for m, parts in months.items()]
+
+
+def player(db, player_id: int) -> dict:
+    row = db.execute_returning_dicts("SELECT * FROM players WHERE id = ?", [player_id])
+    if not row:
+        raise NotFound(f"there is no player number {player_id}")
+    return row[0]
+
+
+def day_games(db, day: str) -> list[int]:
+    """Ids of the games finished on a club day (not void), in order."""
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT game_id FROM stats_lines WHERE club_day = ? ORDER BY game_id", [day])]
+
+
+def unfinished_games(db, day: str, cfg: dict | None = None) -> list[dict]:
+    """Games started during a club day that are still being played."""
+    start, end = day_bounds(day, cfg or settings(db))
+    return db.execute_returning_dicts(
+        "SELECT id, table_id, started_at FROM games WHERE status = 'live' "
+        "AND started_at >= ? AND started_at < ? ORDER BY id", [start, end])
+
+
+def dumps(data) -> str:
+    """JSON written the same way every time (sorted keys, UTF-8)."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1)
