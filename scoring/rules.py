@@ -504,7 +504,8 @@ class GameRules(_Section):
         source="001 基本ルール 19; 002 ブー麻雀 「上がり連荘です」",
     )
     honba: bool = switch(
-        True, "honba (積み棒) are counted: +1 on renchan or any draw, back to 0 when a non-dealer wins",
+        True,
+        "honba (積み棒) are counted: +1 on renchan or any draw, back to 0 when a non-dealer wins",
         source="000 (3) 「どちらの場合にも積み棒を増やします」",
     )
     bust: bool = switch(
@@ -567,10 +568,12 @@ class GameRules(_Section):
     abort_renchan: bool = switch(
         False, "after an abortive draw the dealer keeps the deal (true) or it moves on (false); "
         "honba go up either way",
-        source="000 (3) 「親は、連荘できず、南家が親になります」; 002 4A 「無条件に連荘となります」",
+        source="000 (3) 「親は、連荘できず、南家が親になります」; "
+        "002 4A 「無条件に連荘となります」",
     )
     multi_ron: str = switch(
-        "double", "several players ron one discard: only the one nearest the discarder's right wins "
+        "double",
+        "several players ron one discard: only the one nearest the discarder's right wins "
         "(atamahane), two may win and three is sanchahou (double), or all may win (triple); "
         "honba, deposits and renchan go to the winner nearest the discarder's right",
         ("atamahane", "double", "triple"),
@@ -585,7 +588,8 @@ class GameRules(_Section):
         "001 パオ 1; 002 4A 「包則は…最初に成立したものに適用」",
     )
     chombo: str = switch(
-        "mangan_tsumo", "chombo price: a reversed mangan tsumo (mangan_tsumo), chombo_points to every "
+        "mangan_tsumo",
+        "chombo price: a reversed mangan tsumo (mangan_tsumo), chombo_points to every "
         "other player (each), chombo_victory_points to every other player (victory_points), or no "
         "chombo rule (none)", ("mangan_tsumo", "each", "victory_points", "none"),
         source="mangan_tsumo: 000 (3) 錯和 「満貫払い」; "
@@ -617,19 +621,26 @@ class GameRules(_Section):
                 f"choose from {', '.join(sorted(kinds))}"
             )
         if not self.bust and self.agari_yame == "optional":
-            # 000 (3): 「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」
-            raise RulesError("game.bust = false needs game.agari_yame = 'forbidden' (000 (3) ブットビなし: あがりやめはなし)")
+            # 000 (3): 「ブットビなしの設定もできます。(ただしこの場合、
+            # あがりやめはなしになります)」
+            raise RulesError(
+                "game.bust = false needs game.agari_yame = 'forbidden' "
+                "(000 (3) ブットビなし: あがりやめはなし)"
+            )
 
 
 # --------------------------------------------------------------------------- settlement
 @dataclass(frozen=True)
 class SettlementRules(_Section):
     start_points: int = switch(25000, "points each player starts with (配給原点)")
-    return_points: int = switch(30000, "points returned against (返し点); oka = (return - start) x players")
+    return_points: int = switch(
+        30000, "points returned against (返し点); oka = (return - start) x players"
+    )
     # Read only by scoring/settlement.py.
     rounding: str = switch(
         "gosha_rokunyu", "rounding of a non-top player's final points to 1000: 五捨六入 (600 up), "
-        "四捨五入 (500 up), down, up, or none", ("gosha_rokunyu", "shisha_gonyu", "down", "up", "none"),
+        "四捨五入 (500 up), down, up, or none",
+        ("gosha_rokunyu", "shisha_gonyu", "down", "up", "none"),
         source="000 (3) 清算 「100点台の端数を5捨6入」; 001 基本ルール 4",
     )
     box_under: bool = switch(
@@ -647,7 +658,8 @@ class SettlementRules(_Section):
         source="000 (3) ウマ 【ローカルルール】 シチゴサン, 沈みウマ",
     )
     ties: str = switch(
-        "seat", "equal points: the seat nearer the first dealer ranks higher (seat), or the players "
+        "seat",
+        "equal points: the seat nearer the first dealer ranks higher (seat), or the players "
         "share the rank and split its oka and uma (share)", ("seat", "share"),
         source="000 (3) 清算 「同点の場合は、起家…の順に優先」; 001 基本ルール 6",
     )
@@ -667,9 +679,32 @@ class SettlementRules(_Section):
         source="002 ブー麻雀（続き） 「マルA +9 0 -3 / マルB +4 0 -2 / マルC +1 0 -1」",
     )
     vp_double: list = switch(
-        [18, 0, -6], "victory points [top, floating, sinking] of a double マルA (yakuman, or マルA by "
-        "the holder of the ダブ権)", source="002 ブー麻雀（続き） 「ダブルマルA +18 0 -6」",
+        [18, 0, -6], "victory points [top, floating, sinking] of a double マルA "
+        "(yakuman, or マルA by the holder of the ダブ権)",
+        source="002 ブー麻雀（続き） 「ダブルマルA +18 0 -6」",
     )
+
+    def check(self) -> None:
+        if self.return_points < self.start_points:
+            raise RulesError(
+                f"settlement.return_points = {self.return_points} is below start_points = "
+                f"{self.start_points}: the oka would be negative"
+            )
+        rows = {"uma": self.uma}
+        rows.update({f"uma_by_floaters[{k!r}]": v for k, v in self.uma_by_floaters.items()})
+        for name, row in rows.items():
+            # the settlement sheet is zero-sum only if every uma row is
+            if not all(isinstance(x, int) for x in row) or sum(row) != 0 or len(row) not in (3, 4):
+                raise RulesError(
+                    f"settlement.{name} = {row!r}: give 3 or 4 whole numbers that sum to 0"
+                )
+        counts = list(self.uma_by_floaters) + list(self.vp_by_floaters)
+        bad = [k for k in counts if k not in ("1", "2", "3")]
+        if bad:
+            raise RulesError(
+                f"settlement floater counts {bad!r}: use '1', '2' or '3' "
+                "(players at or above return_points)"
+            )
 
 
 SECTIONS: dict[str, type] = {

@@ -239,3 +239,25 @@ def test_below_zero_players_still_rank_by_their_points():
     out = settle([70000, 36000, -5000, -1000], "netmahjong")
     assert out["ranks"] == [1, 2, 4, 3]
     assert out["result"][2:] == [-30000 - 20000, -30000 - 10000]
+
+
+@pytest.mark.parametrize(
+    "bad,words",
+    [
+        ({"uma": [10000, 0, 0, 0]}, "sum to 0"),
+        ({"return_points": 20000}, "oka would be negative"),
+        ({"uma_by_floaters": {"4": [0, 0, 0, 0]}}, "floater counts"),
+    ],
+)
+def test_contradictory_settlement_rules_are_refused(bad, words):
+    from scoring.errors import RulesError
+
+    with pytest.raises(RulesError, match=words):
+        load_rules({"extends": "netmahjong", "settlement": bad})
+
+
+def test_netmahjong_start_points_local_rule():
+    # 000 (3) 【ローカルルール】「最初の持ち点は、25000 点から 30000点の範囲で設定できます」
+    out = settle([40000, 30000, 30000, 20000], rules("netmahjong", start_points=30000))
+    assert out["oka"] == [0, 0, 0, 0]
+    assert out["result"] == [30000, 10000, -10000, -30000]
