@@ -53,14 +53,16 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=CONTROL_HELP + "\n\nmodes: " + P.mode_names(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     t = p.add_argument_group("transport (at least one)")
-    t.add_argument("--pty", action="store_true", help="serve on a new pseudo-terminal; print its path")
+    t.add_argument("--pty", action="store_true",
+                   help="serve on a new pseudo-terminal; print its path")
     t.add_argument("--link", metavar="PATH",
                    help="with --pty: also keep a symlink PATH to the pty (it follows replugs)")
     t.add_argument("--tcp", metavar="PORT", type=int,
                    help="serve on TCP PORT (0: any free port) for pyserial socket://")
     t.add_argument("--host", default="127.0.0.1", help="TCP address to bind (default 127.0.0.1)")
     m = p.add_argument_group("the table")
-    m.add_argument("--mode", default="1", help="mode stored in the table at power-on (number or name)")
+    m.add_argument("--mode", default="1",
+                   help="mode stored in the table at power-on (number or name)")
     m.add_argument("--no-autodeal", dest="auto_deal", action="store_false",
                    help="the model without auto-deal (DEAL answers WALLS_ONLY)")
     m.add_argument("--time-scale", type=float, default=1.0,
@@ -75,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--firmware", default="SIM-1.0", help="firmware version reported in HELLO")
     f = p.add_argument_group("faults at start")
     f.add_argument("--drop", type=float, default=0.0, help="probability a byte is lost")
-    f.add_argument("--corrupt", type=float, default=0.0, help="probability a byte gets a bit flipped")
+    f.add_argument("--corrupt", type=float, default=0.0,
+                   help="probability a byte gets a bit flipped")
     f.add_argument("--duplicate", type=float, default=0.0, help="probability a byte is sent twice")
     f.add_argument("--delay-ms", type=float, default=0.0, help="latency added to every chunk")
     f.add_argument("--fault-direction", choices=("rx", "tx", "both"), default="both",
@@ -85,12 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what 'unplug' does: close the pty / drop TCP (hangup) or go silent")
     f.add_argument("--jam", action="store_true", help="start with a jammed motor")
     f.add_argument("--lid-open", action="store_true", help="start with the lid open")
-    f.add_argument("--missing-tile", metavar="TILE", help="start with TILE (e.g. 5m) missing from the next set")
+    f.add_argument("--missing-tile", metavar="TILE",
+                   help="start with TILE (e.g. 5m) missing from the next set")
     f.add_argument("--overrun", type=int, default=0, metavar="N", help="the first N cycles overrun")
     c = p.add_argument_group("control")
-    c.add_argument("--control", metavar="SOCKET", help="also accept control commands on this Unix socket")
+    c.add_argument("--control", metavar="SOCKET",
+                   help="also accept control commands on this Unix socket")
     c.add_argument("--no-stdin", action="store_true", help="do not read control commands on stdin")
-    c.add_argument("-v", "--verbose", action="store_true", help="print every command and event on stderr")
+    c.add_argument("-v", "--verbose", action="store_true",
+                   help="print every command and event on stderr")
     return p
 
 
@@ -196,20 +202,67 @@ def _serve_control_socket(path: str, sim: Simulator, stop: threading.Event) -> s
                 continue
             except OSError:
                 return
-            with conn, conn.makefile("rw", encoding="utf-8") as f:
-                for line in f:
+            # separate reader and writer: a text file's write() drops what it had read ahead
+            with conn, conn.makefile("r", encoding="utf-8") as rf, \
+                    conn.makefile("w", encoding="utf-8") as wf:
+                for line in rf:
                     try:
                         ans = control(sim, line)
                     except SystemExit:
-                        f.write("ok bye\n")
-                        f.flush()
+                        wf.write("ok bye\n")
+                        wf.flush()
                         stop.set()
                         return
-                    f.write(ans + "\n")
-                    f.flush()
+                    wf.write(ans + "\n")
+                    wf.flush()
 
     threading.Thread(target=loop, name="hardware_sim:control", daemon=True).start()
     return srv
+
+
+def _make_simulator(args) -> Simulator:
+    faults = LinkFaults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
+                        delay=args.delay_ms / 1000, direction=args.fault_direction,
+                        seed=args.seed)
+    return Simulator(mode=args.mode, auto_deal=args.auto_deal, time_scale=args.time_scale,
+                     cycle_seconds=args.cycle_seconds, boot_seconds=args.boot_seconds,
+                     auto_sticks=args.auto_sticks, faults=faults, model=args.model,
+                     firmware=args.firmware, unplug_mode=args.unplug_mode)
+
+
+def _start_faults(sim: Simulator, args) -> None:
+    for spec in args.points:
+        seat, _, total = spec.partition("=")
+        sim.set_points(int(seat), None if total.lower() == "none" else int(total))
+    if args.jam:
+        sim.jam()
+    if args.lid_open:
+        sim.open_lid()
+    if args.missing_tile:
+        sim.remove_tile(_tile(args.missing_tile))
+    if args.overrun:
+        sim.overrun(args.overrun)
+
+
+def _read_stdin(sim: Simulator, say, stop: threading.Event) -> None:
+    def run():
+        for line in sys.stdin:
+            try:
+                ans = control(sim, line)
+            except SystemExit:
+                say("ok bye")
+                stop.set()
+                return
+            say(ans)
+
+    threading.Thread(target=run, name="hardware_sim:stdin", daemon=True).start()
+
+
+def _install_signals(stop: threading.Event) -> None:
+    """SIGTERM and SIGINT stop cleanly; SIGHUP (terminal closed) is ignored."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,13 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.pty and args.tcp is None:
         build_parser().error("choose a transport: --pty and/or --tcp PORT")
     try:
-        faults = LinkFaults(drop=args.drop, corrupt=args.corrupt, duplicate=args.duplicate,
-                            delay=args.delay_ms / 1000, direction=args.fault_direction,
-                            seed=args.seed)
-        sim = Simulator(mode=args.mode, auto_deal=args.auto_deal, time_scale=args.time_scale,
-                        cycle_seconds=args.cycle_seconds, boot_seconds=args.boot_seconds,
-                        auto_sticks=args.auto_sticks, faults=faults, model=args.model,
-                        firmware=args.firmware, unplug_mode=args.unplug_mode)
+        sim = _make_simulator(args)
     except (ValueError, TableError) as e:
         print(f"python -m hardware_sim: {e}", file=sys.stderr)
         return 2
@@ -236,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def on_change(what: str) -> None:
         if what.startswith("pty "):
-            say(what)
+            say(what)              # the device path changed (replug after a hangup)
         elif args.verbose:
             print(f"[{sim.name}] {what}", file=sys.stderr, flush=True)
 
@@ -244,39 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     sim.start()
     srv = None
     try:
-        for spec in args.points:
-            seat, _, total = spec.partition("=")
-            sim.set_points(int(seat), None if total.lower() == "none" else int(total))
-        if args.jam:
-            sim.jam()
-        if args.lid_open:
-            sim.open_lid()
-        if args.missing_tile:
-            sim.remove_tile(_tile(args.missing_tile))
-        if args.overrun:
-            sim.overrun(args.overrun)
+        _start_faults(sim, args)
         if args.pty:
             say(sim.serve_pty(args.link))
         if args.tcp is not None:
-            port = sim.serve_tcp(args.tcp, args.host)
-            say(f"socket://{args.host}:{port}")
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: stop.set())
-        if hasattr(signal, "SIGHUP"):
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            say(f"socket://{args.host}:{sim.serve_tcp(args.tcp, args.host)}")
+        _install_signals(stop)
         if args.control:
             srv = _serve_control_socket(args.control, sim, stop)
         if not args.no_stdin:
-            def read_stdin():
-                for line in sys.stdin:
-                    try:
-                        ans = control(sim, line)
-                    except SystemExit:
-                        say("ok bye")
-                        stop.set()
-                        return
-                    say(ans)
-            threading.Thread(target=read_stdin, name="hardware_sim:stdin", daemon=True).start()
+            _read_stdin(sim, say, stop)
         while not stop.wait(0.5):
             pass
     except (ValueError, OSError, TableError) as e:

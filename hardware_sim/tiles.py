@@ -151,7 +151,10 @@ def draw_order(walls, break_wall: int, break_stack: int) -> tuple[int, ...]:
     return tuple(ring[start:] + ring[:start])
 
 
-def deal(order: tuple[int, ...], dealer: int, mode: Mode) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+Hands = tuple[tuple[int, ...], ...]
+
+
+def deal(order: tuple[int, ...], dealer: int, mode: Mode) -> tuple[Hands, tuple[int, ...]]:
     """Deal from ``order``: three rounds of four tiles to each playing seat
     (dealer first), then one each, then the dealer's 14th. Returns
     ``(hands per seat 0..3, live wall left)``."""

@@ -465,7 +465,8 @@ _RESULT_TEXT: dict[int, tuple[str, str]] = {
         "That seat does not play in this mode: roll the dice from a playing seat.",
         "その席はこのモードでは使いません。遊ぶ席のサイコロボタンを押してください。"),
     Result.WALLS_ONLY: (
-        "This table has no auto-deal: only the walls are up; players take their hands from the wall.",
+        "This table has no auto-deal: only the walls are up; "
+        "players take their hands from the wall.",
         "この卓は自動配牌なしです。牌山だけが上がりました。配牌は山から取ってください。"),
 }
 
@@ -489,10 +490,14 @@ class NakReason(enum.IntEnum):
 
 
 _NAK_TEXT = {
-    NakReason.BAD_CRC: ("the command arrived damaged (bad CRC)", "コマンドが壊れて届きました（CRC不一致）"),
-    NakReason.UNKNOWN_COMMAND: ("the table does not know this command", "卓が知らないコマンドです"),
-    NakReason.BAD_PAYLOAD: ("the command's data is malformed", "コマンドのデータが不正です"),
-    NakReason.BUSY: ("the table is starting up and cannot take commands yet", "卓が起動中のため、まだコマンドを受け付けられません"),
+    NakReason.BAD_CRC: ("the command arrived damaged (bad CRC)",
+                        "コマンドが壊れて届きました（CRC不一致）"),
+    NakReason.UNKNOWN_COMMAND: ("the table does not know this command",
+                                "卓が知らないコマンドです"),
+    NakReason.BAD_PAYLOAD: ("the command's data is malformed",
+                            "コマンドのデータが不正です"),
+    NakReason.BUSY: ("the table is starting up and cannot take commands yet",
+                     "卓が起動中のため、まだコマンドを受け付けられません"),
 }
 
 

@@ -47,7 +47,7 @@ class Host:
             self.seq = (self.seq + 1) & 0xFF
             seq = self.seq
         wire = P.encode_frame(msg.to_frame(seq))
-        for attempt in range(self.retries + 1):
+        for _attempt in range(self.retries + 1):
             self.attempts += 1
             self.port.write(wire)
             deadline = time.monotonic() + self.timeout

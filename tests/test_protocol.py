@@ -213,7 +213,8 @@ def test_unknown_type_and_bad_payloads_raise_protocol_errors():
 
 def test_reply_ok_and_texts():
     assert P.StatusReply().ok
-    assert P.DealReply(result=P.Result.WALLS_ONLY).ok and P.DealReply(result=P.Result.WALLS_ONLY).walls_only
+    walls_only = P.DealReply(result=P.Result.WALLS_ONLY)
+    assert walls_only.ok and walls_only.walls_only
     r = P.StartCycleReply(result=P.Result.LID_OPEN)
     assert not r.ok
     assert "lid" in r.text().lower() and "フタ" in r.text("ja")

@@ -85,7 +85,8 @@ def test_walls_break_and_deal_for_every_dice_and_dealer(mode):
                 for seat in range(4):
                     want = 14 if seat == dealer else 13 if seat in mode.seats else 0
                     assert len(hands[seat]) == want
-                assert sorted(t for h in hands for t in h) + [] == sorted(order[:len(order) - len(live)])
+                dealt = sorted(t for h in hands for t in h)
+                assert dealt == sorted(order[:len(order) - len(live)])
                 assert sorted([t for h in hands for t in h] + list(live)) == full
 
 
@@ -446,7 +447,10 @@ def test_silent_unplug(table):
     assert host.request(P.Status()).ok
 
 
-@pytest.mark.parametrize("table", ["drop=0.005&corrupt=0.005&duplicate=0.005&seed=7"], indirect=True)
+NOISY = "drop=0.005&corrupt=0.005&duplicate=0.005&seed=7"
+
+
+@pytest.mark.parametrize("table", [NOISY], indirect=True)
 def test_noisy_line_every_command_completes_exactly_once(table):
     host, sim = table
     host.retries = 12
@@ -457,7 +461,8 @@ def test_noisy_line_every_command_completes_exactly_once(table):
         assert r.ok or r.result == Result.NOT_READY
         seqs.append(host.seq)
     counters = sim.link_counters()
-    assert counters["fault_dropped"] and counters["fault_corrupted"] and counters["fault_duplicated"]
+    for fault in ("fault_dropped", "fault_corrupted", "fault_duplicated"):
+        assert counters[fault], fault
     executed = [(seq, name) for seq, name, _ in sim.call(lambda: list(sim.executed))]
     assert len(executed) == len(set(executed)) == 40       # each command ran exactly once
 
