@@ -301,6 +301,34 @@ def random_hands(seed: int, n: int) -> list[dict]:
     return out
 
 
+def dense_hands(seed: int, n: int) -> list[dict]:
+    """``n`` concealed winning hands drawn at random from one or two suits (rarely honours):
+    many readings each, so the choice between readings is tested hard."""
+    from scoring.mcr.decompose import is_complete
+
+    rng = random.Random(seed)
+    out: list[dict] = []
+    while len(out) < n:
+        suits = rng.sample(range(3), rng.choice((1, 1, 2)))
+        pool = [s * 9 + r for s in suits for r in range(9)] * 4
+        if rng.random() < 0.2:
+            pool += list(range(27, 34)) * 4
+        tiles = sorted(rng.sample(pool, 14))
+        counts = [0] * 34
+        for t in tiles:
+            counts[t] += 1
+        if is_complete(counts, 0):
+            out.append(
+                {
+                    "id": len(out),
+                    "hand": tiles_str(tiles),
+                    "win": tile_str(rng.choice(tiles)),
+                    "tsumo": rng.random() < 0.4,
+                }
+            )
+    return out
+
+
 # ---------------------------------------------------------------- oracle
 _GB_SUIT = {"m": "W", "p": "B", "s": "T"}
 # PyMahjongGB: J1 = 中 (red), J2 = 發 (green), J3 = 白 (white)

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from mcr_support import ORACLE_RULES, oracle_call, oracle_fans, random_hands
+from mcr_support import ORACLE_RULES, dense_hands, oracle_call, oracle_fans, random_hands
 from scoring.mcr import score_hand
 from scoring.rules import load_rules
 from test_mcr_fans import ROWS, L
@@ -58,6 +58,17 @@ def test_agrees_with_pymahjonggb_on_random_hands():
     assert not mismatches, "\n".join(json.dumps(m, ensure_ascii=False) for m in mismatches[:10])
     # the generator really produced every shape
     assert all(n > 50 for n in shapes.values()), shapes
+
+
+@pytest.mark.slow
+def test_agrees_on_dense_one_suit_hands():
+    """Hands of one or two suits have many readings: the best one must be PyMahjongGB's too."""
+    mismatches = []
+    for line in dense_hands(SEED, 3000):
+        mine, gb = ours(line, GB), oracle_fans(line)
+        if mine != gb:
+            mismatches.append((line, mine, gb))
+    assert not mismatches, "\n".join(json.dumps(m, ensure_ascii=False) for m in mismatches[:10])
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
