@@ -126,3 +126,15 @@ def test_shipped_local_rule_files(name, row):
     # the sample is an East-only game: it is over in tonpuu, still running in hanchan (shizumi)
     assert out["finished"] is (name == "netmahjong-shichigosan")
     assert out["finished"] is False or abs(sum(out["final"]["result"])) < 1e-6
+
+
+@pytest.mark.parametrize("preset", PRESET_IDS)
+def test_readme_table_matches_the_replay(preset):
+    events = [json.loads(x) for x in (EXAMPLES / f"{preset}.jsonl").read_text("utf-8").splitlines()]
+    final = replay(events, preset)["final"]
+    row = next(
+        x
+        for x in (EXAMPLES / "README.md").read_text("utf-8").splitlines()
+        if x.startswith(f"| `{preset}` |")
+    )
+    assert f"| {final['scores']} | {final['result']}" in row
