@@ -793,3 +793,9 @@ def test_boo_chombo_as_points_is_a_club_switch():
     r = load_rules({"extends": "nekohouse-boo", "game": {"chombo": "each", "chombo_points": 1500}})
     out = replay(start("nekohouse-boo") + [{"event": "chombo", "seat": 0}], r)
     assert out["hands"][0]["deltas"] == [-4500, 1500, 1500, 1500]
+
+
+def test_boo_dora_are_paid_1500_to_the_table():
+    # 002 ブー麻雀 「ドラは役ではなく, 1枚につき場に1500点です」: the winner's "dora" count
+    out = play("nekohouse-boo", ron(1, 0, 1, 30, w={"dora": 1}))
+    assert out["hands"][0]["deltas"] == [-2500, 2500, 0, 0]
