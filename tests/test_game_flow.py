@@ -799,3 +799,15 @@ def test_boo_dora_are_paid_1500_to_the_table():
     # 002 ブー麻雀 「ドラは役ではなく, 1枚につき場に1500点です」: the winner's "dora" count
     out = play("nekohouse-boo", ron(1, 0, 1, 30, w={"dora": 1}))
     assert out["hands"][0]["deltas"] == [-2500, 2500, 0, 0]
+
+
+def test_nm_worked_settlement_example_through_a_whole_replay():
+    # 000 (3) 清算 【例】 「35600 +26000 / 27400 −3000 / 22800 −7000 / 14200 −16000」:
+    # ruled point transfers bring the table to the example's scores, then time is called
+    def pay(src, to, points):
+        return {"event": "penalty", "seat": src, "kind": "points", "points": points, "to": to}
+
+    out = play("netmahjong", pay(3, 0, 10600), pay(2, 1, 2200), pay(3, 1, 200), {"event": "end"})
+    assert out["final"]["scores"] == [35600, 27400, 22800, 14200]
+    assert out["final"]["base"] == [26000, -3000, -7000, -16000]
+    assert out["final"]["result"] == [46000, 7000, -17000, -36000]  # with the ワンツー uma
