@@ -2,6 +2,7 @@
 
 The first line on stdout is the device to open: the pty's path (``--pty``)
 or ``socket://HOST:PORT`` (``--tcp``); with both, the pty line comes first.
+When an unplugged (hung-up) pty is plugged back, ``pty NEW_PATH`` is printed.
 Then the table serves until killed (SIGTERM/SIGINT) or told ``quit``.
 
 While it runs, faults are injected by writing commands, one a line, on

@@ -287,6 +287,7 @@ class Simulator:
 
     @property
     def pty_path(self) -> str | None:
+        """The pty's device path now (None while a hung-up cable is unplugged)."""
         for t in self._transports:
             if isinstance(t, PtyTransport):
                 return t.path
@@ -521,7 +522,18 @@ class PtyTransport:
         self._out.clear()
 
     def hangup(self) -> None:
+        """The adapter vanished: the pty closes (the host's reads fail) and the
+        by-id style symlink goes away, as udev removes it."""
         self._close_fds()
+        self.path = None
+        self._unlink()
+
+    def _unlink(self) -> None:
+        if self.link_path and os.path.islink(self.link_path):
+            try:
+                os.unlink(self.link_path)
+            except OSError:
+                pass
 
     def replug(self) -> None:
         if self.master < 0:
@@ -532,11 +544,7 @@ class PtyTransport:
 
     def close(self) -> None:
         self._close_fds()
-        if self.link_path and os.path.islink(self.link_path):
-            try:
-                os.unlink(self.link_path)
-            except OSError:
-                pass
+        self._unlink()
 
 
 class _TcpProtocol(asyncio.Protocol):
@@ -677,7 +685,3 @@ class InProcessPort:
     def reset_input(self) -> None:
         with self._cond:
             self._buf.clear()
-
-    def detach(self) -> None:
-        """Host side closed the port."""
-        self.sim.call(self.close) if self.sim.running else None
