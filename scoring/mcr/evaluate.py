@@ -423,12 +423,11 @@ def win_flag_fans(w: Win) -> list[str]:
     return out
 
 
-def wait_fan(r: Reading, sets: list[Set], w: Win, unique: bool) -> list[str]:
-    """Edge, closed or single wait, only when the hand waited on one tile (004:251-261)."""
-    if not unique:
-        return []
+def wait_shape(r: Reading, w: Win) -> str | None:
+    """Where the winning tile sits in a reading: edge, closed or single wait, if any
+    (edge first when the tile could be read several ways, as PyMahjongGB does)."""
     found = set()
-    for s in sets[len(w.fixed) :]:
+    for s in r.sets[len(w.fixed) :]:
         if s.type == CHOW and w.win in s.kinds:
             pos = w.win - s.tile
             if pos == 1:
@@ -439,8 +438,14 @@ def wait_fan(r: Reading, sets: list[Set], w: Win, unique: bool) -> list[str]:
         found.add("single_wait")
     for f in ("edge_wait", "closed_wait", "single_wait"):
         if f in found:
-            return [f]
-    return []
+            return f
+    return None
+
+
+def wait_fan(r: Reading, w: Win, unique: bool) -> list[str]:
+    """Edge, closed or single wait, only when the hand waited on one tile (004:251-261)."""
+    shape = wait_shape(r, w) if unique else None
+    return [shape] if shape else []
 
 
 def is_nine_gates(w: Win) -> bool:
@@ -487,7 +492,7 @@ def standard_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter:
     if hog:
         fans["tile_hog"] += hog
     if "melded_hand" not in fans and "four_kongs" not in fans:
-        fans.update(wait_fan(r, sets, w, unique))
+        fans.update(wait_fan(r, w, unique))
     fans.update(win_flag_fans(w))
     return fans
 
@@ -629,9 +634,12 @@ def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter] | None:
     rs = readings(list(w.concealed), w.fixed)
     if not rs:
         return None
-    counts13 = list(w.concealed)
-    counts13[w.win] -= 1
-    unique = len(waiting_tiles(counts13, len(w.fixed), limit=2)) == 1
+    unique = False
+    if any(r.shape in ("standard", "knitted") and wait_shape(r, w) for r in rs):
+        # the search for other winning tiles is only worth it when a wait fan could count
+        counts13 = list(w.concealed)
+        counts13[w.win] -= 1
+        unique = len(waiting_tiles(counts13, len(w.fixed), limit=2)) == 1
     best = None
     for r in rs:
         fans = reading_fans(r, w, opts, unique)
