@@ -77,6 +77,7 @@ def _create_stats(db: sqlite_utils.Database) -> None:
     )
     for k, v in DEFAULT_SETTINGS.items():
         db.execute("INSERT INTO stats_settings (key, value) VALUES (?, ?)", [k, v])
+    rebuild_all(db)  # a club upgrading keeps its history on the leaderboards
 
 
 # --------------------------------------------------------------------------- club days

@@ -1,0 +1,554 @@
+"""The nightly export: one dated folder per club day, written atomically.
+
+``tablectl export --date YYYY-MM-DD --out DIR [--keep N]`` (default: yesterday's
+club day) writes ``DIR/YYYY-MM-DD/``:
+
+* ``games.csv`` / ``games.json``: the day's finished games, one row per player;
+* ``hands.csv`` / ``hands.json``: every hand of those games (points after it);
+* ``leaderboard-month-<family>.csv``, ``leaderboard-all-<family>.csv`` and
+  ``leaderboards.json``: the month-to-date and all-time leaderboards of every
+  rule family played (families are never mixed);
+* ``leaderboards.html``: the same, self-contained (inline SVG charts and
+  styles, no scripts, prints on A4);
+* ``manifest.json``: every other file with its row count and SHA-256.
+
+CSV files are UTF-8 with a BOM and CRLF line ends, so Excel on a Japanese PC
+opens them right. Nothing in a file depends on when the export ran, and
+everything is sorted, so a second run gives byte-identical files.
+
+The folder is built beside the target (``DIR/.tmp-YYYY-MM-DD-<pid>``), every
+file and the folder are fsynced, then it replaces the old folder in one
+``renameat2(RENAME_EXCHANGE)`` (or a plain rename when there is none yet):
+a crash leaves the old export or the new one, never half. Leftover
+temporary folders of dead runs are removed by the next run.
+
+Exit status: 0 written; 1 the day still has unfinished games (listed);
+2 the database cannot be read or an option is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import ctypes
+import ctypes.util
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from scoring import stats
+
+from . import charts, stats_store
+from .errors import UserError
+
+SLOW_ENV = "JANTAKU_EXPORT_SLOW"  # seconds to sleep after each file (tests kill a run mid-way)
+DAY_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TMP_DIR = re.compile(r"^\.tmp-(\d{4}-\d{2}-\d{2})-(\d+)$")
+PERIODS = (("month", "月間 (month to date)"), ("all", "通算 (all time)"))
+
+
+class ExportError(Exception):
+    """A reason the export cannot run, in words; ``status`` is the exit status."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+# --------------------------------------------------------------------------- the database
+def open_db(path: str):
+    """The club database, or an ExportError saying why it cannot be read."""
+    from .db import connect, migrate
+
+    p = Path(path)
+    if not p.is_file():
+        raise ExportError(f"cannot open the club database {p}: no such file "
+                          "(give the right one with --db PATH or the config's db = ...)")
+    try:
+        db = connect(str(p))
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone():
+            raise ExportError(f"{p} is not a Jantaku club database (it has no games table)")
+        migrate(db)  # brings the summary tables in (built from the games on first use)
+        return db
+    except sqlite3.DatabaseError as e:
+        raise ExportError(f"cannot read the club database {p}: {e}") from None
+
+
+# --------------------------------------------------------------------------- file contents
+def _num(v):
+    """Numbers as people write them: 8000 not 8000.0; None as empty."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else round(v, 4)
+    return v
+
+
+def csv_bytes(header: list[str], rows: list[list]) -> bytes:
+    """CSV text with a UTF-8 BOM and CRLF line ends (what Excel expects)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow([_num(v) for v in r])
+    return b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8")
+
+
+def json_bytes(data) -> bytes:
+    return (stats_store.dumps(data) + "\n").encode("utf-8")
+
+
+GAME_COLUMNS = ["game_id", "club_day", "table_id", "rule_set", "family", "started_at",
+                "finished_at", "seat", "player_id", "player", "final_score", "rank", "result",
+                "chips"]
+HAND_COLUMNS = ["game_id", "hand", "event", "round", "honba", "dealer", "kyoutaku", "type",
+                "delta_1", "delta_2", "delta_3", "delta_4", "score_1", "score_2", "score_3",
+                "score_4"]
+
+
+def day_games(db, day: str) -> list[dict]:
+    """The day's finished games with seats and hands (replayed from their events)."""
+    from . import engine, games
+
+    out = []
+    for gid in stats_store.day_games(db, day):
+        game = games.get_game(db, gid)
+        events = [e["event"] for e in games.effective_events(games.event_log(db, gid))]
+        replay = engine.replay(events, game["rules"])
+        final = replay["final"]
+        out.append({
+            "game_id": gid, "club_day": day, "table_id": game["table_id"],
+            "rule_set": game["rule_set"], "family": stats.rule_family(game["rules"]),
+            "started_at": game["started_at"], "finished_at": game["finished_at"],
+            "seats": [{"seat": s["seat"] + 1, "player_id": s["player_id"], "player": s["name"],
+                       "final_score": final["scores"][i], "rank": final["ranks"][i],
+                       "result": final["result"][i],
+                       "chips": (final.get("chips") or [0] * 4)[i]}
+                      for i, s in enumerate(game["seats"])],
+            "hands": [{"hand": n, "event": h["event"], "round": h["round"], "honba": h["honba"],
+                       "dealer": h["dealer"] + 1, "kyoutaku": h["kyoutaku"],
+                       "type": h.get("type", ""), "deltas": h["deltas"], "scores": h["scores"]}
+                      for n, h in enumerate(replay["hands"], start=1)],
+            "start_points": game["rules"]["settlement"]["start_points"],
+        })
+    return out
+
+
+def _game_rows(games_: list[dict]) -> list[list]:
+    return [[g[c] for c in GAME_COLUMNS[:7]] + [s[c] for c in GAME_COLUMNS[7:]]
+            for g in games_ for s in g["seats"]]
+
+
+def _pad(values: list, n: int = 4) -> list:
+    return list(values) + [""] * (n - len(values))
+
+
+def _hand_rows(games_: list[dict]) -> list[list]:
+    return [[g["game_id"], h["hand"], h["event"], h["round"], h["honba"], h["dealer"],
+             h["kyoutaku"], h["type"], *_pad(h["deltas"]), *_pad(h["scores"])]
+            for g in games_ for h in g["hands"]]
+
+
+LB_COLUMNS = ["rank", "player_id", "name", *stats.FIGURE_IDS]
+
+
+def leaderboards(db, day: str, min_games: int) -> dict:
+    """{period: {"first_day", "last_day", "families": {family: rows}}} for the export."""
+    out = {}
+    for period, _ in PERIODS:
+        first, last = stats_store.period_range(period, day)
+        fams = {}
+        for fam in stats_store.families_played(db):
+            rows = stats_store.leaderboard(db, fam, first, last, min_games=min_games)
+            if rows:
+                fams[fam] = [{c: r[c] for c in LB_COLUMNS} for r in rows]
+        out[period] = {"first_day": first if period != "all" else None, "last_day": last,
+                       "families": fams}
+    return out
+
+
+def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, int]]:
+    """Every file of the day's export: name -> (bytes, data rows). No manifest."""
+    games_ = day_games(db, day)
+    boards = leaderboards(db, day, min_games)
+    files = {
+        "games.csv": (csv_bytes(GAME_COLUMNS, _game_rows(games_)), sum(len(g["seats"]) for g in games_)),
+        "games.json": (json_bytes([{k: v for k, v in g.items() if k != "hands"} for g in games_]),
+                       len(games_)),
+        "hands.csv": (csv_bytes(HAND_COLUMNS, _hand_rows(games_)), sum(len(g["hands"]) for g in games_)),
+        "hands.json": (json_bytes([{"game_id": g["game_id"], "hands": g["hands"]} for g in games_]),
+                       sum(len(g["hands"]) for g in games_)),
+        "leaderboards.json": (json_bytes(boards), sum(len(r) for b in boards.values()
+                                                      for r in b["families"].values())),
+    }
+    for period, b in boards.items():
+        for fam, rows in b["families"].items():
+            files[f"leaderboard-{period}-{fam}.csv"] = (
+                csv_bytes(LB_COLUMNS, [[r[c] for c in LB_COLUMNS] for r in rows]), len(rows))
+    files["leaderboards.html"] = (html_page(day, boards, games_).encode("utf-8"), len(games_))
+    return dict(sorted(files.items()))
+
+
+def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]]) -> bytes:
+    start, end = stats_store.day_bounds(day, cfg)
+    return json_bytes({
+        "club_day": day, "club_day_utc": [start, end],
+        "closing_hour": cfg["closing_hour"], "timezone": cfg["timezone"],
+        "files": {name: {"bytes": len(data), "rows": rows,
+                         "sha256": hashlib.sha256(data).hexdigest()}
+                  for name, (data, rows) in sorted(files.items())},
+    })
+
+
+# --------------------------------------------------------------------------- the HTML page
+_CSS = """
+body{font-family:"Hiragino Sans","Noto Sans CJK JP","Noto Sans JP",sans-serif;margin:1.5rem;color:#1b1b1b}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:1.6rem;border-bottom:2px solid #14513c}
+h3{font-size:1rem}table{border-collapse:collapse;font-size:.8rem;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid #ccc;padding:.2rem .4rem;text-align:right;white-space:nowrap}
+th.n,td.n{text-align:left}.chart{max-width:100%;height:auto}
+section{page-break-inside:avoid}@page{size:A4 landscape;margin:12mm}
+"""
+
+
+def _esc(s) -> str:
+    from html import escape
+
+    return escape(str(s))
+
+
+def _board_html(rows: list[dict]) -> str:
+    ids = [f for f in stats.FIGURE_IDS]
+    head = "".join(f"<th>{_esc(stats.figure(f).ja)}<br>{_esc(stats.figure(f).en)}</th>"
+                   for f in ids)
+    body = "".join(
+        f"<tr><td>{r['rank']}</td><td class=n>{_esc(r['name'])}</td>"
+        + "".join(f"<td>{_esc(stats.format_figure(f, r[f]))}</td>" for f in ids) + "</tr>"
+        for r in rows)
+    return (f"<table><thead><tr><th>順位<br>rank</th><th class=n>名前<br>player</th>{head}</tr>"
+            f"</thead><tbody>{body}</tbody></table>")
+
+
+def html_page(day: str, boards: dict, games_: list[dict]) -> str:
+    """The self-contained leaderboard page of the export (charts inline)."""
+    parts = [f"<!doctype html><html lang=ja><meta charset=utf-8><title>雀卓 成績 {day}</title>"
+             f"<style>{_CSS}</style><h1>雀卓 成績ランキング / Leaderboards — {day}</h1>"]
+    for period, label in PERIODS:
+        b = boards[period]
+        span = f"{b['first_day']} – {b['last_day']}" if b["first_day"] else f"– {b['last_day']}"
+        for fam, rows in b["families"].items():
+            ja, en = stats.FAMILIES[fam]
+            parts.append(f"<section><h2>{_esc(label)} · {_esc(ja)} ({_esc(en)}) · {span}</h2>")
+            parts.append(charts.totals_chart([(r["name"], r["total"]) for r in rows[:30]],
+                                             f"{label} {en}"))
+            parts.append(_board_html(rows) + "</section>")
+    parts.append(f"<h2>本日の対局 / Games of {day}: {len(games_)}</h2>")
+    for g in games_:
+        names = [s["player"] for s in g["seats"]]
+        res = ", ".join(f"{s['player']} {s['rank']}着 {_num(s['result']):+}" for s in g["seats"])
+        parts.append(f"<section><h3>#{g['game_id']} {_esc(g['table_id'])} {_esc(g['rule_set'])}: "
+                     f"{_esc(res)}</h3>")
+        parts.append(charts.score_lines([g["start_points"]] * len(names), g["hands"], names,
+                                        f"game {g['game_id']}", height=220) + "</section>")
+    parts.append("</html>\n")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- writing
+class Progress:
+    """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
+
+    def __init__(self, total: int, label: str, stream=None):
+        self.stream = stream or sys.stderr
+        self.on = self.stream.isatty()
+        self.total, self.label, self.done = max(total, 1), label, 0
+
+    def step(self, name: str) -> None:
+        self.done += 1
+        if self.on:
+            filled = 30 * self.done // self.total
+            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+                              f"{self.done}/{self.total} {name:<36.36}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.on:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2); False where that is not available."""
+    name = ctypes.util.find_library("c")
+    try:
+        fn = ctypes.CDLL(name, use_errno=True).renameat2
+    except (OSError, AttributeError, TypeError):
+        return False
+    at_fdcwd = -100
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return rc == 0
+
+
+def _install(tmp: Path, target: Path) -> None:
+    """Put the finished temporary folder in place of ``target`` in one step."""
+    if not target.exists():
+        os.rename(tmp, target)
+    elif _exchange(tmp, target):
+        shutil.rmtree(tmp)  # tmp now holds the old export
+    else:  # no renameat2: the old folder is moved aside first (a window of no folder)
+        old = target.with_name(f".old-{target.name}-{os.getpid()}")
+        os.rename(target, old)
+        os.rename(tmp, target)
+        shutil.rmtree(old)
+    _fsync_dir(target.parent)
+
+
+def clean_leftovers(out: Path) -> list[str]:
+    """Remove temporary folders left by export runs that died (their pid is gone)."""
+    removed = []
+    for p in sorted(out.iterdir()) if out.is_dir() else []:
+        m = TMP_DIR.match(p.name)
+        if m and p.is_dir() and not _alive(int(m.group(2))):
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p.name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def prune(out: Path, keep: int) -> list[str]:
+    """Keep the ``keep`` newest dated folders; remove the older ones (returns their names)."""
+    dated = sorted(p.name for p in out.iterdir() if p.is_dir() and DAY_DIR.match(p.name))
+    gone = dated[:-keep] if keep > 0 else []
+    for name in gone:
+        shutil.rmtree(out / name)
+    return gone
+
+
+def write_export(db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None,
+                 stream=None) -> dict:
+    """Write the day's export folder atomically; returns a summary."""
+    cfg = stats_store.settings(db)
+    unfinished = stats_store.unfinished_games(db, day, cfg)
+    if unfinished:
+        listed = "; ".join(f"game {g['id']} at table {g['table_id']} (started {g['started_at'][:16]} UTC)"
+                           for g in unfinished)
+        raise ExportError(f"club day {day} still has {len(unfinished)} unfinished game(s): "
+                          f"{listed}. Finish, end or void them, then export again.", status=1)
+    out.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(out)
+    files = build_files(db, day, min_games=min_games)
+    files_all = {**{k: v[0] for k, v in files.items()}, "manifest.json": manifest(day, cfg, files)}
+    tmp = out / f".tmp-{day}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    bar = Progress(len(files_all), f"export {day}", stream)
+    slow = float(os.environ.get(SLOW_ENV) or 0)
+    try:
+        for name, data in files_all.items():
+            _write_file(tmp / name, data)
+            bar.step(name)
+            if slow:
+                time.sleep(slow)
+        _fsync_dir(tmp)
+        _install(tmp, out / day)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        bar.close()
+    pruned = prune(out, keep) if keep else []
+    return {"day": day, "folder": str(out / day), "files": len(files_all),
+            "games": files["games.json"][1], "hands": files["hands.csv"][1], "pruned": pruned}
+
+
+# --------------------------------------------------------------------------- command line
+def add_export_arguments(sp) -> None:
+    """Options of ``tablectl export``."""
+    sp.add_argument("--date", metavar="YYYY-MM-DD", default=None,
+                    help="club day to export (default: yesterday's club day)")
+    sp.add_argument("--out", metavar="DIR", required=True,
+                    help="folder that holds the dated export folders")
+    sp.add_argument("--keep", type=int, metavar="N", default=None,
+                    help="keep only the N newest dated folders (older ones are removed)")
+    sp.add_argument("--min-games", type=int, default=1, metavar="N",
+                    help="leave players with fewer games out of the leaderboards (default 1)")
+
+
+def _db_path(args) -> str:
+    if getattr(args, "db", None):
+        return args.db
+    from tablectl.config import ConfigError, load_config
+
+    try:
+        return load_config(args.config).db
+    except ConfigError as e:
+        raise ExportError(f"{e.message} (or give the database directly with --db PATH)") from None
+
+
+def main_export(args) -> int:
+    """``tablectl export``: returns the exit status; errors are printed as one line."""
+    try:
+        if args.keep is not None and args.keep < 1:
+            raise ExportError("--keep must be at least 1 (the number of dated folders to keep)")
+        db = open_db(_db_path(args))
+        try:
+            cfg = stats_store.settings(db)
+            day = args.date or (stats_store.parse_day(stats_store.today(cfg))
+                                - timedelta(days=1)).isoformat()
+            stats_store.parse_day(day)
+            summary = write_export(db, day, Path(args.out), min_games=max(args.min_games, 1),
+                                   keep=args.keep)
+        finally:
+            db.conn.close()
+    except UserError as e:
+        print(f"tablectl export: {e.message}", file=sys.stderr)
+        return 2
+    except ExportError as e:
+        print(f"tablectl export: {e.message}", file=sys.stderr)
+        return e.status
+    except OSError as e:
+        print(f"tablectl export: cannot write the export: {e}", file=sys.stderr)
+        return 2
+    if getattr(args, "json", False):
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        print(f"exported club day {summary['day']}: {summary['games']} games, {summary['hands']} "
+              f"hands, {summary['files']} files in {summary['folder']}"
+              + (f"; removed {', '.join(summary['pruned'])}" if summary["pruned"] else ""))
+    return 0
+
+
+# --------------------------------------------------------------------------- tablectl leaderboard
+def add_leaderboard_arguments(sp) -> None:
+    """Options of ``tablectl leaderboard``."""
+    sp.add_argument("--family", default="riichi4", choices=list(stats.FAMILIES),
+                    help="rule family (never mixed): riichi4, riichi3, boo, mcr")
+    sp.add_argument("--period", default="month", choices=stats_store.PERIODS,
+                    help="day, month (to date), season (quarter to date), all, range")
+    sp.add_argument("--day", metavar="YYYY-MM-DD", default=None,
+                    help="last club day of the period (default: today's club day)")
+    sp.add_argument("--start", metavar="YYYY-MM-DD", help="first day of --period range")
+    sp.add_argument("--end", metavar="YYYY-MM-DD", help="last day of --period range")
+    sp.add_argument("--min-games", type=int, default=1, metavar="N",
+                    help="leave out players with fewer games (default 1)")
+
+
+TEXT_COLUMNS = ("games", "total", "average", "avg_rank", "top_rate", "last_rate", "win_rate",
+                "deal_in_rate")
+
+
+def main_leaderboard(args) -> int:
+    """``tablectl leaderboard``: print a leaderboard (``--json`` for every figure)."""
+    try:
+        db = open_db(_db_path(args))
+        try:
+            cfg = stats_store.settings(db)
+            first, last = stats_store.period_range(args.period, args.day or stats_store.today(cfg),
+                                                   args.start, args.end)
+            rows = stats_store.leaderboard(db, args.family, first, last,
+                                           min_games=max(args.min_games, 1))
+        finally:
+            db.conn.close()
+    except (UserError, ExportError) as e:
+        print(f"tablectl leaderboard: {e.message}", file=sys.stderr)
+        return e.status if isinstance(e, ExportError) else 2
+    if getattr(args, "json", False):
+        print(json.dumps({"family": args.family, "period": args.period, "first_day": first,
+                          "last_day": last, "rows": rows}, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{stats.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
+    print("rank  " + f"{'player':<16}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
+    for r in rows:
+        print(f"{r['rank']:>4}  {r['name']:<16}"
+              + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS))
+    return 0
+
+
+# --------------------------------------------------------------------------- tablectl club-day
+def add_club_day_arguments(sp) -> None:
+    """Options of ``tablectl club-day``."""
+    sp.add_argument("--closing-hour", metavar="HH:MM", default=None,
+                    help="the club's closing hour: a club day ends then (e.g. 05:00)")
+    sp.add_argument("--timezone", metavar="TZ", default=None,
+                    help="the club's time zone, an IANA name (e.g. Asia/Tokyo)")
+
+
+def main_club_day(args) -> int:
+    """``tablectl club-day``: show, or set and rebuild under, the club-day settings."""
+    try:
+        db = open_db(_db_path(args))
+        try:
+            if args.closing_hour is None and args.timezone is None:
+                cfg = stats_store.settings(db)
+            else:
+                cfg = stats_store.configure(db, closing_hour=args.closing_hour,
+                                            timezone_name=args.timezone)
+            cfg = {**cfg, "today": stats_store.today(cfg)}
+        finally:
+            db.conn.close()
+    except (UserError, ExportError) as e:
+        print(f"tablectl club-day: {e.message}", file=sys.stderr)
+        return e.status if isinstance(e, ExportError) else 2
+    if getattr(args, "json", False):
+        print(json.dumps(cfg, ensure_ascii=False, indent=2))
+    else:
+        print(f"a club day ends at {cfg['closing_hour']} ({cfg['timezone']}); "
+              f"today's club day is {cfg['today']}")
+    return 0
+
+
+def add_subcommands(add) -> None:
+    """Register ``export``, ``leaderboard`` and ``club-day`` with tablectl's ``_add``."""
+
+    def export(args) -> int:
+        """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
+        return main_export(args)
+
+    def leaderboard(args) -> int:
+        """Print a leaderboard of one rule family over a period."""
+        return main_leaderboard(args)
+
+    def club_day(args) -> int:
+        """Show or set when a club day ends (closing hour, time zone)."""
+        return main_club_day(args)
+
+    add_export_arguments(add("export", export, table=False))
+    add_leaderboard_arguments(add("leaderboard", leaderboard, table=False))
+    add_club_day_arguments(add("club-day", club_day, table=False))
