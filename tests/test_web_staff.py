@@ -478,3 +478,22 @@ def test_disabling_a_staff_account_signs_it_out_at_once(app, staff):
     with app.app_context():
         actions = [a["action"] for a in audit_entries(get_db(), target="staff:ken")]
     assert actions == ["staff.enable", "staff.disable", "staff.create"]
+
+
+def test_every_text_of_the_staff_pages_has_both_languages():
+    from pathlib import Path
+
+    from web.i18n import STRINGS
+    root = Path(__file__).resolve().parent.parent / "web" / "templates"
+    keys = set()
+    for folder in ("staff", "auth"):
+        for page in (root / folder).glob("*.html"):
+            text = page.read_text(encoding="utf-8")
+            keys |= set(re.findall(r"""(?<![\w.])t\('([a-z_.]+)'\)""", text))
+    # Keys built in the templates from a value.
+    keys |= {f"staff.cmd.{c}" for c in ("cycle", "check", "points")}
+    keys |= {f"staff.status.{s}" for s in ("all", "live", "finished", "void")}
+    keys |= {f"staff.tablet.{s}" for s in ("waiting", "paired", "revoked")}
+    missing = sorted(k for k in keys if k not in STRINGS)
+    assert missing == []
+    assert all(STRINGS[k][0] and STRINGS[k][1] for k in keys)
