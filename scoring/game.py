@@ -30,7 +30,7 @@ from .errors import ScoringError
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
 from .rules import Rules, load_rules
 from .settlement import ranks as _ranks
-from .settlement import settle
+from .settlement import floating_seats, settle
 
 __all__ = [
     "GameEventError",
@@ -532,7 +532,13 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
     renchan = first.seat == state.dealer and state.rules.game.renchan != "never"
     # 002 ブー麻雀 「役なしの上がりには積符は加算されず, 流局時と同様に次局の積符が増えます」
     honba_up = renchan or (first.yakuless and not state.rules.points.honba_on_yakuless_win)
-    return {"deltas": deltas, "renchan": renchan, "honba_up": honba_up, "yame": "agari_yame"}
+    return {
+        "deltas": deltas,
+        "renchan": renchan,
+        "honba_up": honba_up,
+        "yame": "agari_yame",
+        "winner": first.seat,
+    }
 
 
 # --------------------------------------------------------------------------- draws
@@ -831,6 +837,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         )
     before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
     scores_before = list(state.scores)
+    was_last = _is_last_hand(state)
     try:
         out = _HANDLERS[kind](state, line, ev)
     except GameEventError as e:
@@ -844,6 +851,11 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         _advance(state, out["renchan"], out["honba_up"], out["yame"])
     elif out.get("penalty") and _points_end(state):
         _finish(state, _points_end(state))
+    if kind == "win" and state.finished and state.rules.game.no_losing_final_win:
+        try:
+            _check_final_win(state, line, out["winner"], scores_before, was_last)
+        except GameEventError as e:
+            raise GameEventError(line, e.reason, kind) from None
     # deltas are the whole change, deposits given back by a chombo included
     deltas = [a - b for a, b in zip(state.scores, scores_before, strict=True)]
     state.hands.append(
@@ -857,6 +869,33 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         }
     )
     state.last_line = line
+
+
+def _check_final_win(
+    state: GameState, line: int, winner: int, before: list[int], was_last: bool
+) -> None:
+    """ブー麻雀: a win that ends the game against the winner's own standing is a
+    chombo, not a win (002 ブー麻雀（続き） 「自身の点数状況によって以下の上がり」)."""
+    if state.yakuman_end is not None:  # a yakuman is a double マルA whatever the points
+        return
+    floating = floating_seats(state.scores, state.rules)
+    was_floating = before[winner] >= state.rules.settlement.return_points
+    why = ""
+    if not was_floating and winner not in floating:
+        why = (
+            "「自分の沈みを確定させてゲーム終了となる上がり」: the winner was sinking and still is"
+        )
+    elif was_floating and floating[0] != winner:
+        why = "「自分がトップになれずゲーム終了となる上がり」: the winner floated, does not end top"
+    elif was_floating and len(floating) == 3 and not was_last:
+        why = "「自分のマルCを確定させてゲーム終了となる上がり」 before the last hand"
+    if why:
+        raise GameEventError(
+            line,
+            f"this win would end the game and is a chombo under these rules: {why} "
+            f"({_rule(state.rules, 'game', 'no_losing_final_win')}); record "
+            f'{{"event": "chombo", "seat": {winner}}} instead',
+        )
 
 
 def _redo_hand(state: GameState) -> None:

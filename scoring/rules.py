@@ -611,6 +611,13 @@ class GameRules(_Section):
         source="001 1000点供託 1; "
         "002 4A 「持ち点が1000点未満の場合は持ち点すべての供託」 (000 has none)",
     )
+    no_losing_final_win: bool = switch(
+        False,
+        "a win that ends the game is refused (it is a chombo) when the winner was sinking and "
+        "stays sinking, or was floating and does not end top, or ends top with the smallest "
+        "mark (マルC) outside the last hand",
+        source="002 ブー麻雀（続き） 「自身の点数状況によって以下の上がりを行った場合」",
+    )
 
     def check(self) -> None:
         kinds = {"kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou"}

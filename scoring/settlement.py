@@ -20,7 +20,7 @@ from typing import Sequence
 from .errors import InvalidInput
 from .rules import Rules, load_rules
 
-__all__ = ["settle", "round_points", "ranks", "box_under"]
+__all__ = ["settle", "round_points", "ranks", "box_under", "floating_seats"]
 
 
 def box_under(rules: Rules) -> bool:
@@ -107,6 +107,15 @@ def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
     return {"base": base, "uma": uma, "oka": oka}
 
 
+def floating_seats(scores: Sequence[int], rules: Rules) -> list[int]:
+    """Seats at or above the return points (浮き), best first; when everyone sinks
+    the best n-1 count as floating (002 ブー麻雀 「4人沈みの場合は持ち点の多い順に
+    3人を浮きとして扱います。同点者がいる場合は起家優先」)."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    floating = [i for i in order if scores[i] >= rules.settlement.return_points]
+    return floating or order[: len(scores) - 1]
+
+
 def _victory_points(
     rules: Rules, eff: list[int], order: list[int], *, yakuman_end: dict | None, dabuken: int | None
 ) -> tuple[list[int], bool]:
@@ -115,10 +124,7 @@ def _victory_points(
     n = len(eff)
     if yakuman_end is not None:
         return _yakuman_vp(st.vp_double, n, yakuman_end), True
-    floating = [i for i in order if eff[i] >= st.return_points]
-    if not floating:
-        # 002 ブー麻雀 「4人沈みの場合は持ち点の多い順に3人を浮きとして扱います」
-        floating = order[: n - 1]
+    floating = floating_seats(eff, rules)
     row = st.vp_by_floaters.get(str(len(floating)))
     if row is None:
         return [0] * n, False

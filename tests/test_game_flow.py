@@ -572,8 +572,8 @@ def test_boo_renchan_only_on_a_win():
 
 def test_boo_ends_at_16000():
     # 002 ブー麻雀 「1人以上の持ち点が16000点以上または0点未満となるか, 南4局が終了すればゲーム終了」  # noqa: E501
-    s = state("nekohouse-boo", ron(1, 0, 5, 0))
-    assert s.scores[:2] == [0, 16000] and s.finished and s.end_reason == "points"
+    s = state("nekohouse-boo", tsumo(1, 5, 0))  # mangan tsumo: B 16000, the rest sink
+    assert s.scores == [4000, 16000, 6000, 6000] and s.finished and s.end_reason == "points"
 
 
 def test_boo_no_noten_payments_and_riichi_100():
@@ -811,3 +811,34 @@ def test_nm_worked_settlement_example_through_a_whole_replay():
     assert out["final"]["scores"] == [35600, 27400, 22800, 14200]
     assert out["final"]["base"] == [26000, -3000, -7000, -16000]
     assert out["final"]["result"] == [46000, 7000, -17000, -36000]  # with the ワンツー uma
+
+
+def _boo_pay(src, to, points):
+    return {"event": "penalty", "seat": src, "kind": "points", "points": points, "to": to}
+
+
+BOO_TABLE = [_boo_pay(3, 2, 7500), _boo_pay(0, 1, 2000)]  # [6000, 10000, 15500, 500]
+
+
+def test_boo_win_that_ends_the_game_still_sinking_is_chombo():
+    # 002 ブー麻雀（続き） 「上がる直前に沈みの場合 - 自分の沈みを確定させてゲーム終了となる上がり」
+    e = refused("nekohouse-boo", *BOO_TABLE, ron(0, 3, 1, 30))  # 6000 -> 7000, D busts
+    assert "自分の沈みを確定" in str(e) and '"chombo", "seat": 0' in str(e) and e.line == 4
+
+
+def test_boo_floating_win_that_ends_the_game_not_top_is_chombo():
+    # 002 ブー麻雀（続き） 「上がる直前に浮きの場合 - 自分がトップになれずゲーム終了となる上がり」
+    e = refused("nekohouse-boo", *BOO_TABLE, ron(1, 3, 1, 30))  # B 10000 -> 11000 < C 15500
+    assert "トップになれず" in str(e)
+
+
+def test_boo_maru_c_ending_is_chombo_except_in_the_last_hand():
+    # 002 ブー麻雀（続き） 「自分のマルCを確定させてゲーム終了となる上がり（例外として、オーラスのみ反則となりません。）」  # noqa: E501
+    e = refused("nekohouse-boo", ron(1, 0, 5, 0))  # B 16000, C and D float at 8000: マルC
+    assert "マルC" in str(e)
+    ev = [ron(1, 0)] + pass_deal("nekohouse-boo", 8)[1:7]  # to S4, 1000-point rons
+    s = state("nekohouse-boo", *ev)
+    assert s.round == "S4" and not s.finished
+    out = play("nekohouse-boo", *ev, ron(2, 3, 1, 30))  # C floats, ends top with マルC: allowed
+    assert out["finished"] and out["final"]["end_reason"] == "last_hand"
+    assert out["final"]["victory_points"] == [-1, 0, 1, 0]

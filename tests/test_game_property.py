@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.game import _apply, _new_state, replay
+from scoring.game import GameEventError, _apply, _new_state, replay
 from scoring.rules import PRESET_IDS, load_rules
 
 SAFE_PAIRS = [
@@ -132,6 +132,20 @@ def _step(state, events, ev):
         assert rec["scores"] == state.scores
 
 
+def _legal(state, events, ev, fallback):
+    """``ev``, or ``fallback`` when the rules turn that win into a chombo
+    (ブー麻雀's wins that end the game against the winner: the club records a chombo)."""
+    if not state.rules.game.no_losing_final_win or ev["event"] != "win":
+        return ev
+    trial = copy.deepcopy(state)
+    try:
+        _apply(trial, len(events) + 1, ev)
+    except GameEventError as e:
+        assert "is a chombo under these rules" in e.reason, e
+        return fallback
+    return ev
+
+
 def _moving_event(state):
     """A cheap win by the seat after the dealer from the dealer: the deal always moves."""
     seat = (state.dealer + 1) % state.n
@@ -158,14 +172,15 @@ def test_random_legal_games(preset, data):
             break
         ev = _next_event(data.draw, state)
         if ev is not None:
-            _step(state, events, ev)
+            chombo = {"event": "chombo", "seat": ev.get("winners", [{"seat": 0}])[0]["seat"]}
+            _step(state, events, _legal(state, events, ev, chombo))
     # the game always ends: once the deal moves every hand it is over within
     # the longest game (four winds, plus a West round), whatever came before
     limit = 4 * n + 4 * n + 4
     for _ in range(limit):
         if state.finished:
             break
-        _step(state, events, _moving_event(state))
+        _step(state, events, _legal(state, events, _moving_event(state), {"event": "draw"}))
     assert state.finished, f"still playing {state.round} after {limit} moving hands"
     out = replay(copy.deepcopy(events), rules)
     assert out == replay(copy.deepcopy(events), rules)  # same events, same output
