@@ -53,7 +53,7 @@ def build_club(path: str) -> dict:
     seat = lambda names: [ids[n] for n in names]  # noqa: E731
     gids = [play(db, "t1", seat(g[0]["players"]), g, when)
             for g, when in zip((G1, G2, G3), FINISHED, strict=True)]
-    gids.append(play(db, "t3", seat("ABC"), SANMA, "2026-04-01T22:00:00.000+00:00"))
+    gids.append(play(db, "t3", seat("ABC"), SANMA, "2026-04-01T12:00:00.000+00:00"))
     db.conn.close()
     return {"app": app, "path": path, "ids": ids, "games": gids}
 

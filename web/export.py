@@ -113,6 +113,11 @@ HAND_COLUMNS = ["game_id", "hand", "event", "round", "honba", "dealer", "kyoutak
                 "score_4"]
 
 
+def hand_records(replay: dict) -> list[dict]:
+    """The replay's records that moved points or played a hand (not the closing ``end``)."""
+    return [h for h in replay["hands"] if h.get("type") != "end"]
+
+
 def day_games(db, day: str) -> list[dict]:
     """The day's finished games with seats and hands (replayed from their events)."""
     from . import engine, games
@@ -135,7 +140,7 @@ def day_games(db, day: str) -> list[dict]:
             "hands": [{"hand": n, "event": h["event"], "round": h["round"], "honba": h["honba"],
                        "dealer": h["dealer"] + 1, "kyoutaku": h["kyoutaku"],
                        "type": h.get("type", ""), "deltas": h["deltas"], "scores": h["scores"]}
-                      for n, h in enumerate(replay["hands"], start=1)],
+                      for n, h in enumerate(hand_records(replay), start=1)],
             "start_points": game["rules"]["settlement"]["start_points"],
         })
     return out

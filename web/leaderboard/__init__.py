@@ -152,7 +152,7 @@ def game_page(game_id: int):
     game = games.get_game(db, game_id)
     names = [s["name"] for s in game["seats"]]
     start = game["rules"]["settlement"]["start_points"]
-    hands = view["replay"]["hands"]
+    hands = [h for h in view["replay"]["hands"] if h.get("type") != "end"]
     svg = charts.score_lines([start] * len(names), hands, names, t("lb.score_line"))
     if not names:
         raise NotFound(f"game {game_id} has no players")
