@@ -4,7 +4,7 @@
 kans, red fives, riichi/ippatsu/double riichi, tsumo, every wind, dora, ura,
 haitei/houtei/rinshan/chankan) are scored by both under matching options and
 must agree on han, fu and value; then 2,000 three-player hands with North
-nukidora. Where the library is known to differ from the rulebooks it is
+nukidora, and 5,000 under nekohouse-4a's kiriage mangan. Where the library is known to differ from the rulebooks it is
 not asked (see KNOWN DIFFERENCES below and tests/test_yaku_rulebook.py).
 
 KNOWN DIFFERENCES (not generated here):
@@ -245,7 +245,7 @@ def _ids136(tiles, used):
     return out
 
 
-def oracle(line, sanma=False):
+def oracle(line, sanma=False, options=None):
     from scoring.hand import parse_input
 
     inp = parse_input(line, RULES_SANMA if sanma else RULES)
@@ -268,7 +268,7 @@ def oracle(line, sanma=False):
     all_ids += conc_ids
     dora = _ids136(inp.dora, used)
     ura = _ids136(inp.ura, used)
-    opts = OptionalRules(**OPTIONS, is_three_player=sanma)
+    opts = OptionalRules(**(options or OPTIONS), is_three_player=sanma)
     config = HandConfig(
         is_tsumo=inp.tsumo,
         is_riichi=inp.riichi or inp.double_riichi,
@@ -302,10 +302,10 @@ RULES_SANMA = load_rules(
 )
 
 
-def compare(line, sanma=False):
+def compare(line, sanma=False, rules=None, options=None):
     """None if both agree, else a description of the disagreement."""
-    ours = score_hand(line, RULES_SANMA if sanma else RULES)
-    theirs = oracle(line, sanma)
+    ours = score_hand(line, rules or (RULES_SANMA if sanma else RULES))
+    theirs = oracle(line, sanma, options)
     if theirs.error:
         if ours["ok"]:
             return f"library: {theirs.error}, ours: {ours['han']} han {ours['fu']} fu"
@@ -332,10 +332,10 @@ def lines(n, seed, sanma=False):
     return out
 
 
-def _run(n, seed, sanma):
+def _run(n, seed, sanma, rules=None, options=None):
     bad = []
     for line in lines(n, seed, sanma):
-        diff = compare(line, sanma)
+        diff = compare(line, sanma, rules, options)
         if diff:
             bad.append((line, diff))
     return bad
@@ -350,6 +350,23 @@ def test_oracle_four_player_20000_hands():
 @pytest.mark.slow
 def test_oracle_three_player_nukidora():
     bad = _run(N_SANMA, SEED + 1, sanma=True)
+    assert not bad, f"{len(bad)} disagreements, first: {bad[:3]}"
+
+
+# nekohouse-4a (002 4A 「30符4翻、60符3翻は満貫として計算」) against the library's kiriage,
+# with the library's yakuman stacking (it always adds yakuman up)
+RULES_4A = load_rules(
+    {
+        "extends": "nekohouse-4a",
+        "name": "oracle-4a",
+        "hand": {"yakuman_stacking": True, "renhou": "mangan"},
+    }
+)
+
+
+@pytest.mark.slow
+def test_oracle_nekohouse_4a_kiriage():
+    bad = _run(5_000, SEED + 2, sanma=False, rules=RULES_4A, options=dict(OPTIONS, kiriage=True))
     assert not bad, f"{len(bad)} disagreements, first: {bad[:3]}"
 
 
