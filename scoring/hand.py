@@ -8,8 +8,19 @@ that cannot be (with a message a person can act on); :func:`evaluate` finds
 every reading of the hand (4 sets + pair with every wait the winning tile can
 complete, seven pairs, thirteen orphans), scores each with the yaku registry
 (:mod:`scoring.yaku`) and the fu rules (:mod:`scoring.fu`), and keeps the one
-worth most (高点法). Points come from :mod:`scoring.points`, chips from
-:mod:`scoring.chips`. Errors are results (``ok: false``), never exceptions.
+worth most (高点法: the most points, then the most han, then the most fu).
+Points come from :mod:`scoring.points`, chips from :mod:`scoring.chips`.
+Errors are results (``ok: false``), never exceptions.
+
+Beyond the contract's fields (which it may extend, never rename):
+
+* input ``ankan_chankan``: the win robs a *closed* kan (only thirteen orphans
+  may, and only where ``hand.kokushi_ankan_chankan`` allows it);
+* input ``pocchi``: the winning tile, written as any tile (e.g. ``5z``), is the
+  wild pocchi; the best tile is chosen and reported as ``pocchi_as``;
+* output ``fu_detail`` (``[[reason, fu], ...]``, adding up to ``fu``), ``wait``
+  (ryanmen, kanchan, penchan, tanki, shanpon, kokushi) and ``dora_count``
+  (dora + ura + nukidora tiles, what ``points.dora_per_tile`` pays for).
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from .tiles import (
     parse_tiles,
     tile_to_str,
 )
-from .yaku import Ctx, han_table, yakuhai_kinds
+from .yaku import GREEN, Ctx, han_table, yakuhai_kinds
 
 BOOL_FIELDS = (
     "tsumo",
@@ -53,7 +64,6 @@ BOOL_FIELDS = (
     "ankan_chankan",
 )
 INT_FIELDS = ("nukidora", "honba", "kyoutaku")
-GREEN = frozenset((19, 20, 21, 23, 25, HATSU))
 _CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HONORS = frozenset(range(27, 34))
 _TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
