@@ -31,12 +31,18 @@ class CliError(Exception):
 
 # --------------------------------------------------------------------------- plumbing
 def _db_path(args) -> str:
+    """The store's path; it must exist (a typo must not create an empty store)."""
     if getattr(args, "db", None):
-        return args.db
-    try:
-        return load_config(args.config).db
-    except ConfigError as e:
-        raise CliError(f"{e.message} (or give the store directly with --db PATH)") from None
+        path = args.db
+    else:
+        try:
+            path = load_config(args.config).db
+        except ConfigError as e:
+            raise CliError(f"{e.message} (or give the store directly with --db PATH)") from None
+    if not os.path.exists(path):
+        raise CliError(f"there is no tablectl store at {path}: has the daemon ever run with "
+                       "this config? (check --config / --db)")
+    return path
 
 
 def _emit(args, data, text: str) -> None:

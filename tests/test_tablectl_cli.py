@@ -125,3 +125,9 @@ def test_every_cli_command_is_documented():
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     for name in sub.choices:
         assert f"tablectl {name}" in doc, f"`tablectl {name}` is not in docs/tablectl.md"
+
+
+def test_missing_store_is_explained_and_not_created(tmp_path, capsys):
+    rc, _, err = run(capsys, "status", "--db", tmp_path / "typo.db")
+    assert rc == 2 and "there is no tablectl store" in err
+    assert not (tmp_path / "typo.db").exists()
