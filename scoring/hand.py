@@ -258,9 +258,13 @@ def parse_input(line, rules: Rules) -> HandInput:
         raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects')
     inp = HandInput(hand=hand, win=win_tiles[0], melds=[_meld(m) for m in melds])
     for name in BOOL_FIELDS:
-        setattr(inp, name, _bool(line, name))
+        v = line.get(name)
+        if v is not None and v is not False:  # absent and false are the defaults
+            setattr(inp, name, _bool(line, name))
     for name in INT_FIELDS:
-        setattr(inp, name, _int(line, name))
+        v = line.get(name)
+        if v is not None and (type(v) is not int or v):  # 0 is the default; anything odd is checked
+            setattr(inp, name, _int(line, name))
     inp.seat_wind = _wind(line, "seat_wind")
     inp.round_wind = _wind(line, "round_wind")
     inp.dora = _tiles(line, "dora")
