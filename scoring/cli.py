@@ -138,7 +138,9 @@ def run_batch(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- hand
 _FLAGS = ("tsumo", "riichi", "double_riichi", "open_riichi", "ippatsu", "rinshan", "chankan", "haitei",
-          "houtei", "tenhou", "chiihou", "renhou", "pocchi", "ankan_chankan")
+          "houtei", "tenhou", "chiihou", "renhou", "pocchi", "ankan_chankan",
+          # MCR win conditions (--rules mcr)
+          "last_tile", "wall_last", "kong_replacement", "robbing_kong")
 
 
 def add_hand_arguments(ap: argparse.ArgumentParser) -> None:
@@ -153,7 +155,7 @@ def add_hand_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--round", default="E", help="round wind E/S/W/N (default E)")
     ap.add_argument("--dora", default="", help="dora indicators, e.g. 3m7z")
     ap.add_argument("--ura", default="", help="ura-dora indicators")
-    for counter in ("nukidora", "honba", "kyoutaku"):
+    for counter in ("nukidora", "honba", "kyoutaku", "flowers"):
         ap.add_argument("--" + counter, type=int, default=0)
     ap.add_argument("--json", action="store_true", help="print the batch output line instead of the explanation")
 
@@ -173,6 +175,8 @@ def hand_line(args: argparse.Namespace) -> dict:
     line = {"hand": args.hand, "win": args.win, "melds": [_meld(m) for m in args.meld],
             "seat_wind": args.seat, "round_wind": args.round, "dora": args.dora, "ura": args.ura,
             "nukidora": args.nukidora, "honba": args.honba, "kyoutaku": args.kyoutaku}
+    if args.flowers:
+        line["flowers"] = args.flowers
     line.update({f: True for f in _FLAGS if getattr(args, f)})
     return line
 
@@ -187,12 +191,14 @@ def run_hand(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
         return 0 if out["ok"] else 1
+    if rules.table.family == "mcr":
+        from .mcr import explanation as mcr_explanation
+
+        print("\n".join(mcr_explanation(line, out)))
+        return 0 if out["ok"] else 1
     if not out["ok"]:
         print(f"not scored ({out['error']['code']}): {out['error']['message']}")
         return 1
-    if rules.table.family == "mcr":
-        print(json.dumps(out, ensure_ascii=False, indent=2))
-        return 0
     print("\n".join(explanation(line, out, rules)))
     return 0
 
