@@ -463,21 +463,24 @@ def _insert_event(db, game_id: int, seq: int, kind: str, event: dict, key: str, 
 def game_view(db, game_id: int) -> dict:
     """Everything a screen needs about a game, computed from its events by the engine."""
     game = get_game(db, game_id)
-    rules = load_rules(game["rules"])
     log, events = _events(db, game_id)
-    replayed = engine.replay(events, rules)
+    return _view(game, log, engine.replay(events, load_rules(game["rules"])))
+
+
+def _view(game: dict, log: list[dict], replayed: dict) -> dict:
+    effective = effective_events(log)
     view = {
         "game": {k: v for k, v in game.items() if k != "rules"},
-        "rules_name": rules.name,
-        "players": rules.table.players,
+        "rules_name": replayed.get("rules"),
+        "players": len(game["seats"]),
         "next_seq": (log[-1]["seq"] + 1) if log else 0,
-        "events": effective_events(log),
-        "replay": replayed,
+        "events": effective,
+        "replay": {k: v for k, v in replayed.items() if k != "state"},
         "state": None,
-        "can_undo": any(e["event"].get("event") != "start" for e in effective_events(log)),
+        "can_undo": any(e["event"].get("event") != "start" for e in effective),
     }
     if game["status"] == "live" and not replayed.get("finished"):
-        view["state"] = replayed.get("state") or engine.state_after(events, rules)
+        view["state"] = replayed.get("state")
     return view
 
 
@@ -574,11 +577,21 @@ def _after_append(db, game_id: int, rules: Rules) -> dict:
     """Mark a game finished when its replay says so (same transaction as the append)."""
     _, events = _events(db, game_id)
     replayed = engine.replay(events, rules)
+    _set_status(db, game_id, replayed)
+    return replayed
+
+
+def _set_status(db, game_id: int, replayed: dict) -> str:
     status = "finished" if replayed.get("finished") else "live"
     db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN ? END "
                "WHERE id = ? AND status != 'void'", [status, status, now_iso(), game_id])
     stats_store.refresh_game(db, game_id)  # leaderboards follow in the same transaction
-    return replayed
+    return status
+
+
+def _needs_state(event: dict) -> bool:
+    return event.get("event") == "win" and any(
+        isinstance(w, dict) and isinstance(w.get("hand"), dict) for w in event.get("winners") or [])
 
 
 def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency_key: str,
@@ -596,18 +609,22 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
         return replayed
     game = _live_game(db, game_id)
     rules = load_rules(game["rules"])
+    event = _check_event(event)
     with write_tx(db):
         again = _replay_of_key(db, key, game_id, request)
         if again:
             return again
-        _, events = _events(db, game_id)
-        state = engine.state_after(events, rules)
-        event = _fill_hand_defaults(_check_event(event), state, rules.table.players)
-        engine.check(events + [event], rules)  # refuses with the engine's own words
+        log = event_log(db, game_id)
+        events = [e["event"] for e in effective_events(log)]
+        if _needs_state(event):
+            event = _fill_hand_defaults(event, engine.state_after(events, rules),
+                                        rules.table.players)
+        result = engine.check(events + [event], rules)  # refuses with the engine's own words
         out = _append(db, game_id, kind=event["event"], event=event, expected_seq=expected_seq,
                       key=key, actor=actor, request=request)
-        _after_append(db, game_id, rules)
-    return {**game_view(db, game_id), **out}
+        game["status"] = _set_status(db, game_id, result)
+    log.append({"seq": expected_seq, "kind": event["event"], "event": event, "target_seq": None})
+    return {**_view(game, log, result), **out}
 
 
 def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
