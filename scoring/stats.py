@@ -62,19 +62,19 @@ class PlayerGame:
     game_id: int
     player: str
     seat: int
-    players: int          # 3 or 4 at the table
-    ended_at: str         # ISO time the game finished (orders streaks)
-    rank: int             # 1 = top
-    result: float         # settled result in the rule's unit (points or victory points)
-    final_score: int      # raw points at the end
-    busted: bool          # finished below zero (飛び)
-    hands: int            # hands played (wins, draws, aborts)
+    players: int  # 3 or 4 at the table
+    ended_at: str  # ISO time the game finished (orders streaks)
+    rank: int  # 1 = top
+    result: float  # settled result in the rule's unit (points or victory points)
+    final_score: int  # raw points at the end
+    busted: bool  # finished below zero (飛び)
+    hands: int  # hands played (wins, draws, aborts)
     wins: int
     tsumo_wins: int
     deal_ins: int
     riichi: int
-    win_points: int       # points received over all winning hands (payment, honba, pot)
-    deal_in_points: int   # points paid over all hands dealt into
+    win_points: int  # points received over all winning hands (payment, honba, pot)
+    deal_in_points: int  # points paid over all hands dealt into
     chips: int
     penalties: int
     chombo: int
@@ -85,13 +85,29 @@ def _seats_of(ev: dict, key: str) -> list[int]:
     return [s for s in v if isinstance(s, int)]
 
 
-_TALLIED = ("hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points",
-            "deal_in_points", "penalties", "chombo")
+_TALLIED = (
+    "hands",
+    "wins",
+    "tsumo_wins",
+    "deal_ins",
+    "riichi",
+    "win_points",
+    "deal_in_points",
+    "penalties",
+    "chombo",
+)
 
 
-def player_games(game_id: int, ended_at: str, events: list[dict], output: dict,
-                 keys: list[str] | None = None, *, riichi_stake: int = 0,
-                 counts_bust: bool = True) -> list[PlayerGame]:
+def player_games(
+    game_id: int,
+    ended_at: str,
+    events: list[dict],
+    output: dict,
+    keys: list[str] | None = None,
+    *,
+    riichi_stake: int = 0,
+    counts_bust: bool = True,
+) -> list[PlayerGame]:
     """Facts per seat for a finished game; ``output`` is ``replay(events, rules)``.
 
     ``keys`` identifies the players (e.g. member ids) where names may repeat;
@@ -121,10 +137,17 @@ def player_games(game_id: int, ended_at: str, events: list[dict], output: dict,
             tally[ev["seat"]]["penalties"] += 1
     return [
         PlayerGame(
-            game_id=game_id, player=players[s], seat=s, players=n, ended_at=ended_at,
-            rank=final["ranks"][s], result=final["result"][s], final_score=final["scores"][s],
+            game_id=game_id,
+            player=players[s],
+            seat=s,
+            players=n,
+            ended_at=ended_at,
+            rank=final["ranks"][s],
+            result=final["result"][s],
+            final_score=final["scores"][s],
             busted=counts_bust and final["scores"][s] < 0,
-            chips=(final.get("chips") or [0] * n)[s], **tally[s],
+            chips=(final.get("chips") or [0] * n)[s],
+            **tally[s],
         )
         for s in range(n)
     ]
@@ -169,9 +192,21 @@ SUMS: tuple[Sum, ...] = (
     Sum("top2", lambda x: int(x.rank <= 2)),
     Sum("lasts", lambda x: int(_last(x))),
     Sum("busts", lambda x: int(x.busted)),
-    *(Sum(n, lambda x, n=n: getattr(x, n)) for n in
-      ("hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points", "deal_in_points",
-       "chips", "penalties", "chombo")),
+    *(
+        Sum(n, lambda x, n=n: getattr(x, n))
+        for n in (
+            "hands",
+            "wins",
+            "tsumo_wins",
+            "deal_ins",
+            "riichi",
+            "win_points",
+            "deal_in_points",
+            "chips",
+            "penalties",
+            "chombo",
+        )
+    ),
     Sum("best", lambda x: x.result, "max"),
 )
 
@@ -249,52 +284,136 @@ def _get(name: str) -> Callable[[dict], float | int | None]:
 
 FIGURES: tuple[Figure, ...] = (
     Figure("games", "対局数", "games", "finished games played", _get("games")),
-    Figure("total", "合計", "total", "sum of settled results (the rule's unit)",
-           _get("total"), "{:+,.1f}"),
+    Figure(
+        "total",
+        "合計",
+        "total",
+        "sum of settled results (the rule's unit)",
+        _get("total"),
+        "{:+,.1f}",
+    ),
     Figure("average", "平均", "average", "total / games", _per_game("total"), "{:+,.2f}"),
-    Figure("avg_rank", "平均順位", "average placement", "mean of placements (1 = top)",
-           _per_game("rank_sum"), "{:.2f}"),
+    Figure(
+        "avg_rank",
+        "平均順位",
+        "average placement",
+        "mean of placements (1 = top)",
+        _per_game("rank_sum"),
+        "{:.2f}",
+    ),
     Figure("firsts", "1着", "1st", "games finished top", _get("firsts")),
     Figure("seconds", "2着", "2nd", "games finished second", _get("seconds")),
     Figure("thirds", "3着", "3rd", "games finished third", _get("thirds")),
     Figure("fourths", "4着", "4th", "games finished fourth (four-player only)", _get("fourths")),
     Figure("top_rate", "トップ率", "top rate", "firsts / games", _per_game("firsts"), "{:.1%}"),
-    Figure("top2_rate", "連対率", "top-two rate", "games finished first or second / games",
-           _per_game("top2"), "{:.1%}"),
-    Figure("last_rate", "ラス率", "last rate", "games finished last (3rd of 3 or 4th of 4) / games",
-           _per_game("lasts"), "{:.1%}"),
-    Figure("bust_rate", "飛び率", "bust rate",
-           "games finished below zero points / games (never counted where everyone starts "
-           "at 0, as in MCR)", _per_game("busts"), "{:.1%}"),
-    Figure("win_rate", "和了率", "win rate", "hands won / hands played (wins, draws, aborts)",
-           _per("wins", "hands"), "{:.1%}"),
-    Figure("deal_in_rate", "放銃率", "deal-in rate", "hands dealt into (paid a ron) / hands played",
-           _per("deal_ins", "hands"), "{:.1%}"),
-    Figure("riichi_rate", "立直率", "riichi rate", "hands with a riichi declared / hands played",
-           _per("riichi", "hands"), "{:.1%}"),
-    Figure("tsumo_rate", "ツモ率", "tsumo rate", "self-drawn wins / wins",
-           _per("tsumo_wins", "wins"), "{:.1%}"),
-    Figure("avg_win", "平均打点", "average win value",
-           "points received per winning hand: the payment, honba and the riichi sticks of "
-           "the pot (the winner's own stick is a bet, not a cost of the hand)",
-           _per("win_points", "wins"), "{:,.0f}"),
-    Figure("avg_deal_in", "平均放銃点", "average deal-in value",
-           "points paid per hand dealt into: the payment and honba (the discarder's own "
-           "riichi stick left out)",
-           _per("deal_in_points", "deal_ins"), "{:,.0f}"),
-    Figure("chips", "チップ", "chips", "sum of chips (祝儀) at settlement", _get("chips"),
-           "{:+.0f}"),
-    Figure("penalties", "罰符", "penalties", "penalty events (deposit, agari-houki, points)",
-           _get("penalties")),
+    Figure(
+        "top2_rate",
+        "連対率",
+        "top-two rate",
+        "games finished first or second / games",
+        _per_game("top2"),
+        "{:.1%}",
+    ),
+    Figure(
+        "last_rate",
+        "ラス率",
+        "last rate",
+        "games finished last (3rd of 3 or 4th of 4) / games",
+        _per_game("lasts"),
+        "{:.1%}",
+    ),
+    Figure(
+        "bust_rate",
+        "飛び率",
+        "bust rate",
+        "games finished below zero points / games (never counted where everyone starts "
+        "at 0, as in MCR)",
+        _per_game("busts"),
+        "{:.1%}",
+    ),
+    Figure(
+        "win_rate",
+        "和了率",
+        "win rate",
+        "hands won / hands played (wins, draws, aborts)",
+        _per("wins", "hands"),
+        "{:.1%}",
+    ),
+    Figure(
+        "deal_in_rate",
+        "放銃率",
+        "deal-in rate",
+        "hands dealt into (paid a ron) / hands played",
+        _per("deal_ins", "hands"),
+        "{:.1%}",
+    ),
+    Figure(
+        "riichi_rate",
+        "立直率",
+        "riichi rate",
+        "hands with a riichi declared / hands played",
+        _per("riichi", "hands"),
+        "{:.1%}",
+    ),
+    Figure(
+        "tsumo_rate",
+        "ツモ率",
+        "tsumo rate",
+        "self-drawn wins / wins",
+        _per("tsumo_wins", "wins"),
+        "{:.1%}",
+    ),
+    Figure(
+        "avg_win",
+        "平均打点",
+        "average win value",
+        "points received per winning hand: the payment, honba and the riichi sticks of "
+        "the pot (the winner's own stick is a bet, not a cost of the hand)",
+        _per("win_points", "wins"),
+        "{:,.0f}",
+    ),
+    Figure(
+        "avg_deal_in",
+        "平均放銃点",
+        "average deal-in value",
+        "points paid per hand dealt into: the payment and honba (the discarder's own "
+        "riichi stick left out)",
+        _per("deal_in_points", "deal_ins"),
+        "{:,.0f}",
+    ),
+    Figure(
+        "chips", "チップ", "chips", "sum of chips (祝儀) at settlement", _get("chips"), "{:+.0f}"
+    ),
+    Figure(
+        "penalties",
+        "罰符",
+        "penalties",
+        "penalty events (deposit, agari-houki, points)",
+        _get("penalties"),
+    ),
     Figure("chombo", "チョンボ", "chombo", "chombo events", _get("chombo")),
-    Figure("best", "最高成績", "best game", "highest settled result in one game",
-           _get("best"), "{:+,.1f}"),
-    Figure("streak_top2", "連続連対", "top-two streak",
-           "current run of games finished first or second (newest games of the period)",
-           _get("streak_top2")),
-    Figure("streak_no_last", "連続ラス回避", "no-last streak",
-           "current run of games not finished last (newest games of the period)",
-           _get("streak_no_last")),
+    Figure(
+        "best",
+        "最高成績",
+        "best game",
+        "highest settled result in one game",
+        _get("best"),
+        "{:+,.1f}",
+    ),
+    Figure(
+        "streak_top2",
+        "連続連対",
+        "top-two streak",
+        "current run of games finished first or second (newest games of the period)",
+        _get("streak_top2"),
+    ),
+    Figure(
+        "streak_no_last",
+        "連続ラス回避",
+        "no-last streak",
+        "current run of games not finished last (newest games of the period)",
+        _get("streak_no_last"),
+    ),
 )
 FIGURE_IDS = tuple(f.id for f in FIGURES)
 _BY_ID = {f.id: f for f in FIGURES}
@@ -310,8 +429,9 @@ def figures(sums: dict) -> dict:
     return {f.id: f.compute(sums) for f in FIGURES}
 
 
-def rank_rows(sums_by_player: dict[str, dict], *, min_games: int = 1,
-              names: dict[str, str] | None = None) -> list[dict]:
+def rank_rows(
+    sums_by_player: dict[str, dict], *, min_games: int = 1, names: dict[str, str] | None = None
+) -> list[dict]:
     """Ranked rows from each player's sums, players with fewer than ``min_games`` left out.
 
     ``names`` maps a player key to the name the tie rule sorts by (default: the key).
@@ -320,10 +440,12 @@ def rank_rows(sums_by_player: dict[str, dict], *, min_games: int = 1,
     :data:`TIE_RULE` and rows equal on total, average placement and games share
     a rank (the next rank skips, 1, 1, 3)."""
     names = names or {}
-    rows = [{"player": p, **figures(s)} for p, s in sums_by_player.items()
-            if s["games"] >= max(min_games, 1)]
-    rows.sort(key=lambda r: (*_order_key(r)[:3], names.get(r["player"], r["player"]),
-                             r["player"]))
+    rows = [
+        {"player": p, **figures(s)}
+        for p, s in sums_by_player.items()
+        if s["games"] >= max(min_games, 1)
+    ]
+    rows.sort(key=lambda r: (*_order_key(r)[:3], names.get(r["player"], r["player"]), r["player"]))
     prev, rank = None, 0
     for i, row in enumerate(rows, start=1):
         key = _order_key(row)[:3]
@@ -377,7 +499,8 @@ def stats_doc() -> str:
         "A player's figures come from the lines of their finished games "
         "(`scoring.stats.player_games`). Voided games are left out; a corrected game counts "
         "as corrected. Rule families are never mixed: "
-        + ", ".join(f"`{k}` ({en})" for k, (_, en) in FAMILIES.items()) + ".",
+        + ", ".join(f"`{k}` ({en})" for k, (_, en) in FAMILIES.items())
+        + ".",
         "",
         "Periods (`day`, `month`, `season`, `all`, or a custom range of days) are made of "
         "club days: a game belongs to the club day on which it finished, and a club day ends "

@@ -33,9 +33,15 @@ def club(tmp_path):
 
 
 def run(db, *argv, env=None, **kw):
-    return subprocess.run([sys.executable, "-m", "tablectl", "--db", str(db), "export", *argv],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "tablectl", "--db", str(db), "export", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        **kw,
+    )
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -55,28 +61,49 @@ def test_export_folder_contents(club, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "exported club day 2026-04-01: 2 games" in r.stdout
     files = snapshot(out / "2026-04-01")
-    assert sorted(files) == sorted([
-        "games.csv", "games.json", "hands.csv", "hands.json", "leaderboards.json",
-        "leaderboards.html", "manifest.json", "leaderboard-month-riichi4.csv",
-        "leaderboard-all-riichi4.csv", "leaderboard-month-riichi3.csv",
-        "leaderboard-all-riichi3.csv"])
+    assert sorted(files) == sorted(
+        [
+            "games.csv",
+            "games.json",
+            "hands.csv",
+            "hands.json",
+            "leaderboards.json",
+            "leaderboards.html",
+            "manifest.json",
+            "leaderboard-month-riichi4.csv",
+            "leaderboard-all-riichi4.csv",
+            "leaderboard-month-riichi3.csv",
+            "leaderboard-all-riichi3.csv",
+        ]
+    )
     # the day's games: G2 (finished 02:30 JST on the 2nd) and the sanma game; not G1, G3
     rows = read_csv(files["games.csv"])
     assert sorted({r["game_id"] for r in rows}) == [str(club["games"][1]), str(club["games"][3])]
     g2 = {r["player"]: r for r in rows if r["game_id"] == str(club["games"][1])}
     assert {p: (r["rank"], r["result"]) for p, r in g2.items()} == {
-        "B": ("4", "-44000"), "C": ("3", "-17000"), "D": ("2", "7000"), "E": ("1", "54000")}
+        "B": ("4", "-44000"),
+        "C": ("3", "-17000"),
+        "D": ("2", "7000"),
+        "E": ("1", "54000"),
+    }
     hands = read_csv(files["hands.csv"])
-    assert [(h["round"], h["delta_1"], h["score_4"]) for h in hands
-            if h["game_id"] == str(club["games"][1]) and h["type"] == "win"] == [
-        ("E1", "-9000", "34000"), ("E2", "0", "34000")]
+    assert [
+        (h["round"], h["delta_1"], h["score_4"])
+        for h in hands
+        if h["game_id"] == str(club["games"][1]) and h["type"] == "win"
+    ] == [("E1", "-9000", "34000"), ("E2", "0", "34000")]
     # month to date (April 1st only) and all time, per family
     month = read_csv(files["leaderboard-month-riichi4.csv"])
     assert [r["name"] for r in month] == list("EDCB")
     alltime = read_csv(files["leaderboard-all-riichi4.csv"])
     # G1 and G2: D 52,000 + 7,000; E 54,000; B 11,000 - 44,000; C -18,000 - 17,000; A -45,000
     assert [(r["name"], r["total"]) for r in alltime] == [
-        ("D", "59000"), ("E", "54000"), ("B", "-33000"), ("C", "-35000"), ("A", "-45000")]
+        ("D", "59000"),
+        ("E", "54000"),
+        ("B", "-33000"),
+        ("C", "-35000"),
+        ("A", "-45000"),
+    ]
     boards = json.loads(files["leaderboards.json"])
     assert boards["all"]["last_day"] == "2026-04-01" and boards["all"]["first_day"] is None
     assert {r["name"] for r in boards["all"]["families"]["riichi4"]} == set("ABCDE")
@@ -89,7 +116,9 @@ def test_export_folder_contents(club, tmp_path):
     for name, info in man["files"].items():
         assert info["sha256"] == hashlib.sha256(files[name]).hexdigest()
         assert info["bytes"] == len(files[name])
-    assert man["files"]["games.csv"]["rows"] == 4 + 3  # G2 and the sanma game and man["files"]["games.json"]["rows"] == 2
+    assert (
+        man["files"]["games.csv"]["rows"] == 4 + 3
+    )  # G2 and the sanma game and man["files"]["games.json"]["rows"] == 2
     assert man["files"]["hands.csv"]["rows"] == len(hands)
 
 
@@ -106,8 +135,9 @@ def test_second_run_is_byte_identical(club, tmp_path):
 def test_unfinished_games_are_listed_and_refused(club, tmp_path):
     db = connect(club["path"])
     ids = club["ids"]
-    gid = games.start_game(db, "t1", [ids[n] for n in "ABCD"],
-                           idempotency_key=uuid.uuid4().hex)["game"]["id"]
+    gid = games.start_game(db, "t1", [ids[n] for n in "ABCD"], idempotency_key=uuid.uuid4().hex)[
+        "game"
+    ]["id"]
     db.execute("UPDATE games SET started_at = '2026-04-01T16:00:00.000+00:00' WHERE id = ?", [gid])
     db.conn.close()
     out = tmp_path / "exports"
@@ -138,8 +168,9 @@ def test_default_day_and_keep(club, tmp_path):
     r = run(club["path"], "--out", str(out), "--keep", "2")
     assert r.returncode == 0, r.stderr
     db = connect(club["path"])
-    yesterday = (date.fromisoformat(stats_store.today(stats_store.settings(db)))
-                 - timedelta(days=1)).isoformat()
+    yesterday = (
+        date.fromisoformat(stats_store.today(stats_store.settings(db))) - timedelta(days=1)
+    ).isoformat()
     db.conn.close()
     assert sorted(p.name for p in out.iterdir()) == ["2026-03-03", yesterday]
     assert run(club["path"], "--out", str(out), "--keep", "0").returncode == 2
@@ -179,9 +210,23 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
         games.void_game(db, club["games"][1], actor="mika", reason="entered twice")
         db.conn.close()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tablectl", "--db", club["path"], "export", "--date", "2026-04-01",
-         "--out", str(out)], cwd=ROOT, env={**os.environ, export.SLOW_ENV: "0.5"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "tablectl",
+            "--db",
+            club["path"],
+            "export",
+            "--date",
+            "2026-04-01",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, export.SLOW_ENV: "0.5"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     tmp = out / f".tmp-2026-04-01-{proc.pid}"
     _wait_for(lambda: tmp.is_dir() and len(list(tmp.iterdir())) >= 3, "a half-written export")
     proc.send_signal(signal.SIGKILL)

@@ -21,9 +21,11 @@ def _n(x: float) -> str:
 
 
 def _svg(width: int, height: int, title: str, body: list[str], cls: str) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart {cls}" role="img" '
-            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
-            f"<title>{escape(title)}</title>" + "".join(body) + "</svg>")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart {cls}" role="img" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
+        f"<title>{escape(title)}</title>" + "".join(body) + "</svg>"
+    )
 
 
 def _scale(lo: float, hi: float, top: float, bottom: float):
@@ -35,15 +37,20 @@ def _scale(lo: float, hi: float, top: float, bottom: float):
 def _axis_labels(y, lo: float, hi: float, left: float, right: float) -> list[str]:
     out = []
     for v in sorted({lo, 0.0, hi} if lo < 0 < hi else {lo, hi}):
-        out.append(f'<line x1="{_n(left)}" y1="{_n(y(v))}" x2="{_n(right)}" y2="{_n(y(v))}" '
-                   f'stroke="{INK if v == 0 else GRID}" stroke-width="1"/>')
-        out.append(f'<text x="{_n(left - 4)}" y="{_n(y(v) + 4)}" text-anchor="end" {FONT} '
-                   f'fill="{INK}">{escape(f"{v:+,.0f}" if v else "0")}</text>')
+        out.append(
+            f'<line x1="{_n(left)}" y1="{_n(y(v))}" x2="{_n(right)}" y2="{_n(y(v))}" '
+            f'stroke="{INK if v == 0 else GRID}" stroke-width="1"/>'
+        )
+        out.append(
+            f'<text x="{_n(left - 4)}" y="{_n(y(v) + 4)}" text-anchor="end" {FONT} '
+            f'fill="{INK}">{escape(f"{v:+,.0f}" if v else "0")}</text>'
+        )
     return out
 
 
-def results_chart(results: Sequence[float], title: str, *, width: int = 720,
-                  height: int = 240) -> str:
+def results_chart(
+    results: Sequence[float], title: str, *, width: int = 720, height: int = 240
+) -> str:
     """Settled result of each game as a bar (green above zero, red below) and the
     running total as a line."""
     left, right, top, bottom = 64, width - 10, 12, height - 24
@@ -61,19 +68,24 @@ def results_chart(results: Sequence[float], title: str, *, width: int = 720,
     for i, r in enumerate(results):
         x = left + i * step + (step - bw) / 2
         y0, y1 = sorted((y(0), y(r)))
-        body.append(f'<rect x="{_n(x)}" y="{_n(y0)}" width="{_n(bw)}" height="{_n(max(y1 - y0, 1))}" '
-                    f'fill="{POS if r >= 0 else NEG}"><title>{i + 1}: {r:+,.1f}</title></rect>')
+        body.append(
+            f'<rect x="{_n(x)}" y="{_n(y0)}" width="{_n(bw)}" height="{_n(max(y1 - y0, 1))}" '
+            f'fill="{POS if r >= 0 else NEG}"><title>{i + 1}: {r:+,.1f}</title></rect>'
+        )
     if running:
         pts = " ".join(f"{_n(left + (i + 0.5) * step)},{_n(y(v))}" for i, v in enumerate(running))
         body.append(f'<polyline points="{pts}" fill="none" stroke="{INK}" stroke-width="2"/>')
     body.append(f'<text x="{_n(left)}" y="{height - 6}" {FONT} fill="{INK}">1</text>')
-    body.append(f'<text x="{_n(right)}" y="{height - 6}" text-anchor="end" {FONT} fill="{INK}">'
-                f"{len(results)}</text>")
+    body.append(
+        f'<text x="{_n(right)}" y="{height - 6}" text-anchor="end" {FONT} fill="{INK}">'
+        f"{len(results)}</text>"
+    )
     return _svg(width, height, title, body, "results-chart")
 
 
-def placement_chart(counts: Sequence[int], labels: Sequence[str], title: str, *,
-                    width: int = 360) -> str:
+def placement_chart(
+    counts: Sequence[int], labels: Sequence[str], title: str, *, width: int = 360
+) -> str:
     """How many games finished in each place, one horizontal bar per place."""
     row, left, right = 28, 48, width - 56
     height = row * len(counts) + 8
@@ -84,17 +96,29 @@ def placement_chart(counts: Sequence[int], labels: Sequence[str], title: str, *,
         y = 4 + i * row
         w = (right - left) * c / most
         share = f"{c / total:.0%}" if total else "—"
-        body.append(f'<text x="{left - 6}" y="{y + 18}" text-anchor="end" {FONT} fill="{INK}">'
-                    f"{escape(label)}</text>")
-        body.append(f'<rect x="{left}" y="{y + 4}" width="{_n(max(w, 1))}" height="{row - 8}" '
-                    f'fill="{SEAT_COLOURS[i % 4]}"/>')
-        body.append(f'<text x="{_n(left + w + 6)}" y="{y + 18}" {FONT} fill="{INK}">'
-                    f"{c} ({share})</text>")
+        body.append(
+            f'<text x="{left - 6}" y="{y + 18}" text-anchor="end" {FONT} fill="{INK}">'
+            f"{escape(label)}</text>"
+        )
+        body.append(
+            f'<rect x="{left}" y="{y + 4}" width="{_n(max(w, 1))}" height="{row - 8}" '
+            f'fill="{SEAT_COLOURS[i % 4]}"/>'
+        )
+        body.append(
+            f'<text x="{_n(left + w + 6)}" y="{y + 18}" {FONT} fill="{INK}">{c} ({share})</text>'
+        )
     return _svg(width, height, title, body, "placement-chart")
 
 
-def score_lines(start: Sequence[int], hands: Sequence[dict], names: Sequence[str], title: str,
-                *, width: int = 720, height: int = 280) -> str:
+def score_lines(
+    start: Sequence[int],
+    hands: Sequence[dict],
+    names: Sequence[str],
+    title: str,
+    *,
+    width: int = 720,
+    height: int = 280,
+) -> str:
     """Every player's points after each hand (``hands``: the replay's ``hands``
     with their ``scores``), one coloured line per seat, with a legend."""
     series = [[start[s]] + [h["scores"][s] for h in hands] for s in range(len(names))]
@@ -106,17 +130,23 @@ def score_lines(start: Sequence[int], hands: Sequence[dict], names: Sequence[str
     step = (right - left) / max(len(hands), 1)
     for i, h in enumerate(hands):
         x = left + (i + 1) * step
-        body.append(f'<text x="{_n(x)}" y="{_n(bottom + 14)}" text-anchor="middle" '
-                    f'font-family="sans-serif" font-size="9" fill="{INK}">'
-                    f"{escape(str(h.get('round', '')))}</text>")
+        body.append(
+            f'<text x="{_n(x)}" y="{_n(bottom + 14)}" text-anchor="middle" '
+            f'font-family="sans-serif" font-size="9" fill="{INK}">'
+            f"{escape(str(h.get('round', '')))}</text>"
+        )
     for s, vals in enumerate(series):
         colour = SEAT_COLOURS[s % 4]
         pts = " ".join(f"{_n(left + i * step)},{_n(y(v))}" for i, v in enumerate(vals))
         body.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2.5"/>')
         lx = left + s * (right - left) / len(names)
-        body.append(f'<rect x="{_n(lx)}" y="{height - 16}" width="12" height="12" fill="{colour}"/>')
-        body.append(f'<text x="{_n(lx + 16)}" y="{height - 6}" {FONT} fill="{INK}">'
-                    f"{escape(names[s])} {vals[-1]:,}</text>")
+        body.append(
+            f'<rect x="{_n(lx)}" y="{height - 16}" width="12" height="12" fill="{colour}"/>'
+        )
+        body.append(
+            f'<text x="{_n(lx + 16)}" y="{height - 6}" {FONT} fill="{INK}">'
+            f"{escape(names[s])} {vals[-1]:,}</text>"
+        )
     return _svg(width, height, title, body, "score-lines")
 
 
@@ -132,10 +162,15 @@ def totals_chart(rows: Sequence[tuple[str, float]], title: str, *, width: int = 
     for i, (label, v) in enumerate(rows):
         yy = 4 + i * row
         x0, x1 = sorted((x(0), x(v)))
-        body.append(f'<text x="{left - 6}" y="{yy + 14}" text-anchor="end" {FONT} fill="{INK}">'
-                    f"{escape(label)}</text>")
-        body.append(f'<rect x="{_n(x0)}" y="{yy + 3}" width="{_n(max(x1 - x0, 1))}" '
-                    f'height="{row - 6}" fill="{POS if v >= 0 else NEG}"/>')
-        body.append(f'<text x="{_n(max(x1, x(0)) + 4)}" y="{yy + 14}" {FONT} fill="{INK}">'
-                    f"{v:+,.1f}</text>")
+        body.append(
+            f'<text x="{left - 6}" y="{yy + 14}" text-anchor="end" {FONT} fill="{INK}">'
+            f"{escape(label)}</text>"
+        )
+        body.append(
+            f'<rect x="{_n(x0)}" y="{yy + 3}" width="{_n(max(x1 - x0, 1))}" '
+            f'height="{row - 6}" fill="{POS if v >= 0 else NEG}"/>'
+        )
+        body.append(
+            f'<text x="{_n(max(x1, x(0)) + 4)}" y="{yy + 14}" {FONT} fill="{INK}">{v:+,.1f}</text>'
+        )
     return _svg(width, height, title, body, "totals-chart")

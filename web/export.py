@@ -69,8 +69,10 @@ def open_db(path: str):
 
     p = Path(path)
     if not p.is_file():
-        raise ExportError(f"cannot open the club database {p}: no such file "
-                          "(give the right one with --db PATH or the config's db = ...)")
+        raise ExportError(
+            f"cannot open the club database {p}: no such file "
+            "(give the right one with --db PATH or the config's db = ...)"
+        )
     try:
         db = connect(str(p))
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone():
@@ -105,12 +107,40 @@ def json_bytes(data) -> bytes:
     return (stats_store.dumps(data) + "\n").encode("utf-8")
 
 
-GAME_COLUMNS = ["game_id", "club_day", "table_id", "rule_set", "family", "started_at",
-                "finished_at", "seat", "player_id", "player", "final_score", "rank", "result",
-                "chips"]
-HAND_COLUMNS = ["game_id", "hand", "event", "round", "honba", "dealer", "kyoutaku", "type",
-                "delta_1", "delta_2", "delta_3", "delta_4", "score_1", "score_2", "score_3",
-                "score_4"]
+GAME_COLUMNS = [
+    "game_id",
+    "club_day",
+    "table_id",
+    "rule_set",
+    "family",
+    "started_at",
+    "finished_at",
+    "seat",
+    "player_id",
+    "player",
+    "final_score",
+    "rank",
+    "result",
+    "chips",
+]
+HAND_COLUMNS = [
+    "game_id",
+    "hand",
+    "event",
+    "round",
+    "honba",
+    "dealer",
+    "kyoutaku",
+    "type",
+    "delta_1",
+    "delta_2",
+    "delta_3",
+    "delta_4",
+    "score_1",
+    "score_2",
+    "score_3",
+    "score_4",
+]
 
 
 def hand_records(replay: dict) -> list[dict]:
@@ -128,27 +158,53 @@ def day_games(db, day: str) -> list[dict]:
         events = [e["event"] for e in games.effective_events(games.event_log(db, gid))]
         replay = engine.replay(events, game["rules"])
         final = replay["final"]
-        out.append({
-            "game_id": gid, "club_day": day, "table_id": game["table_id"],
-            "rule_set": game["rule_set"], "family": stats.rule_family(game["rules"]),
-            "started_at": game["started_at"], "finished_at": game["finished_at"],
-            "seats": [{"seat": s["seat"] + 1, "player_id": s["player_id"], "player": s["name"],
-                       "final_score": final["scores"][i], "rank": final["ranks"][i],
-                       "result": final["result"][i],
-                       "chips": (final.get("chips") or [0] * 4)[i]}
-                      for i, s in enumerate(game["seats"])],
-            "hands": [{"hand": n, "event": h["event"], "round": h["round"], "honba": h["honba"],
-                       "dealer": h["dealer"] + 1, "kyoutaku": h["kyoutaku"],
-                       "type": h.get("type", ""), "deltas": h["deltas"], "scores": h["scores"]}
-                      for n, h in enumerate(hand_records(replay), start=1)],
-            "start_points": game["rules"]["settlement"]["start_points"],
-        })
+        out.append(
+            {
+                "game_id": gid,
+                "club_day": day,
+                "table_id": game["table_id"],
+                "rule_set": game["rule_set"],
+                "family": stats.rule_family(game["rules"]),
+                "started_at": game["started_at"],
+                "finished_at": game["finished_at"],
+                "seats": [
+                    {
+                        "seat": s["seat"] + 1,
+                        "player_id": s["player_id"],
+                        "player": s["name"],
+                        "final_score": final["scores"][i],
+                        "rank": final["ranks"][i],
+                        "result": final["result"][i],
+                        "chips": (final.get("chips") or [0] * 4)[i],
+                    }
+                    for i, s in enumerate(game["seats"])
+                ],
+                "hands": [
+                    {
+                        "hand": n,
+                        "event": h["event"],
+                        "round": h["round"],
+                        "honba": h["honba"],
+                        "dealer": h["dealer"] + 1,
+                        "kyoutaku": h["kyoutaku"],
+                        "type": h.get("type", ""),
+                        "deltas": h["deltas"],
+                        "scores": h["scores"],
+                    }
+                    for n, h in enumerate(hand_records(replay), start=1)
+                ],
+                "start_points": game["rules"]["settlement"]["start_points"],
+            }
+        )
     return out
 
 
 def _game_rows(games_: list[dict]) -> list[list]:
-    return [[g[c] for c in GAME_COLUMNS[:7]] + [s[c] for c in GAME_COLUMNS[7:]]
-            for g in games_ for s in g["seats"]]
+    return [
+        [g[c] for c in GAME_COLUMNS[:7]] + [s[c] for c in GAME_COLUMNS[7:]]
+        for g in games_
+        for s in g["seats"]
+    ]
 
 
 def _pad(values: list, n: int = 4) -> list:
@@ -156,9 +212,22 @@ def _pad(values: list, n: int = 4) -> list:
 
 
 def _hand_rows(games_: list[dict]) -> list[list]:
-    return [[g["game_id"], h["hand"], h["event"], h["round"], h["honba"], h["dealer"],
-             h["kyoutaku"], h["type"], *_pad(h["deltas"]), *_pad(h["scores"])]
-            for g in games_ for h in g["hands"]]
+    return [
+        [
+            g["game_id"],
+            h["hand"],
+            h["event"],
+            h["round"],
+            h["honba"],
+            h["dealer"],
+            h["kyoutaku"],
+            h["type"],
+            *_pad(h["deltas"]),
+            *_pad(h["scores"]),
+        ]
+        for g in games_
+        for h in g["hands"]
+    ]
 
 
 LB_COLUMNS = ["rank", "player_id", "name", *stats.FIGURE_IDS]
@@ -174,8 +243,11 @@ def leaderboards(db, day: str, min_games: int) -> dict:
             rows = stats_store.leaderboard(db, fam, first, last, min_games=min_games)
             if rows:
                 fams[fam] = [{c: r[c] for c in LB_COLUMNS} for r in rows]
-        out[period] = {"first_day": first if period != "all" else None, "last_day": last,
-                       "families": fams}
+        out[period] = {
+            "first_day": first if period != "all" else None,
+            "last_day": last,
+            "families": fams,
+        }
     return out
 
 
@@ -184,37 +256,57 @@ def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, i
     games_ = day_games(db, day)
     boards = leaderboards(db, day, min_games)
     files = {
-        "games.csv": (csv_bytes(GAME_COLUMNS, _game_rows(games_)), sum(len(g["seats"]) for g in games_)),
-        "games.json": (json_bytes([{k: v for k, v in g.items() if k != "hands"} for g in games_]),
-                       len(games_)),
-        "hands.csv": (csv_bytes(HAND_COLUMNS, _hand_rows(games_)), sum(len(g["hands"]) for g in games_)),
-        "hands.json": (json_bytes([{"game_id": g["game_id"], "hands": g["hands"]} for g in games_]),
-                       sum(len(g["hands"]) for g in games_)),
-        "leaderboards.json": (json_bytes(boards), sum(len(r) for b in boards.values()
-                                                      for r in b["families"].values())),
+        "games.csv": (
+            csv_bytes(GAME_COLUMNS, _game_rows(games_)),
+            sum(len(g["seats"]) for g in games_),
+        ),
+        "games.json": (
+            json_bytes([{k: v for k, v in g.items() if k != "hands"} for g in games_]),
+            len(games_),
+        ),
+        "hands.csv": (
+            csv_bytes(HAND_COLUMNS, _hand_rows(games_)),
+            sum(len(g["hands"]) for g in games_),
+        ),
+        "hands.json": (
+            json_bytes([{"game_id": g["game_id"], "hands": g["hands"]} for g in games_]),
+            sum(len(g["hands"]) for g in games_),
+        ),
+        "leaderboards.json": (
+            json_bytes(boards),
+            sum(len(r) for b in boards.values() for r in b["families"].values()),
+        ),
     }
     for period, b in boards.items():
         for fam, rows in b["families"].items():
             files[f"leaderboard-{period}-{fam}.csv"] = (
-                csv_bytes(LB_COLUMNS, [[r[c] for c in LB_COLUMNS] for r in rows]), len(rows))
+                csv_bytes(LB_COLUMNS, [[r[c] for c in LB_COLUMNS] for r in rows]),
+                len(rows),
+            )
     files["leaderboards.html"] = (html_page(day, boards, games_).encode("utf-8"), len(games_))
     return dict(sorted(files.items()))
 
 
 def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]]) -> bytes:
     start, end = stats_store.day_bounds(day, cfg)
-    return json_bytes({
-        "club_day": day, "club_day_utc": [start, end],
-        "closing_hour": cfg["closing_hour"], "timezone": cfg["timezone"],
-        "files": {name: {"bytes": len(data), "rows": rows,
-                         "sha256": hashlib.sha256(data).hexdigest()}
-                  for name, (data, rows) in sorted(files.items())},
-    })
+    return json_bytes(
+        {
+            "club_day": day,
+            "club_day_utc": [start, end],
+            "closing_hour": cfg["closing_hour"],
+            "timezone": cfg["timezone"],
+            "files": {
+                name: {"bytes": len(data), "rows": rows, "sha256": hashlib.sha256(data).hexdigest()}
+                for name, (data, rows) in sorted(files.items())
+            },
+        }
+    )
 
 
 # --------------------------------------------------------------------------- the HTML page
 _CSS = """
-body{font-family:"Hiragino Sans","Noto Sans CJK JP","Noto Sans JP",sans-serif;margin:1.5rem;color:#1b1b1b}
+body{font-family:"Hiragino Sans","Noto Sans CJK JP","Noto Sans JP",sans-serif;margin:1.5rem;
+color:#1b1b1b}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:1.6rem;border-bottom:2px solid #14513c}
 h3{font-size:1rem}table{border-collapse:collapse;font-size:.8rem;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #ccc;padding:.2rem .4rem;text-align:right;white-space:nowrap}
@@ -231,37 +323,55 @@ def _esc(s) -> str:
 
 def _board_html(rows: list[dict]) -> str:
     ids = [f for f in stats.FIGURE_IDS]
-    head = "".join(f"<th>{_esc(stats.figure(f).ja)}<br>{_esc(stats.figure(f).en)}</th>"
-                   for f in ids)
+    head = "".join(
+        f"<th>{_esc(stats.figure(f).ja)}<br>{_esc(stats.figure(f).en)}</th>" for f in ids
+    )
     body = "".join(
         f"<tr><td>{r['rank']}</td><td class=n>{_esc(r['name'])}</td>"
-        + "".join(f"<td>{_esc(stats.format_figure(f, r[f]))}</td>" for f in ids) + "</tr>"
-        for r in rows)
-    return (f"<table><thead><tr><th>順位<br>rank</th><th class=n>名前<br>player</th>{head}</tr>"
-            f"</thead><tbody>{body}</tbody></table>")
+        + "".join(f"<td>{_esc(stats.format_figure(f, r[f]))}</td>" for f in ids)
+        + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<table><thead><tr><th>順位<br>rank</th><th class=n>名前<br>player</th>{head}</tr>"
+        f"</thead><tbody>{body}</tbody></table>"
+    )
 
 
 def html_page(day: str, boards: dict, games_: list[dict]) -> str:
     """The self-contained leaderboard page of the export (charts inline)."""
-    parts = [f"<!doctype html><html lang=ja><meta charset=utf-8><title>雀卓 成績 {day}</title>"
-             f"<style>{_CSS}</style><h1>雀卓 成績ランキング / Leaderboards — {day}</h1>"]
+    parts = [
+        f"<!doctype html><html lang=ja><meta charset=utf-8><title>雀卓 成績 {day}</title>"
+        f"<style>{_CSS}</style><h1>雀卓 成績ランキング / Leaderboards — {day}</h1>"
+    ]
     for period, label in PERIODS:
         b = boards[period]
         span = f"{b['first_day']} – {b['last_day']}" if b["first_day"] else f"– {b['last_day']}"
         for fam, rows in b["families"].items():
             ja, en = stats.FAMILIES[fam]
             parts.append(f"<section><h2>{_esc(label)} · {_esc(ja)} ({_esc(en)}) · {span}</h2>")
-            parts.append(charts.totals_chart([(r["name"], r["total"]) for r in rows[:30]],
-                                             f"{label} {en}"))
+            parts.append(
+                charts.totals_chart([(r["name"], r["total"]) for r in rows[:30]], f"{label} {en}")
+            )
             parts.append(_board_html(rows) + "</section>")
     parts.append(f"<h2>本日の対局 / Games of {day}: {len(games_)}</h2>")
     for g in games_:
         names = [s["player"] for s in g["seats"]]
         res = ", ".join(f"{s['player']} {s['rank']}着 {_num(s['result']):+}" for s in g["seats"])
-        parts.append(f"<section><h3>#{g['game_id']} {_esc(g['table_id'])} {_esc(g['rule_set'])}: "
-                     f"{_esc(res)}</h3>")
-        parts.append(charts.score_lines([g["start_points"]] * len(names), g["hands"], names,
-                                        f"game {g['game_id']}", height=220) + "</section>")
+        parts.append(
+            f"<section><h3>#{g['game_id']} {_esc(g['table_id'])} {_esc(g['rule_set'])}: "
+            f"{_esc(res)}</h3>"
+        )
+        parts.append(
+            charts.score_lines(
+                [g["start_points"]] * len(names),
+                g["hands"],
+                names,
+                f"game {g['game_id']}",
+                height=220,
+            )
+            + "</section>"
+        )
     parts.append("</html>\n")
     return "".join(parts)
 
@@ -279,8 +389,10 @@ class Progress:
         self.done += 1
         if self.on:
             filled = 30 * self.done // self.total
-            self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-                              f"{self.done}/{self.total} {name:<36.36}")
+            self.stream.write(
+                f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+                f"{self.done}/{self.total} {name:<36.36}"
+            )
             self.stream.flush()
 
     def close(self) -> None:
@@ -365,16 +477,22 @@ def prune(out: Path, keep: int) -> list[str]:
     return gone
 
 
-def write_export(db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None,
-                 stream=None) -> dict:
+def write_export(
+    db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None, stream=None
+) -> dict:
     """Write the day's export folder atomically; returns a summary."""
     cfg = stats_store.settings(db)
     unfinished = stats_store.unfinished_games(db, day, cfg)
     if unfinished:
-        listed = "; ".join(f"game {g['id']} at table {g['table_id']} (started {g['started_at'][:16]} UTC)"
-                           for g in unfinished)
-        raise ExportError(f"club day {day} still has {len(unfinished)} unfinished game(s): "
-                          f"{listed}. Finish, end or void them, then export again.", status=1)
+        listed = "; ".join(
+            f"game {g['id']} at table {g['table_id']} (started {g['started_at'][:16]} UTC)"
+            for g in unfinished
+        )
+        raise ExportError(
+            f"club day {day} still has {len(unfinished)} unfinished game(s): "
+            f"{listed}. Finish, end or void them, then export again.",
+            status=1,
+        )
     out.mkdir(parents=True, exist_ok=True)
     clean_leftovers(out)
     files = build_files(db, day, min_games=min_games)
@@ -399,21 +517,42 @@ def write_export(db, day: str, out: Path, *, min_games: int = 1, keep: int | Non
     finally:
         bar.close()
     pruned = prune(out, keep) if keep else []
-    return {"day": day, "folder": str(out / day), "files": len(files_all),
-            "games": files["games.json"][1], "hands": files["hands.csv"][1], "pruned": pruned}
+    return {
+        "day": day,
+        "folder": str(out / day),
+        "files": len(files_all),
+        "games": files["games.json"][1],
+        "hands": files["hands.csv"][1],
+        "pruned": pruned,
+    }
 
 
 # --------------------------------------------------------------------------- command line
 def add_export_arguments(sp) -> None:
     """Options of ``tablectl export``."""
-    sp.add_argument("--date", metavar="YYYY-MM-DD", default=None,
-                    help="club day to export (default: yesterday's club day)")
-    sp.add_argument("--out", metavar="DIR", required=True,
-                    help="folder that holds the dated export folders")
-    sp.add_argument("--keep", type=int, metavar="N", default=None,
-                    help="keep only the N newest dated folders (older ones are removed)")
-    sp.add_argument("--min-games", type=int, default=1, metavar="N",
-                    help="leave players with fewer games out of the leaderboards (default 1)")
+    sp.add_argument(
+        "--date",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="club day to export (default: yesterday's club day)",
+    )
+    sp.add_argument(
+        "--out", metavar="DIR", required=True, help="folder that holds the dated export folders"
+    )
+    sp.add_argument(
+        "--keep",
+        type=int,
+        metavar="N",
+        default=None,
+        help="keep only the N newest dated folders (older ones are removed)",
+    )
+    sp.add_argument(
+        "--min-games",
+        type=int,
+        default=1,
+        metavar="N",
+        help="leave players with fewer games out of the leaderboards (default 1)",
+    )
 
 
 def _db_path(args) -> str:
@@ -435,11 +574,14 @@ def main_export(args) -> int:
         db = open_db(_db_path(args))
         try:
             cfg = stats_store.settings(db)
-            day = args.date or (stats_store.parse_day(stats_store.today(cfg))
-                                - timedelta(days=1)).isoformat()
+            day = (
+                args.date
+                or (stats_store.parse_day(stats_store.today(cfg)) - timedelta(days=1)).isoformat()
+            )
             stats_store.parse_day(day)
-            summary = write_export(db, day, Path(args.out), min_games=max(args.min_games, 1),
-                                   keep=args.keep)
+            summary = write_export(
+                db, day, Path(args.out), min_games=max(args.min_games, 1), keep=args.keep
+            )
         finally:
             db.conn.close()
     except UserError as e:
@@ -454,29 +596,56 @@ def main_export(args) -> int:
     if getattr(args, "json", False):
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
-        print(f"exported club day {summary['day']}: {summary['games']} games, {summary['hands']} "
-              f"hands, {summary['files']} files in {summary['folder']}"
-              + (f"; removed {', '.join(summary['pruned'])}" if summary["pruned"] else ""))
+        print(
+            f"exported club day {summary['day']}: {summary['games']} games, {summary['hands']} "
+            f"hands, {summary['files']} files in {summary['folder']}"
+            + (f"; removed {', '.join(summary['pruned'])}" if summary["pruned"] else "")
+        )
     return 0
 
 
 # --------------------------------------------------------------------------- tablectl leaderboard
 def add_leaderboard_arguments(sp) -> None:
     """Options of ``tablectl leaderboard``."""
-    sp.add_argument("--family", default="riichi4", choices=list(stats.FAMILIES),
-                    help="rule family (never mixed): riichi4, riichi3, boo, mcr")
-    sp.add_argument("--period", default="month", choices=stats_store.PERIODS,
-                    help="day, month (to date), season (quarter to date), all, range")
-    sp.add_argument("--day", metavar="YYYY-MM-DD", default=None,
-                    help="last club day of the period (default: today's club day)")
+    sp.add_argument(
+        "--family",
+        default="riichi4",
+        choices=list(stats.FAMILIES),
+        help="rule family (never mixed): riichi4, riichi3, boo, mcr",
+    )
+    sp.add_argument(
+        "--period",
+        default="month",
+        choices=stats_store.PERIODS,
+        help="day, month (to date), season (quarter to date), all, range",
+    )
+    sp.add_argument(
+        "--day",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="last club day of the period (default: today's club day)",
+    )
     sp.add_argument("--start", metavar="YYYY-MM-DD", help="first day of --period range")
     sp.add_argument("--end", metavar="YYYY-MM-DD", help="last day of --period range")
-    sp.add_argument("--min-games", type=int, default=1, metavar="N",
-                    help="leave out players with fewer games (default 1)")
+    sp.add_argument(
+        "--min-games",
+        type=int,
+        default=1,
+        metavar="N",
+        help="leave out players with fewer games (default 1)",
+    )
 
 
-TEXT_COLUMNS = ("games", "total", "average", "avg_rank", "top_rate", "last_rate", "win_rate",
-                "deal_in_rate")
+TEXT_COLUMNS = (
+    "games",
+    "total",
+    "average",
+    "avg_rank",
+    "top_rate",
+    "last_rate",
+    "win_rate",
+    "deal_in_rate",
+)
 
 
 def main_leaderboard(args) -> int:
@@ -485,34 +654,57 @@ def main_leaderboard(args) -> int:
         db = open_db(_db_path(args))
         try:
             cfg = stats_store.settings(db)
-            first, last = stats_store.period_range(args.period, args.day or stats_store.today(cfg),
-                                                   args.start, args.end)
-            rows = stats_store.leaderboard(db, args.family, first, last,
-                                           min_games=max(args.min_games, 1))
+            first, last = stats_store.period_range(
+                args.period, args.day or stats_store.today(cfg), args.start, args.end
+            )
+            rows = stats_store.leaderboard(
+                db, args.family, first, last, min_games=max(args.min_games, 1)
+            )
         finally:
             db.conn.close()
     except (UserError, ExportError) as e:
         print(f"tablectl leaderboard: {e.message}", file=sys.stderr)
         return e.status if isinstance(e, ExportError) else 2
     if getattr(args, "json", False):
-        print(json.dumps({"family": args.family, "period": args.period, "first_day": first,
-                          "last_day": last, "rows": rows}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {
+                    "family": args.family,
+                    "period": args.period,
+                    "first_day": first,
+                    "last_day": last,
+                    "rows": rows,
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     print(f"{stats.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
     print("rank  " + f"{'player':<16}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
     for r in rows:
-        print(f"{r['rank']:>4}  {r['name']:<16}"
-              + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS))
+        print(
+            f"{r['rank']:>4}  {r['name']:<16}"
+            + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
+        )
     return 0
 
 
 # --------------------------------------------------------------------------- tablectl club-day
 def add_club_day_arguments(sp) -> None:
     """Options of ``tablectl club-day``."""
-    sp.add_argument("--closing-hour", metavar="HH:MM", default=None,
-                    help="the club's closing hour: a club day ends then (e.g. 05:00)")
-    sp.add_argument("--timezone", metavar="TZ", default=None,
-                    help="the club's time zone, an IANA name (e.g. Asia/Tokyo)")
+    sp.add_argument(
+        "--closing-hour",
+        metavar="HH:MM",
+        default=None,
+        help="the club's closing hour: a club day ends then (e.g. 05:00)",
+    )
+    sp.add_argument(
+        "--timezone",
+        metavar="TZ",
+        default=None,
+        help="the club's time zone, an IANA name (e.g. Asia/Tokyo)",
+    )
 
 
 def main_club_day(args) -> int:
@@ -523,8 +715,9 @@ def main_club_day(args) -> int:
             if args.closing_hour is None and args.timezone is None:
                 cfg = stats_store.settings(db)
             else:
-                cfg = stats_store.configure(db, closing_hour=args.closing_hour,
-                                            timezone_name=args.timezone)
+                cfg = stats_store.configure(
+                    db, closing_hour=args.closing_hour, timezone_name=args.timezone
+                )
             cfg = {**cfg, "today": stats_store.today(cfg)}
         finally:
             db.conn.close()
@@ -534,8 +727,10 @@ def main_club_day(args) -> int:
     if getattr(args, "json", False):
         print(json.dumps(cfg, ensure_ascii=False, indent=2))
     else:
-        print(f"a club day ends at {cfg['closing_hour']} ({cfg['timezone']}); "
-              f"today's club day is {cfg['today']}")
+        print(
+            f"a club day ends at {cfg['closing_hour']} ({cfg['timezone']}); "
+            f"today's club day is {cfg['today']}"
+        )
     return 0
 
 

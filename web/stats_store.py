@@ -34,16 +34,36 @@ from .errors import NotFound, UserError
 
 DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo"}
 PERIODS = ("day", "month", "season", "all", "range")
-LINE_COLUMNS = ("game_id", "seat", "player_id", "family", "club_day", "ended_at", "players",
-                "rank", "result", "final_score", "busted", "hands", "wins", "tsumo_wins",
-                "deal_ins", "riichi", "win_points", "deal_in_points", "chips", "penalties",
-                "chombo")
+LINE_COLUMNS = (
+    "game_id",
+    "seat",
+    "player_id",
+    "family",
+    "club_day",
+    "ended_at",
+    "players",
+    "rank",
+    "result",
+    "final_score",
+    "busted",
+    "hands",
+    "wins",
+    "tsumo_wins",
+    "deal_ins",
+    "riichi",
+    "win_points",
+    "deal_in_points",
+    "chips",
+    "penalties",
+    "chombo",
+)
 
 
 @migration(300, "leaderboard summary tables (stats_lines, stats_days, stats_settings)")
 def _create_stats(db: sqlite_utils.Database) -> None:
-    sums = ",\n".join(f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}"
-                      for n in stats.SUM_NAMES)
+    sums = ",\n".join(
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+    )
     db.executescript(
         f"""
         CREATE TABLE stats_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,7 +97,32 @@ def _create_stats(db: sqlite_utils.Database) -> None:
     )
     for k, v in DEFAULT_SETTINGS.items():
         db.execute("INSERT INTO stats_settings (key, value) VALUES (?, ?)", [k, v])
-    rebuild_all(db)  # a club upgrading keeps its history on the leaderboards
+    # History is filled in by migration 301 (rebuild_days after rebuild of the lines).
+    insert_all_lines(db)
+
+
+@migration(301, "stats_days clustered by (family, club_day, player) with a running game count")
+def _stats_days_v2(db: sqlite_utils.Database) -> None:
+    # cum_games (the player's games in the family up to and including the day)
+    # lets one GROUP BY pass find current streaks: see LEADERBOARD_SQL.
+    sums = ",\n".join(
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+    )
+    db.executescript(
+        f"""
+        DROP TABLE stats_days;
+        CREATE TABLE stats_days (
+            family TEXT NOT NULL,
+            club_day TEXT NOT NULL,
+            player_id INTEGER NOT NULL,
+            cum_games INTEGER NOT NULL,
+            {sums},
+            PRIMARY KEY (family, club_day, player_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX stats_days_player ON stats_days(player_id, family, club_day);
+        """
+    )
+    rebuild_days(db)
 
 
 # --------------------------------------------------------------------------- club days
@@ -93,15 +138,18 @@ def _closing(value: str) -> time:
         h, m = (int(p) for p in str(value).split(":"))
         return time(h, m)
     except ValueError:
-        raise UserError(f"the closing hour {value!r} is not a time: write it as HH:MM, "
-                        "e.g. 05:00") from None
+        raise UserError(
+            f"the closing hour {value!r} is not a time: write it as HH:MM, e.g. 05:00"
+        ) from None
 
 
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(str(name))
     except (ZoneInfoNotFoundError, ValueError):
-        raise UserError(f"unknown time zone {name!r}: use an IANA name such as Asia/Tokyo") from None
+        raise UserError(
+            f"unknown time zone {name!r}: use an IANA name such as Asia/Tokyo"
+        ) from None
 
 
 def club_day_of(ended_at: str, cfg: dict) -> str:
@@ -120,8 +168,10 @@ def day_bounds(day: str, cfg: dict) -> tuple[str, str]:
     d = parse_day(day)
     start = datetime.combine(d, c, zone)
     end = datetime.combine(d + timedelta(days=1), c, zone)
-    return (start.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
-            end.astimezone(timezone.utc).isoformat(timespec="milliseconds"))
+    return (
+        start.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
+        end.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
+    )
 
 
 def today(cfg: dict, now: datetime | None = None) -> str:
@@ -138,8 +188,9 @@ def parse_day(text: str) -> date:
         raise UserError(f"{text!r} is not a day: write it as YYYY-MM-DD, e.g. 2026-04-01") from None
 
 
-def period_range(period: str, day: str, start: str | None = None,
-                 end: str | None = None) -> tuple[str, str]:
+def period_range(
+    period: str, day: str, start: str | None = None, end: str | None = None
+) -> tuple[str, str]:
     """The first and last club day of a period ending on ``day`` (to date)."""
     d = parse_day(day)
     if period == "day":
@@ -172,8 +223,11 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
         cfg["timezone"] = timezone_name
     with write_tx(db):
         for k, v in cfg.items():
-            db.execute("INSERT INTO stats_settings (key, value) VALUES (?, ?) "
-                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [k, v])
+            db.execute(
+                "INSERT INTO stats_settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [k, v],
+            )
         rebuild_all(db)
     return cfg
 
@@ -192,10 +246,18 @@ def game_lines(db, game_id: int, cfg: dict | None = None) -> list[dict]:
         return []
     cfg = cfg or settings(db)
     ids = [s["player_id"] for s in game["seats"]]
-    lines = stats.player_games(game_id, game["finished_at"], events, output,
-                               keys=[str(i) for i in ids], **stats.line_options(game["rules"]))
-    extra = {"family": stats.rule_family(game["rules"]),
-             "club_day": club_day_of(game["finished_at"], cfg)}
+    lines = stats.player_games(
+        game_id,
+        game["finished_at"],
+        events,
+        output,
+        keys=[str(i) for i in ids],
+        **stats.line_options(game["rules"]),
+    )
+    extra = {
+        "family": stats.rule_family(game["rules"]),
+        "club_day": club_day_of(game["finished_at"], cfg),
+    }
     return [_line_row(x, extra) for x in lines]
 
 
@@ -214,11 +276,16 @@ def refresh_game(db, game_id: int) -> None:
     live game (one indexed delete); a finished game is replayed once."""
     row = db.execute("SELECT status FROM games WHERE id = ?", [game_id]).fetchone()
     if (row is None or row[0] != "finished") and not db.execute(
-            "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]).fetchone():
+        "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]
+    ).fetchone():
         return  # a live game without lines: nothing to do (this runs on every hand)
     with write_tx(db):
-        touched = {tuple(r) for r in db.execute(
-            "SELECT family, club_day, player_id FROM stats_lines WHERE game_id = ?", [game_id])}
+        touched = {
+            tuple(r)
+            for r in db.execute(
+                "SELECT family, club_day, player_id FROM stats_lines WHERE game_id = ?", [game_id]
+            )
+        }
         db.execute("DELETE FROM stats_lines WHERE game_id = ?", [game_id])
         rows = game_lines(db, game_id)
         insert_lines(db, rows)
@@ -231,12 +298,14 @@ def insert_lines(db, rows: Iterable[dict]) -> None:
     """Insert summary lines (dicts with :data:`LINE_COLUMNS`); day rows are not touched."""
     cols = ", ".join(LINE_COLUMNS)
     marks = ", ".join("?" for _ in LINE_COLUMNS)
-    db.conn.executemany(f"INSERT INTO stats_lines ({cols}) VALUES ({marks})",
-                        [[r[c] for c in LINE_COLUMNS] for r in rows])
+    db.conn.executemany(
+        f"INSERT INTO stats_lines ({cols}) VALUES ({marks})",
+        [[r[c] for c in LINE_COLUMNS] for r in rows],
+    )
 
 
 def _as_line(row) -> stats.PlayerGame:
-    d = dict(zip(LINE_COLUMNS, row))
+    d = dict(zip(LINE_COLUMNS, row, strict=True))
     d["player"] = str(d["player_id"])
     d["busted"] = bool(d["busted"])
     return stats.line_from_dict(d)
@@ -246,40 +315,79 @@ _LINE_SQL = f"SELECT {', '.join(LINE_COLUMNS)} FROM stats_lines"
 
 
 def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
-    lines = [_as_line(r) for r in db.execute(
-        f"{_LINE_SQL} WHERE player_id = ? AND family = ? AND club_day = ?",
-        [player_id, family, club_day])]
-    db.execute("DELETE FROM stats_days WHERE family = ? AND club_day = ? AND player_id = ?",
-               [family, club_day, player_id])
+    lines = [
+        _as_line(r)
+        for r in db.execute(
+            f"{_LINE_SQL} WHERE player_id = ? AND family = ? AND club_day = ?",
+            [player_id, family, club_day],
+        )
+    ]
+    key = [family, club_day, player_id]
+    old = db.execute(
+        "SELECT games FROM stats_days WHERE family = ? AND club_day = ? AND player_id = ?", key
+    ).fetchone()
+    db.execute("DELETE FROM stats_days WHERE family = ? AND club_day = ? AND player_id = ?", key)
     if lines:
-        _insert_day(db, family, club_day, player_id, stats.aggregate(lines))
+        prev = db.execute(
+            "SELECT cum_games FROM stats_days WHERE player_id = ? AND family = ? "
+            "AND club_day < ? ORDER BY club_day DESC LIMIT 1",
+            [player_id, family, club_day],
+        ).fetchone()
+        sums = stats.aggregate(lines)
+        _insert_day(db, family, club_day, player_id, (prev[0] if prev else 0) + sums["games"], sums)
+    change = len(lines) - (old[0] if old else 0)
+    if change:  # later days of this player count this day's games in their running total
+        db.execute(
+            "UPDATE stats_days SET cum_games = cum_games + ? WHERE player_id = ? "
+            "AND family = ? AND club_day > ?",
+            [change, player_id, family, club_day],
+        )
 
 
-def _insert_day(db, family: str, club_day: str, player_id: int, sums: dict) -> None:
+def _insert_day(db, family: str, club_day: str, player_id: int, cum: int, sums: dict) -> None:
     names = stats.SUM_NAMES
     db.execute(
-        f"INSERT INTO stats_days (family, club_day, player_id, {', '.join(names)}) "
-        f"VALUES (?, ?, ?, {', '.join('?' for _ in names)})",
-        [family, club_day, player_id, *(sums[n] for n in names)])
+        f"INSERT INTO stats_days (family, club_day, player_id, cum_games, {', '.join(names)}) "
+        f"VALUES (?, ?, ?, ?, {', '.join('?' for _ in names)})",
+        [family, club_day, player_id, cum, *(sums[n] for n in names)],
+    )
 
 
 def rebuild_days(db) -> int:
     """Recompute every day row from ``stats_lines``; returns the number of rows."""
     with write_tx(db):
         db.execute("DELETE FROM stats_days")
-        n, key, group = 0, None, []
-        cur = db.execute(f"{_LINE_SQL} ORDER BY family, club_day, player_id")
+        n, key, group, cum = 0, None, [], 0
+        cur = db.execute(f"{_LINE_SQL} ORDER BY family, player_id, club_day")
         for row in cur:
             k = (row[3], row[4], row[2])
             if k != key and group:
-                _insert_day(db, *key, stats.aggregate(group))
+                cum = _flush_day(db, key, group, cum)
                 n, group = n + 1, []
+                if k[0] != key[0] or k[2] != key[2]:
+                    cum = 0  # a new player (or family): the running count restarts
             key = k
             group.append(_as_line(row))
         if group:
-            _insert_day(db, *key, stats.aggregate(group))
+            _flush_day(db, key, group, cum)
             n += 1
     return n
+
+
+def _flush_day(db, key: tuple, group: list, cum: int) -> int:
+    sums = stats.aggregate(group)
+    cum += sums["games"]
+    _insert_day(db, *key, cum, sums)
+    return cum
+
+
+def insert_all_lines(db) -> int:
+    """Fill ``stats_lines`` from every finished game's events (it must be empty)."""
+    cfg = settings(db)
+    ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
+    for gid in ids:
+        insert_lines(db, game_lines(db, gid, cfg))
+    return len(ids)
 
 
 def rebuild_all(db) -> dict:
@@ -287,86 +395,100 @@ def rebuild_all(db) -> dict:
     or to repair); returns the counts."""
     with write_tx(db):
         db.execute("DELETE FROM stats_lines")
-        cfg = settings(db)
-        ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
-        for gid in ids:
-            insert_lines(db, game_lines(db, gid, cfg))
+        n = insert_all_lines(db)
         days = rebuild_days(db)
     lines = db.execute("SELECT COUNT(*) FROM stats_lines").fetchone()[0]
-    return {"games": len(ids), "lines": lines, "day_rows": days}
+    return {"games": n, "lines": lines, "day_rows": days}
 
 
 # --------------------------------------------------------------------------- reading
 def _sum_sql() -> str:
-    return ", ".join(f"{'MAX' if s.how == 'max' else 'SUM'}({s.name}) AS {s.name}"
-                     for s in stats.SUMS)
-
-
-def _streak_sql(name: str) -> str:
-    # Per player: the last day of the period with a break in it; the streak is that
-    # day's tail plus every game of the later days (all games if no day broke it).
-    return f"""
-      {name}_b AS (SELECT player_id, MAX(club_day) AS bd FROM d
-                   WHERE {name} < games GROUP BY player_id),
-      {name}_s AS (SELECT d.player_id, SUM(CASE WHEN b.bd IS NULL OR d.club_day > b.bd
-                          THEN d.games WHEN d.club_day = b.bd THEN d.{name} ELSE 0 END) AS v
-                   FROM d LEFT JOIN {name}_b b USING (player_id) GROUP BY d.player_id)"""
+    return ", ".join(
+        f"{'MAX' if s.how == 'max' else 'SUM'}({s.name}) AS {s.name}" for s in stats.SUMS
+    )
 
 
 def _leaderboard_sql() -> str:
-    streaks = ",".join(_streak_sql(n) for n in stats.STREAKS)
-    joins = " ".join(f"JOIN {n}_s USING (player_id)" for n in stats.STREAKS)
-    cols = ", ".join(f"{n}_s.v AS {n}" for n in stats.STREAKS)
-    return f"""
-    WITH d AS (SELECT * FROM stats_days WHERE family = ? AND club_day BETWEEN ? AND ?),
-      s AS (SELECT player_id, {_sum_sql()} FROM d GROUP BY player_id),
-      {streaks}
-    SELECT s.*, {cols}, p.name AS name FROM s {joins} JOIN players p ON p.id = s.player_id"""
+    # Current streaks in the same pass: per player, the last day of the period with
+    # a break in it, written as club_day + the games up to the breaking game
+    # (cum_games - the day's tail); the streak is then MAX(cum_games) minus that
+    # (the games after the break), or every game of the period if none broke it.
+    breaks = ", ".join(
+        f"MAX(CASE WHEN {n} < games THEN club_day || printf('%010d', cum_games - {n}) END) "
+        f"AS brk_{n}"
+        for n in stats.STREAKS
+    )
+    return (
+        f"SELECT player_id, {_sum_sql()}, MAX(cum_games) AS cum_last, {breaks} "
+        "FROM stats_days WHERE family = ? AND club_day BETWEEN ? AND ? GROUP BY player_id"
+    )
 
 
 LEADERBOARD_SQL = _leaderboard_sql()
 
 
+def _streaks(r: dict) -> dict:
+    for n in stats.STREAKS:
+        brk = r.pop(f"brk_{n}")
+        r[n] = r["games"] if brk is None else r["cum_last"] - int(brk[10:])
+    return r
+
+
 def check_family(family: str) -> str:
     """A rule family id, or a UserError listing them."""
     if family not in stats.FAMILIES:
-        raise UserError(f"unknown rule family {family!r}: choose one of "
-                        f"{', '.join(stats.FAMILIES)}")
+        raise UserError(
+            f"unknown rule family {family!r}: choose one of {', '.join(stats.FAMILIES)}"
+        )
     return family
 
 
-def leaderboard(db, family: str, first_day: str, last_day: str, *, min_games: int = 1) -> list[dict]:
+def leaderboard(
+    db, family: str, first_day: str, last_day: str, *, min_games: int = 1
+) -> list[dict]:
     """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
     [first_day, last_day]; each row has ``player_id`` and ``name``."""
     check_family(family)
-    sums, names = {}, {}
-    for r in db.execute_returning_dicts(LEADERBOARD_SQL, [family, first_day, last_day]):
-        key = str(r["player_id"])
-        names[key] = r["name"]
-        sums[key] = r
+    sums = {
+        str(r["player_id"]): _streaks(r)
+        for r in db.execute_returning_dicts(LEADERBOARD_SQL, [family, first_day, last_day])
+    }
+    names = {str(i): n for i, n in db.execute("SELECT id, name FROM players")}
     rows = stats.rank_rows(sums, min_games=min_games, names=names)
     for row in rows:
         row["player_id"] = int(row["player"])
-        row["name"] = names[row["player"]]
+        row["name"] = names.get(row["player"], f"#{row['player']}")
     return rows
 
 
 def families_played(db) -> list[str]:
     """The families that have at least one finished game, in :data:`FAMILIES` order."""
-    have = {r[0] for r in db.execute("SELECT DISTINCT family FROM stats_days")}
-    return [f for f in stats.FAMILIES if f in have]
+    # one index probe per family (a DISTINCT would read the whole table)
+    return [
+        f
+        for f in stats.FAMILIES
+        if db.execute("SELECT 1 FROM stats_days WHERE family = ? LIMIT 1", [f]).fetchone()
+    ]
 
 
 def player_lines(db, player_id: int, family: str) -> list[stats.PlayerGame]:
     """One player's lines in a family, oldest first."""
-    return [_as_line(r) for r in db.execute(
-        f"{_LINE_SQL} WHERE player_id = ? AND family = ? ORDER BY club_day, ended_at, game_id",
-        [player_id, family])]
+    return [
+        _as_line(r)
+        for r in db.execute(
+            f"{_LINE_SQL} WHERE player_id = ? AND family = ? ORDER BY club_day, ended_at, game_id",
+            [player_id, family],
+        )
+    ]
 
 
 def player_families(db, player_id: int) -> list[str]:
-    have = {r[0] for r in db.execute(
-        "SELECT DISTINCT family FROM stats_days WHERE player_id = ?", [player_id])}
+    have = {
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT family FROM stats_days WHERE player_id = ?", [player_id]
+        )
+    }
     return [f for f in stats.FAMILIES if f in have]
 
 
@@ -374,8 +496,9 @@ def player_months(db, player_id: int, family: str) -> list[dict]:
     """A player's figures month by month (``month``: YYYY-MM), oldest first."""
     months: dict[str, list[dict]] = {}
     for r in db.execute_returning_dicts(
-            "SELECT * FROM stats_days WHERE player_id = ? AND family = ? ORDER BY club_day",
-            [player_id, family]):
+        "SELECT * FROM stats_days WHERE player_id = ? AND family = ? ORDER BY club_day",
+        [player_id, family],
+    ):
         months.setdefault(r["club_day"][:7], []).append(r)
     return [{"month": m, **stats.figures(stats.combine(parts))} for m, parts in months.items()]
 
@@ -389,8 +512,12 @@ def player(db, player_id: int) -> dict:
 
 def day_games(db, day: str) -> list[int]:
     """Ids of the games finished on a club day (not void), in order."""
-    return [r[0] for r in db.execute(
-        "SELECT DISTINCT game_id FROM stats_lines WHERE club_day = ? ORDER BY game_id", [day])]
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT game_id FROM stats_lines WHERE club_day = ? ORDER BY game_id", [day]
+        )
+    ]
 
 
 def unfinished_games(db, day: str, cfg: dict | None = None) -> list[dict]:
@@ -398,7 +525,9 @@ def unfinished_games(db, day: str, cfg: dict | None = None) -> list[dict]:
     start, end = day_bounds(day, cfg or settings(db))
     return db.execute_returning_dicts(
         "SELECT id, table_id, started_at FROM games WHERE status = 'live' "
-        "AND started_at >= ? AND started_at < ? ORDER BY id", [start, end])
+        "AND started_at >= ? AND started_at < ? ORDER BY id",
+        [start, end],
+    )
 
 
 def dumps(data) -> str:

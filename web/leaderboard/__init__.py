@@ -25,40 +25,44 @@ from ..i18n import STRINGS, current_lang, t
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
 # This feature's strings live with it; the shared table only gains keys.
-STRINGS.update({
-    "lb.title": ("成績ランキング", "Leaderboard"),
-    "lb.family": ("ルール", "Rules"),
-    "lb.period": ("期間", "Period"),
-    "lb.period.day": ("日", "Day"),
-    "lb.period.month": ("月間", "Month"),
-    "lb.period.season": ("シーズン", "Season"),
-    "lb.period.all": ("通算", "All time"),
-    "lb.period.range": ("期間指定", "Custom range"),
-    "lb.day": ("営業日", "Club day"),
-    "lb.start": ("開始日", "From"),
-    "lb.end": ("終了日", "To"),
-    "lb.min_games": ("最低対局数", "Minimum games"),
-    "lb.show": ("表示", "Show"),
-    "lb.rank": ("順位", "Rank"),
-    "lb.player": ("名前", "Player"),
-    "lb.none": ("この期間の対局はありません", "No games in this period"),
-    "lb.range_note": ("営業日は閉店時刻 {closing}（{tz}）で区切ります",
-                      "A club day ends at closing time, {closing} ({tz})"),
-    "lb.results_chart": ("対局ごとの成績と累計", "Result of each game and running total"),
-    "lb.placements": ("着順分布", "Placement distribution"),
-    "lb.by_month": ("月別成績", "Month by month"),
-    "lb.month": ("月", "Month"),
-    "lb.games": ("対局", "Games"),
-    "lb.game": ("対局", "Game"),
-    "lb.score_line": ("点数の推移", "Score line"),
-    "lb.hand": ("局", "Hand"),
-    "lb.final": ("最終", "Final"),
-    "lb.status": ("状態", "Status"),
-    "lb.table": ("卓", "Table"),
-    "lb.when": ("終了", "Finished"),
-    "lb.back": ("ランキングへ", "Back to the leaderboard"),
-    "lb.no_family": ("このルールの対局はまだありません", "No games under these rules yet"),
-})
+STRINGS.update(
+    {
+        "lb.title": ("成績ランキング", "Leaderboard"),
+        "lb.family": ("ルール", "Rules"),
+        "lb.period": ("期間", "Period"),
+        "lb.period.day": ("日", "Day"),
+        "lb.period.month": ("月間", "Month"),
+        "lb.period.season": ("シーズン", "Season"),
+        "lb.period.all": ("通算", "All time"),
+        "lb.period.range": ("期間指定", "Custom range"),
+        "lb.day": ("営業日", "Club day"),
+        "lb.start": ("開始日", "From"),
+        "lb.end": ("終了日", "To"),
+        "lb.min_games": ("最低対局数", "Minimum games"),
+        "lb.show": ("表示", "Show"),
+        "lb.rank": ("順位", "Rank"),
+        "lb.player": ("名前", "Player"),
+        "lb.none": ("この期間の対局はありません", "No games in this period"),
+        "lb.range_note": (
+            "営業日は閉店時刻 {closing}（{tz}）で区切ります",
+            "A club day ends at closing time, {closing} ({tz})",
+        ),
+        "lb.results_chart": ("対局ごとの成績と累計", "Result of each game and running total"),
+        "lb.placements": ("着順分布", "Placement distribution"),
+        "lb.by_month": ("月別成績", "Month by month"),
+        "lb.month": ("月", "Month"),
+        "lb.games": ("対局", "Games"),
+        "lb.game": ("対局", "Game"),
+        "lb.score_line": ("点数の推移", "Score line"),
+        "lb.hand": ("局", "Hand"),
+        "lb.final": ("最終", "Final"),
+        "lb.status": ("状態", "Status"),
+        "lb.table": ("卓", "Table"),
+        "lb.when": ("終了", "Finished"),
+        "lb.back": ("ランキングへ", "Back to the leaderboard"),
+        "lb.no_family": ("このルールの対局はまだありません", "No games under these rules yet"),
+    }
+)
 
 
 def family_name(family: str) -> str:
@@ -98,13 +102,23 @@ def board_query(db) -> dict:
     family = stats_store.check_family(request.args.get("family") or (played or ["riichi4"])[0])
     period = request.args.get("period") or "month"
     day = request.args.get("day") or stats_store.today(cfg)
-    first, last = stats_store.period_range(period, day, request.args.get("start"),
-                                           request.args.get("end"))
+    first, last = stats_store.period_range(
+        period, day, request.args.get("start"), request.args.get("end")
+    )
     min_games = _int_arg("min_games", 1, 1)
     rows = stats_store.leaderboard(db, family, first, last, min_games=min_games)
-    return {"family": family, "period": period, "day": day, "first_day": first, "last_day": last,
-            "min_games": min_games, "rows": rows, "families": played, "settings": cfg,
-            "columns": _figure_columns(family)}
+    return {
+        "family": family,
+        "period": period,
+        "day": day,
+        "first_day": first,
+        "last_day": last,
+        "min_games": min_games,
+        "rows": rows,
+        "families": played,
+        "settings": cfg,
+        "columns": _figure_columns(family),
+    }
 
 
 @bp.get("/")
@@ -113,11 +127,20 @@ def board():
     q = board_query(db)
     if request.args.get("format") == "json":
         return jsonify({k: v for k, v in q.items() if k not in ("families", "columns")})
-    chart = charts.totals_chart([(r["name"], r["total"]) for r in q["rows"][:30]],
-                                t("lb.title")) if q["rows"] else ""
-    return render_template("leaderboard/board.html", q=q, chart=chart, periods=stats_store.PERIODS,
-                           family_name=family_name, figure_name=figure_name,
-                           all_families=list(stats.FAMILIES))
+    chart = (
+        charts.totals_chart([(r["name"], r["total"]) for r in q["rows"][:30]], t("lb.title"))
+        if q["rows"]
+        else ""
+    )
+    return render_template(
+        "leaderboard/board.html",
+        q=q,
+        chart=chart,
+        periods=stats_store.PERIODS,
+        family_name=family_name,
+        figure_name=figure_name,
+        all_families=list(stats.FAMILIES),
+    )
 
 
 @bp.get("/players/<int:player_id>")
@@ -130,17 +153,27 @@ def player_page(player_id: int):
     lines = stats_store.player_lines(db, player_id, family)
     sums = stats.aggregate(lines)
     figs = stats.figures(sums)
-    places = [f"{i}着" if current_lang() == "ja" else f"{i}{'stndrd'[2*i-2:2*i]}"
-              for i in range(1, (4 if family != "riichi3" else 3) + 1)]
+    places = [
+        f"{i}着" if current_lang() == "ja" else f"{i}{'stndrd'[2 * i - 2 : 2 * i]}"
+        for i in range(1, (4 if family != "riichi3" else 3) + 1)
+    ]
     counts = [sum(1 for x in lines if x.rank == i) for i in range(1, len(places) + 1)]
     return render_template(
-        "leaderboard/player.html", person=person, family=family, families=families,
-        figs=figs, columns=_figure_columns(family), months=stats_store.player_months(
-            db, player_id, family), lines=lines,
+        "leaderboard/player.html",
+        person=person,
+        family=family,
+        families=families,
+        figs=figs,
+        columns=_figure_columns(family),
+        months=stats_store.player_months(db, player_id, family),
+        lines=lines,
         results_svg=charts.results_chart([x.result for x in lines], t("lb.results_chart"))
-        if lines else "",
+        if lines
+        else "",
         placement_svg=charts.placement_chart(counts, places, t("lb.placements")) if lines else "",
-        family_name=family_name, figure_name=figure_name)
+        family_name=family_name,
+        figure_name=figure_name,
+    )
 
 
 @bp.get("/games/<int:game_id>")
@@ -156,6 +189,14 @@ def game_page(game_id: int):
     svg = charts.score_lines([start] * len(names), hands, names, t("lb.score_line"))
     if not names:
         raise NotFound(f"game {game_id} has no players")
-    return render_template("leaderboard/game.html", game=game, view=view, names=names,
-                           hands=hands, svg=svg, final=view["replay"].get("final"),
-                           family_name=family_name, family=stats.rule_family(game["rules"]))
+    return render_template(
+        "leaderboard/game.html",
+        game=game,
+        view=view,
+        names=names,
+        hands=hands,
+        svg=svg,
+        final=view["replay"].get("final"),
+        family_name=family_name,
+        family=stats.rule_family(game["rules"]),
+    )

@@ -1,0 +1,161 @@
+"""Time the all-time leaderboard and a full nightly export on synthetic club-years.
+
+    python benchmarks/bench_leaderboard.py --fractions 0.1 1.0 [--dir /tmp/jantaku-bench]
+
+For each fraction a database is made with ``gen_club_year.py`` (or reused if
+the file is already there), then:
+
+* ``leaderboard``: ``web.stats_store.leaderboard`` for all time, four-player
+  riichi (the biggest family), median of 7 runs on a warm connection;
+* ``leaderboard_cold``: the same on a fresh connection (first query);
+* ``export``: ``tablectl export`` of the busiest club day of the last month, in
+  a subprocess (a real run: open, check, build, fsync, rename), median of 3.
+
+Prints one JSON line per fraction and the growth from the smallest to the
+largest fraction (targets: leaderboard < 200 ms, export < 30 s, growth no
+worse than linear in the number of games).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from web import stats_store  # noqa: E402
+from web.db import connect  # noqa: E402
+
+
+def _ms(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def ensure_db(folder: Path, fraction: float) -> Path:
+    path = folder / f"club-{fraction:g}.sqlite"
+    if not path.exists():
+        subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "benchmarks" / "gen_club_year.py"),
+                "--db",
+                str(path),
+                "--fraction",
+                str(fraction),
+            ],
+            check=True,
+        )
+    return path
+
+
+def bench(path: Path) -> dict:
+    db = connect(str(path))
+    last = db.execute("SELECT MAX(club_day) FROM stats_days").fetchone()[0]
+    busiest = db.execute(
+        "SELECT club_day FROM stats_lines WHERE club_day > date(?, '-31 days') "
+        "GROUP BY club_day ORDER BY COUNT(DISTINCT game_id) DESC, club_day LIMIT 1",
+        [last],
+    ).fetchone()[0]
+    games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    hands = db.execute(
+        "SELECT COUNT(*) FROM hand_events WHERE kind IN ('win', 'draw', 'abort')"
+    ).fetchone()[0]
+
+    def board():
+        return stats_store.leaderboard(db, "riichi4", "0001-01-01", last)
+
+    rows = len(board())
+    warm = _ms(board, 7)
+    db.conn.close()
+
+    def cold():
+        c = connect(str(path))
+        stats_store.leaderboard(c, "riichi4", "0001-01-01", last)
+        c.conn.close()
+
+    cold_ms = _ms(cold, 3)
+    out = Path(tempfile.mkdtemp(prefix="jantaku-export-bench-"))
+    try:
+
+        def export():
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "tablectl",
+                    "--db",
+                    str(path),
+                    "export",
+                    "--date",
+                    busiest,
+                    "--out",
+                    str(out),
+                ],
+                check=True,
+                cwd=ROOT,
+                capture_output=True,
+            )
+
+        export_s = _ms(export, 3) / 1000
+        day_games = sum(1 for _ in json.loads((out / busiest / "games.json").read_text()))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {
+        "db": str(path),
+        "games": games,
+        "hands": hands,
+        "players_on_board": rows,
+        "leaderboard_ms": round(warm, 1),
+        "leaderboard_cold_ms": round(cold_ms, 1),
+        "export_day": busiest,
+        "export_day_games": day_games,
+        "export_s": round(export_s, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fractions", type=float, nargs="+", default=[0.1, 1.0])
+    ap.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "jantaku-bench"))
+    args = ap.parse_args(argv)
+    folder = Path(args.dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    results = []
+    for f in sorted(args.fractions):
+        r = {"fraction": f, **bench(ensure_db(folder, f))}
+        results.append(r)
+        print(json.dumps(r, ensure_ascii=False), flush=True)
+    if len(results) > 1:
+        a, b = results[0], results[-1]
+        scale = b["games"] / a["games"]
+        print(
+            json.dumps(
+                {
+                    "games_ratio": round(scale, 1),
+                    "leaderboard_ratio": round(b["leaderboard_ms"] / a["leaderboard_ms"], 2),
+                    "export_ratio": round(b["export_s"] / a["export_s"], 2),
+                    "targets": {"leaderboard_ms": 200, "export_s": 30},
+                    "ok": b["leaderboard_ms"] < 200
+                    and b["export_s"] < 30
+                    and b["leaderboard_ms"] / a["leaderboard_ms"] <= scale * 1.2,
+                }
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
