@@ -36,6 +36,7 @@ def app(tmp_path):
                    errors=[], points=[25000, 25000, 25000, 25000])
     j.update_table("t2", connected=0, mode=4, cycle_state="idle", errors=["lid_open"],
                    last_error="the lid is open")
+    j.add_event("t2", "error", "lid_open", "The lid is open. / フタが開いています。")
     j.heartbeat(pid=4242, started=True)
     j.close()
     return app
@@ -130,6 +131,7 @@ def test_floor_page_renders_in_japanese_and_english(staff):
     assert page.status_code == 200
     assert "接続中" in page.text and "未接続" in page.text and "モード変更" in page.text
     assert 'data-poll="/staff/floor.json"' in page.text
+    assert "フタが開いています" in page.text  # the table's last event
     page = staff.get("/staff/?lang=en")
     assert "Connected" in page.text and "Change mode" in page.text
 

@@ -116,6 +116,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "staff.errors": ("エラー", "Errors"),
     "staff.game": ("対局", "Game"),
     "staff.last_command": ("最後の操作", "Last command"),
+    "staff.last_event": ("卓からの通知", "Last table event"),
     "staff.change_mode": ("モード変更", "Change mode"),
     "staff.cmd.cycle": ("サイクル実行", "Run a cycle"),
     "staff.cmd.check": ("点検", "Check"),

@@ -38,6 +38,8 @@
         return p === null ? "—" : p; }).join(" / ") : "—");
       text(card, "game", gameText(t.game));
       text(card, "last_command", t.last_command ? t.last_command.message : "—");
+      var ev = (t.events || [])[0];
+      text(card, "last_event", ev ? (ev.message || ev.kind) : "—");
     });
   }
   function poll() {
