@@ -8,7 +8,7 @@ then in the same run:
 2. ``POST /api/tables/<id>/hands`` from 40 concurrent tablets, each recording
    its table's next hand with a fresh idempotency key and expected entry number.
 
-Both run twice: *paced* (each tablet waits a random 0-1 s between requests,
+Both run twice: *paced* (each tablet waits a random 0-2 s between requests,
 already hundreds of times the rate of a real table, which records a hand
 every few minutes) and *saturated* (no wait: 40 requests always in flight,
 which measures capacity; its latency is queueing behind the single SQLite
@@ -132,7 +132,8 @@ def _pause(rnd: random.Random, think: float) -> None:
         time.sleep(rnd.uniform(0, 2 * think))
 
 
-def summary(name: str, phase: str, latencies: list[float], statuses: list[int], wall: float) -> dict:
+def summary(name: str, phase: str, latencies: list[float], statuses: list[int],
+            wall: float) -> dict:
     ms = sorted(x * 1000 for x in latencies)
     q = statistics.quantiles(ms, n=100, method="inclusive")
     ok = sum(1 for s in statuses if 200 <= s < 300)
@@ -146,9 +147,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tablets", type=int, default=40)
     ap.add_argument("--hands", type=int, default=25, help="hands per tablet")
     ap.add_argument("--health", type=int, default=25, help="health requests per client")
-    ap.add_argument("--think", type=float, default=0.5,
+    ap.add_argument("--think", type=float, default=1.0,
                     help="mean seconds a paced tablet waits between requests (a real table "
-                         "records a hand every few minutes; 0.5 s is ~300x that)")
+                         "records a hand every few minutes; 1 s is over 100x that)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args(argv)
 
@@ -184,7 +185,7 @@ def main(argv=None) -> int:
 
             results = []
             for phase, think in (("paced", args.think), ("saturated", 0.0)):
-                results.append(summary(f"GET /api/health", phase,
+                results.append(summary("GET /api/health", phase,
                                        *run_clients(args.tablets, health(think))))
                 results.append(summary("POST hand", phase,
                                        *run_clients(args.tablets, hands(think))))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -37,7 +36,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def _browser_or_skip():
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
         if os.environ.get("JANTAKU_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"Chromium is required (JANTAKU_REQUIRE_BROWSER=1) but {CHROMIUM} is missing")
+            pytest.fail(f"Chromium is required (JANTAKU_REQUIRE_BROWSER=1) but {CHROMIUM} "
+                        "is missing")
         pytest.skip(f"{CHROMIUM} is not installed")
     try:
         from playwright.sync_api import sync_playwright

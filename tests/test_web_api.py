@@ -13,7 +13,14 @@ from scoring import game as engine_game
 from scoring.points import han_fu_pairs
 from scoring.rules import PRESET_IDS, load_rules
 
-from web_support import app, bearer, client, cookie_client, db, key, record, start, t1  # noqa: F401
+import web_support
+from web_support import bearer, cookie_client, key, record, start
+
+# shared fixtures (a real SQLite file per test, a club, paired tablets)
+app = web_support.app
+client = web_support.client
+db = web_support.db
+t1 = web_support.t1
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
@@ -185,7 +192,8 @@ def test_stale_or_skipping_seq_is_already_recorded_in_words(client, t1):
 
 
 @pytest.mark.parametrize("body, code", [
-    ({"event": {"event": "draw", "tenpai": []}, "idempotency_key": "k" * 12}, "missing_expected_seq"),
+    ({"event": {"event": "draw", "tenpai": []}, "idempotency_key": "k" * 12},
+     "missing_expected_seq"),
     ({"event": {"event": "draw", "tenpai": []}, "expected_seq": 1}, "missing_idempotency_key"),
     ({"event": {"event": "start", "players": ["a"]}, "expected_seq": 1,
       "idempotency_key": "k" * 12}, "invalid_event"),
@@ -358,7 +366,8 @@ def test_state_is_always_the_replay_of_stored_events(client, t1, db):
     g = start(client, t1)
     gid = g["game"]["id"]
     seq = 1
-    for ev in (RON, {"event": "draw", "tenpai": [1], "riichi": [1]}, {"event": "chombo", "seat": 2}):
+    for ev in (RON, {"event": "draw", "tenpai": [1], "riichi": [1]},
+               {"event": "chombo", "seat": 2}):
         view = record(client, t1, ev, seq)
         seq += 1
         engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))

@@ -88,7 +88,8 @@ def test_sigkill_while_submitting_loses_no_acknowledged_hand_and_doubles_none(tm
         games.save_table(db, tid, f"卓{t + 1}", "nekohouse-4a")
         ids = [games.add_player(db, f"P{t}-{i}")["id"] for i in range(4)]
         secrets[tid] = issue_tablet_token(db, tid)
-        game_ids[tid] = games.start_game(db, tid, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
+        started = games.start_game(db, tid, ids, idempotency_key=uuid.uuid4().hex)
+        game_ids[tid] = started["game"]["id"]
     db.conn.close()
 
     server = WebServer(path).start()

@@ -14,7 +14,14 @@ from web.audit import audit, audit_entries
 from web.db import MIGRATIONS, connect, migrate, migration
 from web.errors import UserError
 
-from web_support import app, bearer, client, db, key, record, start, t1  # noqa: F401
+import web_support
+from web_support import record, start
+
+# shared fixtures (a real SQLite file per test, a club, paired tablets)
+app = web_support.app
+client = web_support.client
+db = web_support.db
+t1 = web_support.t1
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
@@ -110,7 +117,8 @@ def test_correcting_a_finished_game_is_audited_and_replayed(client, t1, db):
     view = games.correct_hand(db, gid, 1, fixed, actor="staff:a", reason="wrong winner")
     assert view["replay"]["hands"][0]["deltas"] == [-3900, 0, 3900, 0]
     events = [e["event"] for e in games.effective_events(games.event_log(db, gid))]
-    assert view["replay"]["final"] == engine_game.replay(events, load_rules("nekohouse-4a"))["final"]
+    engine = engine_game.replay(events, load_rules("nekohouse-4a"))
+    assert view["replay"]["final"] == engine["final"]
     entry = audit_entries(db, target=f"game:{gid}")[0]
     assert (entry["actor"], entry["action"], entry["reason"]) == ("staff:a", "game.replace",
                                                                    "wrong winner")

@@ -9,13 +9,21 @@ import re
 
 import pytest
 
-from web_support import app, bearer, client, cookie_client, db, key, record, start, t1  # noqa: F401
+import web_support
+from web_support import bearer, cookie_client, record, start
+
+# shared fixtures (a real SQLite file per test, a club, paired tablets)
+app = web_support.app
+client = web_support.client
+db = web_support.db
+t1 = web_support.t1
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
 
 def page_data(resp) -> dict:
-    m = re.search(rb'<script type="application/json" id="page-data">(.*?)</script>', resp.data, re.S)
+    m = re.search(rb'<script type="application/json" id="page-data">(.*?)</script>',
+                  resp.data, re.S)
     return json.loads(m.group(1))
 
 

@@ -35,7 +35,8 @@ class WebServer:
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline().decode("utf-8", "replace")
             if not line and self.proc.poll() is not None:
-                raise RuntimeError(f"web server exited with {self.proc.returncode}; see {self.log_path}")
+                raise RuntimeError(f"web server exited with {self.proc.returncode}; "
+                                   f"see {self.log_path}")
             m = re.search(r"(http://127\.0\.0\.1:\d+)", line)
             if m:
                 self.url = m.group(1)

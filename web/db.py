@@ -34,7 +34,8 @@ def migration(number: int, name: str):
 
     def register(fn):
         if number in MIGRATIONS and MIGRATIONS[number][1].__qualname__ != fn.__qualname__:
-            raise ValueError(f"migration number {number} is already used by {MIGRATIONS[number][0]!r}")
+            raise ValueError(f"migration number {number} is already used by "
+                             f"{MIGRATIONS[number][0]!r}")
         MIGRATIONS[number] = (name, fn)
         return fn
 

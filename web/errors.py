@@ -51,7 +51,8 @@ def wants_json() -> bool:
     if request.path.startswith("/api/"):
         return True
     best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json" and request.accept_mimetypes[best] > request.accept_mimetypes["text/html"]
+    accept = request.accept_mimetypes
+    return best == "application/json" and accept[best] > accept["text/html"]
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None):

@@ -246,7 +246,8 @@ def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
     with write_tx(db):
         old = _one(db, "SELECT toml FROM rule_sets WHERE id = ?", [rule_set_id])
         db.execute(
-            "INSERT INTO rule_sets (id, title, toml, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "INSERT INTO rule_sets (id, title, toml, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(id) DO UPDATE SET title = excluded.title, toml = excluded.toml, "
             "updated_at = excluded.updated_at",
             [rule_set_id, rules.title, toml_text, at, at],
@@ -342,7 +343,8 @@ def _replayed_start(db, existing: dict, table_id: str) -> dict:
 
 def _start_conflict(db, table_id: str, key: str) -> UserError:
     if _one(db, "SELECT id FROM games WHERE start_key = ?", [key]):
-        return Conflict("this game was already started by the same request", code="already_recorded")
+        return Conflict("this game was already started by the same request",
+                        code="already_recorded")
     live = _one(db, "SELECT id FROM games WHERE table_id = ? AND status = 'live'", [table_id])
     return Conflict(
         f"table {table_id} already has a game in progress (game {live['id'] if live else '?'}): "
@@ -386,7 +388,8 @@ def get_game(db, game_id: int) -> dict:
 
 def current_game(db, table_id: str) -> dict | None:
     """The table's live game, else its most recent game, else None."""
-    row = _one(db, "SELECT id FROM games WHERE table_id = ? ORDER BY (status = 'live') DESC, id DESC "
+    row = _one(db, "SELECT id FROM games WHERE table_id = ? "
+                   "ORDER BY (status = 'live') DESC, id DESC "
                    "LIMIT 1", [table_id])
     return get_game(db, row["id"]) if row else None
 

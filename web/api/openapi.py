@@ -25,7 +25,8 @@ def _answer(description: str, schema: dict | None = None) -> dict:
 
 ERRORS = {
     "400": _answer("bad input; the message says what to send", _ref("Error")),
-    "401": _answer("no paired tablet token (pair the tablet from the staff console)", _ref("Error")),
+    "401": _answer("no paired tablet token (pair the tablet from the staff console)",
+                   _ref("Error")),
     "403": _answer("the tablet is paired to another table, or revoked", _ref("Error")),
     "404": _answer("no such table, game, player or rule set", _ref("Error")),
     "409": _answer("already recorded (code already_recorded), a game in progress, "
@@ -63,13 +64,15 @@ PATHS: dict = {
     "/api/openapi.json": {"get": _op("this document", errors=())},
     "/api/players": {"get": _op(
         "members (and guests with ?guests=1)",
-        params=[{"name": "guests", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]}}],
+        params=[{"name": "guests", "in": "query",
+                 "schema": {"type": "string", "enum": ["0", "1"]}}],
         errors=())},
     "/api/tables/{table_id}/guests": {"post": _op(
         "add a guest player", params=[TABLE_ID], secure=True, ok=("201", "the new player"),
         body={"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}})},
     "/api/rule-sets": {"get": _op("shipped presets and the club's rule sets", errors=())},
-    "/api/rule-sets/{rule_set_id}": {"get": _op("a rule set, fully resolved", params=[RULE_SET_ID])},
+    "/api/rule-sets/{rule_set_id}": {"get": _op("a rule set, fully resolved",
+                                                params=[RULE_SET_ID])},
     "/api/rule-sets/{rule_set_id}/han-fu": {"get": _op(
         "the (han, fu) pairs that exist under the rules",
         params=[RULE_SET_ID, {"name": "tsumo", "in": "query",
@@ -82,7 +85,8 @@ PATHS: dict = {
         "start a game (players in seat order, the first dealer first)",
         params=[TABLE_ID], secure=True, ok=("201", "the new game"), errors=WRITE_ERRORS,
         body={"type": "object", "required": ["players", "idempotency_key"], "properties": {
-            "players": {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 4},
+            "players": {"type": "array", "items": {"type": "integer"},
+                        "minItems": 3, "maxItems": 4},
             "rule_set": {"type": "string", "description": "default: the table's rule set"},
             "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 100}}})},
     "/api/tables/{table_id}/preview": {"post": _op(
@@ -108,7 +112,8 @@ PATHS: dict = {
     "/api/tables/{table_id}/games/{game_id}/confirm": {"post": _op(
         "a player confirms the final settlement sheet",
         params=[TABLE_ID, GAME_ID], secure=True, errors=WRITE_ERRORS,
-        body={"type": "object", "required": ["seat"], "properties": {"seat": {"type": "integer"}}})},
+        body={"type": "object", "required": ["seat"],
+              "properties": {"seat": {"type": "integer"}}})},
     "/api/games": {"get": _op(
         "recent games, newest first",
         params=[{"name": "table", "in": "query", "schema": {"type": "string"}},

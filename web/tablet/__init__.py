@@ -87,7 +87,8 @@ def table_page(table_id: str):
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game and game["status"] != "void" else None
     rules = load_rules(game["rules"]) if view else None
-    reading = readings.compare(readings.table_reading(current_app.config["DATABASE"], table_id), view)
+    raw = readings.table_reading(current_app.config["DATABASE"], table_id)
+    reading = readings.compare(raw, view)
     rule_sets = games.list_rule_sets(db)
     return render_template(
         "tablet/table.html",
