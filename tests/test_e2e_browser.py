@@ -306,9 +306,21 @@ def test_three_player_game_from_the_tablet(browser, club):
     tab = Tablet(page, club, "t3")
     page.select_option("#start-rules", "nekohouse-3a")
     assert page.locator('.seat-picker[data-seat="3"]').is_hidden()
+    page.fill("#guest-name", "ゲスト花子")
+    page.click("#add-guest")
+    page.wait_for_function("document.querySelector('[data-testid=\"seat-0\"]').value !== ''")
+    guest = int(page.locator('[data-testid="seat-0"]').input_value())
     shot(page, "08-start-three-player-landscape")
-    tab.start(club["ids"][:3])
+    tab.start([guest] + club["ids"][:2])
     assert page.locator(".seat-card").count() == 3
+    assert "ゲスト花子" in page.locator('[data-testid="seat-card-0"]').text_content()
+    tab.open("abort")                                               # E1 kyuushu: redo
+    page.select_option(".abort-kind", "kyuushu")
+    tab._record_and_check()
+    tab.open("penalty")                                             # 1,000 to the pot
+    page.select_option(".penalty-seat", "2")
+    page.select_option(".penalty-kind", "deposit_1000")
+    tab._record_and_check()
     tab.ron([(1, 3, 30)], discarder=0)                              # E1
     tab.ron([(0, 2, 30), (2, 1, 40)], discarder=1)                  # E2: double ron
     tab.draw([0])                                                   # E3: tenpai payments
@@ -328,6 +340,7 @@ def test_three_player_game_from_the_tablet(browser, club):
     assert tab.finished()
     engine, log = check_settlement(page, club, "t3")
     assert len(engine["final"]["result"]) == 3
+    assert {"abort", "penalty", "win", "draw", "chombo", "void"} <= {r["kind"] for r in log}
     shot(page, "10-settlement-three-player-landscape")
     confirm_all(page, 3)
     assert page.js_errors == []

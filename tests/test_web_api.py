@@ -372,3 +372,27 @@ def test_state_is_always_the_replay_of_stored_events(client, t1, db):
         seq += 1
         engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))
         assert view["state"] == engine["state"] and view["replay"]["hands"] == engine["hands"]
+
+
+@pytest.mark.parametrize("event", [
+    {"event": "abort", "kind": "kyuushu"},
+    {"event": "penalty", "seat": 1, "kind": "deposit_1000"},
+    {"event": "penalty", "seat": 2, "kind": "points", "points": 3000},
+    {"event": "penalty", "seat": 3, "kind": "agari_houki"},
+    {"event": "draw", "tenpai": [1], "nagashi": [2]},
+    {"event": "win", "winners": [{"seat": 1, "yakuman": 1, "pao": 2, "chips": 2}], "from": 0},
+], ids=["abort", "deposit", "points", "houki", "nagashi", "pao-chips"])
+def test_every_event_kind_records_as_the_engine_replays_it(client, t1, db, event):
+    g = start(client, t1)
+    view = record(client, t1, event, 1)
+    engine = engine_game.replay(stored_events(db, g["game"]["id"]), load_rules("nekohouse-4a"))
+    assert view["replay"]["hands"][-1]["type"] == event["event"]
+    assert view["replay"]["hands"] == engine["hands"] and view["state"] == engine["state"]
+
+
+def test_points_penalty_that_cannot_be_split_is_refused_in_words(client, t1):
+    start(client, t1)
+    bad = {"event": "penalty", "seat": 2, "kind": "points", "points": 2000}
+    r = record(client, t1, bad, 1, expect=422)
+    assert "split" in r["error"]["message"]
+    record(client, t1, {**bad, "to": 0}, 1)

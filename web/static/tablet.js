@@ -98,7 +98,7 @@
         var p = res.json.player;
         var empty = null;
         $$(".start-player").forEach(function (s) {
-          s.appendChild(el("option", {value: String(p.id), text: p.name + " (" + "guest" + ")"}));
+          s.appendChild(el("option", {value: String(p.id), text: p.name + " (" + L.guest + ")"}));
           if (!empty && !s.value && !s.closest(".seat-picker").hidden) { empty = s; }
         });
         if (empty) { empty.value = String(p.id); }
@@ -296,10 +296,12 @@
       var s = seatSelect("penalty-seat", false), kind = el("select", {"class": "big penalty-kind"});
       L.penalty_kinds.forEach(function (k) { kind.appendChild(el("option", {value: k, text: L.kinds[k]})); });
       var pts = el("input", {type: "number", "class": "big penalty-points", step: "100", value: "1000"});
+      var to = seatSelect("penalty-to", true);
       body.appendChild(field(L.seat, s)); body.appendChild(field(L.kind, kind)); body.appendChild(field(L.points, pts));
+      body.appendChild(field(L.to, to));
       return function () {
         var e = {event: "penalty", seat: Number(s.value), kind: kind.value};
-        if (kind.value === "points") { e.points = Number(pts.value); }
+        if (kind.value === "points") { e.points = Number(pts.value); if (to.value !== "") { e.to = Number(to.value); } }
         return e;
       };
     },
