@@ -125,6 +125,29 @@ def _stats_days_v2(db: sqlite_utils.Database) -> None:
     rebuild_days(db)
 
 
+@migration(302, "stats_months: the day rows rolled up per player, family and month")
+def _stats_months(db: sqlite_utils.Database) -> None:
+    # A year-long leaderboard adds ~12 month rows per player plus the days of the
+    # months the period only partly covers, instead of ~365 day rows.
+    sums = ",\n".join(
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+    )
+    db.executescript(
+        f"""
+        CREATE TABLE stats_months (
+            family TEXT NOT NULL,
+            club_day TEXT NOT NULL,  -- the month, YYYY-MM
+            player_id INTEGER NOT NULL,
+            cum_games INTEGER NOT NULL,
+            {sums},
+            PRIMARY KEY (family, club_day, player_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX stats_months_player ON stats_months(player_id, family, club_day);
+        """
+    )
+    rebuild_months(db)
+
+
 # --------------------------------------------------------------------------- club days
 def settings(db) -> dict:
     """The club-day settings: ``closing_hour`` (HH:MM) and ``timezone`` (IANA name)."""
@@ -337,19 +360,43 @@ def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
         _insert_day(db, family, club_day, player_id, (prev[0] if prev else 0) + sums["games"], sums)
     change = len(lines) - (old[0] if old else 0)
     if change:  # later days of this player count this day's games in their running total
-        db.execute(
-            "UPDATE stats_days SET cum_games = cum_games + ? WHERE player_id = ? "
-            "AND family = ? AND club_day > ?",
-            [change, player_id, family, club_day],
+        for table, after in (("stats_days", club_day), ("stats_months", club_day[:7])):
+            db.execute(
+                f"UPDATE {table} SET cum_games = cum_games + ? WHERE player_id = ? "
+                "AND family = ? AND club_day > ?",
+                [change, player_id, family, after],
+            )
+    _refresh_month(db, family, club_day[:7], player_id)
+
+
+def _refresh_month(db, family: str, month: str, player_id: int) -> None:
+    days = db.execute_returning_dicts(
+        "SELECT * FROM stats_days WHERE player_id = ? AND family = ? AND club_day BETWEEN ? AND ? "
+        "ORDER BY club_day",
+        [player_id, family, month + "-01", month + "-31"],
+    )
+    db.execute(
+        "DELETE FROM stats_months WHERE family = ? AND club_day = ? AND player_id = ?",
+        [family, month, player_id],
+    )
+    if days:
+        _insert_row(
+            db, "stats_months", family, month, player_id, days[-1]["cum_games"], stats.combine(days)
         )
 
 
 def _insert_day(db, family: str, club_day: str, player_id: int, cum: int, sums: dict) -> None:
+    _insert_row(db, "stats_days", family, club_day, player_id, cum, sums)
+
+
+def _insert_row(
+    db, table: str, family: str, key: str, player_id: int, cum: int, sums: dict
+) -> None:
     names = stats.SUM_NAMES
     db.execute(
-        f"INSERT INTO stats_days (family, club_day, player_id, cum_games, {', '.join(names)}) "
+        f"INSERT INTO {table} (family, club_day, player_id, cum_games, {', '.join(names)}) "
         f"VALUES (?, ?, ?, ?, {', '.join('?' for _ in names)})",
-        [family, club_day, player_id, cum, *(sums[n] for n in names)],
+        [family, key, player_id, cum, *(sums[n] for n in names)],
     )
 
 
@@ -370,6 +417,29 @@ def rebuild_days(db) -> int:
             group.append(_as_line(row))
         if group:
             _flush_day(db, key, group, cum)
+            n += 1
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'stats_months'").fetchone():
+            rebuild_months(db)
+    return n
+
+
+def rebuild_months(db) -> int:
+    """Recompute every month row from ``stats_days``; returns the number of rows."""
+    with write_tx(db):
+        db.execute("DELETE FROM stats_months")
+        n, key, group = 0, None, []
+        cur = db.execute_returning_dicts(
+            "SELECT * FROM stats_days ORDER BY family, player_id, club_day"
+        )
+        for row in cur:
+            k = (row["family"], row["club_day"][:7], row["player_id"])
+            if k != key and group:
+                _insert_row(db, "stats_months", *key, group[-1]["cum_games"], stats.combine(group))
+                n, group = n + 1, []
+            key = k
+            group.append(row)
+        if group:
+            _insert_row(db, "stats_months", *key, group[-1]["cum_games"], stats.combine(group))
             n += 1
     return n
 
@@ -418,19 +488,50 @@ def _leaderboard_sql() -> str:
         f"AS brk_{n}"
         for n in stats.STREAKS
     )
+    # Whole months come from stats_months, the days of partly covered months from
+    # stats_days (their keys, YYYY-MM and YYYY-MM-DD, sort together correctly).
+    cols = f"club_day, player_id, cum_games, {', '.join(stats.SUM_NAMES)}"
     return (
-        f"SELECT player_id, {_sum_sql()}, MAX(cum_games) AS cum_last, {breaks} "
-        "FROM stats_days WHERE family = ? AND club_day BETWEEN ? AND ? GROUP BY player_id"
+        f"SELECT player_id, {_sum_sql()}, MAX(cum_games) AS cum_last, {breaks} FROM ("
+        f"SELECT {cols} FROM stats_days WHERE family = :f "
+        "AND (club_day BETWEEN :d1 AND :d2 OR club_day BETWEEN :d3 AND :d4) "
+        f"UNION ALL SELECT {cols} FROM stats_months WHERE family = :f "
+        "AND club_day BETWEEN :m1 AND :m2) GROUP BY player_id"
     )
 
 
 LEADERBOARD_SQL = _leaderboard_sql()
 
 
+def _split(first_day: str, last_day: str) -> dict:
+    """A range of days as whole months [m1, m2] and the days before and after them."""
+    first, last = parse_day(first_day), parse_day(last_day)
+    days_only = {"d1": first_day, "d2": last_day, "d3": "", "d4": "", "m1": "~", "m2": ""}
+    try:
+        m_start = first if first.day == 1 else (first.replace(day=28) + timedelta(days=4))
+        m_start = m_start.replace(day=1)
+        month_end = last + timedelta(days=1)
+        m_end = last if month_end.day == 1 else last.replace(day=1) - timedelta(days=1)
+    except OverflowError:  # the last representable month: count its days
+        return days_only
+    if m_start > m_end:  # no whole month inside
+        return days_only
+    # BETWEEN x AND "" matches nothing: no days before a range that starts on the 1st
+    before = (m_start - timedelta(days=1)).isoformat() if m_start > first else ""
+    return {
+        "d1": first_day,
+        "d2": before,
+        "d3": (m_end + timedelta(days=1)).isoformat(),
+        "d4": last_day,
+        "m1": m_start.isoformat()[:7],
+        "m2": m_end.isoformat()[:7],
+    }
+
+
 def _streaks(r: dict) -> dict:
     for n in stats.STREAKS:
         brk = r.pop(f"brk_{n}")
-        r[n] = r["games"] if brk is None else r["cum_last"] - int(brk[10:])
+        r[n] = r["games"] if brk is None else r["cum_last"] - int(brk[-10:])
     return r
 
 
@@ -451,7 +552,9 @@ def leaderboard(
     check_family(family)
     sums = {
         str(r["player_id"]): _streaks(r)
-        for r in db.execute_returning_dicts(LEADERBOARD_SQL, [family, first_day, last_day])
+        for r in db.execute_returning_dicts(
+            LEADERBOARD_SQL, {"f": family, **_split(first_day, last_day)}
+        )
     }
     names = {str(i): n for i, n in db.execute("SELECT id, name FROM players")}
     rows = stats.rank_rows(sums, min_games=min_games, names=names)
