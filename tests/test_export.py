@@ -242,3 +242,21 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
     assert sorted(p.name for p in out.iterdir()) == ["2026-04-01"]
     new = snapshot(out / "2026-04-01")
     assert json.loads(new["games.json"]) and (new != old)
+
+
+def test_systemd_units_run_a_command_the_cli_accepts():
+    import shlex
+
+    from tablectl import cli
+
+    unit = (ROOT / "deploy" / "jantaku-export.service").read_text(encoding="utf-8")
+    line = next(ln for ln in unit.splitlines() if ln.startswith("ExecStart="))
+    argv = shlex.split(line.removeprefix("ExecStart="))
+    assert argv[0].endswith("/tablectl")
+    args = cli.build_parser().parse_args(argv[1:])
+    assert args.command == "export" and args.keep >= 1 and args.date is None
+    timer = (ROOT / "deploy" / "jantaku-export.timer").read_text(encoding="utf-8")
+    cal = next(ln for ln in timer.splitlines() if ln.startswith("OnCalendar="))
+    # after the default closing hour (05:00 Asia/Tokyo), so "yesterday" is a closed day
+    assert cal == f"OnCalendar=*-*-* 05:30:00 {stats_store.DEFAULT_SETTINGS['timezone']}"
+    assert "Unit=jantaku-export.service" in timer and "Persistent=true" in timer
