@@ -119,3 +119,31 @@ def test_no_reading_for_a_table_without_a_link(app, client):
 def test_static_assets_are_local(client, asset):
     r = client.get(f"/static/{asset}")
     assert r.status_code == 200 and b"http://" not in r.data and b"https://" not in r.data
+
+
+def test_errors_answer_html_or_json_and_a_crash_is_words_not_a_traceback(tmp_path):
+    from web import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "e.sqlite"), "SECRET_KEY": "x",
+                      "COOKIE_SECURE": False})
+
+    @app.get("/boom")
+    def boom():
+        raise RuntimeError("secret internals")
+
+    c = app.test_client()
+    page = c.get("/nowhere", headers={"Accept": "text/html"})
+    assert page.status_code == 404 and b"<html" in page.data
+    js = c.get("/nowhere", headers={"Accept": "application/json"})
+    assert js.status_code == 404 and js.get_json()["error"]["code"] == "not_found"
+    r = c.get("/boom", headers={"Accept": "application/json"})
+    assert r.status_code == 500 and b"secret internals" not in r.data
+    assert "nothing was recorded" in r.get_json()["error"]["message"]
+
+
+def test_i18n_falls_back_to_the_key_and_has_both_languages():
+    from web.i18n import STRINGS, t
+
+    assert t("no.such.key", "en") == "no.such.key"
+    assert t("tablet.ron", "ja") == "ロン" and t("tablet.ron", "en") == "Ron"
+    assert all(len(v) == 2 and all(v) for v in STRINGS.values())
