@@ -518,5 +518,43 @@ def stats_doc() -> str:
         "",
         "A rate whose denominator is zero (no hands, no wins) is shown as `—`, never 0.",
         "",
+        *_USAGE,
     ]
     return "\n".join(out)
+
+
+_USAGE = """## Where to see them
+
+* Web (open to the club network, Japanese first, `?lang=en`):
+  `/leaderboard/?family=riichi4&period=month&day=YYYY-MM-DD&min_games=N`
+  (`period=range&start=...&end=...`; `format=json` for the rows),
+  `/leaderboard/players/<id>?family=...` (figures month by month, the settled result
+  of every game and the placement distribution as SVG charts),
+  `/leaderboard/games/<id>` (the score line of every hand).
+* `tablectl leaderboard [--family riichi4] [--period month] [--day D]
+  [--start D --end D] [--min-games N] [--json]`.
+* `tablectl club-day [--closing-hour HH:MM] [--timezone TZ]` shows or changes when a
+  club day ends (changing it recomputes the summary tables).
+
+## The nightly export
+
+`tablectl export [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
+yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) writes
+`DIR/YYYY-MM-DD/`:
+
+| file | rows |
+|---|---|
+| `games.csv`, `games.json` | the day's finished games (one CSV row per player) |
+| `hands.csv`, `hands.json` | every hand of those games: deltas and points after it |
+| `leaderboard-month-<family>.csv`, `leaderboard-all-<family>.csv` | month to date, all time |
+| `leaderboards.json` | both leaderboards of every family played |
+| `leaderboards.html` | the same with charts, self-contained (no scripts, prints on A4) |
+| `manifest.json` | every other file: bytes, rows, SHA-256 |
+
+CSV files are UTF-8 with a BOM and CRLF line ends (Excel on a Japanese PC). Files hold
+no time of the run and are sorted, so a second run is byte-identical. The folder is
+written beside the target, fsynced and swapped in with one rename: a crash leaves the
+old export or the new one. A progress bar shows on a terminal. Exit status: 0 written,
+1 the day has unfinished games (listed), 2 the database cannot be read or an option is
+wrong.
+""".splitlines()
