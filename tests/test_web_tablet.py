@@ -147,3 +147,19 @@ def test_i18n_falls_back_to_the_key_and_has_both_languages():
     assert t("no.such.key", "en") == "no.such.key"
     assert t("tablet.ron", "ja") == "ロン" and t("tablet.ron", "en") == "Ron"
     assert all(len(v) == 2 and all(v) for v in STRINGS.values())
+
+
+def test_start_screen_offers_the_rules_for_the_mode_the_table_is_in(app):
+    """A four-player table switched to AMOS mode 04 (three-player, 002 ねこはうす 設定表)
+    offers the three-player rule set made for that mode."""
+    from tablectl import store
+
+    c = cookie_client(app, "t1")
+    before = c.get("/tablet/t1").data.decode()
+    assert re.search(r'value="nekohouse-4a" data-players="4" selected', before)
+    with store.connect(app.config["DATABASE"]) as sdb:
+        sdb.execute("INSERT INTO table_state (table_id, name, url, connected, mode) "
+                    "VALUES ('t1', 't1', 'sim://', 1, 4)")
+    text = c.get("/tablet/t1").data.decode()
+    assert re.search(r'value="nekohouse-3a" data-players="3" selected', text)
+    assert 'data-testid="table-mode"' in text and "04" in text

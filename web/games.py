@@ -18,6 +18,7 @@ Storage rules this module keeps:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -197,7 +198,7 @@ def set_player_active(db, player_id: int, active: bool) -> dict:
 # --------------------------------------------------------------------------- rule sets
 def list_rule_sets(db) -> list[dict]:
     """The shipped presets, then the club's own rule sets."""
-    out = [{"id": p, "title": load_rules(p).title or p, "preset": True} for p in PRESET_IDS]
+    out = [{"id": p, "title": preset_rules(p).title or p, "preset": True} for p in PRESET_IDS]
     for row in _rows(db, "SELECT id, title, updated_at FROM rule_sets ORDER BY id"):
         out.append({"id": row["id"], "title": row["title"] or row["id"], "preset": False,
                     "updated_at": row["updated_at"]})
@@ -257,10 +258,16 @@ def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
     return get_rule_set(db, rule_set_id)
 
 
+@functools.lru_cache(maxsize=None)
+def preset_rules(preset_id: str) -> Rules:
+    """A shipped preset, loaded once (presets are packaged files; Rules are frozen)."""
+    return load_rules(preset_id)
+
+
 def resolve_rules(db, rule_set_id: str) -> Rules:
     """The fully resolved rules of a preset or club rule set."""
     if rule_set_id in PRESET_IDS:
-        return load_rules(rule_set_id)
+        return preset_rules(rule_set_id)
     return _rules_from_toml(get_rule_set(db, rule_set_id)["toml"], rule_set_id)
 
 

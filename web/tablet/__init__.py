@@ -78,6 +78,19 @@ def _page_data(table: dict, view: dict | None, rules) -> dict:
     return data
 
 
+def _rules_for_mode(db, table: dict, reading: dict | None, rule_sets: list[dict]) -> str:
+    """The rule set to offer first: the table's own, unless the table reports an AMOS
+    mode it does not deal; then the first rule set made for that mode."""
+    mode = (reading or {}).get("mode")
+    own = table["rule_set"]
+    if not isinstance(mode, int) or games.resolve_rules(db, own).table.amos_mode == mode:
+        return own
+    for r in rule_sets:
+        if games.resolve_rules(db, r["id"]).table.amos_mode == mode:
+            return r["id"]
+    return own
+
+
 @bp.get("/<table_id>")
 @tablet_required
 def table_page(table_id: str):
@@ -94,9 +107,9 @@ def table_page(table_id: str):
         "tablet/table.html",
         table=table, view=view, seats=_seats(view), reading=reading,
         members=games.list_players(db), guests=games.list_players(db, guests=True),
-        rule_sets=rule_sets,
-        rule_players={r["id"]: load_rules(r["id"]).table.players if r["preset"]
-                      else games.resolve_rules(db, r["id"]).table.players for r in rule_sets},
+        rule_sets=rule_sets, offered_rules=_rules_for_mode(db, table, reading, rule_sets),
+        rule_players={r["id"]: games.resolve_rules(db, r["id"]).table.players
+                      for r in rule_sets},
         data=_page_data(table, view, rules),
         abort_kinds=ABORT_KINDS, penalty_kinds=PENALTY_KINDS,
     )
