@@ -733,9 +733,21 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
 
 
 # --------------------------------------------------------------------------- output
-def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict:
+def _honba(rules: Rules, inp: HandInput, res: HandResult) -> int:
     from . import points
 
+    if not inp.honba:
+        return 0
+    return points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"]
+
+
+def _kyoutaku(rules: Rules, inp: HandInput) -> int:
+    from . import points
+
+    return points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0
+
+
+def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict:
     v = res.value
     out = {
         "id": line_id,
@@ -743,20 +755,13 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
         "han": res.han,
         "fu": res.fu,
         "yakuman": res.yakuman,
-        "yaku": [
-            ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h})
-            for i, h, m in res.yaku
-        ],
+        "yaku": _yaku_list(res.yaku),
         "limit": v.limit,
         "value": v.value,
         "pay": dict(v.pay),
-        "honba_bonus": points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)[
-            "total"
-        ]
-        if inp.honba
-        else 0,
-        "kyoutaku_bonus": points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0,
-        "chips": _chips(rules, res.facts),
+        "honba_bonus": _honba(rules, inp, res),
+        "kyoutaku_bonus": _kyoutaku(rules, inp),
+        "chips": dict(_chips(rules, res.facts)[0]),
         "fu_detail": [[r, f] for r, f in res.fu_detail],
         "wait": res.wait,
         "dora_count": res.dora_count,
@@ -766,15 +771,76 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
     return out
 
 
-def _chips(rules: Rules, facts: dict) -> dict:
+def _yaku_list(yaku) -> list[dict]:
+    return [
+        ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in yaku
+    ]
+
+
+def _chips(rules: Rules, facts: dict) -> tuple[dict, str]:
+    """(chips, their JSON text), memoized: chips are a pure function of a few small facts."""
     from .chips import award_chips
 
     key = ("chips",) + tuple(facts.values())
     memo = _memo(rules)
     hit = memo.get(key)
     if hit is None:
-        hit = memo[key] = award_chips(rules, facts)
-    return dict(hit)
+        chips = award_chips(rules, facts)
+        hit = memo[key] = (chips, json.dumps(chips, ensure_ascii=False))
+    return hit
+
+
+# JSON text of the parts of a result line that recur across a batch (the yaku list, the fu
+# lines, a price): made once each by json.dumps itself, so the joined line is the very text
+# json.dumps(result line) gives, at a fraction of the cost
+_JSON_PARTS: dict = {}
+
+
+def _json_part(key, make) -> str:
+    hit = _JSON_PARTS.get(key)
+    if hit is None:
+        if len(_JSON_PARTS) > 20_000:
+            _JSON_PARTS.clear()
+        hit = _JSON_PARTS[key] = json.dumps(make(), ensure_ascii=False)
+    return hit
+
+
+def _value_text(v) -> str:
+    """``"limit": ..., "value": ..., "pay": {...}`` of a HandValue (without the braces)."""
+    key = ("value", v.limit, v.value, tuple(v.pay.items()))
+    text = _json_part(key, lambda: {"limit": v.limit, "value": v.value, "pay": v.pay})
+    return text[1:-1]
+
+
+def _id_text(line_id) -> str:
+    if line_id is None:
+        return "null"
+    text = json.dumps(line_id, ensure_ascii=False)
+    return text if text.isascii() else text.translate(_LINE_BREAKS)
+
+
+def _result_text(line_id, inp: HandInput, res: HandResult, rules: Rules) -> str:
+    """``_line_text(_result_line(...))``, joined from memoized parts (the batch's hot path)."""
+    yaku = tuple(res.yaku)
+    fu_detail = tuple(res.fu_detail)
+    parts = [
+        '{"id": ',
+        _id_text(line_id),
+        f', "ok": true, "han": {res.han}, "fu": {res.fu}, "yakuman": {res.yakuman}, "yaku": ',
+        _json_part(("yaku", yaku), lambda: _yaku_list(yaku)),
+        ", ",
+        _value_text(res.value),
+        f', "honba_bonus": {_honba(rules, inp, res)}, "kyoutaku_bonus": {_kyoutaku(rules, inp)}'
+        ', "chips": ',
+        _chips(rules, res.facts)[1],
+        ', "fu_detail": ',
+        _json_part(("fu", fu_detail), lambda: fu_detail),
+        f', "wait": "{res.wait}", "dora_count": {res.dora_count}',
+    ]
+    if res.pocchi_as is not None:
+        parts.append(f', "pocchi_as": "{tile_to_str(res.pocchi_as)}"')
+    parts.append("}")
+    return "".join(parts)
 
 
 def error_line(line_id, code: str, message: str) -> dict:
@@ -806,8 +872,9 @@ def _rules(spec) -> Rules:
     return load_rules(spec)
 
 
-def score_hand(line: dict, rules) -> dict:
-    """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
+def _scored(line, rules, render):
+    """``render(line id, parsed input, chosen reading, rules)`` of a riichi line, or the
+    output dict of an MCR line or of a line that cannot be scored."""
     line_id = line.get("id") if isinstance(line, dict) else None
     try:
         rules = _line_rules(line, _rules(rules))
@@ -817,8 +884,7 @@ def score_hand(line: dict, rules) -> dict:
             out = mcr.score_hand(line, rules)
             return out if "id" in out else {"id": line_id, **out}  # the contract echoes every id
         inp = parse_input(line, rules)
-        res = evaluate(inp, rules)
-        return _result_line(line_id, inp, res, rules)
+        return render(line_id, inp, evaluate(inp, rules), rules)
     except ScoringError as e:
         code = (
             e.code
@@ -826,6 +892,11 @@ def score_hand(line: dict, rules) -> dict:
             else "invalid_input"
         )
         return error_line(line_id, code, e.message)
+
+
+def score_hand(line: dict, rules) -> dict:
+    """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
+    return _scored(line, rules, _result_line)
 
 
 def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
@@ -845,8 +916,8 @@ def _line_text(out: dict) -> str:
     line break (NEL, LS, PS; control characters json escapes already) are written escaped,
     so one result is always exactly one line for any reader."""
     text = json.dumps(out, ensure_ascii=False)
-    if text.isascii():
-        return text
+    if text.isascii() or not ("\x85" in text or "\u2028" in text or "\u2029" in text):
+        return text  # three substring scans cost far less than translate's per-character map
     return text.translate(_LINE_BREAKS)
 
 
@@ -859,17 +930,20 @@ def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
         except (ValueError, RecursionError) as e:
             yield _line_text(error_line(None, "invalid_input", f"the line is not valid JSON: {e}"))
             continue
-        yield _line_text(_safe(line, rules))
+        yield _safe(line, rules)
 
 
-def _safe(line, rules) -> dict:
-    """score_hand, with a last guard so one bad line never stops a batch."""
+def _safe(line, rules) -> str:
+    """The output text of one line, with a last guard so one bad line never stops a batch."""
     try:
-        return score_hand(line, rules)
+        got = _scored(line, rules, _result_text)
+        return got if type(got) is str else _line_text(got)
     except Exception as e:  # noqa: BLE001 - a bug must not kill the rest of the batch
         line_id = line.get("id") if isinstance(line, dict) else None
-        return error_line(
-            line_id,
-            "invalid_input",
-            f"this line could not be scored ({type(e).__name__}: {e}); please report it",
+        return _line_text(
+            error_line(
+                line_id,
+                "invalid_input",
+                f"this line could not be scored ({type(e).__name__}: {e}); please report it",
+            )
         )
