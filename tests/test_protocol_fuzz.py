@@ -156,8 +156,13 @@ def test_mutated_frame_then_good_frame_recovers(frame, data):
     # of padding after the good frame do (any bytes at all)
     pad = bytes(P.MAX_FRAME)
     got = feed_whole(bad + tail + pad)
-    assert good in got
     assert all(f in (frame, good) for f in got)
+    if P.encode_frame(frame) not in bad + tail:
+        assert good in got
+    # else: the damage was undone by the bytes that followed (e.g. a frame cut
+    # one byte short whose missing CRC byte happened to be 0xA5, the good
+    # frame's start byte): the original frame is rightly accepted, intact, and
+    # the good frame it overlaps is lost -- the host's retransmission covers it
 
 
 @FUZZ
