@@ -280,3 +280,18 @@ def test_mode_names_are_unambiguous():
         for n in (m.name, *m.aliases):
             assert n.casefold() not in seen, (n, seen.get(n.casefold()))
             seen[n.casefold()] = m.number
+
+
+def test_docs_example_exchange_bytes():
+    """The hex in docs/protocol.md section 7a is what the code sends."""
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+
+    def hexs(msg, seq):
+        return " ".join(f"{b:02X}" for b in P.encode_frame(msg.to_frame(seq)))
+
+    for msg, seq in [(P.SelectMode(4), 0x10), (P.SelectModeReply(0, 4, 1, 4, 0), 0x10),
+                     (P.SelectModeReply(5, 4, 1, None, 0b1000), 0x10), (P.StartCycle(), 0x11),
+                     (P.StartCycleReply(0, 4, 1, 70000), 0x11), (P.ModeChanged(1, 4), 0),
+                     (P.CycleStarted(4, 1, 70000), 1), (P.Nak(1, 3), 0x12)]:
+        assert hexs(msg, seq) in doc, msg
