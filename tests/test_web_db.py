@@ -167,3 +167,12 @@ def test_players_member_numbers_unique(db):
         games.add_player(db, "x" * 41)
     p = games.set_player_active(db, 1, False)
     assert p["active"] == 0 and 1 not in [x["id"] for x in games.list_players(db)]
+
+
+def test_config_from_environment(tmp_path, monkeypatch):
+    path = tmp_path / "env.sqlite"
+    monkeypatch.setenv("JANTAKU_DB", str(path))
+    monkeypatch.setenv("JANTAKU_SECRET_KEY", "from-env")
+    app = create_app()
+    assert app.config["DATABASE"] == str(path) and app.config["SECRET_KEY"] == "from-env"
+    assert path.exists() and app.test_client().get("/api/health").status_code == 200
