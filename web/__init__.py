@@ -35,7 +35,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     instance = Path(app.instance_path)
     test_config = dict(test_config or {})
-    if "SECRET_KEY" not in test_config or "DATABASE" not in test_config:
+    needs_db = "DATABASE" not in test_config and not os.environ.get("JANTAKU_DB")
+    needs_key = "SECRET_KEY" not in test_config and not os.environ.get("JANTAKU_SECRET_KEY")
+    if needs_db or needs_key:
         instance.mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
         DATABASE=os.environ.get("JANTAKU_DB") or str(instance / "jantaku.sqlite"),
