@@ -26,6 +26,7 @@ Beyond the contract's fields (which it may extend, never rename):
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -45,7 +46,7 @@ from .tiles import (
     parse_tiles,
     tile_to_str,
 )
-from .yaku import GREEN, Ctx, han_table, yakuhai_kinds
+from .yaku import GREEN, Ctx, gated_rows, han_table, yakuhai_kinds
 
 BOOL_FIELDS = (
     "tsumo",
@@ -520,14 +521,11 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     return out
 
 
-def _reading_rows(ctx: Ctx, groups: tuple) -> tuple:
-    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.han_table`)."""
-    runs, trips, forms = groups
+def _reading_rows(ctx: Ctx, rules: Rules) -> tuple:
+    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`)."""
     if ctx.form != "std":
-        return forms
-    if not ctx.trips:
-        return runs
-    return runs + trips if ctx.seqs else trips
+        return han_table(rules.hand)[1][2]
+    return gated_rows(rules.hand)[(len(ctx.seqs), ctx.n_honours)]
 
 
 def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, list]:
@@ -547,6 +545,23 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
     return plain, ymn
 
 
+_SITUATION = operator.attrgetter(*BOOL_FIELDS, "seat_wind", "round_wind")
+_FACTS = operator.attrgetter(*(f for f in HandFacts.__slots__ if f != "yakuhai"))
+
+
+def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
+    """The situation and whole-hand yaku (``scope`` other than "reading" in the registry).
+    They read only the flags, winds, closedness and hand facts, so they are checked once per
+    such combination (few recur across a batch) instead of once per hand."""
+    key = ("fixed", _SITUATION(ctx.h), ctx.closed, _FACTS(ctx.f))
+    memo = _memo(rules)
+    hit = memo.get(key)
+    if hit is None:
+        plain, ymn = _yaku_of(ctx, han_table(rules.hand)[0])
+        hit = memo[key] = (tuple(plain), tuple(ymn))
+    return hit
+
+
 def _bonus(dc: dict, hr) -> tuple[list, list]:
     """(bonus entries that count as yaku, bonus entries that count only after a yaku)."""
     as_yaku, after = [], []
@@ -561,7 +576,7 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
 
 def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult | None:
     """Han, fu and yaku of one reading; None if it has too few han to win."""
-    plain, ymn = _yaku_of(ctx, _reading_rows(ctx, han_table(rules.hand)[1]), fixed)
+    plain, ymn = _yaku_of(ctx, _reading_rows(ctx, rules), fixed)
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
         lines, fu = fu_breakdown(ctx, rules.fu, False)
@@ -677,7 +692,7 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     dc = dora_counts(inp, rules, total, tiles)
     dc["aka_suits"] = len({t for t in tiles if t >= 34})
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
-    fixed = _yaku_of(ctxs[0], han_table(rules.hand)[0])  # situation and whole-hand yaku
+    fixed = _fixed_yaku(ctxs[0], rules)
     cands = [r for r in (score_reading(c, rules, dc, fixed) for c in ctxs) if r is not None]
     for c in cands:
         c.dora_count = dora_count

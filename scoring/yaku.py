@@ -48,6 +48,7 @@ class Ctx:
         "trips",
         "n_ankou",
         "n_kans",
+        "n_honours",
     )
 
     def __init__(self, h, r, f, form, sets, pair, wait, closed):
@@ -60,7 +61,7 @@ class Ctx:
         self.wait = wait
         self.closed = closed
         # derived once here so each condition is a cheap look-up
-        seqs, trips, ankou, kans = [], set(), 0, 0
+        seqs, trips, ankou, kans, honours = [], set(), 0, 0, 0
         for shape, first, concealed, kan in sets:
             if shape == SEQ:
                 seqs.append(first)
@@ -68,7 +69,9 @@ class Ctx:
             trips.add(first)
             ankou += concealed
             kans += kan
+            honours += first >= 27
         self.seqs, self.trips, self.n_ankou, self.n_kans = seqs, trips, ankou, kans
+        self.n_honours = honours
 
 
 @dataclass(frozen=True)
@@ -472,6 +475,38 @@ def han_table(hr) -> tuple:
 _NEEDS_RUNS = {"pinfu", "iipeikou", "sanshoku", "ittsu", "chanta", "junchan", "ryanpeikou"}
 _FORM_ONLY = {"chiitoitsu", "kokushi", "kokushi_13"}
 
+# Finer: (runs, triplets or kans, honour triplets) a four-set reading needs at least for the
+# yaku to be possible. Each is implied by the yaku's condition (ryanpeikou: four runs;
+# shousangen: two dragon triplets; ...), so skipping the check when a reading falls short
+# changes no result, and most readings check a handful of conditions instead of twenty.
+# A yaku not listed here is always checked.
+NEEDS = {
+    "pinfu": (4, 0, 0),
+    "iipeikou": (2, 0, 0),
+    "ryanpeikou": (4, 0, 0),
+    "sanshoku": (3, 0, 0),
+    "ittsu": (3, 0, 0),
+    "chanta": (1, 0, 0),
+    "junchan": (1, 0, 0),
+    "yakuhai_haku": (0, 1, 1),
+    "yakuhai_hatsu": (0, 1, 1),
+    "yakuhai_chun": (0, 1, 1),
+    "yakuhai_seat_wind": (0, 1, 1),
+    "yakuhai_round_wind": (0, 1, 1),
+    "yakuhai_north": (0, 1, 1),
+    "toitoi": (0, 4, 0),
+    "sanankou": (0, 3, 0),
+    "sankantsu": (0, 3, 0),
+    "sanshoku_doukou": (0, 3, 0),
+    "shousangen": (0, 2, 2),
+    "suuankou": (0, 4, 0),
+    "suuankou_tanki": (0, 4, 0),
+    "daisangen": (0, 3, 3),
+    "shousuushii": (0, 3, 3),
+    "daisuushii": (0, 4, 4),
+    "suukantsu": (0, 4, 0),
+}
+
 
 def _grouped(rows: list) -> tuple:
     """``(runs, triplets, special forms)`` row groups of the reading yaku."""
@@ -479,6 +514,34 @@ def _grouped(rows: list) -> tuple:
     forms = tuple(r for r in rows if r[0].id in _FORM_ONLY)
     trips = tuple(r for r in rows if r[0].id not in _NEEDS_RUNS and r[0].id not in _FORM_ONLY)
     return runs, trips, forms
+
+
+def _possible(row, runs: int, honours: int) -> bool:
+    need = NEEDS.get(row[0].id, (0, 0, 0))
+    return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
+
+
+_gated: dict[int, tuple] = {}
+
+
+def gated_rows(hr) -> dict:
+    """``{(runs, honour triplets): rows}`` for four-set readings: the reading yaku of
+    :func:`han_table` (runs group, then triplets group, registry order within each) that such
+    a reading can have (see :data:`NEEDS`); computed once per rule object."""
+    hit = _gated.get(id(hr))
+    if hit is not None and hit[0] is hr:
+        return hit[1]
+    runs_rows, trip_rows, _forms = han_table(hr)[1]
+    table = {}
+    for runs in range(5):
+        for honours in range(5 - runs):
+            table[(runs, honours)] = tuple(
+                r for r in runs_rows + trip_rows if _possible(r, runs, honours)
+            )
+    if len(_gated) > 64:
+        _gated.clear()
+    _gated[id(hr)] = (hr, table)
+    return table
 
 
 def reference() -> list[dict]:
