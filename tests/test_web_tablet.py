@@ -163,3 +163,15 @@ def test_start_screen_offers_the_rules_for_the_mode_the_table_is_in(app):
     text = c.get("/tablet/t1").data.decode()
     assert re.search(r'value="nekohouse-3a" data-players="3" selected', text)
     assert 'data-testid="table-mode"' in text and "04" in text
+
+
+def test_riichi_button_off_for_a_seat_the_engine_says_cannot_declare(app, client):
+    h = bearer(app, "t1")
+    start(client, h)
+    # seat 0 is barred from winning this hand (和了放棄), so the engine says no riichi
+    record(client, h, {"event": "penalty", "seat": 0, "kind": "agari_houki"}, 1)
+    text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
+    state = client.get("/api/tables/t1").get_json()["game"]["state"]
+    assert 0 not in state["riichi_able"]
+    assert re.search(r'data-testid="riichi-0"[^>]*disabled', text)
+    assert not re.search(r'data-testid="riichi-1"[^>]*disabled', text)

@@ -91,6 +91,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tablet.kind.deposit_1000": ("供託1000点", "1,000 to the pot"),
     "tablet.kind.agari_houki": ("和了放棄", "Barred from winning"),
     "tablet.kind.points": ("点数", "Points"),
+    "tablet.no_riichi": ("この局はリーチできません",
+                         "This seat cannot declare riichi in this hand"),
     "tablet.table_mode": ("卓のモード", "Table mode"),
     "tablet.to": ("受取人 (任意)", "Paid to (optional)"),
     # --- staff console, sign-in, pairing (W2)
