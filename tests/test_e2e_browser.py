@@ -263,7 +263,7 @@ def test_full_four_player_hanchan_from_the_tablet(browser, club):
     page.set_viewport_size(LANDSCAPE)
     shot(page, "04-live-landscape")
     page.set_viewport_size(PORTRAIT)
-    tab.ron([(1, 2, 30)], discarder=2)                             # S4
+    ron_with_a_pon_by_tiles(page, tab)                             # S4
     while not tab.finished():                                      # a West round, or time up
         tab.end()
     shot(page, "06-settlement-portrait")
@@ -299,6 +299,30 @@ def tsumo_by_tiles(page, tab):
     assert hand["hand"] == "123m45556p234789s" and hand["win"] == "4s" and hand["tsumo"] is True
     assert hand["dora"] == "3s"
     assert hand["seat_wind"] == "W" and hand["round_wind"] == "S"
+
+
+def ron_with_a_pon_by_tiles(page, tab):
+    """S4: seat 1 rons an open hand (pon of white dragons) entered tile by tile."""
+    tab.open("ron")
+    tab.set_winner(0, 1)
+    box = page.locator("fieldset.winner").nth(0)
+    box.locator('[data-mode="tiles"]').click()
+    for tile in ("2m", "3m", "4m", "5p", "6p", "7p", "6s", "7s", "8s", "2p"):
+        box.locator(f'.tile-key[data-tile="{tile}"]').click()
+    box.locator('.add-meld[data-meld="pon"]').click()
+    for _ in range(3):
+        box.locator('.tile-key[data-tile="5z"]').click()
+    box.locator('.tile-target[data-target="win"]').click()
+    box.locator('.tile-key[data-tile="2p"]').click()
+    page.select_option(".discarder", "2")
+    _, _, before = stored(tab.club, tab.table_id)
+    shown = tab.preview()
+    page.wait_for_selector('[data-testid="fu-1"]')
+    assert "yakuhai_haku" in page.locator('[data-testid="yaku-1"]').text_content()
+    assert "tanki" in page.locator('[data-testid="fu-1"]').text_content()
+    ev = tab.commit(shown, before)
+    assert ev["winners"][0]["hand"]["melds"] == [{"type": "pon", "tiles": "555z"}]
+    assert ev["winners"][0]["hand"]["hand"] == "234m22567p678s"
 
 
 def test_three_player_game_from_the_tablet(browser, club):

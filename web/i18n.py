@@ -93,6 +93,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tablet.kind.points": ("点数", "Points"),
     "tablet.no_riichi": ("この局はリーチできません",
                          "This seat cannot declare riichi in this hand"),
+    "tablet.chi": ("チー", "Chi"),
+    "tablet.pon": ("ポン", "Pon"),
+    "tablet.minkan": ("明槓", "Open kan"),
+    "tablet.ankan": ("暗槓", "Closed kan"),
     "tablet.table_mode": ("卓のモード", "Table mode"),
     "tablet.to": ("受取人 (任意)", "Paid to (optional)"),
     # --- staff console, sign-in, pairing (W2)

@@ -147,30 +147,43 @@
     var targets = [["hand", L.hand_tiles], ["win", L.win_tile], ["dora", L.dora], ["ura", L.ura]];
     var shown = el("div", {"class": "tile-fields"});
     var cur = "hand";
+    state.melds = [];
+    // Where a tap goes: a named field, or "meld:i" for the i-th called set.
+    function list(name) { return name.indexOf("meld:") === 0 ? state.melds[Number(name.slice(5))].tiles : state[name]; }
     function paint() {
       shown.innerHTML = "";
-      targets.forEach(function (t) {
+      var all = targets.concat(state.melds.map(function (m, i) { return ["meld:" + i, L.melds[m.type]]; }));
+      all.forEach(function (t) {
         var b = el("button", {type: "button", "class": "btn tile-target" + (cur === t[0] ? " on" : ""), "data-target": t[0]},
-          [t[1] + ": " + (tilesToStr(state[t[0]]) || "—")]);
+          [t[1] + ": " + (tilesToStr(list(t[0])) || "—")]);
         b.addEventListener("click", function () { cur = t[0]; paint(); });
         shown.appendChild(b);
       });
     }
     wrap.appendChild(shown);
+    var meldRow = el("div", {"class": "row meld-buttons"});
+    ["chi", "pon", "minkan", "ankan"].forEach(function (type) {
+      var b = el("button", {type: "button", "class": "btn add-meld", "data-meld": type}, ["+ " + L.melds[type]]);
+      b.addEventListener("click", function () {
+        state.melds.push({type: type, tiles: []}); cur = "meld:" + (state.melds.length - 1); paint(); onChange();
+      });
+      meldRow.appendChild(b);
+    });
+    wrap.appendChild(meldRow);
     var keys = el("div", {"class": "tile-keys"});
     SUITS.forEach(function (s) {
       var digits = s === "z" ? "1234567" : "1234567890";
       digits.split("").forEach(function (d) {
         var b = el("button", {type: "button", "class": "tile-key suit-" + s + (d === "0" ? " red" : ""), "data-tile": d + s}, [d + s]);
         b.addEventListener("click", function () {
-          if (cur === "win") { state.win = [d + s]; } else { state[cur].push(d + s); }
+          if (cur === "win") { state.win = [d + s]; } else { list(cur).push(d + s); }
           paint(); onChange();
         });
         keys.appendChild(b);
       });
     });
     var back = el("button", {type: "button", "class": "tile-key back", "data-tile": "back"}, ["⌫"]);
-    back.addEventListener("click", function () { state[cur].pop(); paint(); onChange(); });
+    back.addEventListener("click", function () { list(cur).pop(); paint(); onChange(); });
     keys.appendChild(back);
     wrap.appendChild(keys);
     paint();
@@ -228,6 +241,10 @@
       if (!pad.hidden) {
         w.hand = {hand: tilesToStr(tiles.hand.concat(tiles.win)), win: tiles.win[0] || "",
           tsumo: tsumo, riichi: riichiSeats().indexOf(w.seat) >= 0};
+        var melds = tiles.melds.filter(function (m) { return m.tiles.length; });
+        if (melds.length) {
+          w.hand.melds = melds.map(function (m) { return {type: m.type, tiles: tilesToStr(m.tiles)}; });
+        }
         if (tiles.dora.length) { w.hand.dora = tilesToStr(tiles.dora); }
         if (tiles.ura.length) { w.hand.ura = tilesToStr(tiles.ura); }
       } else if (Number(yakuman.value) > 0) {
@@ -351,6 +368,10 @@
           : (r.error && r.error.message) || errorText(res);
         $("#panel-preview").appendChild(el("p", {"class": "yaku", "data-testid": "yaku-" + w.seat,
           text: (names()[w.seat] || "") + ": " + text}));
+        if (r.ok && r.fu_detail && r.fu_detail.length) {   // fu with their reasons, line by line
+          $("#panel-preview").appendChild(el("ul", {"class": "fu-detail", "data-testid": "fu-" + w.seat},
+            r.fu_detail.map(function (f) { return el("li", {text: f[0] + ": " + f[1] + " " + L.fu}); })));
+        }
       });
     });
   }
