@@ -174,7 +174,9 @@
     SUITS.forEach(function (s) {
       var digits = s === "z" ? "1234567" : "1234567890";
       digits.split("").forEach(function (d) {
-        var b = el("button", {type: "button", "class": "tile-key suit-" + s + (d === "0" ? " red" : ""), "data-tile": d + s}, [d + s]);
+        var label = s === "z" ? L.honours[Number(d) - 1] : (d === "0" ? "5" + s + "★" : d + s);
+        var b = el("button", {type: "button", "class": "tile-key suit-" + s + (d === "0" ? " red" : ""), "data-tile": d + s,
+          title: d + s}, [label]);
         b.addEventListener("click", function () {
           if (cur === "win") { state.win = [d + s]; } else { list(cur).push(d + s); }
           paint(); onChange();
