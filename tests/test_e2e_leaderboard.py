@@ -79,6 +79,8 @@ def test_leaderboard_player_and_game_pages(server, browser):
     page.click(".lang-switch")
     page.wait_for_selector("text=Placement distribution")
     assert "games" in page.locator('[data-testid="player-figures"]').inner_text()
+    labels = page.locator("svg.placement-chart").text_content()
+    assert all(p in labels for p in ("1st", "2nd", "3rd", "4th"))
     e2e.shot(page, "leaderboard-player-english-portrait")
 
     page.goto(f"{srv.url}/leaderboard/games/{club['games'][0]}")

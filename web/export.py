@@ -590,6 +590,9 @@ def main_export(args) -> int:
     except ExportError as e:
         print(f"tablectl export: {e.message}", file=sys.stderr)
         return e.status
+    except sqlite3.DatabaseError as e:  # e.g. locked for longer than the busy timeout
+        print(f"tablectl export: cannot read the club database: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"tablectl export: cannot write the export: {e}", file=sys.stderr)
         return 2

@@ -153,10 +153,10 @@ def player_page(player_id: int):
     lines = stats_store.player_lines(db, player_id, family)
     sums = stats.aggregate(lines)
     figs = stats.figures(sums)
-    places = [
-        f"{i}着" if current_lang() == "ja" else f"{i}{'stndrd'[2 * i - 2 : 2 * i]}"
-        for i in range(1, (4 if family != "riichi3" else 3) + 1)
-    ]
+    n_places = 3 if family == "riichi3" else 4
+    places = (
+        ["1着", "2着", "3着", "4着"] if current_lang() == "ja" else ["1st", "2nd", "3rd", "4th"]
+    )[:n_places]
     counts = [sum(1 for x in lines if x.rank == i) for i in range(1, len(places) + 1)]
     return render_template(
         "leaderboard/player.html",
