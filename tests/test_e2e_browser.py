@@ -370,8 +370,9 @@ def test_three_player_game_from_the_tablet(browser, club):
     assert page.js_errors == []
 
 
-def test_english_switch_and_stale_tablet_told_already_recorded(browser, club):
-    """Two tablets on one table: the second, showing an old screen, is told in words."""
+def test_dropped_answer_retry_double_tap_and_stale_tablet_record_once(browser, club):
+    """A lost answer is retried with the same key, a double tap records once, and a second
+    tablet showing an old screen is told "already recorded" in words (English page)."""
     page_a = tablet_page(browser, club, "t1")
     db = connect(club["db"])
     try:
@@ -388,8 +389,25 @@ def test_english_switch_and_stale_tablet_told_already_recorded(browser, club):
     page_b = ctx.new_page()
     page_b.goto(f"{club['server'].url}/tablet/t1?lang=en")
     assert "Ron" in page_b.locator('.action[data-action="ron"]').text_content()
-    # A records a draw; B, still showing the old screen, records a different hand
+    # A records a draw, but the Wi-Fi drops the server's answer: the page retries with the
+    # same key and the hand is stored once.
+    dropped = []
+
+    def drop_first_answer(route):
+        if not dropped:
+            dropped.append(route.request.post_data_json["idempotency_key"])
+            route.fetch()                     # reaches the server and is recorded...
+            route.abort("connectionreset")    # ...but the tablet never hears back
+        else:
+            route.continue_()
+
+    page_a.route("**/api/tables/t1/hands", drop_first_answer)
     Tablet(page_a, club, "t1").draw([0])
+    page_a.unroute("**/api/tables/t1/hands")
+    _, log, events = stored(club, "t1")
+    assert dropped and [e["event"] for e in events] == ["start", "draw"]
+    assert log[-1]["idempotency_key"] == dropped[0]
+    # B, still showing the old screen, records a different hand
     tb = Tablet(page_b, club, "t1")
     tb.open("draw")
     tb.page.click("#panel-preview-btn")
@@ -399,3 +417,12 @@ def test_english_switch_and_stale_tablet_told_already_recorded(browser, club):
     assert "already recorded" in page_b.locator("#notice").text_content()
     _, log, events = stored(club, "t1")
     assert [e["event"] for e in events] == ["start", "draw"]
+    # A double tap on Record stores one hand
+    page_b.reload()
+    tb.open("chombo")
+    tb.page.click("#panel-preview-btn")
+    tb.page.wait_for_selector("#panel-record:not([disabled])")
+    with page_b.expect_navigation():
+        page_b.dblclick("#panel-record")
+    _, log, events = stored(club, "t1")
+    assert [e["event"] for e in events] == ["start", "draw", "chombo"]
