@@ -16,7 +16,7 @@ from .. import engine, games, readings
 from ..db import get_db
 from ..security import tablet_required
 
-bp = Blueprint("tablet", __name__, url_prefix="/tablet", template_folder="templates")
+bp = Blueprint("tablet", __name__, url_prefix="/tablet")
 
 ABORT_KINDS = ("kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou")
 PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
