@@ -260,3 +260,23 @@ def test_systemd_units_run_a_command_the_cli_accepts():
     # after the default closing hour (05:00 Asia/Tokyo), so "yesterday" is a closed day
     assert cal == f"OnCalendar=*-*-* 05:30:00 {stats_store.DEFAULT_SETTINGS['timezone']}"
     assert "Unit=jantaku-export.service" in timer and "Persistent=true" in timer
+
+
+def test_a_game_whose_summary_cannot_be_built_stops_the_export(club, tmp_path, monkeypatch):
+    db = connect(club["path"])
+    db.execute(
+        "INSERT INTO stats_stale (game_id, error, at) VALUES (?, 'RuntimeError: x', '')",
+        [club["games"][1]],
+    )
+
+    def broken(*a, **kw):
+        raise RuntimeError("cannot replay")
+
+    monkeypatch.setattr(stats_store, "game_lines", broken)
+    with pytest.raises(export.ExportError, match=f"game {club['games'][1]} .*cannot replay"):
+        export.write_export(db, "2026-04-01", tmp_path / "out")
+    assert not (tmp_path / "out" / "2026-04-01").exists()
+    monkeypatch.undo()
+    export.write_export(db, "2026-04-01", tmp_path / "out")  # repaired, then written
+    assert (tmp_path / "out" / "2026-04-01" / "manifest.json").exists()
+    db.conn.close()

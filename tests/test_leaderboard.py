@@ -364,3 +364,28 @@ def test_day_rows_kept_in_step_agree_with_the_pure_figures(tmp_path, seed):
             for r in pure
         ]
     db.conn.close()
+
+
+def test_a_failing_summary_never_blocks_the_floor_and_is_repaired(club, monkeypatch):
+    db, ids = club["db"], club["ids"]
+    gid = games.start_game(db, "t1", [ids[n] for n in "ABCD"], idempotency_key=uuid.uuid4().hex)[
+        "game"
+    ]["id"]
+    games.record_event(db, gid, G3[1], expected_seq=1, idempotency_key=uuid.uuid4().hex)
+
+    def broken(*a, **kw):
+        raise RuntimeError("summary bug")
+
+    monkeypatch.setattr(stats_store, "game_lines", broken)
+    out = games.record_event(
+        db, gid, {"event": "end"}, expected_seq=2, idempotency_key=uuid.uuid4().hex
+    )
+    assert out["game"]["status"] == "finished"  # the players' hand is recorded regardless
+    assert db.execute("SELECT error FROM stats_stale WHERE game_id = ?", [gid]).fetchone() == (
+        "RuntimeError: summary bug",
+    )
+    monkeypatch.undo()
+    today = stats_store.today(stats_store.settings(db))
+    rows = stats_store.leaderboard(db, "riichi4", today, today)  # repairs first
+    assert sorted(r["name"] for r in rows) == list("ABCD")
+    assert not db.execute("SELECT 1 FROM stats_stale").fetchone()

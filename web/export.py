@@ -493,6 +493,13 @@ def write_export(
             f"{listed}. Finish, end or void them, then export again.",
             status=1,
         )
+    stale = stats_store.repair_stale(db)
+    if stale:
+        listed = "; ".join(f"game {g['game_id']} ({g['error']})" for g in stale)
+        raise ExportError(
+            f"the leaderboards cannot be brought up to date: {listed}. "
+            "Correct or void these games, then export again."
+        )
     out.mkdir(parents=True, exist_ok=True)
     clean_leftovers(out)
     files = build_files(db, day, min_games=min_games)

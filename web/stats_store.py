@@ -21,6 +21,8 @@ A *club day* ends at the club's closing hour (``stats_settings``: default
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Iterable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -29,8 +31,10 @@ import sqlite_utils
 
 from scoring import stats
 
-from .db import migration, write_tx
+from .db import migration, now_iso, write_tx
 from .errors import NotFound, UserError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo"}
 PERIODS = ("day", "month", "season", "all", "range")
@@ -146,6 +150,14 @@ def _stats_months(db: sqlite_utils.Database) -> None:
         """
     )
     rebuild_months(db)
+
+
+@migration(303, "stats_stale: games whose summary lines could not be refreshed")
+def _stats_stale(db: sqlite_utils.Database) -> None:
+    db.execute(
+        "CREATE TABLE stats_stale (game_id INTEGER PRIMARY KEY, error TEXT NOT NULL, "
+        "at TEXT NOT NULL)"
+    )
 
 
 # --------------------------------------------------------------------------- club days
@@ -296,7 +308,40 @@ def refresh_game(db, game_id: int) -> None:
     """Bring the summary tables in step with one game's status and events.
 
     Called inside the caller's transaction (nested: a savepoint). Cheap for a
-    live game (one indexed delete); a finished game is replayed once."""
+    live game (one indexed delete); a finished game is replayed once. If the
+    refresh fails for any reason but the database itself, only its savepoint is
+    rolled back: the hand the players just entered is still recorded (the floor
+    never stops for a leaderboard), the game is noted in ``stats_stale`` and
+    :func:`repair_stale` retries before the next leaderboard or export."""
+    try:
+        _refresh_game(db, game_id)
+    except sqlite3.OperationalError:
+        raise  # busy or locked: the caller's write fails as any write would
+    except Exception as e:  # noqa: BLE001 (see the docstring: isolate the floor from stats)
+        _note_stale(db, game_id, e)
+
+
+def _note_stale(db, game_id: int, e: Exception) -> None:
+    log.exception("leaderboard summary of game %s not refreshed", game_id)
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'stats_stale'").fetchone():
+        db.execute(
+            "INSERT OR REPLACE INTO stats_stale (game_id, error, at) VALUES (?, ?, ?)",
+            [game_id, f"{type(e).__name__}: {e}", now_iso()],
+        )
+
+
+def repair_stale(db) -> list[dict]:
+    """Retry the games noted in ``stats_stale``; returns those that still fail."""
+    if not db.execute("SELECT 1 FROM stats_stale LIMIT 1").fetchone():
+        return []
+    with write_tx(db):
+        for (gid,) in db.execute("SELECT game_id FROM stats_stale ORDER BY game_id").fetchall():
+            db.execute("DELETE FROM stats_stale WHERE game_id = ?", [gid])
+            refresh_game(db, gid)  # notes it again if it still fails
+    return db.execute_returning_dicts("SELECT * FROM stats_stale ORDER BY game_id")
+
+
+def _refresh_game(db, game_id: int) -> None:
     row = db.execute("SELECT status FROM games WHERE id = ?", [game_id]).fetchone()
     if (row is None or row[0] != "finished") and not db.execute(
         "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]
@@ -456,7 +501,12 @@ def insert_all_lines(db) -> int:
     cfg = settings(db)
     ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
     for gid in ids:
-        insert_lines(db, game_lines(db, gid, cfg))
+        try:
+            rows = game_lines(db, gid, cfg)
+        except Exception as e:  # noqa: BLE001 (one bad game must not stop an upgrade or rebuild)
+            _note_stale(db, gid, e)
+            continue
+        insert_lines(db, rows)
     return len(ids)
 
 
@@ -550,6 +600,7 @@ def leaderboard(
     """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
     [first_day, last_day]; each row has ``player_id`` and ``name``."""
     check_family(family)
+    repair_stale(db)
     sums = {
         str(r["player_id"]): _streaks(r)
         for r in db.execute_returning_dicts(
