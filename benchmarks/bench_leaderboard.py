@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from web import stats_store  # noqa: E402
-from web.db import connect  # noqa: E402
+from web.db import connect, migrate  # noqa: E402
 
 
 def _ms(fn, runs: int) -> float:
@@ -63,6 +63,7 @@ def ensure_db(folder: Path, fraction: float) -> Path:
 
 def bench(path: Path) -> dict:
     db = connect(str(path))
+    migrate(db)  # a database made by an older generator gets the newer summary tables
     last = db.execute("SELECT MAX(club_day) FROM stats_days").fetchone()[0]
     busiest = db.execute(
         "SELECT club_day FROM stats_lines WHERE club_day > date(?, '-31 days') "
