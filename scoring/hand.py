@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from . import decompose as dec
+from . import points
+from .chips import award_chips
 from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
 from .rules import PRESET_IDS, Rules, load_rules
@@ -185,32 +187,50 @@ _DIGITS = {
 _PARSED: dict[str, tuple] = {}
 
 
+_SEGMENTS: dict[str, tuple] = {}
+
+
+def _segment(seg: str) -> tuple | None:
+    """The tiles of one ``digits + suit letter`` piece such as ``"406s"``, or None."""
+    table = _DIGITS.get(seg[-1:])
+    if table is None or len(seg) < 2:
+        return None
+    out = []
+    for d in seg[:-1]:
+        t = table.get(d)
+        if t is None:
+            return None
+        out.append(t)
+    if len(_SEGMENTS) > 4096:
+        _SEGMENTS.clear()
+    hit = _SEGMENTS[seg] = tuple(out)
+    return hit
+
+
 def _fast_tiles(text: str) -> tuple | None:
     """The tiles of plain well-formed ``mpsz`` text, or None to let the strict parser
-    explain what is wrong. Batches repeat indicator strings, so results are cached."""
+    explain what is wrong. Batches repeat indicator strings, so results are cached.
+
+    A hand is cut after each suit letter by C string methods, and each piece ("123m")
+    is looked up: the pieces of different hands recur far more often than whole hands,
+    so the per-character work is done once per piece, not once per hand."""
     hit = _PARSED.get(text)
     if hit is not None:
         return hit
-    out = []
-    start = 0
-    for i, ch in enumerate(text):
-        table = _DIGITS.get(ch)
-        if table is None:
-            continue
-        if i == start:
-            return None
-        for d in text[start:i]:
-            t = table.get(d)
-            if t is None:
-                return None
-            out.append(t)
-        start = i + 1
-    if start != len(text):
+    pieces = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,")
+    pieces = pieces.split(",")
+    if pieces.pop():  # the text must end with a suit letter
         return None
+    out: tuple = ()
+    for seg in pieces:
+        tiles = _SEGMENTS.get(seg) or _segment(seg)
+        if tiles is None:
+            return None
+        out += tiles
     if len(_PARSED) > 4096:
         _PARSED.clear()
-    hit = _PARSED[text] = tuple(out)
-    return hit
+    _PARSED[text] = out
+    return out
 
 
 def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
@@ -637,8 +657,6 @@ def _memo(rules: Rules) -> dict:
 
 
 def _value(rules: Rules, res: HandResult, inp: HandInput):
-    from . import points  # the points engineer's module: han/fu -> payments
-
     dora = 0 if rules.hand.dora_as_han else res.dora_count
     key = ("value", res.han, res.fu, res.yakuman, inp.dealer, inp.tsumo, res.kazoe, dora)
     memo = _memo(rules)
@@ -749,16 +767,12 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
 
 # --------------------------------------------------------------------------- output
 def _honba(rules: Rules, inp: HandInput, res: HandResult) -> int:
-    from . import points
-
     if not inp.honba:
         return 0
     return points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"]
 
 
 def _kyoutaku(rules: Rules, inp: HandInput) -> int:
-    from . import points
-
     return points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0
 
 
@@ -794,8 +808,6 @@ def _yaku_list(yaku) -> list[dict]:
 
 def _chips(rules: Rules, facts: dict) -> tuple[dict, str]:
     """(chips, their JSON text), memoized: chips are a pure function of a few small facts."""
-    from .chips import award_chips
-
     key = ("chips",) + tuple(facts.values())
     memo = _memo(rules)
     hit = memo.get(key)
@@ -820,6 +832,14 @@ def _json_part(key, make) -> str:
     return hit
 
 
+def _list_text(tag: str, items, make) -> str:
+    """JSON text of a list, joined from each item's memoized text (a hand's list as a whole
+    seldom recurs, its items do: "closed_pon 5p", "riichi" ...)."""
+    get = _JSON_PARTS.get
+    texts = [get((tag, it)) or _json_part((tag, it), lambda: make(it)) for it in items]
+    return "[" + ", ".join(texts) + "]"
+
+
 def _value_text(v) -> str:
     """``"limit": ..., "value": ..., "pay": {...}`` of a HandValue (without the braces)."""
     key = ("value", v.limit, v.value, tuple(v.pay.items()))
@@ -836,20 +856,18 @@ def _id_text(line_id) -> str:
 
 def _result_text(line_id, inp: HandInput, res: HandResult, rules: Rules) -> str:
     """``_line_text(_result_line(...))``, joined from memoized parts (the batch's hot path)."""
-    yaku = tuple(res.yaku)
-    fu_detail = tuple(res.fu_detail)
     parts = [
         '{"id": ',
         _id_text(line_id),
         f', "ok": true, "han": {res.han}, "fu": {res.fu}, "yakuman": {res.yakuman}, "yaku": ',
-        _json_part(("yaku", yaku), lambda: _yaku_list(yaku)),
+        _list_text("yaku", res.yaku, lambda y: _yaku_list((y,))[0]),
         ", ",
         _value_text(res.value),
         f', "honba_bonus": {_honba(rules, inp, res)}, "kyoutaku_bonus": {_kyoutaku(rules, inp)}'
         ', "chips": ',
         _chips(rules, res.facts)[1],
         ', "fu_detail": ',
-        _json_part(("fu", fu_detail), lambda: fu_detail),
+        _list_text("fu", res.fu_detail, list),
         f', "wait": "{res.wait}", "dora_count": {res.dora_count}',
     ]
     if res.pocchi_as is not None:
