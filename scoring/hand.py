@@ -823,12 +823,12 @@ def _chips(rules: Rules, facts: dict) -> tuple[dict, str]:
 _JSON_PARTS: dict = {}
 
 
-def _json_part(key, make) -> str:
+def _json_part(key, make, *args) -> str:
     hit = _JSON_PARTS.get(key)
     if hit is None:
         if len(_JSON_PARTS) > 20_000:
             _JSON_PARTS.clear()
-        hit = _JSON_PARTS[key] = json.dumps(make(), ensure_ascii=False)
+        hit = _JSON_PARTS[key] = json.dumps(make(*args), ensure_ascii=False)
     return hit
 
 
@@ -836,7 +836,7 @@ def _list_text(tag: str, items, make) -> str:
     """JSON text of a list, joined from each item's memoized text (a hand's list as a whole
     seldom recurs, its items do: "closed_pon 5p", "riichi" ...)."""
     get = _JSON_PARTS.get
-    texts = [get((tag, it)) or _json_part((tag, it), lambda: make(it)) for it in items]
+    texts = [get((tag, it)) or _json_part((tag, it), make, it) for it in items]
     return "[" + ", ".join(texts) + "]"
 
 
