@@ -34,16 +34,20 @@ def _scale(lo: float, hi: float, top: float, bottom: float):
     return lambda v: bottom - (v - lo) * (bottom - top) / (hi - lo)
 
 
-def _axis_labels(y, lo: float, hi: float, left: float, right: float) -> list[str]:
+def _axis_labels(
+    y, lo: float, hi: float, left: float, right: float, *, base: float = 0.0, signed: bool = True
+) -> list[str]:
+    """Grid lines labelled at the lowest, highest and ``base`` values (``base`` drawn dark)."""
     out = []
-    for v in sorted({lo, 0.0, hi} if lo < 0 < hi else {lo, hi}):
+    for v in sorted({lo, base, hi} if lo < base < hi else {lo, hi}):
+        text = (f"{v:+,.0f}" if v else "0") if signed else f"{v:,.0f}"
         out.append(
             f'<line x1="{_n(left)}" y1="{_n(y(v))}" x2="{_n(right)}" y2="{_n(y(v))}" '
-            f'stroke="{INK if v == 0 else GRID}" stroke-width="1"/>'
+            f'stroke="{INK if v == base else GRID}" stroke-width="1"/>'
         )
         out.append(
             f'<text x="{_n(left - 4)}" y="{_n(y(v) + 4)}" text-anchor="end" {FONT} '
-            f'fill="{INK}">{escape(f"{v:+,.0f}" if v else "0")}</text>'
+            f'fill="{INK}">{escape(text)}</text>'
         )
     return out
 
@@ -126,7 +130,8 @@ def score_lines(
     lo, hi = min(flat), max(flat)
     left, right, top, bottom = 64, width - 10, 12, height - 44
     y = _scale(lo, hi, top, bottom)
-    body = _axis_labels(y, lo, hi, left, right)
+    # raw points: no signs; the dark line is where everybody started
+    body = _axis_labels(y, lo, hi, left, right, base=start[0], signed=False)
     step = (right - left) / max(len(hands), 1)
     for i, h in enumerate(hands):
         x = left + (i + 1) * step

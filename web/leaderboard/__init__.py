@@ -60,6 +60,11 @@ STRINGS.update(
         "lb.table": ("卓", "Table"),
         "lb.when": ("終了", "Finished"),
         "lb.back": ("ランキングへ", "Back to the leaderboard"),
+        "lb.type.win": ("和了", "win"),
+        "lb.type.draw": ("流局", "draw"),
+        "lb.type.abort": ("途中流局", "abortive draw"),
+        "lb.type.chombo": ("チョンボ", "chombo"),
+        "lb.type.penalty": ("罰符", "penalty"),
         "lb.no_family": ("このルールの対局はまだありません", "No games under these rules yet"),
     }
 )
