@@ -280,3 +280,46 @@ def test_a_game_whose_summary_cannot_be_built_stops_the_export(club, tmp_path, m
     export.write_export(db, "2026-04-01", tmp_path / "out")  # repaired, then written
     assert (tmp_path / "out" / "2026-04-01" / "manifest.json").exists()
     db.conn.close()
+
+
+def test_progress_bar_on_a_real_terminal(club, tmp_path):
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tablectl",
+                "--db",
+                club["path"],
+                "export",
+                "--date",
+                "2026-04-01",
+                "--out",
+                str(tmp_path / "o"),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+        )
+        os.close(slave)
+        out, _ = proc.communicate(timeout=120)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode("utf-8")
+    assert "export 2026-04-01 [" in text and "11/11 manifest.json" in text
+    assert "\r" in text  # redrawn in place
+    assert "[" not in out  # stdout carries only the summary

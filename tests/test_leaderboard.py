@@ -389,3 +389,20 @@ def test_a_failing_summary_never_blocks_the_floor_and_is_repaired(club, monkeypa
     rows = stats_store.leaderboard(db, "riichi4", today, today)  # repairs first
     assert sorted(r["name"] for r in rows) == list("ABCD")
     assert not db.execute("SELECT 1 FROM stats_stale").fetchone()
+
+
+def test_names_are_escaped_in_pages_and_charts(club):
+    from web import charts
+
+    db = club["db"]
+    db.execute("UPDATE players SET name = '<b>A&amp</b>' WHERE id = ?", [club["ids"]["A"]])
+    html = (
+        club["app"]
+        .test_client()
+        .get("/leaderboard/?period=all&day=2026-04-02")
+        .get_data(as_text=True)
+    )
+    assert "<b>A&amp</b>" not in html and "&lt;b&gt;A&amp;amp&lt;/b&gt;" in html
+    svg = charts.totals_chart([("<x>", 1.0)], "t <&>")
+    assert "<x>" not in svg and "&lt;x&gt;" in svg and "t &lt;&amp;&gt;" in svg
+    assert charts.totals_chart([("a", 1.5)], "t") == charts.totals_chart([("a", 1.5)], "t")
