@@ -301,10 +301,13 @@ class TableManager(threading.Thread):
                 self._await_cycle(cmd, started, r)
             elif cmd["seq"] is None:
                 self.journal.requeue(cmd["id"])           # never reached the wire
-            elif hello.last_cmd == msg.CMD and hello.last_seq == cmd["seq"]:
-                self._execute(cmd, seq=cmd["seq"])        # it ran: the table replays its reply
-            elif not rebooted or not msg.CHANGES_STATE or cmd["command"] == "mode":
-                self.journal.requeue(cmd["id"])           # it did not run (or is safe to repeat)
+            elif not rebooted:
+                # same seq: if it ran, the table replays its remembered reply and does
+                # not run it again; if it never arrived, it runs now. Exactly once
+                # either way, without trusting HELLO's last_seq.
+                self._execute(cmd, seq=cmd["seq"])
+            elif not msg.CHANGES_STATE or cmd["command"] == "mode":
+                self.journal.requeue(cmd["id"])           # reads and mode: safe to repeat
             else:
                 self._finish_error(cmd, "in_doubt_power_cut",
                                    "the table restarted while this command was being sent, so "

@@ -113,6 +113,8 @@ class Link:
         self._pending: _Pending | None = None
         self._down_reason: str | None = "not connected"
         self._seq = 0
+        self._hello_seqs: collections.deque[int] = collections.deque(maxlen=128)
+        self._rng = random.SystemRandom()
         self.hello: Any = None
         self.decoder = P.FrameDecoder()
         self.counters = collections.Counter()
@@ -125,8 +127,15 @@ class Link:
     def connect(self) -> Any:
         """Open the port, start the reader and do HELLO; return the HELLO reply.
 
-        Sequence numbers then continue from the table's ``last_seq + 1``, so a
-        new command is never mistaken for a retransmission of the last one.
+        On the first connect (and after the table restarted) sequence numbers
+        continue from the table's ``last_seq + 1``, so a new command is never
+        mistaken for a retransmission of its remembered one; on later
+        reconnects our own counter simply goes on (it knows every seq it used).
+
+        HELLO takes a random seq not used by a recent HELLO: HELLO is not
+        de-duplicated, so its seq is free, and a late reply to an earlier HELLO
+        on a slow or noisy line must never be taken for this one's (it would
+        report an old ``last_seq``).
         """
         self.close()
         register_sim()
@@ -143,7 +152,7 @@ class Link:
                                         daemon=True)
         self._reader.start()
         try:
-            hello = self.transact(P.Hello())
+            hello = self.transact(P.Hello(), seq=self._hello_seq())
         except LinkError:
             self.close()
             raise
@@ -151,9 +160,16 @@ class Link:
             self.close()
             raise LinkError(f"the table speaks protocol version {hello.protocol_version}, "
                             f"this daemon speaks {P.PROTOCOL_VERSION}", "protocol_version")
+        if self.hello is None or hello.boot_id != self.hello.boot_id:
+            self._seq = (hello.last_seq + 1) % 256
         self.hello = hello
-        self._seq = (hello.last_seq + 1) % 256
         return hello
+
+    def _hello_seq(self) -> int:
+        free = [s for s in range(256) if s not in self._hello_seqs and s != self._seq]
+        seq = self._rng.choice(free)
+        self._hello_seqs.append(seq)
+        return seq
 
     def close(self) -> None:
         """Stop the reader and close the port (safe to call twice)."""
@@ -237,6 +253,9 @@ class Link:
         with self._lock:
             if seq is None:
                 seq, self._seq = self._seq, (self._seq + 1) % 256
+            elif msg.CMD != P.Hello.CMD:
+                # a re-sent command (recovery) is the newest the table may remember
+                self._seq = (seq + 1) % 256
             frame = P.Frame(seq=seq, cmd=msg.CMD, payload=msg.encode())
             if before_send is not None:
                 before_send(seq)
