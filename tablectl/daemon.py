@@ -38,6 +38,7 @@ IDLE_POLL_S = 0.02       # how often an idle manager looks at the journal
 HEARTBEAT_S = 1.0        # how often the daemon writes its heartbeat row
 REFRESH_S = 10.0         # an idle, connected table is asked for STATUS this often
 DEVICE_POLL_S = 0.02     # how often a missing device node is looked for
+BUSY_REQUEUES = 8        # a command refused BUSY (table booting) is retried this many times
 
 
 _POWER_CUT = ("power_cut", "the table lost power during the cycle; the walls were not raised. "
@@ -345,6 +346,10 @@ class TableManager(threading.Thread):
             reply = self.link.transact(msg, seq=seq,
                                        before_send=lambda s: self.journal.set_seq(cmd["id"], s))
         except Nak as e:  # refused at the link level: it certainly did not run
+            if e.code == "busy" and cmd["attempts"] < BUSY_REQUEUES:
+                self.journal.requeue(cmd["id"])   # the booting table will take it shortly
+                self.stop_event.wait(self.cfg.link.timeout)
+                return None
             return self._finish_error(cmd, "nak", f"{e.message} / 卓がコマンドを拒否しました")
         self.tlog.info("#%s %s -> %s", cmd["id"], msg, reply)
         result = reply_result(reply)

@@ -264,6 +264,7 @@ class Link:
     def _exchange(self, frame, msg) -> Any:
         wire = P.encode_frame(frame)
         s = self.settings
+        busy = 0
         try:
             for attempt in range(s.retries + 1):
                 with self._cond:
@@ -275,6 +276,11 @@ class Link:
                 if not isinstance(got, P.Nak):
                     return got
                 self._on_nak(got)
+                busy += got.reason == P.NakReason.BUSY
+            if busy == s.retries + 1:
+                # every try was refused: the command certainly did not run
+                raise Nak(f"the table is starting up and refused the command "
+                          f"{busy} times", "busy", frames=self.dump())
             self.counters["timeouts"] += 1
             raise LinkTimeout(f"no answer from the table after {s.retries + 1} tries "
                               f"({s.timeout:g} s each)", frames=self.dump())
@@ -286,7 +292,8 @@ class Link:
         """A retryable NAK (damaged frame, table booting) means: send again."""
         self.counters["naks"] += 1
         if not nak.retryable:
-            raise Nak(f"the table refused the command: {nak.text()}", frames=self.dump())
+            raise Nak(f"the table refused the command: {nak.text()}", "refused",
+                      frames=self.dump())
         if nak.reason == P.NakReason.BUSY:
             self._stop.wait(self.settings.timeout)
 

@@ -147,3 +147,21 @@ def test_kill9_after_status_polls_of_a_running_cycle_does_not_start_another(rig)
     row = store.wait_command(daemon.db, cid, 30)
     assert row["status"] == "done", row
     assert sim.executed_names().count("START_CYCLE") == 1
+
+
+def test_command_sent_while_the_table_boots_runs_once_when_it_is_ready(tmp_path):
+    """After a power cut the booting table NAKs every command BUSY: such a command
+    certainly did not run, so it waits in the queue and runs once the table is up."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02, boot_seconds=150)  # 3 s
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.power_cut()
+        sim.power_restore()
+        cid = store.request_command(d.db, "t1", "points")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "done", row
+        assert sim.executed_names().count("READ_POINTS") == 1
+    finally:
+        d.stop()
+        sim.stop()
