@@ -15,6 +15,7 @@ are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 
 from .tiles import TERMINALS_AND_HONORS
@@ -84,13 +85,14 @@ def readings(counts: tuple) -> tuple:
     """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them)."""
     if sum(counts) % 3 != 2:
         return ()
+    return _combine(_group_at(counts[b:e], b) for b, e in _GROUPS if any(counts[b:e]))
+
+
+def _combine(group_options) -> tuple:
+    """Every choice of one reading per group, joined (at most one group holds the pair)."""
     combos = [(None, ())]
     pairs = 0
-    for base, end in _GROUPS:
-        group = counts[base:end]
-        if not any(group):
-            continue
-        options = _group_at(group, base)
+    for options in group_options:
         if not options:
             return ()
         pairs += options[0][0] is not None
@@ -106,6 +108,70 @@ def readings(counts: tuple) -> tuple:
                 for gp, gsets in options
             ]
     return tuple(combos) if len(combos) == 1 else tuple(dict.fromkeys(combos))
+
+
+# --------------------------------------------------------------------------- by sorted kinds
+# The batch's hot path describes concealed tiles by their sorted kinds (made in C by
+# sorted(map(...)), where a 34-count list costs a Python loop). Whole hands seldom recur
+# across a batch, the tiles of one suit do, so each suit's readings are memoized on that
+# suit's kinds and joined by _combine exactly as readings() joins them.
+_SUITS: dict[tuple, tuple] = {}
+_SHAPES: dict[tuple, tuple] = {}
+
+
+def _counts_of(kinds, base: int, size: int) -> tuple:
+    c = [0] * size
+    for k in kinds:
+        c[k - base] += 1
+    return tuple(c)
+
+
+def _suit_options(kinds: tuple) -> tuple:
+    """:func:`_group_at` of one suit (or the honours) given as its sorted kinds."""
+    hit = _SUITS.get(kinds)
+    if hit is None:
+        base = 27 if kinds[0] >= 27 else kinds[0] - kinds[0] % 9
+        if len(_SUITS) > 1 << 16:
+            _SUITS.clear()
+        size = 7 if base == 27 else 9
+        hit = _SUITS[kinds] = _group_at(_counts_of(kinds, base, size), base)
+    return hit
+
+
+def _by_suit(kinds: tuple) -> tuple:
+    a = bisect_left(kinds, 9)
+    b = bisect_left(kinds, 18, a)
+    c = bisect_left(kinds, 27, b)
+    return tuple(g for g in (kinds[:a], kinds[a:b], kinds[b:c], kinds[c:]) if g)
+
+
+def shape(kinds: tuple) -> tuple:
+    """``(readings, seven pairs, seven pairs counting a four of a kind as two, thirteen
+    orphans)`` of concealed tiles given as their sorted kinds: the same answers as
+    :func:`readings`, :func:`is_chiitoitsu` and :func:`is_kokushi` on their counts."""
+    hit = _SHAPES.get(kinds)
+    if hit is None:
+        if len(_SHAPES) > 1 << 16:
+            _SHAPES.clear()
+        hit = _SHAPES[kinds] = _shape(kinds)
+    return hit
+
+
+def _shape(kinds: tuple) -> tuple:
+    if len(kinds) % 3 != 2:
+        found = ()
+    else:
+        found = _combine(_suit_options(g) for g in _by_suit(kinds))
+    # cheap necessary conditions first: seven pairs need every count even, kokushi 13 kinds
+    even = kinds[0::2] == kinds[1::2]
+    special = even or len(set(kinds)) == 13
+    counts = _counts_of(kinds, 0, 34) if special else None
+    return (
+        found,
+        even and is_chiitoitsu(counts, False),
+        even and is_chiitoitsu(counts, True),
+        special and is_kokushi(counts),
+    )
 
 
 def is_chiitoitsu(counts, four_as_two_pairs: bool = False) -> bool:

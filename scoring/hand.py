@@ -42,7 +42,6 @@ from .tiles import (
     WIND_LETTERS,
     check_copies,
     counts34,
-    is_red,
     kind,
     parse_meld,
     parse_tiles,
@@ -71,15 +70,9 @@ _CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HONORS = frozenset(range(27, 34))
 _TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
 _YAOCHUU = _HONORS | _TERMINALS
+_SUITS = tuple(frozenset(range(b, b + 9)) for b in (0, 9, 18))
 _KIND = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
-
-
-def _counts(tiles) -> list[int]:
-    c = [0] * 34
-    kinds = _KIND
-    for t in tiles:
-        c[kinds[t]] += 1
-    return c
+_REDS = frozenset((34, 35, 36))
 
 
 class HandError(ScoringError):
@@ -440,24 +433,26 @@ class HandFacts:
         "yakuhai",
     )
 
-    def __init__(self, inp: HandInput, rules: Rules, conc: tuple, total: list[int]):
-        kinds = {k for k, n in enumerate(total) if n}
-        suits = {k // 9 for k in kinds if k < 27}
+    def __init__(self, inp: HandInput, rules: Rules, conc: tuple, kinds: set):
+        """``conc``: the concealed tiles' sorted kinds; ``kinds``: every kind in the hand."""
         self.has_honor = not kinds.isdisjoint(_HONORS)
         self.has_terminal = not kinds.isdisjoint(_TERMINALS)
         self.all_simple = not self.has_honor and not self.has_terminal
         self.all_yaochuu = kinds <= _YAOCHUU
         self.all_terminal = self.all_yaochuu and not self.has_honor
-        self.all_honor = not suits
-        self.one_suit = len(suits) == 1
+        n_suits = sum(not kinds.isdisjoint(suit) for suit in _SUITS)
+        self.all_honor = not n_suits
+        self.one_suit = n_suits == 1
         self.all_green = kinds <= GREEN
-        self.has_hatsu = bool(total[HATSU])
+        self.has_hatsu = HATSU in kinds
         w = kind(inp.win)
-        self.kokushi_13 = conc[w] == 2
+        self.kokushi_13 = conc.count(w) == 2
         self.chuuren = self.junsei = False
         if not inp.melds and self.one_suit and not self.has_honor:
-            base = 9 * next(iter(suits))
-            c = conc[base : base + 9]
+            base = conc[0] - conc[0] % 9
+            c = [0] * 9
+            for k in conc:
+                c[k - base] += 1
             self.chuuren = all(n >= m for n, m in zip(c, _CHUUREN, strict=True))
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
         self.yakuhai = yakuhai_kinds(inp, rules.hand)
@@ -480,23 +475,24 @@ def next_kind(k: int, removed: frozenset = frozenset()) -> int:
     return d
 
 
-def _count_indicated(indicators, total, removed) -> tuple[int, int]:
-    """(dora in the hand, how many indicators point at North)."""
+def _count_indicated(indicators, kinds: list, removed) -> tuple[int, int]:
+    """(dora in the hand, how many indicators point at North); ``kinds``: every tile's kind."""
     n = north = 0
     for t in indicators:
         d = next_kind(kind(t), removed)
-        n += total[d]
+        n += kinds.count(d)
         north += d == NORTH
     return n, north
 
 
-def dora_counts(inp: HandInput, rules: Rules, total: list[int], tiles: list[int]) -> dict:
-    """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count)."""
+def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int]) -> dict:
+    """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count); ``kinds`` are
+    the kinds of ``tiles``, every tile of the hand."""
     removed = removed_kinds(rules)
-    dora, north = _count_indicated(inp.dora, total, removed)
+    dora, north = _count_indicated(inp.dora, kinds, removed) if inp.dora else (0, 0)
     out = {
         "dora": dora,
-        "aka": sum(1 for t in tiles if is_red(t)),
+        "aka": sum(map(_REDS.__contains__, tiles)),
         "ura": 0,
         "nukidora": inp.nukidora,
     }
@@ -504,7 +500,7 @@ def dora_counts(inp: HandInput, rules: Rules, total: list[int], tiles: list[int]
         # each North set aside is a dora, and is dora again for each indicator pointing at North
         out["dora"] += north * inp.nukidora
     if inp.any_riichi and rules.hand.ura_dora:
-        ura, ura_north = _count_indicated(inp.ura, total, removed)
+        ura, ura_north = _count_indicated(inp.ura, kinds, removed)
         out["ura"] = ura + (ura_north * inp.nukidora if rules.hand.nukidora == "north" else 0)
     return out
 
@@ -519,14 +515,16 @@ def _meld_sets(melds) -> tuple:
 
 
 def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
-    """Every reading of the hand with every wait of the winning tile."""
+    """Every reading of the hand with every wait of the winning tile; ``conc``: the
+    concealed tiles' sorted kinds."""
     hr = rules.hand
     closed = inp.closed
     w = kind(inp.win)
     msets = _meld_sets(inp.melds)
+    found, chiitoi, chiitoi_four, kokushi = dec.shape(conc)
     out = []
     if not inp.ankan_chankan:
-        for pair, sets in dec.readings(conc):
+        for pair, sets in found:
             base = tuple((shape, first, True, False) for shape, first in sets)
             for idx, wait in dec.wait_slots(pair, sets, w):
                 hs = base
@@ -534,9 +532,9 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
                     # a triplet completed by a ron counts as open (明刻, 002 符計算ガイド)
                     hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1 :]
                 out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
-        if not inp.melds and dec.is_chiitoitsu(conc, hr.chiitoitsu_four_of_a_kind):
+        if not inp.melds and (chiitoi_four if hr.chiitoitsu_four_of_a_kind else chiitoi):
             out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))
-    if not inp.melds and dec.is_kokushi(conc):
+    if not inp.melds and kokushi:
         out.append(Ctx(inp, hr, facts, "kokushi", (), None, "kokushi", True))
     return out
 
@@ -694,10 +692,11 @@ def evaluate(inp: HandInput, rules: Rules) -> HandResult:
 
 
 def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
-    conc = tuple(_counts(inp.hand))
-    tiles = inp.hand + [t for m in inp.melds for t in m.tiles]
-    total = _counts(tiles)
-    facts = HandFacts(inp, rules, conc, total)
+    kinds = _KIND.__getitem__
+    conc = tuple(sorted(map(kinds, inp.hand)))  # in C: a 34-count list would be a Python loop
+    tiles = inp.hand + [t for m in inp.melds for t in m.tiles] if inp.melds else inp.hand
+    every = list(map(kinds, tiles))
+    facts = HandFacts(inp, rules, conc, set(every))
     ctxs = contexts(inp, rules, conc, facts)
     if not ctxs:
         if inp.ankan_chankan:
@@ -707,8 +706,8 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
             "(four sets and a pair, seven pairs or thirteen orphans)",
             "not_agari",
         )
-    dc = dora_counts(inp, rules, total, tiles)
-    dc["aka_suits"] = len({t for t in tiles if t >= 34})
+    dc = dora_counts(inp, rules, every, tiles)
+    dc["aka_suits"] = len(_REDS.intersection(tiles)) if dc["aka"] else 0
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
     fixed = _fixed_yaku(ctxs[0], rules)
     cands = [r for r in (score_reading(c, rules, dc, fixed) for c in ctxs) if r is not None]
