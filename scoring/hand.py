@@ -118,7 +118,10 @@ class HandInput:
 
     @property
     def closed(self) -> bool:
-        return not any(m.opened for m in self.melds)
+        for m in self.melds:  # a loop, not any(genexpr): this is asked several times per hand
+            if m.opened:
+                return False
+        return True
 
 
 @dataclass
@@ -247,9 +250,9 @@ _MELDS: dict[tuple, object] = {}
 
 def _meld(obj):
     """parse_meld, cached on the meld's fields (the same melds recur across a batch)."""
-    if isinstance(obj, dict) and len(obj) <= 3:
-        key = (obj.get("type"), obj.get("tiles"), obj.get("from"))
-        if all(v is None or type(v) is str for v in key):
+    if type(obj) is dict and len(obj) <= 3:
+        mtype, tiles, frm = key = (obj.get("type"), obj.get("tiles"), obj.get("from"))
+        if type(mtype) is str and type(tiles) is str and (frm is None or type(frm) is str):
             hit = _MELDS.get(key)
             if hit is None:
                 if len(_MELDS) > 4096:
@@ -270,22 +273,39 @@ def parse_input(line, rules: Rules) -> HandInput:
     melds = line.get("melds") or []
     if not isinstance(melds, list):
         raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects')
-    inp = HandInput(hand=hand, win=win_tiles[0], melds=[_meld(m) for m in melds])
-    for name in BOOL_FIELDS:
-        v = line.get(name)
-        if v is not None and v is not False:  # absent and false are the defaults
-            setattr(inp, name, _bool(line, name))
+    inp = HandInput(hand=hand, win=win_tiles[0], melds=list(map(_meld, melds)) if melds else [])
+    _set_flags(inp, line)
     for name in INT_FIELDS:
         v = line.get(name)
         if v is not None and (type(v) is not int or v):  # 0 is the default; anything odd is checked
             setattr(inp, name, _int(line, name))
     inp.seat_wind = _wind(line, "seat_wind")
     inp.round_wind = _wind(line, "round_wind")
-    inp.dora = _tiles(line, "dora")
-    inp.ura = _tiles(line, "ura")
+    if line.get("dora"):  # absent or "": no indicators (the default)
+        inp.dora = _tiles(line, "dora")
+    if line.get("ura"):
+        inp.ura = _tiles(line, "ura")
     _check_tiles(inp, rules)
     _check_flags(inp, rules)
     return inp
+
+
+_BOOL_SET = frozenset(BOOL_FIELDS)
+
+
+def _set_flags(inp: HandInput, line: dict) -> None:
+    """Copy the true flags; any value but true, false or null is refused, the first bad one
+    in BOOL_FIELDS order named (the set intersection is made in C: a line names few flags)."""
+    bad = False
+    for name in _BOOL_SET.intersection(line):
+        v = line[name]
+        if v is True:
+            setattr(inp, name, True)
+        elif v is not None and v is not False:
+            bad = True
+    if bad:
+        for name in BOOL_FIELDS:
+            _bool(line, name)
 
 
 def _check_tiles(inp: HandInput, rules: Rules) -> None:
@@ -300,9 +320,13 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
         raise InvalidTiles(
             f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'"
         )
-    if not t.allow_chi and any(m.type == "chi" for m in inp.melds):
+    if inp.melds and not t.allow_chi and any(m.type == "chi" for m in inp.melds):
         raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
-    every = inp.hand + [x for m in inp.melds for x in m.tiles] + inp.dora + inp.ura
+    every = inp.hand[:]  # in this order: a refusal names the first bad tile
+    for m in inp.melds:
+        every += m.tiles
+    every += inp.dora
+    every += inp.ura
     removed = removed_kinds(rules)
     if not _copies_ok(every, t, removed):
         # the slow checks name the problem
@@ -352,7 +376,8 @@ def _copies_ok(every: list[int], t, removed: frozenset) -> bool:
             return False
     if max(c) > 4:
         return False
-    return not any(c[k] for k in removed)
+    # kinds 0..33 are their plain tiles' ints, so this finds any plain tile of a removed kind
+    return removed.isdisjoint(every)
 
 
 def _check_plain_fives(every: list[int], red_fives) -> None:
@@ -372,7 +397,7 @@ def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
     mode = rules.hand.nukidora
     if inp.nukidora and mode == "none":
         raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0")
-    if mode == "north" and inp.nukidora + sum(1 for x in every if x == NORTH) > 4:
+    if mode == "north" and inp.nukidora + every.count(NORTH) > 4:
         raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora")
     if mode == "flowers" and inp.nukidora > rules.table.flowers:
         raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora")
