@@ -125,7 +125,8 @@ def main(argv=None) -> int:
         times = back_in_service(args.rounds, how, args.outage)
         worst = max(times)
         ok &= worst <= 1.0
-        print(f"back in service after a {args.outage:g} s {how} unplug ({args.rounds} rounds): median "
+        print(f"back in service after a {args.outage:g} s {how} unplug "
+              f"({args.rounds} rounds): median "
               f"{statistics.median(times) * 1e3:.0f} ms, worst {worst * 1e3:.0f} ms  "
               f"target <= 1000 ms  {'OK' if worst <= 1.0 else 'MISSED'}")
     return 0 if ok else 1
