@@ -41,6 +41,12 @@ _SET_FU = {
 }
 
 
+# the same look-up keyed on a whole set (shape TRIP = 1, kind, concealed, kan) as readings
+# carry them; a run's key is absent, so .get gives None (bools hash as the ints 0 and 1)
+_SET_LINE = {(1, k, c, n): line for (k, c, n), line in _SET_FU.items()}.get
+_WAIT_LINES = {w: (f"{w} wait", 2) for w in (KANCHAN, PENCHAN, TANKI)}
+
+
 def _set_fu(s) -> tuple[str, int] | None:
     if s[0] == 0:  # a run earns nothing
         return None
@@ -69,21 +75,26 @@ def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
     if pinfu and h.tsumo and ctx.closed:
         return [("base (副底)", 20), ("pinfu tsumo: no tsumo fu", 0)], 20
     lines: list[tuple[str, int]] = [("base (副底)", 20)]
+    raw = 20
     for s in ctx.sets:
-        item = _set_fu(s)
+        item = _SET_LINE(s)  # None for a run
         if item:
             lines.append(item)
-    pair = _pair_fu(ctx, fr)
+            raw += item[1]
+    pair = _pair_fu(ctx, fr) if ctx.pair in ctx.f.yakuhai else None
     if pair:
         lines.append(pair)
-    if ctx.wait in (KANCHAN, PENCHAN, TANKI):
-        lines.append((f"{ctx.wait} wait", 2))
+        raw += pair[1]
+    if ctx.wait in _WAIT_LINES:
+        lines.append(_WAIT_LINES[ctx.wait])
+        raw += 2
     if h.tsumo:
         if not (h.rinshan and not fr.rinshan_tsumo_fu):
             lines.append(("tsumo", 2))
+            raw += 2
     elif ctx.closed:
         lines.append(("closed ron (門前加符)", 10))
-    raw = sum(fu for _, fu in lines)
+        raw += 10
     if raw == 20 and not ctx.closed:
         # 喰い平和形: an open hand with nothing else counts open_pinfu_fu
         lines.append(("open hand with no fu (喰い平和形)", fr.open_pinfu_fu - 20))

@@ -539,6 +539,18 @@ def _meld_sets(melds) -> tuple:
     return tuple(out)
 
 
+_BASES: dict[tuple, tuple] = {}
+
+
+def _concealed(sets: tuple) -> tuple:
+    """The sets of a reading as concealed, not kan: ``(shape, first, True, False)``, memoized
+    (a reading's sets recur across hands; building them is a generator per reading)."""
+    if len(_BASES) > 1 << 16:
+        _BASES.clear()
+    base = _BASES[sets] = tuple((shape, first, True, False) for shape, first in sets)
+    return base
+
+
 def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
     """Every reading of the hand with every wait of the winning tile; ``conc``: the
     concealed tiles' sorted kinds."""
@@ -550,7 +562,7 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     out = []
     if not inp.ankan_chankan:
         for pair, sets in found:
-            base = tuple((shape, first, True, False) for shape, first in sets)
+            base = _BASES.get(sets) or _concealed(sets)
             for idx, wait in dec.wait_slots(pair, sets, w):
                 hs = base
                 if wait == dec.SHANPON and not inp.tsumo:
@@ -617,8 +629,9 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
     return as_yaku, after
 
 
-def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult | None:
-    """Han, fu and yaku of one reading; None if it has too few han to win."""
+def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple) -> HandResult | None:
+    """Han, fu and yaku of one reading; None if it has too few han to win. ``bonus`` is
+    :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku."""
     plain, ymn = _yaku_of(ctx, _reading_rows(ctx, rules), fixed)
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
@@ -626,14 +639,20 @@ def score_reading(ctx: Ctx, rules: Rules, dc: dict, fixed: tuple) -> HandResult 
         return HandResult(
             13 * n, fu, n, [(i, 13 * m, m) for i, m in ymn], lines, ctx.wait, ctx.form
         )
-    as_yaku, after = _bonus(dc, rules.hand)
-    plain += as_yaku
-    yaku_han = sum(h for _, h in plain)
+    as_yaku, after = bonus
+    if as_yaku:
+        plain += as_yaku
+    yaku_han, pinfu = 0, False
+    for i, h in plain:  # one loop, not sum() and any() over generators
+        yaku_han += h
+        pinfu = pinfu or i == "pinfu"
     if yaku_han < rules.hand.min_han or (not plain and rules.hand.min_han):
         return None
+    han = yaku_han
+    for _i, h in after:
+        han += h
     plain += after
-    han = sum(h for _, h in plain)
-    lines, fu = fu_breakdown(ctx, rules.fu, any(i == "pinfu" for i, _ in plain))
+    lines, fu = fu_breakdown(ctx, rules.fu, pinfu)
     kazoe = han >= 13 and rules.hand.kazoe_yakuman
     return HandResult(
         han,
@@ -700,7 +719,7 @@ def _value(rules: Rules, res: HandResult, inp: HandInput):
 
 def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
     """The reading worth most (高点法); ties go to more han, then more fu."""
-    if len({(c.han, c.fu, c.yakuman) for c in cands}) == 1:
+    if len(cands) == 1 or len({(c.han, c.fu, c.yakuman) for c in cands}) == 1:
         best = cands[0]
         best.value = _value(rules, best, inp)
         return best
@@ -735,9 +754,13 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     dc["aka_suits"] = len(_REDS.intersection(tiles)) if dc["aka"] else 0
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
     fixed = _fixed_yaku(ctxs[0], rules)
-    cands = [r for r in (score_reading(c, rules, dc, fixed) for c in ctxs) if r is not None]
-    for c in cands:
-        c.dora_count = dora_count
+    bonus = _bonus(dc, rules.hand)
+    cands = []
+    for ctx in ctxs:
+        res = score_reading(ctx, rules, bonus, fixed)
+        if res is not None:
+            res.dora_count = dora_count
+            cands.append(res)
     if not cands:
         extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
         need = rules.hand.min_han

@@ -19,6 +19,7 @@ The parser is strict: it refuses, and says where, rather than guessing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import InvalidTiles
 
@@ -214,8 +215,9 @@ class Meld:
     def kinds(self) -> tuple[int, ...]:
         return tuple(sorted(kind(t) for t in self.tiles))
 
-    @property
+    @cached_property
     def first(self) -> int:
+        # cached: the batch keeps parsed melds and asks each for its first kind every hand
         return min(kind(t) for t in self.tiles)
 
     @property

@@ -102,7 +102,10 @@ def _peikou(c: Ctx) -> int:
     seqs = c.seqs
     if len(seqs) < 2:
         return 0
-    return sum(seqs.count(k) // 2 for k in set(seqs))
+    kinds = set(seqs)
+    if len(kinds) == len(seqs):  # the common case, no run twice: no generator needed
+        return 0
+    return sum(seqs.count(k) // 2 for k in kinds)
 
 
 def _set_has(s, test) -> bool:
@@ -113,7 +116,12 @@ def _set_has(s, test) -> bool:
 
 def _outside(c: Ctx, test) -> bool:
     """Every set and the pair hold a tile passing ``test``, with at least one run."""
-    return bool(c.seqs) and test(c.pair) and all(_set_has(s, test) for s in c.sets)
+    if not c.seqs or not test(c.pair):
+        return False
+    for s in c.sets:  # a loop, not all(generator): most readings fail at the first set
+        if not _set_has(s, test):
+            return False
+    return True
 
 
 def _yaochuu(k: int) -> bool:
@@ -154,28 +162,38 @@ def _chanta(c: Ctx) -> int:
 
 
 def _junchan(c: Ctx) -> int:
-    return int(not c.f.has_honor and _outside(c, _terminal))
+    # a terminal pair is implied, so a hand without terminals is skipped at once
+    return int(not c.f.has_honor and c.f.has_terminal and _outside(c, _terminal))
 
 
 def _sanshoku(c: Ctx) -> int:
     if len(c.seqs) < 3:
         return 0
     seqs = set(c.seqs)
-    return int(any(k in seqs and k + 9 in seqs and k + 18 in seqs for k in range(7)))
+    for k in seqs:  # the at most four runs, not the seven starts
+        if k < 7 and k + 9 in seqs and k + 18 in seqs:
+            return 1
+    return 0
 
 
 def _ittsu(c: Ctx) -> int:
     if len(c.seqs) < 3:
         return 0
     seqs = set(c.seqs)
-    return int(any(b in seqs and b + 3 in seqs and b + 6 in seqs for b in (0, 9, 18)))
+    for b in seqs:
+        if b % 9 == 0 and b + 3 in seqs and b + 6 in seqs:
+            return 1
+    return 0
 
 
 def _doukou(c: Ctx) -> int:
     t = c.trips
     if len(t) < 3:
         return 0
-    return int(any(k in t and k + 9 in t and k + 18 in t for k in range(9)))
+    for k in t:
+        if k < 9 and k + 9 in t and k + 18 in t:
+            return 1
+    return 0
 
 
 def _shousangen(c: Ctx) -> int:
@@ -282,11 +300,11 @@ YAKU: tuple[Yaku, ...] = (
         scope="hand",
     ),
     Y("iipeikou", "一盃口", 1, 0, cond=lambda c: int(_std(c) and _peikou(c) == 1)),
-    Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: _has_trip(c, HAKU)),
-    Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: _has_trip(c, HATSU)),
-    Y("yakuhai_chun", "役牌 中", 1, 1, cond=lambda c: _has_trip(c, CHUN)),
-    Y("yakuhai_seat_wind", "役牌 自風", 1, 1, cond=lambda c: _has_trip(c, c.h.seat_wind)),
-    Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: _has_trip(c, c.h.round_wind)),
+    Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: int(HAKU in c.trips)),
+    Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: int(HATSU in c.trips)),
+    Y("yakuhai_chun", "役牌 中", 1, 1, cond=lambda c: int(CHUN in c.trips)),
+    Y("yakuhai_seat_wind", "役牌 自風", 1, 1, cond=lambda c: int(c.h.seat_wind in c.trips)),
+    Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: int(c.h.round_wind in c.trips)),
     Y(
         "yakuhai_north",
         "役牌 北",
