@@ -10,8 +10,6 @@ replay of the stored events; screenshots of the main screens at tablet size.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 
@@ -21,31 +19,11 @@ from web import create_app, games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
-from web_server import ROOT, WebServer
+from browser_support import LANDSCAPE, PORTRAIT, chromium, shot
+from web_server import WebServer
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PORTRAIT = {"width": 800, "height": 1280}
-LANDSCAPE = {"width": 1280, "height": 800}
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _browser_or_skip():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        if os.environ.get("JANTAKU_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"Chromium is required (JANTAKU_REQUIRE_BROWSER=1) but {CHROMIUM} "
-                        "is missing")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("JANTAKU_REQUIRE_BROWSER") == "1":
-            raise
-        pytest.skip("playwright is not installed")
-    return sync_playwright
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +45,8 @@ def club(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_playwright = _browser_or_skip()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM)
-                              else shutil.which("chromium"), args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def tablet_page(browser, club, table_id, viewport=PORTRAIT):
@@ -85,11 +59,6 @@ def tablet_page(browser, club, table_id, viewport=PORTRAIT):
     page.goto(f"{club['server'].url}/tablet/{table_id}")
     page.js_errors = errors
     return page
-
-
-def shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
 
 
 def page_data(page) -> dict:

@@ -1,16 +1,14 @@
 """The leaderboard, a player page and a game page in a real headless Chromium against
 ``python -m web serve``: the ranking of the hand-computed fixture club, the player's
 SVG charts drawn (no network needed), the English switch; screenshots under
-``test-artifacts/screenshots/``. Browser helpers come from ``test_e2e_browser``."""
+``test-artifacts/screenshots/``. Browser helpers come from ``browser_support``."""
 
 from __future__ import annotations
 
-import os
-import shutil
 
 import pytest
 
-import test_e2e_browser as e2e
+import browser_support as e2e
 from test_leaderboard import build_club
 from web_server import WebServer
 
@@ -27,12 +25,8 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_playwright = e2e._browser_or_skip()
-    with sync_playwright() as p:
-        exe = e2e.CHROMIUM if os.path.exists(e2e.CHROMIUM) else shutil.which("chromium")
-        b = p.chromium.launch(executable_path=exe, args=e2e.ARGS, headless=True)
+    with e2e.chromium() as b:
         yield b
-        b.close()
 
 
 def _page(browser, viewport):

@@ -6,8 +6,6 @@ the English switch; screenshots at laptop and tablet size.
 
 from __future__ import annotations
 
-import os
-import shutil
 
 import pytest
 
@@ -16,29 +14,11 @@ from web import create_app, games
 from web.auth import create_staff
 from web.db import connect
 
-from web_server import ROOT, WebServer
+from browser_support import chromium, shot
+from web_server import WebServer
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _playwright_or_skip():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
-        if os.environ.get("JANTAKU_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"Chromium is required (JANTAKU_REQUIRE_BROWSER=1) but {CHROMIUM} "
-                        "is missing")
-        pytest.skip(f"{CHROMIUM} is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if os.environ.get("JANTAKU_REQUIRE_BROWSER") == "1":
-            raise
-        pytest.skip("playwright is not installed")
-    return sync_playwright
 
 
 @pytest.fixture(scope="module")
@@ -64,17 +44,8 @@ def club(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_playwright = _playwright_or_skip()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM)
-                              else shutil.which("chromium"), args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
-
-
-def shot(page, name):
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
 
 
 def signed_in(browser, club, viewport):
