@@ -499,3 +499,8 @@ def test_every_text_of_the_staff_pages_has_both_languages():
     missing = sorted(k for k in keys if k not in STRINGS)
     assert missing == []
     assert all(STRINGS[k][0] and STRINGS[k][1] for k in keys)
+
+
+def test_staff_console_links_to_the_leaderboard(staff):
+    page = staff.get("/staff/").get_data(as_text=True)
+    assert 'href="/leaderboard/"' in page and "成績表" in page

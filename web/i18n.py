@@ -109,6 +109,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "staff.tablets": ("タブレット", "Tablets"),
     "staff.accounts": ("スタッフ", "Staff accounts"),
     "staff.audit": ("操作履歴", "Audit log"),
+    "staff.leaderboard": ("成績表", "Leaderboard"),
     "staff.logout": ("ログアウト", "Sign out"),
     "staff.login": ("スタッフログイン", "Staff sign-in"),
     "staff.name": ("名前", "Name"),
