@@ -72,6 +72,7 @@ _TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
 _YAOCHUU = _HONORS | _TERMINALS
 _SUITS = tuple(frozenset(range(b, b + 9)) for b in (0, 9, 18))
 _KIND = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
+_KIND_OF = dict(enumerate(_KIND)).__getitem__
 _REDS = frozenset((34, 35, 36))
 
 
@@ -460,12 +461,15 @@ class HandFacts:
 
     def __init__(self, inp: HandInput, rules: Rules, conc: tuple, kinds: set):
         """``conc``: the concealed tiles' sorted kinds; ``kinds``: every kind in the hand."""
-        self.has_honor = not kinds.isdisjoint(_HONORS)
-        self.has_terminal = not kinds.isdisjoint(_TERMINALS)
-        self.all_simple = not self.has_honor and not self.has_terminal
-        self.all_yaochuu = kinds <= _YAOCHUU
-        self.all_terminal = self.all_yaochuu and not self.has_honor
-        n_suits = sum(not kinds.isdisjoint(suit) for suit in _SUITS)
+        self.has_honor = honor = not kinds.isdisjoint(_HONORS)
+        self.has_terminal = terminal = not kinds.isdisjoint(_TERMINALS)
+        self.all_simple = not honor and not terminal
+        self.all_yaochuu = yaochuu = kinds <= _YAOCHUU
+        self.all_terminal = yaochuu and not honor
+        man, pin, sou = _SUITS
+        n_suits = (
+            (not kinds.isdisjoint(man)) + (not kinds.isdisjoint(pin)) + (not kinds.isdisjoint(sou))
+        )
         self.all_honor = not n_suits
         self.one_suit = n_suits == 1
         self.all_green = kinds <= GREEN
@@ -480,7 +484,17 @@ class HandFacts:
                 c[k - base] += 1
             self.chuuren = all(n >= m for n, m in zip(c, _CHUUREN, strict=True))
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
-        self.yakuhai = yakuhai_kinds(inp, rules.hand)
+        key = (inp.seat_wind, inp.round_wind, rules.hand.north_yakuhai)
+        self.yakuhai = _YAKUHAI.get(key) or _yakuhai(key, inp, rules)
+
+
+_YAKUHAI: dict[tuple, frozenset] = {}
+
+
+def _yakuhai(key: tuple, inp: HandInput, rules: Rules) -> frozenset:
+    """yakuhai_kinds, memoized on the winds and the North switch it reads."""
+    hit = _YAKUHAI[key] = frozenset(yakuhai_kinds(inp, rules.hand))
+    return hit
 
 
 def _step(k: int) -> int:
@@ -500,11 +514,16 @@ def next_kind(k: int, removed: frozenset = frozenset()) -> int:
     return d
 
 
-def _count_indicated(indicators, kinds: list, removed) -> tuple[int, int]:
+def _dora_of(removed: frozenset) -> tuple:
+    """The dora kind each indicator tile (0..36, red fives too) points at."""
+    return tuple(next_kind(kind(t), removed) for t in range(37))
+
+
+def _count_indicated(indicators, kinds: list, dora_of: tuple) -> tuple[int, int]:
     """(dora in the hand, how many indicators point at North); ``kinds``: every tile's kind."""
     n = north = 0
     for t in indicators:
-        d = next_kind(kind(t), removed)
+        d = dora_of[t]
         n += kinds.count(d)
         north += d == NORTH
     return n, north
@@ -513,8 +532,9 @@ def _count_indicated(indicators, kinds: list, removed) -> tuple[int, int]:
 def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int]) -> dict:
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count); ``kinds`` are
     the kinds of ``tiles``, every tile of the hand."""
-    removed = removed_kinds(rules)
-    dora, north = _count_indicated(inp.dora, kinds, removed) if inp.dora else (0, 0)
+    memo = _memo(rules)
+    dora_of = memo.get("dora_of") or memo.setdefault("dora_of", _dora_of(removed_kinds(rules)))
+    dora, north = _count_indicated(inp.dora, kinds, dora_of) if inp.dora else (0, 0)
     out = {
         "dora": dora,
         "aka": sum(map(_REDS.__contains__, tiles)),
@@ -525,7 +545,7 @@ def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int]) -> 
         # each North set aside is a dora, and is dora again for each indicator pointing at North
         out["dora"] += north * inp.nukidora
     if inp.any_riichi and rules.hand.ura_dora:
-        ura, ura_north = _count_indicated(inp.ura, kinds, removed)
+        ura, ura_north = _count_indicated(inp.ura, kinds, dora_of)
         out["ura"] = ura + (ura_north * inp.nukidora if rules.hand.nukidora == "north" else 0)
     return out
 
@@ -736,7 +756,7 @@ def evaluate(inp: HandInput, rules: Rules) -> HandResult:
 
 
 def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
-    kinds = _KIND.__getitem__
+    kinds = _KIND_OF  # a dict's bound __getitem__: map calls it far faster than a tuple's
     conc = tuple(sorted(map(kinds, inp.hand)))  # in C: a 34-count list would be a Python loop
     tiles = inp.hand + [t for m in inp.melds for t in m.tiles] if inp.melds else inp.hand
     every = list(map(kinds, tiles))
