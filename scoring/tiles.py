@@ -192,7 +192,9 @@ def check_copies(tiles, *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
         if n > allowed:
             name = f"0{SUITS[sidx]}"
             if allowed == 0:
-                raise InvalidTiles(f"red five {name} is not used in this rule set: write it as 5{SUITS[sidx]}")
+                raise InvalidTiles(
+                    f"red five {name} is not used in this rule set: write it as 5{SUITS[sidx]}"
+                )
             raise InvalidTiles(f"{n} red fives {name}: this rule set has only {allowed}")
     fl = [t for t in tiles if is_flower(t)]
     if len(fl) != len(set(fl)):
@@ -236,7 +238,9 @@ class Meld:
 def parse_meld(obj) -> Meld:
     """Build a :class:`Meld` from ``{"type": ..., "tiles": ..., "from": ...}``, strictly."""
     if not isinstance(obj, dict):
-        raise InvalidTiles(f"a meld must be an object like {{'type': 'pon', 'tiles': '555z'}}, not {obj!r}")
+        raise InvalidTiles(
+            f"a meld must be an object like {{'type': 'pon', 'tiles': '555z'}}, not {obj!r}"
+        )
     mtype = obj.get("type")
     if mtype not in MELD_TYPES:
         raise InvalidTiles(f"meld type {mtype!r} is unknown: use one of {', '.join(MELD_TYPES)}")
@@ -251,7 +255,8 @@ def parse_meld(obj) -> Meld:
     if mtype == "chi":
         if src not in (None, "left"):
             raise InvalidTiles(f"{label}: a chi can only be called from the player on the left")
-        if len(ks) != 3 or is_honor(ks[0]) or suit(ks[0]) != suit(ks[2]) or ks != [ks[0], ks[0] + 1, ks[0] + 2]:
+        run = [ks[0], ks[0] + 1, ks[0] + 2] if ks else []
+        if len(ks) != 3 or is_honor(ks[0]) or suit(ks[0]) != suit(ks[2]) or ks != run:
             raise InvalidTiles(f"{label}: a chi is three consecutive tiles of one suit, like 345m")
     else:
         need = 3 if mtype == "pon" else 4
