@@ -909,10 +909,19 @@ def _list_text(tag: str, items, make) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
+_VALUE_TEXT: dict[int, tuple] = {}
+
+
 def _value_text(v) -> str:
-    """``"limit": ..., "value": ..., "pay": {...}`` of a HandValue (without the braces)."""
-    key = ("value", v.limit, v.value, tuple(v.pay.items()))
-    text = _json_part(key, lambda: {"limit": v.limit, "value": v.value, "pay": v.pay})
+    """``"limit": ..., "value": ..., "pay": {...}`` of a HandValue (without the braces).
+    Prices are memoized objects, so the text is kept by the object's identity (checked)."""
+    hit = _VALUE_TEXT.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    text = json.dumps({"limit": v.limit, "value": v.value, "pay": v.pay}, ensure_ascii=False)
+    if len(_VALUE_TEXT) > 4096:
+        _VALUE_TEXT.clear()
+    _VALUE_TEXT[id(v)] = (v, text[1:-1])  # holding v keeps its id from being reused
     return text[1:-1]
 
 
