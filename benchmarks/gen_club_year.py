@@ -100,18 +100,18 @@ def make_game(seed: int) -> list[dict]:
     players = [f"m{i}" for i in rng.sample(range(1, MEMBERS + 1), n)]
     events = [{"event": "start", "players": players}]
     state = engine.state_after(events, rules)
-    # Hands are applied to one live state (engine._apply, what replay does line by
+    # Hands are applied to one live state (engine.apply_event, what replay does line by
     # line): preview() would deep-copy the state for every hand, 3x slower. A hand
     # the engine refuses may have half-changed the state, so it is rebuilt from the
     # accepted events and the game is ended there instead.
     while not state.finished:
         ev = _hand(rng, n, state.to_dict()) if len(events) < 30 else {"event": "end"}
         try:
-            engine._apply(state, len(events) + 1, ev)
+            engine.apply_event(state, len(events) + 1, ev)
         except engine.GameEventError:
             state = engine.state_after(events, rules)
             ev = {"event": "end"}
-            engine._apply(state, len(events) + 1, ev)
+            engine.apply_event(state, len(events) + 1, ev)
         events.append(ev)
     return events
 

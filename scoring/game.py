@@ -915,6 +915,15 @@ def _new_state(rules) -> GameState:
     return GameState(rules=load_rules(rules))
 
 
+def apply_event(state: GameState, line: int, event: dict) -> None:
+    """Apply one more event (the game's ``line``-th) to a live state, in place.
+
+    For callers that grow a game hand by hand (generators, simulations)
+    without replaying it each time. Raises :class:`GameEventError`; the state
+    may then be half-changed, so rebuild it with :func:`state_after`."""
+    _apply(state, line, event)
+
+
 def state_after(events: Iterable[dict], rules) -> GameState:
     """The game state after ``events`` (raises :class:`GameEventError`)."""
     state = _new_state(rules)
