@@ -128,9 +128,12 @@ def run_batch(args: argparse.Namespace) -> int:
             out.write(_score_block(block).encode("utf-8"))
         out.flush()
         return 0
+    # The first block is scored here before the pool forks, so every worker
+    # starts with the decomposition and price caches it warmed.
+    out.write(_score_block(first).encode("utf-8"))
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(workers, initializer=_init_worker, initargs=(rules,)) as pool:
-        for text in pool.imap(_score_block, itertools.chain([first], blocks)):
+        for text in pool.imap(_score_block, blocks):
             out.write(text.encode("utf-8"))
     out.flush()
     return 0
