@@ -7,86 +7,68 @@ the app sees one stable shape and engine refusals arrive as
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
+from scoring import game as _game
 from scoring.errors import ScoringError
+from scoring.hand import score_hand as _score_hand
+from scoring.points import han_fu_pairs as _han_fu_pairs
 
 from .errors import Refused
 
 WINDS = "ESWN"
+REPLAYED = "the recorded hands cannot be replayed"
+NEW_HAND = "this hand cannot be recorded"
 
 
-def _game_module():
-    from scoring import game  # imported late: the engine is built in parallel
-
-    return game
-
-
-def _refuse(e: Exception, what: str) -> Refused:
-    message = getattr(e, "message", None) or str(e) or e.__class__.__name__
-    return Refused(f"{what}: {message}", code=getattr(e, "code", None) or "refused")
-
-
-def _engine_errors() -> tuple[type[BaseException], ...]:
-    game = _game_module()
-    return (getattr(game, "GameEventError", ScoringError), ScoringError)
+@contextmanager
+def _refusing(what: str):
+    """Engine refusals (a GameEventError is a ScoringError) become Refused in the engine's words."""
+    try:
+        yield
+    except ScoringError as e:
+        raise Refused(f"{what}: {e.message}", code=e.code or "refused") from None
+    except (KeyError, TypeError, ValueError) as e:
+        # an event too malformed for the engine to read at all
+        raise Refused(f"{what}: {e}", code="invalid_event") from None
 
 
 def replay(events: list[dict], rules) -> dict:
     """``scoring.game.replay`` (the game-events contract output)."""
-    try:
-        return _game_module().replay(events, rules)
-    except _engine_errors() as e:
-        raise _refuse(e, "the recorded hands cannot be replayed") from None
-    except (KeyError, TypeError, ValueError) as e:
-        raise Refused(f"the hands cannot be read: {e}", code="invalid_event") from None
+    with _refusing(REPLAYED):
+        return _game.replay(events, rules)
 
 
 def check(events: list[dict], rules) -> dict:
     """Replay ``events`` where the last one is new: Refused names why it is not allowed."""
-    try:
-        return _game_module().replay(events, rules)
-    except _engine_errors() as e:
-        raise _refuse(e, "this hand cannot be recorded") from None
-    except (KeyError, TypeError, ValueError) as e:
-        raise Refused(f"this hand cannot be read: {e}", code="invalid_event") from None
+    with _refusing(NEW_HAND):
+        return _game.replay(events, rules)
 
 
 def state_after(events: list[dict], rules) -> dict:
     """Live state after ``events``: round, honba, kyoutaku, dealer, scores, allowed events."""
-    try:
-        state = _game_module().state_after(events, rules)
-        return state.to_dict() if hasattr(state, "to_dict") else state
-    except _engine_errors() as e:
-        raise _refuse(e, "the recorded hands cannot be replayed") from None
+    with _refusing(REPLAYED):
+        return _game.state_after(events, rules).to_dict()
 
 
 def preview(events: list[dict], new_event: dict, rules) -> dict:
     """What ``new_event`` would do (deltas) without recording it; Refused if not allowed."""
-    try:
-        return _game_module().preview(events, new_event, rules)
-    except _engine_errors() as e:
-        raise _refuse(e, "this hand cannot be recorded") from None
-    except (KeyError, TypeError, ValueError) as e:
-        raise Refused(f"this hand cannot be read: {e}", code="invalid_event") from None
+    with _refusing(NEW_HAND):
+        return _game.preview(events, new_event, rules)
 
 
 def score_hand(line: dict, rules) -> dict:
     """``scoring.hand.score_hand``: the batch-contract result (``ok`` false with a message)."""
-    from scoring.hand import score_hand as engine_score_hand
-
     try:
-        return engine_score_hand(line, rules)
+        return _score_hand(line, rules)
     except ScoringError as e:
-        return {"ok": False, "error": {"code": getattr(e, "code", "invalid_input"),
-                                       "message": str(e)}}
+        return {"ok": False, "error": e.as_result()}
 
 
 def han_fu_pairs(rules, *, tsumo: bool) -> list[tuple[int, int]]:
     """The (han, fu) pairs that exist under ``rules`` for a ron or a tsumo."""
-    from scoring.points import han_fu_pairs as engine_pairs
-
-    return [tuple(p) for p in engine_pairs(rules, tsumo=tsumo)]
+    return [tuple(p) for p in _han_fu_pairs(rules, tsumo=tsumo)]
 
 
 def seat_wind(seat: int, dealer: int, players: int) -> str:
