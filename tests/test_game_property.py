@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.game import GameEventError, _apply, _new_state, replay
+from scoring.game import GameEventError, apply_event, replay, state_after
 from scoring.rules import PRESET_IDS, load_rules
 
 SAFE_PAIRS = [
@@ -123,7 +123,7 @@ def _next_event(draw, state):
 
 def _step(state, events, ev):
     before_total = sum(state.scores) + state.kyoutaku
-    _apply(state, len(events) + 1, ev)
+    apply_event(state, len(events) + 1, ev)
     events.append(ev)
     if ev["event"] != "start":
         rec = state.hands[-1]
@@ -139,7 +139,7 @@ def _legal(state, events, ev, fallback):
         return ev
     trial = copy.deepcopy(state)
     try:
-        _apply(trial, len(events) + 1, ev)
+        apply_event(trial, len(events) + 1, ev)
     except GameEventError as e:
         assert "is a chombo under these rules" in e.reason, e
         return fallback
@@ -164,7 +164,7 @@ def _moving_event(state):
 def test_random_legal_games(preset, data):
     rules = load_rules(preset)
     n = rules.table.players
-    state = _new_state(rules)
+    state = state_after([], rules)  # a fresh game, before its start event
     events: list[dict] = []
     _step(state, events, {"event": "start", "players": [f"p{i}" for i in range(n)]})
     for _ in range(data.draw(st.integers(0, 40))):
