@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from hand_support import score
 from scoring.hand import score_hand
 
 
 def fu_of(hand, win, melds=(), rules="nekohouse-4a", **flags):
-    line = {
-        "hand": hand,
-        "win": win,
-        "melds": [dict(type=t, tiles=s) for t, s in melds],
-        "seat_wind": "S",
-        "round_wind": "E",
-        **flags,
-    }
-    out = score_hand(line, rules)
+    out = score(hand, win, melds, rules, **flags)
     assert out["ok"], out
     assert sum(f for _, f in out["fu_detail"]) == out["fu"], "the lines must add up to the total"
     return out["fu"], dict(out["fu_detail"])

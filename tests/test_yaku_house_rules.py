@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.hand import next_kind, score_hand
+from hand_support import score
+from scoring.hand import next_kind
 from scoring.rules import load_rules
 from scoring.yaku import han_table
 
@@ -67,18 +68,6 @@ def table_of(preset):
     per_hand, groups = han_table(load_rules(preset).hand)
     rows = list(per_hand) + [r for g in groups for r in g]
     return {y.id: (c, o, m) for y, c, o, m in rows}
-
-
-def score(hand, win, melds=(), rules="nekohouse-4a", **flags):
-    line = {
-        "hand": hand,
-        "win": win,
-        "melds": [dict(type=t, tiles=s) for t, s in melds],
-        "seat_wind": "S",
-        "round_wind": "E",
-        **flags,
-    }
-    return score_hand(line, rules)
 
 
 def yaku(out):

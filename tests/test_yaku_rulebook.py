@@ -12,28 +12,20 @@ below gives the example in mpsz with the melds the marks show.
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
+import hand_support
 from scoring.hand import score_hand
 
 NET = "netmahjong"
+score = functools.partial(hand_support.score, rules=NET)
 
 
 def names(out):
     assert out["ok"], out
     return [y["name"] for y in out["yaku"]]
-
-
-def score(hand, win, melds=(), rules=NET, **flags):
-    line = {
-        "hand": hand,
-        "win": win,
-        "melds": [dict(type=t, tiles=s) for t, s in melds],
-        "seat_wind": "S",
-        "round_wind": "E",
-        **flags,
-    }
-    return score_hand(line, rules)
 
 
 # (yaku heading in 000 (5), hand, win, melds, flags, yaku the example shows, han)
