@@ -73,7 +73,7 @@ def award_chips(rules: Rules, facts: Mapping) -> dict:
     """
     f = _read_facts(facts)
     payers = rules.table.players - 1 if f["tsumo"] else 1
-    out = dict.fromkeys(KINDS, 0)
+    out: dict[str, int | str] = dict.fromkeys(KINDS, 0)
     c = rules.chips
     if c.enabled:
         out["ura"] = c.ura * f["ura"]
@@ -83,7 +83,7 @@ def award_chips(rules: Rules, facts: Mapping) -> dict:
         out["ippatsu"] = c.ippatsu if f["ippatsu"] else 0
         out["pocchi"] = c.pocchi if f["pocchi"] else 0
         out["yakuman"], out["kazoe"] = _limit_chips(rules, f)
-    each = sum(out.values())
+    each = sum(out.values())  # type: ignore[arg-type]  # only the int kinds so far
     out.update(
         {
             "each": each,

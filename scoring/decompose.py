@@ -90,7 +90,7 @@ def readings(counts: tuple) -> tuple:
 
 def _combine(group_options) -> tuple:
     """Every choice of one reading per group, joined (at most one group holds the pair)."""
-    combos = [(None, ())]
+    combos: list[tuple] = [(None, ())]
     pairs = 0
     for options in group_options:
         if not options:
@@ -159,7 +159,7 @@ def shape(kinds: tuple) -> tuple:
 
 def _shape(kinds: tuple) -> tuple:
     if len(kinds) % 3 != 2:
-        found = ()
+        found: tuple = ()
     else:
         found = _combine(_suit_options(g) for g in _by_suit(kinds))
     # cheap necessary conditions first: seven pairs need every count even, kokushi 13 kinds

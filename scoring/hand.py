@@ -30,7 +30,7 @@ import json.decoder
 import json.scanner
 import operator
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from . import decompose as dec
 from . import points
@@ -142,7 +142,7 @@ class HandResult:
     yakuless: bool = False
     dora_count: int = 0
     facts: dict = field(default_factory=dict)
-    value: object = None  # points.HandValue
+    value: Any = None  # a points.HandValue once the reading is priced
     pocchi_as: int | None = None
 
 
@@ -216,8 +216,7 @@ def _fast_tiles(text: str) -> tuple | None:
     hit = _PARSED.get(text)
     if hit is not None:
         return hit
-    pieces = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,")
-    pieces = pieces.split(",")
+    pieces = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,").split(",")
     if pieces.pop():  # the text must end with a suit letter
         return None
     out: tuple = ()
@@ -442,24 +441,28 @@ def _check_flags(inp: HandInput, rules: Rules) -> None:
 
 
 # --------------------------------------------------------------------------- facts
+# what HandFacts holds: every name but yakuhai is a flag a yaku predicate may read
+_FACT_NAMES = (
+    "all_simple",
+    "all_yaochuu",
+    "all_terminal",
+    "all_honor",
+    "has_honor",
+    "has_terminal",
+    "one_suit",
+    "all_green",
+    "has_hatsu",
+    "chuuren",
+    "junsei",
+    "kokushi_13",
+    "yakuhai",
+)
+
+
 class HandFacts:
     """What is true of the hand as a whole, whatever the reading."""
 
-    __slots__ = (
-        "all_simple",
-        "all_yaochuu",
-        "all_terminal",
-        "all_honor",
-        "has_honor",
-        "has_terminal",
-        "one_suit",
-        "all_green",
-        "has_hatsu",
-        "chuuren",
-        "junsei",
-        "kokushi_13",
-        "yakuhai",
-    )
+    __slots__ = _FACT_NAMES
 
     def __init__(self, inp: HandInput, rules: Rules, conc: tuple, kinds: set):
         """``conc``: the concealed tiles' sorted kinds; ``kinds``: every kind in the hand."""
@@ -623,7 +626,7 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
 
 
 _SITUATION = operator.attrgetter(*BOOL_FIELDS, "seat_wind", "round_wind")
-_FACTS = operator.attrgetter(*(f for f in HandFacts.__slots__ if f != "yakuhai"))
+_FACTS = operator.attrgetter(*(f for f in _FACT_NAMES if f != "yakuhai"))
 
 
 def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
@@ -641,7 +644,8 @@ def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
 
 def _bonus(dc: dict, hr) -> tuple[list, list]:
     """(bonus entries that count as yaku, bonus entries that count only after a yaku)."""
-    as_yaku, after = [], []
+    as_yaku: list[tuple[str, int]] = []
+    after: list[tuple[str, int]] = []
     if dc["aka"]:
         (as_yaku if hr.red_five_is_yaku else after).append(("aka", dc["aka"]))
     if hr.dora_as_han:
@@ -1007,7 +1011,7 @@ def _scored(line, rules, render):
         return error_line(line_id, code, e.message)
 
 
-def score_hand(line: dict, rules) -> dict:
+def score_hand(line: Any, rules) -> dict:  # Any: anything a caller sends is answered
     """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
     return _scored(line, rules, _result_line)
 
@@ -1037,7 +1041,7 @@ def _line_text(out: dict) -> str:
 # json.loads(text) is a Python-level wrapper (BOM test, two whitespace regex matches, the
 # decoder's raw_decode) around the C scanner; a batch line is one object, so the scanner is
 # called directly and anything unusual is handed to json.loads for its answer or its message
-_SCAN = json.scanner.make_scanner(json.decoder.JSONDecoder())
+_SCAN = json.scanner.make_scanner(json.decoder.JSONDecoder())  # type: ignore[arg-type]
 
 
 def _loads(raw: str):

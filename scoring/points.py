@@ -23,7 +23,7 @@ is the sum of what the payers hand over (honba and deposits excluded).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import InvalidInput, RulesError
 from .rules import LIMITS, Rules
@@ -134,7 +134,7 @@ def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:
     if hit is None or hit[0] is not rules:
         if len(_option_cache) > 64:  # rule objects come and go in long runs
             _option_cache.clear()
-        sets = {
+        sets: dict[tuple[int, bool] | str, frozenset[int]] = {
             (h, t): frozenset(_fu_options(rules, h, t))
             for h in range(LIMIT_FU_HAN)
             for t in (False, True)
@@ -181,8 +181,8 @@ def basic_points(rules: Rules, *, han: int, fu: int, yakuman: int = 0) -> tuple[
     :func:`hand_value` and to reproduce the rulebook point tables cell by cell.
     """
     if yakuman:
-        limit = _capped(rules, "yakuman")
-        return LIMIT_BASE[limit] * (yakuman if limit == "yakuman" else 1), limit
+        capped = _capped(rules, "yakuman") or "yakuman"  # a cap names a limit, never none
+        return LIMIT_BASE[capped] * (yakuman if capped == "yakuman" else 1), capped
     limit = _limit_by_han(rules, han)
     if limit is None:
         base = fu * 2 ** (han + 2)
@@ -270,16 +270,18 @@ def payments(
     return row.get("limit"), _pay_from_row(row, times, dealer=dealer, tsumo=tsumo)
 
 
+# The caller's numbers are typed Any, not int/bool, because they are checked here: the
+# compiled module would otherwise refuse a bad one with a bare TypeError (and take True as 1).
 def hand_value(
     rules: Rules,
     *,
-    han: int,
-    fu: int,
-    yakuman: int = 0,
-    dealer: bool,
-    tsumo: bool,
-    kazoe: bool = False,
-    dora: int = 0,
+    han: Any,
+    fu: Any,
+    yakuman: Any = 0,
+    dealer: Any,
+    tsumo: Any,
+    kazoe: Any = False,
+    dora: Any = 0,
 ) -> HandValue:
     """Price one winning hand under ``rules``.
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from .errors import InvalidTiles
 
@@ -101,7 +102,7 @@ def _where(text: str, pos: int) -> str:
     return f"at position {pos + 1} of {text!r}"
 
 
-def parse_tiles(text: str, *, allow_flowers: bool = True) -> list[int]:
+def parse_tiles(text: Any, *, allow_flowers: bool = True) -> list[int]:  # Any: checked here
     """Parse ``mpsz`` notation (``"123m406p1122z"``, ``"5z"``, ``"12f"``).
 
     Digits come first, then the suit letter that applies to all of them.
