@@ -10,14 +10,14 @@ The exceptions are yakuman and counted yakuman, where a ron pays
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Final, Mapping
 
 from .errors import InvalidInput
 from .rules import Rules
 
-KINDS = ("ura", "aka", "all_star", "ippatsu", "pocchi", "yakuman", "kazoe")
-_COUNTS = ("ura", "aka", "yakuman", "pocchi")
-_FLAGS = ("ippatsu", "kazoe", "all_star", "tsumo", "closed")
+KINDS: Final = ("ura", "aka", "all_star", "ippatsu", "pocchi", "yakuman", "kazoe")
+_COUNTS: Final = ("ura", "aka", "yakuman", "pocchi")
+_FLAGS: Final = ("ippatsu", "kazoe", "all_star", "tsumo", "closed")
 
 
 def _read_facts(facts: Mapping) -> dict:

@@ -15,6 +15,8 @@ are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
 
 from __future__ import annotations
 
+from typing import Final
+
 from bisect import bisect_left
 from functools import lru_cache
 
@@ -23,7 +25,7 @@ from .tiles import TERMINALS_AND_HONORS
 SEQ, TRIP = 0, 1
 
 RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "tanki", "shanpon"
-KOKUSHI_KINDS = TERMINALS_AND_HONORS
+KOKUSHI_KINDS: Final = TERMINALS_AND_HONORS
 
 
 def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple]:
@@ -77,7 +79,7 @@ def _group_at(counts: tuple, base: int) -> tuple:
     )
 
 
-_GROUPS = ((0, 9), (9, 18), (18, 27), (27, 34))
+_GROUPS: Final = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -115,8 +117,8 @@ def _combine(group_options) -> tuple:
 # sorted(map(...)), where a 34-count list costs a Python loop). Whole hands seldom recur
 # across a batch, the tiles of one suit do, so each suit's readings are memoized on that
 # suit's kinds and joined by _combine exactly as readings() joins them.
-_SUITS: dict[tuple, tuple] = {}
-_SHAPES: dict[tuple, tuple] = {}
+_SUITS: Final[dict[tuple, tuple]] = {}
+_SHAPES: Final[dict[tuple, tuple]] = {}
 
 
 def _counts_of(kinds, base: int, size: int) -> tuple:

@@ -11,10 +11,12 @@ open hand that would total 20 counts ``fu.open_pinfu_fu`` (30, or 20 in ブー�
 
 from __future__ import annotations
 
+from typing import Final
+
 from .decompose import KANCHAN, PENCHAN, TANKI
 from .tiles import tile_to_str
 
-_SET_NAMES = {
+_SET_NAMES: Final = {
     (False, False): "open_pon",
     (True, False): "closed_pon",
     (False, True): "open_kan",
@@ -36,15 +38,15 @@ def _set_line(kind: int, concealed: bool, kan: bool) -> tuple[str, int]:
 
 
 # every (kind, concealed, kan) line made once: fu of a set is a look-up
-_SET_FU = {
+_SET_FU: Final = {
     (k, c, n): _set_line(k, c, n) for k in range(34) for c in (False, True) for n in (False, True)
 }
 
 
 # the same look-up keyed on a whole set (shape TRIP = 1, kind, concealed, kan) as readings
 # carry them; a run's key is absent, so .get gives None (bools hash as the ints 0 and 1)
-_SET_LINE = {(1, k, c, n): line for (k, c, n), line in _SET_FU.items()}.get
-_WAIT_LINES = {w: (f"{w} wait", 2) for w in (KANCHAN, PENCHAN, TANKI)}
+_SET_LINE: Final = {(1, k, c, n): line for (k, c, n), line in _SET_FU.items()}.get
+_WAIT_LINES: Final = {w: (f"{w} wait", 2) for w in (KANCHAN, PENCHAN, TANKI)}
 
 
 def _set_fu(s) -> tuple[str, int] | None:

@@ -29,8 +29,7 @@ import json
 import json.decoder
 import json.scanner
 import operator
-from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator
+from typing import Any, Final, Iterable, Iterator
 
 from . import decompose as dec
 from . import points
@@ -39,6 +38,7 @@ from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
 from .rules import PRESET_IDS, Rules, load_rules
 from .tiles import (
+    EAST,
     HATSU,
     NORTH,
     WIND_LETTERS,
@@ -51,7 +51,7 @@ from .tiles import (
 )
 from .yaku import GREEN, Ctx, gated_rows, han_table, yakuhai_kinds
 
-BOOL_FIELDS = (
+BOOL_FIELDS: Final = (
     "tsumo",
     "riichi",
     "double_riichi",
@@ -67,49 +67,72 @@ BOOL_FIELDS = (
     "pocchi",
     "ankan_chankan",
 )
-INT_FIELDS = ("nukidora", "honba", "kyoutaku")
-_CHUUREN = (3, 1, 1, 1, 1, 1, 1, 1, 3)
-_HONORS = frozenset(range(27, 34))
-_TERMINALS = frozenset((0, 8, 9, 17, 18, 26))
-_YAOCHUU = _HONORS | _TERMINALS
-_SUITS = tuple(frozenset(range(b, b + 9)) for b in (0, 9, 18))
-_KIND = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
-_KIND_OF = dict(enumerate(_KIND)).__getitem__
-_REDS = frozenset((34, 35, 36))
+INT_FIELDS: Final = ("nukidora", "honba", "kyoutaku")
+_INPUT_COPIED: Final = (*BOOL_FIELDS, *INT_FIELDS, "seat_wind", "round_wind", "dora", "ura")
+_CHUUREN: Final = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+_HONORS: Final = frozenset(range(27, 34))
+_TERMINALS: Final = frozenset((0, 8, 9, 17, 18, 26))
+_YAOCHUU: Final = _HONORS | _TERMINALS
+_SUITS: Final = tuple(frozenset(range(b, b + 9)) for b in (0, 9, 18))
+_KIND: Final = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
+_KIND_OF: Final = dict(enumerate(_KIND)).__getitem__
+_REDS: Final = frozenset((34, 35, 36))
 
 
 class HandError(ScoringError):
     """A hand that parses but cannot be won (not_agari, no_yaku, below_minimum)."""
 
 
-@dataclass(slots=True)  # slots: made and read for every line, a little faster
 class HandInput:
-    """A parsed, validated input line. Tiles are tile ints (see :mod:`scoring.tiles`)."""
+    """A parsed, validated input line. Tiles are tile ints (see :mod:`scoring.tiles`).
+
+    A plain class, not a dataclass: compiled, its ``__init__`` runs as C (a dataclass's
+    generated one stays Python), and one is made for every line."""
 
     hand: list[int]
     win: int
-    melds: list = field(default_factory=list)
-    tsumo: bool = False
-    riichi: bool = False
-    double_riichi: bool = False
-    open_riichi: bool = False
-    ippatsu: bool = False
-    rinshan: bool = False
-    chankan: bool = False
-    haitei: bool = False
-    houtei: bool = False
-    tenhou: bool = False
-    chiihou: bool = False
-    renhou: bool = False
-    pocchi: bool = False
-    ankan_chankan: bool = False
-    seat_wind: int = 27
-    round_wind: int = 27
-    dora: list[int] = field(default_factory=list)
-    ura: list[int] = field(default_factory=list)
-    nukidora: int = 0
-    honba: int = 0
-    kyoutaku: int = 0
+    melds: list
+    tsumo: bool
+    riichi: bool
+    double_riichi: bool
+    open_riichi: bool
+    ippatsu: bool
+    rinshan: bool
+    chankan: bool
+    haitei: bool
+    houtei: bool
+    tenhou: bool
+    chiihou: bool
+    renhou: bool
+    pocchi: bool
+    ankan_chankan: bool
+    seat_wind: int
+    round_wind: int
+    dora: list[int]
+    ura: list[int]
+    nukidora: int
+    honba: int
+    kyoutaku: int
+
+    def __init__(self, hand: list[int], win: int, melds: list | None = None) -> None:
+        self.hand = hand
+        self.win = win
+        self.melds = [] if melds is None else melds
+        self.tsumo = self.riichi = self.double_riichi = self.open_riichi = False
+        self.ippatsu = self.rinshan = self.chankan = self.haitei = self.houtei = False
+        self.tenhou = self.chiihou = self.renhou = self.pocchi = self.ankan_chankan = False
+        self.seat_wind = self.round_wind = EAST
+        self.dora = []
+        self.ura = []
+        self.nukidora = self.honba = self.kyoutaku = 0
+
+    def but(self, hand: list[int], win: int) -> HandInput:
+        """A copy with other tiles in the hand and another winning tile, not won on pocchi."""
+        other = HandInput(hand, win, self.melds)
+        for name in _INPUT_COPIED:
+            setattr(other, name, getattr(self, name))
+        other.pocchi = False
+        return other
 
     @property
     def dealer(self) -> bool:
@@ -127,23 +150,36 @@ class HandInput:
         return True
 
 
-@dataclass(slots=True)
 class HandResult:
-    """The chosen reading and its value. ``yaku`` is ``[(id, han, yakuman), ...]``."""
+    """The chosen reading and its value. ``yaku`` is ``[(id, han, yakuman), ...]``.
 
-    han: int
-    fu: int
-    yakuman: int
-    yaku: list[tuple[str, int, int]]
-    fu_detail: list[tuple[str, int]]
-    wait: str
-    form: str
-    kazoe: bool = False
-    yakuless: bool = False
-    dora_count: int = 0
-    facts: dict = field(default_factory=dict)
-    value: Any = None  # a points.HandValue once the reading is priced
-    pocchi_as: int | None = None
+    A plain class for the reason :class:`HandInput` is: one is made for every reading."""
+
+    def __init__(
+        self,
+        han: int,
+        fu: int,
+        yakuman: int,
+        yaku: list[tuple[str, int, int]],
+        fu_detail: list[tuple[str, int]],
+        wait: str,
+        form: str,
+        kazoe: bool = False,
+        yakuless: bool = False,
+    ) -> None:
+        self.han = han
+        self.fu = fu
+        self.yakuman = yakuman
+        self.yaku = yaku
+        self.fu_detail = fu_detail
+        self.wait = wait
+        self.form = form
+        self.kazoe = kazoe
+        self.yakuless = yakuless
+        self.dora_count = 0
+        self.facts: dict = {}
+        self.value: Any = None  # a points.HandValue once the reading is priced
+        self.pocchi_as: int | None = None
 
 
 # --------------------------------------------------------------------------- parsing
@@ -174,7 +210,7 @@ def _wind(line: dict, name: str) -> int:
     return WIND_LETTERS[v]
 
 
-_DIGITS = {
+_DIGITS: Final = {
     letter: {str(d): t for d, t in zip(range(10), table, strict=False)}
     for letter, table in (
         ("m", (34, 0, 1, 2, 3, 4, 5, 6, 7, 8)),
@@ -183,10 +219,10 @@ _DIGITS = {
         ("z", (None, 27, 28, 29, 30, 31, 32, 33)),
     )
 }
-_PARSED: dict[str, tuple] = {}
+_PARSED: Final[dict[str, tuple]] = {}
 
 
-_SEGMENTS: dict[str, tuple] = {}
+_SEGMENTS: Final[dict[str, tuple]] = {}
 
 
 def _segment(seg: str) -> tuple | None:
@@ -247,7 +283,7 @@ def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
         raise InvalidTiles(f"'{name}': {e.message}") from None
 
 
-_MELDS: dict[tuple, object] = {}
+_MELDS: Final[dict[tuple, object]] = {}
 
 
 def _meld(obj):
@@ -292,7 +328,7 @@ def parse_input(line, rules: Rules) -> HandInput:
     return inp
 
 
-_BOOL_SET = frozenset(BOOL_FIELDS)
+_BOOL_SET: Final = frozenset(BOOL_FIELDS)
 
 
 def _set_flags(inp: HandInput, line: dict) -> None:
@@ -442,7 +478,7 @@ def _check_flags(inp: HandInput, rules: Rules) -> None:
 
 # --------------------------------------------------------------------------- facts
 # what HandFacts holds: every name but yakuhai is a flag a yaku predicate may read
-_FACT_NAMES = (
+_FACT_NAMES: Final = (
     "all_simple",
     "all_yaochuu",
     "all_terminal",
@@ -493,7 +529,7 @@ class HandFacts:
         self.yakuhai = _YAKUHAI.get(key) or _yakuhai(key, inp, rules)
 
 
-_YAKUHAI: dict[tuple, frozenset] = {}
+_YAKUHAI: Final[dict[tuple, frozenset]] = {}
 
 
 def _yakuhai(key: tuple, inp: HandInput, rules: Rules) -> frozenset:
@@ -564,7 +600,7 @@ def _meld_sets(melds) -> tuple:
     return tuple(out)
 
 
-_BASES: dict[tuple, tuple] = {}
+_BASES: Final[dict[tuple, tuple]] = {}
 
 
 def _concealed(sets: tuple) -> tuple:
@@ -625,8 +661,8 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
     return plain, ymn
 
 
-_SITUATION = operator.attrgetter(*BOOL_FIELDS, "seat_wind", "round_wind")
-_FACTS = operator.attrgetter(*(f for f in _FACT_NAMES if f != "yakuhai"))
+_SITUATION: Final = operator.attrgetter(*BOOL_FIELDS, "seat_wind", "round_wind")
+_FACTS: Final = operator.attrgetter(*(f for f in _FACT_NAMES if f != "yakuhai"))
 
 
 def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
@@ -710,7 +746,7 @@ def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
     }
 
 
-_memos: dict[int, tuple] = {}
+_memos: Final[dict[int, tuple]] = {}
 
 
 def _memo(rules: Rules) -> dict:
@@ -815,7 +851,7 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
     rest.remove(inp.win)
     best, err = None, None
     for t in _pocchi_choices(inp, rules):
-        sub = replace(inp, hand=rest + [t], win=t, pocchi=False)
+        sub = inp.but(rest + [t], t)
         if counts34(sub.hand + [x for m in sub.melds for x in m.tiles])[kind(t)] > 4:
             continue
         try:
@@ -893,7 +929,7 @@ def _chips(rules: Rules, facts: dict) -> tuple[dict, str]:
 # JSON text of the parts of a result line that recur across a batch (the yaku list, the fu
 # lines, a price): made once each by json.dumps itself, so the joined line is the very text
 # json.dumps(result line) gives, at a fraction of the cost
-_JSON_PARTS: dict = {}
+_JSON_PARTS: Final[dict] = {}
 
 
 def _json_part(key, make, *args) -> str:
@@ -913,7 +949,7 @@ def _list_text(tag: str, items, make) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
-_VALUE_TEXT: dict[int, tuple] = {}
+_VALUE_TEXT: Final[dict[int, tuple]] = {}
 
 
 def _value_text(v) -> str:
@@ -973,7 +1009,7 @@ def _line_rules(line, rules):
     return rules
 
 
-_PRESETS: dict[str, Rules] = {}
+_PRESETS: Final[dict[str, Rules]] = {}
 
 
 def _rules(spec) -> Rules:
@@ -1025,7 +1061,7 @@ def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
     return inp, res, _result_line(line.get("id"), inp, res, rules)
 
 
-_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+_LINE_BREAKS: Final = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def _line_text(out: dict) -> str:
@@ -1041,7 +1077,7 @@ def _line_text(out: dict) -> str:
 # json.loads(text) is a Python-level wrapper (BOM test, two whitespace regex matches, the
 # decoder's raw_decode) around the C scanner; a batch line is one object, so the scanner is
 # called directly and anything unusual is handed to json.loads for its answer or its message
-_SCAN = json.scanner.make_scanner(json.decoder.JSONDecoder())  # type: ignore[arg-type]
+_SCAN: Final = json.scanner.make_scanner(json.decoder.JSONDecoder())  # type: ignore[arg-type]
 
 
 def _loads(raw: str):

@@ -23,17 +23,17 @@ is the sum of what the payers hand over (honba and deposits excluded).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Final, Sequence
 
 from .errors import InvalidInput, RulesError
 from .rules import LIMITS, Rules
 
-LIMIT_BASE = {"mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000}
-MANGAN_BASE = 2000
-KIRIAGE_BASE = 1920  # 30 fu 4 han and 60 fu 3 han: 1,920 basic points (7,700 / 11,600)
-MAX_FU = 110  # the point tables of 000 and 002 stop at 110 fu ...
-MAX_FU_RARE = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 with 2 han or more
-LIMIT_FU_HAN = 5  # from 5 han the fu no longer matter
+LIMIT_BASE: Final = {"mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000}
+MANGAN_BASE: Final = 2000
+KIRIAGE_BASE: Final = 1920  # 30 fu 4 han and 60 fu 3 han: 1,920 basic points (7,700 / 11,600)
+MAX_FU: Final = 110  # the point tables of 000 and 002 stop at 110 fu ...
+MAX_FU_RARE: Final = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 with 2 han or more
+LIMIT_FU_HAN: Final = 5  # from 5 han the fu no longer matter
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     )
 
 
-_option_cache: dict[int, tuple] = {}
+_option_cache: Final[dict[int, tuple]] = {}
 
 
 def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:

@@ -20,28 +20,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Final
 
 from .errors import InvalidTiles
 
-SUITS = "mpsz"
+SUITS: Final = "mpsz"
 MAN, PIN, SOU, HONOR = 0, 1, 2, 3
 
 EAST, SOUTH, WEST, NORTH = 27, 28, 29, 30
 HAKU, HATSU, CHUN = 31, 32, 33
-WINDS = (EAST, SOUTH, WEST, NORTH)
-DRAGONS = (HAKU, HATSU, CHUN)
-WIND_LETTERS = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
+WINDS: Final = (EAST, SOUTH, WEST, NORTH)
+DRAGONS: Final = (HAKU, HATSU, CHUN)
+WIND_LETTERS: Final = {"E": EAST, "S": SOUTH, "W": WEST, "N": NORTH}
 
-RED_BASE = 34
-RED_FIVES = (34, 35, 36)
-FLOWER_BASE = 37
-FLOWERS = tuple(range(37, 45))
+RED_BASE: Final = 34
+RED_FIVES: Final = (34, 35, 36)
+FLOWER_BASE: Final = 37
+FLOWERS: Final = tuple(range(37, 45))
 
-TERMINALS_AND_HONORS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+TERMINALS_AND_HONORS: Final = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
-HONOR_NAMES = ("East", "South", "West", "North", "White", "Green", "Red")
-HONOR_NAMES_JA = ("東", "南", "西", "北", "白", "發", "中")
+HONOR_NAMES: Final = ("East", "South", "West", "North", "White", "Green", "Red")
+HONOR_NAMES_JA: Final = ("東", "南", "西", "北", "白", "發", "中")
 
 
 def kind(t: int) -> int:
@@ -202,8 +202,8 @@ def check_copies(tiles, *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
         raise InvalidTiles("the same flower appears twice: each of 1f-8f exists once")
 
 
-MELD_TYPES = ("chi", "pon", "minkan", "ankan", "kakan")
-MELD_FROM = ("left", "across", "right")
+MELD_TYPES: Final = ("chi", "pon", "minkan", "ankan", "kakan")
+MELD_FROM: Final = ("left", "across", "right")
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,14 @@ wait, form) plus the hand-wide facts and the input flags.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Final
 
 from .decompose import RYANMEN, SEQ, TANKI
 from .tiles import CHUN, DRAGONS, HAKU, HATSU, NORTH, WINDS
 
-GREEN = frozenset((19, 20, 21, 23, 25, HATSU))  # 2 3 4 6 8 s and 發
-_DRAGON_SET = frozenset(DRAGONS)
-_WIND_SET = frozenset(WINDS)
+GREEN: Final = frozenset((19, 20, 21, 23, 25, HATSU))  # 2 3 4 6 8 s and 發
+_DRAGON_SET: Final = frozenset(DRAGONS)
+_WIND_SET: Final = frozenset(WINDS)
 
 
 class Ctx:
@@ -251,8 +251,8 @@ def _riichi(c: Ctx) -> int:
     return int(h.riichi and not h.double_riichi and not (h.open_riichi and c.r.open_riichi))
 
 
-Y = Yaku
-YAKU: tuple[Yaku, ...] = (
+Y: Final = Yaku
+YAKU: Final[tuple[Yaku, ...]] = (
     # 1 han
     Y("riichi", "立直", 1, 0, cond=_riichi, scope="situation"),
     Y(
@@ -445,13 +445,13 @@ YAKU: tuple[Yaku, ...] = (
     Y("pocchi", "白ポッチ", 0, 0, switch="hand.pocchi"),
 )
 
-YAKU_IDS = frozenset(y.id for y in YAKU)
-BY_ID = {y.id: y for y in YAKU}
-CONDITIONAL = tuple(y for y in YAKU if y.cond is not None)
+YAKU_IDS: Final = frozenset(y.id for y in YAKU)
+BY_ID: Final = {y.id: y for y in YAKU}
+CONDITIONAL: Final = tuple(y for y in YAKU if y.cond is not None)
 
-_RENHOU = {"yakuman": (0, 0, 1), "baiman": (8, 0, 0), "mangan": (5, 0, 0), "off": (0, 0, 0)}
+_RENHOU: Final = {"yakuman": (0, 0, 1), "baiman": (8, 0, 0), "mangan": (5, 0, 0), "off": (0, 0, 0)}
 
-_tables: dict[int, tuple] = {}
+_tables: Final[dict[int, tuple]] = {}
 
 
 def _value(y: Yaku, hr) -> tuple[int, int, int]:
@@ -490,15 +490,15 @@ def han_table(hr) -> tuple:
 
 # reading yaku by what a reading must have for them to be possible; a reading without
 # runs skips every run yaku, one without triplets every triplet yaku
-_NEEDS_RUNS = {"pinfu", "iipeikou", "sanshoku", "ittsu", "chanta", "junchan", "ryanpeikou"}
-_FORM_ONLY = {"chiitoitsu", "kokushi", "kokushi_13"}
+_NEEDS_RUNS: Final = {"pinfu", "iipeikou", "sanshoku", "ittsu", "chanta", "junchan", "ryanpeikou"}
+_FORM_ONLY: Final = {"chiitoitsu", "kokushi", "kokushi_13"}
 
 # Finer: (runs, triplets or kans, honour triplets) a four-set reading needs at least for the
 # yaku to be possible. Each is implied by the yaku's condition (ryanpeikou: four runs;
 # shousangen: two dragon triplets; ...), so skipping the check when a reading falls short
 # changes no result, and most readings check a handful of conditions instead of twenty.
 # A yaku not listed here is always checked.
-NEEDS = {
+NEEDS: Final = {
     "pinfu": (4, 0, 0),
     "iipeikou": (2, 0, 0),
     "ryanpeikou": (4, 0, 0),
@@ -539,7 +539,7 @@ def _possible(row, runs: int, honours: int) -> bool:
     return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
 
 
-_gated: dict[int, tuple] = {}
+_gated: Final[dict[int, tuple]] = {}
 
 
 def gated_rows(hr) -> dict:

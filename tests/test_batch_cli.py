@@ -168,3 +168,50 @@ def test_unknown_subcommand_and_help():
     assert run(["frobnicate"]).returncode == 2
     helptext = run(["--help"]).stdout.decode()
     assert "batch" in helptext and "hand" in helptext
+
+
+def test_input_is_cut_into_pieces_only_at_line_ends(monkeypatch):
+    """Pieces of the input end at newlines, whatever the read size: a line longer than a
+    piece, blank lines and a last line without a newline all come through whole."""
+    import io
+
+    from scoring import cli
+
+    long_line = b'{"id": "' + b"x" * 300 + b'"}'
+    data = b'{"id": 1}\n\n' + long_line + b"\n" + b'{"id": 2}'
+    pieces = list(cli._chunks(io.BytesIO(data), 16))
+    assert b"".join(pieces) == data
+    assert all(p.endswith(b"\n") for p in pieces[:-1])
+    assert [line for p in pieces for line in p.split(b"\n") if line] == [
+        b'{"id": 1}', long_line, b'{"id": 2}'
+    ]
+    monkeypatch.setattr(cli, "_WORKER_RULES", "netmahjong")
+    out = [json.loads(x) for x in cli._score_chunk(data).decode().splitlines()]
+    assert [o["id"] for o in out] == [1, None, "x" * 300, 2]  # the blank line is answered too
+
+
+def test_scoring_leaves_no_reference_cycles():
+    """The batch switches the cyclic garbage collector off (scoring.cli._quiet_gc); that is
+    only safe while scoring frees everything by reference counting. Score winning hands,
+    hands without yaku, pocchi wins, bad lines and MCR lines, then ask the collector."""
+    import gc
+
+    from mcr_support import random_hands
+    from scoring.hand import score_batch
+    from test_oracle_riichi import lines as random_lines
+
+    riichi = [json.dumps(x) for x in random_lines(1500, 3)]
+    odd = ["", "{", "[1, 2]", json.dumps({"hand": "123m", "win": "1m"}), json.dumps(
+        {"hand": "234m456p678s23455z", "win": "5z", "riichi": True, "tsumo": True, "pocchi": True,
+         "rules": "nekohouse-4b"})]
+    mcr = [json.dumps(dict(x, rules="mcr")) for x in random_hands(5, 200)]
+    gc.collect()
+    gc.disable()
+    try:
+        out = list(score_batch(riichi + odd + mcr, "netmahjong"))
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert len(out) == len(riichi) + len(odd) + len(mcr)
+    assert any('"ok": true' in o for o in out[-len(mcr):])  # the MCR lines were scored
+    assert found == 0, f"{found} objects were only reachable through reference cycles"
