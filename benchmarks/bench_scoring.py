@@ -1,6 +1,6 @@
 """Scoring speed: ``python -m scoring batch`` against the ``mahjong`` library, same hands, one run.
 
-    python benchmarks/bench_scoring.py [--hands 20000] [--seed 1] [--mcr-hands 20000]
+    python benchmarks/bench_scoring.py [--hands 20000] [--seed 1] [--repeat 3] [--mcr-hands 20000]
 
 Riichi: N seeded random complete hands (the generator of
 tests/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
@@ -13,7 +13,9 @@ lines in this process and, per line, does what a caller of the library must:
 their ratio are printed, by wall-clock time (our command with its worker
 processes against the library on one core, as a user sees it) and by CPU
 time (work per hand, whatever the number of cores and however busy the
-machine); the target is ratio >= 5.
+machine); the target is ratio >= 5. Each side runs ``--repeat`` times, interleaved,
+and its best run counts: on a shared machine a run can only be slowed by others, never
+sped up, so the best run is the closest to what the code itself costs.
 
 MCR: benchmarks/bench_mcr.py's :func:`measure` times ``python -m scoring
 batch --rules mcr`` against PyMahjongGB the same way; its report is printed
@@ -138,7 +140,13 @@ def bench_ours(path: str, rules: str, workers: int) -> tuple[float, float, int]:
     return elapsed, cpu, n_out
 
 
-def riichi(n: int, seed: int, workers: int) -> float:
+def _best(runs: list[tuple]) -> tuple:
+    """The run with the least wall time, and the least CPU time of any run."""
+    fastest = min(runs, key=lambda r: r[0])
+    return (fastest[0], min(r[1] for r in runs), *fastest[2:])
+
+
+def riichi(n: int, seed: int, workers: int, repeat: int = 3) -> float:
     raw = [json.dumps(x) for x in random_lines(n, seed)]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         f.write("\n".join(raw) + "\n")
@@ -148,15 +156,19 @@ def riichi(n: int, seed: int, workers: int) -> float:
         rules_path.write_text(
             'extends = "netmahjong"\nname = "bench"\n[points]\nkiriage_mangan = false\n'
         )
-        ours = bench_ours(path, str(rules_path), workers)
-        one = bench_ours(path, str(rules_path), 1)
+        runs: dict[str, list] = {"ours": [], "one": [], "lib": []}
+        for _ in range(repeat):
+            runs["ours"].append(bench_ours(path, str(rules_path), workers))
+            runs["one"].append(bench_ours(path, str(rules_path), 1))
+            runs["lib"].append(bench_library(raw))
+        ours, one, lib = (_best(runs[k]) for k in ("ours", "one", "lib"))
         assert ours[2] == n and one[2] == n, f"batch wrote {ours[2]}/{one[2]} lines for {n} hands"
-        lib = bench_library(raw)
     finally:
         os.unlink(path)
         Path(path).with_suffix(".toml").unlink(missing_ok=True)
     print(
-        f"riichi, {n} random hands (seed {seed}); load average now {os.getloadavg()[0]:.1f} on "
+        f"riichi, {n} random hands (seed {seed}), best of {repeat} runs each; "
+        f"load average now {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} CPUs (a busy machine slows every figure)"
     )
     print(f"{'':34}{'hands/s (wall)':>16}{'hands/s (CPU)':>16}")
@@ -194,11 +206,12 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="passed to scoring batch"
     )
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the best counts")
     ap.add_argument(
         "--mcr-hands", type=int, default=20000, help="MCR hands to time (0: riichi only)"
     )
     args = ap.parse_args(argv)
-    riichi(args.hands, args.seed, args.workers)
+    riichi(args.hands, args.seed, args.workers, args.repeat)
     if args.mcr_hands:
         print()
         print(bench_mcr.report(bench_mcr.measure(args.mcr_hands, args.seed)))

@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
-import itertools
 import json
-import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 
 from .errors import ScoringError
 
@@ -36,18 +36,24 @@ SUBCOMMANDS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only ``command``'s module is imported to add its arguments (every
+    subcommand is listed in --help all the same). None: every module's arguments."""
     ap = argparse.ArgumentParser(prog="python -m scoring", description="Jantaku scoring engine")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (help_, module, add_fn, _run) in SUBCOMMANDS.items():
         sp = sub.add_parser(name, help=help_, description=help_)
-        getattr(importlib.import_module(module), add_fn)(sp)
+        if command is None or name == command:
+            getattr(importlib.import_module(module), add_fn)(sp)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # the subcommand is the first word that is not an option (the top level has no others)
+    command = next((a for a in argv if not a.startswith("-")), "")
+    args = build_parser(command).parse_args(argv)
     _help, module, _add, run_fn = SUBCOMMANDS[args.command]
     try:
         return getattr(importlib.import_module(module), run_fn)(args)
@@ -59,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # --------------------------------------------------------------------------- batch
-CHUNK = 1 << 17  # bytes of input per unit of work (about 700 lines)
+ROUND = 1 << 22  # bytes of input read at a time (about 20,000 lines), shared out among workers
+MIN_SHARE = 1 << 16  # below this much input per worker, one process is quicker than forking
 
 
 def add_batch_arguments(ap: argparse.ArgumentParser) -> None:
@@ -86,16 +93,20 @@ def _chunks(stream, size: int):
         yield b"".join(held)
 
 
-_WORKER_RULES = None
+def _shares(data: bytes, n: int) -> list[bytes]:
+    """``data`` cut at line ends into at most ``n`` pieces of about equal size, in order."""
+    out, start = [], 0
+    for i in range(1, n):
+        cut = data.find(b"\n", len(data) * i // n) + 1
+        if cut <= start:
+            continue
+        out.append(data[start:cut])
+        start = cut
+    out.append(data[start:])
+    return [x for x in out if x]
 
 
-def _init_worker(rules) -> None:
-    global _WORKER_RULES
-    _WORKER_RULES = rules
-    _quiet_gc()
-
-
-def _score_chunk(data: bytes) -> bytes:
+def _score_chunk(data: bytes, rules) -> bytes:
     """Score a piece of the input; the output bytes, one line per input line.
 
     A bad byte becomes U+FFFD, so its line is reported as not JSON instead of stopping
@@ -106,13 +117,43 @@ def _score_chunk(data: bytes) -> bytes:
     lines = data.decode("utf-8", errors="replace").split("\n")
     if not lines[-1]:
         lines.pop()
-    return "".join([text + "\n" for text in score_batch(lines, _WORKER_RULES)]).encode("utf-8")
+    return "".join([text + "\n" for text in score_batch(lines, rules)]).encode("utf-8")
+
+
+def score_shares(shares: list[bytes], rules, out, score=_score_chunk) -> None:
+    """Write the scores of ``shares`` to ``out`` in order: the first is scored here while a
+    forked child scores each other one into a temporary file. Forking shares the loaded
+    engine and its warm caches with no copying or pickling; a child that dies (killed, out
+    of memory) has its share scored here instead, so no line is lost or answered twice."""
+    children = []
+    for share in shares[1:]:
+        spool = tempfile.TemporaryFile()
+        pid = os.fork()
+        if pid == 0:  # the child: score, write, leave without running the parent's exit code
+            code = 1
+            try:
+                spool.write(score(share, rules))
+                spool.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        children.append((pid, spool, share))
+    out.write(score(shares[0], rules))
+    for pid, spool, share in children:
+        _, status = os.waitpid(pid, 0)
+        with spool:
+            if status == 0:
+                spool.seek(0)
+                shutil.copyfileobj(spool, out)
+            else:
+                out.write(score(share, rules))
 
 
 def _quiet_gc() -> None:
     # Scoring makes no reference cycles (tests/test_batch_cli.py checks), so reference
     # counting frees everything and the cyclic collector's passes over the many small
     # objects of each line (about a tenth of the run) find nothing: it is switched off.
+    # Frozen objects are also left alone by a forked child, so their pages stay shared.
     gc.freeze()
     gc.disable()
 
@@ -120,28 +161,21 @@ def _quiet_gc() -> None:
 def run_batch(args: argparse.Namespace) -> int:
     """One output line per input line, in order; bad lines become ``ok: false`` lines.
 
-    Large inputs are scored in pieces by a pool of worker processes (order kept);
-    a small input, or ``--workers 1``, is scored here.
+    The input is read a round at a time; a round large enough is shared out among
+    ``--workers`` processes (this one and forked children), a small one is scored here.
     """
-    global _WORKER_RULES
     from .rules import load_rules
 
     rules = load_rules(args.rules)  # a bad --rules stops here, before any output
-    _WORKER_RULES = rules
     _quiet_gc()
-    workers = args.workers or min(os.cpu_count() or 1, 4)
-    chunks = _chunks(sys.stdin.buffer, CHUNK)
-    head = list(itertools.islice(chunks, 2))
+    workers = max(1, args.workers or min(os.cpu_count() or 1, 4))
     out = sys.stdout.buffer  # UTF-8 whatever the locale says
-    if workers < 2 or len(head) < 2:
-        for chunk in itertools.chain(head, chunks):
-            out.write(_score_chunk(chunk))
-        out.flush()
-        return 0
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(rules,)) as pool:
-        for data in pool.imap(_score_chunk, itertools.chain(head, chunks)):
-            out.write(data)
+    for data in _chunks(sys.stdin.buffer, ROUND):
+        n = min(workers, len(data) // MIN_SHARE)
+        if n < 2:
+            out.write(_score_chunk(data, rules))
+        else:
+            score_shares(_shares(data, n), rules, out)
     out.flush()
     return 0
 

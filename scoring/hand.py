@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 import json.decoder
+import json.encoder
 import json.scanner
-import operator
 from typing import Any, Final, Iterable, Iterator
 
 from . import decompose as dec
@@ -68,7 +68,8 @@ BOOL_FIELDS: Final = (
     "ankan_chankan",
 )
 INT_FIELDS: Final = ("nukidora", "honba", "kyoutaku")
-_INPUT_COPIED: Final = (*BOOL_FIELDS, *INT_FIELDS, "seat_wind", "round_wind", "dora", "ura")
+_INPUT_COPIED: Final = (*BOOL_FIELDS, *INT_FIELDS, "seat_wind", "round_wind", "dora", "ura", "flags")
+_FLAG_BIT: Final = {name: 1 << i for i, name in enumerate(BOOL_FIELDS)}  # HandInput.flags
 _CHUUREN: Final = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HONORS: Final = frozenset(range(27, 34))
 _TERMINALS: Final = frozenset((0, 8, 9, 17, 18, 26))
@@ -113,6 +114,7 @@ class HandInput:
     nukidora: int
     honba: int
     kyoutaku: int
+    flags: int  # the true BOOL_FIELDS as bits (_FLAG_BIT): one small key for memos
 
     def __init__(self, hand: list[int], win: int, melds: list | None = None) -> None:
         self.hand = hand
@@ -125,6 +127,7 @@ class HandInput:
         self.dora = []
         self.ura = []
         self.nukidora = self.honba = self.kyoutaku = 0
+        self.flags = 0
 
     def but(self, hand: list[int], win: int) -> HandInput:
         """A copy with other tiles in the hand and another winning tile, not won on pocchi."""
@@ -132,6 +135,7 @@ class HandInput:
         for name in _INPUT_COPIED:
             setattr(other, name, getattr(self, name))
         other.pocchi = False
+        other.flags &= ~_FLAG_BIT["pocchi"]
         return other
 
     @property
@@ -339,6 +343,7 @@ def _set_flags(inp: HandInput, line: dict) -> None:
         v = line[name]
         if v is True:
             setattr(inp, name, True)
+            inp.flags |= _FLAG_BIT[name]
         elif v is not None and v is not False:
             bad = True
     if bad:
@@ -498,7 +503,7 @@ _FACT_NAMES: Final = (
 class HandFacts:
     """What is true of the hand as a whole, whatever the reading."""
 
-    __slots__ = _FACT_NAMES
+    __slots__ = (*_FACT_NAMES, "bits")
 
     def __init__(self, inp: HandInput, rules: Rules, conc: tuple, kinds: set):
         """``conc``: the concealed tiles' sorted kinds; ``kinds``: every kind in the hand."""
@@ -527,6 +532,11 @@ class HandFacts:
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
         key = (inp.seat_wind, inp.round_wind, rules.hand.north_yakuhai)
         self.yakuhai = _YAKUHAI.get(key) or _yakuhai(key, inp, rules)
+        bits = 0
+        for i, name in enumerate(_FACT_NAMES[:-1]):  # every flag, not yakuhai (the winds give it)
+            if getattr(self, name):
+                bits |= 1 << i
+        self.bits = bits
 
 
 _YAKUHAI: Final[dict[tuple, frozenset]] = {}
@@ -661,15 +671,16 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
     return plain, ymn
 
 
-_SITUATION: Final = operator.attrgetter(*BOOL_FIELDS, "seat_wind", "round_wind")
-_FACTS: Final = operator.attrgetter(*(f for f in _FACT_NAMES if f != "yakuhai"))
 
 
 def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
     """The situation and whole-hand yaku (``scope`` other than "reading" in the registry).
     They read only the flags, winds, closedness and hand facts, so they are checked once per
     such combination (few recur across a batch) instead of once per hand."""
-    key = ("fixed", _SITUATION(ctx.h), ctx.closed, _FACTS(ctx.f))
+    h = ctx.h
+    # one int: the flags (14 bits), the winds (2 bits each), closedness, the hand facts
+    key = h.flags | (h.seat_wind - 27) << 14 | (h.round_wind - 27) << 16 | ctx.closed << 18
+    key |= ctx.f.bits << 19
     memo = _memo(rules)
     hit = memo.get(key)
     if hit is None:
@@ -1074,6 +1085,27 @@ def _line_text(out: dict) -> str:
     return text.translate(_LINE_BREAKS)
 
 
+_JSON_STR: Final = json.encoder.encode_basestring  # the C function json.dumps uses for a str
+
+
+_ERROR_KEYS: Final = ("id", "ok", "error")
+
+
+def _error_text(out: dict) -> str:
+    """``_line_text(out)`` of an :func:`error_line` dict (a third of a random batch), joined
+    from its parts instead of walking the dict with json.dumps."""
+    err = out["error"]
+    if out["ok"] is not False or tuple(err) != ("code", "message"):
+        return _line_text(out)
+    text = (
+        f'{{"id": {_id_text(out["id"])}, "ok": false, "error": {{"code": {_JSON_STR(err["code"])}, '
+        f'"message": {_JSON_STR(err["message"])}}}}}'
+    )
+    if text.isascii() or not ("\x85" in text or "\u2028" in text or "\u2029" in text):
+        return text
+    return text.translate(_LINE_BREAKS)
+
+
 # json.loads(text) is a Python-level wrapper (BOM test, two whitespace regex matches, the
 # decoder's raw_decode) around the C scanner; a batch line is one object, so the scanner is
 # called directly and anything unusual is handed to json.loads for its answer or its message
@@ -1108,7 +1140,9 @@ def _safe(line, rules) -> str:
     """The output text of one line, with a last guard so one bad line never stops a batch."""
     try:
         got = _scored(line, rules, _result_text)
-        return got if type(got) is str else _line_text(got)
+        if type(got) is str:
+            return got
+        return _error_text(got) if tuple(got) == _ERROR_KEYS else _line_text(got)
     except Exception as e:  # noqa: BLE001 - a bug must not kill the rest of the batch
         line_id = line.get("id") if isinstance(line, dict) else None
         return _line_text(

@@ -170,7 +170,7 @@ def test_unknown_subcommand_and_help():
     assert "batch" in helptext and "hand" in helptext
 
 
-def test_input_is_cut_into_pieces_only_at_line_ends(monkeypatch):
+def test_input_is_cut_into_pieces_only_at_line_ends():
     """Pieces of the input end at newlines, whatever the read size: a line longer than a
     piece, blank lines and a last line without a newline all come through whole."""
     import io
@@ -185,9 +185,33 @@ def test_input_is_cut_into_pieces_only_at_line_ends(monkeypatch):
     assert [line for p in pieces for line in p.split(b"\n") if line] == [
         b'{"id": 1}', long_line, b'{"id": 2}'
     ]
-    monkeypatch.setattr(cli, "_WORKER_RULES", "netmahjong")
-    out = [json.loads(x) for x in cli._score_chunk(data).decode().splitlines()]
+    out = [json.loads(x) for x in cli._score_chunk(data, "netmahjong").decode().splitlines()]
     assert [o["id"] for o in out] == [1, None, "x" * 300, 2]  # the blank line is answered too
+    shares = cli._shares(data, 3)
+    assert b"".join(shares) == data and all(p.endswith(b"\n") for p in shares[:-1])
+
+
+def test_a_worker_that_dies_loses_no_line():
+    """A forked worker killed mid-share (here: it exits at once) has its share scored by
+    the parent instead; every line is answered once, in order."""
+    import io
+    import os
+
+    from scoring import cli
+
+    parent = os.getpid()
+
+    def score(share, rules):
+        if os.getpid() != parent and b'"id": 3' in share:
+            os._exit(9)  # as if killed
+        return cli._score_chunk(share, rules)
+
+    lines = [json.dumps(dict(RIICHI_TANYAO, id=i)) + "\n" for i in range(6)]
+    shares = [("".join(lines[i:i + 2])).encode() for i in range(0, 6, 2)]
+    out = io.BytesIO()
+    cli.score_shares(shares, "netmahjong", out, score)
+    got = [json.loads(x) for x in out.getvalue().decode().splitlines()]
+    assert [o["id"] for o in got] == list(range(6)) and all(o["ok"] for o in got)
 
 
 def test_scoring_leaves_no_reference_cycles():
