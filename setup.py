@@ -14,6 +14,7 @@ two agree and that the compiled files are not older than their source.
 
 from __future__ import annotations
 
+import compileall
 import os
 import sys
 
@@ -33,6 +34,9 @@ COMPILED = [
 ]
 
 
+PACKAGES = ["scoring", "tablectl", "web", "hardware_sim"]
+
+
 def _warn(message: str) -> None:
     print(f"jantaku: {message}; installing the pure-Python scoring modules (same results, slower)",
           file=sys.stderr)
@@ -48,6 +52,12 @@ class OptionalBuildExt(build_ext):
         except Exception as e:  # noqa: BLE001 - any build failure falls back to Python
             _warn(f"compiling the scoring core failed ({e})")
             self._remove_built()
+        if getattr(self, "editable_mode", False) or self.inplace:
+            # pip byte-compiles a normal install, not an editable one: do it here, so that
+            # each `python -m scoring` starts without compiling its Python modules, even
+            # where PYTHONDONTWRITEBYTECODE keeps Python from caching them itself
+            for package in PACKAGES:
+                compileall.compile_dir(package, quiet=2)
 
     def _remove_built(self) -> None:
         for ext in self.extensions:  # the in-place path when building in place (pip install -e)

@@ -83,6 +83,12 @@ _REDS: Final = frozenset((34, 35, 36))
 class HandError(ScoringError):
     """A hand that parses but cannot be won (not_agari, no_yaku, below_minimum)."""
 
+    def __init__(self, message: str, code: str) -> None:
+        # ScoringError.__init__'s work, here so that it is compiled with this module
+        Exception.__init__(self, message)
+        self.message = message
+        self.code = code
+
 
 class HandInput:
     """A parsed, validated input line. Tiles are tile ints (see :mod:`scoring.tiles`).
@@ -803,12 +809,21 @@ def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
 
 def evaluate(inp: HandInput, rules: Rules) -> HandResult:
     """Score a parsed hand; raise :class:`HandError` if it is not a win or has no yaku."""
+    res = outcome(inp, rules)
+    if isinstance(res, HandError):
+        raise res
+    return res
+
+
+def outcome(inp: HandInput, rules: Rules) -> HandResult | HandError:
+    """:func:`evaluate` that returns the :class:`HandError` instead of raising it (a third of
+    a random batch cannot be won, and raising costs more than returning)."""
     if inp.pocchi:
         return _evaluate_pocchi(inp, rules)
     return _evaluate_tiles(inp, rules)
 
 
-def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
+def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult | HandError:
     kinds = _KIND_OF  # a dict's bound __getitem__: map calls it far faster than a tuple's
     conc = tuple(sorted(map(kinds, inp.hand)))  # in C: a 34-count list would be a Python loop
     tiles = inp.hand + [t for m in inp.melds for t in m.tiles] if inp.melds else inp.hand
@@ -817,8 +832,8 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     ctxs = contexts(inp, rules, conc, facts)
     if not ctxs:
         if inp.ankan_chankan:
-            raise HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
-        raise HandError(
+            return HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
+        return HandError(
             "these tiles are not a winning hand "
             "(four sets and a pair, seven pairs or thirteen orphans)",
             "not_agari",
@@ -837,7 +852,7 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     if not cands:
         extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
         need = rules.hand.min_han
-        raise HandError(
+        return HandError(
             f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku"
         )
     best = _best(cands, rules, inp)
@@ -856,19 +871,17 @@ def _pocchi_choices(inp: HandInput, rules: Rules) -> list[int]:
     return out
 
 
-def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
+def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult | HandError:
     """The pocchi is wild: try every tile in its place and keep the best (002 4B/3B 白ポッチ)."""
     rest = list(inp.hand)
     rest.remove(inp.win)
-    best, err = None, None
+    best: HandResult | None = None
     for t in _pocchi_choices(inp, rules):
         sub = inp.but(rest + [t], t)
         if counts34(sub.hand + [x for m in sub.melds for x in m.tiles])[kind(t)] > 4:
             continue
-        try:
-            res = _evaluate_tiles(sub, rules)
-        except HandError as e:
-            err = err or e
+        res = _evaluate_tiles(sub, rules)
+        if isinstance(res, HandError):
             continue
         res.pocchi_as = t
         res.facts["pocchi"] = 1
@@ -879,7 +892,7 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
         ):
             best = res
     if best is None:
-        raise HandError(
+        return HandError(
             "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari"
         )
     return best
@@ -1048,7 +1061,10 @@ def _scored(line, rules, render):
             out = mcr.score_hand(line, rules)
             return out if "id" in out else {"id": line_id, **out}  # the contract echoes every id
         inp = parse_input(line, rules)
-        return render(line_id, inp, evaluate(inp, rules), rules)
+        res = outcome(inp, rules)
+        if isinstance(res, HandError):
+            return error_line(line_id, res.code, res.message)
+        return render(line_id, inp, res, rules)
     except ScoringError as e:
         code = (
             e.code
