@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields
-from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -762,9 +761,14 @@ PRESET_IDS = (
 )
 
 
+_PRESET_DIR = Path(__file__).with_name("presets")
+
+
 def _preset_text(preset: str) -> str:
     try:
-        return resources.files("scoring.presets").joinpath(f"{preset}.toml").read_text("utf-8")
+        # a plain path, not importlib.resources (whose imports cost every run more than the
+        # read): the presets are files installed beside this module (package data)
+        return (_PRESET_DIR / f"{preset}.toml").read_text("utf-8")
     except (FileNotFoundError, OSError):
         raise RulesError(
             f"unknown rule preset {preset!r}: choose one of {', '.join(PRESET_IDS)} "
