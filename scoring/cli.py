@@ -17,6 +17,7 @@ import gc
 import importlib
 import json
 import os
+import stat
 import sys
 
 from .errors import ScoringError
@@ -118,42 +119,95 @@ def _score_chunk(data: bytes, rules) -> bytes:
     return "".join([text + "\n" for text in score_batch(lines, rules)]).encode("utf-8")
 
 
-def score_shares(shares: list[bytes], rules, out, score=_score_chunk) -> None:
-    """Write the scores of ``shares`` to ``out`` in order: the first is scored here while a
-    forked child scores each other one into a temporary file. Forking shares the loaded
-    engine and its warm caches with no copying or pickling; a child that dies (killed, out
-    of memory) has its share scored here instead, so no line is lost or answered twice."""
+def score_shares(sources: list, rules, out, score=_score_chunk) -> None:
+    """Write the scores of every share of the input to ``out``, in order. A share is a
+    function giving its input pieces (bytes of whole lines); the first is scored here while
+    a forked child scores each other one into a spool. Forking shares the loaded engine and
+    its warm caches with no copying or pickling. A child that dies (killed, out of memory)
+    has its share scored here instead, from the start, so no line is lost or answered twice."""
     children = []
-    for share in shares[1:]:
+    for source in sources[1:]:
         spool = _spool()
         pid = os.fork()
         if pid == 0:  # the child: score, write, leave without running the parent's exit code
             code = 1
             try:
-                spool.write(score(share, rules))
+                for data in source():
+                    spool.write(score(data, rules))
                 spool.flush()
                 code = 0
             finally:
                 os._exit(code)
-        children.append((pid, spool, share))
-    out.write(score(shares[0], rules))
-    for pid, spool, share in children:
+        children.append((pid, spool, source))
+    for data in sources[0]():
+        out.write(score(data, rules))
+    for pid, spool, source in children:
         _, status = os.waitpid(pid, 0)
         with spool:
             if status == 0:
                 spool.seek(0)
-                out.write(spool.read())
+                while block := spool.read(1 << 20):
+                    out.write(block)
             else:
-                out.write(score(share, rules))
+                for data in source():
+                    out.write(score(data, rules))
 
 
 def _spool():
-    """An anonymous file for a child's output: in memory where Linux offers it."""
-    if hasattr(os, "memfd_create"):
-        return open(os.memfd_create("jantaku-batch-share"), "w+b")
+    """An anonymous temporary file for a child's output."""
     import tempfile
 
     return tempfile.TemporaryFile()
+
+
+class _Range:
+    """Bytes ``start``..``end`` of a file, read by offset (``os.pread``), so that each worker
+    reads its own share of a file on stdin without moving a shared file position."""
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self.fd, self.pos, self.end = fd, start, end
+
+    def read(self, n: int) -> bytes:
+        n = min(n, self.end - self.pos)
+        data = os.pread(self.fd, n, self.pos) if n > 0 else b""
+        self.pos += len(data)
+        return data
+
+
+def _file_region(stream) -> tuple[int, int] | None:
+    """``(position, size)`` of a regular file on ``stream``; None for a pipe or terminal."""
+    try:
+        fd = stream.fileno()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return os.lseek(fd, 0, os.SEEK_CUR), st.st_size
+    except (OSError, ValueError):  # no file descriptor, or one that cannot seek
+        return None
+
+
+def _cuts(fd: int, start: int, end: int, n: int) -> list[int]:
+    """Offsets cutting bytes ``start``..``end`` of a file after line ends into at most
+    ``n`` parts of about equal size: ``[start, ..., end]``."""
+    cuts = [start]
+    for i in range(1, n):
+        pos = max(start + (end - start) * i // n, cuts[-1])
+        while pos < end:  # on to the end of the line under the even split
+            block = os.pread(fd, 1 << 16, pos)
+            if not block:
+                pos = end
+                break
+            line_end = block.find(b"\n")
+            if line_end >= 0:
+                pos += line_end + 1
+                break
+            pos += len(block)
+        if pos >= end:
+            break
+        if pos > cuts[-1]:
+            cuts.append(pos)
+    cuts.append(end)
+    return cuts
 
 
 def _quiet_gc() -> None:
@@ -168,8 +222,9 @@ def _quiet_gc() -> None:
 def run_batch(args: argparse.Namespace) -> int:
     """One output line per input line, in order; bad lines become ``ok: false`` lines.
 
-    The input is read a round at a time; a round large enough is shared out among
-    ``--workers`` processes (this one and forked children), a small one is scored here.
+    With ``--workers`` above 1, a file on stdin is cut into that many shares, each read
+    and scored by its own process (this one and forked children); piped input is read a
+    round at a time and each round shared out the same way. Small input is scored here.
     """
     from .rules import load_rules
 
@@ -177,14 +232,30 @@ def run_batch(args: argparse.Namespace) -> int:
     _quiet_gc()
     workers = max(1, args.workers or min(os.cpu_count() or 1, 4))
     out = sys.stdout.buffer  # UTF-8 whatever the locale says
-    for data in _chunks(sys.stdin.buffer, ROUND):
-        n = min(workers, len(data) // MIN_SHARE)
-        if n < 2:
-            out.write(_score_chunk(data, rules))
-        else:
-            score_shares(_shares(data, n), rules, out)
+    region = _file_region(sys.stdin.buffer)
+    if region is not None and workers > 1:
+        fd, (start, end) = sys.stdin.buffer.fileno(), region
+        cuts = _cuts(fd, start, end, max(1, min(workers, (end - start) // MIN_SHARE)))
+        score_shares([_pieces_of(fd, a, b) for a, b in zip(cuts, cuts[1:])], rules, out)
+    else:
+        for data in _chunks(sys.stdin.buffer, ROUND):
+            n = min(workers, len(data) // MIN_SHARE)
+            if n < 2:
+                out.write(_score_chunk(data, rules))
+            else:
+                score_shares([_given(x) for x in _shares(data, n)], rules, out)
     out.flush()
     return 0
+
+
+def _pieces_of(fd: int, start: int, end: int):
+    """A share of a file: its pieces read afresh each time it is asked for."""
+    return lambda: _chunks(_Range(fd, start, end), ROUND)
+
+
+def _given(data: bytes):
+    """A share already in memory."""
+    return lambda: (data,)
 
 
 # --------------------------------------------------------------------------- hand

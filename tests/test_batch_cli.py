@@ -209,7 +209,7 @@ def test_a_worker_that_dies_loses_no_line():
     lines = [json.dumps(dict(RIICHI_TANYAO, id=i)) + "\n" for i in range(6)]
     shares = [("".join(lines[i:i + 2])).encode() for i in range(0, 6, 2)]
     out = io.BytesIO()
-    cli.score_shares(shares, "netmahjong", out, score)
+    cli.score_shares([cli._given(x) for x in shares], "netmahjong", out, score)
     got = [json.loads(x) for x in out.getvalue().decode().splitlines()]
     assert [o["id"] for o in got] == list(range(6)) and all(o["ok"] for o in got)
 
@@ -239,3 +239,41 @@ def test_scoring_leaves_no_reference_cycles():
     assert len(out) == len(riichi) + len(odd) + len(mcr)
     assert any('"ok": true' in o for o in out[-len(mcr):])  # the MCR lines were scored
     assert found == 0, f"{found} objects were only reachable through reference cycles"
+
+
+def test_a_file_on_stdin_is_shared_out_by_offset_with_the_same_result(tmp_path):
+    """A file on stdin is cut into one share per worker, each read by its own process;
+    the lines come out as one process gives them, whatever the number of workers."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_oracle_riichi import lines as random_lines
+
+    path = tmp_path / "hands.jsonl"
+    path.write_text("".join(json.dumps(dict(x, id=i)) + "\n" for i, x in enumerate(random_lines(2500, 9))))
+    outs = []
+    for workers in ("1", "2", "3"):
+        with open(path, "rb") as stdin:
+            proc = subprocess.run([sys.executable, "-m", "scoring", "batch", "--workers", workers],
+                                  stdin=stdin, capture_output=True, cwd=ROOT, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1] == outs[2] and outs[0].count(b"\n") == 2500
+    assert [json.loads(x)["id"] for x in outs[0].splitlines()] == list(range(2500))
+
+
+def test_file_shares_are_cut_after_line_ends(tmp_path):
+    import os
+
+    from scoring import cli
+
+    data = b"".join(b"x" * (i % 7) + b"\n" for i in range(50)) + b"y" * 5000 + b"\n" + b"z"
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data)
+    with open(path, "rb") as f:
+        for n in range(1, 6):
+            cuts = cli._cuts(f.fileno(), 0, len(data), n)
+            assert cuts[0] == 0 and cuts[-1] == len(data) and len(cuts) <= n + 1
+            assert all(a < b for a, b in zip(cuts, cuts[1:]))
+            assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])
+            parts = [b"".join(cli._pieces_of(f.fileno(), a, b)()) for a, b in zip(cuts, cuts[1:])]
+            assert b"".join(parts) == data
+        assert os.lseek(f.fileno(), 0, os.SEEK_CUR) == 0  # read by offset: the position stays
