@@ -15,6 +15,7 @@ two agree and that the compiled files are not older than their source.
 from __future__ import annotations
 
 import compileall
+import glob
 import os
 import sys
 
@@ -40,6 +41,16 @@ PACKAGES = ["scoring", "tablectl", "web", "hardware_sim"]
 def _warn(message: str) -> None:
     print(f"jantaku: {message}; installing the pure-Python scoring modules (same results, slower)",
           file=sys.stderr)
+    _remove_in_tree()
+
+
+def _remove_in_tree() -> None:
+    """Delete compiled files an earlier install left beside the sources: they would be
+    imported in place of the plain modules this install falls back to."""
+    patterns = [p.removesuffix(".py") + ".*.so" for p in COMPILED] + ["scoring/_native__mypyc.*.so"]
+    for pattern in patterns:
+        for path in glob.glob(pattern):
+            os.remove(path)
 
 
 class OptionalBuildExt(build_ext):
@@ -68,6 +79,7 @@ class OptionalBuildExt(build_ext):
 
 def _ext_modules() -> list:
     if os.environ.get("JANTAKU_PURE_PYTHON"):
+        _remove_in_tree()
         return []
     try:
         from mypyc.build import mypycify

@@ -1,6 +1,7 @@
 """Scoring speed: ``python -m scoring batch`` against the ``mahjong`` library, same hands, one run.
 
-    python benchmarks/bench_scoring.py [--hands 20000 100000] [--seed 1] [--repeat 3] [--mcr-hands 20000]
+    python benchmarks/bench_scoring.py [--hands 20000 100000] [--seed 1] [--repeat 3]
+                                       [--mcr-hands 20000]
 
 Riichi: N seeded random complete hands (the generator of
 tests/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
@@ -15,8 +16,9 @@ processes against the library on one core, as a user sees it) and by CPU
 time (work per hand, whatever the number of cores and however busy the
 machine); the target is ratio >= 5. The command's start-up (Python, imports, rules) is
 timed on empty input and printed: it is paid once per run, so the rate of a small batch
-is lower than that of a large one, and two sizes are measured. Each side runs ``--repeat`` times, interleaved,
-and its best run counts: on a shared machine a run can only be slowed by others, never
+is lower than that of a large one, and two sizes are measured. Each side runs
+``--repeat`` times, interleaved, and its best run counts: on a shared machine a run can
+only be slowed by others, never
 sped up, so the best run is the closest to what the code itself costs.
 
 MCR: benchmarks/bench_mcr.py's :func:`measure` times ``python -m scoring

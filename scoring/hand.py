@@ -68,7 +68,8 @@ BOOL_FIELDS: Final = (
     "ankan_chankan",
 )
 INT_FIELDS: Final = ("nukidora", "honba", "kyoutaku")
-_INPUT_COPIED: Final = (*BOOL_FIELDS, *INT_FIELDS, "seat_wind", "round_wind", "dora", "ura", "flags")
+_INPUT_COPIED: Final = (*BOOL_FIELDS, *INT_FIELDS, "seat_wind", "round_wind", "dora", "ura",
+                         "flags")
 _FLAG_BIT: Final = {name: 1 << i for i, name in enumerate(BOOL_FIELDS)}  # HandInput.flags
 _CHUUREN: Final = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HONORS: Final = frozenset(range(27, 34))
@@ -262,7 +263,8 @@ def _fast_tiles(text: str) -> tuple | None:
     hit = _PARSED.get(text)
     if hit is not None:
         return hit
-    pieces = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,").split(",")
+    cut = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,")
+    pieces = cut.split(",")
     if pieces.pop():  # the text must end with a suit letter
         return None
     out: tuple = ()
@@ -675,8 +677,6 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
         if han:
             plain.append((y.id, n * han))
     return plain, ymn
-
-
 
 
 def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:

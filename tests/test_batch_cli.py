@@ -248,7 +248,8 @@ def test_a_file_on_stdin_is_shared_out_by_offset_with_the_same_result(tmp_path):
     from test_oracle_riichi import lines as random_lines
 
     path = tmp_path / "hands.jsonl"
-    path.write_text("".join(json.dumps(dict(x, id=i)) + "\n" for i, x in enumerate(random_lines(2500, 9))))
+    hands = random_lines(2500, 9)
+    path.write_text("".join(json.dumps(dict(x, id=i)) + "\n" for i, x in enumerate(hands)))
     outs = []
     for workers in ("1", "2", "3"):
         with open(path, "rb") as stdin:
@@ -272,8 +273,9 @@ def test_file_shares_are_cut_after_line_ends(tmp_path):
         for n in range(1, 6):
             cuts = cli._cuts(f.fileno(), 0, len(data), n)
             assert cuts[0] == 0 and cuts[-1] == len(data) and len(cuts) <= n + 1
-            assert all(a < b for a, b in zip(cuts, cuts[1:]))
+            assert all(a < b for a, b in zip(cuts, cuts[1:], strict=False))
             assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])
-            parts = [b"".join(cli._pieces_of(f.fileno(), a, b)()) for a, b in zip(cuts, cuts[1:])]
+            bounds = zip(cuts, cuts[1:], strict=False)
+            parts = [b"".join(cli._pieces_of(f.fileno(), a, b)()) for a, b in bounds]
             assert b"".join(parts) == data
         assert os.lseek(f.fileno(), 0, os.SEEK_CUR) == 0  # read by offset: the position stays

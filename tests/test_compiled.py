@@ -49,9 +49,9 @@ def built_file(module: str) -> Path | None:
 
 @pytest.mark.skipif(bool(os.environ.get("JANTAKU_PURE_PYTHON")), reason="pure-Python install")
 def test_the_scoring_core_runs_compiled():
+    built = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     not_compiled = [
-        m for m in compiled_modules()
-        if not importlib.import_module(m).__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+        m for m in compiled_modules() if not importlib.import_module(m).__file__.endswith(built)
     ]
     assert not not_compiled, (
         f"{not_compiled} run as plain Python: reinstall with `pip install -e .` (it needs a C "
@@ -98,8 +98,10 @@ def test_the_plain_python_modules_give_the_same_lines(tmp_path):
     text = _batch_lines().encode("utf-8")
     compiled = subprocess.run([sys.executable, "-m", "scoring", "batch"], input=text,
                               capture_output=True, cwd=ROOT, timeout=300)
-    where = subprocess.run([sys.executable, "-S", "-c", "import scoring.hand; print(scoring.hand.__file__)"],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    where = subprocess.run(
+        [sys.executable, "-S", "-c", "import scoring.hand; print(scoring.hand.__file__)"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )
     assert where.stdout.strip() == str(tmp_path / "scoring" / "hand.py")
     plain = subprocess.run([sys.executable, "-S", "-m", "scoring", "batch"], input=text,
                            capture_output=True, cwd=tmp_path, timeout=300)
