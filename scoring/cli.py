@@ -93,17 +93,25 @@ def _chunks(stream, size: int):
         yield b"".join(held)
 
 
+def _cut_points(start: int, end: int, n: int, after_line_end) -> list[int]:
+    """``[start, ..., end]``: offsets cutting ``start``..``end`` into at most ``n`` parts of
+    about equal size, each cut moved on to ``after_line_end(pos)``, the offset just past the
+    first newline at or after ``pos`` (``end`` if there is none)."""
+    cuts = [start]
+    for i in range(1, n):
+        pos = after_line_end(max(start + (end - start) * i // n, cuts[-1]))
+        if pos >= end:
+            break
+        if pos > cuts[-1]:
+            cuts.append(pos)
+    cuts.append(end)
+    return cuts
+
+
 def _shares(data: bytes, n: int) -> list[bytes]:
     """``data`` cut at line ends into at most ``n`` pieces of about equal size, in order."""
-    out, start = [], 0
-    for i in range(1, n):
-        cut = data.find(b"\n", len(data) * i // n) + 1
-        if cut <= start:
-            continue
-        out.append(data[start:cut])
-        start = cut
-    out.append(data[start:])
-    return [x for x in out if x]
+    cuts = _cut_points(0, len(data), n, lambda pos: data.find(b"\n", pos) + 1 or len(data))
+    return [data[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
 
 
 def _score_chunk(data: bytes, rules) -> bytes:
@@ -197,34 +205,26 @@ def _file_region(stream) -> tuple[int, int] | None:
 
 
 def _cuts(fd: int, start: int, end: int, n: int) -> list[int]:
-    """Offsets cutting bytes ``start``..``end`` of a file after line ends into at most
-    ``n`` parts of about equal size: ``[start, ..., end]``."""
-    cuts = [start]
-    for i in range(1, n):
-        pos = max(start + (end - start) * i // n, cuts[-1])
-        while pos < end:  # on to the end of the line under the even split
+    """:func:`_cut_points` of bytes ``start``..``end`` of a file, read by offset."""
+
+    def after_line_end(pos: int) -> int:
+        while pos < end:
             block = os.pread(fd, 1 << 16, pos)
             if not block:
-                pos = end
                 break
             line_end = block.find(b"\n")
             if line_end >= 0:
-                pos += line_end + 1
-                break
+                return pos + line_end + 1
             pos += len(block)
-        if pos >= end:
-            break
-        if pos > cuts[-1]:
-            cuts.append(pos)
-    cuts.append(end)
-    return cuts
+        return end
+
+    return _cut_points(start, end, n, after_line_end)
 
 
 def _quiet_gc() -> None:
     # Scoring makes no reference cycles (tests/test_batch_cli.py checks), so reference
     # counting frees everything and the cyclic collector's passes over the many small
     # objects of each line (about a tenth of the run) find nothing: it is switched off.
-    gc.freeze()
     gc.disable()
 
 

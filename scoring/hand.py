@@ -1095,7 +1095,11 @@ def _line_text(out: dict) -> str:
     """One JSON line. Japanese stays readable, but the characters some readers take for a
     line break (NEL, LS, PS; control characters json escapes already) are written escaped,
     so one result is always exactly one line for any reader."""
-    text = json.dumps(out, ensure_ascii=False)
+    return _one_line(json.dumps(out, ensure_ascii=False))
+
+
+def _one_line(text: str) -> str:
+    """``text`` with NEL, LS and PS escaped (json leaves them raw)."""
     if text.isascii() or not ("\x85" in text or "\u2028" in text or "\u2029" in text):
         return text  # three substring scans cost far less than translate's per-character map
     return text.translate(_LINE_BREAKS)
@@ -1113,13 +1117,10 @@ def _error_text(out: dict) -> str:
     err = out["error"]
     if out["ok"] is not False or tuple(err) != ("code", "message"):
         return _line_text(out)
-    text = (
+    return _one_line(
         f'{{"id": {_id_text(out["id"])}, "ok": false, "error": {{"code": {_JSON_STR(err["code"])}, '
         f'"message": {_JSON_STR(err["message"])}}}}}'
     )
-    if text.isascii() or not ("\x85" in text or "\u2028" in text or "\u2029" in text):
-        return text
-    return text.translate(_LINE_BREAKS)
 
 
 # json.loads(text) is a Python-level wrapper (BOM test, two whitespace regex matches, the
