@@ -8,7 +8,7 @@ twice as fast (see the README's performance table).
 
 The build is optional: with ``JANTAKU_PURE_PYTHON=1``, or where mypyc or a C
 compiler is missing, the install goes on with the plain Python modules, which
-give the same results, only slower. ``tests/test_compiled.py`` checks that the
+give the same results, only slower. ``tests/scoring/test_compiled.py`` checks that the
 two agree and that the compiled files are not older than their source.
 """
 

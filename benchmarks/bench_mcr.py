@@ -2,7 +2,7 @@
 
     python benchmarks/bench_mcr.py [--hands 20000] [--seed 1]
 
-N seeded random MCR winning hands (the generator of tests/mcr_support.py:
+N seeded random MCR winning hands (the generator of tests/support/mcr.py:
 melded and concealed, kongs, honours, knitted hands, seven pairs, thirteen
 orphans, nine gates, flowers, every win condition) are written to a JSONL
 file. Three timings:
@@ -31,9 +31,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from mcr_support import oracle_call, random_hands  # noqa: E402
+from tests.support.mcr import oracle_call, random_hands  # noqa: E402
 
 from scoring.mcr import score_hand  # noqa: E402
 from scoring.rules import load_rules  # noqa: E402

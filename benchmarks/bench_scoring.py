@@ -4,7 +4,7 @@
                                        [--mcr-hands 20000]
 
 Riichi: N seeded random complete hands (the generator of
-tests/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
+tests/scoring/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
 red fives, riichi, dora, ura ...) are written to a JSONL file. Our side is
 the real command, a subprocess reading that file on stdin and writing
 results to a file (start-up included). The library's side reads the same
@@ -40,14 +40,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from mahjong.hand_calculating.hand import HandCalculator  # noqa: E402
 from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules  # noqa: E402
 from mahjong.meld import Meld  # noqa: E402
 from mahjong.tile import TilesConverter  # noqa: E402
 
-from test_oracle_riichi import OPTIONS, lines as random_lines  # noqa: E402
+from tests.scoring.test_oracle_riichi import OPTIONS, lines as random_lines  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_mcr  # noqa: E402

@@ -25,11 +25,11 @@ from .errors import ScoringError
 
 # name -> (help, module, add_arguments function, run function); add a subcommand by adding a line
 SUBCOMMANDS: dict[str, tuple[str, str, str, str]] = {
-    "batch": ("score JSON lines from stdin to stdout (contracts/scoring-batch.md)",
+    "batch": ("score JSON lines from stdin to stdout (docs/contracts/scoring-batch.md)",
               "scoring.cli", "add_batch_arguments", "run_batch"),
     "hand": ("score one hand and explain it: yaku, fu line by line, payments",
              "scoring.cli", "add_hand_arguments", "run_hand"),
-    "game": ("replay a game's events (JSON lines) to its hands and settlement (contracts/game-events.md)",
+    "game": ("replay a game's events (JSON lines) to its hands and settlement (docs/contracts/game-events.md)",
              "scoring.game", "add_arguments", "run"),
     "rules-doc": ("write docs/rules.md from the rules schema, the presets and the yaku registry",
                   "scoring.docs", "add_arguments", "run"),
@@ -222,7 +222,7 @@ def _cuts(fd: int, start: int, end: int, n: int) -> list[int]:
 
 
 def _quiet_gc() -> None:
-    # Scoring makes no reference cycles (tests/test_batch_cli.py checks), so reference
+    # Scoring makes no reference cycles (tests/scoring/test_batch_cli.py checks), so reference
     # counting frees everything and the cyclic collector's passes over the many small
     # objects of each line (about a tenth of the run) find nothing: it is switched off.
     gc.disable()

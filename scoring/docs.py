@@ -132,7 +132,7 @@ def _yaku_section() -> list[str]:
     lines = [
         "## Yaku ids",
         "",
-        "The stable ids of the batch output's `yaku` list (contracts/scoring-batch.md). "
+        "The stable ids of the batch output's `yaku` list (docs/contracts/scoring-batch.md). "
         "Han are the standard closed/open values; presets change them through the switches named.",
         "",
     ]

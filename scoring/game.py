@@ -1,4 +1,4 @@
-"""Replay a game from its events (contract: ``shared/contracts/game-events.md``).
+"""Replay a game from its events (contract: ``docs/contracts/game-events.md``).
 
 A game is a list of events (``start``, ``win``, ``draw``, ``abort``,
 ``chombo``, ``penalty``, ``end``).  :func:`replay` applies them one by one

@@ -1,4 +1,4 @@
-"""Score one MCR hand from a batch line (``/work/shared/contracts/scoring-batch.md``, MCR).
+"""Score one MCR hand from a batch line (``docs/contracts/scoring-batch.md``, MCR).
 
 :func:`score_hand` never raises for bad input: it returns
 ``{"ok": false, "error": {"code", "message"}}`` with a sentence a person can

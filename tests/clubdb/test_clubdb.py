@@ -1,0 +1,168 @@
+"""The club file as both processes open it: pragmas, shared connections, write
+transactions and named migration sets recorded in one table."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+import clubdb
+from clubdb import Migrations, connect, migrate, open_shared, shared, write_tx
+
+
+def test_every_connection_is_durable_and_checked(tmp_path):
+    db = connect(tmp_path / "c.sqlite")
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == clubdb.BUSY_TIMEOUT_MS
+
+
+def test_sets_apply_in_the_order_given_each_step_once(tmp_path):
+    first, second = Migrations("first"), Migrations("second")
+
+    @first
+    def create_a(db):
+        db.execute("CREATE TABLE a (x)")
+
+    @second
+    def create_b(db):
+        db.execute("CREATE TABLE b (x REFERENCES a(x))")
+
+    @first
+    def add_a_y(db):
+        db.execute("ALTER TABLE a ADD COLUMN y")
+
+    db = connect(tmp_path / "m.sqlite")
+    assert migrate(db, [first, second]) == ["first:create_a", "first:add_a_y", "second:create_b"]
+    assert migrate(db, [first, second]) == []
+    rows = db.execute("SELECT migration_set, name FROM clubdb_migrations ORDER BY rowid").fetchall()
+    assert rows == [("first", "create_a"), ("first", "add_a_y"), ("second", "create_b")]
+
+
+def test_a_failing_step_rolls_back_and_stays_pending(tmp_path):
+    mset = Migrations("t")
+
+    @mset
+    def good(db):
+        db.execute("CREATE TABLE good (x)")
+
+    @mset
+    def bad(db):
+        db.execute("CREATE TABLE half_done (x)")
+        raise RuntimeError("boom")
+
+    db = connect(tmp_path / "m.sqlite")
+    with pytest.raises(RuntimeError):
+        migrate(db, [mset])
+    assert "half_done" not in db.table_names() and "good" in db.table_names()
+    assert db.execute("SELECT name FROM clubdb_migrations").fetchall() == [("good",)]
+
+
+def test_a_step_name_cannot_be_used_twice_in_a_set():
+    mset = Migrations("t")
+
+    @mset
+    def step(db):  # pragma: no cover - never applied
+        pass
+
+    with pytest.raises(ValueError, match="already has a step 'step'"):
+        mset(step)
+
+
+def test_a_step_an_older_schema_table_recorded_is_adopted_not_rerun(tmp_path):
+    db = connect(tmp_path / "old.sqlite")
+    db.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    db.execute("INSERT INTO migrations VALUES (100, 'core', 'then')")
+    db.execute("CREATE TABLE players (id)")
+    mset = Migrations("games")
+
+    @mset(legacy=("migrations", "number", 100))
+    def create_core(db):
+        db.execute("CREATE TABLE players (id)")  # would fail: the table exists
+
+    @mset(legacy=("migrations", "number", 101))
+    def create_more(db):
+        db.execute("CREATE TABLE more (id)")
+
+    assert migrate(db, [mset]) == ["games:create_more"]
+    assert {r[0] for r in db.execute("SELECT name FROM clubdb_migrations")} == {
+        "create_core", "create_more"}
+
+
+def test_two_processes_worth_of_migrators_apply_each_step_once(tmp_path):
+    path = tmp_path / "race.sqlite"
+    mset = Migrations("race")
+    runs = []
+
+    @mset
+    def create(db):
+        runs.append(1)
+        db.execute("CREATE TABLE r (x)")
+
+    errors = []
+
+    def go():
+        try:
+            migrate(connect(path), [mset])
+        except Exception as e:  # pragma: no cover - the failure is reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=go) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and runs == [1]
+
+
+def test_write_tx_is_all_or_nothing_and_nests_as_a_savepoint(tmp_path):
+    db = connect(tmp_path / "w.sqlite")
+    db.execute("CREATE TABLE t (x)")
+    with pytest.raises(RuntimeError):
+        with write_tx(db):
+            db.execute("INSERT INTO t VALUES (1)")
+            raise RuntimeError("the change failed")
+    with write_tx(db):
+        db.execute("INSERT INTO t VALUES (2)")
+        with pytest.raises(RuntimeError):
+            with write_tx(db):
+                db.execute("INSERT INTO t VALUES (3)")
+                raise RuntimeError("inner")
+    assert [r[0] for r in db.execute("SELECT x FROM t")] == [2]
+
+
+def test_shared_is_one_connection_per_thread_and_file(tmp_path):
+    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    assert shared(a) is shared(str(a)) and shared(a) is not shared(b)
+    other = []
+    t = threading.Thread(target=lambda: other.append(shared(a)))
+    t.start()
+    t.join()
+    assert other[0] is not shared(a)
+    clubdb.close_shared()
+
+
+def test_a_thread_keeps_a_bounded_number_of_files_open(tmp_path):
+    dbs = [shared(tmp_path / f"{i}.sqlite") for i in range(clubdb.SHARED_PER_THREAD + 2)]
+    with pytest.raises(sqlite3.ProgrammingError):
+        dbs[0].execute("SELECT 1")  # the least recently used one was closed
+    assert dbs[-1].execute("SELECT 1").fetchone() == (1,)
+    clubdb.close_shared()
+
+
+def test_open_shared_migrates_once_per_process(tmp_path):
+    mset = Migrations("once")
+    runs = []
+
+    @mset
+    def create(db):
+        runs.append(1)
+        db.execute("CREATE TABLE o (x)")
+
+    path = tmp_path / "o.sqlite"
+    assert open_shared(path, [mset]) is open_shared(path, [mset])
+    assert runs == [1] and "o" in open_shared(path, [mset]).table_names()
+    clubdb.close_shared()

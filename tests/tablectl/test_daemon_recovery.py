@@ -1,0 +1,166 @@
+"""kill -9 of the daemon mid-command, then a restart: nothing is lost and nothing
+repeated (docs/protocol.md, "Host recovery"). Checked against the simulator's own
+count of executed commands."""
+
+import random
+import time
+
+import pytest
+
+from tablectl import store
+from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
+
+
+@pytest.fixture
+def rig(tmp_path):
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02)  # 1.4 s cycles
+    daemon = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        yield daemon, sim
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        sim.stop()
+
+
+def test_kill9_mid_cycle_neither_loses_nor_repeats(rig):
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    cid = store.request_command(daemon.db, "t1", "cycle")
+    sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+    row = store.get_command(daemon.db, cid)
+    assert row["status"] == "sending" and row["seq"] is not None
+    daemon.kill9()
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("START_CYCLE") == 1
+
+
+def test_kill9_while_reply_is_on_the_wire(rig):
+    """The table ran the command but its reply is delayed: the new daemon gets the
+    remembered reply by retransmitting the same seq, and the dice are rolled once."""
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
+    sim.faults.set(delay=3.0, direction="tx")
+    cid = store.request_command(daemon.db, "t1", "dice")
+    wait_until(lambda: sim.executed_names().count("ROLL_DICE") == 1, 10, "dice rolled")
+    daemon.kill9()
+    sim.faults.clear()
+    assert store.get_command(daemon.db, cid)["status"] == "sending"
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("ROLL_DICE") == 1
+    assert tuple(row["result"]["dice"]) == sim.state().dice
+
+
+def test_kill9_at_random_moments_loses_and_repeats_nothing(rig):
+    daemon, sim = rig
+    rng = random.Random(5)
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
+    ids = []
+    for _ in range(6):
+        ids += [store.request_command(daemon.db, "t1", "dice") for _ in range(3)]
+        time.sleep(rng.uniform(0.0, 0.05))
+        daemon.kill9()
+        daemon.start(wait_tables=("t1",))
+    rows = [store.wait_command(daemon.db, i, 30) for i in ids]
+    assert [r["status"] for r in rows] == ["done"] * len(ids), rows
+    assert sim.executed_names().count("ROLL_DICE") == len(ids)
+
+
+def test_requests_made_while_the_daemon_is_down_run_when_it_starts(rig):
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    assert daemon.stop() == 0
+    assert store.daemon_status(daemon.db)["running"] is False
+    cid = store.request_command(daemon.db, "t1", "points", None, "web-42")
+    stale = store.request_command(daemon.db, "t1", "dice", None, expires_in=0.01)
+    time.sleep(0.05)
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done" and row["result"]["points"] == [25000] * 4
+    # an expired request is never sent
+    row = store.wait_command(daemon.db, stale, 5)
+    assert row["status"] == "timed_out" and row["error_code"] == "not_sent"
+    assert sim.executed_names().count("ROLL_DICE") == 0
+
+
+def test_command_on_the_wire_when_the_table_vanishes_times_out_then_late_outcome(tmp_path):
+    """The table runs the command, then goes silent for longer than in_doubt_timeout:
+    the command is timed_out (link_down), never repeated; when the table returns
+    its HELLO shows the command did run, and the journal says so."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}, extra="in_doubt_timeout = 0.5"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        assert ask(d.db, "t1", "cycle", timeout=30)["status"] == "done"
+        sim.faults.set(drop=1.0, direction="tx")         # the table hears but is not heard
+        cid = store.request_command(d.db, "t1", "dice")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "timed_out" and row["error_code"] == "link_down", row
+        assert "will NOT be repeated" in row["error_message"]
+        sim.faults.clear()
+        wait_until(lambda: store.get_command(d.db, cid)["error_code"] == "link_down_ran", 30,
+                   "late outcome noted")
+        assert sim.executed_names().count("ROLL_DICE") == 1
+        assert any(e["kind"] == "late_outcome" for e in store.recent_events(d.db, "t1"))
+    finally:
+        d.stop()
+        sim.stop()
+
+
+def test_a_second_daemon_on_the_same_store_is_refused(rig):
+    import subprocess
+    import sys
+
+    daemon, _ = rig
+    daemon.start(wait_tables=("t1",))
+    r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config",
+                        str(daemon.config)], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "another tablectl daemon is already serving" in r.stderr
+    assert store.daemon_status(daemon.db)["pid"] == daemon.proc.pid
+
+
+def test_kill9_after_status_polls_of_a_running_cycle_does_not_start_another(rig):
+    """While a cycle runs the daemon polls STATUS, so the table's remembered command
+    is no longer START_CYCLE; the journalled reply still says the cycle ran."""
+    daemon, sim = rig
+    daemon.start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    cid = store.request_command(daemon.db, "t1", "cycle")
+    wait_until(lambda: "STATUS" in sim.executed_names()[
+        sim.executed_names().index("START_CYCLE"):] if "START_CYCLE" in sim.executed_names()
+        else False, 10, "a STATUS poll after the cycle started")
+    daemon.kill9()
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 30)
+    assert row["status"] == "done", row
+    assert sim.executed_names().count("START_CYCLE") == 1
+
+
+def test_command_sent_while_the_table_boots_runs_once_when_it_is_ready(tmp_path):
+    """After a power cut the booting table NAKs every command BUSY: such a command
+    certainly did not run, so it waits in the queue and runs once the table is up."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02, boot_seconds=150)  # 3 s
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.power_cut()
+        sim.power_restore()
+        cid = store.request_command(d.db, "t1", "points")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "done", row
+        assert sim.executed_names().count("READ_POINTS") == 1
+    finally:
+        d.stop()
+        sim.stop()

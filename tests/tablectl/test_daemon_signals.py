@@ -1,0 +1,130 @@
+"""The daemon under systemd: READY/WATCHDOG over NOTIFY_SOCKET, SIGTERM stops cleanly
+(journalling the in-flight command), SIGHUP reloads the config, per-table traffic logs."""
+
+import os
+import signal
+import socket
+
+import pytest
+
+from tablectl import store
+from tests.support.tablectl import (DaemonProcess, ask, sim_on_pty, wait_connected, wait_until,
+                              write_config)
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
+
+
+@pytest.fixture
+def sims(tmp_path):
+    made = {}
+
+    def make(name, **kw):
+        made[name] = sim_on_pty(tmp_path, name, **kw)
+        return made[name]
+    yield make
+    for sim, _ in made.values():
+        sim.stop()
+
+
+@pytest.fixture
+def notify_socket(tmp_path, monkeypatch):
+    path = str(tmp_path / "notify.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(path)
+    s.settimeout(10)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "400000")   # ping every 0.2 s
+    monkeypatch.delenv("WATCHDOG_PID", raising=False)
+    yield s
+    s.close()
+
+
+def _messages(sock, until: str, limit: int = 50) -> list[str]:
+    got = []
+    while until not in got and len(got) < limit:
+        got += sock.recv(4096).decode().split("\n")
+    return got
+
+
+def test_notify_ready_watchdog_and_stopping(tmp_path, sims, notify_socket):
+    sim, path = sims("t1")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path})).start(wait_tables=("t1",))
+    try:
+        msgs = _messages(notify_socket, "READY=1")
+        assert "READY=1" in msgs
+        assert _messages(notify_socket, "WATCHDOG=1").count("WATCHDOG=1") >= 1
+    finally:
+        assert d.stop() == 0
+    assert "STOPPING=1" in _messages(notify_socket, "STOPPING=1")
+
+
+def test_sigterm_stops_cleanly_and_a_running_cycle_is_resolved_on_restart(tmp_path, sims):
+    sim, path = sims("t1", time_scale=0.02)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path})).start(wait_tables=("t1",))
+    sim.sticks_for(1)
+    cid = store.request_command(d.db, "t1", "cycle")
+    sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+    assert d.stop() == 0
+    assert store.daemon_status(d.db)["running"] is False
+    assert store.get_table(d.db, "t1")["connected"] == 0
+    assert store.get_command(d.db, cid)["status"] == "sending"   # journalled, with its seq
+    d.start(wait_tables=("t1",))
+    assert store.wait_command(d.db, cid, 30)["status"] == "done"
+    assert sim.executed_names().count("START_CYCLE") == 1
+    assert d.stop() == 0
+
+
+def test_sighup_adds_removes_and_keeps_tables(tmp_path, sims):
+    s1, p1 = sims("t1")
+    s2, p2 = sims("t2")
+    cfg = write_config(tmp_path, {"t1": p1})
+    d = DaemonProcess(cfg).start(wait_tables=("t1",))
+    try:
+        write_config(tmp_path, {"t1": p1, "t2": p2})
+        d.signal(signal.SIGHUP)
+        wait_connected(d.db, "t2")
+        assert ask(d.db, "t2", "points")["status"] == "done"
+        write_config(tmp_path, {"t2": p2})
+        d.signal(signal.SIGHUP)
+        wait_until(lambda: [t["table_id"] for t in store.list_tables(d.db)] == ["t2"], 10,
+                   "t1 removed")
+        with pytest.raises(store.UnknownTable):
+            store.request_command(d.db, "t1", "status")
+        # a broken file is refused; the running tables carry on
+        cfg.write_text("db = 3\n[[tables]]\n")
+        d.signal(signal.SIGHUP)
+        assert ask(d.db, "t2", "status")["status"] == "done"
+        wait_until(lambda: "config reload refused" in d.stderr(), 10, "reload refusal logged")
+    finally:
+        assert d.stop() == 0
+
+
+def test_each_table_logs_its_traffic_and_dumps_frames_on_failure(tmp_path, sims):
+    sim, path = sims("t1")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path})).start(wait_tables=("t1",))
+    try:
+        assert ask(d.db, "t1", "status")["status"] == "done"
+        sim.faults.set(drop=1.0, direction="tx")
+        cid = store.request_command(d.db, "t1", "status")
+        wait_until(lambda: store.get_table(d.db, "t1")["connected"] == 0, 30, "link timeout")
+        sim.faults.clear()
+        wait_connected(d.db, "t1")
+        assert store.wait_command(d.db, cid, 30)["status"] == "done"  # resolved, not lost
+    finally:
+        assert d.stop() == 0
+    text = (tmp_path / "logs" / "t1.log").read_text(encoding="utf-8")
+    assert "-> a5" in text and "<- a5" in text           # frames in hex, both directions
+    assert "last frames:" in text and "Status" in text     # dumped with the failure
+    assert os.path.getsize(tmp_path / "logs" / "t1.log") > 0
+
+
+def test_bad_config_is_refused_in_words(tmp_path):
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "club.toml"
+    cfg.write_text('db = "x.db"\n[[tables]]\nid = "t 1"\nurl = "sim://"\n')
+    r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2
+    assert "id must be 1-32 letters" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,169 @@
+"""The transaction layer (tablectl.link) against the simulator: in process (sim://)
+and over a real pty; retransmission, NAK, duplicate replies, HELLO, history, backoff."""
+
+import random
+
+import pytest
+import serial
+
+from hardware_sim import protocol_sim
+from tablectl import protocol as P
+from tablectl.config import LinkSettings
+from tablectl.link import Backoff, Link, LinkDown, LinkTimeout, register_sim
+from tests.support.tablectl import sim_on_pty
+
+pytestmark = pytest.mark.usefixtures("no_leaks")
+
+
+@pytest.fixture
+def named_sim():
+    register_sim()
+    yield "sim://linktest?mode=1&time_scale=0.001&boot_s=20"
+    protocol_sim.close_all()
+
+
+@pytest.fixture
+def link_to(request):
+    links = []
+
+    def make(url, **settings):
+        events = []
+        ln = Link(url, settings=LinkSettings(**settings), on_event=events.append)
+        ln.events = events
+        links.append(ln)
+        return ln
+    yield make
+    for ln in links:
+        ln.close()
+
+
+def test_hello_first_then_commands_continue_after_tables_last_seq(named_sim, link_to):
+    ln = link_to(named_sim)
+    hello = ln.connect()
+    assert hello.model == "AMOS JP-EX COLOR" and hello.auto_deal
+    assert ln.connected
+    sim = protocol_sim.get("linktest")
+    assert sim.executed_names() == ["HELLO"]
+    reply = ln.transact(P.Status())
+    assert isinstance(reply, P.StatusReply) and reply.state.mode == 1
+    seq_used = ln.next_seq() - 1
+    ln.close()
+    # a new link (a restarted daemon) learns last_seq from HELLO and never reuses it
+    ln2 = link_to(named_sim)
+    h2 = ln2.connect()
+    assert h2.last_seq == seq_used and h2.last_cmd == P.Status.CMD
+    assert ln2.next_seq() == (seq_used + 1) % 256
+
+
+def test_lost_reply_is_retransmitted_with_same_seq_and_not_run_twice(named_sim, link_to):
+    ln = link_to(named_sim)
+    ln.connect()
+    sim = protocol_sim.get("linktest")
+    sim.sticks_for(1)
+    sim.faults.once("drop", "tx")           # the table's reply is lost once
+    seqs = []
+    reply = ln.transact(P.SelectMode(2), before_send=seqs.append)
+    assert reply.result == P.Result.OK and reply.pending_mode == 2
+    assert sim.executed_names().count("SELECT_MODE") == 1
+    assert ln.counters["retransmits"] == 1 and len(seqs) == 1  # journalled once, before sending
+
+
+def test_damaged_command_is_nakked_and_resent(named_sim, link_to):
+    ln = link_to(named_sim)
+    ln.connect()
+    sim = protocol_sim.get("linktest")
+    sim.faults.once("corrupt", "rx")
+    assert ln.transact(P.ReadPoints()).ok
+    assert ln.counters["naks"] == 1
+    assert sim.executed_names().count("READ_POINTS") == 1
+
+
+def test_duplicated_reply_is_ignored(named_sim, link_to):
+    ln = link_to(named_sim)
+    ln.connect()
+    sim = protocol_sim.get("linktest")
+    sim.faults.once("duplicate", "tx")
+    assert ln.transact(P.Status()).ok
+    assert ln.transact(P.ReadPoints()).ok   # the stray duplicate is not taken as this reply
+    assert ln.counters["stray_replies"] >= 1
+
+
+def test_silent_table_times_out_after_bounded_retries_with_frames(named_sim, link_to):
+    ln = link_to(named_sim, timeout=0.05, retries=2)
+    ln.connect()
+    sim = protocol_sim.get("linktest")
+    sim.faults.set(drop=1.0, direction="tx")
+    with pytest.raises(LinkTimeout) as e:
+        ln.transact(P.Status())
+    assert "3 tries" in e.value.message
+    sent = [f for f in e.value.frames if " -> " in f]
+    assert len([f for f in sent if "Status" in f]) == 3   # the history shows every try
+    sim.faults.clear()
+
+
+def test_unplugged_pty_reports_link_down(tmp_path, link_to):
+    sim, path = sim_on_pty(tmp_path, "pty")
+    try:
+        ln = link_to(path)
+        ln.connect()
+        sim.unplug()
+        with pytest.raises((LinkDown, LinkTimeout)):
+            ln.transact(P.Status())
+            ln.transact(P.Status())
+        sim.plug()
+        ln.connect()          # the stable path follows the new pty
+        assert ln.transact(P.Status()).ok
+        ln.close()
+    finally:
+        sim.stop()
+
+
+def test_events_go_to_the_callback(named_sim, link_to):
+    ln = link_to(named_sim)
+    ln.connect()
+    sim = protocol_sim.get("linktest")
+    sim.open_lid()
+    sim.close_lid()
+    import time
+    deadline = time.monotonic() + 5
+    while P.LidClosed not in [type(e) for e in ln.events] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    kinds = [type(e) for e in ln.events]
+    assert kinds.index(P.LidOpened) < kinds.index(P.ErrorRaised) < kinds.index(P.LidClosed)
+
+
+def test_cannot_open_gives_link_down_in_words(link_to, tmp_path):
+    ln = link_to(str(tmp_path / "no-such-tty"))
+    with pytest.raises(LinkDown, match="cannot open"):
+        ln.connect()
+    assert not ln.connected
+
+
+def test_backoff_grows_caps_and_jitters():
+    b = Backoff(0.05, 1.0, random.Random(1))
+    delays = [b.next() for _ in range(10)]
+    assert all(0.025 <= d <= 1.0 for d in delays)
+    assert delays[0] <= 0.05 and max(delays) > 0.4
+    assert all(d >= 0.5 for d in delays[6:])       # capped at 1.0, jitter x0.5..1
+    b.reset()
+    assert b.next() <= 0.05
+
+
+def test_sim_url_resolves_after_register():
+    register_sim()
+    port = serial.serial_for_url("sim://?mode=1&time_scale=0.001", timeout=0.1)
+    port.close()
+
+
+def test_socket_url_to_a_network_serial_server(link_to):
+    from hardware_sim.simulator import Simulator
+
+    sim = Simulator(time_scale=0.001).start()
+    try:
+        port = sim.serve_tcp()
+        ln = link_to(f"socket://127.0.0.1:{port}")
+        assert ln.connect().model == "AMOS JP-EX COLOR"
+        assert ln.transact(P.ReadPoints()).ok
+        ln.close()
+    finally:
+        sim.stop()

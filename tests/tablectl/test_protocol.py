@@ -1,0 +1,297 @@
+"""The wire protocol: CRC, frames, the hunting decoder, every message, modes, codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tablectl import protocol as P
+from tablectl.errors import PayloadError, ProtocolError, TableError, UnknownCommand, UnknownMode
+
+
+# ---------------------------------------------------------------- CRC and frames
+
+
+def test_crc16_ccitt_false_check_value():
+    assert P.crc16(b"123456789") == 0x29B1
+    assert P.crc16(b"") == 0xFFFF
+    # incremental use continues the same register
+    assert P.crc16(b"6789", P.crc16(b"12345")) == 0x29B1
+
+
+def test_known_frames():
+    """The documented test vectors (docs/protocol.md, section 2)."""
+    assert P.encode_frame(P.Frame(1, 0x02, b"abc")).hex() == "a5000301025a61626368d9"
+    status = P.encode_frame(P.Status().to_frame(7))
+    assert status[:6] == bytes.fromhex("a5000007025f")
+    crc = P.crc16(status[1:6])
+    assert status[6:] == bytes((crc >> 8, crc & 0xFF))
+    assert P.header_check(0x0102, 3, 4) == 0x5A ^ 0x01 ^ 0x02 ^ 3 ^ 4
+
+
+def test_frame_validation():
+    with pytest.raises(ProtocolError):
+        P.Frame(256, 1, b"")
+    with pytest.raises(ProtocolError):
+        P.Frame(0, -1, b"")
+    with pytest.raises(ProtocolError):
+        P.Frame(0, 1, b"x" * (P.MAX_PAYLOAD + 1))
+    assert P.Frame(0, 1, bytearray(b"ab")).payload == b"ab"
+    assert isinstance(ProtocolError("x"), TableError)
+
+
+def test_max_frame_round_trip():
+    f = P.Frame(255, 0x8A, bytes(range(256)) * 4)
+    wire = P.encode_frame(f)
+    assert len(wire) == P.MAX_FRAME
+    assert P.decode_frame(wire) == (len(wire), f)
+
+
+def test_decode_frame_consumed_semantics():
+    f = P.Frame(9, 0x03, b"\x04")
+    wire = P.encode_frame(f)
+    assert P.decode_frame(b"") == (0, None)
+    assert P.decode_frame(wire[:3]) == (0, None)            # need more
+    assert P.decode_frame(b"xyz" + wire[:3]) == (3, None)   # garbage dropped, need more
+    assert P.decode_frame(b"xyz") == (3, None)              # all garbage
+    assert P.decode_frame(b"xy" + wire + b"tail") == (2 + len(wire), f)
+    assert P.decode_frame(memoryview(wire)) == (len(wire), f)
+
+
+def test_decoder_hunts_past_bad_crc_to_next_frame():
+    a = P.encode_frame(P.Frame(1, 0x02, b""))
+    b = P.encode_frame(P.Frame(2, 0x02, b""))
+    bad = bytearray(a)
+    bad[-1] ^= 0xFF
+    d = P.FrameDecoder(stale_after=None)
+    got = d.feed(bytes(bad) + b)
+    assert got == [P.Frame(2, 0x02, b"")]
+    assert d.crc_errors == 1
+    assert d.garbage_bytes == len(a)
+
+
+def test_decoder_reports_bad_crc_header_for_nak():
+    seen = []
+    d = P.FrameDecoder(on_crc_error=lambda s, c: seen.append((s, c)), stale_after=None)
+    wire = bytearray(P.encode_frame(P.SelectMode(3).to_frame(42)))
+    wire[6] ^= 0x01                        # payload damaged, header intact
+    assert d.feed(bytes(wire)) == []
+    assert seen == [(42, P.SelectMode.CMD)]
+
+
+def test_decoder_false_start_byte_in_garbage():
+    f = P.Frame(5, 0x07, b"")
+    noise = bytes([P.SOF, 0x00, 0x01, 0x00, 0x00, 0x00, P.SOF, P.SOF])
+    d = P.FrameDecoder(stale_after=None)
+    assert d.feed(noise + P.encode_frame(f)) == [f]
+
+
+def test_decoder_stale_partial_frame_is_given_up():
+    """A false start byte whose header checks must not hold a real frame back forever."""
+    now = [0.0]
+    d = P.FrameDecoder(stale_after=0.1, clock=lambda: now[0])
+    n = 300
+    fake = bytes([P.SOF, n >> 8, n & 0xFF, 1, 2, P.header_check(n, 1, 2)])  # claims 300 bytes
+    real = P.Frame(3, 0x82, b"state")
+    assert d.feed(fake + P.encode_frame(real)) == []      # looks like the tail of the fake
+    now[0] = 0.05
+    assert d.poll() == []
+    now[0] = 0.2
+    assert d.poll() == [real]
+    assert d.pending == 0
+
+
+def test_decoder_reset_and_counters():
+    d = P.FrameDecoder(stale_after=None)
+    d.feed(b"junk" + P.encode_frame(P.Frame(1, 2, b""))[:4])
+    assert d.pending == 4 and d.garbage_bytes == 4
+    d.reset()
+    assert d.pending == 0
+    assert d.counters()["garbage_bytes"] == 4
+    d.reset_counters()
+    assert d.counters() == {"frames": 0, "garbage_bytes": 0, "crc_errors": 0, "pending": 0}
+
+
+def test_callback_exception_does_not_break_decoding():
+    def boom(seq, cmd):
+        raise RuntimeError("x")
+
+    d = P.FrameDecoder(on_crc_error=boom, stale_after=None)
+    bad = bytearray(P.encode_frame(P.Frame(1, 2, b"a")))
+    bad[6] ^= 1
+    ok = P.Frame(2, 2, b"")
+    assert d.feed(bytes(bad) + P.encode_frame(ok)) == [ok]
+
+
+def test_wire_time_and_retransmit_timeout():
+    assert P.wire_time(11520) == pytest.approx(1.0)
+    assert P.retransmit_timeout(10) == P.RETRANSMIT_TIMEOUT_S
+    assert P.retransmit_timeout(1032, 1032, baud=9600) > 2.0
+
+
+# ---------------------------------------------------------------- messages
+
+STATE = P.TableState(
+    mode=4, pending_mode=5, cycle=P.CycleState.DICE_ROLLED, lid_open=True, dice=(3, 6),
+    dealer=2, cycle_no=77, cycle_remaining_ms=1234, errors=(1, 2),
+    seats=(P.SeatPoints(True, 35000), P.SeatPoints(True, -1200), P.SeatPoints(True, 0),
+           P.SeatPoints(False, 0)))
+
+SAMPLES = [
+    P.Hello(), P.Hello(7),
+    P.HelloReply(P.Result.OK, 1, "AMOS JP-EX COLOR", "1.2.3",
+                 P.Capability.AUTO_DEAL | P.Capability.IC_POINT_STICKS, 513, 200, 0x04, STATE),
+    P.Status(), P.StatusReply(P.Result.OK, STATE),
+    P.SelectMode(8), P.SelectMode(200),
+    P.SelectModeReply(P.Result.POINT_STICKS_MISMATCH, 4, 1, None, 0b1000),
+    P.SelectModeReply(P.Result.OK, 4, 1, 4, 0),
+    P.StartCycle(), P.StartCycleReply(P.Result.OK, 2, 99, 70000),
+    P.RollDice(3), P.RollDiceReply(P.Result.OK, 3, (6, 6)),
+    P.Deal(), P.DealReply(P.Result.OK, 0, (1, 2), (14, 13, 13, 13)),
+    P.DealReply(P.Result.WALLS_ONLY, 1, (2, 2), (0, 0, 0, 0)),
+    P.ReadPoints(), P.ReadPointsReply(P.Result.OK, STATE.seats),
+    P.TileCheck(), P.TileCheckReply(P.Result.TILE_COUNT_WRONG, 1, 136, 135, (4,), ()),
+    P.ClearErrors(), P.ClearErrorsReply(P.Result.OK, (3,), (2,)),
+    P.DealtReport(),
+    P.DealtReportReply(P.Result.OK, 5, 1, 0, (3, 4), 2, 7, True,
+                       (tuple(range(34)),) * 4, (tuple(range(14)), (1,) * 13, (2,) * 13, (3,) * 13),
+                       tuple(range(44))),
+    P.CycleStarted(1, 2, 70000), P.CycleFinished(P.Result.MOTOR_JAM, 1, 2, 0),
+    P.DiceRolled(1, (2, 5)), P.ErrorRaised(P.Result.POINT_STICKS_MISMATCH, 0b1000),
+    P.ErrorCleared(P.Result.LID_OPEN), P.LidOpened(), P.LidClosed(),
+    P.PointsChanged(2, P.SeatPoints(True, 31000)),
+    P.PowerOn(1, "AMOS JP-EX COLOR", "1.0", P.Capability.IC_POINT_STICKS, 3, STATE),
+    P.ModeChanged(1, 4), P.Nak(P.NakReason.BAD_CRC, 0x04),
+]
+
+
+@pytest.mark.parametrize("msg", SAMPLES, ids=lambda m: type(m).__name__)
+def test_message_round_trip(msg):
+    frame = msg.to_frame(123)
+    assert frame.cmd == msg.CMD
+    wire = P.encode_frame(frame)
+    used, back = P.decode_frame(wire)
+    assert used == len(wire)
+    assert P.message_from_frame(back) == msg
+
+
+def test_every_message_type_is_sampled_and_defaults_round_trip():
+    assert {type(m) for m in SAMPLES} == set(P.MESSAGES.values())
+    for cls in P.MESSAGES.values():
+        m = cls()
+        assert P.message_from_frame(m.to_frame(0)) == m
+
+
+def test_type_ranges_and_reply_pairing():
+    for cmd, cls in P.MESSAGES.items():
+        if issubclass(cls, P.Command):
+            assert P.is_command(cmd) and cls.REPLY.CMD == P.reply_type_for(cmd)
+            assert issubclass(cls.REPLY, P.Reply)
+        elif issubclass(cls, P.Reply):
+            assert P.is_reply(cmd)
+        elif issubclass(cls, P.Event):
+            assert P.is_event(cmd)
+        else:
+            assert cls is P.Nak and cmd == 0x7F
+
+
+def test_unknown_type_and_bad_payloads_raise_protocol_errors():
+    with pytest.raises(UnknownCommand):
+        P.message_from_frame(P.Frame(0, 0x3E, b""))
+    bad = [
+        P.Frame(0, P.Status.CMD, b"\x00"),               # trailing byte
+        P.Frame(0, P.SelectMode.CMD, b""),               # too short
+        P.Frame(0, P.RollDice.CMD, b"\x04"),             # seat out of range
+        P.Frame(0, P.StatusReply.CMD, b"\x00\x09"),      # mode byte out of range, short
+        P.Frame(0, P.StatusReply.CMD, b"\xEE" + b"\x00" * 40),   # unknown result code
+        P.Frame(0, P.Nak.CMD, b"\x09\x01"),              # unknown NAK reason
+        P.Frame(0, P.HelloReply.CMD, b"\x00\x01\x02\xff\xfe"),   # text not UTF-8
+    ]
+    for f in bad:
+        with pytest.raises(PayloadError):
+            P.message_from_frame(f)
+
+
+def test_reply_ok_and_texts():
+    assert P.StatusReply().ok
+    walls_only = P.DealReply(result=P.Result.WALLS_ONLY)
+    assert walls_only.ok and walls_only.walls_only
+    r = P.StartCycleReply(result=P.Result.LID_OPEN)
+    assert not r.ok
+    assert "lid" in r.text().lower() and "フタ" in r.text("ja")
+    assert P.ErrorRaised(P.Result.MOTOR_JAM).text("ja").startswith("モーター")
+    assert P.Nak(P.NakReason.BUSY).retryable and not P.Nak(P.NakReason.BAD_PAYLOAD).retryable
+    assert "0xEE" in P.result_text(0xEE)
+
+
+def test_every_result_code_has_both_texts():
+    for code in P.Result:
+        en, ja = P.result_text(code), P.result_text(code, "ja")
+        assert en and ja and en != ja
+        assert not en.startswith("Unknown table error")
+    for reason in P.NakReason:
+        assert P.nak_text(reason) and P.nak_text(reason, "ja")
+
+
+def test_docs_list_every_result_code_and_message_type():
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    for code in P.Result:
+        assert f"`0x{int(code):02X}` | {code.name}" in doc, code
+        assert P.result_text(code, "ja") in doc, code
+    for cls in P.MESSAGES.values():
+        assert f"`0x{cls.CMD:02X}`" in doc, cls.NAME
+
+
+# ---------------------------------------------------------------- modes
+
+
+def test_modes_table_matches_the_settings_list():
+    # 自動卓設定表 (AMOS JP-EX COLOR), shared/seeds/002
+    expected = {0: ("チェックモード", 0), 1: ("四人標準", 136), 2: ("四人花", 140),
+                3: ("四人花花", 144), 4: ("三人標準", 108), 5: ("3人花", 112),
+                6: ("三人花花", 116), 7: ("100枚上がり", 100), 8: ("64枚上がり", 64)}
+    assert [m.number for m in P.MODES] == list(range(9))
+    for m in P.MODES:
+        assert (m.name_ja, m.tiles) == expected[m.number]
+        assert m.players == len(m.seats)
+        assert m.code == f"{m.number:02d}"
+
+
+@pytest.mark.parametrize("text,number", [
+    ("04", 4), ("4", 4), (4, 4), ("sanma", 4), ("SANMA", 4), (" yonma ", 1), ("check", 0),
+    ("0", 0), ("00", 0), ("136", 1), ("140", 2), ("100", 7), ("64", 8), ("三人花", 5),
+    ("sanma_hana", 5), ("3p", 4), ("08", 8), ("four-player-136", 1),
+])
+def test_mode_by_name(text, number):
+    assert P.mode_by_name(text).number == number
+
+
+@pytest.mark.parametrize("text", ["9", "09", "foo", "", "-1", 9, True, "4.0"])
+def test_mode_by_name_refuses_with_the_list(text):
+    with pytest.raises(UnknownMode) as e:
+        P.mode_by_name(text)
+    assert "sanma" in str(e.value) and "08" in str(e.value)
+    assert isinstance(e.value, ValueError) and isinstance(e.value, TableError)
+
+
+def test_mode_names_are_unambiguous():
+    seen = {}
+    for m in P.MODES:
+        for n in (m.name, *m.aliases):
+            assert n.casefold() not in seen, (n, seen.get(n.casefold()))
+            seen[n.casefold()] = m.number
+
+
+def test_docs_example_exchange_bytes():
+    """The hex in docs/protocol.md section 7a is what the code sends."""
+    import pathlib
+    doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+
+    def hexs(msg, seq):
+        return " ".join(f"{b:02X}" for b in P.encode_frame(msg.to_frame(seq)))
+
+    for msg, seq in [(P.SelectMode(4), 0x10), (P.SelectModeReply(0, 4, 1, 4, 0), 0x10),
+                     (P.SelectModeReply(5, 4, 1, None, 0b1000), 0x10), (P.StartCycle(), 0x11),
+                     (P.StartCycleReply(0, 4, 1, 70000), 0x11), (P.ModeChanged(1, 4), 0),
+                     (P.CycleStarted(4, 1, 70000), 1), (P.Nak(1, 3), 0x12)]:
+        assert hexs(msg, seq) in doc, msg

@@ -1,0 +1,393 @@
+"""The JSON API (issue 6 items 1, 4 and 5): every route, idempotency, the two-tablet
+race, token scope, CSRF for cookie tablets, errors in words, and that a game's state is
+always the engine's replay of the stored events."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from werkzeug.routing import Rule
+
+from scoring import game as engine_game
+from scoring.points import han_fu_pairs
+from scoring.rules import PRESET_IDS, load_rules
+
+from tests.support.web import bearer, cookie_client, key, record, start
+
+# shared fixtures (a real SQLite file per test, a club, paired tablets)
+
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+
+
+def stored_events(db, game_id):
+    from web.games import effective_events, event_log
+
+    return [e["event"] for e in effective_events(event_log(db, game_id))]
+
+
+# --------------------------------------------------------------------------- meta
+def test_health_and_openapi_describe_every_api_route(app, client):
+    assert client.get("/api/health").get_json()["ok"] is True
+    doc = client.get("/api/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.")
+    described = {(p, m.upper()) for p, ops in doc["paths"].items() for m in ops}
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/"):
+            continue
+        path = Rule_to_openapi(rule)
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            assert (path, method) in described, f"{method} {path} is not in openapi.json"
+
+
+def Rule_to_openapi(rule: Rule) -> str:  # noqa: N802
+    import re
+
+    return re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule)
+
+
+def test_unknown_api_path_is_json_404_in_words(client):
+    r = client.get("/api/nothing-here")
+    assert r.status_code == 404
+    assert r.get_json()["ok"] is False and r.get_json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- players, rules, tables
+def test_players_lists_members_and_guests_on_request(client, t1):
+    names = [p["name"] for p in client.get("/api/players").get_json()["players"]]
+    assert "青木" in names
+    r = client.post("/api/tables/t1/guests", headers=t1, json={"name": "  山田   太郎 "})
+    assert r.status_code == 201 and r.get_json()["player"]["name"] == "山田 太郎"
+    assert "山田 太郎" not in [p["name"] for p in client.get("/api/players").get_json()["players"]]
+    guests = client.get("/api/players?guests=1").get_json()["players"]
+    assert any(p["name"] == "山田 太郎" and p["guest"] == 1 for p in guests)
+
+
+def test_add_guest_refuses_empty_name_and_unpaired_or_other_tablets(app, client, t1):
+    r = client.post("/api/tables/t1/guests", headers=t1, json={"name": "   "})
+    assert r.status_code == 400 and "name" in r.get_json()["error"]["message"]
+    assert client.post("/api/tables/t1/guests", json={"name": "x"}).status_code in (400, 401)
+    r = client.post("/api/tables/t1/guests", headers=bearer(app, "t2"), json={"name": "x"})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "wrong_table"
+
+
+def test_rule_sets_list_every_preset_and_resolve(client):
+    ids = [r["id"] for r in client.get("/api/rule-sets").get_json()["rule_sets"]]
+    assert set(PRESET_IDS) <= set(ids)
+    body = client.get("/api/rule-sets/nekohouse-3a").get_json()["rule_set"]
+    assert body["rules"] == load_rules("nekohouse-3a").to_dict()
+    r = client.get("/api/rule-sets/no-such-rules")
+    assert r.status_code == 404 and "netmahjong" in r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("tsumo", [False, True])
+def test_han_fu_pairs_are_the_engines(client, tsumo):
+    r = client.get(f"/api/rule-sets/nekohouse-4a/han-fu?tsumo={int(tsumo)}").get_json()
+    pairs = [tuple(p) for p in r["pairs"]]
+    assert pairs == [tuple(p) for p in han_fu_pairs(load_rules("nekohouse-4a"), tsumo=tsumo)]
+    # 1 han 20 fu never exists on a ron (000 符計算: pinfu ron is 30 fu)
+    assert (1, 20) not in pairs
+
+
+def test_tables_and_table_detail(client, t1):
+    tables = client.get("/api/tables").get_json()["tables"]
+    assert [t["id"] for t in tables] == ["t1", "t2", "t3"] and tables[0]["live_game"] is None
+    r = client.get("/api/tables/t1").get_json()
+    assert r["table"]["rule_set"] == "nekohouse-4a" and r["game"] is None
+    r = client.get("/api/tables/t9")
+    assert r.status_code == 404 and "t1" in r.get_json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- games
+def test_start_game_is_idempotent_and_one_live_game_per_table(client, t1):
+    body = {"players": [1, 2, 3, 4], "idempotency_key": key()}
+    first = client.post("/api/tables/t1/games", headers=t1, json=body)
+    assert first.status_code == 201
+    again = client.post("/api/tables/t1/games", headers=t1, json=body)
+    assert again.status_code == 200 and again.get_json()["replayed"] is True
+    assert again.get_json()["game"]["id"] == first.get_json()["game"]["id"]
+    other = client.post("/api/tables/t1/games", headers=t1,
+                        json={"players": [1, 2, 3, 5], "idempotency_key": key()})
+    assert other.status_code == 409 and other.get_json()["error"]["code"] == "game_in_progress"
+    assert len(client.get("/api/games").get_json()["games"]) == 1
+
+
+@pytest.mark.parametrize("players, status, words", [
+    ([1, 2, 3], 400, "4 players"),
+    ([1, 1, 2, 3], 400, "two seats"),
+    ([1, 2, 3, 99], 404, "no player"),
+    (["a", 2, 3, 4], 400, "player number"),
+    (None, 400, "4 players"),
+])
+def test_start_game_refuses_bad_seating_in_words(client, t1, players, status, words):
+    r = client.post("/api/tables/t1/games", headers=t1,
+                    json={"players": players, "idempotency_key": key()})
+    assert r.status_code == status and words in r.get_json()["error"]["message"]
+    assert client.get("/api/games").get_json()["games"] == []
+
+
+def test_start_game_needs_a_key_and_json(client, t1):
+    r = client.post("/api/tables/t1/games", headers=t1, json={"players": [1, 2, 3, 4]})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "missing_idempotency_key"
+    r = client.post("/api/tables/t1/games", headers=t1, data="players=1",
+                    content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400 and "JSON" in r.get_json()["error"]["message"]
+
+
+def test_three_player_table_uses_its_rules(client, app):
+    h = bearer(app, "t3")
+    g = start(client, h, table="t3", players=(1, 2, 3))
+    assert g["players"] == 3 and g["game"]["rule_set"] == "nekohouse-3a"
+    assert g["state"]["scores"] == [load_rules("nekohouse-3a").settlement.start_points] * 3
+
+
+def test_preview_changes_nothing(client, t1):
+    g = start(client, t1)
+    r = client.post("/api/tables/t1/preview", headers=t1, json={"event": RON})
+    assert r.status_code == 200
+    assert r.get_json()["preview"]["deltas"] == [-3900, 3900, 0, 0]
+    view = client.get(f"/api/games/{g['game']['id']}").get_json()
+    assert view["next_seq"] == 1 and view["state"]["scores"] == [25000] * 4
+
+
+def test_preview_refusal_names_the_rule(client, t1):
+    start(client, t1)
+    bad = {"event": "win", "winners": [{"seat": 1, "han": 1, "fu": 20}], "from": 0}
+    r = client.post("/api/tables/t1/preview", headers=t1, json={"event": bad})
+    assert r.status_code == 422 and "20 fu" in r.get_json()["error"]["message"]
+
+
+def test_record_hand_then_retry_records_once(client, t1, db):
+    g = start(client, t1)
+    k = key()
+    first = record(client, t1, RON, 1, k=k)
+    assert first["recorded_seq"] == 1 and first["state"]["scores"] == [21100, 28900, 25000, 25000]
+    again = record(client, t1, RON, 1, k=k, expect=200)
+    assert again["replayed"] is True and again["state"] == first["state"]
+    assert len(stored_events(db, g["game"]["id"])) == 2  # start + one win
+
+
+def test_same_key_for_a_different_hand_is_refused(client, t1):
+    start(client, t1)
+    k = key()
+    record(client, t1, RON, 1, k=k)
+    r = client.post("/api/tables/t1/hands", headers=t1, json={
+        "event": {"event": "draw", "tenpai": []}, "expected_seq": 2, "idempotency_key": k})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "idempotency_key_reused"
+
+
+def test_stale_or_skipping_seq_is_already_recorded_in_words(client, t1):
+    start(client, t1)
+    record(client, t1, RON, 1)
+    r = record(client, t1, {"event": "draw", "tenpai": [0]}, 1, expect=409)
+    assert r["error"]["code"] == "already_recorded" and "already recorded" in r["error"]["message"]
+    assert r["error"]["next_seq"] == 2
+    r = record(client, t1, {"event": "draw", "tenpai": [0]}, 5, expect=409)
+    assert "out of date" in r["error"]["message"]
+
+
+@pytest.mark.parametrize("body, code", [
+    ({"event": {"event": "draw", "tenpai": []}, "idempotency_key": "k" * 12},
+     "missing_expected_seq"),
+    ({"event": {"event": "draw", "tenpai": []}, "expected_seq": 1}, "missing_idempotency_key"),
+    ({"event": {"event": "start", "players": ["a"]}, "expected_seq": 1,
+      "idempotency_key": "k" * 12}, "invalid_event"),
+    ({"event": "ron!", "expected_seq": 1, "idempotency_key": "k" * 12}, "invalid_event"),
+    ({"event": {"event": "draw", "tenpai": [7]}, "expected_seq": 1,
+      "idempotency_key": "k" * 12}, "invalid_event"),
+])
+def test_bad_submissions_are_4xx_in_words_and_change_nothing(client, t1, db, body, code):
+    g = start(client, t1)
+    r = client.post("/api/tables/t1/hands", headers=t1, json=body)
+    assert 400 <= r.status_code < 500
+    err = r.get_json()["error"]
+    assert err["code"] == code and len(err["message"]) > 15
+    assert len(stored_events(db, g["game"]["id"])) == 1
+
+
+def test_no_live_game_is_409(client, t1):
+    r = client.post("/api/tables/t1/hands", headers=t1,
+                    json={"event": RON, "expected_seq": 1, "idempotency_key": key()})
+    assert r.status_code == 409 and "start one" in r.get_json()["error"]["message"]
+
+
+def test_undo_appends_a_void_marker_and_deletes_nothing(client, t1, db):
+    g = start(client, t1)
+    gid = g["game"]["id"]
+    record(client, t1, RON, 1)
+    r = client.post("/api/tables/t1/undo", headers=t1,
+                    json={"expected_seq": 2, "idempotency_key": key()})
+    assert r.status_code == 201
+    assert r.get_json()["state"]["scores"] == [25000] * 4 and r.get_json()["next_seq"] == 3
+    log = client.get(f"/api/games/{gid}/events").get_json()
+    assert [row["kind"] for row in log["log"]] == ["start", "win", "void"]
+    assert log["events"] == [{"event": "start", "players": ["青木", "伊藤", "上田", "遠藤"]}]
+    r = client.post("/api/tables/t1/undo", headers=t1,
+                    json={"expected_seq": 3, "idempotency_key": key()})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "nothing_to_undo"
+
+
+def test_two_tablets_racing_get_one_success_and_one_already_recorded(app):
+    """Two paired tablets of the same table submit different hands for the same slot at once."""
+    c = app.test_client()
+    tablets = [bearer(app, "t1"), bearer(app, "t1")]
+    start(c, tablets[0])
+    events = [RON, {"event": "draw", "tenpai": [2]}]
+    barrier = threading.Barrier(2)
+    results = [None, None]
+
+    def submit(i):
+        client = app.test_client()
+        barrier.wait()
+        results[i] = client.post("/api/tables/t1/hands", headers=tablets[i], json={
+            "event": events[i], "expected_seq": 1, "idempotency_key": key()})
+
+    for _ in range(1):
+        threads = [threading.Thread(target=submit, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    codes = sorted(r.status_code for r in results)
+    assert codes == [201, 409]
+    loser = next(r for r in results if r.status_code == 409).get_json()["error"]
+    assert loser["code"] == "already_recorded" and "already recorded" in loser["message"]
+    view = c.get("/api/tables/t1").get_json()["game"]
+    assert view["next_seq"] == 2 and len(view["events"]) == 2
+
+
+def test_cookie_tablet_needs_the_csrf_token(app):
+    c = cookie_client(app, "t1")
+    page = c.get("/tablet/t1")
+    assert page.status_code == 200
+    import re
+
+    token = re.search(rb'name="csrf-token" content="([^"]+)"', page.data).group(1).decode()
+    body = {"players": [1, 2, 3, 4], "idempotency_key": key()}
+    r = c.post("/api/tables/t1/games", json=body)
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "csrf_missing"
+    r = c.post("/api/tables/t1/games", json=body, headers={"X-CSRF-Token": "wrong"})
+    assert r.status_code == 403
+    r = c.post("/api/tables/t1/games", json=body, headers={"X-CSRF-Token": token})
+    assert r.status_code == 201
+
+
+@pytest.mark.parametrize("path", ["/api/tables/t1/games", "/api/tables/t1/hands",
+                                  "/api/tables/t1/undo", "/api/tables/t1/preview",
+                                  "/api/tables/t1/score-hand", "/api/tables/t1/games/1/confirm"])
+def test_writes_need_a_tablet_of_that_table(app, client, path):
+    r = client.post(path, json={}, headers={"Authorization": "Bearer not-a-token"})
+    assert r.status_code == 401 and r.get_json()["error"]["message"]
+    r = client.post(path, json={}, headers=bearer(app, "t2"))
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "wrong_table"
+
+
+def test_score_hand_with_tiles(client, t1):
+    start(client, t1)
+    hand = {"hand": "123m456p789s11122z", "win": "2z", "tsumo": False, "riichi": True}
+    r = client.post("/api/tables/t1/score-hand", headers=t1, json={"hand": hand})
+    result = r.get_json()["result"]
+    assert r.status_code == 200 and result["ok"] is True
+    assert "riichi" in [y["name"] for y in result["yaku"]]
+    bad = client.post("/api/tables/t1/score-hand", headers=t1, json={"hand": {"hand": "123m45"}})
+    assert bad.status_code == 200 and bad.get_json()["result"]["ok"] is False
+    assert bad.get_json()["result"]["error"]["message"]
+
+
+def test_tile_entered_win_gets_winds_from_the_game(client, t1):
+    start(client, t1)
+    # seat 1 is South in E1: a South pair is a seat-wind yakuhai only for them
+    ev = {"event": "win", "from": 0, "winners": [
+        {"seat": 1, "hand": {"hand": "123m456p789s22z555z", "win": "5z"}}]}
+    r = client.post("/api/tables/t1/preview", headers=t1, json={"event": ev})
+    assert r.status_code == 200, r.get_json()
+    filled = r.get_json()["event"]["winners"][0]["hand"]
+    assert filled["seat_wind"] == "S" and filled["round_wind"] == "E" and filled["tsumo"] is False
+    assert r.get_json()["preview"]["deltas"][1] > 0
+
+
+def play_to_end(client, h, table="t1"):
+    seq = 1
+    for ev in (RON, {"event": "draw", "tenpai": [0, 2]},
+               {"event": "win", "winners": [{"seat": 3, "han": 2, "fu": 30}]},
+               {"event": "end"}):
+        out = record(client, h, ev, seq, table=table)
+        seq += 1
+    return out
+
+
+def test_finished_game_settlement_is_the_engines_replay(client, t1, db):
+    g = start(client, t1)
+    gid = g["game"]["id"]
+    out = play_to_end(client, t1)
+    assert out["game"]["status"] == "finished" and out["state"] is None
+    engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))
+    assert out["replay"]["final"] == engine["final"] and engine["finished"] is True
+    assert sum(engine["final"]["result"]) == 0
+    assert client.get("/api/tables/t1").get_json()["table"]["id"] == "t1"
+    r = record(client, t1, RON, 5, expect=409)
+    assert r["error"]["code"] in ("no_live_game", "game_not_live")
+
+
+def test_confirm_result_only_after_the_end(client, t1):
+    g = start(client, t1)
+    gid = g["game"]["id"]
+    r = client.post(f"/api/tables/t1/games/{gid}/confirm", headers=t1, json={"seat": 0})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "game_not_finished"
+    play_to_end(client, t1)
+    for seat in range(4):
+        r = client.post(f"/api/tables/t1/games/{gid}/confirm", headers=t1, json={"seat": seat})
+        assert r.status_code == 200
+    seats = r.get_json()["game"]["seats"]
+    assert all(s["confirmed_at"] for s in seats)
+    r = client.post(f"/api/tables/t1/games/{gid}/confirm", headers=t1, json={"seat": 4})
+    assert r.status_code == 400
+
+
+def test_games_list_detail_and_events(client, t1):
+    g = start(client, t1)
+    gid = g["game"]["id"]
+    record(client, t1, RON, 1)
+    games = client.get("/api/games?table=t1&status=live").get_json()["games"]
+    assert [x["id"] for x in games] == [gid] and games[0]["names"][0] == "青木"
+    assert client.get("/api/games?status=nope").status_code == 400
+    assert client.get("/api/games?limit=x").status_code == 400
+    assert client.get("/api/games/999").status_code == 404
+    assert client.get(f"/api/games/{gid}").get_json()["replay"]["hands"][0]["deltas"] == \
+        [-3900, 3900, 0, 0]
+
+
+def test_state_is_always_the_replay_of_stored_events(client, t1, db):
+    g = start(client, t1)
+    gid = g["game"]["id"]
+    seq = 1
+    for ev in (RON, {"event": "draw", "tenpai": [1], "riichi": [1]},
+               {"event": "chombo", "seat": 2}):
+        view = record(client, t1, ev, seq)
+        seq += 1
+        engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))
+        assert view["state"] == engine["state"] and view["replay"]["hands"] == engine["hands"]
+
+
+@pytest.mark.parametrize("event", [
+    {"event": "abort", "kind": "kyuushu"},
+    {"event": "penalty", "seat": 1, "kind": "deposit_1000"},
+    {"event": "penalty", "seat": 2, "kind": "points", "points": 3000},
+    {"event": "penalty", "seat": 3, "kind": "agari_houki"},
+    {"event": "draw", "tenpai": [1], "nagashi": [2]},
+    {"event": "win", "winners": [{"seat": 1, "yakuman": 1, "pao": 2, "chips": 2}], "from": 0},
+], ids=["abort", "deposit", "points", "houki", "nagashi", "pao-chips"])
+def test_every_event_kind_records_as_the_engine_replays_it(client, t1, db, event):
+    g = start(client, t1)
+    view = record(client, t1, event, 1)
+    engine = engine_game.replay(stored_events(db, g["game"]["id"]), load_rules("nekohouse-4a"))
+    assert view["replay"]["hands"][-1]["type"] == event["event"]
+    assert view["replay"]["hands"] == engine["hands"] and view["state"] == engine["state"]
+
+
+def test_points_penalty_that_cannot_be_split_is_refused_in_words(client, t1):
+    start(client, t1)
+    bad = {"event": "penalty", "seat": 2, "kind": "points", "points": 2000}
+    r = record(client, t1, bad, 1, expect=422)
+    assert "split" in r["error"]["message"]
+    record(client, t1, {**bad, "to": 0}, 1)

@@ -1,0 +1,325 @@
+"""``tablectl export``: the dated folder's files (BOM CSV, JSON, self-contained HTML,
+manifest), byte-identical reruns, unfinished games refused, an unreachable
+database, ``--keep``, and a run SIGKILLed mid-way leaving no partial folder.
+Runs the real command in a subprocess."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.web.test_leaderboard import build_club
+from web import export, games, stats_store
+from web.db import connect
+
+from tests.support.web_server import ROOT
+
+
+@pytest.fixture()
+def club(tmp_path):
+    return build_club(str(tmp_path / "club.sqlite"))
+
+
+def run(db, *argv, env=None, **kw):
+    return subprocess.run(
+        [sys.executable, "-m", "tablectl", "--db", str(db), "export", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        **kw,
+    )
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def read_csv(data: bytes) -> list[dict]:
+    assert data.startswith(b"\xef\xbb\xbf"), "CSV must start with a UTF-8 BOM for Excel"
+    text = data[3:].decode("utf-8")
+    assert "\r\n" in text and "\n" not in text.replace("\r\n", "")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_export_folder_contents(club, tmp_path):
+    out = tmp_path / "exports"
+    r = run(club["path"], "--date", "2026-04-01", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "exported club day 2026-04-01: 2 games" in r.stdout
+    files = snapshot(out / "2026-04-01")
+    assert sorted(files) == sorted(
+        [
+            "games.csv",
+            "games.json",
+            "hands.csv",
+            "hands.json",
+            "leaderboards.json",
+            "leaderboards.html",
+            "manifest.json",
+            "leaderboard-month-riichi4.csv",
+            "leaderboard-all-riichi4.csv",
+            "leaderboard-month-riichi3.csv",
+            "leaderboard-all-riichi3.csv",
+        ]
+    )
+    # the day's games: G2 (finished 02:30 JST on the 2nd) and the sanma game; not G1, G3
+    rows = read_csv(files["games.csv"])
+    assert sorted({r["game_id"] for r in rows}) == [str(club["games"][1]), str(club["games"][3])]
+    g2 = {r["player"]: r for r in rows if r["game_id"] == str(club["games"][1])}
+    assert {p: (r["rank"], r["result"]) for p, r in g2.items()} == {
+        "B": ("4", "-44000"),
+        "C": ("3", "-17000"),
+        "D": ("2", "7000"),
+        "E": ("1", "54000"),
+    }
+    hands = read_csv(files["hands.csv"])
+    assert [
+        (h["round"], h["delta_1"], h["score_4"])
+        for h in hands
+        if h["game_id"] == str(club["games"][1]) and h["type"] == "win"
+    ] == [("E1", "-9000", "34000"), ("E2", "0", "34000")]
+    # month to date (April 1st only) and all time, per family
+    month = read_csv(files["leaderboard-month-riichi4.csv"])
+    assert [r["name"] for r in month] == list("EDCB")
+    alltime = read_csv(files["leaderboard-all-riichi4.csv"])
+    # G1 and G2: D 52,000 + 7,000; E 54,000; B 11,000 - 44,000; C -18,000 - 17,000; A -45,000
+    assert [(r["name"], r["total"]) for r in alltime] == [
+        ("D", "59000"),
+        ("E", "54000"),
+        ("B", "-33000"),
+        ("C", "-35000"),
+        ("A", "-45000"),
+    ]
+    boards = json.loads(files["leaderboards.json"])
+    assert boards["all"]["last_day"] == "2026-04-01" and boards["all"]["first_day"] is None
+    assert {r["name"] for r in boards["all"]["families"]["riichi4"]} == set("ABCDE")
+    html = files["leaderboards.html"].decode("utf-8")
+    assert html.count("<svg") >= 5 and "<script" not in html and "src=" not in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    man = json.loads(files["manifest.json"])
+    assert man["club_day"] == "2026-04-01" and man["closing_hour"] == "05:00"
+    assert set(man["files"]) == set(files) - {"manifest.json"}
+    for name, info in man["files"].items():
+        assert info["sha256"] == hashlib.sha256(files[name]).hexdigest()
+        assert info["bytes"] == len(files[name])
+    assert (
+        man["files"]["games.csv"]["rows"] == 4 + 3
+    )  # G2 and the sanma game and man["files"]["games.json"]["rows"] == 2
+    assert man["files"]["hands.csv"]["rows"] == len(hands)
+
+
+def test_second_run_is_byte_identical(club, tmp_path):
+    out = tmp_path / "exports"
+    assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
+    first = snapshot(out / "2026-04-01")
+    time.sleep(0.01)  # a different "now" must not show in any file
+    assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
+    assert snapshot(out / "2026-04-01") == first
+    assert sorted(p.name for p in out.iterdir()) == ["2026-04-01"]
+
+
+def test_unfinished_games_are_listed_and_refused(club, tmp_path):
+    db = connect(club["path"])
+    ids = club["ids"]
+    gid = games.start_game(db, "t1", [ids[n] for n in "ABCD"], idempotency_key=uuid.uuid4().hex)[
+        "game"
+    ]["id"]
+    db.execute("UPDATE games SET started_at = '2026-04-01T16:00:00.000+00:00' WHERE id = ?", [gid])
+    db.conn.close()
+    out = tmp_path / "exports"
+    r = run(club["path"], "--date", "2026-04-01", "--out", str(out))
+    assert r.returncode == 1
+    assert f"game {gid} at table t1" in r.stderr and "unfinished" in r.stderr
+    assert not (out / "2026-04-01").exists()
+    # the next day is not held up by it
+    assert run(club["path"], "--date", "2026-04-02", "--out", str(out)).returncode == 0
+
+
+def test_unreachable_database_and_bad_options(tmp_path):
+    r = run(tmp_path / "missing.sqlite", "--date", "2026-04-01", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "missing.sqlite").exists()  # never created by looking
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    r = run(junk, "--date", "2026-04-01", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "cannot read the club database" in r.stderr
+    r = run(junk, "--date", "01/04/2026", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2
+
+
+def test_default_day_and_keep(club, tmp_path):
+    out = tmp_path / "exports"
+    for old in ("2026-03-01", "2026-03-02", "2026-03-03"):
+        (out / old).mkdir(parents=True)
+    r = run(club["path"], "--out", str(out), "--keep", "2")
+    assert r.returncode == 0, r.stderr
+    db = connect(club["path"])
+    yesterday = (
+        date.fromisoformat(stats_store.today(stats_store.settings(db))) - timedelta(days=1)
+    ).isoformat()
+    db.conn.close()
+    assert sorted(p.name for p in out.iterdir()) == ["2026-03-03", yesterday]
+    assert run(club["path"], "--out", str(out), "--keep", "0").returncode == 2
+
+
+def test_progress_bar_only_on_a_terminal():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    s = Tty()
+    bar = export.Progress(4, "export 2026-04-01", s)
+    for name in ("a.csv", "b.csv"):
+        bar.step(name)
+    bar.close()
+    assert "[###############...............] 2/4 b.csv" in s.getvalue()
+    quiet = io.StringIO()
+    export.Progress(4, "x", quiet).step("a")
+    assert quiet.getvalue() == ""
+
+
+def _wait_for(pred, what, limit=60.0):
+    deadline = time.monotonic() + limit  # a safety net, not a timing assertion
+    while not pred():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("with_old", [False, True])
+def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
+    out = tmp_path / "exports"
+    old = None
+    if with_old:
+        assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
+        old = snapshot(out / "2026-04-01")
+        db = connect(club["path"])  # change the day so a new export would differ
+        games.void_game(db, club["games"][1], actor="mika", reason="entered twice")
+        db.conn.close()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tablectl",
+            "--db",
+            club["path"],
+            "export",
+            "--date",
+            "2026-04-01",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, export.SLOW_ENV: "0.5"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tmp = out / f".tmp-2026-04-01-{proc.pid}"
+    _wait_for(lambda: tmp.is_dir() and len(list(tmp.iterdir())) >= 3, "a half-written export")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    dated = [p.name for p in out.iterdir() if not p.name.startswith(".")]
+    if with_old:
+        assert dated == ["2026-04-01"] and snapshot(out / "2026-04-01") == old
+    else:
+        assert dated == []
+    # the next run clears the dead run's temporary folder and writes the new export
+    r = run(club["path"], "--date", "2026-04-01", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["2026-04-01"]
+    new = snapshot(out / "2026-04-01")
+    assert json.loads(new["games.json"]) and (new != old)
+
+
+def test_systemd_units_run_a_command_the_cli_accepts():
+    import shlex
+
+    from tablectl import cli
+
+    unit = (ROOT / "deploy" / "jantaku-export.service").read_text(encoding="utf-8")
+    line = next(ln for ln in unit.splitlines() if ln.startswith("ExecStart="))
+    argv = shlex.split(line.removeprefix("ExecStart="))
+    assert argv[0].endswith("/tablectl")
+    args = cli.build_parser().parse_args(argv[1:])
+    assert args.command == "export" and args.keep >= 1 and args.date is None
+    timer = (ROOT / "deploy" / "jantaku-export.timer").read_text(encoding="utf-8")
+    cal = next(ln for ln in timer.splitlines() if ln.startswith("OnCalendar="))
+    # after the default closing hour (05:00 Asia/Tokyo), so "yesterday" is a closed day
+    assert cal == f"OnCalendar=*-*-* 05:30:00 {stats_store.DEFAULT_SETTINGS['timezone']}"
+    assert "Unit=jantaku-export.service" in timer and "Persistent=true" in timer
+
+
+def test_a_game_whose_summary_cannot_be_built_stops_the_export(club, tmp_path, monkeypatch):
+    db = connect(club["path"])
+    db.execute(
+        "INSERT INTO stats_stale (game_id, error, at) VALUES (?, 'RuntimeError: x', '')",
+        [club["games"][1]],
+    )
+
+    def broken(*a, **kw):
+        raise RuntimeError("cannot replay")
+
+    monkeypatch.setattr(stats_store, "game_lines", broken)
+    with pytest.raises(export.ExportError, match=f"game {club['games'][1]} .*cannot replay"):
+        export.write_export(db, "2026-04-01", tmp_path / "out")
+    assert not (tmp_path / "out" / "2026-04-01").exists()
+    monkeypatch.undo()
+    export.write_export(db, "2026-04-01", tmp_path / "out")  # repaired, then written
+    assert (tmp_path / "out" / "2026-04-01" / "manifest.json").exists()
+    db.conn.close()
+
+
+def test_progress_bar_on_a_real_terminal(club, tmp_path):
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tablectl",
+                "--db",
+                club["path"],
+                "export",
+                "--date",
+                "2026-04-01",
+                "--out",
+                str(tmp_path / "o"),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+        )
+        os.close(slave)
+        out, _ = proc.communicate(timeout=120)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert proc.returncode == 0
+    text = seen.decode("utf-8")
+    assert "export 2026-04-01 [" in text and "11/11 manifest.json" in text
+    assert "\r" in text  # redrawn in place
+    assert "[" not in out  # stdout carries only the summary
