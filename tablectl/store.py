@@ -29,6 +29,8 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
+import clubdb
+
 from .errors import TableError
 
 COMMANDS = ("status", "mode", "cycle", "dice", "deal", "check", "points", "reset", "dealt")
@@ -65,7 +67,11 @@ def now() -> float:
 
 
 # --------------------------------------------------------------------------- schema
-def _m1_tables(db: sqlite_utils.Database) -> None:
+MIGRATIONS = clubdb.Migrations("tablectl")
+
+
+@MIGRATIONS(legacy=("tablectl_migrations", "name", "0001_tables"))
+def create_tables(db: sqlite_utils.Database) -> None:
     db["table_state"].create({
         "table_id": str, "name": str, "url": str, "configured": int,
         "connected": int, "model": str, "firmware": str, "capabilities": str,
@@ -95,59 +101,15 @@ def _m1_tables(db: sqlite_utils.Database) -> None:
     }, pk="id")
 
 
-MIGRATIONS = [("0001_tables", _m1_tables)]
-
-
 def open_db(db_path: str | os.PathLike) -> sqlite_utils.Database:
-    """Open (creating and migrating if needed) the shared SQLite file."""
-    db = sqlite_utils.Database(str(db_path))
-    db.conn.execute("PRAGMA busy_timeout = 10000")
-    db.conn.execute("PRAGMA journal_mode = WAL")
-    db.conn.execute("PRAGMA synchronous = FULL")
-    db.conn.execute("PRAGMA foreign_keys = ON")
-    _migrate(db)
-    return db
-
-
-def _migrate(db: sqlite_utils.Database) -> None:
-    # Our own numbered list, in a table of our own: the web app has its own
-    # migrations in the same file and must not collide with ours.
-    with _write(db):
-        db.conn.execute(
-            "CREATE TABLE IF NOT EXISTS tablectl_migrations"
-            " (name TEXT PRIMARY KEY, applied_at REAL)"
-        )
-        done = {r[0] for r in db.conn.execute("SELECT name FROM tablectl_migrations")}
-        for name, fn in MIGRATIONS:
-            if name not in done:
-                fn(db)
-                db.conn.execute("INSERT INTO tablectl_migrations VALUES (?, ?)", (name, now()))
-
-
-@contextmanager
-def _write(db: sqlite_utils.Database) -> Iterator[None]:
-    """One all-or-nothing write; BEGIN IMMEDIATE so two writers never deadlock."""
-    conn = db.conn
-    if conn.in_transaction:
-        with db.atomic():
-            yield
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+    """This thread's connection to the shared SQLite file (created and migrated if needed)."""
+    return clubdb.open_shared(db_path, [MIGRATIONS])
 
 
 @contextmanager
 def connect(db_path: str | os.PathLike) -> Iterator[sqlite_utils.Database]:
-    db = open_db(db_path)
-    try:
-        yield db
-    finally:
-        db.conn.close()
+    """The store's connection for one call (this thread's shared one; left open)."""
+    yield open_db(db_path)
 
 
 # --------------------------------------------------------------------------- rows
@@ -187,7 +149,7 @@ def request_command(db_path, table_id: str, command: str, args: dict | None = No
     """
     args = validate_command(command, args)
     key = idempotency_key or f"auto-{uuid.uuid4()}"
-    with connect(db_path) as db, _write(db):
+    with connect(db_path) as db, clubdb.write_tx(db):
         existing = _query(db, "SELECT * FROM table_commands WHERE idempotency_key = ?", (key,))
         if existing:
             return _same_request(existing[0], table_id, command, args)
@@ -271,7 +233,7 @@ def withdraw_command(db_path, command_id: int, reason: str) -> dict:
     Does nothing to a command the daemon has already started (``sending``)
     or finished: that one's outcome is decided by the daemon.
     """
-    with connect(db_path) as db, _write(db):
+    with connect(db_path) as db, clubdb.write_tx(db):
         db.conn.execute(
             "UPDATE table_commands SET status='timed_out', error_code='not_sent',"
             " error_message=?, finished_at=? WHERE id=? AND status='queued'",
@@ -331,13 +293,13 @@ class Journal:
         self.db = open_db(db_path)
 
     def close(self) -> None:
-        self.db.conn.close()
+        """Nothing to release: the connection is the thread's shared one."""
 
     # ---- tables
     def register_tables(self, tables: list[dict]) -> None:
         """Make the configured tables exactly ``tables`` (id, name, url); others unconfigured."""
         ids = [t["id"] for t in tables]
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 f"UPDATE table_state SET configured = 0 WHERE table_id NOT IN "
                 f"({','.join('?' * len(ids))})", ids)
@@ -354,13 +316,13 @@ class Journal:
         cols = {k: (_dumps(v) if k in _JSON_COLS else v) for k, v in fields.items()}
         cols["updated_at"] = now()
         sets = ", ".join(f"{k} = ?" for k in cols)
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(f"UPDATE table_state SET {sets} WHERE table_id = ?",
                                  (*cols.values(), table_id))
 
     def add_event(self, table_id: str, kind: str, code: str = "", message: str = "",
                   data: dict | None = None) -> None:
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 "INSERT INTO table_events (table_id, kind, code, message, data, at)"
                 " VALUES (?, ?, ?, ?, ?, ?)", (table_id, kind, code, message, _dumps(data), now()))
@@ -384,14 +346,14 @@ class Journal:
 
     def note_late_outcome(self, command_id: int, code: str, text: str) -> None:
         """Record that a command given up as timed_out was later found to have run."""
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 "UPDATE table_commands SET error_code=?, error_message=error_message || ' — ' || ?"
                 " WHERE id=?", (code, text, command_id))
 
     def claim_next(self, table_id: str) -> dict | None:
         """Take the oldest queued command of the table (status -> sending); expire stale ones."""
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             t = now()
             self.db.conn.execute(
                 "UPDATE table_commands SET status='timed_out', error_code='not_sent',"
@@ -410,18 +372,18 @@ class Journal:
 
     def set_seq(self, command_id: int, seq: int) -> None:
         """Record the sequence number BEFORE the frame is written (recovery needs it)."""
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute("UPDATE table_commands SET seq=? WHERE id=?", (seq, command_id))
 
     def set_progress(self, command_id: int, result: Any) -> None:
         """Record the table's first answer to a long command still ``sending`` (it ran)."""
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute("UPDATE table_commands SET result=? WHERE id=?",
                                  (_dumps(result), command_id))
 
     def requeue(self, command_id: int) -> None:
         """Put back a command that provably never reached the wire."""
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 "UPDATE table_commands SET status='queued', seq=NULL WHERE id=? AND"
                 " status='sending'", (command_id,))
@@ -431,7 +393,7 @@ class Journal:
         """Mark a command done / failed / timed_out with its result or reason."""
         if status not in TERMINAL:
             raise ValueError(f"finish() needs one of {TERMINAL}, got {status!r}")
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 "UPDATE table_commands SET status=?, result=?, error_code=?, error_message=?,"
                 " finished_at=? WHERE id=?",
@@ -440,7 +402,7 @@ class Journal:
     # ---- daemon heartbeat
     def heartbeat(self, pid: int, config: str = "", started: bool = False) -> None:
         t = now()
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             if started:
                 self.db.conn.execute(
                     "INSERT INTO tablectl_daemon (id, pid, started_at, heartbeat_at, config,"
@@ -453,6 +415,6 @@ class Journal:
                     "UPDATE tablectl_daemon SET heartbeat_at=? WHERE id=1 AND pid=?", (t, pid))
 
     def stopped(self, pid: int) -> None:
-        with _write(self.db):
+        with clubdb.write_tx(self.db):
             self.db.conn.execute(
                 "UPDATE tablectl_daemon SET stopped_at=? WHERE id=1 AND pid=?", (now(), pid))

@@ -49,7 +49,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.update(test_config)
     app.json.ensure_ascii = False
 
-    from . import audit, db, errors, games, i18n, security  # noqa: F401  (migrations register on import)
+    from . import db, errors, i18n, security
     from . import api, auth, staff, tablet
 
     errors.init_app(app)
@@ -59,7 +59,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(staff.bp)
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
-    from .leaderboard import bp as leaderboard_bp  # issue 7: leaderboards, player/game pages
+    from .leaderboard import bp as leaderboard_bp
     app.register_blueprint(leaderboard_bp)
     db.init_app(app)
     return app

@@ -7,10 +7,13 @@ from typing import Any
 
 import sqlite_utils
 
-from .db import migration, now_iso, write_tx
+from .db import Migrations, now_iso, write_tx
 
 
-@migration(101, "audit log")
+MIGRATIONS = Migrations("audit")
+
+
+@MIGRATIONS(legacy=("migrations", "number", 101))
 def _create_audit_log(db: sqlite_utils.Database) -> None:
     db.execute(
         """CREATE TABLE audit_log (

@@ -28,7 +28,7 @@ from flask import (
 )
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from .db import get_db, migration, now_iso, write_tx
+from .db import Migrations, get_db, now_iso, write_tx
 from .errors import UserError
 from .security import (
     AccessRefused, current_tablet_table, csrf_token, pairing_info, redeem_pairing,
@@ -43,7 +43,10 @@ MIN_PASSWORD_LENGTH = 6
 
 
 # ----------------------------------------------------------------------------- schema
-@migration(200, "staff users")
+MIGRATIONS = Migrations("auth")
+
+
+@MIGRATIONS(legacy=("migrations", "number", 200))
 def _create_staff_users(db) -> None:
     db.execute(
         """CREATE TABLE staff_users (
@@ -57,7 +60,7 @@ def _create_staff_users(db) -> None:
     )
 
 
-@migration(201, "login attempts")
+@MIGRATIONS(legacy=("migrations", "number", 201))
 def _create_login_attempts(db) -> None:
     db.execute(
         """CREATE TABLE login_attempts (

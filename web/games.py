@@ -3,7 +3,7 @@
 Storage rules this module keeps:
 
 * Every hand is an immutable row in ``hand_events`` holding one event of the
-  game-events format (``/work/shared/contracts/game-events.md``). Rows are
+  game-events format (``docs/contracts/game-events.md``). Rows are
   never updated or deleted. Undo appends a ``void`` marker; a staff
   correction appends a ``replace`` marker; both name the row they act on.
 * Each submission carries a client idempotency key (``UNIQUE``) and the
@@ -32,7 +32,7 @@ from scoring.rules import PRESET_IDS, Rules, load_rules
 
 from . import engine, stats_store
 from .audit import audit
-from .db import migration, now_iso, write_tx
+from .db import Migrations, now_iso, write_tx
 from .errors import Conflict, NotFound, Refused, UserError
 
 RECORDABLE = ("win", "draw", "abort", "chombo", "penalty", "end")
@@ -41,7 +41,10 @@ MAX_NAME = 40
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
-@migration(100, "players, tables, rule sets, games, hand events")
+MIGRATIONS = Migrations("games")
+
+
+@MIGRATIONS(legacy=("migrations", "number", 100))
 def _create_core(db: sqlite_utils.Database) -> None:
     db.executescript(
         """

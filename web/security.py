@@ -57,7 +57,7 @@ from flask import (
 )
 from markupsafe import Markup, escape
 
-from .db import connect, get_db, migrate, migration, now_iso, write_tx
+from .db import Migrations, get_db, now_iso, write_tx
 
 CSRF_META_NAME = "csrf-token"
 CSRF_HEADER = "X-CSRF-Token"
@@ -78,7 +78,10 @@ class AccessRefused(Exception):
 
 
 # ----------------------------------------------------------------------------- schema
-@migration(202, "tablet tokens")
+MIGRATIONS = Migrations("tablets")
+
+
+@MIGRATIONS(legacy=("migrations", "number", 202))
 def _create_tablet_tokens(db) -> None:
     db.execute(
         """CREATE TABLE tablet_tokens (
@@ -465,13 +468,4 @@ def init_app(app) -> None:
     app.jinja_env.globals.update(csrf_token=csrf_token, csrf_field=csrf_field,
                                  current_staff=current_staff,
                                  current_tablet_table=current_tablet_table)
-    # Our migrations (200-299) are registered when this module and web.auth are
-    # imported; apply them even if the schema was brought up before we loaded.
-    from . import auth  # noqa: F401  (registers migrations 200-201)
-    if app.config.get("DATABASE"):
-        db = connect(app.config["DATABASE"])
-        try:
-            migrate(db)
-        finally:
-            db.conn.close()
 

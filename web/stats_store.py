@@ -31,7 +31,7 @@ import sqlite_utils
 
 from scoring import stats
 
-from .db import migration, now_iso, write_tx
+from .db import Migrations, now_iso, write_tx
 from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,10 @@ LINE_COLUMNS = (
 )
 
 
-@migration(300, "leaderboard summary tables (stats_lines, stats_days, stats_settings)")
+MIGRATIONS = Migrations("stats")
+
+
+@MIGRATIONS(legacy=("migrations", "number", 300))
 def _create_stats(db: sqlite_utils.Database) -> None:
     sums = ",\n".join(
         f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
@@ -105,7 +108,7 @@ def _create_stats(db: sqlite_utils.Database) -> None:
     insert_all_lines(db)
 
 
-@migration(301, "stats_days clustered by (family, club_day, player) with a running game count")
+@MIGRATIONS(legacy=("migrations", "number", 301))
 def _stats_days_v2(db: sqlite_utils.Database) -> None:
     # cum_games (the player's games in the family up to and including the day)
     # lets one GROUP BY pass find current streaks: see LEADERBOARD_SQL.
@@ -129,7 +132,7 @@ def _stats_days_v2(db: sqlite_utils.Database) -> None:
     rebuild_days(db)
 
 
-@migration(302, "stats_months: the day rows rolled up per player, family and month")
+@MIGRATIONS(legacy=("migrations", "number", 302))
 def _stats_months(db: sqlite_utils.Database) -> None:
     # A year-long leaderboard adds ~12 month rows per player plus the days of the
     # months the period only partly covers, instead of ~365 day rows.
@@ -152,7 +155,7 @@ def _stats_months(db: sqlite_utils.Database) -> None:
     rebuild_months(db)
 
 
-@migration(303, "stats_stale: games whose summary lines could not be refreshed")
+@MIGRATIONS(legacy=("migrations", "number", 303))
 def _stats_stale(db: sqlite_utils.Database) -> None:
     db.execute(
         "CREATE TABLE stats_stale (game_id INTEGER PRIMARY KEY, error TEXT NOT NULL, "

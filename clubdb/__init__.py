@@ -1,0 +1,215 @@
+"""The club's one SQLite file, opened the same way by the web app and the table daemon.
+
+Both processes (and the staff CLI) share a single database file. This package
+is the only place that knows how to open it:
+
+* :func:`connect` opens a connection with the pragmas every connection needs
+  (WAL so readers run beside the writer, ``synchronous=FULL`` so an
+  acknowledged write survives a power cut, foreign keys, a busy timeout);
+* :func:`shared` gives the calling thread its own long-lived connection to a
+  file, so a hot path does not pay for opening one per call;
+* :func:`write_tx` is the one way to write: ``BEGIN IMMEDIATE`` behind a
+  per-file lock of this process (nested use becomes a savepoint);
+* :class:`Migrations` is a named, ordered set of schema steps; every set's
+  applied steps are recorded in one table, ``clubdb_migrations``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from datetime import datetime, timezone
+from typing import Callable, Iterable, Iterator
+
+import sqlite_utils
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a writer waits for another process's write lock before SQLite gives up."""
+
+MIGRATIONS_TABLE = "clubdb_migrations"
+SHARED_PER_THREAD = 8
+"""Open files a thread keeps connections to (the least recently used one is closed)."""
+
+
+def now_iso() -> str:
+    """The current UTC time as an ISO-8601 string (what the web's timestamp columns hold)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def connect(path: str | os.PathLike) -> sqlite_utils.Database:
+    """A new connection to the club file with the pragmas every connection must have."""
+    path = str(path)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    # No implicit transactions: every write goes through write_tx(), so nothing
+    # is left half-open between requests or commands.
+    conn.isolation_level = None
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if path != ":memory:" and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
+    db = sqlite_utils.Database(conn)
+    db._clubdb_path = os.path.abspath(path) if path != ":memory:" else f"memory:{id(conn)}"
+    return db
+
+
+_local = threading.local()
+
+
+def shared(path: str | os.PathLike) -> sqlite_utils.Database:
+    """This thread's open connection to ``path`` (opened on first use and kept).
+
+    A connection belongs to one thread: SQLite transactions are per connection,
+    so two threads must never interleave statements on one.
+    """
+    key = os.path.abspath(str(path))
+    cache: OrderedDict = getattr(_local, "dbs", None)
+    if cache is None:
+        cache = _local.dbs = OrderedDict()
+    db = cache.get(key)
+    if db is not None:
+        cache.move_to_end(key)
+        return db
+    db = cache[key] = connect(path)
+    while len(cache) > SHARED_PER_THREAD:
+        _, old = cache.popitem(last=False)
+        old.conn.close()
+    return db
+
+
+def close_shared() -> None:
+    """Close this thread's shared connections (a thread that is about to end, tests)."""
+    cache = getattr(_local, "dbs", None) or {}
+    while cache:
+        _, db = cache.popitem()
+        db.conn.close()
+
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _process_lock(db: sqlite_utils.Database) -> threading.Lock:
+    path = getattr(db, "_clubdb_path", None)
+    if path is None:
+        path = db.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(db.conn)}"
+        db._clubdb_path = path
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(path, threading.Lock())
+
+
+@contextlib.contextmanager
+def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """An all-or-nothing write transaction, taken with BEGIN IMMEDIATE.
+
+    IMMEDIATE takes the write lock up front, so a read-then-write inside the
+    block never fails half way on a stale snapshot. Writers of this process
+    queue on a Python lock first: SQLite's busy handler sleeps up to 100 ms
+    between polls, which made tail latency under many tablets seconds long.
+    Other processes still meet the busy timeout. Nested use is a savepoint.
+    """
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    with _process_lock(db):
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            if db.conn.in_transaction:
+                db.conn.execute("ROLLBACK")
+            raise
+        db.conn.execute("COMMIT")
+
+
+Step = Callable[[sqlite_utils.Database], None]
+
+
+class Migrations:
+    """A named, ordered set of schema steps, owned by one module.
+
+    Register steps with the instance as a decorator; they are applied in the
+    order they are defined, each once, in its own transaction::
+
+        MIGRATIONS = Migrations("games")
+
+        @MIGRATIONS
+        def create_players(db): ...
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.steps: list[tuple[str, Step]] = []
+        self.legacy: dict[str, tuple[str, str, object]] = {}
+
+    def __call__(self, fn: Step | None = None, *, legacy: tuple[str, str, object] | None = None):
+        """Register ``fn`` as the set's next step (``legacy``: where an older schema
+        table recorded it as applied: ``(table, column, value)``)."""
+        def register(fn: Step) -> Step:
+            if any(name == fn.__name__ for name, _ in self.steps):
+                raise ValueError(f"migration set {self.name!r} already has a step {fn.__name__!r}")
+            self.steps.append((fn.__name__, fn))
+            if legacy:
+                self.legacy[fn.__name__] = legacy
+            return fn
+        return register(fn) if fn is not None else register
+
+    def __repr__(self) -> str:
+        return f"Migrations({self.name!r}, {len(self.steps)} steps)"
+
+
+def _applied(db: sqlite_utils.Database) -> set[tuple[str, str]]:
+    return {(s, n) for s, n in db.execute(f"SELECT migration_set, name FROM {MIGRATIONS_TABLE}")}
+
+
+def _legacy_applied(db: sqlite_utils.Database, table: str, column: str, value) -> bool:
+    if not db[table].exists():
+        return False
+    row = db.execute(f"SELECT 1 FROM [{table}] WHERE [{column}] = ?", [value]).fetchone()
+    return row is not None
+
+
+def migrate(db: sqlite_utils.Database, sets: Iterable[Migrations]) -> list[str]:
+    """Apply every step of ``sets`` (in the order given) not yet recorded; return them as
+    ``"set:name"``. Safe when another process migrates the same file at the same time."""
+    db.execute(
+        f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (migration_set TEXT NOT NULL,"
+        " name TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (migration_set, name))"
+    )
+    done = _applied(db)
+    applied = []
+    for mset in sets:
+        for name, fn in mset.steps:
+            if (mset.name, name) in done:
+                continue
+            with write_tx(db):
+                # another process may have applied it while this one waited for the lock
+                if (mset.name, name) in _applied(db):
+                    continue
+                legacy = mset.legacy.get(name)
+                if not (legacy and _legacy_applied(db, *legacy)):
+                    fn(db)
+                    applied.append(f"{mset.name}:{name}")
+                db.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
+                           [mset.name, name, now_iso()])
+    return applied
+
+
+_ENSURED: set[tuple[str, tuple[str, ...]]] = set()
+_ENSURED_GUARD = threading.Lock()
+
+
+def open_shared(path: str | os.PathLike, sets: Iterable[Migrations]) -> sqlite_utils.Database:
+    """:func:`shared`, with ``sets`` brought up to date once per process and file."""
+    sets = tuple(sets)
+    db = shared(path)
+    key = (os.path.abspath(str(path)), tuple(s.name for s in sets))
+    if key not in _ENSURED:
+        with _ENSURED_GUARD:
+            migrate(db, sets)
+            _ENSURED.add(key)
+    return db

@@ -1,0 +1,11 @@
+"""The web app's migration sets, in the order they are applied to a club file.
+
+Each module that owns tables keeps its own named set (``MIGRATIONS``); this
+list is the one place that says which sets exist and in what order, so a new
+table never depends on an import side effect.
+"""
+
+from . import audit, auth, games, security, stats_store
+
+SETS = (games.MIGRATIONS, audit.MIGRATIONS, auth.MIGRATIONS, security.MIGRATIONS,
+        stats_store.MIGRATIONS)
