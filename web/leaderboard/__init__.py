@@ -20,54 +20,10 @@ from scoring import stats
 from .. import charts, stats_store
 from ..db import get_db
 from ..errors import NotFound, UserError
-from ..i18n import STRINGS, current_lang, t
+from ..i18n import current_lang, t
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
-# This feature's strings live with it; the shared table only gains keys.
-STRINGS.update(
-    {
-        "lb.title": ("成績ランキング", "Leaderboard"),
-        "lb.family": ("ルール", "Rules"),
-        "lb.period": ("期間", "Period"),
-        "lb.period.day": ("日", "Day"),
-        "lb.period.month": ("月間", "Month"),
-        "lb.period.season": ("シーズン", "Season"),
-        "lb.period.all": ("通算", "All time"),
-        "lb.period.range": ("期間指定", "Custom range"),
-        "lb.day": ("営業日", "Club day"),
-        "lb.start": ("開始日", "From"),
-        "lb.end": ("終了日", "To"),
-        "lb.min_games": ("最低対局数", "Minimum games"),
-        "lb.show": ("表示", "Show"),
-        "lb.rank": ("順位", "Rank"),
-        "lb.player": ("名前", "Player"),
-        "lb.none": ("この期間の対局はありません", "No games in this period"),
-        "lb.range_note": (
-            "営業日は閉店時刻 {closing}（{tz}）で区切ります",
-            "A club day ends at closing time, {closing} ({tz})",
-        ),
-        "lb.results_chart": ("対局ごとの成績と累計", "Result of each game and running total"),
-        "lb.placements": ("着順分布", "Placement distribution"),
-        "lb.by_month": ("月別成績", "Month by month"),
-        "lb.month": ("月", "Month"),
-        "lb.games": ("対局", "Games"),
-        "lb.game": ("対局", "Game"),
-        "lb.score_line": ("点数の推移", "Score line"),
-        "lb.hand": ("局", "Hand"),
-        "lb.final": ("最終", "Final"),
-        "lb.status": ("状態", "Status"),
-        "lb.table": ("卓", "Table"),
-        "lb.when": ("終了", "Finished"),
-        "lb.back": ("ランキングへ", "Back to the leaderboard"),
-        "lb.type.win": ("和了", "win"),
-        "lb.type.draw": ("流局", "draw"),
-        "lb.type.abort": ("途中流局", "abortive draw"),
-        "lb.type.chombo": ("チョンボ", "chombo"),
-        "lb.type.penalty": ("罰符", "penalty"),
-        "lb.no_family": ("このルールの対局はまだありません", "No games under these rules yet"),
-    }
-)
 
 
 def family_name(family: str) -> str:

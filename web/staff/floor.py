@@ -123,13 +123,14 @@ def floor_data() -> dict:
 
 def _labels(t: dict) -> dict:
     """Words for the daemon's state codes in the page's language (codes stay for scripts)."""
-    from ..i18n import STRINGS, current_lang, t as tr
+    import lexicon
+    from ..i18n import current_lang, t as tr
 
     def label(prefix: str, value):
         if value is None:
             return None
         key = f"{prefix}.{value}"
-        return tr(key) if key in STRINGS else str(value)
+        return tr(key) if lexicon.has(key) else str(value)
 
     return {"cycle_label": label("staff.cycle_state", t.get("cycle_state")),
             "lid_label": label("staff.lid_state", t.get("lid")),
