@@ -18,6 +18,10 @@ from pathlib import Path
 
 from flask import Flask
 
+from clubdb import shared
+
+from . import api, auth, db, errors, i18n, leaderboard, schema, security, staff, tablet
+
 
 def _secret_key(instance: Path) -> str:
     key = os.environ.get("JANTAKU_SECRET_KEY")
@@ -49,9 +53,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.update(test_config)
     app.json.ensure_ascii = False
 
-    from . import db, errors, i18n, security
-    from . import api, auth, staff, tablet
-
     errors.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
@@ -59,7 +60,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(staff.bp)
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
-    from .leaderboard import bp as leaderboard_bp
-    app.register_blueprint(leaderboard_bp)
+    app.register_blueprint(leaderboard.bp)
     db.init_app(app)
+    schema.migrate(shared(app.config["DATABASE"]))
     return app

@@ -26,10 +26,18 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
+from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.serving import make_server
 
+from tablectl import store
+
+from . import create_app, games
+from .auth import create_staff, set_staff_password
+from .db import get_db
 from .errors import UserError
+from .security import create_pairing
 
 
 class CliError(Exception):
@@ -57,8 +65,6 @@ def _secret_for(db_path: Path) -> str:
 def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = None,
               secret: str | None = None):
     """The Flask app on database ``db`` (created and migrated if new)."""
-    from . import create_app
-
     path = Path(db).resolve()
     if not path.parent.is_dir():
         raise CliError(f"the folder for the database does not exist: {path.parent}")
@@ -119,7 +125,6 @@ def cmd_serve(args) -> int:
     if args.behind_proxy:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
         # counts the tablet's address, not the proxy's.
-        from werkzeug.middleware.proxy_fix import ProxyFix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
     server = _listen(args.host, args.port, app)
     _stop_on_sigterm()
@@ -136,9 +141,6 @@ def cmd_serve(args) -> int:
 
 def cmd_create_staff(args) -> int:
     """Add a staff account (or --reset its password)."""
-    from .auth import create_staff, set_staff_password
-    from .db import get_db
-
     db = args.db or os.environ.get("JANTAKU_DB")
     if not db:
         raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
@@ -187,11 +189,6 @@ def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01) -> str:
 
 def seed_demo(app, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
     """Fill a new demo database: staff account, members, four tables, a pairing code each."""
-    from . import games
-    from .auth import create_staff
-    from .db import get_db
-    from .security import create_pairing
-
     with app.app_context():
         db = get_db()
         create_staff(db, *DEMO_STAFF)
@@ -230,8 +227,6 @@ def _stop_daemon(proc: subprocess.Popen) -> None:
 
 def _wait_for_daemon(db: str, proc: subprocess.Popen, timeout: float = 15.0) -> bool:
     """Wait until the daemon's heartbeat shows it running (or it exits)."""
-    from tablectl import store
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         if store.daemon_status(db)["running"]:
@@ -283,7 +278,6 @@ def _run_demo(args, folder: Path, db: Path) -> int:
 
 
 def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
-    from urllib.parse import quote
 
     _say("Jantaku demo club — everything runs on this machine, the tables are simulated.")
     _say(f"  data folder:   {folder}" + ("" if args.dir or args.keep

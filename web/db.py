@@ -2,8 +2,7 @@
 
 ``get_db()`` gives the request's connection: the worker thread's own shared
 connection to the club file (see :func:`clubdb.shared`). Schema changes are
-the named migration sets of :mod:`web.schema`, brought up to date once when
-the app is built.
+the named migration sets of :mod:`web.schema`.
 """
 
 from __future__ import annotations
@@ -11,16 +10,7 @@ from __future__ import annotations
 import sqlite_utils
 from flask import current_app, g
 
-from clubdb import Migrations, connect, now_iso, write_tx  # noqa: F401  (the web's names for them)
-from clubdb import migrate as _migrate
-from clubdb import shared
-
-
-def migrate(db: sqlite_utils.Database) -> list[str]:
-    """Bring the web app's tables (every set of :mod:`web.schema`) up to date."""
-    from .schema import SETS
-
-    return _migrate(db, SETS)
+from clubdb import Migrations, connect, now_iso, shared, write_tx  # noqa: F401  (the web's names)
 
 
 def get_db() -> sqlite_utils.Database:
@@ -38,6 +28,5 @@ def close_db(_exc=None) -> None:
 
 
 def init_app(app) -> None:
-    """Release the connection after each request and bring the schema up to date."""
+    """Release the connection after each request."""
     app.teardown_appcontext(close_db)
-    migrate(shared(app.config["DATABASE"]))

@@ -53,11 +53,14 @@ from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from flask import (
-    abort, current_app, g, jsonify, make_response, render_template, request, session,
+    abort, current_app, g, jsonify, make_response, redirect, render_template, request, session,
+    url_for,
 )
 from markupsafe import Markup, escape
 
 from .db import Migrations, get_db, now_iso, write_tx
+from .errors import wants_json
+from .i18n import current_lang
 
 CSRF_META_NAME = "csrf-token"
 CSRF_HEADER = "X-CSRF-Token"
@@ -105,8 +108,6 @@ def _create_tablet_tokens(db) -> None:
 def words(ja: str, en: str) -> str:
     """A refusal in words: Japanese first with the English after it, or English only
     when the page is switched to English."""
-    from .i18n import current_lang
-
     return en if current_lang() == "en" else f"{ja} / {en}"
 
 
@@ -276,17 +277,6 @@ def actor_name() -> str:
 
 
 # ----------------------------------------------------------------------------- refusals
-def wants_json() -> bool:
-    """True when the answer should be JSON (API path, JSON body or Accept)."""
-    if request.path.startswith("/api/") or request.path.endswith(".json"):
-        return True
-    if request.is_json:
-        return True
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json" and request.accept_mimetypes[best] > \
-        request.accept_mimetypes["text/html"]
-
-
 def refusal_response(status: int, code: str, message: str):
     """A JSON or HTML answer for a refused request."""
     if wants_json():
@@ -385,7 +375,6 @@ def staff_required(view: Callable) -> Callable:
                 refuse(401, "staff_login_required", words(
                     "先にスタッフとしてログインしてください。",
                     "Sign in as staff first (POST /auth/login)."))
-            from flask import redirect, url_for
             abort(redirect(url_for("auth.login", next=request.full_path.rstrip("?"))))
         return view(*args, **kwargs)
     return wrapped

@@ -7,6 +7,7 @@ from flask import current_app, flash, jsonify, redirect, request, url_for
 from ..audit import audit
 from ..db import get_db
 from ..errors import UserError
+from ..i18n import current_lang
 from ..security import actor_name, wants_json
 
 
@@ -60,6 +61,4 @@ def db_path() -> str:
 
 def msg(ja: str, en: str) -> str:
     """A message in the page's language (Japanese first)."""
-    from ..i18n import current_lang
-
     return en if current_lang() == "en" else ja
