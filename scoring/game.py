@@ -938,7 +938,10 @@ def advance(state: GameState, event: dict) -> tuple[GameState, dict]:
     and the game's result after the event, the same dict :func:`replay` returns for
     all the events so far (the event's own record is ``result["hands"][-1]``).
     Raises :class:`GameEventError` as :func:`replay` would."""
-    new = copy.deepcopy(state, {id(state.rules): state.rules})  # Rules are frozen: shared
+    # Rules are frozen and a hand record never changes once appended: both are shared.
+    memo: dict = {id(h): h for h in state.hands}
+    memo[id(state.rules)] = state.rules
+    new = copy.deepcopy(state, memo)
     _apply(new, len(new.hands) + 2 if new.started else 1, event)
     return new, {
         "rules": new.rules.name,

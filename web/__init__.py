@@ -52,6 +52,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["SECRET_KEY"] = _secret_key(instance)
     app.config.update(test_config)
     app.json.ensure_ascii = False
+    app.json.sort_keys = False  # answers keep the order they are built in; sorting costs
 
     errors.init_app(app)
     i18n.init_app(app)

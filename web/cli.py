@@ -1,14 +1,19 @@
 """``python -m web``: run the club web app, add staff accounts, or start the whole demo club.
 
-    python -m web serve --db PATH [--host 127.0.0.1] [--port 8000]
-    python -m web create-staff NAME --db PATH [--password-stdin] [--reset]
+    python -m web serve --db PATH [--host 127.0.0.1] [--port 8000] [--public-url URL]
+    python -m web create-staff NAME --db PATH [--password-stdin] [--reset] [--role ROLE]
+    python -m web backup --db PATH --dir DIR [--keep N]
+    python -m web restore BACKUP --db PATH [--force]
     python -m web demo [--host 127.0.0.1] [--port 8000] [--dir DIR]
 
-``serve`` prints ``Serving on http://HOST:PORT/`` once it listens (``--port 0``
-picks a free port). ``demo`` writes a demo club (database, ``club.toml`` with
-four simulated tables in different modes), starts ``python -m tablectl serve``
-on it and the web app, and prints the staff and tablet addresses; Ctrl-C (or
-SIGTERM) stops both. Library errors become one line on stderr, exit status 2.
+``serve`` runs the app on waitress (a production WSGI server: a fixed pool of
+worker threads, a cap on open connections, idle connections closed after a
+timeout, no version banner) and prints ``Serving on http://HOST:PORT/`` once
+it listens (``--port 0`` picks a free port). ``demo`` writes a demo club
+(database, ``club.toml`` with four simulated tables in different modes), starts
+``python -m tablectl serve`` on it and the web app, and prints the staff and
+tablet addresses; Ctrl-C (or SIGTERM) stops both. Library errors become one
+line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -28,8 +33,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from waitress.server import create_server
 from werkzeug.middleware.proxy_fix import ProxyFix
-from werkzeug.serving import make_server
 
 from tablectl import store
 
@@ -75,14 +80,24 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     return create_app(config)
 
 
-def _listen(host: str, port: int, app):
-    """A threaded HTTP server bound to host:port (one thread per request)."""
+SERVER_THREADS = 8
+"""Worker threads: requests in progress at once (a hand's write is short; SQLite has one writer)."""
+CONNECTION_LIMIT = 200
+"""Open connections at most; more wait in the listen backlog instead of costing a thread each."""
+CHANNEL_TIMEOUT_S = 60
+"""An idle connection is closed after this long."""
+
+
+def _listen(host: str, port: int, app, *, threads: int = SERVER_THREADS,
+            connection_limit: int = CONNECTION_LIMIT):
+    """A waitress server bound to host:port (not yet serving: call ``run()``)."""
     try:
-        return make_server(host, port, app, threaded=True)
+        return create_server(app, host=host, port=port, threads=threads,
+                             connection_limit=connection_limit,
+                             channel_timeout=CHANNEL_TIMEOUT_S, ident="",
+                             clear_untrusted_proxy_headers=True)
     except OSError as e:
         reason = e.strerror or str(e)
-    except SystemExit:  # werkzeug reports a port in use itself, then exits
-        reason = "the address is in use"
     raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
                    "port with --port (0 = any free port)")
 
@@ -126,17 +141,27 @@ def cmd_serve(args) -> int:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
         # counts the tablet's address, not the proxy's.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
-    server = _listen(args.host, args.port, app)
+    server = _listen(args.host, args.port, app, threads=args.threads,
+                     connection_limit=args.connection_limit)
+    base = _address(args.host, server.effective_port)
+    # Pairing QR codes use the configured address, else the bound one: never a request's Host.
+    app.config["PUBLIC_URL"] = args.public_url or base
     _stop_on_sigterm()
-    _say(f"Serving on {_address(args.host, server.server_port)}/ (database {Path(db).resolve()})")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    # waitress warns on every request queued behind busy workers: one line per request
+    # under load, when the queue is only the work waiting its turn
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    _say(f"Serving on {base}/ (database {Path(db).resolve()})")
+    _serve(server)
     _say("Stopped.")
     return 0
+
+
+def _serve(server) -> None:
+    """Serve until Ctrl-C / SIGTERM, then close the listening socket and the workers."""
+    try:
+        server.run()  # returns on KeyboardInterrupt after stopping its worker threads
+    finally:
+        server.close()
 
 
 def cmd_create_staff(args) -> int:
@@ -255,23 +280,20 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
     config.write_text(demo_club_toml(time_scale=args.time_scale), encoding="utf-8")
     (folder / "logs").mkdir(exist_ok=True)
-    server = _listen(args.host, args.port, build_app(str(db), secure_cookies=False,
-                                                     secret=secrets.token_hex(32)))
-    # Keep the terminal for the addresses: no line per request (serve keeps them for journald).
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    base = _address(args.host, server.server_port)
-    server.app.config["PUBLIC_URL"] = base
-    codes = seed_demo(server.app)
+    app = build_app(str(db), secure_cookies=False, secret=secrets.token_hex(32))
+    server = _listen(args.host, args.port, app)
+    base = _address(args.host, server.effective_port)
+    app.config["PUBLIC_URL"] = base
+    codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
-        server.serve_forever()
+        _serve(server)
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
         _stop_daemon(daemon)
     _say("Demo stopped (web app and table daemon).")
     return 0
@@ -308,6 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
                    help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
+    s.add_argument("--threads", type=int, default=SERVER_THREADS,
+                   help=f"worker threads (default {SERVER_THREADS})")
+    s.add_argument("--connection-limit", type=int, default=CONNECTION_LIMIT,
+                   help=f"open connections at most (default {CONNECTION_LIMIT})")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")

@@ -52,19 +52,16 @@ def _refusing(key: str):
 
 # --------------------------------------------------------------------------- rules
 @functools.lru_cache(maxsize=64)
-def _rules_of_text(text: str) -> Rules:
+def rules_of_text(text: str) -> Rules:
+    """A game's stored rules (the JSON text of its resolved rule set), built once per process."""
     return load_rules(json.loads(text))
 
 
 def rules(spec: str | dict) -> Rules:
-    """Resolved rules: a preset id, or a game's stored rules (a dict or its JSON text).
-
-    Rules are frozen, so each distinct rule set is built once per process."""
+    """Resolved rules: a preset id, or a rule set as a dict (a game's stored rules)."""
     if isinstance(spec, dict):
-        spec = json.dumps(spec, sort_keys=True, ensure_ascii=False)
-    if spec in PRESET_IDS:
-        return preset(spec)
-    return _rules_of_text(spec)
+        return load_rules(spec)
+    return preset(spec)
 
 
 @functools.lru_cache(maxsize=None)

@@ -11,12 +11,14 @@ another process changes the key, so a stale entry is never used.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from . import engine
+from .db import rows as _rows
 from .errors import NotFound
 
 MEMO_GAMES = 256
@@ -53,17 +55,21 @@ class Played:
         return Played(self.log + [row], effective, state, result)
 
 
-def _rows(db, sql: str, params=()) -> list[dict]:
-    return db.execute_returning_dicts(sql, list(params))
+@functools.lru_cache(maxsize=64)
+def _rules_dict(text: str) -> dict:
+    return json.loads(text)
 
 
 def get_game(db, game_id: int) -> dict:
-    """A game's row with its rules (a dict) and seats (NotFound if there is none)."""
+    """A game's row with its rules (a dict; read it, never change it: it is shared by every
+    game of the same rule set), its seats, and ``rules_json`` (the stored text).
+    NotFound if there is none."""
     rows = _rows(db, "SELECT * FROM games WHERE id = ?", [game_id])
     if not rows:
         raise NotFound("records.no_game", game=game_id)
     game = rows[0]
-    game["rules"] = json.loads(game["rules"])
+    game["rules_json"] = game["rules"]
+    game["rules"] = _rules_dict(game["rules"])
     game["seats"] = _rows(
         db,
         "SELECT s.seat, s.player_id, s.confirmed_at, p.name, p.guest FROM game_seats s "
@@ -102,6 +108,11 @@ def effective_events(log: list[dict]) -> list[dict]:
     return [{"seq": s, "event": current[s]} for s in order]
 
 
+def rules_of(game: dict):
+    """The engine's rules of a game row read by :func:`get_game`."""
+    return engine.rules_of_text(game["rules_json"])
+
+
 _memo: OrderedDict = OrderedDict()
 _memo_lock = threading.Lock()
 
@@ -136,7 +147,7 @@ def replay_log(game: dict, log: list[dict]) -> Played:
     """Replay a log once: a stored one, or one with a marker not yet stored (which the
     caller remembers only once it is)."""
     effective = effective_events(log)
-    state, result = engine.replayed([e["event"] for e in effective], engine.rules(game["rules"]))
+    state, result = engine.replayed([e["event"] for e in effective], rules_of(game))
     return Played(log, effective, state, result)
 
 

@@ -32,10 +32,15 @@ import sqlite_utils
 from . import engine, events, gamelog, stats_store, text
 from .audit import audit
 from .db import Migrations, now_iso, write_tx
+from .db import one as _one
+from .db import rows as _rows
 from .errors import Conflict, NotFound, Refused, UserError
 from .gamelog import Played, get_game
 
 GAME_STATUSES = ("live", "finished", "void")
+HIDDEN_GAME_FIELDS = frozenset({"rules", "rules_json", "start_key", "started_by"})
+"""Left out of a game's view: the rules are served per rule set; the start's idempotency
+key and who started it are the log's business, not a screen's."""
 MAX_NAME = 40
 MAX_RULES_TOML = 64 * 1024
 MAX_TOML_DEPTH = 8
@@ -116,15 +121,6 @@ def _create_core(db: sqlite_utils.Database) -> None:
 
 
 # --------------------------------------------------------------------------- helpers
-def _rows(db, sql: str, params=()) -> list[dict]:
-    return db.execute_returning_dicts(sql, list(params))
-
-
-def _one(db, sql: str, params=()) -> dict | None:
-    rows = _rows(db, sql, params)
-    return rows[0] if rows else None
-
-
 def _check_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not ID_RE.match(value):
         raise UserError("records.bad_id", code="invalid_field", details={"field": field},
@@ -361,6 +357,13 @@ def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
     return players
 
 
+def live_game_id(db, table_id: str) -> int | None:
+    """The id of the table's live game (at most one: a unique index), or None."""
+    row = db.conn.execute("SELECT id FROM games WHERE table_id = ? AND status = 'live'",
+                          [table_id]).fetchone()
+    return row[0] if row else None
+
+
 def current_game(db, table_id: str) -> dict | None:
     """The table's live game, else its most recent game, else None."""
     row = _one(db, "SELECT id FROM games WHERE table_id = ? "
@@ -419,7 +422,7 @@ def game_view(db, game_id: int) -> dict:
 def _view(game: dict, played: Played) -> dict:
     replayed = played.result
     view = {
-        "game": {k: v for k, v in game.items() if k != "rules"},
+        "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
         "rules_name": replayed.get("rules"),
         "players": len(game["seats"]),
         "next_seq": played.next_seq,
@@ -444,7 +447,7 @@ def _live_game(db, game_id: int) -> dict:
 def preview_event(db, game_id: int, event: Any) -> dict:
     """What recording ``event`` would do (payments per seat), changing nothing."""
     game = _live_game(db, game_id)
-    event = events.check_event(event, engine.rules(game["rules"]))
+    event = events.check_event(event, gamelog.rules_of(game))
     _, result = engine.advance(gamelog.played(db, game).state, event)
     last = result["hands"][-1]
     return {"event": event, "preview": {
@@ -519,7 +522,7 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
     if replayed:
         return replayed
     game = _live_game(db, game_id)
-    event = events.check_event(event, engine.rules(game["rules"]))
+    event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
         again = _replay_of_key(db, key, game_id, request)
         if again:
@@ -594,7 +597,7 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
     reason = _require_reason(reason)
     game = _correctable(db, game_id)
     if event is not None:
-        event = events.check_event(event, engine.rules(game["rules"]))
+        event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
         before = gamelog.played(db, game)
         current = {e["seq"]: e["event"] for e in before.effective}

@@ -58,7 +58,7 @@ from flask import (
 )
 from markupsafe import Markup, escape
 
-from .db import Migrations, get_db, now_iso, write_tx
+from .db import Migrations, get_db, now_iso, one, write_tx
 from .errors import wants_json
 from .i18n import current_lang
 
@@ -222,8 +222,7 @@ def tablet_for_secret(db, secret: str) -> dict | None:
 
 
 def _one(db, sql: str, *args) -> dict | None:
-    rows = db.execute_returning_dicts(sql, list(args))
-    return rows[0] if rows else None
+    return one(db, sql, args)
 
 
 # ----------------------------------------------------------------------------- request identity

@@ -52,14 +52,18 @@ def ok(data: Any = None, status: int = 200, **extra):
     return jsonify(payload), status
 
 
+def live_game_id(db, table_id: str) -> int:
+    """The id of the table's live game, or a 404 (no such table) or 409 (no game on)."""
+    game_id = games.live_game_id(db, table_id)
+    if game_id is None:
+        games.get_table(db, table_id)
+        raise UserError("records.no_live_game", status=409, code="no_live_game", table=table_id)
+    return game_id
+
+
 def table_game(db, table_id: str) -> dict:
-    """The table's live game row, or a 409 saying there is none."""
-    games.get_table(db, table_id)
-    game = games.current_game(db, table_id)
-    if game is None or game["status"] != "live":
-        raise UserError(f"table {table_id} has no game in progress: start one first",
-                        status=409, code="no_live_game")
-    return game
+    """The table's live game row, or a 404/409 saying why there is none."""
+    return games.get_game(db, live_game_id(db, table_id))
 
 
 # --------------------------------------------------------------------------- meta
@@ -161,8 +165,7 @@ def record(table_id: str):
     db = get_db()
     data = body({"event": events.event_field, **WRITE_FIELDS},
                 required=("event", "expected_seq", "idempotency_key"))
-    game = _game_for_write(db, table_id, data)
-    view = games.record_event(db, game["id"], data.get("event"),
+    view = games.record_event(db, _game_for_write(db, table_id, data), data.get("event"),
                               expected_seq=data.get("expected_seq"),
                               idempotency_key=data.get("idempotency_key"), actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
@@ -173,18 +176,18 @@ def record(table_id: str):
 def undo(table_id: str):
     db = get_db()
     data = body(WRITE_FIELDS, required=("expected_seq", "idempotency_key"))
-    game = _game_for_write(db, table_id, data)
-    view = games.undo_last(db, game["id"], expected_seq=data.get("expected_seq"),
+    view = games.undo_last(db, _game_for_write(db, table_id, data),
+                           expected_seq=data.get("expected_seq"),
                            idempotency_key=data.get("idempotency_key"), actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
 
 
-def _game_for_write(db, table_id: str, data: dict) -> dict:
+def _game_for_write(db, table_id: str, data: dict) -> int:
     """The game a write is for: ``game_id`` if given (a retry after the game ended), else live."""
     game_id = data.get("game_id")
     if game_id is None:
-        return table_game(db, table_id)
-    return _game_at(db, table_id, game_id)
+        return live_game_id(db, table_id)
+    return _game_at(db, table_id, game_id)["id"]
 
 
 def _game_at(db, table_id: str, game_id: int) -> dict:
@@ -202,7 +205,7 @@ def score_hand(table_id: str):
     db = get_db()
     game = table_game(db, table_id)
     line = body({"hand": events.HAND}, required=("hand",))["hand"]
-    return ok({"result": engine.score_hand(line, engine.rules(game["rules"]))})
+    return ok({"result": engine.score_hand(line, gamelog.rules_of(game))})
 
 
 @bp.post("/tables/<table_id>/games/<int:game_id>/confirm")

@@ -7,6 +7,7 @@ and recorded in the audit log with the signed-in staff member's name.
 
 from __future__ import annotations
 
+import segno
 from flask import current_app, jsonify, render_template, request, url_for
 
 from .. import games
@@ -150,18 +151,21 @@ def _uploaded_toml() -> str | None:
 
 # ----------------------------------------------------------------------------- tablets
 def pairing_url(code: str) -> str:
-    """The address a tablet opens to pair (config ``PUBLIC_URL`` if the console is local)."""
-    base = current_app.config.get("PUBLIC_URL") or request.url_root
+    """The address a tablet opens to pair: the configured public address (``serve`` sets
+    it to ``--public-url`` or the address it is bound to), else the server's own name and
+    port as the WSGI server reports them. Never the request's Host header, which any
+    client can set."""
+    base = current_app.config.get("PUBLIC_URL")
+    if not base:
+        env = request.environ
+        port = str(env["SERVER_PORT"])
+        default = {"http": "80", "https": "443"}.get(request.scheme)
+        base = f"{request.scheme}://{env['SERVER_NAME']}" + ("" if port == default else f":{port}")
     return base.rstrip("/") + url_for("auth.pair", code=code)
 
 
 def qr_svg(text: str) -> str:
-    """``text`` as an inline SVG QR code ('' if segno is not installed: the URL is shown)."""
-    try:
-        import segno  # a declared dependency; imported here so its absence costs only the QR
-    except ImportError:
-        current_app.logger.warning("segno is not installed: pairing QR codes are not drawn")
-        return ""
+    """``text`` as an inline SVG QR code."""
     return segno.make(text, error="m").svg_inline(border=2, omitsize=True)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template
 
-from .. import engine, games, readings
+from .. import engine, gamelog, games, readings
 from ..db import get_db
 from ..engine import ABORT_KINDS, PENALTY_KINDS, WINDS, WINDS_JA
 from ..i18n import current_lang
@@ -90,7 +90,7 @@ def table_page(table_id: str):
     table = games.get_table(db, table_id)
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game and game["status"] != "void" else None
-    rules = engine.rules(game["rules"]) if view else None
+    rules = gamelog.rules_of(game) if view else None
     raw = readings.table_reading(current_app.config["DATABASE"], table_id)
     reading = readings.compare(raw, view)
     rule_sets = games.list_rule_sets(db)
