@@ -29,9 +29,28 @@ def _secret_key(instance: Path) -> str:
         return key
     path = instance / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        private_file(path, secrets.token_hex(32))
     return path.read_text().strip()
+
+
+def private_file(path: Path, text: str) -> None:
+    """Write a new file only its owner can read (created 0600: never readable, not even
+    for a moment, by other users of the machine)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def private_database(path: str) -> None:
+    """Make the club database only its owner's: a new file is created 0600 (SQLite gives
+    its -wal and -shm files the database file's mode), an existing one is set to 0600."""
+    if path == ":memory:":
+        return
+    if not os.path.exists(path):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for name in (path, path + "-wal", path + "-shm"):
+        if os.path.exists(name) and os.stat(name).st_mode & 0o077:
+            os.chmod(name, 0o600)
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -63,5 +82,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(leaderboard.bp)
     db.init_app(app)
+    private_database(app.config["DATABASE"])
     schema.migrate(shared(app.config["DATABASE"]))
     return app

@@ -38,8 +38,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from tablectl import store
 
-from . import create_app, games
-from .auth import create_staff, set_staff_password
+from . import create_app, games, private_file
+from .auth import ROLES, create_staff, set_staff_password, set_staff_role
 from .db import get_db
 from .errors import UserError
 from .security import create_pairing
@@ -61,9 +61,7 @@ def _secret_for(db_path: Path) -> str:
         return key
     path = db_path.parent / (db_path.name + ".secret")
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_hex(32))
+        private_file(path, secrets.token_hex(32))
     return path.read_text().strip()
 
 
@@ -174,9 +172,11 @@ def cmd_create_staff(args) -> int:
     with app.app_context():
         if args.reset:
             set_staff_password(get_db(), args.name, password)
+            if args.role:
+                set_staff_role(get_db(), args.name, args.role)
             _say(f"New password set for staff account {args.name}.")
         else:
-            create_staff(get_db(), args.name, password)
+            create_staff(get_db(), args.name, password, role=args.role or "staff")
             _say(f"Staff account {args.name} created.")
     return 0
 
@@ -199,7 +199,7 @@ DEMO_TABLES = (
     ("t4", "卓4 国際", "mcr", 3),
 )
 DEMO_MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤")
-DEMO_STAFF = ("staff", "mahjong")
+DEMO_STAFF = ("staff", "mahjong-club")
 
 
 def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01) -> str:
@@ -341,6 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
     c.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     c.add_argument("--reset", action="store_true", help="set a new password for an existing name")
+    c.add_argument("--role", choices=ROLES, default=None,
+                   help="owner, manager or staff (default staff; a club's first account is "
+                        "its owner)")
     c.set_defaults(func=cmd_create_staff)
 
     d = sub.add_parser("demo", help="start the demo club (daemon + web + demo data)")

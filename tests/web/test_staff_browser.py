@@ -26,7 +26,7 @@ def club(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("staff-e2e") / "club.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
-    create_staff(db, "mika", "mahjong")
+    create_staff(db, "mika", "mahjong-club")
     games.save_table(db, "t1", "卓1", "nekohouse-4a")
     games.save_table(db, "t2", "卓2", "nekohouse-3a")
     db.conn.close()
@@ -56,7 +56,7 @@ def signed_in(browser, club, viewport):
     page.goto(club["server"].url + "/staff/")
     assert "/auth/login" in page.url
     page.fill("input[name=name]", "mika")
-    page.fill("input[name=password]", "mahjong")
+    page.fill("input[name=password]", "mahjong-club")
     page.click("button[type=submit]")
     page.wait_for_url("**/staff/")
     return page

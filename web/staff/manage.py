@@ -11,11 +11,13 @@ import segno
 from flask import current_app, jsonify, render_template, request, url_for
 
 from .. import games
-from ..auth import create_staff, list_staff, set_staff_active, set_staff_password
+from ..auth import (
+    ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
+)
 from ..db import get_db
 from ..errors import UserError
 from ..security import (
-    AccessRefused, actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
+    actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
 )
 from . import bp
@@ -204,10 +206,7 @@ def tablet_issue():
 @staff_required
 def tablet_revoke(tablet_id: int):
     """Unpair a tablet: its next request is refused with 'ask staff'."""
-    try:
-        row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
-    except AccessRefused as e:
-        raise UserError(e.message, status=e.status, code=e.code) from None
+    row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
     record("tablet.revoke", f"table:{row['table_id']}", details={"tablet_id": tablet_id})
     return done(msg(f"タブレット {tablet_id} の登録を解除しました",
                     f"Tablet {tablet_id} is unpaired"), "staff.tablets")
@@ -217,37 +216,54 @@ def tablet_revoke(tablet_id: int):
 @bp.get("/accounts")
 @staff_required
 def accounts():
-    """Staff accounts (names only) with forms to add one or reset a password."""
+    """Staff accounts (names and roles) with forms to add one or reset a password."""
     rows = list_staff(get_db())
     if wants_json():
         return jsonify({"staff": rows})
-    return render_template("staff/accounts.html", accounts=rows)
+    return render_template("staff/accounts.html", accounts=rows, roles=ROLES)
+
+
+def _flag(data: dict, name: str) -> bool:
+    return str(data.get(name, "")).lower() in ("1", "true", "on", "yes")
 
 
 @bp.post("/accounts")
 @staff_required
 def account_save():
-    """Add a staff account, or set a new password for an existing one."""
+    """Add a staff account, or set a new password for an existing one (one's own, or as a
+    manager/owner another's); the audit log says who did it to whom."""
     data = form_data()
-    db = get_db()
-    name, password = need(data, "name", "the staff name"), str(data.get("password", ""))
-    if str(data.get("reset", "")).lower() in ("1", "true", "on", "yes"):
-        set_staff_password(db, name, password)
+    db, me = get_db(), current_staff()
+    name, password = need(data, "name", "the staff name"), data.get("password", "")
+    if _flag(data, "reset"):
+        set_staff_password(db, name, password, by=me)
         record("staff.password", f"staff:{name}")
         text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
     else:
-        create_staff(db, name, password)
-        record("staff.create", f"staff:{name}")
+        role = str(data.get("role") or "staff")
+        create_staff(db, name, password, role=role, by=me)
+        record("staff.create", f"staff:{name}", details={"role": role})
         text = msg(f"スタッフ {name} を追加しました", f"Added staff account {name}")
     return done(text, "staff.accounts")
+
+
+@bp.post("/accounts/<name>/role")
+@staff_required
+def account_role(name: str):
+    """Change an account's role (a manager or owner, never above their own role)."""
+    role = str(form_data().get("role", ""))
+    set_staff_role(get_db(), name, role, by=current_staff())
+    record("staff.role", f"staff:{name}", details={"role": role})
+    return done(msg(f"{name} の役割を {role} にしました", f"{name} is now {role}"),
+                "staff.accounts")
 
 
 @bp.post("/accounts/<name>/active")
 @staff_required
 def account_active(name: str):
     """Disable or re-enable a staff account (a disabled one is signed out at once)."""
-    active = str(form_data().get("active", "")).lower() in ("1", "true", "on", "yes")
-    set_staff_active(get_db(), name, active, by=current_staff()["name"])
+    active = _flag(form_data(), "active")
+    set_staff_active(get_db(), name, active, by=current_staff())
     record("staff.enable" if active else "staff.disable", f"staff:{name}")
     text = msg(f"{name} を{'有効' if active else '無効'}にしました",
                f"{name} is now {'enabled' if active else 'disabled'}")
