@@ -13,7 +13,6 @@ import threading
 import pytest
 
 from tablectl import store
-from tests.support.web import english
 from web import create_app, games
 from web.audit import audit_entries
 from web.auth import create_staff
