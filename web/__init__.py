@@ -20,7 +20,7 @@ from flask import Flask
 
 from clubdb import shared
 
-from . import api, auth, db, errors, i18n, leaderboard, schema, security, staff, tablet
+from . import api, auth, db, errors, i18n, leaderboard, limits, schema, security, staff, tablet
 
 
 def _secret_key(instance: Path) -> str:
@@ -70,6 +70,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if "SECRET_KEY" not in test_config:
         app.config["SECRET_KEY"] = _secret_key(instance)
     app.config.update(test_config)
+    limits.init_app(app)  # first: its converters and body caps apply to every route
     app.json.ensure_ascii = False
     app.json.sort_keys = False  # answers keep the order they are built in; sorting costs
 

@@ -47,6 +47,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from . import text
 from .db import Migrations, get_db, now_iso, one, write_tx
 from .errors import Conflict, NotFound, UserError, wants_json
+from .limits import json_body
 from .security import (
     AccessRefused, csrf_token, current_staff, current_tablet_table, pairing_info,
     redeem_pairing, rotate_csrf_token, set_tablet_cookie, start_staff_session,
@@ -343,7 +344,7 @@ def login():
 @bp.post("/login")
 def login_post():
     """Sign a staff member in (form or JSON)."""
-    data = request.get_json(silent=True) if request.is_json else request.form
+    data = json_body() if request.is_json else request.form
     data = data if isinstance(data, dict) or hasattr(data, "get") else {}
     name, password = str(data.get("name", "")), str(data.get("password", ""))
     try:
@@ -407,8 +408,8 @@ def pair():
 @bp.post("/pair")
 def pair_post():
     """Exchange the pairing code for the long-lived tablet cookie."""
-    data = request.get_json(silent=True) if request.is_json else request.form
-    code = str((data or {}).get("code", ""))
+    data = json_body() if request.is_json else request.form
+    code = str(data.get("code", "") if isinstance(data, dict) or hasattr(data, "get") else "")
     secret, row = redeem_pairing(get_db(), code)
     if wants_json():
         resp = jsonify({"ok": True, "table_id": row["table_id"], "tablet_id": row["id"],

@@ -80,20 +80,22 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
 
 SERVER_THREADS = 8
 """Worker threads: requests in progress at once (a hand's write is short; SQLite has one writer)."""
-CONNECTION_LIMIT = 200
-"""Open connections at most; more wait in the listen backlog instead of costing a thread each."""
-CHANNEL_TIMEOUT_S = 60
+CONNECTION_LIMIT = 500
+"""Open connections at most (idle ones cost a socket, not a thread); more wait in the
+listen backlog until one closes."""
+IDLE_TIMEOUT_S = 60
 """An idle connection is closed after this long."""
 
 
 def _listen(host: str, port: int, app, *, threads: int = SERVER_THREADS,
-            connection_limit: int = CONNECTION_LIMIT):
+            connection_limit: int = CONNECTION_LIMIT, idle_timeout: int = IDLE_TIMEOUT_S):
     """A waitress server bound to host:port (not yet serving: call ``run()``)."""
     try:
         return create_server(app, host=host, port=port, threads=threads,
-                             connection_limit=connection_limit,
-                             channel_timeout=CHANNEL_TIMEOUT_S, ident="",
-                             clear_untrusted_proxy_headers=True)
+                             connection_limit=connection_limit, channel_timeout=idle_timeout,
+                             cleanup_interval=max(1, min(30, idle_timeout // 2)),
+                             asyncore_use_poll=True,  # select() stops at 1,024 sockets
+                             ident="", clear_untrusted_proxy_headers=True)
     except OSError as e:
         reason = e.strerror or str(e)
     raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
@@ -140,7 +142,7 @@ def cmd_serve(args) -> int:
         # counts the tablet's address, not the proxy's.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
     server = _listen(args.host, args.port, app, threads=args.threads,
-                     connection_limit=args.connection_limit)
+                     connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
     base = _address(args.host, server.effective_port)
     # Pairing QR codes use the configured address, else the bound one: never a request's Host.
     app.config["PUBLIC_URL"] = args.public_url or base
@@ -334,6 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"worker threads (default {SERVER_THREADS})")
     s.add_argument("--connection-limit", type=int, default=CONNECTION_LIMIT,
                    help=f"open connections at most (default {CONNECTION_LIMIT})")
+    s.add_argument("--idle-timeout", type=int, default=IDLE_TIMEOUT_S, metavar="SECONDS",
+                   help=f"close a connection idle this long (default {IDLE_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")

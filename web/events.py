@@ -19,10 +19,9 @@ from typing import Any, Callable
 
 from . import engine
 from .errors import Refused
+from .limits import ID_MAX
 
 RECORDABLE = ("win", "draw", "abort", "chombo", "penalty", "end")
-ID_MAX = 2**63 - 1
-"""The largest id SQLite stores (ids are 64-bit signed integers)."""
 MAX_HAN = 99
 MAX_FU = 170
 MAX_FAN = 999

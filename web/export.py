@@ -95,13 +95,26 @@ def _num(v):
     return v
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet should read it: numbers as numbers; text that a spreadsheet
+    would take for a formula (starting with = + - @, tab or CR: a player may be named
+    ``=HYPERLINK(...)``) gets a leading apostrophe, as OWASP's CSV-injection advice says."""
+    value = _num(value)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_bytes(header: list[str], rows: list[list]) -> bytes:
     """CSV text with a UTF-8 BOM and CRLF line ends (what Excel expects)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(header)
     for r in rows:
-        w.writerow([_num(v) for v in r])
+        w.writerow([csv_cell(v) for v in r])
     return b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8")
 
 

@@ -379,7 +379,17 @@ def _check_csrf():
     return None
 
 
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""Scripts and styles only from this server's files: no inline script can run."""
+PRIVATE_PATHS = ("/staff", "/auth")
+
+
 def _security_headers(resp):
+    resp.headers.setdefault("Content-Security-Policy", CSP)
+    if request.path.startswith(PRIVATE_PATHS):
+        # staff pages hold names, audit entries and pairing codes: never kept by a cache
+        resp.headers["Cache-Control"] = "no-store"
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
     resp.headers.setdefault("X-Frame-Options", "DENY")
     # Pairing codes travel in URLs: never leak them to another site via Referer.

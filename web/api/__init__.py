@@ -16,6 +16,7 @@ from flask import Blueprint, current_app, jsonify, request
 from .. import engine, events, gamelog, games, readings
 from ..db import get_db
 from ..errors import UserError
+from ..limits import json_body
 from ..security import current_staff, current_tablet_table, tablet_required
 from .openapi import OPENAPI
 
@@ -25,7 +26,7 @@ bp = Blueprint("api", __name__, url_prefix="/api")
 def body(fields: dict, required: tuple = ()) -> dict:
     """The request's JSON object with only ``fields`` (checked), or a 400/422 that says
     what to send."""
-    data = request.get_json(silent=True)
+    data = json_body()
     if not isinstance(data, dict):
         raise UserError("http.send_json_object", code="invalid_json")
     return events.check_body(data, fields, required)

@@ -8,16 +8,16 @@ from ..audit import audit
 from ..db import get_db
 from ..errors import UserError
 from ..i18n import current_lang
+from ..limits import json_body
 from ..security import actor_name, wants_json
 
 
 def form_data() -> dict:
     """The request's fields: a JSON object body or the form."""
     if request.is_json:
-        data = request.get_json(silent=True)
+        data = json_body()
         if not isinstance(data, dict):
-            raise UserError("Send a JSON object with the fields of this form.",
-                            code="bad_json")
+            raise UserError("http.send_json_object", code="bad_json")
         return data
     return request.form.to_dict()
 
