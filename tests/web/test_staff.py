@@ -47,7 +47,8 @@ def app(tmp_path):
 def staff(app):
     c = app.test_client()
     token = c.get("/auth/csrf").get_json()["csrf_token"]
-    r = c.post("/auth/login", data={"name": "mika", "password": "mahjong-club", "csrf_token": token})
+    r = c.post("/auth/login", data={"name": "mika", "password": "mahjong-club",
+                                    "csrf_token": token})
     assert r.status_code == 302
     return c
 

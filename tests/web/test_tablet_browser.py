@@ -19,7 +19,7 @@ from web import create_app, gamelog, games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
-from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, shot
+from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
 from tests.support.web_server import WebServer
 
 
@@ -302,7 +302,7 @@ def test_three_player_game_from_the_tablet(browser, club):
     assert page.locator('.seat-picker[data-seat="3"]').is_hidden()
     page.fill("#guest-name", "ゲスト花子")
     page.click("#add-guest")
-    page.wait_for_function("document.querySelector('[data-testid=\"seat-0\"]').value !== ''")
+    expect(page.locator('[data-testid="seat-0"]')).not_to_have_value("")
     guest = int(page.locator('[data-testid="seat-0"]').input_value())
     shot(page, "08-start-three-player-landscape")
     tab.start([guest] + club["ids"][:2])
