@@ -38,6 +38,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from tablectl import store
 
+from . import backup as backups
 from . import create_app, games, private_file
 from .auth import ROLES, create_staff, set_staff_password, set_staff_role
 from .db import get_db
@@ -133,9 +134,7 @@ def _lan_ip() -> str:
 
 def cmd_serve(args) -> int:
     """Run the web app (threaded server) until Ctrl-C / SIGTERM."""
-    db = args.db or os.environ.get("JANTAKU_DB")
-    if not db:
-        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    db = _db_arg(args)
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
     if args.behind_proxy:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
@@ -166,9 +165,7 @@ def _serve(server) -> None:
 
 def cmd_create_staff(args) -> int:
     """Add a staff account (or --reset its password)."""
-    db = args.db or os.environ.get("JANTAKU_DB")
-    if not db:
-        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    db = _db_arg(args)
     password = _read_password(args.password_stdin)
     app = build_app(db)
     with app.app_context():
@@ -180,6 +177,35 @@ def cmd_create_staff(args) -> int:
         else:
             create_staff(get_db(), args.name, password, role=args.role or "staff")
             _say(f"Staff account {args.name} created.")
+    return 0
+
+
+def _db_arg(args) -> str:
+    db = args.db or os.environ.get("JANTAKU_DB")
+    if not db:
+        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    return db
+
+
+def cmd_backup(args) -> int:
+    """Copy the live database into the backup folder (checked), keeping the newest N."""
+    try:
+        path = backups.backup(_db_arg(args), args.dir, keep=args.keep)
+    except backups.BackupError as e:
+        raise CliError(str(e)) from None
+    kept = len(backups.list_backups(args.dir))
+    _say(f"Backed up to {path} ({path.stat().st_size:,} bytes; {kept} backup(s) kept).")
+    return 0
+
+
+def cmd_restore(args) -> int:
+    """Replace the database with a checked backup (the replaced one is kept beside it)."""
+    try:
+        saved = backups.restore(args.backup, _db_arg(args), force=args.force)
+    except backups.BackupError as e:
+        raise CliError(str(e)) from None
+    _say(f"Restored {args.backup} into {Path(_db_arg(args)).resolve()}."
+         + (f" The database it replaced is saved as {saved}." if saved else ""))
     return 0
 
 
@@ -349,6 +375,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="owner, manager or staff (default staff; a club's first account is "
                         "its owner)")
     c.set_defaults(func=cmd_create_staff)
+
+    b = sub.add_parser("backup", help="copy the live database into a backup folder")
+    b.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
+    b.add_argument("--dir", required=True, help="the backup folder (created if missing)")
+    b.add_argument("--keep", type=int, default=48,
+                   help="backups to keep, the oldest beyond are removed (default 48)")
+    b.set_defaults(func=cmd_backup)
+
+    r = sub.add_parser("restore", help="replace the database with a backup (checked first)")
+    r.add_argument("backup", metavar="BACKUP", help="the backup file to restore")
+    r.add_argument("--db", help="the SQLite file to replace (or $JANTAKU_DB)")
+    r.add_argument("--force", action="store_true",
+                   help="restore even though the table daemon looks alive")
+    r.set_defaults(func=cmd_restore)
 
     d = sub.add_parser("demo", help="start the demo club (daemon + web + demo data)")
     d.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
