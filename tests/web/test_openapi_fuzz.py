@@ -2,9 +2,10 @@
 
 Bodies come from the operation's own JSON schema (:func:`from_schema`, Hypothesis
 strategies for the part of JSON Schema the document uses) and from arbitrary JSON;
-path parameters are any integer (far outside 64 bits too) or any text. Each operation is called by whoever may call it (a paired tablet, a signed-in
-owner, anyone), so the fuzz reaches the code behind the access checks. Derandomized
-and bounded, so it runs the same in CI every time and takes seconds.
+path parameters are any integer (far outside 64 bits too) or any text. Each
+operation is called by whoever may call it (a paired tablet, a signed-in owner,
+anyone), so the fuzz reaches the code behind the access checks. Derandomized and
+bounded, so it runs the same in CI every time and takes seconds.
 """
 
 from __future__ import annotations
