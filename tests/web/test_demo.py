@@ -236,13 +236,17 @@ def test_create_staff_from_stdin_then_sign_in(tmp_path):
         assert r.status_code == 302, name
 
 
-def test_every_cli_command_has_help():
+def test_every_cli_command_has_help_and_docs():
+    import web.cli
+    from tests.support.web_server import ROOT
     from web.cli import build_parser
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    assert {"serve", "create-staff", "backup", "restore", "demo"} <= set(sub.choices)
     for name, p in sub.choices.items():
         assert p.format_help().strip(), name
-        assert name in ("serve", "create-staff", "demo")
+        assert f"python -m web {name}" in web.cli.__doc__ + docs, f"{name} is not documented"
         for action in p._actions:
             assert action.help, f"{name} {action.dest} has no help"
 

@@ -22,11 +22,12 @@ def form_data() -> dict:
     return request.form.to_dict()
 
 
-def need(data: dict, key: str, what: str) -> str:
-    """A required, non-blank text field."""
+def need(data: dict, key: str) -> str:
+    """A required, non-blank text field (400 naming the field otherwise)."""
     value = str(data.get(key, "") or "").strip()
     if not value:
-        raise UserError(f"Fill in {what}.", code=f"missing_{key}")
+        raise UserError("field.required", code=f"missing_{key}", details={"field": key},
+                        field=key)
     return value
 
 
@@ -34,8 +35,7 @@ def reason_of(data: dict) -> str:
     """The reason a staff member gives for a correction (required, in words)."""
     reason = str(data.get("reason", "") or "").strip()
     if len(reason) < 3:
-        raise UserError("Give a reason (a few words) for this change; it goes into the "
-                        "audit log.", code="missing_reason")
+        raise UserError("records.reason_required", code="missing_reason")
     return reason
 
 

@@ -42,7 +42,7 @@ def player_add():
     data = form_data()
     member_no = str(data.get("member_no") or "").strip() or None
     guest = str(data.get("guest", "")).lower() in ("1", "true", "on", "yes")
-    row = games.add_player(get_db(), need(data, "name", "the player's name"), guest=guest,
+    row = games.add_player(get_db(), need(data, "name"), guest=guest,
                            member_no=member_no)
     record("player.create", f"player:{row['id']}", details={"name": row["name"], "guest": guest})
     return done(msg(f"{row['name']} を登録しました", f"Added {row['name']}"), "staff.players",
@@ -78,9 +78,9 @@ def tables():
 def table_save():
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
-    row = games.save_table(get_db(), need(data, "id", "the table id"),
-                           need(data, "name", "the table's name"),
-                           need(data, "rule_set", "the rule set"), actor=actor_name())
+    row = games.save_table(get_db(), need(data, "id"),
+                           need(data, "name"),
+                           need(data, "rule_set"), actor=actor_name())
     return done(msg(f"卓 {row['id']} を保存しました", f"Saved table {row['id']}"),
                 "staff.tables", payload={"table": row})
 
@@ -125,7 +125,7 @@ def ruleset_save():
     rid, text = str(data.get("id", "")).strip(), _uploaded_toml() or str(data.get("toml", ""))
     db = get_db()
     try:
-        row = games.save_rule_set(db, need(data, "id", "the rule set id"), text,
+        row = games.save_rule_set(db, need(data, "id"), text,
                                   actor=actor_name())
     except UserError as e:
         if wants_json():
@@ -146,9 +146,7 @@ def _uploaded_toml() -> str | None:
     try:
         return upload.read().decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UserError(msg("ルールファイルは UTF-8 のテキストで保存してください。",
-                            "Save the rules file as UTF-8 text and upload it again."),
-                        code="rules_not_utf8") from None
+        raise UserError("rules.not_utf8", code="rules_not_utf8") from None
 
 
 # ----------------------------------------------------------------------------- tablets
@@ -189,7 +187,7 @@ def tablet_issue():
     """Issue a pairing code for a table and show it as a QR code (shown once)."""
     data = form_data()
     db = get_db()
-    table = games.get_table(db, need(data, "table_id", "the table"))
+    table = games.get_table(db, need(data, "table_id"))
     pairing = create_pairing(db, table["id"], actor=actor_name(),
                              label=str(data.get("label", ""))[:60])
     record("tablet.issue", f"table:{table['id']}", details={"tablet_id": pairing["id"]})
@@ -234,7 +232,7 @@ def account_save():
     manager/owner another's); the audit log says who did it to whom."""
     data = form_data()
     db, me = get_db(), current_staff()
-    name, password = need(data, "name", "the staff name"), data.get("password", "")
+    name, password = need(data, "name"), data.get("password", "")
     if _flag(data, "reset"):
         set_staff_password(db, name, password, by=me)
         record("staff.password", f"staff:{name}")
