@@ -82,6 +82,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(leaderboard.bp)
+    app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)
     db.init_app(app)
     private_database(app.config["DATABASE"])
     schema.migrate(shared(app.config["DATABASE"]))

@@ -470,3 +470,21 @@ def test_json_pairing_returns_a_bearer_token_bound_to_the_table(app):
     assert api.post("/api/tables/t1/guests", json={"name": "R"}, headers=auth).status_code == 403
     r = c.post("/auth/pair", json={"code": code}, headers={"X-CSRF-Token": csrf(c)})
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "pairing_used"
+
+
+def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monkeypatch):
+    """Once an address is in a wait, its sign-ins are answered 429 by the WSGI layer:
+    no session, no CSRF check, no database (a flood costs the server next to nothing)."""
+    import web.auth as auth
+
+    for _ in range(4):
+        login(client, password="bad-guess-1")
+    calls = []
+    monkeypatch.setattr(auth, "login_wait", lambda *a, **k: calls.append(a) or 0)
+    r = client.post("/auth/login", json={"name": "staff", "password": "mahjong-club"},
+                    environ_base={"REMOTE_ADDR": "10.0.0.1"})  # not even a CSRF token
+    assert r.status_code == 429 and calls == []
+    assert int(r.headers["Retry-After"]) > 0
+    assert "Too many failed sign-ins" in r.get_json()["error"]["message"]
+    other = english(app.test_client())
+    assert login(other, ip="10.0.0.3").status_code == 302 and calls  # the normal path
