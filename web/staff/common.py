@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import current_app, flash, jsonify, redirect, request, url_for
+from flask import Blueprint, current_app, flash, jsonify, redirect, request, url_for
 
 from ..audit import audit
 from ..db import get_db
@@ -10,6 +10,10 @@ from ..errors import UserError
 from ..i18n import current_lang
 from ..limits import json_body
 from ..security import actor_name, wants_json
+
+
+bp = Blueprint("staff", "web.staff", url_prefix="/staff")
+"""The staff console's blueprint: every view module of ``web.staff`` adds its routes."""
 
 
 def form_data() -> dict:

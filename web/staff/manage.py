@@ -20,8 +20,7 @@ from ..security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
 )
-from . import bp
-from .common import done, form_data, msg, need, record
+from .common import bp, done, form_data, msg, need, record
 
 
 # ----------------------------------------------------------------------------- players

@@ -16,8 +16,7 @@ from ..audit import audit_entries
 from ..db import get_db
 from ..errors import UserError
 from ..security import actor_name, staff_required, wants_json
-from . import bp
-from .common import done, form_data, msg, reason_of
+from .common import bp, done, form_data, msg, reason_of
 
 
 @bp.get("/games")
