@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from web import stats_store  # noqa: E402
-from web.db import connect, migrate  # noqa: E402
+from web.db import connect  # noqa: E402
+from web.schema import migrate  # noqa: E402
 
 
 def _ms(fn, runs: int) -> float:

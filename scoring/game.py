@@ -37,6 +37,7 @@ __all__ = [
     "GameState",
     "replay",
     "state_after",
+    "advance",
     "allowed_events",
     "preview",
     "main_game",
@@ -930,6 +931,26 @@ def state_after(events: Iterable[dict], rules) -> GameState:
     for line, ev in enumerate(events, start=1):
         _apply(state, line, ev)
     return state
+
+
+def advance(state: GameState, event: dict) -> tuple[GameState, dict]:
+    """Apply one more event to a live ``state`` without changing it: the new state
+    and the game's result after the event, the same dict :func:`replay` returns for
+    all the events so far (the event's own record is ``result["hands"][-1]``).
+    Raises :class:`GameEventError` as :func:`replay` would."""
+    # Rules are frozen and a hand record never changes once appended: both are shared.
+    memo: dict = {id(h): h for h in state.hands}
+    memo[id(state.rules)] = state.rules
+    new = copy.deepcopy(state, memo)
+    _apply(new, len(new.hands) + 2 if new.started else 1, event)
+    return new, {
+        "rules": new.rules.name,
+        "players": new.players,
+        "hands": new.hands,
+        "finished": new.finished,
+        "final": _final(new),
+        "state": new.to_dict(),
+    }
 
 
 def _final(state: GameState) -> dict | None:

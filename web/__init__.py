@@ -18,6 +18,10 @@ from pathlib import Path
 
 from flask import Flask
 
+from clubdb import shared
+
+from . import api, auth, db, errors, i18n, leaderboard, limits, schema, security, staff, tablet
+
 
 def _secret_key(instance: Path) -> str:
     key = os.environ.get("JANTAKU_SECRET_KEY")
@@ -25,9 +29,28 @@ def _secret_key(instance: Path) -> str:
         return key
     path = instance / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_hex(32))
-        path.chmod(0o600)
+        private_file(path, secrets.token_hex(32))
     return path.read_text().strip()
+
+
+def private_file(path: Path, text: str) -> None:
+    """Write a new file only its owner can read (created 0600: never readable, not even
+    for a moment, by other users of the machine)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+def private_database(path: str) -> None:
+    """Make the club database only its owner's: a new file is created 0600 (SQLite gives
+    its -wal and -shm files the database file's mode), an existing one is set to 0600."""
+    if path == ":memory:":
+        return
+    if not os.path.exists(path):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for name in (path, path + "-wal", path + "-shm"):
+        if os.path.exists(name) and os.stat(name).st_mode & 0o077:
+            os.chmod(name, 0o600)
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -47,10 +70,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     if "SECRET_KEY" not in test_config:
         app.config["SECRET_KEY"] = _secret_key(instance)
     app.config.update(test_config)
+    limits.init_app(app)  # first: its converters and body caps apply to every route
     app.json.ensure_ascii = False
-
-    from . import db, errors, i18n, security
-    from . import api, auth, staff, tablet
+    app.json.sort_keys = False  # answers keep the order they are built in; sorting costs
 
     errors.init_app(app)
     i18n.init_app(app)
@@ -59,7 +81,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(staff.bp)
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
-    from .leaderboard import bp as leaderboard_bp
-    app.register_blueprint(leaderboard_bp)
+    app.register_blueprint(leaderboard.bp)
+    app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)
     db.init_app(app)
+    private_database(app.config["DATABASE"])
+    schema.migrate(shared(app.config["DATABASE"]))
     return app

@@ -1,45 +1,77 @@
-"""Staff sign-in and tablet pairing (blueprint ``auth``, under ``/auth``).
+"""Staff sign-in, staff accounts and tablet pairing (blueprint ``auth``, under ``/auth``).
 
 Routes
     GET  /auth/login          sign-in page
-    POST /auth/login          form or JSON ``{name, password}``; 429 after too many failures
-    POST /auth/logout         sign out
+    POST /auth/login          form or JSON ``{name, password}``; 429 while throttled
+    POST /auth/logout         sign out (ends every session of the account)
     GET  /auth/csrf           ``{"csrf_token": ...}`` for scripts that hold a session cookie
     GET  /auth/pair?code=     "pair this tablet with table N?" page (what the QR code opens)
     POST /auth/pair           exchange the one-time code for the tablet cookie
 
-Staff accounts live in ``staff_users`` with ``werkzeug.security`` password
-hashes. Failed sign-ins are counted per (client IP, name) in
-``login_attempts``: after ``LOGIN_MAX_FAILURES`` (5) failures within
-``LOGIN_WINDOW_SECONDS`` (15 minutes) that pair is refused without even
-checking the password until the window has passed; a success clears the
-count. Keeping the count in the database means a restart does not reset it.
+Accounts live in ``staff_users`` with ``werkzeug.security`` password hashes,
+a role (``owner`` > ``manager`` > ``staff``) and a session generation: a
+session cookie names the generation it was issued under, and logout, a new
+password and disabling the account move the generation on, so every cookie
+issued before stops working at once (a re-enabled account does not revive
+them). A sign-in name is stored and compared as NFKC + case-folded text.
+
+Sign-in is checked outside any write transaction (the scrypt check takes
+tens of milliseconds and must never hold up a table's hand). Two throttles
+keep a flood of guesses off the CPU and off the floor:
+
+* per address: the first :data:`FREE_FAILURES` failures cost nothing; after
+  that each further attempt must wait twice as long as the one before
+  (2 s, 4 s, ... at most :data:`MAX_DELAY_S`), counted from the address's
+  last failure since its last success. A growing delay, never a lockout:
+  real staff at another device are not affected, and the same device can
+  always try again later. The failures are kept in ``login_attempts``, so a
+  restart does not reset them.
+* global: at most :data:`GLOBAL_PER_SECOND` password checks a second (and
+  one at a time) for the whole server; beyond that the answer is 429
+  "try again in a moment" without checking anything.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import secrets
+import threading
 import time
 from urllib.parse import urlparse
+
+import lexicon
 
 from flask import (
     Blueprint, current_app, jsonify, redirect, render_template, request, session, url_for,
 )
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from .db import Migrations, get_db, now_iso, write_tx
-from .errors import UserError
+from . import text
+from .db import Migrations, get_db, now_iso, one, write_tx
+from .errors import Conflict, NotFound, UserError, wants_json
+from .limits import json_body
 from .security import (
-    AccessRefused, current_tablet_table, csrf_token, pairing_info, redeem_pairing,
-    refuse, rotate_csrf_token, set_tablet_cookie, wants_json, words,
+    AccessRefused, csrf_token, current_staff, current_tablet_table, pairing_info,
+    redeem_pairing, rotate_csrf_token, set_tablet_cookie, start_staff_session,
 )
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
 
-LOGIN_MAX_FAILURES = 5
-LOGIN_WINDOW_SECONDS = 15 * 60
-MIN_PASSWORD_LENGTH = 6
+ROLES = ("staff", "manager", "owner")
+"""Staff roles, least to most: a manager or owner manages other accounts of a lower or
+the same role (an owner any account)."""
+MIN_PASSWORD_LENGTH = 10
+MAX_PASSWORD_LENGTH = 200
+MAX_NAME_LENGTH = 64
+FREE_FAILURES = 3
+MAX_DELAY_S = 15 * 60
+FAILURE_MEMORY_S = 24 * 3600
+"""Failures older than this no longer count (nor does anything before a success)."""
+GLOBAL_PER_SECOND = 2.0
+GLOBAL_BURST = 4
 
 
 # ----------------------------------------------------------------------------- schema
@@ -74,82 +106,240 @@ def _create_login_attempts(db) -> None:
     db.execute("CREATE INDEX login_attempts_key ON login_attempts(ip, name, at)")
 
 
+@MIGRATIONS
+def _roles_sessions_and_names(db) -> None:
+    # Roles and session generations; names stored as they are compared (NFKC + casefold);
+    # the oldest account becomes the owner, so a club that upgrades can still manage staff.
+    db.execute("ALTER TABLE staff_users ADD COLUMN role TEXT NOT NULL DEFAULT 'staff' "
+               "CHECK (role IN ('staff', 'manager', 'owner'))")
+    db.execute("ALTER TABLE staff_users ADD COLUMN session_gen INTEGER NOT NULL DEFAULT 0")
+    for staff_id, name in db.execute("SELECT id, name FROM staff_users").fetchall():
+        db.execute("UPDATE staff_users SET name = ? WHERE id = ?",
+                   [text.sign_in_name(name), staff_id])
+    db.execute("UPDATE staff_users SET role = 'owner' WHERE id = "
+               "(SELECT MIN(id) FROM staff_users)")
+    db.execute("CREATE INDEX login_attempts_ip ON login_attempts(ip, at)")
+
+
 # ----------------------------------------------------------------------------- accounts
-def _check_new_account(name: str, password: str) -> str:
-    name = (name or "").strip()
-    if not name or len(name) > 64:
-        raise UserError("A staff name must be 1 to 64 characters long.", code="bad_staff_name")
-    if len(password or "") < MIN_PASSWORD_LENGTH:
-        raise UserError(f"A staff password must be at least {MIN_PASSWORD_LENGTH} characters.",
-                        code="weak_password")
-    return name
+def _check_name(name) -> str:
+    text.clean(name, "name", MAX_NAME_LENGTH)  # refuses control characters, blank, too long
+    return text.sign_in_name(name)
 
 
-def create_staff(db, name: str, password: str) -> int:
-    """Create a staff account; refuse a duplicate name or a too-short password."""
-    name = _check_new_account(name, password)
+def _check_password(password) -> str:
+    if not isinstance(password, str) or not (
+            MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH):
+        raise UserError("auth.weak_password", code="weak_password", most=MAX_PASSWORD_LENGTH,
+                        least=MIN_PASSWORD_LENGTH, details={"field": "password"})
+    return password
+
+
+def _check_role(role) -> str:
+    if role not in ROLES:
+        raise UserError("field.not_choice", code="invalid_field", details={"field": "role"},
+                        field="role", options=", ".join(ROLES))
+    return role
+
+
+def _account(db, name: str) -> dict:
+    row = one(db, "SELECT id, name, role, active FROM staff_users WHERE name = ?",
+              [text.sign_in_name(name)])
+    if row is None:
+        raise NotFound("auth.no_account", name=name)
+    return row
+
+
+def _may_manage(by: dict | None, target_role: str) -> None:
+    """``by`` (None: the command line, which runs as the machine's owner) may act on an
+    account of ``target_role``: a manager or owner, and not above their own role."""
+    if by is None:
+        return
+    mine = ROLES.index(by.get("role") or "staff")
+    if mine < ROLES.index("manager") or ROLES.index(target_role) > mine:
+        raise UserError("auth.needs_role", status=403, code="role_required",
+                        role=by.get("role") or "staff")
+
+
+def create_staff(db, name: str, password: str, *, role: str = "staff",
+                 by: dict | None = None) -> int:
+    """Create a staff account; refuse a duplicate name, a short password or a role above
+    the creator's. The first account of a club is its owner."""
+    name, password, role = _check_name(name), _check_password(password), _check_role(role)
+    _may_manage(by, role)
     with write_tx(db):
         if db.execute("SELECT 1 FROM staff_users WHERE name = ?", [name]).fetchone():
-            raise UserError(f"There is already a staff account named {name!r}.",
-                            status=409, code="staff_exists")
+            raise Conflict("auth.account_exists", code="staff_exists", name=name)
+        if not db.execute("SELECT 1 FROM staff_users LIMIT 1").fetchone():
+            role = "owner"
         cur = db.execute(
-            "INSERT INTO staff_users (name, password_hash, created_at) VALUES (?, ?, ?)",
-            [name, generate_password_hash(password), now_iso()],
+            "INSERT INTO staff_users (name, password_hash, created_at, role) VALUES (?, ?, ?, ?)",
+            [name, generate_password_hash(password), now_iso(), role],
         )
     return cur.lastrowid
 
 
-def set_staff_password(db, name: str, password: str) -> None:
-    """Change a staff account's password (and re-activate it)."""
-    name = _check_new_account(name, password)
+def set_staff_password(db, name: str, password: str, *, by: dict | None = None) -> None:
+    """Set a new password: one's own, or (manager/owner) another's. Every session of the
+    account ends; a disabled account stays disabled."""
+    password = _check_password(password)
+    target = _account(db, name)
+    if by is None or by["id"] != target["id"]:
+        _may_manage(by, target["role"])
     with write_tx(db):
-        cur = db.execute("UPDATE staff_users SET password_hash = ?, active = 1 WHERE name = ?",
-                         [generate_password_hash(password), name])
-        if cur.rowcount != 1:
-            raise UserError(f"There is no staff account named {name!r}.", status=404,
-                            code="staff_unknown")
+        db.execute("UPDATE staff_users SET password_hash = ?, session_gen = session_gen + 1 "
+                   "WHERE id = ?", [generate_password_hash(password), target["id"]])
 
 
-def set_staff_active(db, name: str, active: bool, *, by: str) -> None:
-    """Disable (or re-enable) a staff account; its sessions stop working at once.
+def set_staff_role(db, name: str, role: str, *, by: dict | None = None) -> None:
+    """Change an account's role (manager/owner, never above their own)."""
+    role, target = _check_role(role), _account(db, name)
+    _may_manage(by, target["role"])
+    _may_manage(by, role)
+    with write_tx(db):
+        if target["role"] == "owner" and role != "owner" and _others(db, target["id"],
+                                                                     "role = 'owner'") == 0:
+            raise Conflict("auth.last_owner", code="staff_last_owner")
+        db.execute("UPDATE staff_users SET role = ? WHERE id = ?", [role, target["id"]])
 
-    Refuses to disable the account doing it or the last active one, so the
-    club cannot lock itself out of the console.
+
+def _others(db, staff_id: int, where: str) -> int:
+    return db.execute(f"SELECT COUNT(*) FROM staff_users WHERE active = 1 AND id != ? AND {where}",
+                      [staff_id]).fetchone()[0]
+
+
+def set_staff_active(db, name: str, active: bool, *, by: dict | None = None) -> None:
+    """Disable (or re-enable) a staff account; a disabled account's sessions end at once and
+    stay ended when it is enabled again.
+
+    Refuses to disable the account doing it or the last active owner, so the club
+    cannot lock itself out of the console.
     """
+    target = _account(db, name)
+    _may_manage(by, target["role"])
     with write_tx(db):
-        row = db.execute("SELECT id, active FROM staff_users WHERE name = ?", [name]).fetchone()
-        if row is None:
-            raise UserError(f"There is no staff account named {name!r}.", status=404,
-                            code="staff_unknown")
         if not active:
-            if name.lower() == by.lower():
-                raise UserError("You cannot disable your own account; ask another staff member.",
-                                status=409, code="staff_self_disable")
-            others = db.execute("SELECT COUNT(*) FROM staff_users WHERE active = 1 AND id != ?",
-                                [row[0]]).fetchone()[0]
-            if others == 0:
-                raise UserError("This is the last active staff account; add another first.",
-                                status=409, code="staff_last_account")
-        db.execute("UPDATE staff_users SET active = ? WHERE id = ?", [int(active), row[0]])
+            if by is not None and by["id"] == target["id"]:
+                raise Conflict("auth.self_disable", code="staff_self_disable")
+            if _others(db, target["id"], "1=1") == 0 or (
+                    target["role"] == "owner" and _others(db, target["id"], "role = 'owner'") == 0):
+                raise Conflict("auth.last_account", code="staff_last_account")
+        db.execute("UPDATE staff_users SET active = ?, session_gen = session_gen + ? WHERE id = ?",
+                   [int(active), 0 if active else 1, target["id"]])
+
+
+def end_sessions(db, staff_id: int) -> None:
+    """End every session of an account (sign-out everywhere)."""
+    with write_tx(db):
+        db.execute("UPDATE staff_users SET session_gen = session_gen + 1 WHERE id = ?",
+                   [staff_id])
 
 
 def list_staff(db) -> list[dict]:
     """Staff accounts without their password hashes."""
     return db.execute_returning_dicts(
-        "SELECT id, name, active, created_at, last_login_at FROM staff_users ORDER BY name")
+        "SELECT id, name, role, active, created_at, last_login_at FROM staff_users ORDER BY name")
 
 
-def _recent_failures(db, ip: str, name: str, now: float) -> list[float]:
-    """Times of failures for (ip, name) in the window since the last success."""
-    since = now - current_app.config.get("LOGIN_WINDOW_SECONDS", LOGIN_WINDOW_SECONDS)
-    last_ok = db.execute(
-        "SELECT MAX(at) FROM login_attempts WHERE ip = ? AND name = ? AND ok = 1",
-        [ip, name]).fetchone()[0]
-    since = max(since, last_ok or since)
-    rows = db.execute(
-        "SELECT at FROM login_attempts WHERE ip = ? AND name = ? AND ok = 0 AND at > ?"
-        " ORDER BY at", [ip, name, since]).fetchall()
-    return [r[0] for r in rows]
+# ----------------------------------------------------------------------------- sign-in
+class _Gate:
+    """The global throttle: a token bucket of password checks, one check at a time."""
+
+    def __init__(self, per_second: float, burst: int):
+        self.per_second, self.burst = per_second, burst
+        self.tokens, self.at = float(burst), time.monotonic()
+        self.lock, self.busy = threading.Lock(), threading.Lock()
+
+    def enter(self) -> bool:
+        with self.lock:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+            self.at = now
+            if self.tokens < 1 or not self.busy.acquire(blocking=False):
+                return False
+            self.tokens -= 1
+            return True
+
+    def leave(self) -> None:
+        self.busy.release()
+
+
+def _gate() -> _Gate:
+    gate = current_app.extensions.get("jantaku_login_gate")
+    if gate is None:
+        gate = current_app.extensions["jantaku_login_gate"] = _Gate(
+            current_app.config.get("LOGIN_GLOBAL_PER_SECOND", GLOBAL_PER_SECOND),
+            current_app.config.get("LOGIN_GLOBAL_BURST", GLOBAL_BURST))
+    return gate
+
+
+def login_wait(db, ip: str, now: float) -> int:
+    """Seconds this address must still wait before its next sign-in attempt (0: none)."""
+    free = current_app.config.get("LOGIN_FREE_FAILURES", FREE_FAILURES)
+    last_ok = db.execute("SELECT MAX(at) FROM login_attempts WHERE ip = ? AND ok = 1",
+                         [ip]).fetchone()[0]
+    since = max(now - FAILURE_MEMORY_S, last_ok or 0)
+    count, last = db.execute("SELECT COUNT(*), MAX(at) FROM login_attempts "
+                             "WHERE ip = ? AND ok = 0 AND at > ?", [ip, since]).fetchone()
+    if count < free:
+        return 0
+    delay = min(2 ** (count - free + 1), MAX_DELAY_S)
+    return max(0, int(last + delay - now + 0.999))
+
+
+class Waits:
+    """When each address may next try to sign in, as this process last learnt it from
+    ``login_attempts``, so a flood from an address that must wait is refused before any
+    session, form or database work (:class:`FastRefusal`)."""
+
+    def __init__(self):
+        self.until: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def note(self, ip: str, until: float) -> None:
+        with self.lock:
+            if len(self.until) > 10_000:  # forget the ones that are over
+                now = time.time()
+                self.until = {k: v for k, v in self.until.items() if v > now}
+            self.until[ip] = until
+
+    def left(self, ip: str, now: float) -> int:
+        until = self.until.get(ip)
+        return int(until - now + 0.999) if until and until > now else 0
+
+
+def _waits() -> Waits:
+    return current_app.extensions.setdefault("jantaku_login_waits", Waits())
+
+
+class FastRefusal:
+    """WSGI middleware: a sign-in from an address that must still wait gets its 429 here,
+    without Flask, the session or the database (a flood costs the server next to nothing)."""
+
+    def __init__(self, wsgi_app, app):
+        self.wsgi_app, self.app = wsgi_app, app
+
+    def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == "/auth/login" and environ.get("REQUEST_METHOD") == "POST":
+            waits = self.app.extensions.get("jantaku_login_waits")
+            left = waits.left(environ.get("REMOTE_ADDR") or "?", time.time()) if waits else 0
+            if left:
+                return self._refuse(environ, start_response, left)
+        return self.wsgi_app(environ, start_response)
+
+    @staticmethod
+    def _refuse(environ, start_response, left: int):
+        accepted = parse_accept_header(environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept)
+        lang = accepted.best_match(lexicon.LANGS) or lexicon.DEFAULT_LANG
+        body = json.dumps({"ok": False, "error": {
+            "code": "login_rate_limited", "retry_after": left,
+            "message": lexicon.t("auth.wait", lang, seconds=left)}}, ensure_ascii=False)
+        data = body.encode("utf-8")
+        start_response("429 Too Many Requests", [
+            ("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+            ("Retry-After", str(left)), ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff")])
+        return [data]
 
 
 @functools.lru_cache(maxsize=1)
@@ -158,43 +348,44 @@ def _dummy_hash() -> str:
 
 
 def check_login(db, name: str, password: str, ip: str, now: float | None = None) -> dict:
-    """Verify a sign-in and record the attempt; returns ``{id, name}``.
+    """Verify a sign-in and record the attempt; returns ``{id, name, role, session_gen}``.
 
-    Raises :class:`~web.errors.UserError` 429 when this IP has failed too often
-    for this name, 401 for a wrong name or password (same words for both, so
-    the answer does not reveal which names exist).
+    Raises :class:`~web.errors.UserError` 429 while this address must wait or the
+    server is busy checking others, 401 for a wrong name or password (the same words
+    for both, so the answer does not reveal which names exist).
     """
     now = time.time() if now is None else now
-    key = (name or "").strip().lower()
-    limit = current_app.config.get("LOGIN_MAX_FAILURES", LOGIN_MAX_FAILURES)
-    window = current_app.config.get("LOGIN_WINDOW_SECONDS", LOGIN_WINDOW_SECONDS)
-    with write_tx(db):
-        failures = _recent_failures(db, ip, key, now)
-        if len(failures) >= limit:
-            wait = max(1, int((failures[0] + window - now + 59) // 60))
-            raise UserError(words(
-                f"{name!r} のログイン失敗が多すぎます。{wait}分待ってからやり直すか、"
-                "別のスタッフにパスワードを再設定してもらってください。",
-                f"Too many failed sign-ins for {name!r} from this device. Wait {wait} minute(s) "
-                "and try again, or ask another staff member to reset the password."),
-                status=429, code="login_rate_limited")
-        rows = db.execute_returning_dicts(
-            "SELECT id, name, password_hash FROM staff_users WHERE name = ? AND active = 1",
-            [key])
+    key = text.sign_in_name(name)
+    wait = login_wait(db, ip, now)
+    if wait:
+        _waits().note(ip, now + wait)
+        raise UserError("auth.wait", status=429, code="login_rate_limited", seconds=wait,
+                        details={"retry_after": wait})
+    gate = _gate()
+    if not gate.enter():
+        raise UserError("auth.busy", status=429, code="login_busy", details={"retry_after": 1})
+    try:
+        row = one(db, "SELECT id, name, role, session_gen, password_hash FROM staff_users "
+                      "WHERE name = ? AND active = 1", [key])
         # Hash even for an unknown name, so the answer time does not tell which names exist.
-        stored = rows[0]["password_hash"] if rows else _dummy_hash()
-        ok = check_password_hash(stored, password or "") and bool(rows)
+        stored = row["password_hash"] if row else _dummy_hash()
+        ok = check_password_hash(stored, (password or "")[:MAX_PASSWORD_LENGTH]) and bool(row)
+    finally:
+        gate.leave()
+    with write_tx(db):
         db.execute("INSERT INTO login_attempts (ip, name, at, ok) VALUES (?, ?, ?, ?)",
-                   [ip, key, now, int(ok)])
-        # Old attempts are only noise once the window has passed.
-        db.execute("DELETE FROM login_attempts WHERE at < ?", [now - 4 * window])
+                   [ip, key[:MAX_NAME_LENGTH], now, int(ok)])
+        # Old attempts are only noise once they no longer count.
+        db.execute("DELETE FROM login_attempts WHERE at < ?", [now - FAILURE_MEMORY_S])
         if ok:
             db.execute("UPDATE staff_users SET last_login_at = ? WHERE id = ?",
-                       [now_iso(), rows[0]["id"]])
+                       [now_iso(), row["id"]])
     if not ok:
-        raise UserError(words("名前かパスワードが違います。", "Wrong staff name or password."),
-                        status=401, code="login_failed")
-    return {"id": rows[0]["id"], "name": rows[0]["name"]}
+        later = login_wait(db, ip, now)
+        if later:
+            _waits().note(ip, now + later)
+        raise UserError("auth.wrong", status=401, code="login_failed")
+    return {k: row[k] for k in ("id", "name", "role", "session_gen")}
 
 
 # ----------------------------------------------------------------------------- routes
@@ -217,7 +408,7 @@ def login():
 @bp.post("/login")
 def login_post():
     """Sign a staff member in (form or JSON)."""
-    data = request.get_json(silent=True) if request.is_json else request.form
+    data = json_body() if request.is_json else request.form
     data = data if isinstance(data, dict) or hasattr(data, "get") else {}
     name, password = str(data.get("name", "")), str(data.get("password", ""))
     try:
@@ -227,21 +418,22 @@ def login_post():
             raise
         page = render_template("auth/login.html", next=data.get("next", ""), error=e.message,
                                name=name)
-        return page, e.status
-    lang = session.get("lang")
-    session.clear()  # a fresh session on sign-in: nothing planted before survives
-    if lang:
-        session["lang"] = lang
-    session["staff_id"] = staff["id"]
+        headers = {"Retry-After": str(e.details["retry_after"])} if e.status == 429 else {}
+        return page, e.status, headers
+    start_staff_session(staff)
     token = rotate_csrf_token()
     if wants_json():
-        return jsonify({"ok": True, "staff": staff, "csrf_token": token})
+        return jsonify({"ok": True, "csrf_token": token,
+                        "staff": {k: staff[k] for k in ("id", "name", "role")}})
     return redirect(_safe_next(data.get("next")))
 
 
 @bp.post("/logout")
 def logout():
-    """Sign out (the tablet cookie, if any, is left alone)."""
+    """Sign out: every session of the account ends (the tablet cookie is left alone)."""
+    staff = current_staff()
+    if staff is not None:
+        end_sessions(get_db(), staff["id"])
     lang = session.get("lang")
     session.clear()
     if lang:
@@ -258,11 +450,8 @@ def csrf():
 
 
 def tablet_home(table_id) -> str:
-    """The tablet page of a table (W1's blueprint), or a plain path if it is not there."""
-    try:
-        return url_for("tablet.table_page", table_id=table_id)
-    except Exception:  # noqa: BLE001 - the endpoint name belongs to another module
-        return f"/tablet/{table_id}"
+    """The tablet page of a table."""
+    return url_for("tablet.table_page", table_id=table_id)
 
 
 @bp.get("/pair")
@@ -275,7 +464,7 @@ def pair():
         if e.code == "pairing_used" and current_tablet_table() is not None:
             # This device already paired (e.g. the QR scanned twice): carry on.
             return redirect(tablet_home(current_tablet_table()))
-        refuse(e.status, e.code, e.message)
+        raise
     return render_template("auth/pair.html", code=code, table_id=row["table_id"],
                            label=row["label"])
 
@@ -283,12 +472,9 @@ def pair():
 @bp.post("/pair")
 def pair_post():
     """Exchange the pairing code for the long-lived tablet cookie."""
-    data = request.get_json(silent=True) if request.is_json else request.form
-    code = str((data or {}).get("code", ""))
-    try:
-        secret, row = redeem_pairing(get_db(), code)
-    except AccessRefused as e:
-        refuse(e.status, e.code, e.message)
+    data = json_body() if request.is_json else request.form
+    code = str(data.get("code", "") if isinstance(data, dict) or hasattr(data, "get") else "")
+    secret, row = redeem_pairing(get_db(), code)
     if wants_json():
         resp = jsonify({"ok": True, "table_id": row["table_id"], "tablet_id": row["id"],
                         "token": secret})

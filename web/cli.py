@@ -1,14 +1,19 @@
 """``python -m web``: run the club web app, add staff accounts, or start the whole demo club.
 
-    python -m web serve --db PATH [--host 127.0.0.1] [--port 8000]
-    python -m web create-staff NAME --db PATH [--password-stdin] [--reset]
+    python -m web serve --db PATH [--host 127.0.0.1] [--port 8000] [--public-url URL]
+    python -m web create-staff NAME --db PATH [--password-stdin] [--reset] [--role ROLE]
+    python -m web backup --db PATH --dir DIR [--keep N]
+    python -m web restore BACKUP --db PATH [--force]
     python -m web demo [--host 127.0.0.1] [--port 8000] [--dir DIR]
 
-``serve`` prints ``Serving on http://HOST:PORT/`` once it listens (``--port 0``
-picks a free port). ``demo`` writes a demo club (database, ``club.toml`` with
-four simulated tables in different modes), starts ``python -m tablectl serve``
-on it and the web app, and prints the staff and tablet addresses; Ctrl-C (or
-SIGTERM) stops both. Library errors become one line on stderr, exit status 2.
+``serve`` runs the app on waitress (a production WSGI server: a fixed pool of
+worker threads, a cap on open connections, idle connections closed after a
+timeout, no version banner) and prints ``Serving on http://HOST:PORT/`` once
+it listens (``--port 0`` picks a free port). ``demo`` writes a demo club
+(database, ``club.toml`` with four simulated tables in different modes), starts
+``python -m tablectl serve`` on it and the web app, and prints the staff and
+tablet addresses; Ctrl-C (or SIGTERM) stops both. Library errors become one
+line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -26,10 +31,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
-from werkzeug.serving import make_server
+from waitress.server import create_server
+from werkzeug.middleware.proxy_fix import ProxyFix
 
+from tablectl import store
+
+from . import backup as backups
+from . import create_app, games, private_file
+from .auth import ROLES, create_staff, set_staff_password, set_staff_role
+from .db import get_db
 from .errors import UserError
+from .security import create_pairing
 
 
 class CliError(Exception):
@@ -48,17 +62,13 @@ def _secret_for(db_path: Path) -> str:
         return key
     path = db_path.parent / (db_path.name + ".secret")
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_hex(32))
+        private_file(path, secrets.token_hex(32))
     return path.read_text().strip()
 
 
 def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = None,
               secret: str | None = None):
     """The Flask app on database ``db`` (created and migrated if new)."""
-    from . import create_app
-
     path = Path(db).resolve()
     if not path.parent.is_dir():
         raise CliError(f"the folder for the database does not exist: {path.parent}")
@@ -69,14 +79,26 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     return create_app(config)
 
 
-def _listen(host: str, port: int, app):
-    """A threaded HTTP server bound to host:port (one thread per request)."""
+SERVER_THREADS = 8
+"""Worker threads: requests in progress at once (a hand's write is short; SQLite has one writer)."""
+CONNECTION_LIMIT = 500
+"""Open connections at most (idle ones cost a socket, not a thread); more wait in the
+listen backlog until one closes."""
+IDLE_TIMEOUT_S = 60
+"""An idle connection is closed after this long."""
+
+
+def _listen(host: str, port: int, app, *, threads: int = SERVER_THREADS,
+            connection_limit: int = CONNECTION_LIMIT, idle_timeout: int = IDLE_TIMEOUT_S):
+    """A waitress server bound to host:port (not yet serving: call ``run()``)."""
     try:
-        return make_server(host, port, app, threaded=True)
+        return create_server(app, host=host, port=port, threads=threads,
+                             connection_limit=connection_limit, channel_timeout=idle_timeout,
+                             cleanup_interval=max(1, min(30, idle_timeout // 2)),
+                             asyncore_use_poll=True,  # select() stops at 1,024 sockets
+                             ident="", clear_untrusted_proxy_headers=True)
     except OSError as e:
         reason = e.strerror or str(e)
-    except SystemExit:  # werkzeug reports a port in use itself, then exits
-        reason = "the address is in use"
     raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
                    "port with --port (0 = any free port)")
 
@@ -112,45 +134,78 @@ def _lan_ip() -> str:
 
 def cmd_serve(args) -> int:
     """Run the web app (threaded server) until Ctrl-C / SIGTERM."""
-    db = args.db or os.environ.get("JANTAKU_DB")
-    if not db:
-        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    db = _db_arg(args)
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
     if args.behind_proxy:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
         # counts the tablet's address, not the proxy's.
-        from werkzeug.middleware.proxy_fix import ProxyFix
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
-    server = _listen(args.host, args.port, app)
+    server = _listen(args.host, args.port, app, threads=args.threads,
+                     connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
+    base = _address(args.host, server.effective_port)
+    # Pairing QR codes use the configured address, else the bound one: never a request's Host.
+    app.config["PUBLIC_URL"] = args.public_url or base
     _stop_on_sigterm()
-    _say(f"Serving on {_address(args.host, server.server_port)}/ (database {Path(db).resolve()})")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    # waitress warns on every request queued behind busy workers: one line per request
+    # under load, when the queue is only the work waiting its turn
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    _say(f"Serving on {base}/ (database {Path(db).resolve()})")
+    _serve(server)
     _say("Stopped.")
     return 0
 
 
+def _serve(server) -> None:
+    """Serve until Ctrl-C / SIGTERM, then close the listening socket and the workers."""
+    try:
+        server.run()  # returns on KeyboardInterrupt after stopping its worker threads
+    finally:
+        server.close()
+
+
 def cmd_create_staff(args) -> int:
     """Add a staff account (or --reset its password)."""
-    from .auth import create_staff, set_staff_password
-    from .db import get_db
-
-    db = args.db or os.environ.get("JANTAKU_DB")
-    if not db:
-        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    db = _db_arg(args)
     password = _read_password(args.password_stdin)
     app = build_app(db)
     with app.app_context():
         if args.reset:
             set_staff_password(get_db(), args.name, password)
+            if args.role:
+                set_staff_role(get_db(), args.name, args.role)
             _say(f"New password set for staff account {args.name}.")
         else:
-            create_staff(get_db(), args.name, password)
+            create_staff(get_db(), args.name, password, role=args.role or "staff")
             _say(f"Staff account {args.name} created.")
+    return 0
+
+
+def _db_arg(args) -> str:
+    db = args.db or os.environ.get("JANTAKU_DB")
+    if not db:
+        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    return db
+
+
+def cmd_backup(args) -> int:
+    """Copy the live database into the backup folder (checked), keeping the newest N."""
+    try:
+        path = backups.backup(_db_arg(args), args.dir, keep=args.keep)
+    except backups.BackupError as e:
+        raise CliError(str(e)) from None
+    kept = len(backups.list_backups(args.dir))
+    _say(f"Backed up to {path} ({path.stat().st_size:,} bytes; {kept} backup(s) kept).")
+    return 0
+
+
+def cmd_restore(args) -> int:
+    """Replace the database with a checked backup (the replaced one is kept beside it)."""
+    try:
+        saved = backups.restore(args.backup, _db_arg(args), force=args.force)
+    except backups.BackupError as e:
+        raise CliError(str(e)) from None
+    _say(f"Restored {args.backup} into {Path(_db_arg(args)).resolve()}."
+         + (f" The database it replaced is saved as {saved}." if saved else ""))
     return 0
 
 
@@ -172,7 +227,7 @@ DEMO_TABLES = (
     ("t4", "卓4 国際", "mcr", 3),
 )
 DEMO_MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤")
-DEMO_STAFF = ("staff", "mahjong")
+DEMO_STAFF = ("staff", "mahjong-club")
 
 
 def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01) -> str:
@@ -187,11 +242,6 @@ def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01) -> str:
 
 def seed_demo(app, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
     """Fill a new demo database: staff account, members, four tables, a pairing code each."""
-    from . import games
-    from .auth import create_staff
-    from .db import get_db
-    from .security import create_pairing
-
     with app.app_context():
         db = get_db()
         create_staff(db, *DEMO_STAFF)
@@ -230,8 +280,6 @@ def _stop_daemon(proc: subprocess.Popen) -> None:
 
 def _wait_for_daemon(db: str, proc: subprocess.Popen, timeout: float = 15.0) -> bool:
     """Wait until the daemon's heartbeat shows it running (or it exits)."""
-    from tablectl import store
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         if store.daemon_status(db)["running"]:
@@ -260,30 +308,26 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
     config.write_text(demo_club_toml(time_scale=args.time_scale), encoding="utf-8")
     (folder / "logs").mkdir(exist_ok=True)
-    server = _listen(args.host, args.port, build_app(str(db), secure_cookies=False,
-                                                     secret=secrets.token_hex(32)))
-    # Keep the terminal for the addresses: no line per request (serve keeps them for journald).
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    base = _address(args.host, server.server_port)
-    server.app.config["PUBLIC_URL"] = base
-    codes = seed_demo(server.app)
+    app = build_app(str(db), secure_cookies=False, secret=secrets.token_hex(32))
+    server = _listen(args.host, args.port, app)
+    base = _address(args.host, server.effective_port)
+    app.config["PUBLIC_URL"] = base
+    codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
-        server.serve_forever()
+        _serve(server)
     except KeyboardInterrupt:
         pass
     finally:
-        server.server_close()
         _stop_daemon(daemon)
     _say("Demo stopped (web app and table daemon).")
     return 0
 
 
 def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
-    from urllib.parse import quote
 
     _say("Jantaku demo club — everything runs on this machine, the tables are simulated.")
     _say(f"  data folder:   {folder}" + ("" if args.dir or args.keep
@@ -314,6 +358,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
                    help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
+    s.add_argument("--threads", type=int, default=SERVER_THREADS,
+                   help=f"worker threads (default {SERVER_THREADS})")
+    s.add_argument("--connection-limit", type=int, default=CONNECTION_LIMIT,
+                   help=f"open connections at most (default {CONNECTION_LIMIT})")
+    s.add_argument("--idle-timeout", type=int, default=IDLE_TIMEOUT_S, metavar="SECONDS",
+                   help=f"close a connection idle this long (default {IDLE_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")
@@ -321,7 +371,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
     c.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
     c.add_argument("--reset", action="store_true", help="set a new password for an existing name")
+    c.add_argument("--role", choices=ROLES, default=None,
+                   help="owner, manager or staff (default staff; a club's first account is "
+                        "its owner)")
     c.set_defaults(func=cmd_create_staff)
+
+    b = sub.add_parser("backup", help="copy the live database into a backup folder")
+    b.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
+    b.add_argument("--dir", required=True, help="the backup folder (created if missing)")
+    b.add_argument("--keep", type=int, default=48,
+                   help="backups to keep, the oldest beyond are removed (default 48)")
+    b.set_defaults(func=cmd_backup)
+
+    r = sub.add_parser("restore", help="replace the database with a backup (checked first)")
+    r.add_argument("backup", metavar="BACKUP", help="the backup file to restore")
+    r.add_argument("--db", help="the SQLite file to replace (or $JANTAKU_DB)")
+    r.add_argument("--force", action="store_true",
+                   help="restore even though the table daemon looks alive")
+    r.set_defaults(func=cmd_restore)
 
     d = sub.add_parser("demo", help="start the demo club (daemon + web + demo data)")
     d.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

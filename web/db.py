@@ -2,8 +2,7 @@
 
 ``get_db()`` gives the request's connection: the worker thread's own shared
 connection to the club file (see :func:`clubdb.shared`). Schema changes are
-the named migration sets of :mod:`web.schema`, brought up to date once when
-the app is built.
+the named migration sets of :mod:`web.schema`.
 """
 
 from __future__ import annotations
@@ -11,16 +10,21 @@ from __future__ import annotations
 import sqlite_utils
 from flask import current_app, g
 
-from clubdb import Migrations, connect, now_iso, write_tx  # noqa: F401  (the web's names for them)
-from clubdb import migrate as _migrate
-from clubdb import shared
+from clubdb import Migrations, connect, now_iso, shared, write_tx  # noqa: F401  (the web's names)
 
 
-def migrate(db: sqlite_utils.Database) -> list[str]:
-    """Bring the web app's tables (every set of :mod:`web.schema`) up to date."""
-    from .schema import SETS
+def rows(db: sqlite_utils.Database, sql: str, params=()) -> list[dict]:
+    """The rows of a query as dicts. sqlite-utils' ``execute_returning_dicts`` wraps each
+    query in a savepoint (three statements); this is the one statement, for hot paths."""
+    cur = db.conn.execute(sql, list(params))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
-    return _migrate(db, SETS)
+
+def one(db: sqlite_utils.Database, sql: str, params=()) -> dict | None:
+    """The first row of a query as a dict, or None."""
+    found = rows(db, sql, params)
+    return found[0] if found else None
 
 
 def get_db() -> sqlite_utils.Database:
@@ -38,6 +42,5 @@ def close_db(_exc=None) -> None:
 
 
 def init_app(app) -> None:
-    """Release the connection after each request and bring the schema up to date."""
+    """Release the connection after each request."""
     app.teardown_appcontext(close_db)
-    migrate(shared(app.config["DATABASE"]))

@@ -1,32 +1,46 @@
-"""Errors answered in words: JSON for the API, a page for people.
+"""Errors answered in words: JSON for JSON callers, a page for people.
 
 Bad input is never a 500. Domain code raises :class:`UserError` (or a
-subclass) with a sentence a person can act on and an HTTP status (400 bad
-input, 404 not found, 409 conflicts such as "already recorded", 422 a request
-the rules refuse); the handlers here turn it into the right answer.
+subclass) with a catalogue key (``lexicon/catalogue``) and the values its
+sentence names, and an HTTP status (400 bad input, 404 not found, 409
+conflicts such as "already recorded", 422 a request the rules or the event
+schema refuse); the handlers here word it in the caller's language.
 """
 
 from __future__ import annotations
 
-from flask import jsonify, render_template, request
+import lexicon
+from flask import has_request_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+
+from .i18n import t
 
 
 class UserError(Exception):
-    """A request that cannot be done as asked, with the reason in words."""
+    """A request that cannot be done as asked: a catalogue key and the values it names."""
 
     status = 400
     code = "bad_request"
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None,
-                 details: dict | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, key: str, *, status: int | None = None, code: str | None = None,
+                 details: dict | None = None, **values):
+        super().__init__(key)
+        self.key, self.values = key, values
         if status is not None:
             self.status = status
         if code is not None:
             self.code = code
         self.details = details or {}
+
+    @property
+    def message(self) -> str:
+        """The sentence in the request's language (both languages outside a request)."""
+        if has_request_context():
+            return t(self.key, **self.values)
+        return lexicon.both(self.key, **self.values)
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class NotFound(UserError):
@@ -40,18 +54,18 @@ class Conflict(UserError):
 
 
 class Refused(UserError):
-    """The rules (or the game's state) do not allow this."""
+    """The rules, the game's state or the event schema do not allow this."""
 
     status = 422
     code = "refused"
 
 
 def wants_json() -> bool:
-    """API paths and clients that ask for JSON get JSON; browsers get a page."""
-    if request.path.startswith("/api/"):
+    """API paths, JSON bodies and clients that prefer JSON get JSON; browsers get a page."""
+    if request.path.startswith("/api/") or request.path.endswith(".json") or request.is_json:
         return True
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
     accept = request.accept_mimetypes
+    best = accept.best_match(["text/html", "application/json"])
     return best == "application/json" and accept[best] > accept["text/html"]
 
 
@@ -74,15 +88,15 @@ def init_app(app) -> None:
 
     @app.errorhandler(HTTPException)
     def _http_error(e: HTTPException):
+        if e.response is not None:  # an answer already made (a refusal from a decorator)
+            return e.response
         code = (e.name or "error").lower().replace(" ", "_")
-        return error_response(e.code or 500, code, e.description or e.name)
+        key = f"http.{e.code}"
+        message = t(key) if lexicon.has(key) else (e.description or e.name)
+        return error_response(e.code or 500, code, message)
 
     @app.errorhandler(Exception)
     def _unexpected(e: Exception):
         # A bug, not bad input: log it with its traceback, answer in words.
         app.logger.exception("unexpected error on %s %s", request.method, request.path)
-        return error_response(
-            500, "internal_error",
-            "Something went wrong on the server; nothing was recorded by this request. "
-            "Try again, and tell the staff if it keeps happening.",
-        )
+        return error_response(500, "internal_error", t("http.500"))

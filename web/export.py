@@ -41,11 +41,15 @@ import sqlite3
 import sys
 import time
 from datetime import timedelta
+from html import escape
 from pathlib import Path
 
-from scoring import stats
+from tablectl.config import ConfigError, load_config
 
-from . import charts, stats_store
+from . import charts, gamelog, stats_store
+from .db import connect
+from .schema import migrate
+from .engine import stats
 from .errors import UserError
 
 SLOW_ENV = "JANTAKU_EXPORT_SLOW"  # seconds to sleep after each file (tests kill a run mid-way)
@@ -65,8 +69,6 @@ class ExportError(Exception):
 # --------------------------------------------------------------------------- the database
 def open_db(path: str):
     """The club database, or an ExportError saying why it cannot be read."""
-    from .db import connect, migrate
-
     p = Path(path)
     if not p.is_file():
         raise ExportError(
@@ -93,13 +95,26 @@ def _num(v):
     return v
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A cell as a spreadsheet should read it: numbers as numbers; text that a spreadsheet
+    would take for a formula (starting with = + - @, tab or CR: a player may be named
+    ``=HYPERLINK(...)``) gets a leading apostrophe, as OWASP's CSV-injection advice says."""
+    value = _num(value)
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_bytes(header: list[str], rows: list[list]) -> bytes:
     """CSV text with a UTF-8 BOM and CRLF line ends (what Excel expects)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(header)
     for r in rows:
-        w.writerow([_num(v) for v in r])
+        w.writerow([csv_cell(v) for v in r])
     return b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8")
 
 
@@ -150,13 +165,10 @@ def hand_records(replay: dict) -> list[dict]:
 
 def day_games(db, day: str) -> list[dict]:
     """The day's finished games with seats and hands (replayed from their events)."""
-    from . import engine, games
-
     out = []
     for gid in stats_store.day_games(db, day):
-        game = games.get_game(db, gid)
-        events = [e["event"] for e in games.effective_events(games.event_log(db, gid))]
-        replay = engine.replay(events, game["rules"])
+        game = gamelog.get_game(db, gid)
+        replay = gamelog.played(db, game).result
         final = replay["final"]
         out.append(
             {
@@ -316,8 +328,6 @@ section{page-break-inside:avoid}@page{size:A4 landscape;margin:12mm}
 
 
 def _esc(s) -> str:
-    from html import escape
-
     return escape(str(s))
 
 
@@ -565,8 +575,6 @@ def add_export_arguments(sp) -> None:
 def _db_path(args) -> str:
     if getattr(args, "db", None):
         return args.db
-    from tablectl.config import ConfigError, load_config
-
     try:
         return load_config(args.config).db
     except ConfigError as e:

@@ -12,13 +12,15 @@ Storage rules this module keeps:
   database lets exactly one insert win.
 * A game stores the fully resolved rules it is played under, so a later
   change to a rule set never rewrites history.
-* A game's state is always ``scoring.game.replay`` of its effective events;
-  ``games.status`` only says whether it is live, finished or void.
+* A game's state is always the engine's replay of its effective events
+  (:mod:`web.gamelog` keeps the newest one per game); a new hand is one more
+  event applied to that state (``engine.advance``), and the leaderboards are
+  refreshed from the state it returns. ``games.status`` only says whether a
+  game is live, finished or void.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import sqlite3
@@ -27,17 +29,21 @@ from typing import Any
 
 import sqlite_utils
 
-from scoring.errors import ScoringError
-from scoring.rules import PRESET_IDS, Rules, load_rules
-
-from . import engine, stats_store
+from . import engine, events, gamelog, stats_store, text
 from .audit import audit
 from .db import Migrations, now_iso, write_tx
+from .db import one as _one
+from .db import rows as _rows
 from .errors import Conflict, NotFound, Refused, UserError
+from .gamelog import Played, get_game
 
-RECORDABLE = ("win", "draw", "abort", "chombo", "penalty", "end")
 GAME_STATUSES = ("live", "finished", "void")
+HIDDEN_GAME_FIELDS = frozenset({"rules", "rules_json", "start_key", "started_by"})
+"""Left out of a game's view: the rules are served per rule set; the start's idempotency
+key and who started it are the log's business, not a screen's."""
 MAX_NAME = 40
+MAX_RULES_TOML = 64 * 1024
+MAX_TOML_DEPTH = 8
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
@@ -115,41 +121,15 @@ def _create_core(db: sqlite_utils.Database) -> None:
 
 
 # --------------------------------------------------------------------------- helpers
-def _rows(db, sql: str, params=()) -> list[dict]:
-    return db.execute_returning_dicts(sql, list(params))
-
-
-def _one(db, sql: str, params=()) -> dict | None:
-    rows = _rows(db, sql, params)
-    return rows[0] if rows else None
-
-
-def _clean_name(name: Any, what: str = "name") -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise UserError(f"give a {what}: it cannot be empty")
-    name = " ".join(name.split())
-    if len(name) > MAX_NAME:
-        raise UserError(f"the {what} {name[:20]!r}… is too long: use at most {MAX_NAME} characters")
-    return name
-
-
-def _check_id(value: Any, what: str) -> str:
+def _check_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not ID_RE.match(value):
-        raise UserError(
-            f"{what} {value!r} is not valid: use 1-40 letters, digits, '-', '_' or '.', "
-            "starting with a letter or digit"
-        )
+        raise UserError("records.bad_id", code="invalid_field", details={"field": field},
+                        field=field)
     return value
 
 
 def _check_key(key: Any) -> str:
-    if not isinstance(key, str) or not (8 <= len(key) <= 100):
-        raise UserError(
-            "every submission needs an idempotency_key: a client-generated string of "
-            "8-100 characters, the same one on every retry of the same submission",
-            code="missing_idempotency_key",
-        )
-    return key
+    return events.idempotency_key(key, "idempotency_key", None)
 
 
 def _request_hash(payload: Any) -> str:
@@ -159,12 +139,12 @@ def _request_hash(payload: Any) -> str:
 # --------------------------------------------------------------------------- players
 def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None) -> dict:
     """Add a member (or a guest) and return it."""
-    name = _clean_name(name, "player name")
+    name = text.clean(name, "name", MAX_NAME)
     if member_no is not None:
-        member_no = _clean_name(str(member_no), "member number")
+        member_no = text.clean(str(member_no), "member_no", MAX_NAME)
     with write_tx(db):
         if member_no and _one(db, "SELECT id FROM players WHERE member_no = ?", [member_no]):
-            raise Conflict(f"member number {member_no} is already used by another player")
+            raise Conflict("records.member_no_used", member_no=member_no)
         cur = db.execute(
             "INSERT INTO players (name, guest, member_no, created_at) VALUES (?, ?, ?, ?)",
             [name, int(bool(guest)), member_no, now_iso()],
@@ -176,7 +156,7 @@ def get_player(db, player_id: int) -> dict:
     """One player by id (NotFound if there is none)."""
     row = _one(db, "SELECT * FROM players WHERE id = ?", [player_id])
     if row is None:
-        raise NotFound(f"there is no player number {player_id}")
+        raise NotFound("records.no_player", player=player_id)
     return row
 
 
@@ -201,7 +181,8 @@ def set_player_active(db, player_id: int, active: bool) -> dict:
 # --------------------------------------------------------------------------- rule sets
 def list_rule_sets(db) -> list[dict]:
     """The shipped presets, then the club's own rule sets."""
-    out = [{"id": p, "title": preset_rules(p).title or p, "preset": True} for p in PRESET_IDS]
+    out = [{"id": p, "title": engine.preset(p).title or p, "preset": True}
+           for p in engine.PRESET_IDS]
     for row in _rows(db, "SELECT id, title, updated_at FROM rule_sets ORDER BY id"):
         out.append({"id": row["id"], "title": row["title"] or row["id"], "preset": False,
                     "updated_at": row["updated_at"]})
@@ -210,41 +191,47 @@ def list_rule_sets(db) -> list[dict]:
 
 def get_rule_set(db, rule_set_id: str) -> dict:
     """A rule set with its TOML (club) and its resolved switches."""
-    if rule_set_id in PRESET_IDS:
+    if rule_set_id in engine.PRESET_IDS:
         return {"id": rule_set_id, "preset": True, "toml": None,
-                "rules": load_rules(rule_set_id).to_dict()}
+                "rules": engine.preset(rule_set_id).to_dict()}
     row = _one(db, "SELECT * FROM rule_sets WHERE id = ?", [rule_set_id])
     if row is None:
-        raise NotFound(
-            f"there is no rule set {rule_set_id!r}: choose a preset "
-            f"({', '.join(PRESET_IDS)}) or one of the club's rule sets"
-        )
+        raise NotFound("records.no_rule_set", rule_set=rule_set_id,
+                       presets=", ".join(engine.PRESET_IDS))
     return {**row, "preset": False, "rules": _rules_from_toml(row["toml"], rule_set_id).to_dict()}
 
 
-def _rules_from_toml(text: str, rule_set_id: str) -> Rules:
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
+    if len(toml_text) > MAX_RULES_TOML:
+        raise UserError("rules.too_long", code="invalid_rules", most=MAX_RULES_TOML // 1024)
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(toml_text)
     except tomllib.TOMLDecodeError as e:
-        raise UserError(f"the rules file is not valid TOML: {e}", code="invalid_rules") from None
+        raise UserError("rules.not_toml", code="invalid_rules", reason=str(e)) from None
+    except RecursionError:
+        raise UserError("rules.too_deep", code="invalid_rules", most=MAX_TOML_DEPTH) from None
+    if _depth(data) > MAX_TOML_DEPTH:
+        raise UserError("rules.too_deep", code="invalid_rules", most=MAX_TOML_DEPTH)
     if "extends" not in data:
-        raise UserError(
-            "a club rule set must extend a preset: start the file with "
-            f'extends = "netmahjong" (or one of {", ".join(PRESET_IDS)})',
-            code="invalid_rules",
-        )
+        raise UserError("rules.needs_extends", code="invalid_rules",
+                        presets=", ".join(engine.PRESET_IDS))
     data.setdefault("name", rule_set_id)
-    try:
-        return load_rules(data)
-    except ScoringError as e:
-        raise UserError(f"the rules file is refused: {e}", code="invalid_rules") from None
+    return engine.rules_from_data(data)
 
 
 def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
-    """Create or replace a club rule set from TOML text (validated by ``load_rules``)."""
-    _check_id(rule_set_id, "rule set id")
-    if rule_set_id in PRESET_IDS:
-        raise Conflict(f"{rule_set_id!r} is a shipped preset: give the club's rule set another id")
+    """Create or replace a club rule set from TOML text (validated by the engine)."""
+    _check_id(rule_set_id, "id")
+    if rule_set_id in engine.PRESET_IDS:
+        raise Conflict("records.preset_id", rule_set=rule_set_id)
     rules = _rules_from_toml(toml_text, rule_set_id)
     at = now_iso()
     with write_tx(db):
@@ -261,24 +248,18 @@ def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
     return get_rule_set(db, rule_set_id)
 
 
-@functools.lru_cache(maxsize=None)
-def preset_rules(preset_id: str) -> Rules:
-    """A shipped preset, loaded once (presets are packaged files; Rules are frozen)."""
-    return load_rules(preset_id)
-
-
-def resolve_rules(db, rule_set_id: str) -> Rules:
+def resolve_rules(db, rule_set_id: str) -> engine.Rules:
     """The fully resolved rules of a preset or club rule set."""
-    if rule_set_id in PRESET_IDS:
-        return preset_rules(rule_set_id)
+    if rule_set_id in engine.PRESET_IDS:
+        return engine.preset(rule_set_id)
     return _rules_from_toml(get_rule_set(db, rule_set_id)["toml"], rule_set_id)
 
 
 # --------------------------------------------------------------------------- tables
 def save_table(db, table_id: str, name: str, rule_set: str, *, actor: str = "system") -> dict:
     """Create or update a club table (its id is the ``tablectl`` table id)."""
-    _check_id(table_id, "table id")
-    name = _clean_name(name, "table name")
+    _check_id(table_id, "id")
+    name = text.clean(name, "name", MAX_NAME)
     resolve_rules(db, rule_set)
     with write_tx(db):
         old = _one(db, "SELECT * FROM club_tables WHERE id = ?", [table_id])
@@ -298,8 +279,7 @@ def get_table(db, table_id: str) -> dict:
     row = _one(db, "SELECT * FROM club_tables WHERE id = ?", [table_id])
     if row is None:
         known = [r["id"] for r in _rows(db, "SELECT id FROM club_tables ORDER BY id")]
-        raise NotFound(f"there is no table {table_id!r}" +
-                       (f": the club's tables are {', '.join(known)}" if known else ""))
+        raise NotFound("records.no_table", table=table_id, known=", ".join(known) or "-")
     return row
 
 
@@ -324,8 +304,7 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
     rule_set = rule_set or table["rule_set"]
     rules = resolve_rules(db, rule_set)
     players = _seat_players(db, player_ids, rules)
-    start = {"event": "start", "players": [p["name"] for p in players]}
-    engine.check([start], rules)  # the engine must accept the start before we store it
+    start, state, result = engine.start([p["name"] for p in players], rules)
     with write_tx(db):
         try:
             cur = db.execute(
@@ -340,60 +319,49 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
         for seat, p in enumerate(players):
             db.execute("INSERT INTO game_seats (game_id, seat, player_id) VALUES (?, ?, ?)",
                        [game_id, seat, p["id"]])
-        _insert_event(db, game_id, 0, "start", start, key + ":start", actor)
-    return game_view(db, game_id)
+        row = _insert_event(db, game_id, 0, "start", start, key + ":start", actor)
+    started = Played([row], [{"seq": 0, "event": start}], state, result)
+    gamelog.remember(db, game_id, started)
+    return _view(get_game(db, game_id), started)
 
 
 def _replayed_start(db, existing: dict, table_id: str) -> dict:
     if existing["table_id"] != table_id:
-        raise Conflict("this idempotency_key was already used to start a game at another table: "
-                       "generate a new key for a new game", code="idempotency_key_reused")
+        raise Conflict("records.start_key_other_table", code="idempotency_key_reused")
     return {**game_view(db, existing["id"]), "replayed": True}
 
 
 def _start_conflict(db, table_id: str, key: str) -> UserError:
     if _one(db, "SELECT id FROM games WHERE start_key = ?", [key]):
-        return Conflict("this game was already started by the same request",
-                        code="already_recorded")
+        return Conflict("records.already_started", code="already_recorded")
     live = _one(db, "SELECT id FROM games WHERE table_id = ? AND status = 'live'", [table_id])
-    return Conflict(
-        f"table {table_id} already has a game in progress (game {live['id'] if live else '?'}): "
-        "finish or end it before starting another",
-        code="game_in_progress",
-    )
+    return Conflict("records.game_in_progress", code="game_in_progress", table=table_id,
+                    game=live["id"] if live else "?")
 
 
-def _seat_players(db, player_ids: Any, rules: Rules) -> list[dict]:
+def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
     want = rules.table.players
     if not isinstance(player_ids, list) or len(player_ids) != want:
-        raise UserError(f"the rule set {rules.name} is for {want} players: pick {want} players "
-                        "in seat order, the first dealer first")
-    if not all(isinstance(p, int) and not isinstance(p, bool) for p in player_ids):
-        raise UserError("players are given by their player number (an integer)")
+        raise Refused("records.pick_players", code="invalid_field",
+                      details={"field": "players"}, rules=rules.name, n=want)
+    for i, pid in enumerate(player_ids):
+        events.game_id(pid, f"players[{i}]", None)  # a player id: 1 .. 2^63-1
     if len(set(player_ids)) != len(player_ids):
-        raise UserError("a player cannot take two seats: pick different players")
+        raise Refused("records.player_twice", code="invalid_field", details={"field": "players"})
     players = [get_player(db, pid) for pid in player_ids]
     names = [p["name"] for p in players]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise UserError(f"two seated players share the name {sorted(dup)[0]!r}: "
-                        "add a distinguishing letter to one of them")
+        raise Refused("records.same_name", code="invalid_field", details={"field": "players"},
+                      name=sorted(dup)[0])
     return players
 
 
-def get_game(db, game_id: int) -> dict:
-    """A game's row with its seats (NotFound if there is none)."""
-    game = _one(db, "SELECT * FROM games WHERE id = ?", [game_id])
-    if game is None:
-        raise NotFound(f"there is no game number {game_id}")
-    game["rules"] = json.loads(game["rules"])
-    game["seats"] = _rows(
-        db,
-        "SELECT s.seat, s.player_id, s.confirmed_at, p.name, p.guest FROM game_seats s "
-        "JOIN players p ON p.id = s.player_id WHERE s.game_id = ? ORDER BY s.seat",
-        [game_id],
-    )
-    return game
+def live_game_id(db, table_id: str) -> int | None:
+    """The id of the table's live game (at most one: a unique index), or None."""
+    row = db.conn.execute("SELECT id FROM games WHERE table_id = ? AND status = 'live'",
+                          [table_id]).fetchone()
+    return row[0] if row else None
 
 
 def current_game(db, table_id: str) -> dict | None:
@@ -413,7 +381,8 @@ def list_games(db, *, table_id: str | None = None, status: str | None = None,
         args.append(table_id)
     if status:
         if status not in GAME_STATUSES:
-            raise UserError(f"status must be one of {', '.join(GAME_STATUSES)}")
+            raise UserError("field.not_choice", code="invalid_field", details={"field": "status"},
+                            field="status", options=", ".join(GAME_STATUSES))
         where.append("status = ?")
         args.append(status)
     games = _rows(db, f"SELECT id, table_id, rule_set, players, status, started_at, finished_at "
@@ -427,120 +396,63 @@ def list_games(db, *, table_id: str | None = None, status: str | None = None,
 
 
 # --------------------------------------------------------------------------- the event log
-def event_log(db, game_id: int) -> list[dict]:
-    """Every stored row of a game's log, markers included, in order."""
-    rows = _rows(db, "SELECT * FROM hand_events WHERE game_id = ? ORDER BY seq", [game_id])
-    for r in rows:
-        r["event"] = json.loads(r["event"])
-    return rows
-
-
-def effective_events(log: list[dict]) -> list[dict]:
-    """The game as it stands: originals in order, with void and replace markers applied.
-
-    Each returned item is ``{"seq": original seq, "event": {...}}``.
-    """
-    order: list[int] = []
-    current: dict[int, dict] = {}
-    for row in log:
-        if row["kind"] == "void":
-            if row["target_seq"] in current:
-                order.remove(row["target_seq"])
-                del current[row["target_seq"]]
-        elif row["kind"] == "replace":
-            if row["target_seq"] in current:
-                current[row["target_seq"]] = row["event"]
-        else:
-            order.append(row["seq"])
-            current[row["seq"]] = row["event"]
-    return [{"seq": s, "event": current[s]} for s in order]
-
-
-def _events(db, game_id: int) -> tuple[list[dict], list[dict]]:
-    log = event_log(db, game_id)
-    return log, [e["event"] for e in effective_events(log)]
-
-
 def _insert_event(db, game_id: int, seq: int, kind: str, event: dict, key: str, actor: str,
                   *, target_seq: int | None = None, reason: str = "",
-                  request: Any = None) -> int:
+                  request: Any = None) -> dict:
+    """Store one log row; returns it as :func:`gamelog.event_log` would read it."""
+    row = {"game_id": game_id, "seq": seq, "kind": kind, "event": event,
+           "target_seq": target_seq, "idempotency_key": key,
+           "request_hash": _request_hash(request if request is not None else event),
+           "actor": actor, "reason": reason, "created_at": now_iso()}
     cur = db.execute(
         "INSERT INTO hand_events (game_id, seq, kind, event, target_seq, idempotency_key, "
         "request_hash, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [game_id, seq, kind, json.dumps(event, ensure_ascii=False), target_seq, key,
-         _request_hash(request if request is not None else event), actor, reason, now_iso()],
+         row["request_hash"], actor, reason, row["created_at"]],
     )
-    return cur.lastrowid
+    return {"id": cur.lastrowid, **row}
 
 
 def game_view(db, game_id: int) -> dict:
     """Everything a screen needs about a game, computed from its events by the engine."""
     game = get_game(db, game_id)
-    log, events = _events(db, game_id)
-    return _view(game, log, engine.replay(events, load_rules(game["rules"])))
+    return _view(game, gamelog.played(db, game))
 
 
-def _view(game: dict, log: list[dict], replayed: dict) -> dict:
-    effective = effective_events(log)
+def _view(game: dict, played: Played) -> dict:
+    replayed = played.result
     view = {
-        "game": {k: v for k, v in game.items() if k != "rules"},
+        "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
         "rules_name": replayed.get("rules"),
         "players": len(game["seats"]),
-        "next_seq": (log[-1]["seq"] + 1) if log else 0,
-        "events": effective,
+        "next_seq": played.next_seq,
+        "events": played.effective,
         "replay": {k: v for k, v in replayed.items() if k != "state"},
         "state": None,
-        "can_undo": any(e["event"].get("event") != "start" for e in effective),
+        "can_undo": any(e["event"].get("event") != "start" for e in played.effective),
     }
     if game["status"] == "live" and not replayed.get("finished"):
         view["state"] = replayed.get("state")
     return view
 
 
-def _check_event(event: Any) -> dict:
-    if not isinstance(event, dict):
-        raise UserError("the hand must be a JSON object such as "
-                        '{"event": "draw", "tenpai": [0, 2]}', code="invalid_event")
-    kind = event.get("event")
-    if kind not in RECORDABLE:
-        raise UserError(f"unknown event {kind!r}: record one of {', '.join(RECORDABLE)}",
-                        code="invalid_event")
-    return event
-
-
-def _fill_hand_defaults(event: dict, state: dict | None, players: int) -> dict:
-    """Tile-entered wins get the seat/round wind and tsumo flag from the game itself."""
-    if event.get("event") != "win" or not state:
-        return event
-    event = json.loads(json.dumps(event))
-    dealer = int(state.get("dealer", 0))
-    riichi = set(event.get("riichi") or [])
-    for w in event.get("winners") or []:
-        hand = w.get("hand") if isinstance(w, dict) else None
-        if isinstance(hand, dict) and isinstance(w.get("seat"), int):
-            hand.setdefault("seat_wind", engine.seat_wind(w["seat"], dealer, players))
-            hand.setdefault("round_wind", engine.round_wind(state))
-            hand.setdefault("tsumo", "from" not in event)
-            hand.setdefault("riichi", w["seat"] in riichi)
-    return event
-
-
 def _live_game(db, game_id: int) -> dict:
     game = get_game(db, game_id)
     if game["status"] != "live":
-        raise Conflict(f"game {game_id} is {game['status']}: nothing more can be recorded on it",
-                       code="game_not_live")
+        raise Conflict("records.game_not_live", code="game_not_live", game=game_id,
+                       now=game["status"])
     return game
 
 
 def preview_event(db, game_id: int, event: Any) -> dict:
     """What recording ``event`` would do (payments per seat), changing nothing."""
     game = _live_game(db, game_id)
-    rules = load_rules(game["rules"])
-    _, events = _events(db, game_id)
-    event = _fill_hand_defaults(_check_event(event), engine.state_after(events, rules),
-                                rules.table.players)
-    return {"event": event, "preview": engine.preview(events, event, rules)}
+    event = events.check_event(event, gamelog.rules_of(game))
+    _, result = engine.advance(gamelog.played(db, game).state, event)
+    last = result["hands"][-1]
+    return {"event": event, "preview": {
+        "deltas": last["deltas"], "scores": last["scores"], "kyoutaku": last["kyoutaku"],
+        "finished": result["finished"], "state": result["state"]}}
 
 
 def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
@@ -549,8 +461,7 @@ def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
     if row is None:
         return None
     if row["game_id"] != game_id or row["request_hash"] != _request_hash(request):
-        raise Conflict("this idempotency_key was already used for a different submission: "
-                       "generate a new key for a new hand", code="idempotency_key_reused")
+        raise Conflict("records.key_reused", code="idempotency_key_reused")
     return {**game_view(db, game_id), "recorded_seq": row["seq"], "replayed": True}
 
 
@@ -559,52 +470,42 @@ def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
                    "WHERE game_id = ? AND seq = ?", [game_id, expected_seq])
     last = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])["m"]
     if row:
-        msg = (f"already recorded: entry {expected_seq} of this game was recorded at "
-               f"{row['created_at'][11:19]} UTC (perhaps from another tablet). "
-               "The screen now shows the current state; check it before entering anything again.")
-    else:
-        msg = (f"this screen is out of date: the game's next entry is {last + 1}, not "
-               f"{expected_seq}. Reload and check the scores before entering the hand.")
-    return Conflict(msg, code="already_recorded", details={"next_seq": last + 1})
+        return Conflict("records.already_recorded", code="already_recorded",
+                        details={"next_seq": last + 1}, seq=expected_seq,
+                        at=row["created_at"][11:19])
+    return Conflict("records.out_of_date", code="already_recorded",
+                    details={"next_seq": last + 1}, seq=expected_seq, next=last + 1)
 
 
-def _append(db, game_id: int, *, kind: str, event: dict, expected_seq: Any, key: str,
-            actor: str, request: Any, target_seq: int | None = None, reason: str = "") -> dict:
+def _append(db, game_id: int, played: Played, *, kind: str, event: dict, expected_seq: Any,
+            key: str, actor: str, request: Any, target_seq: int | None = None,
+            reason: str = "") -> dict:
     """Insert one log row at ``expected_seq`` or explain why not. Call inside write_tx."""
-    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool) or expected_seq < 1:
-        raise UserError("expected_seq must be the entry number this hand takes (next_seq from "
-                        "the game's state), a positive integer", code="missing_expected_seq")
-    last = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])["m"]
-    if expected_seq != last + 1:
+    expected_seq = events.expected_seq(expected_seq, "expected_seq", None)
+    if expected_seq != played.next_seq:
         raise _slot_taken(db, game_id, expected_seq)
     try:
-        _insert_event(db, game_id, expected_seq, kind, event, key, actor,
-                      target_seq=target_seq, reason=reason, request=request)
+        return _insert_event(db, game_id, expected_seq, kind, event, key, actor,
+                             target_seq=target_seq, reason=reason, request=request)
     except sqlite3.IntegrityError:
         # The UNIQUE constraints are the last word if two writers got this far.
         raise _slot_taken(db, game_id, expected_seq) from None
-    return {"recorded_seq": expected_seq}
 
 
-def _after_append(db, game_id: int, rules: Rules) -> dict:
-    """Mark a game finished when its replay says so (same transaction as the append)."""
-    _, events = _events(db, game_id)
-    replayed = engine.replay(events, rules)
-    _set_status(db, game_id, replayed)
-    return replayed
-
-
-def _set_status(db, game_id: int, replayed: dict) -> str:
-    status = "finished" if replayed.get("finished") else "live"
-    db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' THEN ? END "
-               "WHERE id = ? AND status != 'void'", [status, status, now_iso(), game_id])
-    stats_store.refresh_game(db, game_id)  # leaderboards follow in the same transaction
-    return status
-
-
-def _needs_state(event: dict) -> bool:
-    return event.get("event") == "win" and any(
-        isinstance(w, dict) and isinstance(w.get("hand"), dict) for w in event.get("winners") or [])
+def _settle_status(db, game: dict, played: Played) -> None:
+    """Mark the game finished when the engine says so, and bring the leaderboards in step
+    from the engine's result (same transaction as the change). Updates ``game``."""
+    was = game["status"]
+    if was == "void":
+        return
+    status = "finished" if played.result.get("finished") else "live"
+    if status != was:
+        game["finished_at"] = now_iso() if status == "finished" else None
+        db.execute("UPDATE games SET status = ?, finished_at = ? WHERE id = ?",
+                   [status, game["finished_at"], game["id"]])
+        game["status"] = status
+    if status == "finished" or was == "finished":
+        stats_store.refresh_game(db, game, played)
 
 
 def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency_key: str,
@@ -613,7 +514,7 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
 
     A retry with the same key returns the first answer (``replayed: true``); a
     stale ``expected_seq`` (another tablet got there first) is a Conflict with
-    code ``already_recorded``; an event the rules refuse is Refused (422).
+    code ``already_recorded``; an event the schema or the rules refuse is Refused (422).
     """
     key = _check_key(idempotency_key)
     request = {"event": event, "expected_seq": expected_seq}
@@ -621,23 +522,20 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
     if replayed:
         return replayed
     game = _live_game(db, game_id)
-    rules = load_rules(game["rules"])
-    event = _check_event(event)
+    event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
         again = _replay_of_key(db, key, game_id, request)
         if again:
             return again
-        log = event_log(db, game_id)
-        events = [e["event"] for e in effective_events(log)]
-        if _needs_state(event):
-            event = _fill_hand_defaults(event, engine.state_after(events, rules),
-                                        rules.table.players)
-        result = engine.check(events + [event], rules)  # refuses with the engine's own words
-        out = _append(db, game_id, kind=event["event"], event=event, expected_seq=expected_seq,
-                      key=key, actor=actor, request=request)
-        game["status"] = _set_status(db, game_id, result)
-    log.append({"seq": expected_seq, "kind": event["event"], "event": event, "target_seq": None})
-    return {**_view(game, log, result), **out}
+        before = gamelog.played(db, game)
+        state, result = engine.advance(before.state, event)
+        row = _append(db, game_id, before, kind=event["event"], event=event,
+                      expected_seq=expected_seq, key=key, actor=actor, request=request)
+        now = before.after(row, before.effective + [{"seq": row["seq"], "event": event}],
+                           state, result)
+        _settle_status(db, game, now)
+    gamelog.remember(db, game_id, now)
+    return {**_view(game, now), "recorded_seq": row["seq"]}
 
 
 def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
@@ -649,30 +547,30 @@ def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
     if replayed:
         return replayed
     game = _live_game(db, game_id)
-    rules = load_rules(game["rules"])
     with write_tx(db):
         again = _replay_of_key(db, key, game_id, request)
         if again:
             return again
-        current = effective_events(event_log(db, game_id))
-        if len(current) <= 1:
-            raise Refused("there is no hand to undo yet", code="nothing_to_undo")
-        target = current[-1]
-        out = _append(db, game_id, kind="void", event={"void": target["seq"]},
+        before = gamelog.played(db, game)
+        if len(before.effective) <= 1:
+            raise Refused("records.nothing_to_undo", code="nothing_to_undo")
+        target = before.effective[-1]
+        row = _append(db, game_id, before, kind="void", event={"void": target["seq"]},
                       expected_seq=expected_seq, key=key, actor=actor, request=request,
                       target_seq=target["seq"], reason="undo")
-        _after_append(db, game_id, rules)
-    return {**game_view(db, game_id), **out, "undone": target}
+        now = gamelog.replay_log(game, before.log + [row])
+        _settle_status(db, game, now)
+    gamelog.remember(db, game_id, now)
+    return {**_view(game, now), "recorded_seq": row["seq"], "undone": target}
 
 
 def confirm_result(db, game_id: int, seat: Any, *, actor: str = "") -> dict:
     """A player confirms the final settlement sheet of a finished game."""
     game = get_game(db, game_id)
     if game["status"] != "finished":
-        raise Conflict(f"game {game_id} is {game['status']}: only a finished game's result "
-                       "can be confirmed", code="game_not_finished")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game["players"]:
-        raise UserError(f"seat must be 0-{game['players'] - 1}")
+        raise Conflict("records.not_finished", code="game_not_finished", game=game_id,
+                       now=game["status"])
+    seat = events.whole(0, game["players"] - 1)(seat, "seat", None)
     with write_tx(db):
         db.execute("UPDATE game_seats SET confirmed_at = COALESCE(confirmed_at, ?) "
                    "WHERE game_id = ? AND seat = ?", [now_iso(), game_id, seat])
@@ -683,65 +581,66 @@ def confirm_result(db, game_id: int, seat: Any, *, actor: str = "") -> dict:
 # --------------------------------------------------------------------------- staff corrections
 def _require_reason(reason: Any) -> str:
     if not isinstance(reason, str) or len(reason.strip()) < 3:
-        raise UserError("give a reason for the correction (a few words that say why)",
-                        code="reason_required")
-    return reason.strip()
+        raise UserError("records.reason_required", code="reason_required")
+    return text.clean(reason, "reason", 500)
 
 
 def _correctable(db, game_id: int) -> dict:
     game = get_game(db, game_id)
     if game["status"] == "void":
-        raise Conflict(f"game {game_id} is void: it cannot be corrected", code="game_void")
+        raise Conflict("records.game_void", code="game_void", game=game_id)
     return game
 
 
-def _correct(db, game_id: int, seq: int, *, kind: str, event: dict, actor: str,
+def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor: str,
              reason: str) -> dict:
     reason = _require_reason(reason)
     game = _correctable(db, game_id)
-    rules = load_rules(game["rules"])
+    if event is not None:
+        event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
-        log = event_log(db, game_id)
-        current = {e["seq"]: e["event"] for e in effective_events(log)}
+        before = gamelog.played(db, game)
+        current = {e["seq"]: e["event"] for e in before.effective}
         if seq not in current or seq == 0:
-            raise NotFound(f"game {game_id} has no hand at entry {seq} to correct")
-        marker = {"kind": kind, "target_seq": seq, "event": event, "seq": log[-1]["seq"] + 1}
-        trial = effective_events(log + [marker])
-        replayed = engine.check([e["event"] for e in trial], rules)
-        if game["status"] == "finished" and not replayed.get("finished"):
-            raise Refused(f"after this correction game {game_id} would no longer be over: "
-                          "correct the hand so the game still ends, or void the game")
-        _insert_event(db, game_id, marker["seq"], kind, event,
-                      f"staff:{game_id}:{marker['seq']}", actor, target_seq=seq, reason=reason)
-        if game["status"] == "live":
-            replayed = _after_append(db, game_id, rules)
+            raise NotFound("records.no_entry", game=game_id, seq=seq)
+        marker = event if event is not None else {"void": seq}
+        trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
+                     idempotency_key=f"staff:{game_id}:{before.next_seq}")
+        now = gamelog.replay_log(game, before.log + [trial])
+        if game["status"] == "finished" and not now.result.get("finished"):
+            raise Refused("records.would_reopen", game=game_id)
+        row = _insert_event(db, game_id, trial["seq"], kind, marker, trial["idempotency_key"],
+                            actor, target_seq=seq, reason=reason)
+        now = Played(before.log + [row], now.effective, now.state, now.result)
         audit(db, actor, f"game.{kind}", f"game:{game_id}", reason,
-              {"seq": seq, "old": current[seq], "new": event if kind == "replace" else None,
-               "final": replayed.get("final")})
-        stats_store.refresh_game(db, game_id)  # a corrected finished game re-counts
+              {"seq": seq, "old": current[seq], "new": event,
+               "final": now.result.get("final")})
+        _settle_status(db, game, now)
+    gamelog.remember(db, game_id, now)
     return game_view(db, game_id)
 
 
 def correct_hand(db, game_id: int, seq: int, event: Any, *, actor: str, reason: str) -> dict:
     """Staff replace the hand at entry ``seq`` with ``event`` (audited, re-replayed)."""
-    return _correct(db, game_id, seq, kind="replace", event=_check_event(event),
-                    actor=actor, reason=reason)
+    return _correct(db, game_id, seq, kind="replace", event=event, actor=actor, reason=reason)
 
 
 def remove_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
     """Staff strike the hand at entry ``seq`` from a game (audited, re-replayed)."""
-    return _correct(db, game_id, seq, kind="void", event={"void": seq}, actor=actor, reason=reason)
+    return _correct(db, game_id, seq, kind="void", event=None, actor=actor, reason=reason)
 
 
 def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     """Staff void a whole game (it stays stored; rankings skip it). Audited."""
     reason = _require_reason(reason)
     game = _correctable(db, game_id)
+    previous = game["status"]
     with write_tx(db):
         db.execute("UPDATE games SET status = 'void' WHERE id = ?", [game_id])
-        stats_store.refresh_game(db, game_id)  # rankings drop it
+        game["status"] = "void"
+        stats_store.refresh_game(db, game, None)  # rankings drop it
         audit(db, actor, "game.void", f"game:{game_id}", reason,
-              {"previous_status": game["status"]})
+              {"previous_status": previous})
     return get_game(db, game_id)
 
 

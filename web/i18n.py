@@ -2,6 +2,7 @@
 
 ``t(key)`` is a Jinja global (and a Python function) that returns the text for
 the current language: ``?lang=en`` / ``?lang=ja`` sets it for the session,
+else the caller's ``Accept-Language`` (a script or a browser set to English),
 otherwise Japanese. The words themselves are in ``lexicon/catalogue/*.toml``.
 """
 
@@ -13,7 +14,8 @@ from lexicon import DEFAULT_LANG, LANGS
 
 
 def current_lang() -> str:
-    """The language of this request: ``?lang=`` (remembered in the session), else Japanese."""
+    """The language of this request: ``?lang=`` (remembered in the session), the session's,
+    the caller's Accept-Language, else Japanese."""
     if not has_request_context():
         return DEFAULT_LANG
     if "lang" in g:
@@ -22,9 +24,9 @@ def current_lang() -> str:
     if lang in LANGS:
         session["lang"] = lang
     else:
-        lang = session.get("lang", DEFAULT_LANG)
+        lang = session.get("lang")
         if lang not in LANGS:
-            lang = DEFAULT_LANG
+            lang = request.accept_languages.best_match(LANGS) or DEFAULT_LANG
     g.lang = lang
     return lang
 

@@ -5,7 +5,15 @@ list is the one place that says which sets exist and in what order, so a new
 table never depends on an import side effect.
 """
 
+import clubdb
+import sqlite_utils
+
 from . import audit, auth, games, security, stats_store
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, auth.MIGRATIONS, security.MIGRATIONS,
         stats_store.MIGRATIONS)
+
+
+def migrate(db: sqlite_utils.Database) -> list[str]:
+    """Bring the web app's tables (every set above, in order) up to date."""
+    return clubdb.migrate(db, SETS)

@@ -52,12 +52,11 @@ import time
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from flask import (
-    abort, current_app, g, jsonify, make_response, render_template, request, session,
-)
+from flask import abort, current_app, g, redirect, request, session, url_for
 from markupsafe import Markup, escape
 
-from .db import Migrations, get_db, now_iso, write_tx
+from .db import Migrations, get_db, now_iso, one, write_tx
+from .errors import UserError, wants_json
 
 CSRF_META_NAME = "csrf-token"
 CSRF_HEADER = "X-CSRF-Token"
@@ -66,15 +65,17 @@ TABLET_COOKIE = "jantaku_tablet"
 TABLET_COOKIE_MAX_AGE = 365 * 24 * 3600
 PAIRING_TTL_SECONDS = 24 * 3600
 LAST_SEEN_EVERY_S = 60
+STAFF_SESSION_HOURS = 16
+"""A staff sign-in lasts a club's working day at most."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-class AccessRefused(Exception):
-    """A request is not allowed; carries the HTTP status, a code and a message in words."""
+class AccessRefused(UserError):
+    """A request is not allowed: ``AccessRefused(status, code, **values)``, worded from the
+    catalogue entry ``access.<code>``."""
 
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+    def __init__(self, status: int, code: str, **values):
+        super().__init__(f"access.{code}", status=status, code=code, **values)
 
 
 # ----------------------------------------------------------------------------- schema
@@ -100,14 +101,6 @@ def _create_tablet_tokens(db) -> None:
         )"""
     )
     db.execute("CREATE INDEX tablet_tokens_table ON tablet_tokens(table_id)")
-
-
-def words(ja: str, en: str) -> str:
-    """A refusal in words: Japanese first with the English after it, or English only
-    when the page is switched to English."""
-    from .i18n import current_lang
-
-    return en if current_lang() == "en" else f"{ja} / {en}"
 
 
 def _hash(secret: str) -> str:
@@ -140,21 +133,13 @@ def pairing_info(db, code: str, now: float | None = None) -> dict:
     row = _one(db, "SELECT * FROM tablet_tokens WHERE pair_code_hash = ?", _hash(code or ""))
     now = time.time() if now is None else now
     if row is None:
-        raise AccessRefused(404, "pairing_unknown", words(
-            "この登録コードは見つかりません。スタッフに新しいQRコードを出してもらってください。",
-            "This pairing code is not known. Ask staff to show a new QR code."))
+        raise AccessRefused(404, "pairing_unknown")
     if row["revoked_at"]:
-        raise AccessRefused(410, "pairing_revoked", words(
-            "この登録コードはスタッフが取り消しました。新しいQRコードをもらってください。",
-            "This pairing code was withdrawn by staff. Ask staff for a new QR code."))
+        raise AccessRefused(410, "pairing_revoked")
     if row["token_hash"]:
-        raise AccessRefused(409, "pairing_used", words(
-            "この登録コードは別のタブレットで使用済みです。スタッフに新しいQRコードをもらってください。",
-            "This pairing code was already used by another tablet. Ask staff for a new QR code."))
+        raise AccessRefused(409, "pairing_used")
     if row["pair_expires_at"] is not None and row["pair_expires_at"] < now:
-        raise AccessRefused(410, "pairing_expired", words(
-            "この登録コードは期限切れです。スタッフに新しいQRコードをもらってください。",
-            "This pairing code has expired. Ask staff for a new QR code."))
+        raise AccessRefused(410, "pairing_expired")
     return row
 
 
@@ -173,7 +158,7 @@ def redeem_pairing(db, code: str, now: float | None = None) -> tuple[str, dict]:
             [_hash(secret), now_iso(), now_iso(), row["id"]],
         )
         if cur.rowcount != 1:  # pragma: no cover - the IMMEDIATE lock makes this unreachable
-            raise AccessRefused(409, "pairing_used", "This pairing code was already used.")
+            raise AccessRefused(409, "pairing_used")
     return secret, row
 
 
@@ -192,10 +177,10 @@ def revoke_tablet(db, token_id: int, *, actor: str) -> dict:
     with write_tx(db):
         row = _one(db, "SELECT * FROM tablet_tokens WHERE id = ?", token_id)
         if row is None:
-            raise AccessRefused(404, "tablet_unknown", f"There is no tablet number {token_id}.")
+            raise AccessRefused(404, "no_tablet", tablet=token_id)
         if row["revoked_at"]:
-            raise AccessRefused(409, "tablet_already_revoked",
-                                f"Tablet {token_id} was already unpaired at {row['revoked_at']}.")
+            raise AccessRefused(409, "tablet_already_revoked", tablet=token_id,
+                                at=row["revoked_at"][:16])
         db.execute("UPDATE tablet_tokens SET revoked_at = ?, revoked_by = ? WHERE id = ?",
                    [now_iso(), actor, token_id])
     return row
@@ -221,8 +206,7 @@ def tablet_for_secret(db, secret: str) -> dict | None:
 
 
 def _one(db, sql: str, *args) -> dict | None:
-    rows = db.execute_returning_dicts(sql, list(args))
-    return rows[0] if rows else None
+    return one(db, sql, args)
 
 
 # ----------------------------------------------------------------------------- request identity
@@ -252,16 +236,31 @@ def current_tablet_table() -> str | None:
 
 
 def current_staff() -> dict | None:
-    """The signed-in, active staff account as ``{id, name}``, or None."""
+    """The signed-in, active staff account as ``{id, name, role}``, or None.
+
+    The session must carry the account's current session generation: logout, a new
+    password and disabling the account move it on, which ends every older session."""
     if "_staff" in g:
         return g._staff
     g._staff = None
     staff_id = session.get("staff_id")
     if staff_id is not None and _bearer() is None:
-        row = _one(get_db(), "SELECT id, name FROM staff_users WHERE id = ? AND active = 1",
-                   staff_id)
-        g._staff = row
+        row = _one(get_db(), "SELECT id, name, role, session_gen FROM staff_users "
+                             "WHERE id = ? AND active = 1", staff_id)
+        if row is not None and row.pop("session_gen") == session.get("staff_gen"):
+            g._staff = row
     return g._staff
+
+
+def start_staff_session(staff: dict) -> None:
+    """A fresh session for a staff member who just signed in (nothing planted before it
+    survives but the language), bound to the account's session generation."""
+    lang = session.get("lang")
+    session.clear()
+    if lang:
+        session["lang"] = lang
+    session["staff_id"], session["staff_gen"] = staff["id"], staff["session_gen"]
+    session.permanent = True  # ends after STAFF_SESSION_HOURS, not only with the browser
 
 
 def actor_name() -> str:
@@ -276,50 +275,13 @@ def actor_name() -> str:
 
 
 # ----------------------------------------------------------------------------- refusals
-def wants_json() -> bool:
-    """True when the answer should be JSON (API path, JSON body or Accept)."""
-    if request.path.startswith("/api/") or request.path.endswith(".json"):
-        return True
-    if request.is_json:
-        return True
-    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
-    return best == "application/json" and request.accept_mimetypes[best] > \
-        request.accept_mimetypes["text/html"]
-
-
-def refusal_response(status: int, code: str, message: str):
-    """A JSON or HTML answer for a refused request."""
-    if wants_json():
-        resp = jsonify({"ok": False, "error": {"code": code, "message": message}})
-    else:
-        resp = make_response(render_template("error.html", status=status, message=message,
-                                             code=code))
-    resp.status_code = status
-    return resp
-
-
-def refuse(status: int, code: str, message: str):
-    """Stop the request with a refusal (never returns)."""
-    abort(refusal_response(status, code, message))
-
-
 def _tablet_refusal() -> AccessRefused:
     row = _request_tablet()
     if row is not None and row["revoked_at"]:
-        return AccessRefused(401, "tablet_revoked", words(
-            "このタブレットは登録が解除されました。スタッフに再登録を頼んでください。",
-            "This tablet was unpaired by staff. Ask staff to pair it again "
-            "(staff console → Tablets)."))
+        return AccessRefused(401, "tablet_revoked")
     if g.get("_tablet_presented"):
-        return AccessRefused(401, "tablet_unknown", words(
-            "このタブレットの登録が見つかりません。スタッフ画面のQRコードで登録してもらってください。",
-            "This tablet's pairing is not known here. Ask staff to pair it with the QR code "
-            "on the staff console."))
-    return AccessRefused(401, "tablet_not_paired", words(
-        "この端末はどの卓にも登録されていません。スタッフにこの卓の登録QRコードを出してもらうか、"
-        "スタッフとしてログインしてください。",
-        "This device is not paired to a table. Ask staff to show the pairing QR code for "
-        "this table, or sign in as staff."))
+        return AccessRefused(401, "tablet_unknown")
+    return AccessRefused(401, "tablet_not_paired")
 
 
 def require_table_access(table_id) -> None:
@@ -328,12 +290,9 @@ def require_table_access(table_id) -> None:
         return
     bound = current_tablet_table()
     if bound is None:
-        err = _tablet_refusal()
-        refuse(err.status, err.code, err.message)
+        raise _tablet_refusal()
     if str(bound) != str(table_id):
-        refuse(403, "wrong_table", words(
-            f"このタブレットは卓 {bound} 用です。卓 {table_id} の記録はできません。",
-            f"This tablet is paired to table {bound}; it cannot record for table {table_id}."))
+        raise AccessRefused(403, "wrong_table", bound=bound, table=table_id)
     _touch(_request_tablet())
 
 
@@ -365,8 +324,7 @@ def tablet_required(view: Callable | None = None, *, table_arg: str = "table_id"
             if table_arg in kwargs:
                 require_table_access(kwargs[table_arg])
             elif current_staff() is None and current_tablet_table() is None:
-                err = _tablet_refusal()
-                refuse(err.status, err.code, err.message)
+                raise _tablet_refusal()
             return fn(*args, **kwargs)
         return wrapped
     return decorate(view) if view is not None else decorate
@@ -378,14 +336,9 @@ def staff_required(view: Callable) -> Callable:
     def wrapped(*args, **kwargs):
         if current_staff() is None:
             if current_tablet_table() is not None:
-                refuse(403, "staff_only", words(
-                    "スタッフ専用です。卓のタブレットからは使えません。",
-                    "This page is for staff only; a table tablet cannot use it."))
+                raise AccessRefused(403, "staff_only")
             if wants_json():
-                refuse(401, "staff_login_required", words(
-                    "先にスタッフとしてログインしてください。",
-                    "Sign in as staff first (POST /auth/login)."))
-            from flask import redirect, url_for
+                raise AccessRefused(401, "staff_login_required")
             abort(redirect(url_for("auth.login", next=request.full_path.rstrip("?"))))
         return view(*args, **kwargs)
     return wrapped
@@ -420,21 +373,23 @@ def _check_csrf():
     given = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
     expected = session.get(CSRF_FIELD)
     if not given:
-        return refusal_response(400, "csrf_missing", words(
-            "この送信にはセキュリティ用の確認コードがありません。ページを再読み込みしてやり直してください。",
-            "This request has no security (CSRF) token. Reload the page and try again; "
-            f"scripts must send the {CSRF_HEADER} header from the page's "
-            f'<meta name="{CSRF_META_NAME}">.'))
+        raise AccessRefused(400, "csrf_missing", header=CSRF_HEADER, meta=CSRF_META_NAME)
     if not expected or not hmac.compare_digest(str(given), str(expected)):
-        return refusal_response(403, "csrf_invalid", words(
-            "セキュリティ用の確認コードが一致しません（ページが古い可能性があります）。"
-            "ページを再読み込みしてやり直してください。",
-            "The security (CSRF) token does not match this session (the page may be old "
-            "or you signed in again elsewhere). Reload the page and try again."))
+        raise AccessRefused(403, "csrf_invalid")
     return None
 
 
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""Scripts and styles only from this server's files: no inline script can run."""
+PRIVATE_PATHS = ("/staff", "/auth")
+
+
 def _security_headers(resp):
+    resp.headers.setdefault("Content-Security-Policy", CSP)
+    if request.path.startswith(PRIVATE_PATHS):
+        # staff pages hold names, audit entries and pairing codes: never kept by a cache
+        resp.headers["Cache-Control"] = "no-store"
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
     resp.headers.setdefault("X-Frame-Options", "DENY")
     # Pairing codes travel in URLs: never leak them to another site via Referer.
@@ -462,7 +417,8 @@ def init_app(app) -> None:
         secure = _env_flag("JANTAKU_COOKIE_SECURE", True)
     app.config["COOKIE_SECURE"] = bool(secure)
     app.config.update(SESSION_COOKIE_SECURE=bool(secure), SESSION_COOKIE_HTTPONLY=True,
-                      SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_NAME="jantaku_session")
+                      SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_NAME="jantaku_session",
+                      PERMANENT_SESSION_LIFETIME=timedelta(hours=STAFF_SESSION_HOURS))
     app.before_request(_check_csrf)
     app.after_request(_security_headers)
     app.jinja_env.globals.update(csrf_token=csrf_token, csrf_field=csrf_field,

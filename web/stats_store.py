@@ -9,10 +9,12 @@ A leaderboard of any period adds up day rows (a year is a few tens of
 thousands of them, not 240,000 lines), with SQL generated from ``SUMS`` so
 each figure stays defined once in ``scoring/stats.py``.
 
-``refresh_game(db, game_id)`` is called by ``web.games`` inside the same
-transaction whenever a game's status or events change (a hand recorded or
-undone, a staff correction, a void), so the tables can never disagree with
-the events. ``rebuild_all(db)`` recomputes everything from the events.
+``refresh_game(db, game, played)`` is called by ``web.games`` inside the same
+transaction whenever a finished game's status or events change (its last
+hand recorded, a staff correction, a void), with the engine's result it
+already has, so the tables can never disagree with the events and a hand is
+not replayed again for them. ``rebuild_all(db)`` recomputes everything from
+the events.
 
 A *club day* ends at the club's closing hour (``stats_settings``: default
 05:00 in Asia/Tokyo): a game finished at 02:30 on the 2nd belongs to the 1st.
@@ -29,9 +31,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
-from scoring import stats
-
+from . import gamelog
 from .db import Migrations, now_iso, write_tx
+from .engine import stats
 from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
@@ -176,18 +178,14 @@ def _closing(value: str) -> time:
         h, m = (int(p) for p in str(value).split(":"))
         return time(h, m)
     except ValueError:
-        raise UserError(
-            f"the closing hour {value!r} is not a time: write it as HH:MM, e.g. 05:00"
-        ) from None
+        raise UserError("lb.err.closing_hour", value=str(value)[:20]) from None
 
 
 def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(str(name))
     except (ZoneInfoNotFoundError, ValueError):
-        raise UserError(
-            f"unknown time zone {name!r}: use an IANA name such as Asia/Tokyo"
-        ) from None
+        raise UserError("lb.err.timezone", value=str(name)[:60]) from None
 
 
 def club_day_of(ended_at: str, cfg: dict) -> str:
@@ -223,7 +221,7 @@ def parse_day(text: str) -> date:
     try:
         return date.fromisoformat(str(text))
     except ValueError:
-        raise UserError(f"{text!r} is not a day: write it as YYYY-MM-DD, e.g. 2026-04-01") from None
+        raise UserError("lb.err.day", value=str(text)[:20]) from None
 
 
 def period_range(
@@ -241,12 +239,12 @@ def period_range(
         first = date(1, 1, 1)
     elif period == "range":
         if not (start and end):
-            raise UserError("a custom range needs both a first and a last day (YYYY-MM-DD)")
+            raise UserError("lb.err.range_needs_both")
         first, d = parse_day(start), parse_day(end)
         if first > d:
-            raise UserError(f"the range starts ({start}) after it ends ({end}): swap them")
+            raise UserError("lb.err.range_reversed", start=start, end=end)
     else:
-        raise UserError(f"unknown period {period!r}: choose one of {', '.join(PERIODS)}")
+        raise UserError("lb.err.period", value=str(period)[:20], options=", ".join(PERIODS))
     return first.isoformat(), d.isoformat()
 
 
@@ -271,24 +269,18 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
 
 
 # --------------------------------------------------------------------------- keeping in step
-def game_lines(db, game_id: int, cfg: dict | None = None) -> list[dict]:
-    """The summary lines a game should have now (none unless it is finished)."""
-    from . import engine, games  # late: games imports this module for its hooks
-
-    game = games.get_game(db, game_id)
-    if game["status"] != "finished" or not game["finished_at"]:
+def game_lines(game: dict, played: gamelog.Played | None, cfg: dict) -> list[dict]:
+    """The summary lines a game should have now (none unless it is finished), from the
+    engine's result of its events."""
+    if (game["status"] != "finished" or not game["finished_at"] or played is None
+            or not played.result.get("finished")):
         return []
-    events = [e["event"] for e in games.effective_events(games.event_log(db, game_id))]
-    output = engine.replay(events, game["rules"])
-    if not output.get("finished"):
-        return []
-    cfg = cfg or settings(db)
     ids = [s["player_id"] for s in game["seats"]]
     lines = stats.player_games(
-        game_id,
+        game["id"],
         game["finished_at"],
-        events,
-        output,
+        played.events,
+        played.result,
         keys=[str(i) for i in ids],
         **stats.line_options(game["rules"]),
     )
@@ -299,6 +291,14 @@ def game_lines(db, game_id: int, cfg: dict | None = None) -> list[dict]:
     return [_line_row(x, extra) for x in lines]
 
 
+def _stored_lines(db, game_id: int, cfg: dict) -> list[dict]:
+    """The lines of a stored game, replayed once (rebuilds and repairs)."""
+    game = gamelog.get_game(db, game_id)
+    if game["status"] != "finished":
+        return []
+    return game_lines(game, gamelog.played(db, game), cfg)
+
+
 def _line_row(x: stats.PlayerGame, extra: dict) -> dict:
     d = stats.line_to_dict(x)
     d["player_id"] = int(d.pop("player"))
@@ -307,21 +307,21 @@ def _line_row(x: stats.PlayerGame, extra: dict) -> dict:
     return {k: d[k] for k in LINE_COLUMNS}
 
 
-def refresh_game(db, game_id: int) -> None:
-    """Bring the summary tables in step with one game's status and events.
+def refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
+    """Bring the summary tables in step with one game's status (``game``, its row as
+    it now stands) and the engine's result of its events (``played``).
 
-    Called inside the caller's transaction (nested: a savepoint). Cheap for a
-    live game (one indexed delete); a finished game is replayed once. If the
+    Called inside the caller's transaction (nested: a savepoint). If the
     refresh fails for any reason but the database itself, only its savepoint is
     rolled back: the hand the players just entered is still recorded (the floor
     never stops for a leaderboard), the game is noted in ``stats_stale`` and
     :func:`repair_stale` retries before the next leaderboard or export."""
     try:
-        _refresh_game(db, game_id)
+        _refresh_game(db, game, played)
     except sqlite3.OperationalError:
         raise  # busy or locked: the caller's write fails as any write would
     except Exception as e:  # noqa: BLE001 (see the docstring: isolate the floor from stats)
-        _note_stale(db, game_id, e)
+        _note_stale(db, game["id"], e)
 
 
 def _note_stale(db, game_id: int, e: Exception) -> None:
@@ -340,16 +340,27 @@ def repair_stale(db) -> list[dict]:
     with write_tx(db):
         for (gid,) in db.execute("SELECT game_id FROM stats_stale ORDER BY game_id").fetchall():
             db.execute("DELETE FROM stats_stale WHERE game_id = ?", [gid])
-            refresh_game(db, gid)  # notes it again if it still fails
+            refresh_stored(db, gid)  # notes it again if it still fails
     return db.execute_returning_dicts("SELECT * FROM stats_stale ORDER BY game_id")
 
 
-def _refresh_game(db, game_id: int) -> None:
-    row = db.execute("SELECT status FROM games WHERE id = ?", [game_id]).fetchone()
-    if (row is None or row[0] != "finished") and not db.execute(
+def refresh_stored(db, game_id: int) -> None:
+    """:func:`refresh_game` for a stored game, replayed once (repairs, corrected dates)."""
+    try:
+        game = gamelog.get_game(db, game_id)
+        played = gamelog.played(db, game) if game["status"] == "finished" else None
+    except Exception as e:  # noqa: BLE001 (a game that no longer replays stays noted)
+        _note_stale(db, game_id, e)
+        return
+    refresh_game(db, game, played)
+
+
+def _refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
+    game_id = game["id"]
+    if game["status"] != "finished" and not db.execute(
         "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]
     ).fetchone():
-        return  # a live game without lines: nothing to do (this runs on every hand)
+        return  # no lines to take back
     with write_tx(db):
         touched = {
             tuple(r)
@@ -358,7 +369,7 @@ def _refresh_game(db, game_id: int) -> None:
             )
         }
         db.execute("DELETE FROM stats_lines WHERE game_id = ?", [game_id])
-        rows = game_lines(db, game_id)
+        rows = game_lines(game, played, settings(db))
         insert_lines(db, rows)
         touched |= {(r["family"], r["club_day"], r["player_id"]) for r in rows}
         for key in touched:
@@ -505,7 +516,7 @@ def insert_all_lines(db) -> int:
     ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
     for gid in ids:
         try:
-            rows = game_lines(db, gid, cfg)
+            rows = _stored_lines(db, gid, cfg)
         except Exception as e:  # noqa: BLE001 (one bad game must not stop an upgrade or rebuild)
             _note_stale(db, gid, e)
             continue
@@ -591,9 +602,7 @@ def _streaks(r: dict) -> dict:
 def check_family(family: str) -> str:
     """A rule family id, or a UserError listing them."""
     if family not in stats.FAMILIES:
-        raise UserError(
-            f"unknown rule family {family!r}: choose one of {', '.join(stats.FAMILIES)}"
-        )
+        raise UserError("lb.err.family", value=str(family)[:20], options=", ".join(stats.FAMILIES))
     return family
 
 
@@ -663,7 +672,7 @@ def player_months(db, player_id: int, family: str) -> list[dict]:
 def player(db, player_id: int) -> dict:
     row = db.execute_returning_dicts("SELECT * FROM players WHERE id = ?", [player_id])
     if not row:
-        raise NotFound(f"there is no player number {player_id}")
+        raise NotFound("records.no_player", player=player_id)
     return row[0]
 
 

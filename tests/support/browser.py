@@ -64,3 +64,12 @@ def shot(page, name: str) -> None:
     """Save a screenshot of what the page shows now under test-artifacts/screenshots/."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def expect(locator):
+    """Playwright's ``expect`` for a locator: its waits need no script evaluated from a
+    string, which the pages' Content-Security-Policy forbids (imported here, like the
+    browser itself, only when a browser test runs)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(locator)

@@ -1,4 +1,4 @@
-"""Shared fixtures for the web core/tablet tests (W1): a real SQLite file per test,
+"""Shared fixtures for the web core/tablet tests: a real SQLite file per test,
 a club with tables and members, and paired tablets."""
 
 from __future__ import annotations
@@ -65,9 +65,15 @@ def t1(app):
     return bearer(app, "t1")
 
 
+def english(client):
+    """A test client that asks for English answers (Accept-Language), as a script would."""
+    client.environ_base["HTTP_ACCEPT_LANGUAGE"] = "en"
+    return client
+
+
 @pytest.fixture()
 def client(app):
-    return app.test_client()
+    return english(app.test_client())
 
 
 def start(client, headers, table="t1", players=(1, 2, 3, 4), **extra) -> dict:

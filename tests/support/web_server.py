@@ -16,9 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 class WebServer:
     """``python -m web serve`` on a free loopback port, plain http (insecure cookies)."""
 
-    def __init__(self, db_path: str, log_path: str | None = None, port: int = 0):
+    def __init__(self, db_path: str, log_path: str | None = None, port: int = 0,
+                 args: tuple = ()):
         self.db_path = str(db_path)
         self.port = port
+        self.args = tuple(args)
         self.log_path = log_path or (self.db_path + ".server.log")
         self.proc: subprocess.Popen | None = None
         self.url = ""
@@ -29,7 +31,7 @@ class WebServer:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "web", "serve", "--db", self.db_path, "--host", "127.0.0.1",
-             "--port", str(self.port), "--insecure-cookies"],
+             "--port", str(self.port), "--insecure-cookies", *self.args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=self._log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

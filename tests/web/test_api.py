@@ -10,10 +10,11 @@ import pytest
 from werkzeug.routing import Rule
 
 from scoring import game as engine_game
+from scoring.hand import score_hand
 from scoring.points import han_fu_pairs
 from scoring.rules import PRESET_IDS, load_rules
 
-from tests.support.web import bearer, cookie_client, key, record, start
+from tests.support.web import bearer, cookie_client, english, key, record, start
 
 # shared fixtures (a real SQLite file per test, a club, paired tablets)
 
@@ -21,7 +22,7 @@ RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
 
 def stored_events(db, game_id):
-    from web.games import effective_events, event_log
+    from web.gamelog import effective_events, event_log
 
     return [e["event"] for e in effective_events(event_log(db, game_id))]
 
@@ -113,11 +114,12 @@ def test_start_game_is_idempotent_and_one_live_game_per_table(client, t1):
 
 
 @pytest.mark.parametrize("players, status, words", [
-    ([1, 2, 3], 400, "4 players"),
-    ([1, 1, 2, 3], 400, "two seats"),
+    ([1, 2, 3], 422, "4 players"),
+    ([1, 1, 2, 3], 422, "two seats"),
     ([1, 2, 3, 99], 404, "no player"),
-    (["a", 2, 3, 4], 400, "player number"),
-    (None, 400, "4 players"),
+    (["a", 2, 3, 4], 422, "players[0]: give a whole number"),
+    ([1, 2, 3, 2**63], 422, "players[3]: 9223372036854775808 is out of range"),
+    (None, 422, "players: send a list"),
 ])
 def test_start_game_refuses_bad_seating_in_words(client, t1, players, status, words):
     r = client.post("/api/tables/t1/games", headers=t1,
@@ -128,7 +130,9 @@ def test_start_game_refuses_bad_seating_in_words(client, t1, players, status, wo
 
 def test_start_game_needs_a_key_and_json(client, t1):
     r = client.post("/api/tables/t1/games", headers=t1, json={"players": [1, 2, 3, 4]})
-    assert r.status_code == 400 and r.get_json()["error"]["code"] == "missing_idempotency_key"
+    err = r.get_json()["error"]
+    assert r.status_code == 422 and err["code"] == "invalid_field"
+    assert err["field"] == "idempotency_key" and "required" in err["message"]
     r = client.post("/api/tables/t1/games", headers=t1, data="players=1",
                     content_type="application/x-www-form-urlencoded")
     assert r.status_code == 400 and "JSON" in r.get_json()["error"]["message"]
@@ -186,22 +190,23 @@ def test_stale_or_skipping_seq_is_already_recorded_in_words(client, t1):
     assert "out of date" in r["error"]["message"]
 
 
-@pytest.mark.parametrize("body, code", [
-    ({"event": {"event": "draw", "tenpai": []}, "idempotency_key": "k" * 12},
-     "missing_expected_seq"),
-    ({"event": {"event": "draw", "tenpai": []}, "expected_seq": 1}, "missing_idempotency_key"),
+@pytest.mark.parametrize("body, field", [
+    ({"event": {"event": "draw", "tenpai": []}, "idempotency_key": "k" * 12}, "expected_seq"),
+    ({"event": {"event": "draw", "tenpai": []}, "expected_seq": 1}, "idempotency_key"),
     ({"event": {"event": "start", "players": ["a"]}, "expected_seq": 1,
-      "idempotency_key": "k" * 12}, "invalid_event"),
-    ({"event": "ron!", "expected_seq": 1, "idempotency_key": "k" * 12}, "invalid_event"),
+      "idempotency_key": "k" * 12}, "event.event"),
+    ({"event": "ron!", "expected_seq": 1, "idempotency_key": "k" * 12}, "event"),
     ({"event": {"event": "draw", "tenpai": [7]}, "expected_seq": 1,
-      "idempotency_key": "k" * 12}, "invalid_event"),
+      "idempotency_key": "k" * 12}, "event.tenpai[0]"),
 ])
-def test_bad_submissions_are_4xx_in_words_and_change_nothing(client, t1, db, body, code):
+def test_bad_submissions_are_422_naming_the_field_and_change_nothing(client, t1, db, body,
+                                                                     field):
     g = start(client, t1)
     r = client.post("/api/tables/t1/hands", headers=t1, json=body)
-    assert 400 <= r.status_code < 500
+    assert r.status_code == 422
     err = r.get_json()["error"]
-    assert err["code"] == code and len(err["message"]) > 15
+    assert err["code"] == "invalid_field" and err["field"] == field
+    assert err["message"].startswith(field + ": ") and len(err["message"]) > 15
     assert len(stored_events(db, g["game"]["id"])) == 1
 
 
@@ -229,7 +234,7 @@ def test_undo_appends_a_void_marker_and_deletes_nothing(client, t1, db):
 
 def test_two_tablets_racing_get_one_success_and_one_already_recorded(app):
     """Two paired tablets of the same table submit different hands for the same slot at once."""
-    c = app.test_client()
+    c = english(app.test_client())
     tablets = [bearer(app, "t1"), bearer(app, "t1")]
     start(c, tablets[0])
     events = [RON, {"event": "draw", "tenpai": [2]}]
@@ -237,7 +242,7 @@ def test_two_tablets_racing_get_one_success_and_one_already_recorded(app):
     results = [None, None]
 
     def submit(i):
-        client = app.test_client()
+        client = english(app.test_client())
         barrier.wait()
         results[i] = client.post("/api/tables/t1/hands", headers=tablets[i], json={
             "event": events[i], "expected_seq": 1, "idempotency_key": key()})
@@ -289,21 +294,46 @@ def test_score_hand_with_tiles(client, t1):
     result = r.get_json()["result"]
     assert r.status_code == 200 and result["ok"] is True
     assert "riichi" in [y["name"] for y in result["yaku"]]
-    bad = client.post("/api/tables/t1/score-hand", headers=t1, json={"hand": {"hand": "123m45"}})
+    bad = client.post("/api/tables/t1/score-hand", headers=t1,
+                      json={"hand": {"hand": "123m45", "win": "5m"}})
     assert bad.status_code == 200 and bad.get_json()["result"]["ok"] is False
     assert bad.get_json()["result"]["error"]["message"]
+    r = client.post("/api/tables/t1/score-hand", headers=t1, json={"hand": {"hand": "123m45"}})
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == "hand.win"
+    r = client.post("/api/tables/t1/score-hand", headers=t1,
+                    json={"hand": {**hand, "rules": "mcr"}})
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == "hand.rules"
 
 
-def test_tile_entered_win_gets_winds_from_the_game(client, t1):
-    start(client, t1)
-    # seat 1 is South in E1: a South pair is a seat-wind yakuhai only for them
-    ev = {"event": "win", "from": 0, "winners": [
-        {"seat": 1, "hand": {"hand": "123m456p789s22z555z", "win": "5z"}}]}
+def test_tile_entered_win_gets_winds_from_the_game(client, t1, db):
+    """The engine owns the game's facts: the web passes the hand on without winds or tsumo,
+    the engine scores it as seat 1's (South) ron in East 1, and refuses a hand that says
+    otherwise; riichi comes from the event's own riichi list."""
+    g = start(client, t1)
+    # a South triplet is a seat-wind yakuhai only for seat 1 (South in E1)
+    tiles = {"hand": "123m456p789s11z222z", "win": "1z"}
+    ev = {"event": "win", "from": 0, "riichi": [1],
+          "winners": [{"seat": 1, "hand": dict(tiles)}]}
     r = client.post("/api/tables/t1/preview", headers=t1, json={"event": ev})
     assert r.status_code == 200, r.get_json()
-    filled = r.get_json()["event"]["winners"][0]["hand"]
-    assert filled["seat_wind"] == "S" and filled["round_wind"] == "E" and filled["tsumo"] is False
-    assert r.get_json()["preview"]["deltas"][1] > 0
+    sent = r.get_json()["event"]["winners"][0]["hand"]
+    assert "seat_wind" not in sent and "tsumo" not in sent and sent["riichi"] is True
+    rules = load_rules("nekohouse-4a")
+    as_south = score_hand({**tiles, "seat_wind": "S", "round_wind": "E", "riichi": True}, rules)
+    as_east = score_hand({**tiles, "seat_wind": "E", "round_wind": "E", "riichi": True}, rules)
+    assert as_south["han"] == as_east["han"] + 1  # the seat wind counted for seat 1 only
+    deltas = r.get_json()["preview"]["deltas"]
+    # the riichi stick seat 1 put down comes back to the winner with the pot
+    assert deltas[0] == -as_south["pay"]["ron"] and deltas[1] == as_south["pay"]["ron"]
+    wrong = {**ev, "winners": [{"seat": 1, "hand": {**tiles, "seat_wind": "E"}}]}
+    r = record(client, t1, wrong, 1, expect=422)
+    assert "seat_wind" in r["error"]["message"]
+    said_no = {**ev, "winners": [{"seat": 1, "hand": {**tiles, "riichi": False}}]}
+    r = record(client, t1, said_no, 1, expect=422)
+    assert r["error"]["field"] == "event.winners[0].hand.riichi"
+    record(client, t1, ev, 1)
+    stored = stored_events(db, g["game"]["id"])[1]["winners"][0]["hand"]
+    assert stored == {**tiles, "riichi": True}
 
 
 def play_to_end(client, h, table="t1"):
@@ -341,7 +371,7 @@ def test_confirm_result_only_after_the_end(client, t1):
     seats = r.get_json()["game"]["seats"]
     assert all(s["confirmed_at"] for s in seats)
     r = client.post(f"/api/tables/t1/games/{gid}/confirm", headers=t1, json={"seat": 4})
-    assert r.status_code == 400
+    assert r.status_code == 422 and r.get_json()["error"]["field"] == "seat"
 
 
 def test_games_list_detail_and_events(client, t1):

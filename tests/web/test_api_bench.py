@@ -19,8 +19,13 @@ def test_bench_web_runs_and_records_every_hand(tmp_path, capsys):
     spec.loader.exec_module(bench)
     out = tmp_path / "bench.json"
     assert bench.main(["--tablets", "4", "--hands", "3", "--health", "3", "--think", "0.01",
-                       "--json", str(out)]) == 0
+                       "--login-flood", "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
     assert [r["ok"] for r in figures["results"]] == [12, 12, 12, 12]
     assert all(r["p99_ms"] >= r["p50_ms"] > 0 for r in figures["results"])
-    assert "hands recorded per second" in capsys.readouterr().out
+    flood = figures["login_flood"]
+    assert flood["quiet"]["ok"] == flood["flood"]["ok"] == 12  # every hand recorded
+    assert sum(flood["flood_answers"].values()) > 0
+    assert set(flood["flood_answers"]) <= {"401", "429"}  # refused, never a 500
+    printed = capsys.readouterr().out
+    assert "x health" in printed and "login flood" in printed

@@ -9,7 +9,7 @@ import pytest
 
 from scoring import game as engine_game
 from scoring.rules import load_rules
-from web import create_app, games
+from web import create_app, gamelog, games
 from web.audit import audit, audit_entries
 from web.schema import SETS
 from web.errors import UserError
@@ -85,14 +85,14 @@ def test_correcting_a_finished_game_is_audited_and_replayed(client, t1, db):
     fixed = {"event": "win", "winners": [{"seat": 2, "han": 3, "fu": 30}], "from": 0}
     view = games.correct_hand(db, gid, 1, fixed, actor="staff:a", reason="wrong winner")
     assert view["replay"]["hands"][0]["deltas"] == [-3900, 0, 3900, 0]
-    events = [e["event"] for e in games.effective_events(games.event_log(db, gid))]
+    events = [e["event"] for e in gamelog.effective_events(gamelog.event_log(db, gid))]
     engine = engine_game.replay(events, load_rules("nekohouse-4a"))
     assert view["replay"]["final"] == engine["final"]
     entry = audit_entries(db, target=f"game:{gid}")[0]
     assert (entry["actor"], entry["action"], entry["reason"]) == ("staff:a", "game.replace",
                                                                    "wrong winner")
     assert entry["details"]["old"] == RON and entry["at"]
-    kinds = [r["kind"] for r in games.event_log(db, gid)]
+    kinds = [r["kind"] for r in gamelog.event_log(db, gid)]
     assert kinds == ["start", "win", "end", "replace"]  # appended, nothing rewritten
 
 

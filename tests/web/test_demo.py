@@ -116,12 +116,12 @@ def test_demo_runs_the_whole_club_and_stops_cleanly(tmp_path):
         folder = Path(re.search(r"data folder:\s+(\S+)", out).group(1))
         tablet_urls = dict(re.findall(r"tablet (t\d):\s+(http://\S+)", out))
         assert sorted(tablet_urls) == ["t1", "t2", "t3", "t4"]
-        assert "staff / mahjong" in out
+        assert "staff / mahjong-club" in out
 
         staff = Browser(staff_url)
         status, page, url = staff.request("/staff/")
         assert status == 200 and "/auth/login" in url and "csrf_token" in page
-        status, _, url = staff.form("/auth/login", {"name": "staff", "password": "mahjong"})
+        status, _, url = staff.form("/auth/login", {"name": "staff", "password": "mahjong-club"})
         assert status == 200 and url.endswith("/staff/")
 
         def four_connected():
@@ -206,36 +206,47 @@ def test_serve_prints_its_address_and_stops_on_sigterm(tmp_path):
 
 
 def test_create_staff_from_stdin_then_sign_in(tmp_path):
+    """Names are normalised once (NFKC + casefold): full-width and accented names sign in."""
     db = str(tmp_path / "club.sqlite")
-    r = subprocess.run([sys.executable, "-m", "web", "create-staff", "mika", "--db", db,
-                        "--password-stdin"], input="tsumo-ron\n", capture_output=True,
-                       text=True, timeout=60)
+
+    def create(name, password, *extra):
+        return subprocess.run([sys.executable, "-m", "web", "create-staff", name, "--db", db,
+                               "--password-stdin", *extra], input=password + "\n",
+                              capture_output=True, text=True, timeout=60)
+
+    r = create("ＭＩＫＡ", "tsumo-ron-10")
     assert r.returncode == 0, r.stderr
-    assert "mika created" in r.stdout
-    again = subprocess.run([sys.executable, "-m", "web", "create-staff", "mika", "--db", db,
-                            "--password-stdin"], input="tsumo-ron\n", capture_output=True,
-                           text=True, timeout=60)
+    assert "created" in r.stdout
+    again = create("mika", "tsumo-ron-10")
     assert again.returncode == 2 and "already a staff account" in again.stderr
-    weak = subprocess.run([sys.executable, "-m", "web", "create-staff", "ken", "--db", db,
-                           "--password-stdin"], input="abc\n", capture_output=True, text=True,
-                          timeout=60)
-    assert weak.returncode == 2 and "at least 6" in weak.stderr
+    weak = create("ken", "abc")
+    assert weak.returncode == 2 and "10 to 200 characters" in weak.stderr
+    assert create("Émilie", "riichi-ippatsu", "--role", "manager").returncode == 0
+    bad = create("ken\x07", "riichi-ippatsu")
+    assert bad.returncode == 2 and "control characters" in bad.stderr
     from web.cli import build_app
     app = build_app(db)
-    client = app.test_client()
-    token = client.get("/auth/csrf").get_json()["csrf_token"]
-    r = client.post("/auth/login", data={"name": "mika", "password": "tsumo-ron",
-                                         "csrf_token": token})
-    assert r.status_code == 302
+    assert oct(os.stat(db).st_mode & 0o777) == "0o600"
+    for name, password in (("mika", "tsumo-ron-10"), ("Ｍｉｋａ", "tsumo-ron-10"),
+                           ("ÉMILIE", "riichi-ippatsu"), ("e\u0301milie", "riichi-ippatsu")):
+        client = app.test_client()
+        token = client.get("/auth/csrf").get_json()["csrf_token"]
+        r = client.post("/auth/login", data={"name": name, "password": password,
+                                             "csrf_token": token})
+        assert r.status_code == 302, name
 
 
-def test_every_cli_command_has_help():
+def test_every_cli_command_has_help_and_docs():
+    import web.cli
+    from tests.support.web_server import ROOT
     from web.cli import build_parser
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    assert {"serve", "create-staff", "backup", "restore", "demo"} <= set(sub.choices)
     for name, p in sub.choices.items():
         assert p.format_help().strip(), name
-        assert name in ("serve", "create-staff", "demo")
+        assert f"python -m web {name}" in web.cli.__doc__ + docs, f"{name} is not documented"
         for action in p._actions:
             assert action.help, f"{name} {action.dest} has no help"
 

@@ -122,6 +122,34 @@ def test_export_folder_contents(club, tmp_path):
     assert man["files"]["hands.csv"]["rows"] == len(hands)
 
 
+FORMULAS = {"B": "=HYPERLINK(\"http://x\",\"y\")", "C": "+SUM(1,2)", "D": "@SUM(A1)",
+            "E": "-2+3+cmd|' /C calc'!A0"}
+
+
+def test_spreadsheet_formulas_in_names_are_neutralised(club, tmp_path):
+    """OWASP CSV injection: a cell a spreadsheet would run (= + - @, tab, CR first) gets a
+    leading apostrophe; numbers, negative ones included, stay numbers. Read back with the
+    csv module, as Excel's import would split it."""
+    db = connect(club["path"])
+    for letter, name in {**FORMULAS, "A": "\tTAB"}.items():
+        db.execute("UPDATE players SET name = ? WHERE id = ?", [name, club["ids"][letter]])
+    db.conn.close()
+    out = tmp_path / "exports"
+    assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
+    folder = out / "2026-04-01"
+    players = {r["player"] for r in read_csv((folder / "games.csv").read_bytes())}
+    assert {"'" + name for name in FORMULAS.values()} <= players
+    for name in players:
+        assert not name.startswith(export.FORMULA_STARTS), name
+    board = read_csv((folder / "leaderboard-all-riichi4.csv").read_bytes())
+    assert {r["name"] for r in board} == {"'" + n for n in (*FORMULAS.values(), "\tTAB")}
+    assert any(r["total"].startswith("-") for r in board)  # numbers are not touched
+    hands = read_csv((folder / "hands.csv").read_bytes())
+    assert any(h["delta_1"].startswith("-") for h in hands)
+    assert export.csv_cell("\r=1") == "'\r=1" and export.csv_cell(-5) == -5
+    assert export.csv_cell("佐藤") == "佐藤"
+
+
 def test_second_run_is_byte_identical(club, tmp_path):
     out = tmp_path / "exports"
     assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0

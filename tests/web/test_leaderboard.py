@@ -44,7 +44,7 @@ def play(db, table: str, ids: list[int], events: list[dict], finished_at: str | 
         games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)
     if finished_at:
         db.execute("UPDATE games SET finished_at = ? WHERE id = ?", [finished_at, gid])
-        stats_store.refresh_game(db, gid)
+        stats_store.refresh_stored(db, gid)
     return gid
 
 
@@ -228,15 +228,17 @@ def test_player_and_game_pages(club):
     [
         ("/leaderboard/?period=week", 400, "choose one of day, month"),
         ("/leaderboard/?family=riichi", 400, "unknown rule family"),
-        ("/leaderboard/?min_games=abc", 400, "whole number"),
-        ("/leaderboard/?period=day&day=2026-13-01", 400, "YYYY-MM-DD"),
+        ("/leaderboard/?min_games=abc", 400, "min_games: abc is out of range"),
+        ("/leaderboard/?period=day&day=2026-13-01", 400, "is not a day: write it as YYYY-MM-DD"),
         ("/leaderboard/players/999", 404, "no player number 999"),
         ("/leaderboard/games/999", 404, "no game number 999"),
     ],
 )
 def test_bad_requests_are_answered_in_words(club, url, status, words):
-    r = club["app"].test_client().get(url)
+    r = club["app"].test_client().get(url, headers={"Accept-Language": "en"})
     assert r.status_code == status and words in r.get_data(as_text=True)
+    ja = club["app"].test_client().get(url)
+    assert ja.status_code == status and words not in ja.get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -13,6 +13,8 @@ import threading
 
 import pytest
 
+from tests.support.web import english
+
 from web import create_app
 from web.auth import check_login, create_staff
 from web.db import connect, get_db
@@ -25,11 +27,11 @@ from web.security import (
 @pytest.fixture()
 def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
-                      "TESTING": True})
+                      "TESTING": True, **OPEN_GATE})
     from web import games
     with app.app_context():
         db = get_db()
-        create_staff(db, "staff", "mahjong")
+        create_staff(db, "staff", "mahjong-club")
         games.save_table(db, "t1", "卓1", "nekohouse-4a")
         games.save_table(db, "t2", "卓2", "nekohouse-4a")
     return app
@@ -37,14 +39,18 @@ def app(tmp_path):
 
 @pytest.fixture()
 def client(app):
-    return app.test_client()
+    return english(app.test_client())
+
+
+OPEN_GATE = {"LOGIN_GLOBAL_PER_SECOND": 1000.0, "LOGIN_GLOBAL_BURST": 1000}
+"""Tests sign in many times a second; the global gate has its own test."""
 
 
 def csrf(client) -> str:
     return client.get("/auth/csrf").get_json()["csrf_token"]
 
 
-def login(client, name="staff", password="mahjong", ip="10.0.0.1"):
+def login(client, name="staff", password="mahjong-club", ip="10.0.0.1"):
     return client.post("/auth/login", data={"name": name, "password": password,
                                             "csrf_token": csrf(client)},
                        environ_base={"REMOTE_ADDR": ip})
@@ -54,7 +60,7 @@ def tablet_client(app, table_id: str):
     """A test client holding a paired tablet cookie for ``table_id``."""
     with app.app_context():
         secret = issue_tablet_token(get_db(), table_id, label="test")
-    c = app.test_client()
+    c = english(app.test_client())
     c.set_cookie(TABLET_COOKIE, secret)
     return c, secret
 
@@ -78,7 +84,7 @@ def test_login_page_has_csrf_field_and_success_redirects_to_floor(client):
 
 
 def test_wrong_password_and_unknown_name_get_the_same_clear_401(client):
-    for name, pw in (("staff", "wrong-pass"), ("nobody", "mahjong")):
+    for name, pw in (("staff", "wrong-pass"), ("nobody", "mahjong-club")):
         r = login(client, name, pw)
         assert r.status_code == 401
         assert "Wrong staff name or password" in r.text
@@ -87,7 +93,7 @@ def test_wrong_password_and_unknown_name_get_the_same_clear_401(client):
 
 def test_json_login_returns_new_csrf_token(client):
     token = csrf(client)
-    r = client.post("/auth/login", json={"name": "staff", "password": "mahjong"},
+    r = client.post("/auth/login", json={"name": "staff", "password": "mahjong-club"},
                     headers={"X-CSRF-Token": token})
     body = r.get_json()
     assert r.status_code == 200 and body["ok"] and body["staff"]["name"] == "staff"
@@ -100,33 +106,91 @@ def test_json_login_returns_new_csrf_token(client):
     assert r.status_code == 201
 
 
-def test_rate_limit_after_five_failures_per_ip_and_name(app, client):
-    for _ in range(5):
-        assert login(client, password="bad-guess").status_code == 401
-    r = login(client)  # the right password no longer helps from this IP
-    assert r.status_code == 429
-    assert "Too many failed sign-ins" in r.text and "minute" in r.text
-    other = app.test_client()
-    assert login(other, ip="10.0.0.2").status_code == 302  # another device is not locked out
+def test_failures_from_one_device_bring_growing_delays_not_a_lockout(app, client):
+    for _ in range(3):  # the first failures cost nothing
+        assert login(client, password="bad-guess-1").status_code == 401
+    r = login(client)  # then even the right password must wait its turn
+    assert r.status_code == 429 and "Too many failed sign-ins" in r.text
+    assert r.headers["Retry-After"] == "2"
+    other = english(app.test_client())
+    assert login(other, ip="10.0.0.2").status_code == 302  # another device is not held up
 
 
-def test_rate_limit_counts_are_in_the_database_and_expire_after_the_window(app):
+def test_delays_grow_are_kept_in_the_database_and_end(app):
+    """Per address: after 3 failures each attempt waits 2, 4, 8 ... seconds after the last
+    failure (at most 15 minutes); a success starts the count again."""
     with app.test_request_context():
         db = get_db()
-        for i in range(5):
+        t = 1000.0
+        for i in range(3):
             with pytest.raises(UserError) as e:
-                check_login(db, "staff", "nope", "1.2.3.4", now=1000.0 + i)
+                check_login(db, "staff", "nope", "1.2.3.4", now=t + i)
             assert e.value.status == 401
-        with pytest.raises(UserError) as e:
-            check_login(db, "staff", "mahjong", "1.2.3.4", now=1010.0)
-        assert e.value.status == 429 and e.value.code == "login_rate_limited"
-        # 15 minutes after the first failures the pair may try again.
-        assert check_login(db, "STAFF", "mahjong", "1.2.3.4", now=1000.0 + 901)["name"] == "staff"
-        # A success clears the count: four more failures do not lock.
+        waits = []
+        last = t + 2
+        for _ in range(12):
+            with pytest.raises(UserError) as e:
+                check_login(db, "staff", "mahjong-club", "1.2.3.4", now=last)  # too soon
+            assert e.value.status == 429 and e.value.code == "login_rate_limited"
+            wait = e.value.details["retry_after"]
+            waits.append(wait)
+            last += wait
+            with pytest.raises(UserError) as e:  # once the wait is over: one more guess
+                check_login(db, "staff", "nope", "1.2.3.4", now=last)
+            assert e.value.status == 401
+        assert waits[:5] == [2, 4, 8, 16, 32] and max(waits) == 15 * 60
+        # the right password after the wait: in, and the count starts again
+        staff = check_login(db, "STAFF", "mahjong-club", "1.2.3.4", now=last + 15 * 60)
+        assert staff["name"] == "staff"
+        for i in range(3):
+            with pytest.raises(UserError) as e:
+                check_login(db, "staff", "nope", "1.2.3.4", now=last + 2000 + i)
+            assert e.value.status == 401
+        # every attempt checked is kept in the database: a restart forgets none
+        kept = db.execute("SELECT COUNT(*) FROM login_attempts WHERE ip = '1.2.3.4'")
+        assert kept.fetchone()[0] == 19
+
+
+def test_the_global_gate_refuses_a_burst_from_many_addresses(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "g.sqlite"), "SECRET_KEY": "k",
+                      "LOGIN_GLOBAL_PER_SECOND": 0.001, "LOGIN_GLOBAL_BURST": 2})
+    with app.test_request_context():
+        db = get_db()
+        create_staff(db, "staff", "mahjong-club")
+        codes = []
         for i in range(4):
-            with pytest.raises(UserError):
-                check_login(db, "staff", "nope", "1.2.3.4", now=2000.0 + i)
-        assert check_login(db, "staff", "mahjong", "1.2.3.4", now=2010.0)["id"] == 1
+            try:
+                check_login(db, f"guess{i}", "nope-nope-nope", f"10.9.0.{i}")
+            except UserError as e:
+                codes.append(e.code)
+        assert codes == ["login_failed", "login_failed", "login_busy", "login_busy"]
+        # a busy refusal checked no password and recorded nothing
+        assert db.execute("SELECT COUNT(*) FROM login_attempts").fetchone()[0] == 2
+
+
+def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
+    """The slow password check runs while no write lock is held: another writer (a hand)
+    commits during it."""
+    import web.auth as auth
+
+    seen = []
+
+    def slow_check(stored, password):
+        other = connect(app.config["DATABASE"])
+        try:
+            other.conn.execute("BEGIN IMMEDIATE")  # fails if a write transaction were open
+            other.conn.execute("COMMIT")
+            seen.append("a writer went ahead")
+        finally:
+            other.conn.close()
+        return True
+
+    monkeypatch.setattr(auth, "check_password_hash", slow_check)
+    with app.test_request_context():
+        db = get_db()
+        assert not db.conn.in_transaction
+        check_login(db, "staff", "whatever", "10.1.1.1")
+    assert seen == ["a writer went ahead"]
 
 
 def test_passwords_are_stored_hashed(app):
@@ -135,7 +199,7 @@ def test_passwords_are_stored_hashed(app):
         stored = db.execute("SELECT password_hash FROM staff_users").fetchone()[0]
     finally:
         db.conn.close()
-    assert "mahjong" not in stored and stored.startswith(("scrypt:", "pbkdf2:"))
+    assert "mahjong-club" not in stored and stored.startswith(("scrypt:", "pbkdf2:"))
 
 
 def test_session_cookie_flags(client):
@@ -147,7 +211,7 @@ def test_session_cookie_flags(client):
 def test_secure_flag_can_be_turned_off_for_plain_http_demo(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "c.sqlite"), "SECRET_KEY": "k",
                       "COOKIE_SECURE": False})
-    r = app.test_client().get("/auth/csrf")
+    r = english(app.test_client()).get("/auth/csrf")
     cookie = r.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
 
@@ -163,10 +227,10 @@ def test_logout_needs_csrf_and_ends_the_session(client):
 
 def test_next_parameter_cannot_send_staff_to_another_site(client):
     for target in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
-        r = client.post("/auth/login", data={"name": "staff", "password": "mahjong",
+        r = client.post("/auth/login", data={"name": "staff", "password": "mahjong-club",
                                              "next": target, "csrf_token": csrf(client)})
         assert r.status_code == 302 and r.headers["Location"] == "/staff/"
-    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong",
+    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong-club",
                                          "next": "/staff/audit", "csrf_token": csrf(client)})
     assert r.headers["Location"] == "/staff/audit"
 
@@ -198,7 +262,7 @@ def test_csrf_applies_to_tablet_cookie_requests_on_the_api(app):
 
 
 def test_login_form_itself_needs_csrf(client):
-    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong"})
+    r = client.post("/auth/login", data={"name": "staff", "password": "mahjong-club"})
     assert r.status_code == 400
     assert client.get("/staff/floor.json").status_code == 401
 
@@ -206,7 +270,7 @@ def test_login_form_itself_needs_csrf(client):
 # ----------------------------------------------------------------------------- tablet scope
 def test_bearer_tablet_writes_to_its_own_table_only(app):
     _, secret = tablet_client(app, "t1")
-    c = app.test_client()
+    c = english(app.test_client())
     auth = {"Authorization": f"Bearer {secret}"}
     r = c.post("/api/tables/t2/guests", json={"name": "Intruder"}, headers=auth)
     assert r.status_code == 403
@@ -219,7 +283,7 @@ def test_bearer_tablet_writes_to_its_own_table_only(app):
 
 
 def test_no_token_and_unknown_token_are_refused_in_words(app):
-    c = app.test_client()
+    c = english(app.test_client())
     r = c.post("/api/tables/t1/guests", json={"name": "X"}, headers={"Authorization": "Bearer x"})
     assert r.status_code == 401 and r.get_json()["error"]["code"] == "tablet_unknown"
     r = c.get("/tablet/t1")
@@ -236,7 +300,7 @@ def test_revoked_tablet_gets_unpaired_page_and_json(app, client):
     assert r.status_code == 302
     page = tab.get("/tablet/t1")
     assert page.status_code == 401 and "unpaired" in page.text and "Ask staff" in page.text
-    r = app.test_client().post("/api/tables/t1/guests", json={"name": "Late"},
+    r = english(app.test_client()).post("/api/tables/t1/guests", json={"name": "Late"},
                                headers={"Authorization": f"Bearer {secret}"})
     assert r.status_code == 401 and r.get_json()["error"]["code"] == "tablet_revoked"
     assert "Late" not in player_names(app)
@@ -251,7 +315,7 @@ def test_staff_routes_refuse_tablets(app):
     token = tab.get("/auth/csrf").get_json()["csrf_token"]
     r = tab.post("/staff/players", data={"name": "Sneaky", "csrf_token": token})
     assert r.status_code == 403 and "Sneaky" not in player_names(app)
-    r = app.test_client().post("/staff/tablets", json={"table_id": "t2"},
+    r = english(app.test_client()).post("/staff/tablets", json={"table_id": "t2"},
                                headers={"Authorization": f"Bearer {secret}"})
     assert r.status_code == 403
 
@@ -288,7 +352,7 @@ def test_pairing_flow_qr_confirm_cookie_and_single_use(app, client):
     assert "<svg" in r.text
     url = re.search(r'data-pair-url>([^<]+)<', r.text).group(1).replace("&amp;", "&")
     path = url.replace("http://localhost", "")
-    tab = app.test_client()
+    tab = english(app.test_client())
     page = tab.get(path)
     assert page.status_code == 200 and "t1" in page.text
     code = re.search(r'name="code" value="([^"]+)"', page.text).group(1)
@@ -301,7 +365,7 @@ def test_pairing_flow_qr_confirm_cookie_and_single_use(app, client):
     assert tab.get("/tablet/t2").status_code == 403
     # The same device scanning the QR again carries on; another device is told why not.
     assert tab.get(path).status_code == 302
-    other = app.test_client()
+    other = english(app.test_client())
     again = other.get(path)
     assert again.status_code == 409 and "already used" in again.text
 
@@ -376,26 +440,51 @@ def test_tablet_last_seen_is_noted_but_not_rewritten_on_every_request(app):
         assert list_tablets(get_db())[0]["last_seen_at"] == first
 
 
-def test_refusals_are_japanese_first_and_english_on_the_switch(app):
+def test_refusals_are_in_the_callers_language_japanese_first(app):
     c = app.test_client()
     page = c.get("/tablet/t1")
     assert page.status_code == 401
-    assert page.text.index("登録されていません") < page.text.index("not paired")
+    assert "登録されていません" in page.text and "not paired" not in page.text
     page = c.get("/tablet/t1?lang=en")
     assert "not paired" in page.text and "登録されていません" not in page.text
+    # a script says which language it reads with Accept-Language
+    r = app.test_client().get("/tablet/t1", headers={"Accept": "application/json",
+                                                     "Accept-Language": "en-GB,en;q=0.9"})
+    assert "not paired" in r.get_json()["error"]["message"]
+    r = app.test_client().get("/tablet/t1", headers={"Accept": "application/json",
+                                                     "Accept-Language": "ja"})
+    assert "登録されていません" in r.get_json()["error"]["message"]
 
 
 def test_json_pairing_returns_a_bearer_token_bound_to_the_table(app):
     with app.app_context():
         code = create_pairing(get_db(), "t2", actor="test")["code"]
-    c = app.test_client()
+    c = english(app.test_client())
     r = c.post("/auth/pair", json={"code": code}, headers={"X-CSRF-Token": csrf(c)})
     body = r.get_json()
     assert r.status_code == 200 and body["table_id"] == "t2" and body["token"]
-    api = app.test_client()
+    api = english(app.test_client())
     auth = {"Authorization": f"Bearer {body['token']}"}
     assert api.post("/api/tables/t2/guests", json={"name": "Q"}, headers=auth).status_code in (
         200, 201)
     assert api.post("/api/tables/t1/guests", json={"name": "R"}, headers=auth).status_code == 403
     r = c.post("/auth/pair", json={"code": code}, headers={"X-CSRF-Token": csrf(c)})
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "pairing_used"
+
+
+def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monkeypatch):
+    """Once an address is in a wait, its sign-ins are answered 429 by the WSGI layer:
+    no session, no CSRF check, no database (a flood costs the server next to nothing)."""
+    import web.auth as auth
+
+    for _ in range(4):
+        login(client, password="bad-guess-1")
+    calls = []
+    monkeypatch.setattr(auth, "login_wait", lambda *a, **k: calls.append(a) or 0)
+    r = client.post("/auth/login", json={"name": "staff", "password": "mahjong-club"},
+                    environ_base={"REMOTE_ADDR": "10.0.0.1"})  # not even a CSRF token
+    assert r.status_code == 429 and calls == []
+    assert int(r.headers["Retry-After"]) > 0
+    assert "Too many failed sign-ins" in r.get_json()["error"]["message"]
+    other = english(app.test_client())
+    assert login(other, ip="10.0.0.3").status_code == 302 and calls  # the normal path

@@ -22,10 +22,11 @@ from web.db import connect, get_db
 @pytest.fixture()
 def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
+                      "LOGIN_GLOBAL_PER_SECOND": 1000.0, "LOGIN_GLOBAL_BURST": 1000,
                       "TESTING": True, "TABLE_COMMAND_WAIT": 10.0})
     with app.app_context():
         db = get_db()
-        create_staff(db, "mika", "mahjong")
+        create_staff(db, "mika", "mahjong-club")
         games.save_table(db, "t1", "卓1", "nekohouse-4a")
         games.save_table(db, "t2", "卓2", "nekohouse-3a")
         games.save_table(db, "t9", "卓9 (not wired)", "nekohouse-4a")
@@ -46,7 +47,8 @@ def app(tmp_path):
 def staff(app):
     c = app.test_client()
     token = c.get("/auth/csrf").get_json()["csrf_token"]
-    r = c.post("/auth/login", data={"name": "mika", "password": "mahjong", "csrf_token": token})
+    r = c.post("/auth/login", data={"name": "mika", "password": "mahjong-club",
+                                    "csrf_token": token})
     assert r.status_code == 302
     return c
 
@@ -60,8 +62,10 @@ def post(client, path, **fields):
 
 
 def post_json(client, path, body):
+    """A script's JSON request; it reads English (Accept-Language)."""
     return client.post(path, json=body, headers={"X-CSRF-Token": csrf(client),
-                                                 "Accept": "application/json"})
+                                                 "Accept": "application/json",
+                                                 "Accept-Language": "en"})
 
 
 class FakeDaemon:
@@ -196,7 +200,7 @@ def test_command_left_queued_answers_202_in_progress(app):
     app.config["TABLE_COMMAND_WAIT"] = 0.0  # nobody answers; do not wait
     c = app.test_client()
     token = c.get("/auth/csrf").get_json()["csrf_token"]
-    c.post("/auth/login", data={"name": "mika", "password": "mahjong", "csrf_token": token})
+    c.post("/auth/login", data={"name": "mika", "password": "mahjong-club", "csrf_token": token})
     r = post_json(c, "/staff/tables/t1/command", {"command": "check"})
     assert r.status_code == 202 and r.get_json()["command"]["status"] == "queued"
     assert "in progress" in r.get_json()["message"] or "実行中" in r.get_json()["message"]
@@ -303,21 +307,63 @@ def test_public_url_is_used_for_pairing_links(app, staff):
     assert body["pair_url"].startswith("http://192.168.1.20:8000/auth/pair?code=")
 
 
+def sign_in(app, name, password):
+    c = app.test_client()
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    r = c.post("/auth/login", data={"name": name, "password": password, "csrf_token": token})
+    return c, r
+
+
 def test_staff_accounts_add_and_reset(app, staff):
     r = post(staff, "/staff/accounts", name="ken", password="ron-ron-ron")
     assert r.status_code == 302
-    r = post_json(staff, "/staff/accounts", {"name": "ken", "password": "another1"})
-    assert r.status_code == 409
-    r = post_json(staff, "/staff/accounts", {"name": "ken2", "password": "abc"})
-    assert r.status_code == 400 and "at least" in r.get_json()["error"]["message"]
-    r = post(staff, "/staff/accounts", name="ken", password="new-pass-1", reset="1")
+    r = post_json(staff, "/staff/accounts", {"name": "KEN", "password": "another-one"})
+    assert r.status_code == 409  # the same sign-in name
+    r = post_json(staff, "/staff/accounts", {"name": "ken2", "password": "abcdefghi"})
+    assert r.status_code == 400 and "10 to 200 characters" in r.get_json()["error"]["message"]
+    r = post(staff, "/staff/accounts", name="ken", password="new-pass-10", reset="1")
     assert r.status_code == 302
-    c = app.test_client()
-    token = c.get("/auth/csrf").get_json()["csrf_token"]
-    r = c.post("/auth/login", data={"name": "ken", "password": "new-pass-1", "csrf_token": token})
+    _, r = sign_in(app, "ken", "new-pass-10")
     assert r.status_code == 302
     listed = staff.get("/staff/accounts", headers={"Accept": "application/json"}).get_json()
     assert all("password_hash" not in a for a in listed["staff"])
+    assert {a["name"]: a["role"] for a in listed["staff"]} == {"mika": "owner", "ken": "staff"}
+
+
+def test_roles_decide_who_may_reset_whom_and_the_log_says_who_did_it(app, staff):
+    post(staff, "/staff/accounts", name="ken", password="ron-ron-ron")
+    post(staff, "/staff/accounts", name="aya", password="tsumo-tsumo", role="manager")
+    ken, _ = sign_in(app, "ken", "ron-ron-ron")
+    # staff may not reset another's password, nor re-enable, nor create a manager
+    r = post_json(ken, "/staff/accounts", {"name": "aya", "password": "stolen-pass-1",
+                                           "reset": True})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "role_required"
+    r = post_json(ken, "/staff/accounts", {"name": "eve", "password": "abcdefghijk",
+                                           "role": "manager"})
+    assert r.status_code == 403
+    # but may change their own
+    assert post_json(ken, "/staff/accounts", {"name": "ken", "password": "my-own-new-1",
+                                              "reset": True}).status_code == 200
+    # a manager may reset a staff member's password, not the owner's
+    aya, _ = sign_in(app, "aya", "tsumo-tsumo")
+    r = post_json(aya, "/staff/accounts", {"name": "mika", "password": "taken-over-1",
+                                           "reset": True})
+    assert r.status_code == 403
+    assert post_json(aya, "/staff/accounts", {"name": "ken", "password": "reset-by-aya",
+                                              "reset": True}).status_code == 200
+    with app.app_context():
+        entry = audit_entries(get_db(), target="staff:ken")[0]
+    assert (entry["actor"], entry["action"]) == ("staff:aya", "staff.password")
+    # a reset does not re-enable a disabled account
+    post(staff, "/staff/accounts/ken/active", active="0")
+    post_json(staff, "/staff/accounts", {"name": "ken", "password": "while-disabled",
+                                         "reset": True})
+    _, r = sign_in(app, "ken", "while-disabled")
+    assert r.status_code == 401
+    # roles change only within one's own rank; the last owner stays an owner
+    assert post_json(aya, "/staff/accounts/aya/role", {"role": "owner"}).status_code == 403
+    assert post_json(staff, "/staff/accounts/mika/role", {"role": "staff"}).status_code == 409
+    assert post_json(staff, "/staff/accounts/aya/role", {"role": "owner"}).status_code == 200
 
 
 # ----------------------------------------------------------------------------- games + audit
@@ -477,6 +523,8 @@ def test_disabling_a_staff_account_signs_it_out_at_once(app, staff):
     r = post_json(staff, "/staff/accounts/nobody/active", {"active": False})
     assert r.status_code == 404
     assert post(staff, "/staff/accounts/ken/active", active="1").status_code == 302
+    # re-enabling does not revive the sessions that were open before
+    assert ken.get("/staff/floor.json").status_code == 401
     with app.app_context():
         actions = [a["action"] for a in audit_entries(get_db(), target="staff:ken")]
     assert actions == ["staff.enable", "staff.disable", "staff.create"]

@@ -14,7 +14,7 @@ from web import create_app, games
 from web.auth import create_staff
 from web.db import connect
 
-from tests.support.browser import chromium, shot
+from tests.support.browser import chromium, expect, shot
 from tests.support.web_server import WebServer
 
 
@@ -26,7 +26,7 @@ def club(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("staff-e2e") / "club.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
-    create_staff(db, "mika", "mahjong")
+    create_staff(db, "mika", "mahjong-club")
     games.save_table(db, "t1", "卓1", "nekohouse-4a")
     games.save_table(db, "t2", "卓2", "nekohouse-3a")
     db.conn.close()
@@ -56,7 +56,7 @@ def signed_in(browser, club, viewport):
     page.goto(club["server"].url + "/staff/")
     assert "/auth/login" in page.url
     page.fill("input[name=name]", "mika")
-    page.fill("input[name=password]", "mahjong")
+    page.fill("input[name=password]", "mahjong-club")
     page.click("button[type=submit]")
     page.wait_for_url("**/staff/")
     return page
@@ -72,9 +72,8 @@ def test_floor_signs_in_polls_and_shows_refusal(browser, club):
     j = store.Journal(club["db"])
     j.update_table("t1", connected=0, errors=["lid_open"], pending_mode=2)
     j.close()
-    page.wait_for_function(
-        "document.querySelector('[data-table=\"t1\"] [data-field=\"errors\"]')"
-        ".textContent.includes('閉めてください')", timeout=15000)  # lid_open, in words
+    # lid_open, in words (a locator wait: the page's CSP allows no evaluated strings)
+    expect(t1.locator('[data-field="errors"]')).to_contain_text("閉めてください", timeout=15000)
     assert "未接続" in t1.locator('[data-field="connected"]').text_content()
     assert "→ 02" in t1.locator('[data-field="mode"]').text_content()
 

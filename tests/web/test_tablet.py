@@ -131,9 +131,11 @@ def test_errors_answer_html_or_json_and_a_crash_is_words_not_a_traceback(tmp_pat
     assert page.status_code == 404 and b"<html" in page.data
     js = c.get("/nowhere", headers={"Accept": "application/json"})
     assert js.status_code == 404 and js.get_json()["error"]["code"] == "not_found"
-    r = c.get("/boom", headers={"Accept": "application/json"})
+    r = c.get("/boom", headers={"Accept": "application/json", "Accept-Language": "en"})
     assert r.status_code == 500 and b"secret internals" not in r.data
     assert "nothing was recorded" in r.get_json()["error"]["message"]
+    r = c.get("/boom", headers={"Accept": "application/json"})
+    assert "何も記録されていません" in r.get_json()["error"]["message"]
 
 
 def test_i18n_falls_back_to_the_key_and_has_both_languages():

@@ -15,11 +15,11 @@ import pytest
 
 from scoring import game as engine_game
 from scoring.rules import load_rules
-from web import create_app, games
+from web import create_app, gamelog, games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
-from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, shot
+from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
 from tests.support.web_server import WebServer
 
 
@@ -69,8 +69,8 @@ def stored(club, table_id):
     db = connect(club["db"])
     try:
         game = games.current_game(db, table_id)
-        log = games.event_log(db, game["id"])
-        return game, log, [e["event"] for e in games.effective_events(log)]
+        log = gamelog.event_log(db, game["id"])
+        return game, log, [e["event"] for e in gamelog.effective_events(log)]
     finally:
         db.conn.close()
 
@@ -267,7 +267,8 @@ def tsumo_by_tiles(page, tab):
     hand = ev["winners"][0]["hand"]
     assert hand["hand"] == "123m45556p234789s" and hand["win"] == "4s" and hand["tsumo"] is True
     assert hand["dora"] == "3s"
-    assert hand["seat_wind"] == "W" and hand["round_wind"] == "S"
+    # the winds are the engine's to know (W seat in S round here): not stored with the hand
+    assert "seat_wind" not in hand and "round_wind" not in hand
 
 
 def ron_with_a_pon_by_tiles(page, tab):
@@ -301,7 +302,7 @@ def test_three_player_game_from_the_tablet(browser, club):
     assert page.locator('.seat-picker[data-seat="3"]').is_hidden()
     page.fill("#guest-name", "ゲスト花子")
     page.click("#add-guest")
-    page.wait_for_function("document.querySelector('[data-testid=\"seat-0\"]').value !== ''")
+    expect(page.locator('[data-testid="seat-0"]')).not_to_have_value("")
     guest = int(page.locator('[data-testid="seat-0"]').input_value())
     shot(page, "08-start-three-player-landscape")
     tab.start([guest] + club["ids"][:2])

@@ -13,33 +13,33 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .. import games
+from .. import engine, events, gamelog, games, readings
 from ..db import get_db
 from ..errors import UserError
-from ..security import current_tablet_table, tablet_required
-from .. import readings
+from ..limits import json_body
+from ..security import current_staff, current_tablet_table, tablet_required
 from .openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
-def body() -> dict:
-    """The request's JSON object, or a 400 that says what to send."""
-    data = request.get_json(silent=True)
+def body(fields: dict, required: tuple = ()) -> dict:
+    """The request's JSON object with only ``fields`` (checked), or a 400/422 that says
+    what to send."""
+    data = json_body()
     if not isinstance(data, dict):
-        raise UserError("send a JSON object in the request body "
-                        "(Content-Type: application/json)", code="invalid_json")
-    return data
+        raise UserError("http.send_json_object", code="invalid_json")
+    return events.check_body(data, fields, required)
 
 
-def _int_arg(name: str, default: int | None = None) -> int | None:
+def _int_arg(name: str, default: int, low: int = 1, high: int = 500) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise UserError(f"{name} must be a whole number, not {raw!r}") from None
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
+                        field=name, low=low, high=high, value=raw[:20])
+    return int(raw)
 
 
 def actor() -> str:
@@ -53,14 +53,18 @@ def ok(data: Any = None, status: int = 200, **extra):
     return jsonify(payload), status
 
 
+def live_game_id(db, table_id: str) -> int:
+    """The id of the table's live game, or a 404 (no such table) or 409 (no game on)."""
+    game_id = games.live_game_id(db, table_id)
+    if game_id is None:
+        games.get_table(db, table_id)
+        raise UserError("records.no_live_game", status=409, code="no_live_game", table=table_id)
+    return game_id
+
+
 def table_game(db, table_id: str) -> dict:
-    """The table's live game row, or a 409 saying there is none."""
-    games.get_table(db, table_id)
-    game = games.current_game(db, table_id)
-    if game is None or game["status"] != "live":
-        raise UserError(f"table {table_id} has no game in progress: start one first",
-                        status=409, code="no_live_game")
-    return game
+    """The table's live game row, or a 404/409 saying why there is none."""
+    return games.get_game(db, live_game_id(db, table_id))
 
 
 # --------------------------------------------------------------------------- meta
@@ -75,10 +79,16 @@ def openapi():
 
 
 # --------------------------------------------------------------------------- players and rules
+PUBLIC_PLAYER = ("id", "name", "guest")
+"""What anyone on the club network may read of a player (the leaderboard shows names)."""
+
+
 @bp.get("/players")
 def players():
-    db = get_db()
-    return ok({"players": games.list_players(db, guests=request.args.get("guests") == "1")})
+    rows = games.list_players(get_db(), guests=request.args.get("guests") == "1")
+    if current_staff() is None:
+        rows = [{k: r[k] for k in PUBLIC_PLAYER} for r in rows]
+    return ok({"players": rows})
 
 
 @bp.post("/tables/<table_id>/guests")
@@ -86,8 +96,9 @@ def players():
 def add_guest(table_id: str):
     db = get_db()
     games.get_table(db, table_id)
-    player = games.add_player(db, body().get("name"), guest=True)
-    return ok({"player": player}, 201)
+    data = body({"name": events.text(games.MAX_NAME * 4)}, required=("name",))
+    player = games.add_player(db, data["name"], guest=True)
+    return ok({"player": {k: player[k] for k in PUBLIC_PLAYER}}, 201)
 
 
 @bp.get("/rule-sets")
@@ -102,11 +113,9 @@ def rule_set(rule_set_id: str):
 
 @bp.get("/rule-sets/<rule_set_id>/han-fu")
 def han_fu(rule_set_id: str):
-    from .. import engine
-
     rules = games.resolve_rules(get_db(), rule_set_id)
     tsumo = request.args.get("tsumo") in ("1", "true")
-    return ok({"tsumo": tsumo, "pairs": [list(p) for p in engine.han_fu_pairs(rules, tsumo=tsumo)]})
+    return ok({"tsumo": tsumo, "pairs": engine.han_fu_pairs(rules, tsumo=tsumo)})
 
 
 # --------------------------------------------------------------------------- tables and games
@@ -128,7 +137,9 @@ def table(table_id: str):
 @bp.post("/tables/<table_id>/games")
 @tablet_required
 def start_game(table_id: str):
-    data = body()
+    data = body({"players": events.items(events.game_id, 3, 4), "rule_set": events.text(40),
+                 "idempotency_key": events.idempotency_key},
+                required=("players", "idempotency_key"))
     view = games.start_game(
         get_db(), table_id, data.get("players"), rule_set=data.get("rule_set"),
         idempotency_key=data.get("idempotency_key"), actor=actor(),
@@ -141,16 +152,21 @@ def start_game(table_id: str):
 def preview(table_id: str):
     db = get_db()
     game = table_game(db, table_id)
-    return ok(games.preview_event(db, game["id"], body().get("event")))
+    data = body({"event": events.event_field}, required=("event",))
+    return ok(games.preview_event(db, game["id"], data["event"]))
+
+
+WRITE_FIELDS = {"expected_seq": events.expected_seq, "idempotency_key": events.idempotency_key,
+                "game_id": events.game_id}
 
 
 @bp.post("/tables/<table_id>/hands")
 @tablet_required
 def record(table_id: str):
     db = get_db()
-    data = body()
-    game = _game_for_write(db, table_id, data)
-    view = games.record_event(db, game["id"], data.get("event"),
+    data = body({"event": events.event_field, **WRITE_FIELDS},
+                required=("event", "expected_seq", "idempotency_key"))
+    view = games.record_event(db, _game_for_write(db, table_id, data), data.get("event"),
                               expected_seq=data.get("expected_seq"),
                               idempotency_key=data.get("idempotency_key"), actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
@@ -160,24 +176,26 @@ def record(table_id: str):
 @tablet_required
 def undo(table_id: str):
     db = get_db()
-    data = body()
-    game = _game_for_write(db, table_id, data)
-    view = games.undo_last(db, game["id"], expected_seq=data.get("expected_seq"),
+    data = body(WRITE_FIELDS, required=("expected_seq", "idempotency_key"))
+    view = games.undo_last(db, _game_for_write(db, table_id, data),
+                           expected_seq=data.get("expected_seq"),
                            idempotency_key=data.get("idempotency_key"), actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
 
 
-def _game_for_write(db, table_id: str, data: dict) -> dict:
+def _game_for_write(db, table_id: str, data: dict) -> int:
     """The game a write is for: ``game_id`` if given (a retry after the game ended), else live."""
     game_id = data.get("game_id")
     if game_id is None:
-        return table_game(db, table_id)
-    if not isinstance(game_id, int) or isinstance(game_id, bool):
-        raise UserError("game_id must be the game's number")
+        return live_game_id(db, table_id)
+    return _game_at(db, table_id, game_id)["id"]
+
+
+def _game_at(db, table_id: str, game_id: int) -> dict:
     game = games.get_game(db, game_id)
     if game["table_id"] != table_id:
-        raise UserError(f"game {game_id} is not played at table {table_id}", status=403,
-                        code="wrong_table")
+        raise UserError("records.game_elsewhere", status=403, code="wrong_table", game=game_id,
+                        table=table_id)
     return game
 
 
@@ -185,26 +203,19 @@ def _game_for_write(db, table_id: str, data: dict) -> dict:
 @tablet_required
 def score_hand(table_id: str):
     """Score a tile-entered hand under the table's game rules (nothing is recorded)."""
-    from .. import engine
-    from scoring.rules import load_rules
-
     db = get_db()
     game = table_game(db, table_id)
-    line = body().get("hand")
-    if not isinstance(line, dict):
-        raise UserError('send {"hand": {...}} with the hand as a scoring-batch input line')
-    return ok({"result": engine.score_hand(line, load_rules(game["rules"]))})
+    line = body({"hand": events.HAND}, required=("hand",))["hand"]
+    return ok({"result": engine.score_hand(line, gamelog.rules_of(game))})
 
 
 @bp.post("/tables/<table_id>/games/<int:game_id>/confirm")
 @tablet_required
 def confirm(table_id: str, game_id: int):
     db = get_db()
-    game = games.get_game(db, game_id)
-    if game["table_id"] != table_id:
-        raise UserError(f"game {game_id} is not played at table {table_id}", status=403,
-                        code="wrong_table")
-    return ok(games.confirm_result(db, game_id, body().get("seat"), actor=actor()))
+    _game_at(db, table_id, game_id)
+    seat = body({"seat": events.whole(0, 3)}, required=("seat",))["seat"]
+    return ok(games.confirm_result(db, game_id, seat, actor=actor()))
 
 
 @bp.get("/games")
@@ -219,10 +230,16 @@ def game(game_id: int):
     return ok(games.game_view(get_db(), game_id))
 
 
+PUBLIC_LOG = ("seq", "kind", "event", "target_seq", "created_at")
+"""What anyone may read of a game's stored log; who entered it and why is for staff."""
+
+
 @bp.get("/games/<int:game_id>/events")
 def game_events(game_id: int):
     """The stored log, markers included, and the effective events (game-events format)."""
     db = get_db()
-    games.get_game(db, game_id)
-    log = games.event_log(db, game_id)
-    return ok({"log": log, "events": [e["event"] for e in games.effective_events(log)]})
+    played = gamelog.played(db, games.get_game(db, game_id))
+    log = played.log
+    if current_staff() is None:
+        log = [{k: r[k] for k in PUBLIC_LOG} for r in log]
+    return ok({"log": log, "events": played.events})

@@ -7,6 +7,8 @@ route of the app is described here.
 
 from __future__ import annotations
 
+from ..staff.openapi import STAFF_PATHS, STAFF_SECURITY
+
 
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -24,14 +26,18 @@ def _answer(description: str, schema: dict | None = None) -> dict:
 
 
 ERRORS = {
-    "400": _answer("bad input; the message says what to send", _ref("Error")),
+    "400": _answer("bad input (not JSON, nested deeper than 32, ...); the message says what "
+                   "to send", _ref("Error")),
     "401": _answer("no paired tablet token (pair the tablet from the staff console)",
                    _ref("Error")),
     "403": _answer("the tablet is paired to another table, or revoked", _ref("Error")),
     "404": _answer("no such table, game, player or rule set", _ref("Error")),
     "409": _answer("already recorded (code already_recorded), a game in progress, "
                    "or an idempotency key reused for a different request", _ref("Error")),
-    "422": _answer("the rules refuse this event; the message names the rule", _ref("Error")),
+    "413": _answer("the body is larger than this route takes (a hand: 16 KB)", _ref("Error")),
+    "422": _answer("the request schema refuses a field (code invalid_field, error.field names "
+                   "it, e.g. event.winners[0].yakuman) or the rules refuse the event (the "
+                   "message names the rule)", _ref("Error")),
 }
 
 TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"},
@@ -57,7 +63,7 @@ def _op(summary: str, *, params=(), body: dict | None = None, ok: tuple = ("200"
     return op
 
 
-WRITE_ERRORS = ("400", "404", "409", "422")
+WRITE_ERRORS = ("400", "404", "409", "413", "422")
 
 PATHS: dict = {
     "/api/health": {"get": _op("liveness: the server answers", errors=())},
@@ -170,8 +176,6 @@ OPENAPI: dict = {
     },
 }
 
-# Sign-in, pairing and staff console endpoints (W2), described beside their routes.
-from ..staff.openapi import STAFF_PATHS, STAFF_SECURITY  # noqa: E402
-
+# Sign-in, pairing and staff console endpoints, described beside their routes.
 PATHS.update(STAFF_PATHS)
 OPENAPI["components"]["securitySchemes"].update(STAFF_SECURITY)

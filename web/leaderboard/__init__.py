@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template, request
 
-from scoring import stats
-
-from .. import charts, stats_store
+from .. import charts, gamelog, stats_store
 from ..db import get_db
-from ..errors import NotFound, UserError
+from ..engine import stats
+from ..errors import UserError
 from ..i18n import current_lang, t
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
@@ -47,12 +46,13 @@ def _figure_columns(family: str) -> list[str]:
     return [f for f in stats.FIGURE_IDS if f not in skip]
 
 
-def _int_arg(name: str, default: int, low: int = 0) -> int:
+def _int_arg(name: str, default: int, low: int = 0, high: int = 100_000) -> int:
     raw = request.args.get(name, "")
     if raw == "":
         return default
-    if not raw.isdigit() or int(raw) < low:
-        raise UserError(f"{name} must be a whole number of at least {low}, not {raw!r}")
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
+                        field=name, low=low, high=high, value=raw[:20])
     return int(raw)
 
 
@@ -139,25 +139,20 @@ def player_page(player_id: int):
 
 @bp.get("/games/<int:game_id>")
 def game_page(game_id: int):
-    from .. import games
-
     db = get_db()
-    view = games.game_view(db, game_id)
-    game = games.get_game(db, game_id)
+    game = gamelog.get_game(db, game_id)
+    result = gamelog.played(db, game).result
     names = [s["name"] for s in game["seats"]]
     start = game["rules"]["settlement"]["start_points"]
-    hands = [h for h in view["replay"]["hands"] if h.get("type") != "end"]
+    hands = [h for h in result["hands"] if h.get("type") != "end"]
     svg = charts.score_lines([start] * len(names), hands, names, t("lb.score_line"))
-    if not names:
-        raise NotFound(f"game {game_id} has no players")
     return render_template(
         "leaderboard/game.html",
         game=game,
-        view=view,
         names=names,
         hands=hands,
         svg=svg,
-        final=view["replay"].get("final"),
+        final=result.get("final"),
         family_name=family_name,
         family=stats.rule_family(game["rules"]),
     )

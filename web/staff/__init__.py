@@ -9,8 +9,5 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/audit``             the audit log
 """
 
-from flask import Blueprint
-
-bp = Blueprint("staff", __name__, url_prefix="/staff")
-
-from . import floor, manage, records  # noqa: E402,F401  (routes register on import)
+from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
+from . import floor, manage, records  # noqa: E402,F401  (their routes register on it)

@@ -2,30 +2,36 @@
 
 from __future__ import annotations
 
-from flask import current_app, flash, jsonify, redirect, request, url_for
+from flask import Blueprint, current_app, flash, jsonify, redirect, request, url_for
 
 from ..audit import audit
 from ..db import get_db
 from ..errors import UserError
+from ..i18n import current_lang
+from ..limits import json_body
 from ..security import actor_name, wants_json
+
+
+bp = Blueprint("staff", "web.staff", url_prefix="/staff")
+"""The staff console's blueprint: every view module of ``web.staff`` adds its routes."""
 
 
 def form_data() -> dict:
     """The request's fields: a JSON object body or the form."""
     if request.is_json:
-        data = request.get_json(silent=True)
+        data = json_body()
         if not isinstance(data, dict):
-            raise UserError("Send a JSON object with the fields of this form.",
-                            code="bad_json")
+            raise UserError("http.send_json_object", code="bad_json")
         return data
     return request.form.to_dict()
 
 
-def need(data: dict, key: str, what: str) -> str:
-    """A required, non-blank text field."""
+def need(data: dict, key: str) -> str:
+    """A required, non-blank text field (400 naming the field otherwise)."""
     value = str(data.get(key, "") or "").strip()
     if not value:
-        raise UserError(f"Fill in {what}.", code=f"missing_{key}")
+        raise UserError("field.required", code=f"missing_{key}", details={"field": key},
+                        field=key)
     return value
 
 
@@ -33,8 +39,7 @@ def reason_of(data: dict) -> str:
     """The reason a staff member gives for a correction (required, in words)."""
     reason = str(data.get("reason", "") or "").strip()
     if len(reason) < 3:
-        raise UserError("Give a reason (a few words) for this change; it goes into the "
-                        "audit log.", code="missing_reason")
+        raise UserError("records.reason_required", code="missing_reason")
     return reason
 
 
@@ -60,6 +65,4 @@ def db_path() -> str:
 
 def msg(ja: str, en: str) -> str:
     """A message in the page's language (Japanese first)."""
-    from ..i18n import current_lang
-
     return en if current_lang() == "en" else ja

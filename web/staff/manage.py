@@ -7,18 +7,20 @@ and recorded in the audit log with the signed-in staff member's name.
 
 from __future__ import annotations
 
+import segno
 from flask import current_app, jsonify, render_template, request, url_for
 
 from .. import games
-from ..auth import create_staff, list_staff, set_staff_active, set_staff_password
+from ..auth import (
+    ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
+)
 from ..db import get_db
 from ..errors import UserError
 from ..security import (
-    AccessRefused, actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
+    actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
 )
-from . import bp
-from .common import done, form_data, msg, need, record
+from .common import bp, done, form_data, msg, need, record
 
 
 # ----------------------------------------------------------------------------- players
@@ -39,7 +41,7 @@ def player_add():
     data = form_data()
     member_no = str(data.get("member_no") or "").strip() or None
     guest = str(data.get("guest", "")).lower() in ("1", "true", "on", "yes")
-    row = games.add_player(get_db(), need(data, "name", "the player's name"), guest=guest,
+    row = games.add_player(get_db(), need(data, "name"), guest=guest,
                            member_no=member_no)
     record("player.create", f"player:{row['id']}", details={"name": row["name"], "guest": guest})
     return done(msg(f"{row['name']} を登録しました", f"Added {row['name']}"), "staff.players",
@@ -75,9 +77,9 @@ def tables():
 def table_save():
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
-    row = games.save_table(get_db(), need(data, "id", "the table id"),
-                           need(data, "name", "the table's name"),
-                           need(data, "rule_set", "the rule set"), actor=actor_name())
+    row = games.save_table(get_db(), need(data, "id"),
+                           need(data, "name"),
+                           need(data, "rule_set"), actor=actor_name())
     return done(msg(f"卓 {row['id']} を保存しました", f"Saved table {row['id']}"),
                 "staff.tables", payload={"table": row})
 
@@ -122,7 +124,7 @@ def ruleset_save():
     rid, text = str(data.get("id", "")).strip(), _uploaded_toml() or str(data.get("toml", ""))
     db = get_db()
     try:
-        row = games.save_rule_set(db, need(data, "id", "the rule set id"), text,
+        row = games.save_rule_set(db, need(data, "id"), text,
                                   actor=actor_name())
     except UserError as e:
         if wants_json():
@@ -143,25 +145,26 @@ def _uploaded_toml() -> str | None:
     try:
         return upload.read().decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UserError(msg("ルールファイルは UTF-8 のテキストで保存してください。",
-                            "Save the rules file as UTF-8 text and upload it again."),
-                        code="rules_not_utf8") from None
+        raise UserError("rules.not_utf8", code="rules_not_utf8") from None
 
 
 # ----------------------------------------------------------------------------- tablets
 def pairing_url(code: str) -> str:
-    """The address a tablet opens to pair (config ``PUBLIC_URL`` if the console is local)."""
-    base = current_app.config.get("PUBLIC_URL") or request.url_root
+    """The address a tablet opens to pair: the configured public address (``serve`` sets
+    it to ``--public-url`` or the address it is bound to), else the server's own name and
+    port as the WSGI server reports them. Never the request's Host header, which any
+    client can set."""
+    base = current_app.config.get("PUBLIC_URL")
+    if not base:
+        env = request.environ
+        port = str(env["SERVER_PORT"])
+        default = {"http": "80", "https": "443"}.get(request.scheme)
+        base = f"{request.scheme}://{env['SERVER_NAME']}" + ("" if port == default else f":{port}")
     return base.rstrip("/") + url_for("auth.pair", code=code)
 
 
 def qr_svg(text: str) -> str:
-    """``text`` as an inline SVG QR code ('' if segno is not installed: the URL is shown)."""
-    try:
-        import segno  # a declared dependency; imported here so its absence costs only the QR
-    except ImportError:
-        current_app.logger.warning("segno is not installed: pairing QR codes are not drawn")
-        return ""
+    """``text`` as an inline SVG QR code."""
     return segno.make(text, error="m").svg_inline(border=2, omitsize=True)
 
 
@@ -183,7 +186,7 @@ def tablet_issue():
     """Issue a pairing code for a table and show it as a QR code (shown once)."""
     data = form_data()
     db = get_db()
-    table = games.get_table(db, need(data, "table_id", "the table"))
+    table = games.get_table(db, need(data, "table_id"))
     pairing = create_pairing(db, table["id"], actor=actor_name(),
                              label=str(data.get("label", ""))[:60])
     record("tablet.issue", f"table:{table['id']}", details={"tablet_id": pairing["id"]})
@@ -200,10 +203,7 @@ def tablet_issue():
 @staff_required
 def tablet_revoke(tablet_id: int):
     """Unpair a tablet: its next request is refused with 'ask staff'."""
-    try:
-        row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
-    except AccessRefused as e:
-        raise UserError(e.message, status=e.status, code=e.code) from None
+    row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
     record("tablet.revoke", f"table:{row['table_id']}", details={"tablet_id": tablet_id})
     return done(msg(f"タブレット {tablet_id} の登録を解除しました",
                     f"Tablet {tablet_id} is unpaired"), "staff.tablets")
@@ -213,37 +213,54 @@ def tablet_revoke(tablet_id: int):
 @bp.get("/accounts")
 @staff_required
 def accounts():
-    """Staff accounts (names only) with forms to add one or reset a password."""
+    """Staff accounts (names and roles) with forms to add one or reset a password."""
     rows = list_staff(get_db())
     if wants_json():
         return jsonify({"staff": rows})
-    return render_template("staff/accounts.html", accounts=rows)
+    return render_template("staff/accounts.html", accounts=rows, roles=ROLES)
+
+
+def _flag(data: dict, name: str) -> bool:
+    return str(data.get(name, "")).lower() in ("1", "true", "on", "yes")
 
 
 @bp.post("/accounts")
 @staff_required
 def account_save():
-    """Add a staff account, or set a new password for an existing one."""
+    """Add a staff account, or set a new password for an existing one (one's own, or as a
+    manager/owner another's); the audit log says who did it to whom."""
     data = form_data()
-    db = get_db()
-    name, password = need(data, "name", "the staff name"), str(data.get("password", ""))
-    if str(data.get("reset", "")).lower() in ("1", "true", "on", "yes"):
-        set_staff_password(db, name, password)
+    db, me = get_db(), current_staff()
+    name, password = need(data, "name"), data.get("password", "")
+    if _flag(data, "reset"):
+        set_staff_password(db, name, password, by=me)
         record("staff.password", f"staff:{name}")
         text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
     else:
-        create_staff(db, name, password)
-        record("staff.create", f"staff:{name}")
+        role = str(data.get("role") or "staff")
+        create_staff(db, name, password, role=role, by=me)
+        record("staff.create", f"staff:{name}", details={"role": role})
         text = msg(f"スタッフ {name} を追加しました", f"Added staff account {name}")
     return done(text, "staff.accounts")
+
+
+@bp.post("/accounts/<name>/role")
+@staff_required
+def account_role(name: str):
+    """Change an account's role (a manager or owner, never above their own role)."""
+    role = str(form_data().get("role", ""))
+    set_staff_role(get_db(), name, role, by=current_staff())
+    record("staff.role", f"staff:{name}", details={"role": role})
+    return done(msg(f"{name} の役割を {role} にしました", f"{name} is now {role}"),
+                "staff.accounts")
 
 
 @bp.post("/accounts/<name>/active")
 @staff_required
 def account_active(name: str):
     """Disable or re-enable a staff account (a disabled one is signed out at once)."""
-    active = str(form_data().get("active", "")).lower() in ("1", "true", "on", "yes")
-    set_staff_active(get_db(), name, active, by=current_staff()["name"])
+    active = _flag(form_data(), "active")
+    set_staff_active(get_db(), name, active, by=current_staff())
     record("staff.enable" if active else "staff.disable", f"staff:{name}")
     text = msg(f"{name} を{'有効' if active else '無効'}にしました",
                f"{name} is now {'enabled' if active else 'disabled'}")

@@ -111,9 +111,17 @@ STAFF_PATHS: dict = {
         "unpair a tablet: its next request is refused (tablet_revoked)", params=[TABLET],
         errors=("404", "409"))},
     "/staff/accounts": {
-        "get": _op("staff accounts (names, last sign-in)", errors=()),
-        "post": _op("add a staff account, or set a new password with reset", errors=("400", "409"),
-                    body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL))},
+        "get": _op("staff accounts (names, roles, last sign-in)", errors=()),
+        "post": _op("add a staff account (role owner/manager/staff, not above your own), or "
+                    "set a new password with reset (your own; another's needs manager or "
+                    "owner); a new password ends every session of the account",
+                    errors=("400", "403", "404", "409"),
+                    body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL,
+                              role={"type": "string", "enum": ["staff", "manager", "owner"]}))},
+    "/staff/accounts/{name}/role": {"post": _op(
+        "change an account's role (manager or owner, never above your own; the last owner "
+        "stays owner)", params=[_path("name", STR)], errors=("400", "403", "404", "409"),
+        body=_obj(["role"], role={"type": "string", "enum": ["staff", "manager", "owner"]}))},
     "/staff/accounts/{name}/active": {"post": _op(
         "disable (active false) or re-enable a staff account; a disabled account is signed "
         "out at once; your own and the last active account cannot be disabled",

@@ -16,8 +16,7 @@ from ..audit import audit_entries
 from ..db import get_db
 from ..errors import UserError
 from ..security import actor_name, staff_required, wants_json
-from . import bp
-from .common import done, form_data, msg, reason_of
+from .common import bp, done, form_data, msg, reason_of
 
 
 @bp.get("/games")
@@ -51,12 +50,10 @@ def _event_field(data: dict) -> dict:
     try:
         event = json.loads(str(raw or ""))
     except json.JSONDecodeError as e:
-        raise UserError(f"The corrected hand is not valid JSON ({e.msg} at character {e.pos}); "
-                        'write it like {"event": "draw", "tenpai": [0, 2]}.',
-                        code="bad_event") from None
+        raise UserError("records.correction_not_json", code="bad_event", reason=e.msg,
+                        pos=e.pos) from None
     if not isinstance(event, dict):
-        raise UserError("The corrected hand must be one JSON object such as "
-                        '{"event": "draw", "tenpai": [0]}.', code="bad_event")
+        raise UserError("records.correction_not_object", code="bad_event")
     return event
 
 

@@ -10,39 +10,30 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, render_template
 
-from scoring.rules import load_rules
-
-from .. import engine, games, readings
+from .. import engine, gamelog, games, readings
 from ..db import get_db
+from ..engine import ABORT_KINDS, PENALTY_KINDS, WINDS, WINDS_JA
+from ..i18n import current_lang
 from ..security import tablet_required
 
 bp = Blueprint("tablet", __name__, url_prefix="/tablet")
-
-ABORT_KINDS = ("kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou")
-PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
-WINDS_JA = "東南西北"
 
 
 @bp.app_template_global()
 def round_label(label) -> str:
     """``"E1"`` -> ``東1局`` (Japanese) or ``East 1`` (English)."""
-    from ..i18n import current_lang
-
     text = str(label or "")
-    if len(text) < 2 or text[0] not in "ESWN":
+    if len(text) < 2 or text[0] not in WINDS:
         return text
-    wind = "ESWN".index(text[0])
+    wind = WINDS.index(text[0])
     if current_lang() == "ja":
         return f"{WINDS_JA[wind]}{text[1:]}局"
     return f"{('East', 'South', 'West', 'North')[wind]} {text[1:]}"
 
 
 def _pairs(rules) -> dict:
-    try:
-        return {"ron": [list(p) for p in engine.han_fu_pairs(rules, tsumo=False)],
-                "tsumo": [list(p) for p in engine.han_fu_pairs(rules, tsumo=True)]}
-    except Exception:  # noqa: BLE001 - MCR and no-fu tables have no han/fu pairs
-        return {"ron": [], "tsumo": []}
+    return {"ron": engine.han_fu_pairs(rules, tsumo=False),
+            "tsumo": engine.han_fu_pairs(rules, tsumo=True)}
 
 
 def _seats(view: dict | None) -> list[dict]:
@@ -60,7 +51,7 @@ def _seats(view: dict | None) -> list[dict]:
         out.append({"seat": i, "name": name, "score": scores[i],
                     "gap": (scores[i] - top) if top is not None and scores[i] is not None else None,
                     "dealer": dealer == i, "wind": wind,
-                    "wind_ja": WINDS_JA["ESWN".index(wind)] if wind else ""})
+                    "wind_ja": WINDS_JA[WINDS.index(wind)] if wind else ""})
     return out
 
 
@@ -99,7 +90,7 @@ def table_page(table_id: str):
     table = games.get_table(db, table_id)
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game and game["status"] != "void" else None
-    rules = load_rules(game["rules"]) if view else None
+    rules = gamelog.rules_of(game) if view else None
     raw = readings.table_reading(current_app.config["DATABASE"], table_id)
     reading = readings.compare(raw, view)
     rule_sets = games.list_rule_sets(db)
