@@ -20,7 +20,7 @@ import sys
 import threading
 
 from scoring.tiles import parse_tiles, tile_to_str
-from tablectl import protocol as P
+from tablectl.modes import mode_names
 from tablectl.errors import TableError
 
 from .faults import LinkFaults
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m hardware_sim",
         description="A simulated AMOS JP-EX automatic mahjong table speaking the tablectl "
                     "protocol (docs/protocol.md).",
-        epilog=CONTROL_HELP + "\n\nmodes: " + P.mode_names(),
+        epilog=CONTROL_HELP + "\n\nmodes: " + mode_names(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     t = p.add_argument_group("transport (at least one)")
     t.add_argument("--pty", action="store_true",

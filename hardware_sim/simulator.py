@@ -39,6 +39,7 @@ import tty
 from typing import Callable
 
 from tablectl import protocol as P
+from tablectl.modes import mode_by_name
 from tablectl.errors import PayloadError, UnknownCommand
 
 from .faults import LinkFaults
@@ -59,7 +60,7 @@ class Simulator:
                  name: str = "table", rng=None, unplug_mode: str = "hangup"):
         self.name = name
         self.config = TableConfig(model=model, firmware=firmware, auto_deal=auto_deal,
-                                  mode=P.mode_by_name(mode).number, time_scale=time_scale,
+                                  mode=mode_by_name(mode).number, time_scale=time_scale,
                                   cycle_seconds=cycle_seconds, boot_seconds=boot_seconds,
                                   auto_sticks=auto_sticks)
         self.faults = faults or LinkFaults()
@@ -327,7 +328,7 @@ class Simulator:
 
     def sticks_for(self, mode) -> None:
         """Put the right sticks in for ``mode`` (number or name)."""
-        self.call(self.model.sticks_for, P.mode_by_name(mode))
+        self.call(self.model.sticks_for, mode_by_name(mode))
 
     def open_lid(self) -> None:
         self.call(lambda: self.model.open_lid(self.now()))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tablectl import protocol as P
+from tablectl.modes import MODES, SEATS, Mode, mode_by_name
 from tablectl.protocol import CycleState, Result, SeatPoints
 
 from . import tiles as T
@@ -39,7 +40,7 @@ class TableConfig:
         return nominal * self.time_scale
 
 
-def default_total(mode: P.Mode) -> int:
+def default_total(mode: Mode) -> int:
     """Starting points in each drawer: 35,000 for three players, else 25,000."""
     return 35000 if mode.players == 3 else 25000
 
@@ -55,7 +56,7 @@ class TableModel:
         self._schedule = schedule
         self.emit = emit
         self.rng = rng or secrets.SystemRandom()
-        m = P.mode_by_name(config.mode)
+        m = mode_by_name(config.mode)
         # non-volatile: survives a power cut
         self.mode = m.number
         self.pending_mode: int | None = None
@@ -67,9 +68,9 @@ class TableModel:
         self.lid_open = False
         self.jammed = False
         self.overruns_pending = 0
-        seats = m.seats if m.seats else P.MODES[1].seats
+        seats = m.seats if m.seats else MODES[1].seats
         self.seats = [SeatPoints(True, default_total(m)) if s in seats else SeatPoints()
-                      for s in range(P.SEATS)]
+                      for s in range(SEATS)]
         self.powered = True
         self._timers: list = []
         self._reset_ram()
@@ -124,12 +125,12 @@ class TableModel:
         return P.PowerOn(P.PROTOCOL_VERSION, self.cfg.model, self.cfg.firmware,
                          self.capabilities(), self.boot_id, self.state(now))
 
-    def stick_mismatch(self, mode: P.Mode) -> int:
+    def stick_mismatch(self, mode: Mode) -> int:
         """Bit mask of seats whose sticks are not what ``mode`` needs (0 = fine)."""
         if mode.is_check:
             return 0
         mask = 0
-        for s in range(P.SEATS):
+        for s in range(SEATS):
             if self.seats[s].present != (s in mode.seats):
                 mask |= 1 << s
         return mask
@@ -160,7 +161,7 @@ class TableModel:
 
     def set_points(self, seat: int, total: int | None) -> None:
         """Put sticks totalling ``total`` in ``seat``'s drawer (None: take them out)."""
-        if not 0 <= seat < P.SEATS:
+        if not 0 <= seat < SEATS:
             raise ValueError(f"seat {seat} is not 0..3")
         new = SeatPoints(False, 0) if total is None else SeatPoints(True, int(total))
         if new != self.seats[seat]:
@@ -168,11 +169,11 @@ class TableModel:
             if self.powered:
                 self.emit(P.PointsChanged(seat, new))
 
-    def sticks_for(self, mode: P.Mode) -> None:
+    def sticks_for(self, mode: Mode) -> None:
         """Staff put the right sticks in for ``mode`` (starting totals)."""
         if mode.is_check:
             return
-        for s in range(P.SEATS):
+        for s in range(SEATS):
             if s in mode.seats:
                 if not self.seats[s].present:
                     self.set_points(s, default_total(mode))
@@ -261,11 +262,11 @@ class TableModel:
         def reply(res, mask=0):
             return P.SelectModeReply(int(res), msg.mode, self.mode, self.pending_mode, mask)
 
-        if msg.mode >= len(P.MODES):
+        if msg.mode >= len(MODES):
             return reply(Result.UNKNOWN_MODE)
         if self.cycle == CycleState.CYCLING:
             return reply(Result.MODE_CHANGE_REFUSED)
-        mode = P.MODES[msg.mode]
+        mode = MODES[msg.mode]
         if self.cfg.auto_sticks:
             self.sticks_for(mode)
         mask = self.stick_mismatch(mode)
@@ -284,7 +285,7 @@ class TableModel:
             return refuse(Result.BUSY)
         if Result.MOTOR_JAM in self.errors:
             return refuse(Result.MOTOR_JAM)
-        target = P.MODES[self.pending_mode if self.pending_mode is not None else self.mode]
+        target = MODES[self.pending_mode if self.pending_mode is not None else self.mode]
         if self.stick_mismatch(target):
             return refuse(Result.POINT_STICKS_MISMATCH)
         if self.pending_mode is not None:
@@ -327,7 +328,7 @@ class TableModel:
             return
         self._timers.clear()
         self.cycle_ends_at = None
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
         rising = self.sets[self.machine]
         counted = len(rising)
         if mode.is_check:
@@ -364,7 +365,7 @@ class TableModel:
         return self.dice
 
     def _cmd_roll_dice(self, msg: P.RollDice, now) -> P.RollDiceReply:
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
         if self.cycle == CycleState.CYCLING:
             return P.RollDiceReply(Result.BUSY, msg.seat, (0, 0))
         if mode.is_check:
@@ -378,7 +379,7 @@ class TableModel:
         return P.RollDiceReply(Result.OK, msg.seat, dice)
 
     def _cmd_deal(self, msg, now) -> P.DealReply:
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
 
         def refuse(res):
             return P.DealReply(int(res), self.dealer, self.dice or (0, 0), (0, 0, 0, 0))

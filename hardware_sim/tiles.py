@@ -27,9 +27,7 @@ can check every rule with a seeded ``random.Random``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-
-from tablectl.protocol import MODES, Mode
+from tablectl.modes import MODES, Mode
 
 MAN, PIN, SOU = range(0, 9), range(9, 18), range(18, 27)
 HONOURS = range(27, 34)
@@ -84,18 +82,6 @@ def wall_sizes(mode: Mode) -> list[int]:
     stacks = mode.tiles // 2
     q, r = divmod(stacks, mode.walls)
     return [q + (1 if i < r else 0) for i in range(mode.walls)]
-
-
-@dataclass(frozen=True)
-class Dealt:
-    """What one cycle built and dealt."""
-
-    walls: tuple[tuple[int, ...], ...]    # per wall, in draw order (top, bottom, top, ...)
-    break_wall: int
-    break_stack: int
-    draw_order: tuple[int, ...]           # every tile from the break, in draw order
-    hands: tuple[tuple[int, ...], ...]    # per seat 0..3 (empty for seats not playing)
-    live_wall: tuple[int, ...]            # what is left after the deal, in draw order
 
 
 def build_walls(tiles: list[int], mode: Mode, rng) -> tuple[tuple[int, ...], ...]:

@@ -54,25 +54,25 @@ def _emit(args, data, text: str) -> None:
 
 def _mode_number(text: str) -> int:
     """A mode by number (``04``, ``4``) or by name/alias (``sanma``)."""
-    from . import protocol  # the modes table lives with the protocol: one definition
     from .errors import TableError
+    from .modes import mode_by_name
 
     try:
-        return protocol.mode_by_name(text).number
+        return mode_by_name(text).number
     except TableError as e:  # mode_by_name's own error already lists the valid names
         raise CliError(e.message) from None
 
 
 def _mode_label(number) -> str:
-    from . import protocol
+    from .modes import MODES
 
     if number is None:
         return "unknown"
-    if not 0 <= int(number) < len(protocol.MODES):
+    if not 0 <= int(number) < len(MODES):
         return f"{int(number):02d} (not a known mode)"
-    m = protocol.MODES[int(number)]
+    m = MODES[int(number)]
     tiles = f", {m.tiles} tiles" if m.tiles else ""
-    return f"{m.code} {m.name} ({m.name_ja}{tiles})"
+    return f"{m.code} {m.name} ({m.words('ja')}{tiles})"
 
 
 # --------------------------------------------------------------------------- table commands

@@ -26,9 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import lexicon
+
 from . import protocol as P
 from . import systemd
 from .config import Config, ConfigError, TableConfig, load_config
+from .modes import MODES, SEATS
 from .link import Backoff, Link, LinkError, Nak
 from .store import Journal
 
@@ -53,11 +56,9 @@ class _Stopping(Exception):
 # --------------------------------------------------------------------------- words
 def result_error(code: int, extra: str = "") -> tuple[str, str]:
     """(error_code, message in English / Japanese) for a table result code."""
-    try:
-        name = P.Result(code).name.lower()
-    except ValueError:
-        name = f"table_error_{code:02x}"
-    en, ja = P.result_text(code, "en"), P.result_text(code, "ja")
+    name = P.result_code(code)
+    key = f"table.code.{name}" if lexicon.has(f"table.code.{name}") else "table.code.table_error"
+    en, ja = lexicon.t(key, "en", code=f"0x{code:02X}"), lexicon.t(key, "ja", code=f"0x{code:02X}")
     return name, f"{en}{extra} / {ja}"
 
 
@@ -80,7 +81,7 @@ def _code_name(code: int) -> str:
 
 
 def _seats_text(mask: int) -> str:
-    seats = [str(i + 1) for i in range(P.SEATS) if mask & (1 << i)]
+    seats = [str(i + 1) for i in range(SEATS) if mask & (1 << i)]
     return f" (seat {', '.join(seats)})" if seats else ""
 
 
@@ -409,7 +410,7 @@ class TableManager(threading.Thread):
                   "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
         up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
         if st.cycle_no >= cycle_no and (st.cycle in up or (
-                st.cycle == P.CycleState.IDLE and P.MODES[st.mode].is_check and not st.errors)):
+                st.cycle == P.CycleState.IDLE and MODES[st.mode].is_check and not st.errors)):
             self.journal.finish(cmd["id"], "done", result)
         elif st.cycle == P.CycleState.FAILED and st.errors:
             self._finish_error(cmd, *result_error(st.errors[0]), result)

@@ -33,6 +33,8 @@ from typing import Any, Callable
 
 import serial
 
+import lexicon
+
 from . import protocol as P
 from .config import LinkSettings
 from .errors import TableError
@@ -292,7 +294,8 @@ class Link:
         """A retryable NAK (damaged frame, table booting) means: send again."""
         self.counters["naks"] += 1
         if not nak.retryable:
-            raise Nak(f"the table refused the command: {nak.text()}", "refused",
+            reason = lexicon.t(f"table.nak.{nak.reason.name.lower()}", "en")
+            raise Nak(f"the table refused the command: {reason}", "refused",
                       frames=self.dump())
         if nak.reason == P.NakReason.BUSY:
             self._stop.wait(self.settings.timeout)

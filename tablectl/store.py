@@ -166,11 +166,8 @@ def request_command(db_path, table_id: str, command: str, args: dict | None = No
 
 def _same_request(row: dict, table_id: str, command: str, args: dict) -> int:
     if (row["table_id"], row["command"], row["args"]) != (table_id, command, args):
-        raise IdempotencyConflict(
-            f"idempotency key {row['idempotency_key']!r} was already used for "
-            f"{row['command']} on table {row['table_id']} with {row['args']}; "
-            "use a new key for a different request"
-        )
+        raise IdempotencyConflict(key=row["idempotency_key"], command=row["command"],
+                                  table=row["table_id"])
     return row["id"]
 
 
@@ -178,18 +175,13 @@ def _require_table(db, table_id: str) -> None:
     rows = _query(db, "SELECT table_id, configured FROM table_state")
     known = sorted(r["table_id"] for r in rows if r["configured"])
     if table_id not in known:
-        raise UnknownTable(
-            f"there is no table {table_id!r} in the daemon's configuration; "
-            f"known tables: {', '.join(known) or '(none yet: has the daemon ever started?)'}"
-        )
+        raise UnknownTable(table=table_id, known=", ".join(known) or "—")
 
 
 def validate_command(command: str, args: dict | None) -> dict:
     """Check a command name and its arguments; return the normalised arguments."""
     if command not in COMMANDS:
-        raise UnknownCommand(
-            f"unknown table command {command!r}; choose one of {', '.join(COMMANDS)}"
-        )
+        raise UnknownCommand(command=command, choices=", ".join(COMMANDS))
     args = dict(args or {})
     if command == "mode":
         mode = args.get("mode")
@@ -213,7 +205,7 @@ def get_command(db_path, command_id: int) -> dict:
     with connect(db_path) as db:
         rows = _query(db, "SELECT * FROM table_commands WHERE id = ?", (command_id,))
     if not rows:
-        raise StoreError(f"there is no table command #{command_id}", "unknown_command_id")
+        raise StoreError(code="unknown_command_id", id=command_id)
     return rows[0]
 
 

@@ -14,11 +14,12 @@ import hardware_sim
 from hardware_sim import Simulator
 from hardware_sim import tiles as T
 from tablectl import protocol as P
+from tablectl.modes import MODES
 from tablectl.protocol import CycleState, Result
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
-GAME_MODES = [m for m in P.MODES if not m.is_check]
+GAME_MODES = [m for m in MODES if not m.is_check]
 FAST = "time_scale=0.001&boot_s=0.05"
 
 
@@ -36,7 +37,7 @@ def table(request):
 
 def run_cycle(host: Host, timeout: float = 5.0) -> P.CycleFinished:
     r = host.request(P.StartCycle())
-    assert r.result == Result.OK, r.text()
+    assert r.result == Result.OK, r
     return host.wait_event(P.CycleFinished, timeout, lambda e: e.cycle_no == r.cycle_no)
 
 
@@ -91,7 +92,7 @@ def test_walls_break_and_deal_for_every_dice_and_dealer(mode):
 
 
 def test_draw_order_starts_at_the_break_and_goes_clockwise():
-    mode = P.MODES[1]
+    mode = MODES[1]
     walls = tuple(tuple(range(w * 34, w * 34 + 34)) for w in range(4))   # labelled positions
     # dealer East (wall 0), dice 5: 5th wall counter-clockwise from East is East again
     bw, bs = T.break_point(0, (2, 3), mode)
@@ -112,7 +113,7 @@ def test_every_mode_select_cycle_deal(table, mode):
     hello = host.request(P.Hello())
     assert hello.auto_deal and hello.ic_point_sticks and hello.model == "AMOS JP-EX COLOR"
     r = host.request(P.SelectMode(mode.number))
-    assert r.result == Result.OK, r.text()
+    assert r.result == Result.OK, r
     fin = run_cycle(host)
     assert fin.ok and fin.mode == mode.number and fin.tiles_counted == mode.tiles
     st = host.request(P.Status()).state
@@ -144,7 +145,7 @@ def test_table_without_auto_deal_answers_walls_only(table):
     deal = host.request(P.Deal())                  # no roll first: the table rolls itself
     assert deal.result == Result.WALLS_ONLY and deal.ok and deal.walls_only
     assert deal.hand_sizes == (0, 0, 0, 0) and all(deal.dice)
-    assert "auto-deal" in deal.text() and "自動配牌なし" in deal.text("ja")
+    assert deal.walls_only
     host.wait_event(P.DiceRolled)
     rep = host.request(P.DealtReport())
     assert not rep.dealt and rep.hands == ((), (), (), ())
@@ -188,7 +189,7 @@ def test_mode_change_applies_from_the_next_cycle_and_is_refused_mid_cycle(table)
     changed = host.wait_event(P.ModeChanged)
     assert (changed.old, changed.new) == (1, 4)
     refused = host.request(P.SelectMode(1))
-    assert refused.result == Result.MODE_CHANGE_REFUSED and "shuffling" in refused.text()
+    assert refused.result == Result.MODE_CHANGE_REFUSED
     assert host.request(P.StartCycle()).result == Result.BUSY
     host.wait_event(P.CycleFinished)
     assert host.request(P.Status()).state.mode == 4
@@ -205,7 +206,6 @@ def test_point_sticks_must_match_the_mode(table):
     host, sim = table
     r = host.request(P.SelectMode(4))              # four drawers full, sanma wants three
     assert r.result == Result.POINT_STICKS_MISMATCH and r.seat_mask == 0b1000
-    assert "点棒" in r.text("ja")
     sim.set_points(3, None)
     ev = host.wait_event(P.PointsChanged)
     assert ev.seat == 3 and not ev.points.present

@@ -28,14 +28,10 @@ DEFAULT_COMMAND_WAIT = 5.0
 
 def modes() -> list[dict]:
     """The table modes as ``{number, label}`` (from the protocol's one table of modes)."""
-    try:
-        from tablectl import protocol
+    from tablectl.modes import MODES
 
-        from ..i18n import current_lang
-        return [{"number": int(m.number), "label": m.label(current_lang())}
-                for m in protocol.MODES]
-    except (ImportError, AttributeError):  # protocol module not there yet: numbers only
-        return [{"number": n, "label": f"{n:02d}"} for n in range(9)]
+    from ..i18n import current_lang
+    return [{"number": int(m.number), "label": m.label(current_lang())} for m in MODES]
 
 
 def _mode_number(value) -> int:
@@ -43,8 +39,8 @@ def _mode_number(value) -> int:
     if text.isdigit():
         return int(text)
     try:
-        from tablectl import protocol
-        return int(protocol.mode_by_name(text).number)
+        from tablectl.modes import mode_by_name
+        return int(mode_by_name(text).number)
     except (ImportError, AttributeError):
         pass
     except Exception as e:  # noqa: BLE001 - mode_by_name's own words list the valid names
@@ -139,11 +135,9 @@ def _labels(t: dict) -> dict:
 
 def _error_words(name: str, lang: str) -> str:
     """A table error code name (``lid_open``) in words, from the protocol's one table of texts."""
-    try:
-        from tablectl import protocol
-        return protocol.result_text(int(protocol.Result[str(name).upper()]), lang)
-    except (ImportError, KeyError, AttributeError, ValueError):
-        return str(name)
+    import lexicon
+    key = f"table.code.{name}"
+    return lexicon.t(key, lang) if lexicon.has(key) else str(name)
 
 
 def _command_view(row: dict | None) -> dict | None:
