@@ -303,8 +303,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add("reset", cmd_reset)
     _add("show", cmd_show, table=False).add_argument("id", type=int, help="command id")
     _add("serve", cmd_serve, table=False)
-    from web.export import add_subcommands  # issue 7: export, leaderboard, club-day
-    add_subcommands(_add)
     return p
 
 
