@@ -299,7 +299,7 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
     _say("Press Ctrl-C to stop.")
 
 
-# ----------------------------------------------------------------------------- nightly export, leaderboard, club day
+# ------------------------------------------------------------ export, leaderboard, club day
 def _db_of(args) -> str:
     db = args.db or os.environ.get("JANTAKU_DB")
     if not db:
