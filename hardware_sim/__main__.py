@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sticks in a seat's drawer at start (TOTAL 'none' = empty); repeatable")
     m.add_argument("--model", default="AMOS JP-EX COLOR", help="model name reported in HELLO")
     m.add_argument("--firmware", default="SIM-1.0", help="firmware version reported in HELLO")
+    m.add_argument("--protocol-version", type=int, default=1,
+                   help="protocol version HELLO answers (another one: a newer table)")
     f = p.add_argument_group("faults at start")
     f.add_argument("--drop", type=float, default=0.0, help="probability a byte is lost")
     f.add_argument("--corrupt", type=float, default=0.0,
@@ -228,7 +230,8 @@ def _make_simulator(args) -> Simulator:
     return Simulator(mode=args.mode, auto_deal=args.auto_deal, time_scale=args.time_scale,
                      cycle_seconds=args.cycle_seconds, boot_seconds=args.boot_seconds,
                      auto_sticks=args.auto_sticks, faults=faults, model=args.model,
-                     firmware=args.firmware, unplug_mode=args.unplug_mode)
+                     firmware=args.firmware, unplug_mode=args.unplug_mode,
+                     protocol_version=args.protocol_version)
 
 
 def _start_faults(sim: Simulator, args) -> None:

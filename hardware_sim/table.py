@@ -35,6 +35,7 @@ class TableConfig:
     overrun_factor: float = 1.5       # a cycle this much longer than nominal is stopped
     boot_seconds: float = 2.0         # power-on to ready
     auto_sticks: bool = False         # SELECT_MODE puts the right sticks in by itself
+    protocol_version: int = P.PROTOCOL_VERSION   # HELLO's answer (another: a newer table)
 
     def seconds(self, nominal: float) -> float:
         return nominal * self.time_scale
@@ -122,7 +123,7 @@ class TableModel:
             errors=tuple(sorted(self.errors)), seats=tuple(self.seats))
 
     def power_on_event(self, now: float | None = None) -> P.PowerOn:
-        return P.PowerOn(P.PROTOCOL_VERSION, self.cfg.model, self.cfg.firmware,
+        return P.PowerOn(self.cfg.protocol_version, self.cfg.model, self.cfg.firmware,
                          self.capabilities(), self.boot_id, self.state(now))
 
     def stick_mismatch(self, mode: Mode) -> int:
@@ -252,7 +253,8 @@ class TableModel:
 
     def _cmd_hello(self, msg: P.Hello, now: float) -> P.HelloReply:
         # last_seq / last_cmd are filled in by the device (it owns duplicate detection)
-        return P.HelloReply(Result.OK, P.PROTOCOL_VERSION, self.cfg.model, self.cfg.firmware,
+        return P.HelloReply(Result.OK, self.cfg.protocol_version, self.cfg.model,
+                            self.cfg.firmware,
                             self.capabilities(), self.boot_id, 0, P.NO_CMD, self.state(now))
 
     def _cmd_status(self, msg, now) -> P.StatusReply:
@@ -390,8 +392,10 @@ class TableModel:
                 CycleState.WALLS_UP, CycleState.DICE_ROLLED):
             return refuse(Result.NOT_READY)
         if self.cycle == CycleState.WALLS_UP:
-            seat = self.dealer if self.dealer in mode.seats else mode.seats[0]
-            self._roll(seat)
+            if self.dealer not in mode.seats:
+                # the last dealer does not play in this mode: a playing seat must roll first
+                return refuse(Result.BAD_SEAT)
+            self._roll(self.dealer)
         dice = self.dice
         bw, bs = T.break_point(self.dealer, dice, mode)
         order = T.draw_order(self.last["walls"], bw, bs)
@@ -408,16 +412,21 @@ class TableModel:
         return P.ReadPointsReply(Result.OK, tuple(self.seats))
 
     def _cmd_tile_check(self, msg, now) -> P.TileCheckReply:
-        if self.cycle == CycleState.CYCLING:
-            return P.TileCheckReply(Result.BUSY, self.mode, 0, 0)
         expected = T.tile_set(self.loaded_mode)
-        counted = self.sets[self.machine]
+        if self.cycle == CycleState.CYCLING:
+            return P.TileCheckReply(Result.BUSY, self.loaded_mode, len(expected), 0)
+        if self.cycle not in (CycleState.WALLS_UP, CycleState.DICE_ROLLED, CycleState.DEALT):
+            # no set raised since power-on or the last failed cycle: nothing to count
+            return P.TileCheckReply(Result.NOT_READY, self.loaded_mode, len(expected), 0)
+        counted = self.sets[1 - self.machine]       # the set the last good cycle raised
         missing, extra = T.count_diff(counted, expected)
         res = Result.TILE_COUNT_WRONG if (missing or extra) else Result.OK
         return P.TileCheckReply(int(res), self.loaded_mode, len(expected), len(counted),
                                 missing, extra)
 
     def _cmd_clear_errors(self, msg, now) -> P.ClearErrorsReply:
+        if self.cycle == CycleState.CYCLING:
+            return P.ClearErrorsReply(Result.BUSY, (), tuple(sorted(self.errors)))
         cleared = []
         for code in sorted(self.errors):
             if not self._cause_present(code):

@@ -112,16 +112,22 @@ def seat_order(dealer: int, mode: Mode) -> list[int]:
 
 
 def break_point(dealer: int, dice: tuple[int, int], mode: Mode) -> tuple[int, int]:
-    """Where the dice break the wall: ``(wall, stack)``.
+    """Where the dice break the wall: ``(wall, stack)``, ``stack`` in 1..the wall's stacks.
 
     Count the dice total around the walls counter-clockwise, the dealer's wall
     being 1; on that wall count the total in stacks from its right end (as its
     owner sees it, which is where drawing starts). A count beyond the wall's
-    end carries on into the next wall in draw order.
+    end carries on into the next wall in draw order (a 64-tile wall has 8
+    stacks: a total of 10 breaks the next wall at its 2nd stack).
     """
     total = dice[0] + dice[1]
     wall = (wall_of_seat(dealer, mode) + total - 1) % mode.walls
-    return wall, total
+    sizes = wall_sizes(mode)
+    stack = total
+    while stack > sizes[wall]:
+        stack -= sizes[wall]
+        wall = (wall - 1) % mode.walls
+    return wall, stack
 
 
 def draw_order(walls, break_wall: int, break_stack: int) -> tuple[int, ...]:

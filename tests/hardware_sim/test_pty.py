@@ -173,7 +173,7 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
             assert _control(proc, "lid close") == "ok"
             assert _control(proc, "points 0 40000") == "ok"
             assert host.request(P.ReadPoints()).seats[0] == P.SeatPoints(True, 40000)
-            assert _control(proc, "remove-tile 1z") == "ok 1z"
+            assert _control(proc, "remove-tile 1z table") == "ok 1z"
             tc = host.request(P.TileCheck())
             assert tc.result == Result.TILE_COUNT_WRONG and tc.missing == (27,)
             assert _control(proc, "restore-tiles") == "ok"

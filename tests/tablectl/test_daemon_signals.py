@@ -127,4 +127,5 @@ def test_bad_config_is_refused_in_words(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config", str(cfg)],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
-    assert "id must be 1-32 letters" in r.stderr and "Traceback" not in r.stderr
+    assert "id = 't 1' is not allowed; allowed values: 1-32 letters" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -235,7 +235,7 @@ def test_every_cli_command_has_help():
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, p in sub.choices.items():
         assert p.format_help().strip(), name
-        assert name in ("serve", "create-staff", "demo")
+        assert name in ("serve", "create-staff", "demo", "export", "leaderboard", "club-day")
         for action in p._actions:
             assert action.help, f"{name} {action.dest} has no help"
 
