@@ -84,7 +84,11 @@ def run_table_command(args) -> int:
         return 1
     except TableError as e:
         raise CliError(_err(e, args.lang)) from None
-    _emit(args, answer.row, f"{args.table}: {answer.text(args.lang)}")
+    text = answer.text(args.lang)
+    if answer.state == "running":
+        text = W.say("table.wait.still_running", args.lang, id=answer.row["id"],
+                     command=spec.label(args.lang) if args.lang != W.BOTH else spec.name)
+    _emit(args, answer.row, f"{args.table}: {text}")
     return answer.exit_code
 
 

@@ -16,6 +16,7 @@ while a cycle runs waits through the cycle as pending instead of timing out.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
@@ -52,10 +53,6 @@ class Answer:
 
     def text(self, lang: str) -> str:
         """The outcome in words."""
-        if self.state == "running" and self.row["status"] == "sending":
-            spec = C.COMMANDS.get(self.row["command"])
-            return W.say("table.wait.still_running", lang, id=self.row["id"],
-                         command=spec.label(lang) if spec else self.row["command"])
         return C.describe(self.row, lang, self.tz)
 
 
@@ -69,13 +66,16 @@ class TableClient:
     def send(self, table_id: str, command: str, args: dict | None = None, *,
              key: str | None = None, wait: float | None = None,
              expires_in: float | None = None, withdraw: bool = True,
+             through_pending: bool = True,
              note: Callable[[str], None] | None = None) -> Answer:
         """Ask for ``command`` and wait up to ``wait`` s (default: the command's own).
 
         Refusals raise :class:`~tablectl.store.StoreError` (its ``text(lang)`` says
         why; :class:`~tablectl.store.CommandInFlight` names what is in flight). With
         ``withdraw`` a request nobody took within the wait is withdrawn (never sent
-        later); without, it stays queued until ``expires_in`` (default: the wait).
+        later); without, it stays queued until ``expires_in`` (default: the wait). A
+        command pending behind one in flight (a mode change behind a cycle) is waited for
+        through it (``through_pending``; a web page rather answers "pending" at once).
         ``note(words)`` is told at once when the daemon does not seem to run.
         """
         spec = C.get(command)
@@ -88,21 +88,25 @@ class TableClient:
         except store.CommandInFlight as e:
             e.tz = self.tz
             raise
+        except sqlite3.OperationalError as e:
+            if not store.is_locked(e):
+                raise
+            raise store.StoreError(code="db_locked") from None
         daemon = store.daemon_status(self.db_path)
         if note is not None and not daemon["running"]:
             note(W.in_both(lambda lang: W.say(
                 "table.wait.daemon_down", lang, id=cid, wait=f"{wait:g}",
                 age=W.daemon_age(daemon["state"], daemon["age_s"], lang)), W.BOTH))
-        row = self._wait(cid, wait)
+        row = self._wait(cid, wait, through_pending)
         return self._answer(row, wait, withdraw)
 
-    def _wait(self, cid: int, wait: float) -> dict:
+    def _wait(self, cid: int, wait: float, through_pending: bool) -> dict:
         deadline = time.monotonic() + wait
         while True:
             row = store.get_command(self.db_path, cid)
             if row["status"] in store.TERMINAL:
                 return row
-            if row["status"] == "queued" and row["waits_for"]:
+            if through_pending and row["status"] == "queued" and row["waits_for"]:
                 blocker = store.get_command(self.db_path, row["waits_for"])
                 if blocker["status"] not in store.TERMINAL:
                     # pending behind a running cycle: its own wait starts when the cycle ends

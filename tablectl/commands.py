@@ -242,10 +242,9 @@ def describe(row: dict, lang: str, tz: str = "Asia/Tokyo") -> str:
         return spec.describe(row.get("result"), lang) if spec else W.say("table.done.generic",
                                                                           lang)
     if status == "queued":
-        if row.get("waits_for"):
-            running = COMMANDS[row.get("waits_for_command") or "cycle"].running(lang)
+        if row.get("waits_for") and spec and spec.waits_behind:
             return W.say("table.wait.pending", lang, id=row["id"], command=name,
-                         running=running)
+                         blocker=COMMANDS[spec.waits_behind[0]].label(lang))
         return W.say("table.wait.queued", lang, id=row["id"], command=name)
     if status == "sending":
         return W.say("table.wait.sending", lang, id=row["id"], command=name)

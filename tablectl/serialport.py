@@ -8,7 +8,8 @@ through (a second daemon, a terminal program, a script polling STATUS):
   minicom, picocom and ModemManager-aware tools read); a stale one (its pid
   gone) is taken over;
 * pyserial's ``exclusive=True`` (``flock`` on the device), which also stops a
-  program that ignores lock files.
+  program that ignores lock files, and the tty's exclusive mode (``TIOCEXCL``),
+  which stops any later ``open()`` of the device except by root.
 
 A refusal names the holder's pid and program (:class:`PortError`, reason
 ``port_busy``). URLs (``socket://``, ``rfc2217://`` ...) go to pyserial's
@@ -22,7 +23,9 @@ its transport factory hook).
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
+import termios
 from functools import cache
 
 import serial
@@ -104,6 +107,12 @@ def _open_device(path: str, settings: SerialSettings, kwargs: dict,
         if getattr(e, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY):
             raise _busy(path, holder_of(real)) from None
         raise _open_error(path, e) from None
+    try:
+        # the tty's own exclusive mode: any later open() of the device by a program that
+        # ignores lock files and flock fails with EBUSY (root excepted)
+        fcntl.ioctl(raw.fileno(), termios.TIOCEXCL)
+    except OSError:
+        pass
     try:
         _lines(raw, settings)
     except (serial.SerialException, OSError):

@@ -167,3 +167,62 @@ def test_command_sent_while_the_table_boots_runs_once_when_it_is_ready(tmp_path)
     finally:
         d.stop()
         sim.stop()
+
+
+def test_a_cycle_that_ran_is_never_journalled_as_may_not_have_run(tmp_path):
+    """Issue scenario: in_doubt_timeout = 3, a cycle, the line goes silent 1.5 s into the
+    cycle for 6 s. The journalled START_CYCLE reply says it ran: the row keeps it, stays
+    in flight (a second cycle is refused, never started), and ends done when the table
+    answers again. The table ran one cycle."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.05, unplug_mode="silent")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}, extra="in_doubt_timeout = 3"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        cid = store.request_command(d.db, "t1", "cycle", source="cli", actor="ops")
+        sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+        time.sleep(1.5)
+        sim.unplug("silent")
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            row = store.get_command(d.db, cid)
+            assert row["status"] == "sending", row               # never "may not have run"
+            assert row["result"]["cycle_no"] == 1 and row["result"]["duration_ms"] == 3500
+            time.sleep(0.2)
+        assert store.get_table(d.db, "t1")["connected"] == 0
+        with pytest.raises(store.CommandInFlight) as e:
+            store.request_command(d.db, "t1", "cycle", actor="mika")
+        assert "サイクル実行中 (ops, " in e.value.text("ja")
+        sim.plug()
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "done", row
+        assert row["result"]["cycle_no"] == 1 and row["result"]["cycle_state"] == "walls_up"
+        assert sim.executed_names().count("START_CYCLE") == 1
+    finally:
+        d.stop()
+        sim.stop()
+
+
+def test_a_started_cycle_whose_table_stays_away_keeps_its_reply(tmp_path):
+    """Past the cycle's own time (twice its duration + reply_timeout) the row is timed_out
+    as cycle_link_lost: it ran, whether the walls came up is unknown; its reply is kept."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02, unplug_mode="silent")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path},
+                                   extra="in_doubt_timeout = 0.5\nreply_timeout = 0.5"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        cid = store.request_command(d.db, "t1", "cycle")
+        sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+        sim.unplug("silent")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "timed_out" and row["error_code"] == "cycle_link_lost", row
+        assert row["result"]["cycle_no"] == 1                   # the journalled reply
+        assert "Cycle 1 started" in row["error_message"] and "サイクル 1" in row[
+            "error_message"]
+        sim.plug()
+        assert ask(d.db, "t1", "status", timeout=30)["status"] == "done"
+        assert sim.executed_names().count("START_CYCLE") == 1
+    finally:
+        d.stop()
+        sim.stop()

@@ -116,8 +116,8 @@ def floor_data() -> dict:
         t["game"] = in_play.get(tid)
         t["events"] = [{**e, "message": table_words.event(e, lang)}
                        for e in store.recent_events(path, tid, limit=3)] if t["in_daemon"] else []
-        t["commands"] = [c for c in (t.get("commands") or CONSOLE_COMMANDS)
-                         if c in CONSOLE_COMMANDS]
+        can = t.get("commands") or CONSOLE_COMMANDS
+        t["commands"] = [c for c in CONSOLE_COMMANDS if c in can]
         t.update(_labels(t, lang))
     return {"daemon": daemon, "tables": tables}
 
@@ -185,7 +185,8 @@ def table_command(table_id: str):
                          tz=club_timezone())
     try:
         answer = client.send(table_id, command, args, key=f"web-{key}", wait=wait,
-                             expires_in=max(wait, 30.0), withdraw=False)
+                             expires_in=max(wait, 30.0), withdraw=False,
+                             through_pending=False)
     except store.CommandInFlight as e:
         raise UserError(e.text(lang), status=409, code=e.code) from None
     except TableError as e:
