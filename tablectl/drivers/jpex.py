@@ -32,6 +32,11 @@ from ..settings import LinkSettings, SerialSettings, TableConfig
 from .base import Driver, Identity, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
 
 
+IDLE_READ_S = 0.5
+"""How long the reader waits for bytes on a quiet line (a half frame: the inter-byte
+timeout); short waits on twenty idle tables would cost a measurable share of a core."""
+
+
 class LinkTimeout(LinkDown):
     code = "timeout"
 
@@ -99,7 +104,8 @@ class Link:
         """
         self.close()
         try:
-            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir, timeout=0.1)
+            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir,
+                                   timeout=IDLE_READ_S)
         except LinkDown:
             raise
         except TableError as e:       # PortError: its code is the reason in words
@@ -153,6 +159,8 @@ class Link:
         port, self._port = self._port, None
         if port is not None:
             try:
+                if hasattr(port.raw, "cancel_read"):
+                    port.raw.cancel_read()      # wake the reader out of its wait at once
                 port.close()
             except Exception:  # closing a vanished device may itself fail; nothing to do
                 pass
@@ -170,8 +178,12 @@ class Link:
     # ------------------------------------------------------------------ reader
     def _read_loop(self) -> None:
         port = self._port
+        quick = False
         while not self._stop.is_set():
             try:
+                if bool(self.decoder.pending) != quick:
+                    quick = not quick
+                    port.raw.timeout = P.INTER_BYTE_TIMEOUT_S if quick else IDLE_READ_S
                 data = port.read(max(1, port.in_waiting))
             except Exception as e:  # USB adapter pulled, socket reset, pty closed
                 if not self._stop.is_set():
