@@ -187,7 +187,8 @@ class TableManager(threading.Thread):
         finally:
             self.driver.close()
             try:
-                self._set_disconnected("stopped" if self.stop_event.is_set() else "crashed")
+                if self.journal is not None:
+                    self._set_disconnected("stopped" if self.stop_event.is_set() else "crashed")
             except (Stopping, sqlite3.Error):
                 pass
             clubdb.close_shared()
@@ -199,6 +200,7 @@ class TableManager(threading.Thread):
         if not self.driver.connected:
             self._connect()
             return
+        self.wake.clear()        # what wakes us from here on is seen by the idle wait
         try:
             self.drain_events()
             if not self.driver.connected:       # the table restarted: identify it again
@@ -225,7 +227,6 @@ class TableManager(threading.Thread):
         """Sleep until the database changes, an event comes, or the next status read."""
         left = self.cfg.link.refresh - (time.monotonic() - self.last_refresh)
         self.wake.wait(max(0.0, min(left, IDLE_SLICE_S)))
-        self.wake.clear()
 
     # ------------------------------------------------------------ connection
     def _connect(self) -> None:

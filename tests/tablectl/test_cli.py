@@ -213,3 +213,12 @@ def test_the_staff_cli_loads_neither_flask_nor_the_simulator_nor_a_driver():
             "print(bad)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_status_of_one_table_asks_it_now(running, capsys):
+    cfg, sim = running
+    before = sim.executed_names().count("STATUS")
+    rc, out, _ = run(capsys, "status", "t1", "--config", cfg, "--lang", "en")
+    assert rc == 0 and re.match(r"t1: mode 0\d .+, (idle|walls up|dice rolled|dealt), "
+                                r"lid closed, errors: none\n", out), out
+    assert sim.executed_names().count("STATUS") > before
