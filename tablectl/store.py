@@ -46,8 +46,6 @@ COMMANDS = tuple(C.COMMANDS)
 """Commands a caller may request (one row each in :mod:`tablectl.commands`)."""
 
 TERMINAL = ("done", "failed", "timed_out")
-IN_FLIGHT = ("queued", "sending")
-STATUSES = IN_FLIGHT + TERMINAL
 
 HEARTBEAT_STALE_S = 5.0
 """A daemon whose heartbeat is older than this is reported as not answering."""
@@ -271,15 +269,6 @@ def _require_table(db, table_id: str, command: str | None = None) -> dict:
     if command is not None and row["commands"] is not None and command not in row["commands"]:
         raise NotSupported(table=table_id, driver=row["driver"] or "?", command=command)
     return row
-
-
-def validate_command(command: str, args: dict | None) -> dict:
-    """Check a command name and its arguments; return the normalised arguments."""
-    try:
-        return C.get(command).check(args)
-    except C.CommandError as e:
-        err = UnknownCommand if e.code == "unknown_command" else StoreError
-        raise err(code=e.code, **e.values) from None
 
 
 def get_command(db_path, command_id: int) -> dict:

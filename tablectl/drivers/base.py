@@ -47,7 +47,6 @@ class RunOnce:
         return "asked again" if self.repeatable else "never repeated: staff check the table"
 
 
-READ = RunOnce(replayed=False, repeatable=True)
 UNKNOWN = RunOnce(replayed=False, repeatable=False)
 
 
