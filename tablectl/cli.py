@@ -75,7 +75,7 @@ def run_table_command(args) -> int:
         cmd_args = spec.from_person({a.name: getattr(args, a.name, None) for a in spec.args})
     except TableError as e:
         raise CliError(_err(e, args.lang)) from None
-    client = TableClient(db, source="cli", actor=_user(), tz=tz)
+    client = TableClient(db, source="cli", actor=_user(), tz=tz, lang=args.lang)
     note = None if args.json else (lambda text: print(text, file=sys.stderr))
     try:
         answer = client.send(args.table, spec.name, cmd_args, wait=args.wait, note=note)

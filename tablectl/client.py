@@ -60,8 +60,9 @@ class TableClient:
     """Requests on behalf of ``actor`` through ``source`` (``cli``, ``web``)."""
 
     def __init__(self, db_path: str, *, source: str, actor: str = "",
-                 tz: str = "Asia/Tokyo"):
+                 tz: str = "Asia/Tokyo", lang: str = W.BOTH):
         self.db_path, self.source, self.actor, self.tz = db_path, source, actor, tz
+        self.lang = lang            # the language of notes (answers: Answer.text(lang))
 
     def send(self, table_id: str, command: str, args: dict | None = None, *,
              key: str | None = None, wait: float | None = None,
@@ -96,7 +97,7 @@ class TableClient:
         if note is not None and not daemon["running"]:
             note(W.in_both(lambda lang: W.say(
                 "table.wait.daemon_down", lang, id=cid, wait=f"{wait:g}",
-                age=W.daemon_age(daemon["state"], daemon["age_s"], lang)), W.BOTH))
+                age=W.daemon_age(daemon["state"], daemon["age_s"], lang)), self.lang))
         row = self._wait(cid, wait, through_pending)
         return self._answer(row, wait, withdraw)
 

@@ -222,3 +222,25 @@ def test_status_of_one_table_asks_it_now(running, capsys):
     assert rc == 0 and re.match(r"t1: mode 0\d .+, (idle|walls up|dice rolled|dealt), "
                                 r"lid closed, errors: none\n", out), out
     assert sim.executed_names().count("STATUS") > before
+
+
+def test_a_disconnected_table_is_named_as_the_reason_not_the_daemon(tmp_path, capsys):
+    """The daemon runs; the table's adapter is pulled: the request is withdrawn saying
+    the table is not connected and why, never "is the daemon running?"."""
+    sim, path = sim_on_pty(tmp_path, "t1")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.unplug()
+        from tests.support.tablectl import wait_until
+        wait_until(lambda: store.get_table(d.db, "t1")["connected"] == 0, 10, "unplugged")
+        rc, out, err = run(capsys, "points", "t1", "--db", d.db, "--wait", "0.5", "--lang", "en")
+        assert rc == 1 and err == ""
+        assert re.match(r"t1: Not sent: table t1 is not connected \((the link was lost|the "
+                        r"serial port .* does not exist)", out), out
+        assert "daemon" not in out
+        row = store.list_commands(d.db, "t1")[0]
+        assert row["error_code"] == "not_sent_disconnected" and row["status"] == "timed_out"
+    finally:
+        d.stop()
+        sim.stop()
