@@ -20,7 +20,7 @@ import sys
 import threading
 
 from scoring.tiles import parse_tiles, tile_to_str
-from tablectl import protocol as P
+from tablectl.modes import mode_names
 from tablectl.errors import TableError
 
 from .faults import LinkFaults
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m hardware_sim",
         description="A simulated AMOS JP-EX automatic mahjong table speaking the tablectl "
                     "protocol (docs/protocol.md).",
-        epilog=CONTROL_HELP + "\n\nmodes: " + P.mode_names(),
+        epilog=CONTROL_HELP + "\n\nmodes: " + mode_names(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     t = p.add_argument_group("transport (at least one)")
     t.add_argument("--pty", action="store_true",
@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sticks in a seat's drawer at start (TOTAL 'none' = empty); repeatable")
     m.add_argument("--model", default="AMOS JP-EX COLOR", help="model name reported in HELLO")
     m.add_argument("--firmware", default="SIM-1.0", help="firmware version reported in HELLO")
+    m.add_argument("--protocol-version", type=int, default=1,
+                   help="protocol version HELLO answers (another one: a newer table)")
     f = p.add_argument_group("faults at start")
     f.add_argument("--drop", type=float, default=0.0, help="probability a byte is lost")
     f.add_argument("--corrupt", type=float, default=0.0,
@@ -228,7 +230,8 @@ def _make_simulator(args) -> Simulator:
     return Simulator(mode=args.mode, auto_deal=args.auto_deal, time_scale=args.time_scale,
                      cycle_seconds=args.cycle_seconds, boot_seconds=args.boot_seconds,
                      auto_sticks=args.auto_sticks, faults=faults, model=args.model,
-                     firmware=args.firmware, unplug_mode=args.unplug_mode)
+                     firmware=args.firmware, unplug_mode=args.unplug_mode,
+                     protocol_version=args.protocol_version)
 
 
 def _start_faults(sim: Simulator, args) -> None:

@@ -1,8 +1,13 @@
-"""pyserial URL handler: ``serial.serial_for_url("sim://...")`` is a simulated table.
+"""``sim://`` URLs: a simulated table as a pyserial port, in this process.
 
-Call :func:`register` once (it appends ``hardware_sim`` to
-``serial.protocol_handler_packages``); pyserial then finds this module for the
-``sim`` scheme.
+Two ways in, both from outside the product code:
+
+* :func:`open_port` is registered in ``pyproject.toml`` under the
+  ``jantaku.serial_transports`` entry-point group as the ``sim`` scheme: the
+  ``tablectl`` daemon finds it there when a table's url is ``sim://...`` (tablectl
+  never imports this package);
+* :func:`register` appends ``hardware_sim`` to ``serial.protocol_handler_packages``
+  so that plain ``serial.serial_for_url("sim://...")`` works too (tests, scripts).
 
 URL form::
 
@@ -16,7 +21,8 @@ URL form::
 * options: ``mode`` (number or name), ``autodeal`` (0/1), ``time_scale``,
   ``cycle_s``, ``boot_s``, ``auto_sticks`` (0/1), ``seed`` (link-fault RNG),
   ``drop``, ``corrupt``, ``duplicate`` (probabilities), ``delay_ms``,
-  ``direction`` (rx/tx/both), ``unplug`` (hangup/silent). Options only apply
+  ``direction`` (rx/tx/both), ``unplug`` (hangup/silent), ``protocol`` (the
+  protocol version HELLO answers: another one is a newer table). Options only apply
   when the named table is first created.
 
 Example: ``sim://t1?mode=4&autodeal=1&time_scale=0.001&auto_sticks=1``.
@@ -47,6 +53,14 @@ def register() -> None:
         serial.protocol_handler_packages.append("hardware_sim")
 
 
+def open_port(url: str, **settings) -> "Serial":
+    """The ``jantaku.serial_transports`` factory: ``url`` opened as a pyserial port."""
+    port = Serial(None, **settings)
+    port.port = url
+    port.open()
+    return port
+
+
 def get(name: str) -> Simulator:
     """The named simulated table (KeyError if no ``sim://NAME`` was opened)."""
     with _LOCK:
@@ -69,6 +83,24 @@ def close_all() -> None:
         s.stop()
 
 
+def _flag(v: str) -> bool:
+    return _BOOL[v.lower()]
+
+
+# URL option -> (Simulator argument, converter); fault options go to LinkFaults
+_OPTIONS = {
+    "mode": ("mode", str), "autodeal": ("auto_deal", _flag), "auto_deal": ("auto_deal", _flag),
+    "auto_sticks": ("auto_sticks", _flag), "time_scale": ("time_scale", float),
+    "cycle_s": ("cycle_seconds", float), "boot_s": ("boot_seconds", float),
+    "unplug": ("unplug_mode", str), "protocol": ("protocol_version", int),
+}
+_FAULTS = {
+    "drop": ("drop", float), "corrupt": ("corrupt", float), "duplicate": ("duplicate", float),
+    "delay_ms": ("delay", lambda v: float(v) / 1000), "direction": ("direction", str),
+    "seed": ("seed", int),
+}
+
+
 def parse_url(url: str) -> tuple[str, dict]:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme.lower() != "sim":
@@ -77,35 +109,17 @@ def parse_url(url: str) -> tuple[str, dict]:
     opts: dict = {}
     try:
         for key, values in urllib.parse.parse_qs(parts.query, keep_blank_values=True).items():
-            v = values[-1]
-            if key == "mode":
-                opts["mode"] = v
-            elif key in ("autodeal", "auto_deal"):
-                opts["auto_deal"] = _BOOL[v.lower()]
-            elif key == "auto_sticks":
-                opts["auto_sticks"] = _BOOL[v.lower()]
-            elif key == "time_scale":
-                opts["time_scale"] = float(v)
-            elif key == "cycle_s":
-                opts["cycle_seconds"] = float(v)
-            elif key == "boot_s":
-                opts["boot_seconds"] = float(v)
-            elif key == "unplug":
-                opts["unplug_mode"] = v
-            elif key in ("drop", "corrupt", "duplicate"):
-                opts.setdefault("faults", {})[key] = float(v)
-            elif key == "delay_ms":
-                opts.setdefault("faults", {})["delay"] = float(v) / 1000
-            elif key == "direction":
-                opts.setdefault("faults", {})["direction"] = v
-            elif key == "seed":
-                opts.setdefault("faults", {})["seed"] = int(v)
+            if key in _OPTIONS:
+                dest, convert = _OPTIONS[key]
+                opts[dest] = convert(values[-1])
+            elif key in _FAULTS:
+                dest, convert = _FAULTS[key]
+                opts.setdefault("faults", {})[dest] = convert(values[-1])
             else:
                 raise ValueError(f"unknown option {key!r}")
     except (KeyError, ValueError) as e:
-        raise SerialException(
-            f"bad sim:// URL {url!r}: {e} (options: mode, autodeal, auto_sticks, time_scale, "
-            "cycle_s, boot_s, unplug, drop, corrupt, duplicate, delay_ms, direction, seed)") from e
+        raise SerialException(f"bad sim:// URL {url!r}: {e} (options: "
+                              f"{', '.join([*_OPTIONS, *_FAULTS])})") from e
     return name, opts
 
 

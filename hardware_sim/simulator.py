@@ -39,6 +39,7 @@ import tty
 from typing import Callable
 
 from tablectl import protocol as P
+from tablectl.modes import mode_by_name
 from tablectl.errors import PayloadError, UnknownCommand
 
 from .faults import LinkFaults
@@ -56,12 +57,13 @@ class Simulator:
                  cycle_seconds: float = 70.0, boot_seconds: float = 2.0,
                  auto_sticks: bool = False, faults: LinkFaults | None = None,
                  model: str = "AMOS JP-EX COLOR", firmware: str = "SIM-1.0",
-                 name: str = "table", rng=None, unplug_mode: str = "hangup"):
+                 name: str = "table", rng=None, unplug_mode: str = "hangup",
+                 protocol_version: int = P.PROTOCOL_VERSION):
         self.name = name
         self.config = TableConfig(model=model, firmware=firmware, auto_deal=auto_deal,
-                                  mode=P.mode_by_name(mode).number, time_scale=time_scale,
+                                  mode=mode_by_name(mode).number, time_scale=time_scale,
                                   cycle_seconds=cycle_seconds, boot_seconds=boot_seconds,
-                                  auto_sticks=auto_sticks)
+                                  auto_sticks=auto_sticks, protocol_version=protocol_version)
         self.faults = faults or LinkFaults()
         if unplug_mode not in ("hangup", "silent"):
             raise ValueError("unplug_mode is 'hangup' or 'silent'")
@@ -78,6 +80,7 @@ class Simulator:
         self._hold_events: list | None = None
         self._tx_at = 0.0                  # keeps delayed bytes in order
         self._rx_at = 0.0
+        self._quiet_check = None           # the inter-byte timeout's timer
         self.plugged = True
         self.booting = False
         self.stats: collections.Counter = collections.Counter()
@@ -183,6 +186,25 @@ class Simulator:
             return
         for frame in self.decoder.feed(data):
             self._on_frame(frame)
+        self._arm_quiet_check()
+
+    def _arm_quiet_check(self) -> None:
+        """A half frame left in the decoder is given up once the line stays quiet for
+        the inter-byte timeout (docs/protocol.md section 2), without waiting for more bytes."""
+        if self._quiet_check is not None:
+            self._quiet_check.cancel()
+            self._quiet_check = None
+        if self.decoder.pending:
+            self._quiet_check = self._loop.call_later(P.INTER_BYTE_TIMEOUT_S + 0.002,
+                                                      self._quiet_line)
+
+    def _quiet_line(self) -> None:
+        self._quiet_check = None
+        if not self.plugged or not self.model.powered:
+            return
+        for frame in self.decoder.poll():
+            self._on_frame(frame)
+        self._arm_quiet_check()
 
     def _send(self, data: bytes, what: str = "reply") -> None:
         """One frame to the host (loop thread); ``what``: reply or event."""
@@ -327,7 +349,7 @@ class Simulator:
 
     def sticks_for(self, mode) -> None:
         """Put the right sticks in for ``mode`` (number or name)."""
-        self.call(self.model.sticks_for, P.mode_by_name(mode))
+        self.call(self.model.sticks_for, mode_by_name(mode))
 
     def open_lid(self) -> None:
         self.call(lambda: self.model.open_lid(self.now()))

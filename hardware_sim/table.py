@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tablectl import protocol as P
+from tablectl.modes import MODES, SEATS, Mode, mode_by_name
 from tablectl.protocol import CycleState, Result, SeatPoints
 
 from . import tiles as T
@@ -34,12 +35,13 @@ class TableConfig:
     overrun_factor: float = 1.5       # a cycle this much longer than nominal is stopped
     boot_seconds: float = 2.0         # power-on to ready
     auto_sticks: bool = False         # SELECT_MODE puts the right sticks in by itself
+    protocol_version: int = P.PROTOCOL_VERSION   # HELLO's answer (another: a newer table)
 
     def seconds(self, nominal: float) -> float:
         return nominal * self.time_scale
 
 
-def default_total(mode: P.Mode) -> int:
+def default_total(mode: Mode) -> int:
     """Starting points in each drawer: 35,000 for three players, else 25,000."""
     return 35000 if mode.players == 3 else 25000
 
@@ -55,7 +57,7 @@ class TableModel:
         self._schedule = schedule
         self.emit = emit
         self.rng = rng or secrets.SystemRandom()
-        m = P.mode_by_name(config.mode)
+        m = mode_by_name(config.mode)
         # non-volatile: survives a power cut
         self.mode = m.number
         self.pending_mode: int | None = None
@@ -67,9 +69,9 @@ class TableModel:
         self.lid_open = False
         self.jammed = False
         self.overruns_pending = 0
-        seats = m.seats if m.seats else P.MODES[1].seats
+        seats = m.seats if m.seats else MODES[1].seats
         self.seats = [SeatPoints(True, default_total(m)) if s in seats else SeatPoints()
-                      for s in range(P.SEATS)]
+                      for s in range(SEATS)]
         self.powered = True
         self._timers: list = []
         self._reset_ram()
@@ -121,15 +123,15 @@ class TableModel:
             errors=tuple(sorted(self.errors)), seats=tuple(self.seats))
 
     def power_on_event(self, now: float | None = None) -> P.PowerOn:
-        return P.PowerOn(P.PROTOCOL_VERSION, self.cfg.model, self.cfg.firmware,
+        return P.PowerOn(self.cfg.protocol_version, self.cfg.model, self.cfg.firmware,
                          self.capabilities(), self.boot_id, self.state(now))
 
-    def stick_mismatch(self, mode: P.Mode) -> int:
+    def stick_mismatch(self, mode: Mode) -> int:
         """Bit mask of seats whose sticks are not what ``mode`` needs (0 = fine)."""
         if mode.is_check:
             return 0
         mask = 0
-        for s in range(P.SEATS):
+        for s in range(SEATS):
             if self.seats[s].present != (s in mode.seats):
                 mask |= 1 << s
         return mask
@@ -160,7 +162,7 @@ class TableModel:
 
     def set_points(self, seat: int, total: int | None) -> None:
         """Put sticks totalling ``total`` in ``seat``'s drawer (None: take them out)."""
-        if not 0 <= seat < P.SEATS:
+        if not 0 <= seat < SEATS:
             raise ValueError(f"seat {seat} is not 0..3")
         new = SeatPoints(False, 0) if total is None else SeatPoints(True, int(total))
         if new != self.seats[seat]:
@@ -168,11 +170,11 @@ class TableModel:
             if self.powered:
                 self.emit(P.PointsChanged(seat, new))
 
-    def sticks_for(self, mode: P.Mode) -> None:
+    def sticks_for(self, mode: Mode) -> None:
         """Staff put the right sticks in for ``mode`` (starting totals)."""
         if mode.is_check:
             return
-        for s in range(P.SEATS):
+        for s in range(SEATS):
             if s in mode.seats:
                 if not self.seats[s].present:
                     self.set_points(s, default_total(mode))
@@ -251,7 +253,8 @@ class TableModel:
 
     def _cmd_hello(self, msg: P.Hello, now: float) -> P.HelloReply:
         # last_seq / last_cmd are filled in by the device (it owns duplicate detection)
-        return P.HelloReply(Result.OK, P.PROTOCOL_VERSION, self.cfg.model, self.cfg.firmware,
+        return P.HelloReply(Result.OK, self.cfg.protocol_version, self.cfg.model,
+                            self.cfg.firmware,
                             self.capabilities(), self.boot_id, 0, P.NO_CMD, self.state(now))
 
     def _cmd_status(self, msg, now) -> P.StatusReply:
@@ -261,11 +264,11 @@ class TableModel:
         def reply(res, mask=0):
             return P.SelectModeReply(int(res), msg.mode, self.mode, self.pending_mode, mask)
 
-        if msg.mode >= len(P.MODES):
+        if msg.mode >= len(MODES):
             return reply(Result.UNKNOWN_MODE)
         if self.cycle == CycleState.CYCLING:
             return reply(Result.MODE_CHANGE_REFUSED)
-        mode = P.MODES[msg.mode]
+        mode = MODES[msg.mode]
         if self.cfg.auto_sticks:
             self.sticks_for(mode)
         mask = self.stick_mismatch(mode)
@@ -284,7 +287,7 @@ class TableModel:
             return refuse(Result.BUSY)
         if Result.MOTOR_JAM in self.errors:
             return refuse(Result.MOTOR_JAM)
-        target = P.MODES[self.pending_mode if self.pending_mode is not None else self.mode]
+        target = MODES[self.pending_mode if self.pending_mode is not None else self.mode]
         if self.stick_mismatch(target):
             return refuse(Result.POINT_STICKS_MISMATCH)
         if self.pending_mode is not None:
@@ -327,7 +330,7 @@ class TableModel:
             return
         self._timers.clear()
         self.cycle_ends_at = None
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
         rising = self.sets[self.machine]
         counted = len(rising)
         if mode.is_check:
@@ -364,7 +367,7 @@ class TableModel:
         return self.dice
 
     def _cmd_roll_dice(self, msg: P.RollDice, now) -> P.RollDiceReply:
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
         if self.cycle == CycleState.CYCLING:
             return P.RollDiceReply(Result.BUSY, msg.seat, (0, 0))
         if mode.is_check:
@@ -378,7 +381,7 @@ class TableModel:
         return P.RollDiceReply(Result.OK, msg.seat, dice)
 
     def _cmd_deal(self, msg, now) -> P.DealReply:
-        mode = P.MODES[self.mode]
+        mode = MODES[self.mode]
 
         def refuse(res):
             return P.DealReply(int(res), self.dealer, self.dice or (0, 0), (0, 0, 0, 0))
@@ -389,8 +392,10 @@ class TableModel:
                 CycleState.WALLS_UP, CycleState.DICE_ROLLED):
             return refuse(Result.NOT_READY)
         if self.cycle == CycleState.WALLS_UP:
-            seat = self.dealer if self.dealer in mode.seats else mode.seats[0]
-            self._roll(seat)
+            if self.dealer not in mode.seats:
+                # the last dealer does not play in this mode: a playing seat must roll first
+                return refuse(Result.BAD_SEAT)
+            self._roll(self.dealer)
         dice = self.dice
         bw, bs = T.break_point(self.dealer, dice, mode)
         order = T.draw_order(self.last["walls"], bw, bs)
@@ -407,16 +412,21 @@ class TableModel:
         return P.ReadPointsReply(Result.OK, tuple(self.seats))
 
     def _cmd_tile_check(self, msg, now) -> P.TileCheckReply:
-        if self.cycle == CycleState.CYCLING:
-            return P.TileCheckReply(Result.BUSY, self.mode, 0, 0)
         expected = T.tile_set(self.loaded_mode)
-        counted = self.sets[self.machine]
+        if self.cycle == CycleState.CYCLING:
+            return P.TileCheckReply(Result.BUSY, self.loaded_mode, len(expected), 0)
+        if self.cycle not in (CycleState.WALLS_UP, CycleState.DICE_ROLLED, CycleState.DEALT):
+            # no set raised since power-on or the last failed cycle: nothing to count
+            return P.TileCheckReply(Result.NOT_READY, self.loaded_mode, len(expected), 0)
+        counted = self.sets[1 - self.machine]       # the set the last good cycle raised
         missing, extra = T.count_diff(counted, expected)
         res = Result.TILE_COUNT_WRONG if (missing or extra) else Result.OK
         return P.TileCheckReply(int(res), self.loaded_mode, len(expected), len(counted),
                                 missing, extra)
 
     def _cmd_clear_errors(self, msg, now) -> P.ClearErrorsReply:
+        if self.cycle == CycleState.CYCLING:
+            return P.ClearErrorsReply(Result.BUSY, (), tuple(sorted(self.errors)))
         cleared = []
         for code in sorted(self.errors):
             if not self._cause_present(code):

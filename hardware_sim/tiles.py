@@ -27,9 +27,7 @@ can check every rule with a seeded ``random.Random``.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-
-from tablectl.protocol import MODES, Mode
+from tablectl.modes import MODES, Mode
 
 MAN, PIN, SOU = range(0, 9), range(9, 18), range(18, 27)
 HONOURS = range(27, 34)
@@ -86,18 +84,6 @@ def wall_sizes(mode: Mode) -> list[int]:
     return [q + (1 if i < r else 0) for i in range(mode.walls)]
 
 
-@dataclass(frozen=True)
-class Dealt:
-    """What one cycle built and dealt."""
-
-    walls: tuple[tuple[int, ...], ...]    # per wall, in draw order (top, bottom, top, ...)
-    break_wall: int
-    break_stack: int
-    draw_order: tuple[int, ...]           # every tile from the break, in draw order
-    hands: tuple[tuple[int, ...], ...]    # per seat 0..3 (empty for seats not playing)
-    live_wall: tuple[int, ...]            # what is left after the deal, in draw order
-
-
 def build_walls(tiles: list[int], mode: Mode, rng) -> tuple[tuple[int, ...], ...]:
     """Shuffle ``tiles`` with ``rng`` and stack them into walls."""
     pool = list(tiles)
@@ -126,16 +112,22 @@ def seat_order(dealer: int, mode: Mode) -> list[int]:
 
 
 def break_point(dealer: int, dice: tuple[int, int], mode: Mode) -> tuple[int, int]:
-    """Where the dice break the wall: ``(wall, stack)``.
+    """Where the dice break the wall: ``(wall, stack)``, ``stack`` in 1..the wall's stacks.
 
     Count the dice total around the walls counter-clockwise, the dealer's wall
     being 1; on that wall count the total in stacks from its right end (as its
     owner sees it, which is where drawing starts). A count beyond the wall's
-    end carries on into the next wall in draw order.
+    end carries on into the next wall in draw order (a 64-tile wall has 8
+    stacks: a total of 10 breaks the next wall at its 2nd stack).
     """
     total = dice[0] + dice[1]
     wall = (wall_of_seat(dealer, mode) + total - 1) % mode.walls
-    return wall, total
+    sizes = wall_sizes(mode)
+    stack = total
+    while stack > sizes[wall]:
+        stack -= sizes[wall]
+        wall = (wall - 1) % mode.walls
+    return wall, stack
 
 
 def draw_order(walls, break_wall: int, break_stack: int) -> tuple[int, ...]:

@@ -1,28 +1,28 @@
 """``tablectl``: the staff command line and the daemon's entry point.
 
-Every table command goes through the shared store (request, then wait), so
-it works while the daemon runs and never talks to a serial port itself.
-Add a subcommand by writing ``cmd_<name>(args) -> int`` and registering it
-in :func:`build_parser` (one ``_add`` call).
+Every table command goes through the shared store (:class:`tablectl.client.TableClient`:
+request, then wait), so it works while the daemon runs and never opens a port
+itself. The table commands are made from the rows of :mod:`tablectl.commands`
+(one subcommand per row). Everything printed is in words from the catalogue,
+Japanese and English (``--lang ja|en``, or ``$JANTAKU_LANG``, for one of them).
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
 import sys
-import uuid
-from typing import Callable
 
+from . import commands as C
 from . import store
-from .config import ConfigError, load_config
+from . import words as W
+from .client import TableClient
+from .config import DEFAULT_TIMEZONE, load_config
+from .errors import TableError
 
 DEFAULT_CONFIG = os.environ.get("TABLECTL_CONFIG", "/etc/jantaku/club.toml")
-
-# How long each command waits by default: a real cycle takes about 70 s.
-DEFAULT_WAIT = {"cycle": 150.0, "deal": 60.0}
-DEFAULT_WAIT_OTHER = 20.0
 
 
 class CliError(Exception):
@@ -30,19 +30,26 @@ class CliError(Exception):
 
 
 # --------------------------------------------------------------------------- plumbing
-def _db_path(args) -> str:
-    """The store's path; it must exist (a typo must not create an empty store)."""
+def _place(args) -> tuple[str, str]:
+    """The store's path and the club's time zone; the store must exist (a typo must not
+    create an empty store)."""
+    tz = DEFAULT_TIMEZONE
     if getattr(args, "db", None):
         path = args.db
+        if os.path.exists(args.config):
+            try:
+                tz = load_config(args.config, tables=False).timezone
+            except TableError:
+                pass
     else:
         try:
-            path = load_config(args.config).db
-        except ConfigError as e:
-            raise CliError(f"{e.message} (or give the store directly with --db PATH)") from None
+            cfg = load_config(args.config, tables=False)
+        except TableError as e:
+            raise CliError(e.text(args.lang) if args.lang != W.BOTH else e.message) from None
+        path, tz = cfg.db, cfg.timezone
     if not os.path.exists(path):
-        raise CliError(f"there is no tablectl store at {path}: has the daemon ever run with "
-                       "this config? (check --config / --db)")
-    return path
+        raise CliError(W.code("no_store", args.lang, {"path": path}))
+    return str(path), tz
 
 
 def _emit(args, data, text: str) -> None:
@@ -52,206 +59,123 @@ def _emit(args, data, text: str) -> None:
         print(text)
 
 
-def _mode_number(text: str) -> int:
-    """A mode by number (``04``, ``4``) or by name/alias (``sanma``)."""
-    from . import protocol  # the modes table lives with the protocol: one definition
-    from .errors import TableError
-
+def _user() -> str:
     try:
-        return protocol.mode_by_name(text).number
-    except TableError as e:  # mode_by_name's own error already lists the valid names
-        raise CliError(e.message) from None
-
-
-def _mode_label(number) -> str:
-    from . import protocol
-
-    if number is None:
-        return "unknown"
-    if not 0 <= int(number) < len(protocol.MODES):
-        return f"{int(number):02d} (not a known mode)"
-    m = protocol.MODES[int(number)]
-    tiles = f", {m.tiles} tiles" if m.tiles else ""
-    return f"{m.code} {m.name} ({m.name_ja}{tiles})"
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "?"
 
 
 # --------------------------------------------------------------------------- table commands
-def _run_table_command(args, command: str, cmd_args: dict | None = None) -> int:
-    db = _db_path(args)
-    wait = args.wait if args.wait is not None else DEFAULT_WAIT.get(command, DEFAULT_WAIT_OTHER)
-    key = f"cli-{uuid.uuid4()}"
+def run_table_command(args) -> int:
+    """Send one staff command (``args.command``) to ``args.table`` and report its outcome."""
+    spec = C.get(args.command)
+    db, tz = _place(args)
     try:
-        cid = store.request_command(db, args.table, command, cmd_args, key,
-                                    expires_in=wait, source="cli")
-    except store.StoreError as e:
-        raise CliError(e.message) from None
-    daemon = store.daemon_status(db)
-    if not daemon["running"] and not args.json:
-        print(f"note: the tablectl daemon does not seem to be running; request #{cid} is "
-              f"queued and will be dropped if not sent within {wait:g} s", file=sys.stderr)
-    row = store.wait_command(db, cid, wait)
-    if row["status"] in ("queued",):
-        row = store.withdraw_command(
-            db, cid, f"not sent: nothing took the request within {wait:g} s "
-                     "(is the tablectl daemon running?) / デーモン未応答のため送信しませんでした")
-    return _report(args, row, daemon)
+        cmd_args = spec.from_person({a.name: getattr(args, a.name, None) for a in spec.args})
+    except TableError as e:
+        raise CliError(_err(e, args.lang)) from None
+    client = TableClient(db, source="cli", actor=_user(), tz=tz, lang=args.lang)
+    note = None if args.json else (lambda text: print(text, file=sys.stderr))
+    try:
+        answer = client.send(args.table, spec.name, cmd_args, wait=args.wait, note=note)
+    except store.CommandInFlight as e:
+        _emit(args, {"error": e.code, **e.values}, e.text(args.lang))
+        return 1
+    except TableError as e:
+        raise CliError(_err(e, args.lang)) from None
+    text = answer.text(args.lang)
+    if answer.state == "running":
+        text = W.say("table.wait.still_running", args.lang, id=answer.row["id"],
+                     command=spec.label(args.lang) if args.lang != W.BOTH else spec.name)
+    _emit(args, answer.row, f"{args.table}: {text}")
+    return answer.exit_code
 
 
-def _report(args, row: dict, daemon: dict) -> int:
-    status = row["status"]
-    if status == "done":
-        _emit(args, row, f"{args.table}: {describe_result(row['command'], row['result'] or {})}")
-        return 0
-    if status == "sending":
-        _emit(args, row, f"{args.table}: command #{row['id']} is still being carried out; "
-                         f"see `tablectl show {row['id']}` later")
-        return 3
-    msg = row["error_message"] or status
-    if row["error_code"] == "not_sent" and not daemon["running"]:
-        msg += " — start it with `systemctl start tablectl` or `tablectl serve --config ...`"
-    _emit(args, row, f"{args.table}: {row['command']} {status.replace('_', ' ')}: {msg}")
-    return 1
-
-
-def describe_result(command: str, result: dict) -> str:
-    """A result dict from the daemon in plain words (one line per fact)."""
-    fn = _DESCRIBE.get(command)
-    if fn is not None:
-        try:
-            return fn(result)
-        except (KeyError, TypeError, ValueError):
-            pass  # an unexpected shape: fall back to listing the fields
-    return ", ".join(f"{k}: {v}" for k, v in result.items()) or "done"
-
-
-def _describe_mode(r: dict) -> str:
-    if r.get("applied_now"):
-        return f"mode {_mode_label(r['mode'])} selected (already the current mode)"
-    return (f"mode {_mode_label(r['requested'])} selected; it applies from the next cycle "
-            f"(playing now: {_mode_label(r['mode'])})")
-
-
-def _describe_cycle(r: dict) -> str:
-    lines = [f"cycle finished in mode {_mode_label(r.get('mode'))}"]
-    if r.get("walls_only"):
-        lines.append("this table has no auto-deal: walls raised only, players take their hands")
-    elif r.get("hands") is not None:
-        lines.append("hands raised: " + ", ".join(f"seat {i + 1} {n} tiles"
-                                                  for i, n in enumerate(r["hands"])))
-    if r.get("dice"):
-        lines.append(f"dice {r['dice'][0]} + {r['dice'][1]} = {sum(r['dice'])}")
-    return "; ".join(lines)
-
-
-def _describe_dice(r: dict) -> str:
-    return f"dice {r['dice'][0]} + {r['dice'][1]} = {sum(r['dice'])}"
-
-
-def _describe_check(r: dict) -> str:
-    ok = "tile count OK" if r["ok"] else "tile count WRONG"
-    return f"{ok}: counted {r['counted']} of {r['expected']} tiles"
-
-
-def _describe_points(r: dict) -> str:
-    seats = ", ".join(f"seat {i + 1}: {p}" for i, p in enumerate(r["points"]) if p is not None)
-    return f"point sticks — {seats}"
-
-
-def _describe_reset(r: dict) -> str:
-    text = f"errors cleared: {', '.join(r['cleared']) or 'none'}"
-    if r["remaining"]:
-        text += f"; still present (fix the cause first): {', '.join(r['remaining'])}"
-    return text
-
-
-def _describe_status(r: dict) -> str:
-    return (f"mode {_mode_label(r.get('mode'))}, cycle {r.get('cycle_state')}, "
-            f"lid {r.get('lid')}, errors: {', '.join(map(str, r.get('errors') or [])) or 'none'}")
-
-
-_DESCRIBE: dict[str, Callable[[dict], str]] = {
-    "mode": _describe_mode, "cycle": _describe_cycle, "dice": _describe_dice,
-    "check": _describe_check, "points": _describe_points, "status": _describe_status,
-    "deal": _describe_cycle, "reset": _describe_reset,
-}
-
-
-def cmd_mode(args) -> int:
-    """Select a game mode (applies from the next cycle)."""
-    return _run_table_command(args, "mode", {"mode": _mode_number(args.mode)})
-
-
-def cmd_cycle(args) -> int:
-    """Shuffle, raise the walls and (auto-deal tables) the hands."""
-    return _run_table_command(args, "cycle")
-
-
-def cmd_dice(args) -> int:
-    """Roll the table's dice."""
-    return _run_table_command(args, "dice")
-
-
-def cmd_check(args) -> int:
-    """Count the tiles in the set against the mode."""
-    return _run_table_command(args, "check")
-
-
-def cmd_points(args) -> int:
-    """Read each seat's point-stick total."""
-    return _run_table_command(args, "points")
-
-
-def cmd_reset(args) -> int:
-    """Clear the table's latched errors (the reset: both dice switches held)."""
-    return _run_table_command(args, "reset")
+def _err(e: TableError, lang: str) -> str:
+    return e.message if lang == W.BOTH else e.text(lang)
 
 
 # --------------------------------------------------------------------------- status / show / serve
 def cmd_status(args) -> int:
-    """Every table: connected?, model, mode, cycle, errors; and whether the daemon runs."""
-    db = _db_path(args)
+    """Every table: connected?, model, mode, cycle, errors; and whether the daemon runs.
+    With a TABLE: ask that table for its state now."""
+    if args.table:
+        args.command = "status"
+        return run_table_command(args)
+    db, tz = _place(args)
     tables = store.list_tables(db)
     daemon = store.daemon_status(db)
     if args.json:
         _emit(args, {"daemon": daemon, "tables": tables}, "")
         return 0
-    print(f"daemon: {'running (pid %s)' % daemon['pid'] if daemon['running'] else 'NOT running'}")
+    lang = args.lang
+    print(_daemon_line(daemon, lang, tz))
     if not tables:
-        print("no tables configured yet (the daemon registers them from its config)")
+        print(W.say("table.status.no_tables", lang))
     for t in tables:
-        print(_table_line(t))
+        print(table_line(t, daemon, lang))
+        row = store.in_flight(db, t["table_id"])
+        if row is not None:
+            spec = C.COMMANDS.get(row["command"])
+            print("    " + W.say("table.status.in_flight", lang,
+                                 running=spec.running(lang) if spec else row["command"],
+                                 who=row["actor"] or row["source"] or "?",
+                                 since=W.clock(row["started_at"] or row["created_at"], tz)))
     return 0
 
 
-def _table_line(t: dict) -> str:
+def _daemon_line(daemon: dict, lang: str, tz: str) -> str:
+    state = daemon["state"]
+    if state == "running":
+        return W.say("table.status.daemon_running", lang, pid=daemon["pid"])
+    if state == "stale":
+        return W.say("table.status.daemon_stale", lang, age=round(daemon["age_s"]),
+                     pid=daemon["pid"], at=W.clock(daemon["heartbeat_at"], tz, seconds=True))
+    return W.say(f"table.status.daemon_{state}", lang)
+
+
+def table_line(t: dict, daemon: dict, lang: str) -> str:
+    """One table's state in one line of words."""
+    if lang == W.BOTH:
+        return W.in_both(lambda one: table_line(t, daemon, one), lang)
+    who = {"id": t["table_id"], "name": t["name"]}
+    if daemon["state"] != "running" and daemon["state"] != "stopped" and t["connected"]:
+        return W.say("table.status.unknown", lang, **who)
     if not t["connected"]:
-        why = f" — {t['last_error']}" if t.get("last_error") else ""
-        return f"{t['table_id']} ({t['name']}): DISCONNECTED{why}"
+        return W.say("table.status.disconnected", lang, **who,
+                     reason=W.link(t.get("last_error"), lang, t.get("last_error_values")))
+    parts = [W.say("table.status.connected", lang, **who, model=t.get("model") or "?",
+                   firmware=t.get("firmware") or "?", mode=W.mode(t.get("mode"), lang))]
     pending = t.get("pending_mode")
-    parts = [f"{t['table_id']} ({t['name']}): {t.get('model') or '?'} "
-             f"fw {t.get('firmware') or '?'}",
-             f"mode {_mode_label(t.get('mode'))}"]
     if pending is not None and pending != t.get("mode"):
-        parts.append(f"next cycle: {_mode_label(pending)}")
-    parts.append(f"cycle {t.get('cycle_state') or '?'}, lid {t.get('lid') or '?'}")
+        parts.append(W.say("table.status.next_mode", lang, mode=W.mode(pending, lang)))
+    if t.get("cycle_state"):
+        parts.append(W.say("table.status.state", lang,
+                           cycle=W.say(f"table.cycle.{t['cycle_state']}", lang),
+                           lid=W.say(f"table.lid.{t.get('lid')}", lang)))
     errs = t.get("errors") or []
-    parts.append("errors: " + (", ".join(map(str, errs)) if errs else "none"))
+    parts.append(W.say("table.status.errors", lang,
+                       errors=W.listing((W.code(e, lang) for e in errs), lang)))
     return "; ".join(parts)
 
 
 def cmd_show(args) -> int:
     """One journalled command by id."""
+    db, tz = _place(args)
     try:
-        row = store.get_command(_db_path(args), args.id)
-    except store.StoreError as e:
-        raise CliError(e.message) from None
-    text = (f"#{row['id']} {row['command']} {row['args'] or ''} on {row['table_id']}: "
-            f"{row['status']}")
-    if row["status"] == "done":
-        text += " — " + describe_result(row["command"], row["result"] or {})
-    elif row["error_message"]:
-        text += f" — {row['error_message']}"
-    _emit(args, row, text)
+        row = store.get_command(db, args.id)
+    except TableError as e:
+        raise CliError(_err(e, args.lang)) from None
+    spec = C.COMMANDS.get(row["command"])
+
+    def line(lang: str) -> str:
+        head = W.say("table.status.show", lang, id=row["id"],
+                     command=spec.label(lang) if spec else row["command"],
+                     args=json.dumps(row["args"], ensure_ascii=False) if row["args"] else "",
+                     table=row["table_id"], status=W.say(f"table.status.{row['status']}", lang))
+        return f"{head} — {C.describe(row, lang, tz)}"
+    _emit(args, row, W.in_both(line, args.lang))
     return 0
 
 
@@ -264,8 +188,8 @@ def cmd_serve(args) -> int:
 
 # --------------------------------------------------------------------------- parser
 def _common(suppress: bool) -> argparse.ArgumentParser:
-    # The same options before or after COMMAND; on the subcommand they default
-    # to SUPPRESS so they do not overwrite a value given before it.
+    # The same options before or after COMMAND; on the subcommand they default to
+    # SUPPRESS so they do not overwrite a value given before it.
     d = (lambda v: argparse.SUPPRESS) if suppress else (lambda v: v)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", default=d(DEFAULT_CONFIG),
@@ -274,42 +198,47 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
                         help="the shared SQLite store (overrides the config's db)")
     common.add_argument("--json", action="store_true", default=d(False),
                         help="answer in JSON for scripts")
+    common.add_argument("--lang", choices=W.LANG_CHOICES,
+                        default=d(os.environ.get("JANTAKU_LANG", W.BOTH)),
+                        help="the language of what is printed (default: both, or $JANTAKU_LANG)")
     return common
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser: one subparser per command."""
+    """The argparse parser: status, show, serve, and one subcommand per staff command."""
     p = argparse.ArgumentParser(prog="tablectl", description="Drive the club's automatic tables.",
                                 parents=[_common(False)])
     common = _common(True)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def _add(name, fn, table=True, **kw):
-        sp = sub.add_parser(name, help=fn.__doc__.strip().splitlines()[0], parents=[common], **kw)
-        if table:
-            sp.add_argument("table", metavar="TABLE", help="table id from the config, e.g. t1")
-            sp.add_argument("--wait", type=float, default=None,
-                            help="seconds to wait for the table (default: 20, cycle 150)")
-        sp.set_defaults(func=fn)
-        return sp
-
-    _add("status", cmd_status, table=False)
-    mode = _add("mode", cmd_mode)
-    mode.add_argument("mode", metavar="MODE", help="number (04) or name (sanma, yonma, check...)")
-    _add("cycle", cmd_cycle)
-    _add("dice", cmd_dice)
-    _add("check", cmd_check)
-    _add("points", cmd_points)
-    _add("reset", cmd_reset)
-    _add("show", cmd_show, table=False).add_argument("id", type=int, help="command id")
-    _add("serve", cmd_serve, table=False)
-    from web.export import add_subcommands  # issue 7: export, leaderboard, club-day
-    add_subcommands(_add)
+    st = sub.add_parser("status", help=cmd_status.__doc__.splitlines()[0], parents=[common])
+    st.add_argument("table", metavar="TABLE", nargs="?", help="ask this table (e.g. t1)")
+    st.add_argument("--wait", type=float, default=None, help="seconds to wait for the table")
+    st.set_defaults(func=cmd_status)
+    for spec in C.COMMANDS.values():
+        if spec.name == "status":
+            continue
+        sp = sub.add_parser(spec.name, help=spec.help(), description=spec.help(),
+                            parents=[common])
+        sp.add_argument("table", metavar="TABLE", help="table id from the config, e.g. t1")
+        for a in spec.args:
+            if a.cli.startswith("--"):
+                sp.add_argument(a.cli, dest=a.name, metavar=a.name.upper(), help=a.help)
+            else:
+                sp.add_argument(a.name, metavar=a.cli, help=a.help)
+        sp.add_argument("--wait", type=float, default=None,
+                        help=f"seconds to wait for the table (default {spec.wait:g})")
+        sp.set_defaults(func=run_table_command)
+    sh = sub.add_parser("show", help=cmd_show.__doc__, parents=[common])
+    sh.add_argument("id", type=int, help="command id")
+    sh.set_defaults(func=cmd_show)
+    sub.add_parser("serve", help=cmd_serve.__doc__, parents=[common]).set_defaults(func=cmd_serve)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point; returns the exit status (0 ok, 1 table said no, 2 usage)."""
+    """Console entry point; returns the exit status (0 ok, 1 table said no, 2 usage,
+    3 still running when the wait ended)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

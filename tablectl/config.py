@@ -1,67 +1,49 @@
-"""The club's ``tablectl`` configuration file (TOML).
+"""The club's ``tablectl`` configuration file (TOML), checked key by key.
 
 ::
 
     db = "/var/lib/jantaku/jantaku.db"     # the shared store (relative: to this file)
     log_dir = "/var/log/jantaku/tablectl"   # one rotating traffic log per table
+    lock_dir = "/run/lock"                  # device lock files (LCK..ttyUSB0, with our pid)
+    timezone = "Asia/Tokyo"                 # the club's time zone, for every time staff read
 
     [link]                                  # optional; these are the defaults
-    timeout = 0.25        # seconds to wait for an ACK before retransmitting
+    timeout = 0.25        # seconds to wait for a reply before retransmitting
     retries = 3           # retransmissions before a command times out
-    reply_timeout = 150   # seconds to wait for a long command (a cycle) to finish
+    reply_timeout = 150   # seconds a long command (a cycle) may take beyond twice its duration
     backoff_min = 0.05    # first reconnect delay; doubles up to backoff_max, jittered
-    backoff_max = 0.5     # low on purpose: a table must be back in service within 1 s
-                          # of its line returning (each HELLO try already costs 1 s)
+    backoff_max = 0.5     # low on purpose: a table must be back within 1 s of its line
     history = 64          # frames kept (both directions) to dump on a failure
-    in_doubt_timeout = 30  # s a command on the wire waits for its lost table, then timed_out
+    in_doubt_timeout = 30 # s a command on the wire waits for its lost table, then timed_out
+    refresh = 10          # s between status reads of an idle, connected table
 
     [[tables]]
     id = "t1"                  # the name staff type: tablectl cycle t1
     name = "卓1 (窓側)"
-    url = "/dev/ttyUSB0"       # or socket://host:port, rfc2217://host:port, sim://
-    baud = 115200
+    url = "/dev/jantaku/t1"    # or socket://host:port, rfc2217://host:port, sim://
+    driver = "jpex-link"       # how the table is driven (tablectl.drivers)
+    baudrate = 115200          # serial settings: baudrate, bytesize, parity, stopbits,
+                               # rtscts, xonxoff, dtr, rts (defaults: the driver's)
 
-Errors come back as :class:`ConfigError` naming the file, the key and what
-to write instead.
+A bad file is refused with :class:`ConfigError`: its words name the file, the
+key, the value and the values allowed (``table.code.config_*`` in the catalogue).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .store import StoreError
+from .drivers import driver_class, driver_names
+from .settings import (ConfigError, LinkSettings, SerialSettings, TableConfig,
+                       serial_settings)
 
-
-class ConfigError(StoreError):
-    code = "config_error"
-
-
-@dataclass(frozen=True)
-class LinkSettings:
-    timeout: float = 0.25
-    retries: int = 3
-    reply_timeout: float = 150.0
-    backoff_min: float = 0.05
-    backoff_max: float = 0.5
-    history: int = 64
-    in_doubt_timeout: float = 30.0
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    id: str
-    url: str
-    name: str = ""
-    baud: int = 115200
-    options: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return {"id": self.id, "name": self.name or self.id, "url": self.url, "baud": self.baud,
-                "options": dict(self.options)}
+DEFAULT_LOCK_DIR = "/run/lock"
+DEFAULT_TIMEZONE = "Asia/Tokyo"
+_LINK_LIMITS = {"retries": (0, 20), "history": (1, 100_000)}
 
 
 @dataclass(frozen=True)
@@ -71,76 +53,145 @@ class Config:
     log_dir: str
     link: LinkSettings
     tables: tuple[TableConfig, ...]
+    lock_dir: str = DEFAULT_LOCK_DIR
+    timezone: str = DEFAULT_TIMEZONE
 
     def table(self, table_id: str) -> TableConfig:
         for t in self.tables:
             if t.id == table_id:
                 return t
-        raise ConfigError(f"no table {table_id!r} in {self.path}; "
-                          f"tables: {', '.join(t.id for t in self.tables)}")
+        raise ConfigError(code="config_bad_value", where=self.path, setting="table", value=table_id,
+                          allowed=", ".join(t.id for t in self.tables))
 
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_TOP = ("db", "log_dir", "lock_dir", "timezone", "link", "tables")
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and check a club TOML file; relative paths are taken from its folder."""
+def load_config(path: str | Path, tables: bool = True) -> Config:
+    """Read and check a club TOML file; relative paths are taken from its folder.
+
+    ``tables=False`` reads only the file's own settings (the store, the time zone):
+    enough for the staff CLI, which never opens a table, and it loads no driver."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"config file {p} does not exist; pass --config PATH") from None
+        raise ConfigError(code="config_missing", path=str(p)) from None
     except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read config file {p}: {e}") from None
+        raise ConfigError(code="config_unreadable", path=str(p),
+                          reason=getattr(e, "strerror", None) or type(e).__name__) from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{p} is not valid TOML: {e}") from None
-    return config_from_mapping(data, p)
+        raise ConfigError(code="config_toml", path=str(p), reason=str(e)) from None
+    return config_from_mapping(data, p, tables)
 
 
-def config_from_mapping(data: dict, path: Path) -> Config:
+def config_from_mapping(data: dict, path: Path, tables: bool = True) -> Config:
+    where = str(path)
     base = path.resolve().parent
-    unknown = set(data) - {"db", "log_dir", "link", "tables"}
-    if unknown:
-        raise ConfigError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; "
-                          "allowed: db, log_dir, [link], [[tables]]")
-    if not isinstance(data.get("db"), str):
-        raise ConfigError(f"{path}: missing `db = \"path/to/jantaku.db\"` (the shared store)")
-    log_dir = data.get("log_dir", "logs")
-    tables = tuple(_table(t, i, path) for i, t in enumerate(data.get("tables", [])))
+    _known(data, _TOP, where)
+    db = data.get("db")
+    if not isinstance(db, str) or not db:
+        raise ConfigError(code="config_missing_key", where=where, setting="db",
+                          allowed='db = "/var/lib/jantaku/jantaku.db"')
+    db_path = base / db
+    if db_path.is_dir():
+        raise ConfigError(code="config_db_folder", path=where, db=str(db_path))
+    log_dir = _text(data, "log_dir", "logs", where)
+    lock_dir = _text(data, "lock_dir", DEFAULT_LOCK_DIR, where)
+    tz = _timezone(data.get("timezone", DEFAULT_TIMEZONE), where)
+    raw_tables = data.get("tables", []) if tables else []
+    if not isinstance(raw_tables, list):
+        raise ConfigError(code="config_bad_value", where=where, setting="tables", value=raw_tables,
+                          allowed="[[tables]] entries")
+    tables = tuple(_table(t, i, where) for i, t in enumerate(raw_tables))
     ids = [t.id for t in tables]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
-        raise ConfigError(f"{path}: table id(s) {', '.join(dupes)} appear more than once")
-    return Config(path=str(path), db=str(base / data["db"]), log_dir=str(base / log_dir),
-                  link=_link(data.get("link", {}), path), tables=tables)
+        raise ConfigError(code="config_duplicate_ids", path=where, ids=", ".join(dupes))
+    return Config(path=where, db=str(db_path), log_dir=str(base / log_dir),
+                  link=_link(data.get("link", {}), where), tables=tables,
+                  lock_dir=str(base / lock_dir), timezone=tz)
 
 
-def _link(raw: Any, path: Path) -> LinkSettings:
+def _known(raw: dict, allowed, where: str) -> None:
+    for k in raw:
+        if k not in allowed:
+            raise ConfigError(code="config_unknown_key", where=where, setting=k,
+                              allowed=", ".join(allowed))
+
+
+def _text(data: dict, key: str, default: str, where: str) -> str:
+    v = data.get(key, default)
+    if not isinstance(v, str) or not v:
+        raise ConfigError(code="config_bad_value", where=where, setting=key, value=repr(v),
+                          allowed="a folder path in quotes")
+    return v
+
+
+def _timezone(name, where: str) -> str:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(str(name))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(code="config_bad_value", where=where, setting="timezone",
+                          value=repr(name), allowed='an IANA name such as "Asia/Tokyo"') from None
+    return str(name)
+
+
+def _link(raw: Any, where: str) -> LinkSettings:
+    where = f"{where} [link]"
     if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: [link] must be a table of settings")
+        raise ConfigError(code="config_bad_value", where=where, setting="link", value=repr(raw),
+                          allowed="a [link] table of settings")
     names = {f.name: f.type for f in fields(LinkSettings)}
+    _known(raw, names, where)
     out = {}
     for k, v in raw.items():
-        if k not in names:
-            raise ConfigError(f"{path}: unknown [link] setting {k!r}; allowed: {', '.join(names)}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-            raise ConfigError(f"{path}: [link] {k} must be a positive number, got {v!r}")
-        out[k] = int(v) if names[k] == "int" else float(v)
+        if names[k] == "int":
+            lo, hi = _LINK_LIMITS[k]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise ConfigError(code="config_bad_value", where=where, setting=k, value=repr(v),
+                                  allowed=f"a whole number {lo}..{hi}")
+            out[k] = v
+        else:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+                raise ConfigError(code="config_bad_value", where=where, setting=k, value=repr(v),
+                                  allowed="a number of seconds above 0")
+            out[k] = float(v)
     return LinkSettings(**out)
 
 
-def _table(raw: Any, index: int, path: Path) -> TableConfig:
-    where = f"{path}: [[tables]] #{index + 1}"
+_TABLE_KEYS = ("id", "url", "name", "driver")
+
+
+def _table(raw: Any, index: int, path: str) -> TableConfig:
+    where = f"{path} [[tables]] #{index + 1}"
     if not isinstance(raw, dict):
-        raise ConfigError(f"{where} must be a table with id and url")
+        raise ConfigError(code="config_bad_value", where=where, setting="tables", value=repr(raw),
+                          allowed="a table with id and url")
     tid, url = raw.get("id"), raw.get("url")
     if not isinstance(tid, str) or not _ID.match(tid):
-        raise ConfigError(f"{where}: id must be 1-32 letters, digits, '.', '_' or '-', got {tid!r}")
+        raise ConfigError(code="config_bad_value", where=where, setting="id", value=repr(tid),
+                          allowed="1-32 letters, digits, '.', '_' or '-'")
+    where = f"{where} ({tid})"
     if not isinstance(url, str) or not url:
-        raise ConfigError(f"{where} ({tid}): missing url (a device path, socket://host:port, "
-                          "rfc2217://host:port or sim://)")
-    baud = raw.get("baud", 115200)
-    if isinstance(baud, bool) or not isinstance(baud, int) or baud <= 0:
-        raise ConfigError(f"{where} ({tid}): baud must be a positive whole number, got {baud!r}")
-    options = {k: v for k, v in raw.items() if k not in {"id", "url", "name", "baud"}}
-    return TableConfig(id=tid, url=url, name=str(raw.get("name", "")), baud=baud, options=options)
+        raise ConfigError(code="config_missing_key", where=where, setting="url",
+                          allowed="a device path, socket://host:port, rfc2217://host:port "
+                                  "or sim://")
+    driver = raw.get("driver", "jpex-link")
+    if not isinstance(driver, str):
+        raise ConfigError(code="config_bad_value", where=where, setting="driver",
+                          value=repr(driver), allowed=", ".join(driver_names()))
+    cls = driver_class(driver, where)
+    serial_keys = {f.name for f in fields(SerialSettings)} | {"baud"}
+    allowed = (*_TABLE_KEYS, *sorted(serial_keys), *cls.OPTIONS)
+    _known(raw, allowed, where)
+    serial = serial_settings({k: v for k, v in raw.items() if k in serial_keys},
+                             cls.SERIAL_DEFAULTS, where)
+    options = {}
+    for name, option in cls.OPTIONS.items():
+        options[name] = option.check(raw.get(name, option.default), name, where)
+    return TableConfig(id=tid, url=url, name=str(raw.get("name", "")), driver=driver,
+                       serial=serial, options=options)

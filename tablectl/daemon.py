@@ -1,15 +1,21 @@
-"""``tablectl serve``: one link manager thread per table, driven by the journal.
+"""``tablectl serve``: one manager thread per table, driven by the journal.
 
-Each :class:`TableManager` keeps its table connected (HELLO after every
-(re)connect, exponential capped and jittered backoff while it is gone),
-resolves a command a previous daemon left in doubt (docs/protocol.md, "Host
-recovery"), then takes queued commands from the journal one at a time, in
-order, and writes results, table state and events back to the store.
+Each :class:`TableManager` keeps its table connected through the table's driver
+(identify after every (re)connect, exponential capped and jittered backoff while
+it is gone), resolves a command a previous run left in doubt by the driver's
+run-once guarantee for that command (docs/protocol.md, "Host recovery";
+docs/tablectl.md, "Drivers"), then takes queued commands from the journal one at
+a time and writes outcomes, table state and events back to the store, as codes
+and values. While nothing changes it writes nothing: it reads the journal only
+when the database changed (:class:`DatabaseWatch`) and stores a state only when
+it differs from the stored one.
 
 :class:`Daemon` runs the managers under systemd: ``READY=1`` once started,
-``WATCHDOG=1`` pings while every manager is alive, SIGTERM stops cleanly
-(the in-flight command finishes or stays journalled as ``sending`` with its
-seq, to be resolved on the next start), SIGHUP reloads the config.
+``WATCHDOG=1`` only while every manager's loop makes progress, SIGTERM stops
+cleanly (the in-flight command finishes or stays journalled as ``sending`` with
+its token, to be resolved on the next start), SIGHUP reloads the config. A
+database locked by another process is waited out with backoff (the heartbeat
+goes stale meanwhile, which is what ``tablectl status`` and the console show).
 """
 
 from __future__ import annotations
@@ -20,113 +26,48 @@ import logging
 import logging.handlers
 import os
 import queue
+import random
 import signal
+import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-from . import protocol as P
+import clubdb
+
 from . import systemd
-from .config import Config, ConfigError, TableConfig, load_config
-from .link import Backoff, Link, LinkError, Nak
-from .store import Journal
+from . import words as W
+from .config import Config, load_config
+from .drivers import driver_class
+from .drivers.base import Driver, Identity, LinkDown, Outcome, Stopping, TableEvent
+from .settings import ConfigError, TableConfig
+from .store import Journal, is_locked
 
 log = logging.getLogger("tablectl")
 
-IDLE_POLL_S = 0.02       # how often an idle manager looks at the journal
 HEARTBEAT_S = 1.0        # how often the daemon writes its heartbeat row
-REFRESH_S = 10.0         # an idle, connected table is asked for STATUS this often
-DEVICE_POLL_S = 0.02     # how often a missing device node is looked for
+WATCH_S = 0.02           # how often the database is looked at for new requests
+IDLE_SLICE_S = 1.0       # an idle manager wakes at least this often (its progress beat)
+DEVICE_POLL_S = 0.05     # how often a missing device node is looked for
 BUSY_REQUEUES = 8        # a command refused BUSY (table booting) is retried this many times
+STUCK_MIN_S = 5.0        # a loop silent this long (at least) is stuck: no watchdog ping
 
 
-_POWER_CUT = ("power_cut", "the table lost power during the cycle; the walls were not raised. "
-              "Start a new cycle. / 洗牌中に電源が切れました。牌山は上がっていません。"
-              "もう一度洗牌してください。")
+class Backoff:
+    """Exponential reconnect delay, capped and jittered (so many tables don't retry in step)."""
 
+    def __init__(self, low: float, high: float, rng: random.Random | None = None):
+        self.low, self.high = low, high
+        self.rng = rng or random.Random()
+        self.attempt = 0
 
-class _Stopping(Exception):
-    """The manager was asked to stop while a command waited on the table."""
+    def next(self) -> float:
+        base = min(self.high, self.low * (2 ** self.attempt))
+        self.attempt += 1
+        return base * self.rng.uniform(0.5, 1.0)
 
-
-# --------------------------------------------------------------------------- words
-def result_error(code: int, extra: str = "") -> tuple[str, str]:
-    """(error_code, message in English / Japanese) for a table result code."""
-    try:
-        name = P.Result(code).name.lower()
-    except ValueError:
-        name = f"table_error_{code:02x}"
-    en, ja = P.result_text(code, "en"), P.result_text(code, "ja")
-    return name, f"{en}{extra} / {ja}"
-
-
-def state_dict(st) -> dict:
-    """A protocol TableState as plain JSON-able data."""
-    return {
-        "mode": st.mode, "pending_mode": st.pending_mode, "cycle_state": st.cycle.name.lower(),
-        "lid": "open" if st.lid_open else "closed", "dice": list(st.dice) if st.dice else None,
-        "dealer": st.dealer, "cycle_no": st.cycle_no, "cycle_remaining_ms": st.cycle_remaining_ms,
-        "errors": [_code_name(e) for e in st.errors],
-        "points": [s.total if s.present else None for s in st.seats],
-    }
-
-
-def _code_name(code: int) -> str:
-    try:
-        return P.Result(code).name.lower()
-    except ValueError:
-        return f"0x{code:02x}"
-
-
-def _seats_text(mask: int) -> str:
-    seats = [str(i + 1) for i in range(P.SEATS) if mask & (1 << i)]
-    return f" (seat {', '.join(seats)})" if seats else ""
-
-
-# --------------------------------------------------------------------------- commands
-def build_message(command: str, args: dict, dealer: int):
-    """The protocol message for one journalled command."""
-    if command == "mode":
-        return P.SelectMode(int(args["mode"]))
-    if command == "dice":
-        return P.RollDice(dealer)
-    simple = {"status": P.Status, "cycle": P.StartCycle, "deal": P.Deal,
-              "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport,
-              "reset": P.ClearErrors}
-    return simple[command]()
-
-
-def reply_result(reply) -> dict:
-    """A reply message as the JSON result stored in the journal."""
-    if isinstance(reply, P.SelectModeReply):
-        return {"mode": reply.mode, "pending_mode": reply.pending_mode,
-                "requested": reply.requested, "seat_mask": reply.seat_mask,
-                "applied_now": reply.pending_mode is None and reply.mode == reply.requested}
-    if isinstance(reply, P.StatusReply):
-        return state_dict(reply.state)
-    if isinstance(reply, P.RollDiceReply):
-        return {"dice": list(reply.dice), "seat": reply.seat}
-    if isinstance(reply, P.DealReply):
-        return {"walls_only": reply.walls_only, "dealer": reply.dealer,
-                "dice": list(reply.dice), "hands": list(reply.hand_sizes)}
-    if isinstance(reply, P.TileCheckReply):
-        return {"ok": reply.ok, "mode": reply.mode, "expected": reply.expected,
-                "counted": reply.counted, "missing": list(reply.missing),
-                "extra": list(reply.extra)}
-    if isinstance(reply, P.ReadPointsReply):
-        return {"points": [s.total if s.present else None for s in reply.seats]}
-    if isinstance(reply, P.StartCycleReply):
-        return {"mode": reply.mode, "cycle_no": reply.cycle_no, "duration_ms": reply.duration_ms}
-    if isinstance(reply, P.ClearErrorsReply):
-        return {"cleared": [_code_name(c) for c in reply.cleared],
-                "remaining": [_code_name(c) for c in reply.remaining]}
-    if isinstance(reply, P.DealtReportReply):
-        return {"cycle_no": reply.cycle_no, "mode": reply.mode, "dealer": reply.dealer,
-                "dice": list(reply.dice), "dealt": reply.dealt,
-                "walls": [list(w) for w in reply.walls], "hands": [list(h) for h in reply.hands],
-                "live_wall": list(reply.live_wall)}
-    return {"reply": repr(reply)}
+    def reset(self) -> None:
+        self.attempt = 0
 
 
 # --------------------------------------------------------------------------- logging
@@ -151,6 +92,33 @@ def _drop_handlers(lg: logging.Logger) -> None:
         h.close()
 
 
+# --------------------------------------------------------------------------- one command
+class Job:
+    """One journalled command as the driver sees it (:class:`tablectl.drivers.base.Job`)."""
+
+    def __init__(self, manager: "TableManager", row: dict, resend: int | None = None):
+        self.manager, self.row = manager, row
+        self.id = row["id"]
+        self.command = row["command"]
+        self.args = row["args"] or {}
+        self.resend = resend
+
+    def sent(self, token: int) -> None:
+        self.manager.journal.set_seq(self.id, token)
+
+    def started(self, progress: dict) -> None:
+        self.manager.journal.set_progress(self.id, progress)
+
+    def wait(self, seconds: float) -> None:
+        self.manager.drain_events()
+        if self.manager.pause(seconds):
+            raise Stopping()
+        self.manager.drain_events()
+
+    def state(self, state: dict) -> None:
+        self.manager.save_state(state)
+
+
 # --------------------------------------------------------------------------- manager
 class TableManager(threading.Thread):
     """Keeps one table connected and runs its journalled commands in order."""
@@ -160,302 +128,321 @@ class TableManager(threading.Thread):
         self.table, self.cfg = table, cfg
         self.tid = table.id
         self.stop_event = threading.Event()
+        self.wake = threading.Event()
         self.events: queue.Queue = queue.Queue()
         self.tlog = table_logger(cfg.log_dir, table.id)
-        self.link = Link(table.url, table.baud, cfg.link, on_event=self.events.put, log=self.tlog)
+        self.driver: Driver = driver_class(table.driver)(
+            table, cfg.link, lock_dir=cfg.lock_dir, on_event=self._on_event, log=self.tlog)
         self.backoff = Backoff(cfg.link.backoff_min, cfg.link.backoff_max)
         self.journal: Journal | None = None
+        self.beat = time.monotonic()
         self.boot_id: int | None = None
-        self.caps = P.Capability(0)
-        self.dealer = 0
         self.down_since: float | None = None
         self.last_refresh = 0.0
         self.state_dirty = False
-        self.rehello = False
-        self._rebooted = False
+        self.halted = False
+        self._stored: dict = {}
+        self._locked_since: float | None = None
 
     def stop(self) -> None:
         self.stop_event.set()
+        self.wake.set()
+
+    def _on_event(self, ev: TableEvent) -> None:       # the driver's reader thread
+        self.events.put(ev)
+        self.wake.set()
+
+    def pause(self, seconds: float) -> bool:
+        """Wait ``seconds`` (woken early by stop); True if the manager is stopping.
+        The progress beat goes on meanwhile: waiting is not being stuck."""
+        end = time.monotonic() + seconds
+        while not self.stop_event.is_set():
+            self.beat = time.monotonic()
+            left = end - self.beat
+            if left <= 0:
+                return False
+            self.stop_event.wait(min(left, IDLE_SLICE_S))
+        return True
+
+    def _patience(self, waited: float) -> None:
+        """Another process holds the database's write lock: wait with backoff, log once."""
+        if self._locked_since is None:
+            self._locked_since = time.monotonic()
+            log.warning("table %s: the database is locked by another process; waiting", self.tid)
+        if self.pause(min(2.0, 0.05 * 2 ** min(6, int(waited)))):
+            raise Stopping()
 
     # ------------------------------------------------------------ main loop
     def run(self) -> None:
-        self.journal = Journal(self.cfg.db)
+        self.journal = Journal(self.cfg.db, busy_timeout_ms=1000, patience=self._patience)
         try:
             while not self.stop_event.is_set():
+                self.beat = time.monotonic()
                 self._step()
-        except Exception:  # keep the daemon alive; the watchdog loop restarts us
-            self.tlog.exception("table manager crashed; frames:\n%s", "\n".join(self.link.dump()))
+        except Stopping:
+            pass
+        except Exception:  # keep the daemon alive; the daemon's loop starts a new manager
+            self.tlog.exception("table manager crashed; frames:\n%s", "\n".join(self.driver.dump()))
             log.exception("table %s: manager crashed", self.tid)
         finally:
-            self.link.close()
-            self._set_disconnected("daemon stopped" if self.stop_event.is_set() else "crashed")
-            self.journal.close()
+            self.driver.close()
+            try:
+                if self.journal is not None:
+                    self._set_disconnected("stopped" if self.stop_event.is_set() else "crashed")
+            except (Stopping, sqlite3.Error):
+                pass
+            clubdb.close_shared()
 
     def _step(self) -> None:
-        if not self.link.connected:
+        if self.halted:
+            self.pause(IDLE_SLICE_S)
+            return
+        if not self.driver.connected:
             self._connect()
             return
+        self.wake.clear()        # what wakes us from here on is seen by the idle wait
         try:
-            self._drain_events()
-            if self.rehello:
-                self.rehello = False
-                self.link.close()
-                self._set_disconnected("the table restarted (power on); saying HELLO again")
+            self.drain_events()
+            if not self.driver.connected:       # the table restarted: identify it again
+                self.driver.close()
+                self._set_disconnected("restarted")
                 return
             cmd = self.journal.claim_next(self.tid)
             if cmd is not None:
                 self._execute(cmd)
-            elif self.state_dirty or time.monotonic() - self.last_refresh > REFRESH_S:
+            elif self.state_dirty or time.monotonic() - self.last_refresh \
+                    >= self.cfg.link.refresh:
                 self._refresh()
             else:
-                self.stop_event.wait(IDLE_POLL_S)
-        except LinkError as e:
+                self._idle()
+        except LinkDown as e:
             self._link_failed(e)
-        except _Stopping:
+        except Stopping:
             pass
+        if self._locked_since is not None:
+            log.info("table %s: the database is writable again", self.tid)
+            self._locked_since = None
+
+    def _idle(self) -> None:
+        """Sleep until the database changes, an event comes, or the next status read."""
+        left = self.cfg.link.refresh - (time.monotonic() - self.last_refresh)
+        self.wake.wait(max(0.0, min(left, IDLE_SLICE_S)))
 
     # ------------------------------------------------------------ connection
     def _connect(self) -> None:
         self._give_up_in_doubt()
+        self.journal.expire_queued(self.tid)
         try:
-            hello = self.link.connect()
-        except LinkError as e:
-            self._set_disconnected(e.message)
-            self._pause(self.backoff.next())
+            identity = self.driver.connect()
+        except LinkDown as e:
+            self._set_disconnected(e.code, e.values)
+            if not e.retry:
+                self.halted = True
+                self.tlog.error("not driving this table: %s", e.message)
+                return
+            self._pause_reconnect(self.backoff.next())
             return
         self.backoff.reset()
         self.down_since = None
         prev = self._stored_boot_id()
-        self._adopt_hello(hello)
-        self.journal.add_event(self.tid, "connected", message=f"{hello.model} fw {hello.firmware}",
-                               data={"boot_id": hello.boot_id, "last_seq": hello.last_seq})
-        self.tlog.info("connected: %s", hello)
-        self._rebooted = prev is not None and prev != hello.boot_id
-        self._late_outcome(hello)
+        rebooted = prev is not None and identity.boot_id is not None and prev != identity.boot_id
+        self._adopt(identity)
+        self.journal.add_event(self.tid, "connected",
+                               data={"model": identity.model, "firmware": identity.firmware,
+                                     "boot_id": identity.boot_id})
+        self.tlog.info("connected: %s", identity)
+        self._late_outcome(identity, rebooted)
         try:
-            self._recover(hello, rebooted=self._rebooted)
-        except LinkError as e:
+            self._recover(identity, rebooted)
+        except LinkDown as e:
             self._link_failed(e)
-        except _Stopping:
-            pass
 
-    def _pause(self, delay: float) -> None:
-        """Wait ``delay`` before reconnecting, but try at once when a missing device
-        node (a USB-serial adapter that was pulled) appears again: udev recreating
-        it is the best sign the table is back, and backoff must not hide it."""
+    def _pause_reconnect(self, delay: float) -> None:
+        """Wait ``delay`` before reconnecting, but try at once when a missing device node
+        (a USB-serial adapter that was pulled) appears again: udev recreating it is the
+        best sign the table is back, and backoff must not hide it."""
         path = self.table.url if "://" not in self.table.url else None
         if path is None or os.path.exists(path):
-            self.stop_event.wait(delay)
+            self.pause(delay)
             return
         end = time.monotonic() + delay
         while time.monotonic() < end and not self.stop_event.is_set():
+            self.beat = time.monotonic()
             if os.path.exists(path):
                 return
             self.stop_event.wait(DEVICE_POLL_S)
 
     def _stored_boot_id(self) -> int | None:
-        rows = self.journal.db.conn.execute(
-            "SELECT state FROM table_state WHERE table_id = ?", (self.tid,)).fetchall()
-        if not rows or not rows[0][0]:
+        row = self.journal.db.conn.execute(
+            "SELECT state FROM table_state WHERE table_id = ?", (self.tid,)).fetchone()
+        if not row or not row[0]:
             return None
-        return json.loads(rows[0][0]).get("boot_id")
+        return json.loads(row[0]).get("boot_id")
 
-    def _adopt_hello(self, hello) -> None:
-        self.boot_id, self.caps = hello.boot_id, hello.capabilities
-        self._save_state(hello.state, connected=1, model=hello.model, firmware=hello.firmware,
-                         capabilities={"auto_deal": hello.auto_deal,
-                                       "ic_point_sticks": hello.ic_point_sticks},
-                         last_error=None)
+    def _adopt(self, identity: Identity) -> None:
+        self.boot_id = identity.boot_id
+        extra = {"connected": 1, "model": identity.model, "firmware": identity.firmware,
+                 "capabilities": identity.features, "last_error": None,
+                 "last_error_values": None}
+        if identity.state is not None:
+            self.save_state(identity.state, **extra)
+        else:
+            self._store(state={"boot_id": identity.boot_id}, **extra)
+            self.last_refresh = time.monotonic()
 
-    def _save_state(self, st, **extra) -> None:
-        d = state_dict(st)
-        self.dealer = st.dealer
+    def save_state(self, state: dict, **extra) -> None:
+        """Store the table's state (only the columns that changed; nothing if none did)."""
         self.last_refresh = time.monotonic()
         self.state_dirty = False
-        self.journal.update_table(
-            self.tid, mode=d["mode"], pending_mode=d["pending_mode"],
-            cycle_state=d["cycle_state"], lid=d["lid"], errors=d["errors"], points=d["points"],
-            state={**d, "boot_id": self.boot_id}, **extra)
+        self._store(mode=state.get("mode"), pending_mode=state.get("pending_mode"),
+                    cycle_state=state.get("cycle_state"), lid=state.get("lid"),
+                    errors=state.get("errors"), points=state.get("points"),
+                    state={**state, "boot_id": self.boot_id}, **extra)
 
-    def _set_disconnected(self, reason: str) -> None:
+    def _store(self, **cols) -> None:
+        changed = {k: v for k, v in cols.items() if self._stored.get(k, object()) != v}
+        if changed:
+            self.journal.update_table(self.tid, **changed)
+            self._stored.update(changed)
+
+    def _set_disconnected(self, reason: str, values: dict | None = None) -> None:
         if self.down_since is None:
             self.down_since = time.monotonic()
-            self.journal.add_event(self.tid, "disconnected", message=reason)
-            self.tlog.warning("disconnected: %s", reason)
-        self.journal.update_table(self.tid, connected=0, last_error=reason)
+            self.journal.add_event(self.tid, "disconnected", reason, data=values or {})
+            self.tlog.warning("disconnected: %s", W.link(reason, "en", values))
+        self._store(connected=0, last_error=reason, last_error_values=values or {})
 
-    def _link_failed(self, e: LinkError) -> None:
+    def _link_failed(self, e: LinkDown) -> None:
         self.tlog.error("link failure: %s\nlast frames:\n%s", e.message, "\n".join(e.frames))
-        self.link.close()
-        self._set_disconnected(e.message)
+        self.driver.close()
+        self._set_disconnected(e.code, e.values)
 
     # ------------------------------------------------------------ recovery
-    def _recover(self, hello, rebooted: bool) -> None:
-        """Resolve commands a previous run left in ``sending`` (docs/protocol.md, Host recovery)."""
+    def _recover(self, identity: Identity, rebooted: bool) -> None:
+        """Resolve commands a previous run left in ``sending``, by the driver's run-once
+        guarantee for each (docs/protocol.md, "Host recovery")."""
+        caps = self.driver.capabilities()
         for cmd in self.journal.in_doubt(self.tid):
-            msg = build_message(cmd["command"], cmd["args"] or {}, self.dealer)
-            if cmd["result"] is not None and cmd["command"] == "cycle":
-                # its reply was journalled: it ran; only the cycle's end is awaited
-                r = cmd["result"]
-                started = P.StartCycleReply(P.Result.OK, r["mode"], r["cycle_no"],
-                                            r["duration_ms"])
-                self._await_cycle(cmd, started, r)
+            guarantee = caps.get(cmd["command"])
+            if cmd["result"] is not None:
+                # its first answer was journalled: it ran; only its end is awaited
+                self._finish(cmd, self.driver.resume(Job(self, cmd), cmd["result"]))
             elif cmd["seq"] is None:
                 self.journal.requeue(cmd["id"])           # never reached the wire
-            elif not rebooted:
-                # same seq: if it ran, the table replays its remembered reply and does
-                # not run it again; if it never arrived, it runs now. Exactly once
-                # either way, without trusting HELLO's last_seq.
-                self._execute(cmd, seq=cmd["seq"])
-            elif not msg.CHANGES_STATE or cmd["command"] == "mode":
-                self.journal.requeue(cmd["id"])           # reads and mode: safe to repeat
+            elif guarantee is not None and guarantee.replayed and not rebooted \
+                    and identity.boot_id is not None:
+                # same token: if it ran, the table answers from its memory and does not
+                # run it again; if it never arrived, it runs now. Exactly once either way.
+                self._execute(cmd, resend=cmd["seq"])
+            elif guarantee is not None and guarantee.repeatable:
+                self.journal.requeue(cmd["id"])           # asking again does it once
             else:
-                self._finish_error(cmd, "in_doubt_power_cut",
-                                   "the table restarted while this command was being sent, so "
-                                   "whether it ran is unknown; it was NOT repeated. Check the "
-                                   "table and ask again. / 送信中に卓が再起動したため実行されたか"
-                                   "不明です。再実行はしていません。卓を確認してやり直してください。")
+                self._finish(cmd, Outcome.failed(
+                    "in_doubt_power_cut" if rebooted else "in_doubt_unknown", changed=False))
 
     def _give_up_in_doubt(self) -> None:
-        """A command in doubt while the table stays away too long is marked timed_out."""
-        limit = self.cfg.link.in_doubt_timeout
-        if self.down_since is None or time.monotonic() - self.down_since < limit:
+        """A command in doubt while the table stays away too long is timed_out; a started
+        cycle (its reply journalled: it ran) only once its own time is over."""
+        if self.down_since is None:
             return
+        away = time.monotonic() - self.down_since
+        limit = self.cfg.link.in_doubt_timeout
         for cmd in self.journal.in_doubt(self.tid):
-            self.journal.finish(
-                cmd["id"], "timed_out", error_code="link_down",
-                error_message=f"the table stopped answering and has been unreachable for "
-                f"{limit:g} s; the command may not have run and will NOT be "
-                "repeated automatically. / 卓と通信できません。コマンドは自動では再実行しません。")
+            progress = cmd["result"]
+            if progress is None and away >= limit:
+                self.journal.finish(cmd["id"], "timed_out", error_code="link_down",
+                                    error_values={"seconds": round(limit)})
+            elif progress is not None and time.time() >= (cmd["started_at"] or 0) \
+                    + progress.get("duration_ms", 0) / 1000 * 2 + self.cfg.link.reply_timeout:
+                self.journal.finish(cmd["id"], "timed_out", error_code="cycle_link_lost",
+                                    error_values={"cycle_no": progress.get("cycle_no")})
 
-    def _late_outcome(self, hello) -> None:
-        """A command given up as ``link_down`` that the table's HELLO shows DID run: say so."""
+    def _late_outcome(self, identity: Identity, rebooted: bool) -> None:
+        """A command given up as ``link_down`` that the table shows DID run: say so."""
+        if rebooted:
+            return
         for cmd in self.journal.given_up(self.tid):
-            msg = build_message(cmd["command"], cmd["args"] or {}, self.dealer)
-            if hello.last_cmd == msg.CMD and hello.last_seq == cmd["seq"] and not self._rebooted:
-                text = ("the table came back and reports that this command DID run / "
-                        "卓の復帰後、このコマンドは実行済みと確認されました")
-                self.journal.note_late_outcome(cmd["id"], "link_down_ran", text)
-                self.journal.add_event(self.tid, "late_outcome", "link_down_ran", text,
-                                       {"command_id": cmd["id"]})
+            if cmd["seq"] is not None and self.driver.ran(cmd["seq"], cmd["command"], identity):
+                self.journal.note_late_outcome(cmd["id"], "link_down_ran")
+                self.journal.add_event(self.tid, "late_outcome", "link_down_ran",
+                                       data={"id": cmd["id"], "command": cmd["command"]})
 
     # ------------------------------------------------------------ commands
-    def _execute(self, cmd: dict, seq: int | None = None) -> None:
-        msg = build_message(cmd["command"], cmd["args"] or {}, self.dealer)
-        try:
-            reply = self.link.transact(msg, seq=seq,
-                                       before_send=lambda s: self.journal.set_seq(cmd["id"], s))
-        except Nak as e:  # refused at the link level: it certainly did not run
-            if e.code == "busy" and cmd["attempts"] < BUSY_REQUEUES:
-                self.journal.requeue(cmd["id"])   # the booting table will take it shortly
-                self.stop_event.wait(self.cfg.link.timeout)
-                return None
-            return self._finish_error(cmd, "nak", f"{e.message} / 卓がコマンドを拒否しました")
-        self.tlog.info("#%s %s -> %s", cmd["id"], msg, reply)
-        result = reply_result(reply)
-        if isinstance(reply, P.StartCycleReply) and reply.ok:
-            # journal that the table started it: the STATUS polls that follow
-            # replace the table's remembered command, so after a crash HELLO
-            # could no longer tell that this cycle ran
-            self.journal.set_progress(cmd["id"], result)
-            self._await_cycle(cmd, reply, result)
+    def _execute(self, cmd: dict, resend: int | None = None) -> None:
+        outcome = self.driver.run(Job(self, cmd, resend))
+        if outcome.code == "nak_busy" and cmd["attempts"] < BUSY_REQUEUES:
+            self.journal.requeue(cmd["id"])   # the booting table will take it shortly
+            self.pause(self.cfg.link.timeout)
             return
-        if reply.ok:
-            self.journal.finish(cmd["id"], "done", result)
+        self._finish(cmd, outcome)
+
+    def _finish(self, cmd: dict, outcome: Outcome) -> None:
+        if outcome.status == "done":
+            self.journal.finish(cmd["id"], "done", outcome.result)
         else:
-            extra = _seats_text(getattr(reply, "seat_mask", 0))
-            self._finish_error(cmd, *result_error(reply.result, extra), result)
-        if msg.CHANGES_STATE or not reply.ok:
+            self.tlog.warning("#%s %s failed: %s %s\nlast frames:\n%s", cmd["id"],
+                              cmd["command"], outcome.code, outcome.values,
+                              "\n".join(self.driver.dump()))
+            self.journal.finish(cmd["id"], "failed", outcome.result, outcome.code,
+                                error_values=outcome.values)
+            self.journal.add_event(self.tid, "command_failed", outcome.code,
+                                   data={"id": cmd["id"], "command": cmd["command"],
+                                         **outcome.values})
+        if outcome.changed or outcome.status != "done":
             self.state_dirty = True
 
-    def _finish_error(self, cmd: dict, code: str, text: str, result: Any = None) -> None:
-        self.tlog.warning("#%s %s failed: %s: %s\nlast frames:\n%s", cmd["id"], cmd["command"],
-                          code, text, "\n".join(self.link.dump()))
-        self.journal.finish(cmd["id"], "failed", result, code, text)
-        self.journal.add_event(self.tid, "command_failed", code, text, {"command_id": cmd["id"]})
-
-    def _await_cycle(self, cmd: dict, reply, result: dict) -> None:
-        """Wait for the cycle the table started to end (events, with STATUS polls as a backup)."""
-        wait = reply.duration_ms / 1000
-        deadline = time.monotonic() + wait * 2 + self.cfg.link.reply_timeout
-        poll = min(0.5, max(0.01, wait / 8))
-        while time.monotonic() < deadline:
-            if self.stop_event.wait(poll):
-                raise _Stopping()  # stays 'sending' with its seq: resolved on the next start
-            outcome = self._drain_events(reply.cycle_no)
-            if outcome == "power":
-                return self._finish_error(cmd, *_POWER_CUT, result)
-            st = self.link.transact(P.Status()).state
-            if isinstance(outcome, int):  # CYCLE_FINISHED said how it ended
-                self._save_state(st)
-                return self._cycle_finished(cmd, outcome, st, result)
-            if st.cycle == P.CycleState.CYCLING and st.cycle_no >= reply.cycle_no:
-                continue
-            self._save_state(st)
-            return self._cycle_outcome(cmd, st, result, reply.cycle_no)
-        self._finish_error(cmd, *result_error(P.Result.CYCLE_OVERRUN), result)
-
-    def _cycle_finished(self, cmd: dict, code: int, st, result: dict) -> None:
-        result = {**result, "cycle_state": st.cycle.name.lower(),
-                  "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
-        if code == P.Result.OK:
-            self.journal.finish(cmd["id"], "done", result)
-        else:
-            self._finish_error(cmd, *result_error(code), result)
-
-    def _cycle_outcome(self, cmd: dict, st, result: dict, cycle_no: int) -> None:
-        """The cycle's end seen through STATUS only (its CYCLE_FINISHED event was lost)."""
-        result = {**result, "cycle_state": st.cycle.name.lower(),
-                  "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
-        up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
-        if st.cycle_no >= cycle_no and (st.cycle in up or (
-                st.cycle == P.CycleState.IDLE and P.MODES[st.mode].is_check and not st.errors)):
-            self.journal.finish(cmd["id"], "done", result)
-        elif st.cycle == P.CycleState.FAILED and st.errors:
-            self._finish_error(cmd, *result_error(st.errors[0]), result)
-        elif st.cycle_no < cycle_no or st.cycle == P.CycleState.IDLE:
-            self._finish_error(cmd, *_POWER_CUT, result)  # the table forgot the cycle: it restarted
-        else:
-            self._finish_error(cmd, *result_error(P.Result.CYCLE_OVERRUN), result)
-
     # ------------------------------------------------------------ events and state
-    def _drain_events(self, cycle_no: int | None = None) -> str | int | None:
-        """Store queued events; return "power" if the table restarted while a cycle
-        was awaited, the result code if the awaited cycle finished, else None."""
-        outcome = None
+    def drain_events(self) -> None:
+        """Store the events the table sent (the driver reacts to them itself)."""
         while True:
             try:
                 ev = self.events.get_nowait()
             except queue.Empty:
-                return outcome
-            self._store_event(ev)
-            if isinstance(ev, P.PowerOn):
-                # a restarted table wants HELLO again before any command
-                self.rehello = True
-                outcome = "power" if cycle_no is not None else outcome
-            elif isinstance(ev, P.CycleFinished) and ev.cycle_no == cycle_no:
-                outcome = outcome or int(ev.result)
-
-    def _store_event(self, ev) -> None:
-        code, text = "", ""
-        if isinstance(ev, (P.ErrorRaised, P.ErrorCleared)) or (
-                isinstance(ev, P.CycleFinished) and not ev.ok):
-            code, text = result_error(getattr(ev, "code", getattr(ev, "result", 0)))
-        data = {k: (v if isinstance(v, (int, str, bool, type(None))) else repr(v))
-                for k, v in vars(ev).items()}
-        self.journal.add_event(self.tid, ev.NAME.lower().removeprefix("ev_"), code, text, data)
-        if isinstance(ev, P.ErrorRaised):
-            self.journal.update_table(self.tid, last_error=text)
-        self.state_dirty = True
+                return
+            self.journal.add_event(self.tid, ev.kind, ev.code, data=ev.values)
+            if ev.kind == "error_raised":
+                self._store(last_error=ev.code, last_error_values=ev.values)
+            self.state_dirty = True
 
     def _refresh(self) -> None:
-        reply = self.link.transact(P.Status())
-        self._save_state(reply.state)
+        state = self.driver.refresh()
+        if state is None:
+            self.last_refresh = time.monotonic()
+            self.state_dirty = False
+        else:
+            self.save_state(state)
+
+
+# --------------------------------------------------------------------------- the database watch
+class DatabaseWatch(threading.Thread):
+    """Wakes the managers when another connection committed (``PRAGMA data_version``):
+    one cheap read every 20 ms for the whole daemon, instead of each table polling."""
+
+    def __init__(self, db: str, managers: dict):
+        super().__init__(name="db-watch", daemon=True)
+        self.db, self.managers = db, managers
+        self.stop_event = threading.Event()
+
+    def run(self) -> None:
+        conn = clubdb.shared(self.db).conn
+        last = None
+        try:
+            while not self.stop_event.wait(WATCH_S):
+                try:
+                    version = conn.execute("PRAGMA data_version").fetchone()[0]
+                except sqlite3.Error:
+                    continue
+                if version != last:
+                    last = version
+                    for m in list(self.managers.values()):
+                        m.wake.set()
+        finally:
+            clubdb.close_shared()
 
 
 # --------------------------------------------------------------------------- daemon
 class Daemon:
-    """The process: managers per table, heartbeat, signals, systemd notify."""
+    """The process: managers per table, heartbeat, watchdog, signals, systemd notify."""
 
     def __init__(self, config_path: str):
         self.config_path = config_path
@@ -464,7 +451,9 @@ class Daemon:
         self.managers: dict[str, TableManager] = {}
         self.stop_requested = threading.Event()
         self.reload_requested = threading.Event()
-        self.journal = Journal(self.cfg.db)
+        self.journal = Journal(self.cfg.db, busy_timeout_ms=250)
+        self.watch = DatabaseWatch(self.cfg.db, self.managers)
+        self._heartbeat_failing = False
 
     def install_signals(self) -> None:
         signal.signal(signal.SIGTERM, lambda *_: self.stop_requested.set())
@@ -473,11 +462,18 @@ class Daemon:
 
     def run(self) -> int:
         pid = os.getpid()
-        self.journal.heartbeat(pid, self.config_path, started=True)
-        self._apply(self.cfg)
+        self.journal.patience = self._patience
+        try:
+            self.journal.heartbeat(pid, self.config_path, started=True)
+            self._apply(self.cfg)
+        except Stopping:
+            return self._close(0)
+        self.journal.patience = None
+        self.watch.start()
         systemd.notify("READY=1\nSTATUS=driving %d table(s)" % len(self.managers))
         log.info("tablectl serving %d table(s) from %s", len(self.managers), self.config_path)
         watchdog = systemd.watchdog_interval()
+        stuck_after = max(STUCK_MIN_S, watchdog or 0)
         last_beat = 0.0
         while not self.stop_requested.wait(0.1):
             if self.reload_requested.is_set():
@@ -485,34 +481,75 @@ class Daemon:
                 self._reload()
             self._revive()
             if time.monotonic() - last_beat >= min(HEARTBEAT_S, watchdog or HEARTBEAT_S):
-                self.journal.heartbeat(pid)
-                if watchdog:
-                    systemd.notify("WATCHDOG=1")
                 last_beat = time.monotonic()
+                self._heartbeat(pid)
+                if watchdog and self.progressing(stuck_after):
+                    systemd.notify("WATCHDOG=1")
         self.shutdown()
         return 0
+
+    def _patience(self, waited: float) -> None:
+        if self.stop_requested.wait(min(2.0, 0.1 * 2 ** min(5, int(waited)))):
+            raise Stopping()
+
+    def _heartbeat(self, pid: int) -> None:
+        """Write the heartbeat; while the database is locked it goes stale (no crash)."""
+        try:
+            self.journal.heartbeat(pid)
+        except sqlite3.OperationalError as e:
+            if not is_locked(e):
+                raise
+            if not self._heartbeat_failing:
+                log.warning("the database is locked by another process: heartbeat delayed")
+            self._heartbeat_failing = True
+            return
+        if self._heartbeat_failing:
+            log.info("the database is writable again: heartbeat resumed")
+        self._heartbeat_failing = False
+
+    def progressing(self, stuck_after: float) -> bool:
+        """True if every manager's loop made progress within ``stuck_after`` s."""
+        now = time.monotonic()
+        stuck = [m.tid for m in self.managers.values()
+                 if m.is_alive() and now - m.beat > stuck_after]
+        if stuck:
+            log.error("no progress for %.0f s in table(s) %s: no watchdog ping", stuck_after,
+                      ", ".join(stuck))
+        return not stuck
 
     def shutdown(self) -> None:
         """Stop every manager (each closes its port) and mark the daemon stopped."""
         systemd.notify("STOPPING=1")
+        self.watch.stop_event.set()
         for m in self.managers.values():
             m.stop()
         for m in self.managers.values():
             m.join(timeout=10)
             _drop_handlers(m.tlog)
         self.managers.clear()
-        self.journal.stopped(os.getpid())
+        try:
+            self.journal.stopped(os.getpid())
+        except sqlite3.OperationalError as e:
+            if not is_locked(e):
+                raise
+        self._close(0)
+        log.info("tablectl stopped")
+
+    def _close(self, rc: int) -> int:
         self.journal.close()
         self._lock.close()
-        log.info("tablectl stopped")
+        return rc
 
     def _apply(self, cfg: Config) -> None:
         """Make the running managers match ``cfg`` (start, stop, restart changed ones)."""
-        self.journal.register_tables([t.as_dict() for t in cfg.tables])
+        self.journal.register_tables([
+            {**t.as_dict(), "commands": sorted(driver_class(t.driver).capabilities())}
+            for t in cfg.tables])
         wanted = {t.id: t for t in cfg.tables}
         for tid in list(self.managers):
             m = self.managers[tid]
-            if tid not in wanted or m.table != wanted[tid] or m.cfg.link != cfg.link:
+            if tid not in wanted or m.table != wanted[tid] or m.cfg.link != cfg.link \
+                    or m.halted:
                 m.stop()
                 m.join(timeout=10)
                 _drop_handlers(m.tlog)
@@ -532,13 +569,19 @@ class Daemon:
         else:
             if cfg.db != self.cfg.db:
                 log.error("config reload: a new db path needs a restart; keeping %s", self.cfg.db)
-                cfg = Config(cfg.path, self.cfg.db, cfg.log_dir, cfg.link, cfg.tables)
-            self._apply(cfg)
+                cfg = Config(cfg.path, self.cfg.db, cfg.log_dir, cfg.link, cfg.tables,
+                             cfg.lock_dir, cfg.timezone)
+            try:
+                self._apply(cfg)
+            except sqlite3.OperationalError as e:
+                if not is_locked(e):
+                    raise
+                log.error("config reload: the database is locked; try the reload again later")
             log.info("config reloaded: %d table(s)", len(self.managers))
         systemd.notify("READY=1")
 
     def _revive(self) -> None:
-        """Restart a manager thread that died (it logged why)."""
+        """Start a new manager for one whose thread died (it logged why)."""
         for tid, m in list(self.managers.items()):
             if not m.is_alive() and not m.stop_event.is_set():
                 _drop_handlers(m.tlog)
@@ -555,9 +598,14 @@ def _single_instance(db: str):
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "?"
         f.close()
-        raise ConfigError(f"another tablectl daemon is already serving {db}; stop it first "
-                          "(systemctl stop tablectl) or use a different db") from None
+        raise ConfigError(code="another_daemon", pid=holder, db=db) from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"{os.getpid()}\n")
+    f.flush()
     return f
 
 

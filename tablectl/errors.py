@@ -1,12 +1,20 @@
 """One base exception for the ``tablectl`` package.
 
 Exceptions are for *our* failures (a malformed frame, an unknown mode name, a
-link that does not answer). An error the *table* reports (lid open, motor
-jam, mode change refused ...) is a message -- a reply's ``result`` code or an
-``ErrorRaised`` event -- never an exception (see ``tablectl.protocol``).
+link that does not answer, a request the store refuses). An error the *table*
+reports (lid open, motor jam ...) is a message -- a reply's result code or an
+event -- never an exception.
+
+Every error carries a machine-readable ``code`` and the ``values`` its words
+need; the words themselves are in the catalogue (``table.code.<code>`` in
+``lexicon/catalogue/table.toml``), so each reader gets them in their language.
+``detail`` is a technical note for logs when there are no words (malformed
+bytes, which staff never see).
 """
 
 from __future__ import annotations
+
+import lexicon
 
 
 class TableError(Exception):
@@ -14,11 +22,32 @@ class TableError(Exception):
 
     code = "table_error"
 
-    def __init__(self, message: str, code: str | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, detail: str = "", code: str | None = None, **values):
+        super().__init__(detail)
         if code is not None:
             self.code = code
+        self.detail = detail
+        self.values = values
+
+    @property
+    def key(self) -> str:
+        return f"table.code.{self.code}"
+
+    def text(self, lang: str = lexicon.DEFAULT_LANG) -> str:
+        """The error in words, in ``lang``."""
+        if lexicon.has(self.key):
+            return lexicon.t(self.key, lang, **self.values)
+        return self.detail or self.code
+
+    @property
+    def message(self) -> str:
+        """The error in both languages (``日本語 / English``), for logs and terminals."""
+        if lexicon.has(self.key):
+            return lexicon.both(self.key, **self.values)
+        return self.detail or self.code
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class ProtocolError(TableError):
@@ -30,7 +59,7 @@ class ProtocolError(TableError):
 class UnknownCommand(ProtocolError):
     """A frame whose message type this side does not know (the table NAKs it)."""
 
-    code = "unknown_command"
+    code = "unknown_message"
 
 
 class PayloadError(ProtocolError):
@@ -42,4 +71,7 @@ class PayloadError(ProtocolError):
 class UnknownMode(TableError, ValueError):
     """A mode name or number that is not in the modes table."""
 
-    code = "unknown_mode"
+    code = "bad_mode"
+
+    def __init__(self, given: str, names: str):
+        super().__init__(f"unknown mode {given!r}", given=given, names=names)

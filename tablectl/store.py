@@ -1,50 +1,58 @@
 """The shared store: table state, table events and the command journal.
 
-This module is THE interface between the ``tablectl`` daemon and anything
-else that wants a table to do something (the web app, the staff CLI).
-Callers never talk to the daemon directly; they write a request row and
-read results and state back, so either process may restart at any time::
+This module is THE interface between the ``tablectl`` daemon and anything else
+that wants a table to do something (the web app, the staff CLI). Callers never
+talk to the daemon; they write a request row and read results and state back,
+so either process may restart at any time::
 
-    cid = request_command(db, "t1", "mode", {"mode": 4}, "web-123")
+    cid = request_command(db, "t1", "mode", {"mode": 4}, "web-123", actor="mika")
     row = wait_command(db, cid, timeout=30)   # row["status"] in TERMINAL?
 
-Every command goes ``queued -> sending -> done | failed | timed_out``.
-The daemon journals a command (status ``sending`` and the sequence number
-it will use) *before* any byte reaches the wire and marks it after, which
-is what lets a killed daemon resolve it on restart without repeating it
-(see docs/protocol.md, "Host recovery").
+(:class:`tablectl.client.TableClient` does both and puts the outcome in words.)
 
-The SQLite file runs in WAL mode with ``synchronous=FULL`` (a journalled
-command survives a power cut of the host) and foreign keys on.
+Every command goes ``queued -> sending -> done | failed | timed_out``. One
+command is in flight per table: a second one is refused (:class:`CommandInFlight`,
+naming what is in flight, who asked and since when), except a command that may
+wait behind it (a mode change behind a running cycle), which is queued as
+pending. The daemon journals a command (status ``sending`` and the sequence
+number it will use) *before* any byte reaches the wire and marks it after, so a
+killed daemon resolves it on restart without repeating it (docs/protocol.md,
+"Host recovery"). A reply the daemon journalled is never overwritten.
+
+Outcomes are stored as codes and values (``error_code``, ``error_values``,
+``last_error`` ...); :mod:`tablectl.words` puts them in each reader's language.
+``error_message`` keeps the words in both languages for scripts and logs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
 import clubdb
 
+from . import commands as C
+from . import words as W
 from .errors import TableError
 
-COMMANDS = ("status", "mode", "cycle", "dice", "deal", "check", "points", "reset", "dealt")
-"""Commands a caller may request (see docs/tablectl.md for their arguments)."""
+COMMANDS = tuple(C.COMMANDS)
+"""Commands a caller may request (one row each in :mod:`tablectl.commands`)."""
 
 TERMINAL = ("done", "failed", "timed_out")
-STATUSES = ("queued", "sending") + TERMINAL
 
 HEARTBEAT_STALE_S = 5.0
-"""A daemon whose heartbeat is older than this is reported as not running."""
+"""A daemon whose heartbeat is older than this is reported as not answering."""
 
 
 class StoreError(TableError):
-    """A request the store refuses; ``code`` is machine readable, the message is for people."""
+    """A request the store refuses; ``code`` is machine readable, the words are for people."""
 
     code = "store_error"
 
@@ -59,6 +67,30 @@ class UnknownCommand(StoreError):
 
 class IdempotencyConflict(StoreError):
     code = "idempotency_conflict"
+
+
+class NotSupported(StoreError):
+    code = "unsupported"
+
+
+class CommandInFlight(StoreError):
+    """A command is already in flight on the table: what, who asked, since when."""
+
+    code = "in_flight"
+    tz = "Asia/Tokyo"
+
+    def text(self, lang: str = "ja") -> str:
+        if lang == W.BOTH:
+            return W.in_both(self.text, lang)
+        v = self.values
+        running = C.COMMANDS[v["command"]].running(lang) if v["command"] in C.COMMANDS \
+            else v["command"]
+        return W.say("table.code.in_flight", lang, table=v["table"], running=running,
+                     who=v["who"], since=W.clock(v["since"], self.tz))
+
+    @property
+    def message(self) -> str:
+        return self.text(W.BOTH)
 
 
 def now() -> float:
@@ -101,6 +133,18 @@ def create_tables(db: sqlite_utils.Database) -> None:
     }, pk="id")
 
 
+@MIGRATIONS
+def codes_drivers_and_actors(db: sqlite_utils.Database) -> None:
+    """Outcomes as codes and values, who asked, what a command waits behind, and each
+    table's driver with the commands it can do."""
+    db["table_commands"].add_column("actor", str)
+    db["table_commands"].add_column("error_values", str)
+    db["table_commands"].add_column("waits_for", int)
+    db["table_state"].add_column("driver", str)
+    db["table_state"].add_column("commands", str)
+    db["table_state"].add_column("last_error_values", str)
+
+
 def open_db(db_path: str | os.PathLike) -> sqlite_utils.Database:
     """This thread's connection to the shared SQLite file (created and migrated if needed)."""
     return clubdb.open_shared(db_path, [MIGRATIONS])
@@ -113,7 +157,8 @@ def connect(db_path: str | os.PathLike) -> Iterator[sqlite_utils.Database]:
 
 
 # --------------------------------------------------------------------------- rows
-_JSON_COLS = {"args", "result", "capabilities", "errors", "points", "data", "state"}
+_JSON_COLS = {"args", "result", "capabilities", "errors", "points", "data", "state",
+              "error_values", "commands", "last_error_values"}
 
 
 def _row(cursor, values) -> dict:
@@ -137,83 +182,100 @@ def _dumps(value: Any) -> str | None:
 # --------------------------------------------------------------------------- public: callers
 def request_command(db_path, table_id: str, command: str, args: dict | None = None,
                     idempotency_key: str | None = None, *, expires_in: float | None = None,
-                    source: str = "") -> int:
+                    source: str = "", actor: str = "") -> int:
     """Queue ``command`` for ``table_id`` and return its id.
 
-    Idempotent on ``idempotency_key``: asking again with the same key returns
-    the first request's id (and refuses with :class:`IdempotencyConflict` if
-    the table, command or arguments differ). ``expires_in`` seconds: if the
-    daemon has not started sending it by then it is marked ``timed_out`` and
-    never sent (so a cycle asked for while the daemon is down does not run
-    hours later). ``None`` keeps it queued until the daemon runs it.
+    Idempotent on ``idempotency_key``: asking again with the same key returns the
+    first request's id (:class:`IdempotencyConflict` if the table, command or
+    arguments differ). Refused with :class:`CommandInFlight` while another command
+    is in flight on the table, unless the command may wait behind it (a mode
+    change behind a cycle: it is queued as pending, without a deadline, and sent
+    when the cycle has ended). ``expires_in`` seconds: if the daemon has not started
+    sending it by then it is ``timed_out`` and never sent. ``source`` is the channel
+    (``cli``, ``web``), ``actor`` the person.
     """
-    args = validate_command(command, args)
+    try:
+        spec = C.get(command)
+        args = spec.check(args)
+    except C.CommandError as e:
+        err = UnknownCommand if e.code == "unknown_command" else StoreError
+        raise err(code=e.code, **e.values) from None
     key = idempotency_key or f"auto-{uuid.uuid4()}"
-    with connect(db_path) as db, clubdb.write_tx(db):
+    db = open_db(db_path)
+    with clubdb.write_tx(db):
         existing = _query(db, "SELECT * FROM table_commands WHERE idempotency_key = ?", (key,))
         if existing:
             return _same_request(existing[0], table_id, command, args)
-        _require_table(db, table_id)
+        _require_table(db, table_id, command)
         t = now()
+        blocker = _in_flight(db, table_id, t)
+        waits_for = None
+        if blocker is not None:
+            if blocker["command"] not in spec.waits_behind or blocker["status"] != "sending" \
+                    or _count_in_flight(db, table_id) > 1:
+                raise CommandInFlight(table=table_id, command=blocker["command"],
+                                      who=blocker["actor"] or blocker["source"] or "?",
+                                      since=blocker["started_at"] or blocker["created_at"])
+            waits_for, expires_in = blocker["id"], None
         cur = db.conn.execute(
             "INSERT INTO table_commands (table_id, command, args, idempotency_key, status,"
-            " created_at, expires_at, attempts, source) VALUES (?, ?, ?, ?, 'queued', ?, ?, 0, ?)",
+            " created_at, expires_at, attempts, source, actor, waits_for)"
+            " VALUES (?, ?, ?, ?, 'queued', ?, ?, 0, ?, ?, ?)",
             (table_id, command, _dumps(args), key, t,
-             None if expires_in is None else t + expires_in, source),
-        )
+             None if expires_in is None else t + expires_in, source, actor, waits_for))
         return cur.lastrowid
+
+
+def _in_flight(db, table_id: str, t: float) -> dict | None:
+    """The oldest command in flight on the table; queued ones past their deadline are
+    marked timed_out on the way (so a request nobody took does not block the table)."""
+    for row in _query(db, "SELECT * FROM table_commands WHERE table_id = ? AND status IN"
+                      " ('queued', 'sending') ORDER BY id", (table_id,)):
+        if row["status"] == "queued" and row["expires_at"] is not None \
+                and row["expires_at"] < t:
+            _expire(db, row, t)
+            continue
+        return row
+    return None
+
+
+def _count_in_flight(db, table_id: str) -> int:
+    return db.conn.execute("SELECT count(*) FROM table_commands WHERE table_id = ? AND"
+                           " status IN ('queued', 'sending')", (table_id,)).fetchone()[0]
+
+
+def _expire(db, row: dict, t: float) -> None:
+    values = {"waited": round(t - row["created_at"])}
+    db.conn.execute(
+        "UPDATE table_commands SET status='timed_out', error_code='not_sent', error_values=?,"
+        " error_message=?, finished_at=? WHERE id=? AND status='queued'",
+        (_dumps(values), W.code("not_sent", W.BOTH, values), t, row["id"]))
 
 
 def _same_request(row: dict, table_id: str, command: str, args: dict) -> int:
     if (row["table_id"], row["command"], row["args"]) != (table_id, command, args):
-        raise IdempotencyConflict(
-            f"idempotency key {row['idempotency_key']!r} was already used for "
-            f"{row['command']} on table {row['table_id']} with {row['args']}; "
-            "use a new key for a different request"
-        )
+        raise IdempotencyConflict(idempotency_key=row["idempotency_key"], command=row["command"],
+                                  table=row["table_id"])
     return row["id"]
 
 
-def _require_table(db, table_id: str) -> None:
-    rows = _query(db, "SELECT table_id, configured FROM table_state")
-    known = sorted(r["table_id"] for r in rows if r["configured"])
+def _require_table(db, table_id: str, command: str | None = None) -> dict:
+    rows = _query(db, "SELECT table_id, configured, driver, commands FROM table_state")
+    known = {r["table_id"]: r for r in rows if r["configured"]}
     if table_id not in known:
-        raise UnknownTable(
-            f"there is no table {table_id!r} in the daemon's configuration; "
-            f"known tables: {', '.join(known) or '(none yet: has the daemon ever started?)'}"
-        )
-
-
-def validate_command(command: str, args: dict | None) -> dict:
-    """Check a command name and its arguments; return the normalised arguments."""
-    if command not in COMMANDS:
-        raise UnknownCommand(
-            f"unknown table command {command!r}; choose one of {', '.join(COMMANDS)}"
-        )
-    args = dict(args or {})
-    if command == "mode":
-        mode = args.get("mode")
-        if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 8:
-            raise StoreError(
-                f"a mode change needs args {{'mode': 0..8}}, got {args!r}", "invalid_args"
-            )
-        extra = set(args) - {"mode"}
-    else:
-        extra = set(args)
-    if extra:
-        raise StoreError(
-            f"command {command!r} takes no argument(s) {', '.join(sorted(extra))}",
-            "invalid_args",
-        )
-    return args
+        raise UnknownTable(table=table_id, known=", ".join(sorted(known))
+                           or W.say("table.code.no_tables_yet", W.BOTH))
+    row = known[table_id]
+    if command is not None and row["commands"] is not None and command not in row["commands"]:
+        raise NotSupported(table=table_id, driver=row["driver"] or "?", command=command)
+    return row
 
 
 def get_command(db_path, command_id: int) -> dict:
-    """One journal row as a dict (args/result decoded); StoreError if unknown."""
-    with connect(db_path) as db:
-        rows = _query(db, "SELECT * FROM table_commands WHERE id = ?", (command_id,))
+    """One journal row as a dict (args/result/values decoded); StoreError if unknown."""
+    rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE id = ?", (command_id,))
     if not rows:
-        raise StoreError(f"there is no table command #{command_id}", "unknown_command_id")
+        raise StoreError(code="unknown_command_id", id=command_id)
     return rows[0]
 
 
@@ -227,180 +289,252 @@ def wait_command(db_path, command_id: int, timeout: float) -> dict:
         time.sleep(0.02)
 
 
-def withdraw_command(db_path, command_id: int, reason: str) -> dict:
+def withdraw_command(db_path, command_id: int, reason: str = "", code: str = "not_sent",
+                     values: dict | None = None) -> dict:
     """Mark a still-queued command ``timed_out`` so it is never sent; return its row.
 
-    Does nothing to a command the daemon has already started (``sending``)
-    or finished: that one's outcome is decided by the daemon.
+    ``code`` and ``values`` say why (``not_sent_daemon_down`` ...); ``reason`` is
+    kept as the words when there are no values. A command the daemon has already
+    started (``sending``) or finished is left alone: its outcome is the daemon's.
     """
-    with connect(db_path) as db, clubdb.write_tx(db):
+    values = dict(values or {})
+    words = W.code(code, W.BOTH, values) if values or not reason else reason
+    db = open_db(db_path)
+    with clubdb.write_tx(db):
         db.conn.execute(
-            "UPDATE table_commands SET status='timed_out', error_code='not_sent',"
+            "UPDATE table_commands SET status='timed_out', error_code=?, error_values=?,"
             " error_message=?, finished_at=? WHERE id=? AND status='queued'",
-            (reason, now(), command_id),
-        )
+            (code, _dumps(values) if values or not reason else None, words, now(), command_id))
     return get_command(db_path, command_id)
+
+
+def in_flight(db_path, table_id: str) -> dict | None:
+    """The command in flight on a table (queued or being carried out), if any."""
+    rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE table_id = ? AND"
+                  " status IN ('queued', 'sending') ORDER BY id LIMIT 1", (table_id,))
+    return rows[0] if rows else None
 
 
 def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list[dict]:
     """The most recent journal rows, newest first."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    with connect(db_path) as db:
-        return _query(db, f"SELECT * FROM table_commands {where} ORDER BY id DESC LIMIT ?",
-                      (*params, limit))
+    return _query(open_db(db_path),
+                  f"SELECT * FROM table_commands {where} ORDER BY id DESC LIMIT ?",
+                  (*params, limit))
 
 
 def list_tables(db_path) -> list[dict]:
     """State of every configured table, in id order."""
-    with connect(db_path) as db:
-        return _query(db, "SELECT * FROM table_state WHERE configured = 1 ORDER BY table_id")
+    return _query(open_db(db_path),
+                  "SELECT * FROM table_state WHERE configured = 1 ORDER BY table_id")
 
 
 def get_table(db_path, table_id: str) -> dict:
     """State of one table; UnknownTable if it is not configured."""
-    with connect(db_path) as db:
-        _require_table(db, table_id)
-        return _query(db, "SELECT * FROM table_state WHERE table_id = ?", (table_id,))[0]
+    db = open_db(db_path)
+    _require_table(db, table_id)
+    return _query(db, "SELECT * FROM table_state WHERE table_id = ?", (table_id,))[0]
 
 
 def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list[dict]:
     """The most recent table events (newest first), for one table or all."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    with connect(db_path) as db:
-        return _query(db, f"SELECT * FROM table_events {where} ORDER BY id DESC LIMIT ?",
-                      (*params, limit))
+    return _query(open_db(db_path),
+                  f"SELECT * FROM table_events {where} ORDER BY id DESC LIMIT ?",
+                  (*params, limit))
 
 
 def daemon_status(db_path) -> dict:
-    """``{"running": bool, "pid", "heartbeat_at", "age_s"}`` from the daemon's heartbeat."""
-    with connect(db_path) as db:
-        rows = _query(db, "SELECT * FROM tablectl_daemon WHERE id = 1")
+    """The daemon as its heartbeat shows it: ``state`` is ``running``, ``stale`` (the
+    heartbeat stopped coming: the daemon hangs or cannot write, e.g. the database is
+    locked; table states are then as of ``heartbeat_at``), ``stopped`` or ``never``;
+    ``running`` is True only for ``running``."""
+    rows = _query(open_db(db_path), "SELECT * FROM tablectl_daemon WHERE id = 1")
     if not rows:
-        return {"running": False, "pid": None, "heartbeat_at": None, "age_s": None}
+        return {"running": False, "state": "never", "pid": None, "heartbeat_at": None,
+                "age_s": None, "started_at": None}
     row = rows[0]
     age = now() - (row["heartbeat_at"] or 0)
-    running = row["stopped_at"] is None and age < HEARTBEAT_STALE_S
-    return {"running": running, "pid": row["pid"], "heartbeat_at": row["heartbeat_at"],
-            "age_s": age, "started_at": row["started_at"]}
+    state = "stopped" if row["stopped_at"] is not None else (
+        "running" if age < HEARTBEAT_STALE_S else "stale")
+    return {"running": state == "running", "state": state, "pid": row["pid"],
+            "heartbeat_at": row["heartbeat_at"], "age_s": age, "started_at": row["started_at"]}
 
 
 # --------------------------------------------------------------------------- public: daemon side
-class Journal:
-    """The daemon's side of the store, on one connection (one per thread)."""
+def is_locked(e: BaseException) -> bool:
+    """An SQLite error that means another process holds the write lock for too long."""
+    return isinstance(e, sqlite3.OperationalError) and (
+        "locked" in str(e) or "busy" in str(e))
 
-    def __init__(self, db_path):
+
+class Journal:
+    """The daemon's side of the store, on this thread's connection.
+
+    ``patience(waited_s)`` is called while another process holds the database's
+    write lock beyond the busy timeout; it waits a little (and may raise to give
+    up); the write is then tried again, so a long lock is waited out, never a crash.
+    Without it the lock error is raised.
+    """
+
+    def __init__(self, db_path, *, busy_timeout_ms: int | None = None,
+                 patience: Callable[[float], None] | None = None):
         self.db_path = str(db_path)
         self.db = open_db(db_path)
+        if busy_timeout_ms is not None:
+            self.db.conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        self.patience = patience
 
     def close(self) -> None:
         """Nothing to release: the connection is the thread's shared one."""
 
+    def _write(self, fn: Callable[[], Any]) -> Any:
+        start = time.monotonic()
+        while True:
+            try:
+                with clubdb.write_tx(self.db):
+                    return fn()
+            except sqlite3.OperationalError as e:
+                if not is_locked(e) or self.patience is None:
+                    raise
+                self.patience(time.monotonic() - start)
+
+    def _exec(self, sql: str, params=()) -> None:
+        self._write(lambda: self.db.conn.execute(sql, params))
+
     # ---- tables
     def register_tables(self, tables: list[dict]) -> None:
-        """Make the configured tables exactly ``tables`` (id, name, url); others unconfigured."""
+        """Make the configured tables exactly ``tables`` (id, name, url, driver, commands);
+        others are left unconfigured."""
         ids = [t["id"] for t in tables]
-        with clubdb.write_tx(self.db):
+
+        def write():
             self.db.conn.execute(
                 f"UPDATE table_state SET configured = 0 WHERE table_id NOT IN "
                 f"({','.join('?' * len(ids))})", ids)
             for t in tables:
                 self.db.conn.execute(
-                    "INSERT INTO table_state"
-                    " (table_id, name, url, configured, connected, updated_at)"
-                    " VALUES (?, ?, ?, 1, 0, ?) ON CONFLICT(table_id) DO UPDATE SET"
-                    " name=excluded.name, url=excluded.url, configured=1",
-                    (t["id"], t.get("name") or t["id"], t.get("url", ""), now()))
+                    "INSERT INTO table_state (table_id, name, url, driver, commands, configured,"
+                    " connected, updated_at) VALUES (?, ?, ?, ?, ?, 1, 0, ?)"
+                    " ON CONFLICT(table_id) DO UPDATE SET name=excluded.name, url=excluded.url,"
+                    " driver=excluded.driver, commands=excluded.commands, configured=1",
+                    (t["id"], t.get("name") or t["id"], t.get("url", ""), t.get("driver"),
+                     _dumps(t.get("commands")), now()))
+        self._write(write)
 
     def update_table(self, table_id: str, **fields) -> None:
         """Set some state columns of one table (JSON columns take Python values)."""
         cols = {k: (_dumps(v) if k in _JSON_COLS else v) for k, v in fields.items()}
         cols["updated_at"] = now()
         sets = ", ".join(f"{k} = ?" for k in cols)
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute(f"UPDATE table_state SET {sets} WHERE table_id = ?",
-                                 (*cols.values(), table_id))
+        self._exec(f"UPDATE table_state SET {sets} WHERE table_id = ?",
+                   (*cols.values(), table_id))
 
     def add_event(self, table_id: str, kind: str, code: str = "", message: str = "",
                   data: dict | None = None) -> None:
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute(
-                "INSERT INTO table_events (table_id, kind, code, message, data, at)"
-                " VALUES (?, ?, ?, ?, ?, ?)", (table_id, kind, code, message, _dumps(data), now()))
+        """Append a table event (``message`` defaults to its words in both languages)."""
+        row = {"kind": kind, "code": code, "data": data}
+        self._exec("INSERT INTO table_events (table_id, kind, code, message, data, at)"
+                   " VALUES (?, ?, ?, ?, ?, ?)",
+                   (table_id, kind, code, message or W.event(row, W.BOTH), _dumps(data), now()))
 
     # ---- commands
     def in_doubt(self, table_id: str) -> list[dict]:
-        """Commands a previous daemon left in ``sending`` (oldest first)."""
+        """Commands a previous run left in ``sending`` (oldest first)."""
         return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " status = 'sending' ORDER BY id", (table_id,))
 
-    def last_seq(self, table_id: str) -> int | None:
-        rows = self.db.conn.execute(
-            "SELECT seq FROM table_commands WHERE table_id = ? AND seq IS NOT NULL"
-            " ORDER BY started_at DESC, id DESC LIMIT 1", (table_id,)).fetchall()
-        return rows[0][0] if rows else None
-
     def given_up(self, table_id: str, limit: int = 1) -> list[dict]:
-        """The latest command(s) marked timed_out because the link stayed down."""
+        """The latest command(s) marked timed_out because the line stayed down."""
         return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " error_code = 'link_down' ORDER BY id DESC LIMIT ?", (table_id, limit))
 
-    def note_late_outcome(self, command_id: int, code: str, text: str) -> None:
+    def note_late_outcome(self, command_id: int, code: str) -> None:
         """Record that a command given up as timed_out was later found to have run."""
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute(
-                "UPDATE table_commands SET error_code=?, error_message=error_message || ' — ' || ?"
-                " WHERE id=?", (code, text, command_id))
+        self._exec("UPDATE table_commands SET error_code=?, error_message=error_message"
+                   " || ' — ' || ? WHERE id=?", (code, W.code(code, W.BOTH), command_id))
+
+    def has_queued(self, table_id: str) -> bool:
+        """Whether a command waits for the table (a read: no write while nothing changes)."""
+        return self.db.conn.execute(
+            "SELECT 1 FROM table_commands WHERE table_id = ? AND status = 'queued' LIMIT 1",
+            (table_id,)).fetchone() is not None
+
+    def expire_queued(self, table_id: str) -> None:
+        """Mark queued commands past their deadline timed_out (a write only if there are)."""
+        t = now()
+        rows = _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
+                      " status = 'queued' AND expires_at IS NOT NULL AND expires_at < ?",
+                      (table_id, t))
+        if rows:
+            self._write(lambda: [_expire(self.db, r, t) for r in rows])
 
     def claim_next(self, table_id: str) -> dict | None:
-        """Take the oldest queued command of the table (status -> sending); expire stale ones."""
-        with clubdb.write_tx(self.db):
+        """Take the oldest queued command of the table (status -> sending); expire stale ones.
+        Nothing is written when nothing waits."""
+        if not self.has_queued(table_id):
+            return None
+
+        def claim():
             t = now()
-            self.db.conn.execute(
-                "UPDATE table_commands SET status='timed_out', error_code='not_sent',"
-                " error_message=?, finished_at=? WHERE table_id=? AND status='queued'"
-                " AND expires_at IS NOT NULL AND expires_at < ?",
-                ("not sent: the request waited longer than its deadline (was the daemon "
-                 "stopped?) / 期限切れのため送信しませんでした", t, table_id, t))
-            rows = _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
-                          " status = 'queued' ORDER BY id LIMIT 1", (table_id,))
-            if not rows:
-                return None
-            self.db.conn.execute(
-                "UPDATE table_commands SET status='sending', started_at=?, seq=NULL,"
-                " attempts=attempts+1 WHERE id=?", (t, rows[0]["id"]))
-        return rows[0]
+            for row in _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
+                              " status = 'queued' ORDER BY id", (table_id,)):
+                if row["expires_at"] is not None and row["expires_at"] < t:
+                    _expire(self.db, row, t)
+                    continue
+                if row["waits_for"] and self.db.conn.execute(
+                        "SELECT 1 FROM table_commands WHERE id = ? AND status IN"
+                        " ('queued', 'sending')", (row["waits_for"],)).fetchone():
+                    return None           # pending behind a command still in flight
+                self.db.conn.execute(
+                    "UPDATE table_commands SET status='sending', started_at=?, seq=NULL,"
+                    " attempts=attempts+1 WHERE id=?", (t, row["id"]))
+                return {**row, "status": "sending", "started_at": t}
+            return None
+        return self._write(claim)
 
     def set_seq(self, command_id: int, seq: int) -> None:
-        """Record the sequence number BEFORE the frame is written (recovery needs it)."""
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute("UPDATE table_commands SET seq=? WHERE id=?", (seq, command_id))
+        """Record the token BEFORE the frame is written (recovery needs it)."""
+        self._exec("UPDATE table_commands SET seq=? WHERE id=?", (seq, command_id))
 
     def set_progress(self, command_id: int, result: Any) -> None:
         """Record the table's first answer to a long command still ``sending`` (it ran)."""
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute("UPDATE table_commands SET result=? WHERE id=?",
-                                 (_dumps(result), command_id))
+        self._exec("UPDATE table_commands SET result=? WHERE id=? AND result IS NULL",
+                   (_dumps(result), command_id))
 
     def requeue(self, command_id: int) -> None:
-        """Put back a command that provably never reached the wire."""
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute(
-                "UPDATE table_commands SET status='queued', seq=NULL WHERE id=? AND"
-                " status='sending'", (command_id,))
+        """Put back a command that provably never reached the wire (or may be asked again)."""
+        self._exec("UPDATE table_commands SET status='queued', seq=NULL WHERE id=? AND"
+                   " status='sending'", (command_id,))
 
     def finish(self, command_id: int, status: str, result: Any = None,
-               error_code: str | None = None, error_message: str | None = None) -> None:
-        """Mark a command done / failed / timed_out with its result or reason."""
+               error_code: str | None = None, error_message: str | None = None,
+               error_values: dict | None = None) -> None:
+        """Mark a command in flight done / failed / timed_out with its result or reason.
+
+        A result the daemon journalled earlier (a started cycle's reply) is kept:
+        ``result`` only adds to it. A command already finished is left alone.
+        """
         if status not in TERMINAL:
             raise ValueError(f"finish() needs one of {TERMINAL}, got {status!r}")
-        with clubdb.write_tx(self.db):
+        if error_code and error_message is None:
+            error_message = W.code(error_code, W.BOTH, error_values)
+
+        def write():
+            old = self.db.conn.execute("SELECT result FROM table_commands WHERE id=?",
+                                       (command_id,)).fetchone()
+            kept = json.loads(old[0]) if old and old[0] else None
+            merged = {**kept, **(result or {})} if isinstance(kept, dict) else result
             self.db.conn.execute(
-                "UPDATE table_commands SET status=?, result=?, error_code=?, error_message=?,"
-                " finished_at=? WHERE id=?",
-                (status, _dumps(result), error_code, error_message, now(), command_id))
+                "UPDATE table_commands SET status=?, result=?, error_code=?, error_values=?,"
+                " error_message=?, finished_at=? WHERE id=? AND status IN ('queued','sending')",
+                (status, _dumps(merged), error_code,
+                 _dumps(error_values) if error_code else None, error_message, now(), command_id))
+        self._write(write)
 
     # ---- daemon heartbeat
     def heartbeat(self, pid: int, config: str = "", started: bool = False) -> None:
+        """Write the daemon's heartbeat (raises the lock error: the caller tries later)."""
         t = now()
         with clubdb.write_tx(self.db):
             if started:
@@ -415,6 +549,4 @@ class Journal:
                     "UPDATE tablectl_daemon SET heartbeat_at=? WHERE id=1 AND pid=?", (t, pid))
 
     def stopped(self, pid: int) -> None:
-        with clubdb.write_tx(self.db):
-            self.db.conn.execute(
-                "UPDATE tablectl_daemon SET stopped_at=? WHERE id=1 AND pid=?", (now(), pid))
+        self._exec("UPDATE tablectl_daemon SET stopped_at=? WHERE id=1 AND pid=?", (now(), pid))

@@ -1,10 +1,14 @@
-"""``python -m web``: run the club web app, add staff accounts, or start the whole demo club.
+"""``python -m web``: run the club web app, add staff accounts, start the whole demo club,
+back up and restore the club file, and the owner's nightly export and rankings.
 
     python -m web serve --db PATH [--host 127.0.0.1] [--port 8000] [--public-url URL]
     python -m web create-staff NAME --db PATH [--password-stdin] [--reset] [--role ROLE]
     python -m web backup --db PATH --dir DIR [--keep N]
     python -m web restore BACKUP --db PATH [--force]
     python -m web demo [--host 127.0.0.1] [--port 8000] [--dir DIR]
+    python -m web export --db PATH [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]
+    python -m web leaderboard --db PATH [--family F] [--period P] [--day | --start --end]
+    python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ]
 
 ``serve`` runs the app on waitress (a production WSGI server: a fixed pool of
 worker threads, a cap on open connections, idle connections closed after a
@@ -343,6 +347,52 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
     _say("Press Ctrl-C to stop.")
 
 
+# ------------------------------------------------------------ export, leaderboard, club day
+def _db_of(args) -> str:
+    db = args.db or os.environ.get("JANTAKU_DB")
+    if not db:
+        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
+    return db
+
+
+def cmd_export(args) -> int:
+    """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
+    from .export import main_export
+
+    args.db = _db_of(args)
+    return main_export(args)
+
+
+def cmd_leaderboard(args) -> int:
+    """Print a leaderboard of one rule family over a period."""
+    from .export import main_leaderboard
+
+    args.db = _db_of(args)
+    return main_leaderboard(args)
+
+
+def cmd_club_day(args) -> int:
+    """Show or set when a club day ends (closing hour, time zone)."""
+    from .export import main_club_day
+
+    args.db = _db_of(args)
+    return main_club_day(args)
+
+
+def add_club_day_commands(sub) -> None:
+    """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
+    from .export import add_club_day_arguments, add_export_arguments, add_leaderboard_arguments
+
+    for name, fn, add_arguments in (("export", cmd_export, add_export_arguments),
+                                    ("leaderboard", cmd_leaderboard, add_leaderboard_arguments),
+                                    ("club-day", cmd_club_day, add_club_day_arguments)):
+        sp = sub.add_parser(name, help=fn.__doc__.strip().splitlines()[0])
+        sp.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
+        sp.add_argument("--json", action="store_true", help="answer in JSON for scripts")
+        add_arguments(sp)
+        sp.set_defaults(func=fn)
+
+
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser, one subcommand per action."""
@@ -398,6 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--time-scale", type=float, default=0.01,
                    help="simulated table speed (1 = real time; default 0.01)")
     d.set_defaults(func=cmd_demo)
+    add_club_day_commands(sub)
     return p
 
 

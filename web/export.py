@@ -1,6 +1,6 @@
 """The nightly export: one dated folder per club day, written atomically.
 
-``tablectl export --date YYYY-MM-DD --out DIR [--keep N]`` (default: yesterday's
+``python -m web export --date YYYY-MM-DD --out DIR [--keep N]`` (default: yesterday's
 club day) writes ``DIR/YYYY-MM-DD/``:
 
 * ``games.csv`` / ``games.json``: the day's finished games, one row per player;
@@ -546,7 +546,7 @@ def write_export(
 
 # --------------------------------------------------------------------------- command line
 def add_export_arguments(sp) -> None:
-    """Options of ``tablectl export``."""
+    """Options of ``python -m web export``."""
     sp.add_argument(
         "--date",
         metavar="YYYY-MM-DD",
@@ -582,7 +582,7 @@ def _db_path(args) -> str:
 
 
 def main_export(args) -> int:
-    """``tablectl export``: returns the exit status; errors are printed as one line."""
+    """``python -m web export``: returns the exit status; errors are printed as one line."""
     try:
         if args.keep is not None and args.keep < 1:
             raise ExportError("--keep must be at least 1 (the number of dated folders to keep)")
@@ -600,16 +600,16 @@ def main_export(args) -> int:
         finally:
             db.conn.close()
     except UserError as e:
-        print(f"tablectl export: {e.message}", file=sys.stderr)
+        print(f"python -m web export: {e.message}", file=sys.stderr)
         return 2
     except ExportError as e:
-        print(f"tablectl export: {e.message}", file=sys.stderr)
+        print(f"python -m web export: {e.message}", file=sys.stderr)
         return e.status
     except sqlite3.DatabaseError as e:  # e.g. locked for longer than the busy timeout
-        print(f"tablectl export: cannot read the club database: {e}", file=sys.stderr)
+        print(f"python -m web export: cannot read the club database: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"tablectl export: cannot write the export: {e}", file=sys.stderr)
+        print(f"python -m web export: cannot write the export: {e}", file=sys.stderr)
         return 2
     if getattr(args, "json", False):
         print(json.dumps(summary, ensure_ascii=False, indent=2))
@@ -622,9 +622,9 @@ def main_export(args) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- tablectl leaderboard
+# ------------------------------------------------------------- python -m web leaderboard
 def add_leaderboard_arguments(sp) -> None:
-    """Options of ``tablectl leaderboard``."""
+    """Options of ``python -m web leaderboard``."""
     sp.add_argument(
         "--family",
         default="riichi4",
@@ -667,7 +667,7 @@ TEXT_COLUMNS = (
 
 
 def main_leaderboard(args) -> int:
-    """``tablectl leaderboard``: print a leaderboard (``--json`` for every figure)."""
+    """``python -m web leaderboard``: print a leaderboard (``--json`` for every figure)."""
     try:
         db = open_db(_db_path(args))
         try:
@@ -681,7 +681,7 @@ def main_leaderboard(args) -> int:
         finally:
             db.conn.close()
     except (UserError, ExportError) as e:
-        print(f"tablectl leaderboard: {e.message}", file=sys.stderr)
+        print(f"python -m web leaderboard: {e.message}", file=sys.stderr)
         return e.status if isinstance(e, ExportError) else 2
     if getattr(args, "json", False):
         print(
@@ -708,9 +708,9 @@ def main_leaderboard(args) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- tablectl club-day
+# ------------------------------------------------------------- python -m web club-day
 def add_club_day_arguments(sp) -> None:
-    """Options of ``tablectl club-day``."""
+    """Options of ``python -m web club-day``."""
     sp.add_argument(
         "--closing-hour",
         metavar="HH:MM",
@@ -726,7 +726,7 @@ def add_club_day_arguments(sp) -> None:
 
 
 def main_club_day(args) -> int:
-    """``tablectl club-day``: show, or set and rebuild under, the club-day settings."""
+    """``python -m web club-day``: show, or set and rebuild under, the club-day settings."""
     try:
         db = open_db(_db_path(args))
         try:
@@ -740,7 +740,7 @@ def main_club_day(args) -> int:
         finally:
             db.conn.close()
     except (UserError, ExportError) as e:
-        print(f"tablectl club-day: {e.message}", file=sys.stderr)
+        print(f"python -m web club-day: {e.message}", file=sys.stderr)
         return e.status if isinstance(e, ExportError) else 2
     if getattr(args, "json", False):
         print(json.dumps(cfg, ensure_ascii=False, indent=2))
@@ -750,23 +750,3 @@ def main_club_day(args) -> int:
             f"today's club day is {cfg['today']}"
         )
     return 0
-
-
-def add_subcommands(add) -> None:
-    """Register ``export``, ``leaderboard`` and ``club-day`` with tablectl's ``_add``."""
-
-    def export(args) -> int:
-        """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
-        return main_export(args)
-
-    def leaderboard(args) -> int:
-        """Print a leaderboard of one rule family over a period."""
-        return main_leaderboard(args)
-
-    def club_day(args) -> int:
-        """Show or set when a club day ends (closing hour, time zone)."""
-        return main_club_day(args)
-
-    add_export_arguments(add("export", export, table=False))
-    add_leaderboard_arguments(add("leaderboard", leaderboard, table=False))
-    add_club_day_arguments(add("club-day", club_day, table=False))

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablectl import store
+
 
 def table_reading(db_path: str, table_id: str) -> dict | None:
     """What ``tablectl`` last read from the table: connected, mode, points per seat.
 
-    None when the daemon has never seen this table (a table without a link).
+    None when the daemon has never seen this table (a table without a link). A table
+    counts as connected only while the daemon's heartbeat is fresh: otherwise its
+    reading is as of the last heartbeat (``stale``).
     """
     try:
-        from tablectl import store
-    except ImportError:  # pragma: no cover - tablectl is part of the project
-        return None
-    try:
         row = store.get_table(db_path, table_id)
-    except Exception:  # noqa: BLE001 - unknown table, or the daemon's tables not created yet
+    except store.StoreError:  # a table the daemon does not drive
         return None
+    daemon = store.daemon_status(db_path)
     return {
-        "connected": bool(row.get("connected")),
+        "connected": bool(row.get("connected")) and daemon["running"],
+        "stale": daemon["state"] == "stale",
         "mode": row.get("mode"),
         "cycle_state": row.get("cycle_state"),
         "errors": row.get("errors") or [],

@@ -17,6 +17,7 @@ from tests.support.sim import Host
 from hardware_sim import Simulator
 from hardware_sim import tiles as T
 from tablectl import protocol as P
+from tablectl.modes import MODES, Mode
 from tablectl.protocol import Result
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -24,12 +25,12 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def full_game_cycle(host: Host, mode: P.Mode) -> None:
+def full_game_cycle(host: Host, mode: Mode) -> None:
     assert host.request(P.SelectMode(mode.number)).ok
     r = host.request(P.StartCycle())
     assert r.ok
     fin = host.wait_event(P.CycleFinished, 5, lambda e: e.cycle_no == r.cycle_no)
-    assert fin.ok, P.result_text(fin.result)
+    assert fin.ok, fin
     deal = host.request(P.Deal())
     assert deal.ok
     rep = host.request(P.DealtReport())
@@ -46,7 +47,7 @@ def test_every_mode_over_a_real_pty():
             host = Host(port)
             hello = host.request(P.Hello())
             assert hello.ok and hello.model.startswith("AMOS JP-EX")
-            for mode in P.MODES[1:]:
+            for mode in MODES[1:]:
                 full_game_cycle(host, mode)
         # the path survives the host closing and reopening it
         with serial.Serial(path, 115200, timeout=0.02) as port:
@@ -166,13 +167,13 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
             host = Host(port)
             hello = host.request(P.Hello())
             assert hello.state.mode == 4 and not hello.state.seats[3].present
-            full_game_cycle(host, P.MODES[4])
+            full_game_cycle(host, MODES[4])
             assert _control(proc, "lid open") == "ok"
             assert host.request(P.StartCycle()).result == Result.LID_OPEN
             assert _control(proc, "lid close") == "ok"
             assert _control(proc, "points 0 40000") == "ok"
             assert host.request(P.ReadPoints()).seats[0] == P.SeatPoints(True, 40000)
-            assert _control(proc, "remove-tile 1z") == "ok 1z"
+            assert _control(proc, "remove-tile 1z table") == "ok 1z"
             tc = host.request(P.TileCheck())
             assert tc.result == Result.TILE_COUNT_WRONG and tc.missing == (27,)
             assert _control(proc, "restore-tiles") == "ok"

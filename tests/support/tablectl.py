@@ -26,11 +26,16 @@ def sim_on_pty(tmp_path: Path, name: str, **kw) -> tuple[Simulator, str]:
     return sim, link
 
 
-def write_config(tmp_path: Path, tables: dict[str, str], extra: str = "") -> Path:
-    lines = ['db = "jantaku.db"', 'log_dir = "logs"',
+def write_config(tmp_path: Path, tables: dict[str, str], extra: str = "",
+                 table_extra: dict[str, str] | None = None) -> Path:
+    """A club.toml for ``tables`` (id -> url) with fast reconnects; device lock files in
+    ``<tmp>/locks`` (``extra``: more [link] lines; ``table_extra``: lines per table)."""
+    (tmp_path / "locks").mkdir(exist_ok=True)
+    lines = ['db = "jantaku.db"', 'log_dir = "logs"', 'lock_dir = "locks"',
              "[link]", "backoff_min = 0.02", "backoff_max = 0.2", extra]
     for tid, url in tables.items():
-        lines += ["[[tables]]", f'id = "{tid}"', f'name = "卓 {tid}"', f'url = "{url}"']
+        lines += ["[[tables]]", f'id = "{tid}"', f'name = "卓 {tid}"', f'url = "{url}"',
+                  (table_extra or {}).get(tid, "")]
     p = tmp_path / "club.toml"
     p.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return p

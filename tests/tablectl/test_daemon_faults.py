@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from tablectl import store
+from tablectl import commands, store
+from tablectl import words as W
 from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
@@ -100,14 +101,15 @@ def test_unplug_and_replug_resumes_by_itself(own_table):
     before = executions(sim, "ROLL_DICE")
     sim.unplug()
     wait_until(lambda: store.get_table(db, "t1")["connected"] == 0, 10, "noticed the unplug")
-    assert "link lost" in (store.get_table(db, "t1")["last_error"] or "") or \
-        store.get_table(db, "t1")["last_error"]
-    ids = [store.request_command(db, "t1", "dice") for _ in range(3)]  # queued meanwhile
+    t1 = store.get_table(db, "t1")
+    assert t1["last_error"] in ("lost", "port_missing"), t1     # a reason code, in words:
+    assert W.link(t1["last_error"], "ja", t1["last_error_values"]) != t1["last_error"]
+    cid = store.request_command(db, "t1", "dice")                # queued meanwhile
     time.sleep(0.3)
     sim.plug()
-    rows = [store.wait_command(db, i, 30) for i in ids]
-    assert [r["status"] for r in rows] == ["done"] * 3
-    assert executions(sim, "ROLL_DICE") - before == 3
+    row = store.wait_command(db, cid, 30)
+    assert row["status"] == "done"
+    assert executions(sim, "ROLL_DICE") - before == 1
     back_in_service(db)
     kinds = [e["kind"] for e in store.recent_events(db, "t1", 50)]
     assert "disconnected" in kinds and "connected" in kinds
@@ -125,6 +127,7 @@ def test_power_cut_mid_cycle_fails_in_words_then_recovers(rig):
     row = store.wait_command(db, cid, 30)
     assert row["status"] == "failed" and row["error_code"] == "power_cut", row
     assert "lost power" in row["error_message"] and "電源" in row["error_message"]
+    assert row["result"]["cycle_no"] >= 1          # the started cycle's reply is kept
     back_in_service(db, "slow")
     assert ask(db, "slow", "cycle", timeout=30)["status"] == "done"
     assert slow.executed_names().count("START_CYCLE") >= 2
@@ -170,6 +173,7 @@ def test_mode_change_refused_mid_cycle_reaches_the_journal_in_words(rig):
     row = ask(db, "slow", "mode", {"mode": 2})
     assert row["status"] == "failed" and row["error_code"] == "mode_change_refused", row
     assert "shuffling" in row["error_message"] and "洗牌中" in row["error_message"]
+    assert "shuffling" in commands.describe(row, "en") and "洗牌中" in commands.describe(row, "ja")
     slow.wait_for(lambda st: st.cycle.name != "CYCLING", timeout=10)
     back_in_service(db, "slow")
 
@@ -190,5 +194,7 @@ def test_wrong_point_sticks_refuse_the_mode_change_in_words(t1):
     sim.sticks_for(1)  # four drawers of sticks: wrong for three-player
     row = ask(db, "t1", "mode", {"mode": 4})
     assert row["status"] == "failed" and row["error_code"] == "point_sticks_mismatch", row
-    assert "seat 4" in row["error_message"] and "点棒" in row["error_message"]
+    assert row["error_values"] == {"seats": [3]}
+    assert "(wrong: North)" in commands.describe(row, "en")
+    assert "点棒" in commands.describe(row, "ja") and "北" in commands.describe(row, "ja")
     assert store.get_table(db, "t1")["connected"] == 1

@@ -67,12 +67,13 @@ def test_kill9_at_random_moments_loses_and_repeats_nothing(rig):
     sim.sticks_for(1)
     assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
     ids = []
-    for _ in range(6):
-        ids += [store.request_command(daemon.db, "t1", "dice") for _ in range(3)]
+    for _ in range(12):
+        ids.append(store.request_command(daemon.db, "t1", "dice"))
         time.sleep(rng.uniform(0.0, 0.05))
         daemon.kill9()
         daemon.start(wait_tables=("t1",))
-    rows = [store.wait_command(daemon.db, i, 30) for i in ids]
+        store.wait_command(daemon.db, ids[-1], 30)      # one command in flight per table
+    rows = [store.get_command(daemon.db, i) for i in ids]
     assert [r["status"] for r in rows] == ["done"] * len(ids), rows
     assert sim.executed_names().count("ROLL_DICE") == len(ids)
 
@@ -82,9 +83,9 @@ def test_requests_made_while_the_daemon_is_down_run_when_it_starts(rig):
     daemon.start(wait_tables=("t1",))
     assert daemon.stop() == 0
     assert store.daemon_status(daemon.db)["running"] is False
-    cid = store.request_command(daemon.db, "t1", "points", None, "web-42")
     stale = store.request_command(daemon.db, "t1", "dice", None, expires_in=0.01)
     time.sleep(0.05)
+    cid = store.request_command(daemon.db, "t1", "points", None, "web-42")  # not blocked
     daemon.start(wait_tables=("t1",))
     row = store.wait_command(daemon.db, cid, 30)
     assert row["status"] == "done" and row["result"]["points"] == [25000] * 4
@@ -108,7 +109,8 @@ def test_command_on_the_wire_when_the_table_vanishes_times_out_then_late_outcome
         cid = store.request_command(d.db, "t1", "dice")
         row = store.wait_command(d.db, cid, 30)
         assert row["status"] == "timed_out" and row["error_code"] == "link_down", row
-        assert "will NOT be repeated" in row["error_message"]
+        assert "will NOT be repeated" in row["error_message"] and "再実行しません" in row[
+        "error_message"]
         sim.faults.clear()
         wait_until(lambda: store.get_command(d.db, cid)["error_code"] == "link_down_ran", 30,
                    "late outcome noted")
@@ -127,7 +129,8 @@ def test_a_second_daemon_on_the_same_store_is_refused(rig):
     daemon.start(wait_tables=("t1",))
     r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config",
                         str(daemon.config)], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 2 and "another tablectl daemon is already serving" in r.stderr
+    assert r.returncode == 2
+    assert f"another tablectl daemon (pid {daemon.proc.pid}) is already serving" in r.stderr
     assert store.daemon_status(daemon.db)["pid"] == daemon.proc.pid
 
 
@@ -161,6 +164,65 @@ def test_command_sent_while_the_table_boots_runs_once_when_it_is_ready(tmp_path)
         row = store.wait_command(d.db, cid, 30)
         assert row["status"] == "done", row
         assert sim.executed_names().count("READ_POINTS") == 1
+    finally:
+        d.stop()
+        sim.stop()
+
+
+def test_a_cycle_that_ran_is_never_journalled_as_may_not_have_run(tmp_path):
+    """Issue scenario: in_doubt_timeout = 3, a cycle, the line goes silent 1.5 s into the
+    cycle for 6 s. The journalled START_CYCLE reply says it ran: the row keeps it, stays
+    in flight (a second cycle is refused, never started), and ends done when the table
+    answers again. The table ran one cycle."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.05, unplug_mode="silent")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}, extra="in_doubt_timeout = 3"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        cid = store.request_command(d.db, "t1", "cycle", source="cli", actor="ops")
+        sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+        time.sleep(1.5)
+        sim.unplug("silent")
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            row = store.get_command(d.db, cid)
+            assert row["status"] == "sending", row               # never "may not have run"
+            assert row["result"]["cycle_no"] == 1 and row["result"]["duration_ms"] == 3500
+            time.sleep(0.2)
+        assert store.get_table(d.db, "t1")["connected"] == 0
+        with pytest.raises(store.CommandInFlight) as e:
+            store.request_command(d.db, "t1", "cycle", actor="mika")
+        assert "サイクル実行中 (ops, " in e.value.text("ja")
+        sim.plug()
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "done", row
+        assert row["result"]["cycle_no"] == 1 and row["result"]["cycle_state"] == "walls_up"
+        assert sim.executed_names().count("START_CYCLE") == 1
+    finally:
+        d.stop()
+        sim.stop()
+
+
+def test_a_started_cycle_whose_table_stays_away_keeps_its_reply(tmp_path):
+    """Past the cycle's own time (twice its duration + reply_timeout) the row is timed_out
+    as cycle_link_lost: it ran, whether the walls came up is unknown; its reply is kept."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02, unplug_mode="silent")
+    d = DaemonProcess(write_config(tmp_path, {"t1": path},
+                                   extra="in_doubt_timeout = 0.5\nreply_timeout = 0.5"))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.sticks_for(1)
+        cid = store.request_command(d.db, "t1", "cycle")
+        sim.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
+        sim.unplug("silent")
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "timed_out" and row["error_code"] == "cycle_link_lost", row
+        assert row["result"]["cycle_no"] == 1                   # the journalled reply
+        assert "Cycle 1 started" in row["error_message"] and "サイクル 1" in row[
+            "error_message"]
+        sim.plug()
+        assert ask(d.db, "t1", "status", timeout=30)["status"] == "done"
+        assert sim.executed_names().count("START_CYCLE") == 1
     finally:
         d.stop()
         sim.stop()

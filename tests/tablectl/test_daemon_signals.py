@@ -4,6 +4,7 @@
 import os
 import signal
 import socket
+import time
 
 import pytest
 
@@ -127,4 +128,75 @@ def test_bad_config_is_refused_in_words(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tablectl", "serve", "--config", str(cfg)],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
-    assert "id must be 1-32 letters" in r.stderr and "Traceback" not in r.stderr
+    assert "id = 't 1' is not allowed; allowed values: 1-32 letters" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_watchdog_pings_only_while_every_table_loop_makes_progress(tmp_path, sims,
+                                                                    notify_socket, monkeypatch):
+    """A manager stuck in a call that never returns stops the pings (systemd then restarts
+    the daemon); waiting on a table or a locked database is progress, not being stuck."""
+    import threading
+
+    from tablectl import daemon as D
+
+    monkeypatch.setattr(D, "STUCK_MIN_S", 0.6)
+    _, p1 = sims("t1")
+    _, p2 = sims("t2")
+    dm = D.Daemon(str(write_config(tmp_path, {"t1": p1, "t2": p2})))
+    runner = threading.Thread(target=dm.run, name="daemon-under-test")
+    runner.start()
+    gate = threading.Event()
+    try:
+        assert "READY=1" in _messages(notify_socket, "READY=1")
+        wait_connected(dm.cfg.db, "t1")
+        assert "WATCHDOG=1" in _messages(notify_socket, "WATCHDOG=1")
+        m = dm.managers["t1"]
+        m.driver.refresh = lambda: (gate.wait(), None)[1]      # a call that hangs
+        m.state_dirty = True
+        m.wake.set()
+        wait_until(lambda: not dm.progressing(0.6), 10, "the stuck loop is noticed")
+        time.sleep(0.3)
+        notify_socket.setblocking(False)
+        try:
+            while notify_socket.recv(4096):         # pings sent before it was noticed
+                pass
+        except BlockingIOError:
+            pass
+        notify_socket.settimeout(0.2)
+        got = []
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            try:
+                got += notify_socket.recv(4096).decode().split("\n")
+            except TimeoutError:
+                pass
+        assert "WATCHDOG=1" not in got
+        gate.set()                                              # the call returns
+        notify_socket.settimeout(10)
+        assert "WATCHDOG=1" in _messages(notify_socket, "WATCHDOG=1")
+    finally:
+        gate.set()
+        dm.stop_requested.set()
+        runner.join(30)
+
+
+def test_a_table_speaking_another_protocol_version_is_left_alone_until_a_reload(tmp_path,
+                                                                                 sims):
+    """docs/protocol.md section 11: the host stops and reports it; no HELLO every 0.5 s."""
+    from tablectl import words as W
+
+    sim, path = sims("t1", protocol_version=2)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path})).start()
+    try:
+        wait_until(lambda: store.get_table(d.db, "t1")["last_error"] == "unsupported_version",
+                   20, "the table's version reported")
+        t1 = store.get_table(d.db, "t1")
+        assert t1["connected"] == 0 and t1["last_error_values"] == {"version": 2, "ours": 1}
+        assert "protocol version 2" in W.link(t1["last_error"], "en", t1["last_error_values"])
+        time.sleep(2)
+        assert sim.executed_names().count("HELLO") == 1
+        d.signal(signal.SIGHUP)                                 # staff updated: try again
+        wait_until(lambda: sim.executed_names().count("HELLO") == 2, 10, "tried again")
+    finally:
+        assert d.stop() == 0

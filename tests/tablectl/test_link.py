@@ -1,15 +1,20 @@
-"""The transaction layer (tablectl.link) against the simulator: in process (sim://)
-and over a real pty; retransmission, NAK, duplicate replies, HELLO, history, backoff."""
+"""The JP-EX transaction layer (tablectl.drivers.jpex.Link) against the simulator: in
+process (sim://, plugged in through the transport entry point) and over a real pty;
+retransmission, NAK, duplicate replies, HELLO, history, backoff, odd devices."""
 
+import os
 import random
+import threading
+import tty
 
 import pytest
-import serial
 
 from hardware_sim import protocol_sim
 from tablectl import protocol as P
-from tablectl.config import LinkSettings
-from tablectl.link import Backoff, Link, LinkDown, LinkTimeout, register_sim
+from tablectl.daemon import Backoff
+from tablectl.drivers.base import LinkDown, Unsupported
+from tablectl.drivers.jpex import Link, LinkTimeout
+from tablectl.settings import LinkSettings
 from tests.support.tablectl import sim_on_pty
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -17,18 +22,18 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 
 @pytest.fixture
 def named_sim():
-    register_sim()
     yield "sim://linktest?mode=1&time_scale=0.001&boot_s=20"
     protocol_sim.close_all()
 
 
 @pytest.fixture
-def link_to(request):
+def link_to(tmp_path):
     links = []
 
     def make(url, **settings):
         events = []
-        ln = Link(url, settings=LinkSettings(**settings), on_event=events.append)
+        ln = Link(url, settings=LinkSettings(**settings), on_event=events.append,
+                  lock_dir=str(tmp_path))
         ln.events = events
         links.append(ln)
         return ln
@@ -95,7 +100,7 @@ def test_silent_table_times_out_after_bounded_retries_with_frames(named_sim, lin
     sim.faults.set(drop=1.0, direction="tx")
     with pytest.raises(LinkTimeout) as e:
         ln.transact(P.Status())
-    assert "3 tries" in e.value.message
+    assert e.value.values["tries"] == 3 and "3" in e.value.text("en")
     sent = [f for f in e.value.frames if " -> " in f]
     assert len([f for f in sent if "Status" in f]) == 3   # the history shows every try
     sim.faults.clear()
@@ -134,9 +139,13 @@ def test_events_go_to_the_callback(named_sim, link_to):
 
 def test_cannot_open_gives_link_down_in_words(link_to, tmp_path):
     ln = link_to(str(tmp_path / "no-such-tty"))
-    with pytest.raises(LinkDown, match="cannot open"):
+    with pytest.raises(LinkDown) as e:
         ln.connect()
-    assert not ln.connected
+    assert e.value.code == "port_missing" and not ln.connected
+    assert "does not exist" in e.value.text("en") and "ありません" in e.value.text("ja")
+    with pytest.raises(LinkDown) as e:
+        link_to("socket://127.0.0.1:1").connect()
+    assert e.value.code == "refused" and "refused" in e.value.text("en")
 
 
 def test_backoff_grows_caps_and_jitters():
@@ -149,10 +158,18 @@ def test_backoff_grows_caps_and_jitters():
     assert b.next() <= 0.05
 
 
-def test_sim_url_resolves_after_register():
-    register_sim()
-    port = serial.serial_for_url("sim://?mode=1&time_scale=0.001", timeout=0.1)
-    port.close()
+def test_sim_scheme_comes_from_the_transport_entry_point_not_an_import():
+    """tablectl finds sim:// in the jantaku.serial_transports entry points; nothing in
+    tablectl imports hardware_sim."""
+    import pathlib
+
+    from tablectl import serialport
+
+    assert "sim" in serialport.transports()
+    root = pathlib.Path(serialport.__file__).parent
+    for path in root.rglob("*.py"):
+        assert "hardware_sim" not in path.read_text(encoding="utf-8").replace(
+            "``hardware_sim``", ""), path
 
 
 def test_socket_url_to_a_network_serial_server(link_to):
@@ -167,3 +184,71 @@ def test_socket_url_to_a_network_serial_server(link_to):
         ln.close()
     finally:
         sim.stop()
+
+
+def test_a_protocol_2_table_is_refused_once_and_not_greeted_again(link_to):
+    """docs/protocol.md section 11: a host that needs another version stops and says so."""
+    ln = link_to("sim://v2?time_scale=0.001&protocol=2")
+    try:
+        with pytest.raises(Unsupported) as e:
+            ln.connect()
+        assert e.value.code == "unsupported_version" and e.value.values["version"] == 2
+        assert not e.value.retry and "version 2" in e.value.text("en")
+        assert protocol_sim.get("v2").executed_names() == ["HELLO"]
+    finally:
+        protocol_sim.close_all()
+
+
+def _text_device(answer: bytes):
+    """A device on a real pty that answers every read with ``answer`` (a modem, a GPS,
+    a relay board...): not a JP-EX table."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                if os.read(master, 256):
+                    os.write(master, answer)
+            except OSError:
+                return
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+
+    def close():
+        stop.set()
+        os.close(master)
+        os.close(slave)
+        t.join(2)
+    return os.ttyname(slave), close
+
+
+@pytest.mark.parametrize("answer,code,words", [
+    (b"OK\r\nERROR\r\n", "ascii_answer", "answers in text (OK"),
+    (bytes(range(0x80, 0x90)), "garbage_answer", "not JP-EX frames"),
+])
+def test_a_device_that_is_no_jpex_table_is_named_not_called_silent(link_to, answer, code, words):
+    path, close = _text_device(answer)
+    try:
+        ln = link_to(path, timeout=0.05, retries=1)
+        with pytest.raises(LinkDown) as e:
+            ln.connect()
+        assert e.value.code == code and words in e.value.text("en")
+        ln.close()
+    finally:
+        close()
+
+
+def test_a_silent_line_is_no_answer(link_to):
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    try:
+        ln = link_to(os.ttyname(slave), timeout=0.05, retries=1)
+        with pytest.raises(LinkDown) as e:
+            ln.connect()
+        assert e.value.code == "no_answer" and "does not answer" in e.value.text("en")
+        ln.close()
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+import lexicon
 from tablectl import protocol as P
+from tablectl.modes import MODES, mode_by_name
 from tablectl.errors import PayloadError, ProtocolError, TableError, UnknownCommand, UnknownMode
 
 
@@ -88,7 +90,7 @@ def test_decoder_false_start_byte_in_garbage():
 def test_decoder_stale_partial_frame_is_given_up():
     """A false start byte whose header checks must not hold a real frame back forever."""
     now = [0.0]
-    d = P.FrameDecoder(stale_after=0.1, clock=lambda: now[0])
+    d = P.FrameDecoder(stale_after=0.1, inter_byte=None, clock=lambda: now[0])
     n = 300
     fake = bytes([P.SOF, n >> 8, n & 0xFF, 1, 2, P.header_check(n, 1, 2)])  # claims 300 bytes
     real = P.Frame(3, 0x82, b"state")
@@ -98,6 +100,41 @@ def test_decoder_stale_partial_frame_is_given_up():
     now[0] = 0.2
     assert d.poll() == [real]
     assert d.pending == 0
+
+
+def test_inter_byte_timeout_drops_a_half_frame_on_a_quiet_line():
+    """docs/protocol.md section 2: a partial frame whose newest byte is older than the
+    inter-byte timeout is given up, with or without new bytes arriving."""
+    now = [0.0]
+    d = P.FrameDecoder(stale_after=None, inter_byte=0.05, clock=lambda: now[0])
+    whole = P.encode_frame(P.Frame(9, 0x82, b"abcdef"))
+    assert d.feed(whole[:7]) == [] and d.pending == 7      # power lost mid-frame
+    now[0] = 0.04
+    assert d.poll() == [] and d.pending == 7               # not yet quiet for long enough
+    now[0] = 0.06
+    assert d.poll() == [] and d.pending == 0               # quiet line: the half frame is gone
+    assert d.garbage_bytes == 7
+    # a half frame followed, after a gap, by a whole frame: the whole frame comes out at once
+    real = P.Frame(4, 0x82, b"state")
+    d.feed(whole[:5])
+    now[0] = 1.0
+    assert d.feed(P.encode_frame(real)) == [real] and d.pending == 0
+    # bytes that keep coming (no gap) are one frame
+    for i, b in enumerate(whole):
+        now[0] = 2.0 + i * 0.01
+        got = d.feed(bytes([b]))
+    assert got == [P.Frame(9, 0x82, b"abcdef")]
+
+
+def test_inter_byte_timeout_keeps_whole_frames_behind_a_false_start():
+    now = [0.0]
+    d = P.FrameDecoder(stale_after=None, inter_byte=0.05, clock=lambda: now[0])
+    n = 300
+    fake = bytes([P.SOF, n >> 8, n & 0xFF, 1, 2, P.header_check(n, 1, 2)])
+    real = P.Frame(3, 0x82, b"state")
+    assert d.feed(fake + P.encode_frame(real)) == []
+    now[0] = 0.1
+    assert d.poll() == [real] and d.pending == 0
 
 
 def test_decoder_reset_and_counters():
@@ -211,25 +248,26 @@ def test_unknown_type_and_bad_payloads_raise_protocol_errors():
             P.message_from_frame(f)
 
 
-def test_reply_ok_and_texts():
+def test_reply_ok_and_retryable_naks():
     assert P.StatusReply().ok
     walls_only = P.DealReply(result=P.Result.WALLS_ONLY)
     assert walls_only.ok and walls_only.walls_only
-    r = P.StartCycleReply(result=P.Result.LID_OPEN)
-    assert not r.ok
-    assert "lid" in r.text().lower() and "フタ" in r.text("ja")
-    assert P.ErrorRaised(P.Result.MOTOR_JAM).text("ja").startswith("モーター")
+    assert not P.StartCycleReply(result=P.Result.LID_OPEN).ok
+    assert not P.StartCycleReply(result=0x3F).ok          # unknown code: not OK
     assert P.Nak(P.NakReason.BUSY).retryable and not P.Nak(P.NakReason.BAD_PAYLOAD).retryable
-    assert "0xEE" in P.result_text(0xEE)
+    assert P.result_code(P.Result.MOTOR_JAM) == "motor_jam"
+    assert P.result_code(0xEE) == "table_error_ee"
 
 
-def test_every_result_code_has_both_texts():
+def test_every_result_code_and_nak_reason_has_words_in_both_languages():
     for code in P.Result:
-        en, ja = P.result_text(code), P.result_text(code, "ja")
-        assert en and ja and en != ja
-        assert not en.startswith("Unknown table error")
+        key = f"table.code.{P.result_code(code)}"
+        assert lexicon.has(key), key
+        ja, en = lexicon.t(key, "ja"), lexicon.t(key, "en")
+        assert ja and en and ja != en
     for reason in P.NakReason:
-        assert P.nak_text(reason) and P.nak_text(reason, "ja")
+        key = f"table.nak.{reason.name.lower()}"
+        assert lexicon.has(key) and lexicon.t(key, "ja") != lexicon.t(key, "en")
 
 
 def test_docs_list_every_result_code_and_message_type():
@@ -237,7 +275,7 @@ def test_docs_list_every_result_code_and_message_type():
     doc = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
     for code in P.Result:
         assert f"`0x{int(code):02X}` | {code.name}" in doc, code
-        assert P.result_text(code, "ja") in doc, code
+        assert lexicon.t(f"table.code.{P.result_code(code)}", "ja") in doc, code
     for cls in P.MESSAGES.values():
         assert f"`0x{cls.CMD:02X}`" in doc, cls.NAME
 
@@ -250,9 +288,9 @@ def test_modes_table_matches_the_settings_list():
     expected = {0: ("チェックモード", 0), 1: ("四人標準", 136), 2: ("四人花", 140),
                 3: ("四人花花", 144), 4: ("三人標準", 108), 5: ("3人花", 112),
                 6: ("三人花花", 116), 7: ("100枚上がり", 100), 8: ("64枚上がり", 64)}
-    assert [m.number for m in P.MODES] == list(range(9))
-    for m in P.MODES:
-        assert (m.name_ja, m.tiles) == expected[m.number]
+    assert [m.number for m in MODES] == list(range(9))
+    for m in MODES:
+        assert (m.words("ja"), m.tiles) == expected[m.number]
         assert m.players == len(m.seats)
         assert m.code == f"{m.number:02d}"
 
@@ -263,20 +301,20 @@ def test_modes_table_matches_the_settings_list():
     ("sanma_hana", 5), ("3p", 4), ("08", 8), ("four-player-136", 1),
 ])
 def test_mode_by_name(text, number):
-    assert P.mode_by_name(text).number == number
+    assert mode_by_name(text).number == number
 
 
 @pytest.mark.parametrize("text", ["9", "09", "foo", "", "-1", 9, True, "4.0"])
 def test_mode_by_name_refuses_with_the_list(text):
     with pytest.raises(UnknownMode) as e:
-        P.mode_by_name(text)
+        mode_by_name(text)
     assert "sanma" in str(e.value) and "08" in str(e.value)
     assert isinstance(e.value, ValueError) and isinstance(e.value, TableError)
 
 
 def test_mode_names_are_unambiguous():
     seen = {}
-    for m in P.MODES:
+    for m in MODES:
         for n in (m.name, *m.aliases):
             assert n.casefold() not in seen, (n, seen.get(n.casefold()))
             seen[n.casefold()] = m.number
@@ -295,3 +333,16 @@ def test_docs_example_exchange_bytes():
                      (P.StartCycleReply(0, 4, 1, 70000), 0x11), (P.ModeChanged(1, 4), 0),
                      (P.CycleStarted(4, 1, 70000), 1), (P.Nak(1, 3), 0x12)]:
         assert hexs(msg, seq) in doc, msg
+
+
+def test_every_message_is_declared_by_its_fields_with_one_shared_codec():
+    """No message carries its own encode/decode: the fields say the layout."""
+    import dataclasses
+
+    assert len(P.MESSAGES) == 31
+    for cls in P.MESSAGES.values():
+        assert "encode" not in cls.__dict__ and "decode" not in cls.__dict__, cls.NAME
+        assert all("wire" in f.metadata for f in dataclasses.fields(cls)), cls.NAME
+        assert cls.decode(cls().encode()) == cls()
+    for cmd in (c for c in P.MESSAGES.values() if issubclass(c, P.Command)):
+        assert cmd.REPLY.CMD == cmd.CMD | 0x80

@@ -243,7 +243,8 @@ def test_every_cli_command_has_help_and_docs():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
-    assert {"serve", "create-staff", "backup", "restore", "demo"} <= set(sub.choices)
+    assert {"serve", "create-staff", "backup", "restore", "demo", "export", "leaderboard",
+            "club-day"} <= set(sub.choices)
     for name, p in sub.choices.items():
         assert p.format_help().strip(), name
         assert f"python -m web {name}" in web.cli.__doc__ + docs, f"{name} is not documented"

@@ -1,4 +1,4 @@
-"""``tablectl export``: the dated folder's files (BOM CSV, JSON, self-contained HTML,
+"""``python -m web export``: the dated folder's files (BOM CSV, JSON, self-contained HTML,
 manifest), byte-identical reruns, unfinished games refused, an unreachable
 database, ``--keep``, and a run SIGKILLed mid-way leaving no partial folder.
 Runs the real command in a subprocess."""
@@ -34,7 +34,7 @@ def club(tmp_path):
 
 def run(db, *argv, env=None, **kw):
     return subprocess.run(
-        [sys.executable, "-m", "tablectl", "--db", str(db), "export", *argv],
+        [sys.executable, "-m", "web", "export", "--db", str(db), *argv],
         capture_output=True,
         text=True,
         timeout=120,
@@ -241,10 +241,10 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
         [
             sys.executable,
             "-m",
-            "tablectl",
+            "web",
+            "export",
             "--db",
             club["path"],
-            "export",
             "--date",
             "2026-04-01",
             "--out",
@@ -275,13 +275,14 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
 def test_systemd_units_run_a_command_the_cli_accepts():
     import shlex
 
-    from tablectl import cli
+    from web import cli
 
     unit = (ROOT / "deploy" / "jantaku-export.service").read_text(encoding="utf-8")
     line = next(ln for ln in unit.splitlines() if ln.startswith("ExecStart="))
     argv = shlex.split(line.removeprefix("ExecStart="))
-    assert argv[0].endswith("/tablectl")
-    args = cli.build_parser().parse_args(argv[1:])
+    # the venv's interpreter (deploy/README.md installs into /opt/jantaku/venv)
+    assert argv[:3] == ["/opt/jantaku/venv/bin/python", "-m", "web"]
+    args = cli.build_parser().parse_args(argv[3:])
     assert args.command == "export" and args.keep >= 1 and args.date is None
     timer = (ROOT / "deploy" / "jantaku-export.timer").read_text(encoding="utf-8")
     cal = next(ln for ln in timer.splitlines() if ln.startswith("OnCalendar="))
@@ -319,10 +320,10 @@ def test_progress_bar_on_a_real_terminal(club, tmp_path):
             [
                 sys.executable,
                 "-m",
-                "tablectl",
+                "web",
+                "export",
                 "--db",
                 club["path"],
-                "export",
                 "--date",
                 "2026-04-01",
                 "--out",

@@ -1,6 +1,6 @@
 """Leaderboards from the club database: the summary tables kept in step with the games
 (finish, staff correction, void), club days that end at the closing hour, periods,
-rule families never mixed, the pages and their errors, ``tablectl leaderboard``.
+rule families never mixed, the pages and their errors, ``python -m web leaderboard``.
 
 The fixture club plays the hand-computed games of ``test_stats`` through the web
 app's own ``web.games`` functions (the same path as a tablet), then dates them.
@@ -244,7 +244,7 @@ def test_bad_requests_are_answered_in_words(club, url, status, words):
 # --------------------------------------------------------------------------- CLI
 def run_cli(*argv):
     return subprocess.run(
-        [sys.executable, "-m", "tablectl", *argv],
+        [sys.executable, "-m", "web", *argv],
         capture_output=True,
         text=True,
         timeout=120,
@@ -252,11 +252,11 @@ def run_cli(*argv):
     )
 
 
-def test_tablectl_leaderboard(club):
+def test_leaderboard_command(club):
     r = run_cli(
+        "leaderboard",
         "--db",
         club["path"],
-        "leaderboard",
         "--period",
         "all",
         "--day",
@@ -268,10 +268,10 @@ def test_tablectl_leaderboard(club):
     names = [ln.split()[1] for ln in r.stdout.splitlines()[2:]]
     assert names == list("DABC")
     r = run_cli(
+        "leaderboard",
         "--db",
         club["path"],
         "--json",
-        "leaderboard",
         "--family",
         "riichi3",
         "--period",
@@ -282,14 +282,14 @@ def test_tablectl_leaderboard(club):
         "2026-04-30",
     )
     assert r.returncode == 0 and [x["name"] for x in json.loads(r.stdout)["rows"]] == list("BCA")
-    r = run_cli("--db", club["path"], "leaderboard", "--period", "day", "--day", "tomorrow")
+    r = run_cli("leaderboard", "--db", club["path"], "--period", "day", "--day", "tomorrow")
     assert r.returncode == 2 and "YYYY-MM-DD" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_tablectl_club_day(club):
-    r = run_cli("--db", club["path"], "club-day")
+def test_club_day_command(club):
+    r = run_cli("club-day", "--db", club["path"])
     assert r.returncode == 0 and "05:00 (Asia/Tokyo)" in r.stdout
-    r = run_cli("--db", club["path"], "club-day", "--closing-hour", "25:99")
+    r = run_cli("club-day", "--db", club["path"], "--closing-hour", "25:99")
     assert r.returncode == 2 and "HH:MM" in r.stderr
 
 

@@ -77,12 +77,12 @@ def test_floor_signs_in_polls_and_shows_refusal(browser, club):
     assert "未接続" in t1.locator('[data-field="connected"]').text_content()
     assert "→ 02" in t1.locator('[data-field="mode"]').text_content()
 
-    # Nobody runs the daemon here, so the request is queued and reported as in progress.
+    # Nobody runs the daemon here, so the request is queued and reported as waiting.
     t2 = page.locator('[data-table="t2"]')
     t2.locator("select[name=mode]").select_option("5")
     t2.locator("form:has(select[name=mode]) button").click()
     page.wait_for_url("**/staff/")
-    assert "mode" in page.locator(".flash").first.text_content()
+    assert "モード変更 送信待ち" in page.locator(".flash").first.text_content()
     assert page.js_errors == []
 
 

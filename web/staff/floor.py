@@ -1,10 +1,12 @@
-"""The floor view: every table live, and table commands through ``tablectl.store``.
+"""The floor view: every table live, and table commands through ``tablectl``'s client.
 
-The web app never talks to a table itself: it writes a request into the
-shared store's command journal (idempotent on a key the page generated, so
-a double click sends one command) and waits a few seconds for the daemon's
-answer. A refusal from the table (mid-cycle, wrong point sticks...) comes
-back as the daemon's words and is shown as is.
+The web app never talks to a table itself: a staff command goes through
+:class:`tablectl.client.TableClient` (the same request-and-wait client as the
+``tablectl`` CLI), which writes it into the shared store's command journal
+(idempotent on a key the page generated, so a double click sends one command)
+and waits a few seconds for the daemon's answer. The commands, their arguments
+and their words come from :mod:`tablectl.commands`; what the daemon stored as
+codes and values is put in the page's language here.
 """
 
 from __future__ import annotations
@@ -13,43 +15,34 @@ import uuid
 
 from flask import current_app, jsonify, render_template
 
+from tablectl import commands as table_commands
 from tablectl import store
+from tablectl import words as table_words
+from tablectl.client import TableClient
+from tablectl.errors import TableError
+from tablectl.modes import MODES
 
 from ..db import get_db
 from ..errors import UserError
-from ..security import staff_required
-from . import bp
-from .common import db_path, form_data, msg, record
+from ..i18n import current_lang
+from ..security import current_staff, staff_required
+from .common import bp
+from .common import db_path, form_data, record
 
-# Commands staff may send from the console (the store knows a few more).
-CONSOLE_COMMANDS = ("mode", "cycle", "check", "dice", "points", "status")
+CONSOLE_COMMANDS = table_commands.console_commands()
 DEFAULT_COMMAND_WAIT = 5.0
 
 
 def modes() -> list[dict]:
-    """The table modes as ``{number, label}`` (from the protocol's one table of modes)."""
-    try:
-        from tablectl import protocol
-
-        from ..i18n import current_lang
-        return [{"number": int(m.number), "label": m.label(current_lang())}
-                for m in protocol.MODES]
-    except (ImportError, AttributeError):  # protocol module not there yet: numbers only
-        return [{"number": n, "label": f"{n:02d}"} for n in range(9)]
+    """The table modes as ``{number, label}`` in the page's language."""
+    return [{"number": m.number, "label": m.label(current_lang())} for m in MODES]
 
 
-def _mode_number(value) -> int:
-    text = str(value if value is not None else "").strip()
-    if text.isdigit():
-        return int(text)
-    try:
-        from tablectl import protocol
-        return int(protocol.mode_by_name(text).number)
-    except (ImportError, AttributeError):
-        pass
-    except Exception as e:  # noqa: BLE001 - mode_by_name's own words list the valid names
-        raise UserError(str(e), code="bad_mode") from None
-    raise UserError(f"Choose a table mode 00-08, not {text!r}.", code="bad_mode")
+def club_timezone() -> str:
+    """The club's time zone, for the times staff read (the club-day settings)."""
+    from .. import stats_store
+
+    return stats_store.settings(get_db())["timezone"]
 
 
 def _games_by_table(db) -> dict:
@@ -89,19 +82,23 @@ def game_summary(db, game_id: int) -> dict:
 
 
 def floor_data() -> dict:
-    """Everything the floor view shows, as JSON-ready data.
+    """Everything the floor view shows, as JSON-ready data, in the page's language.
 
     Tables are the daemon's configured tables plus any club table the daemon
     does not know (shown as not connected, so a typo in either config shows).
+    While the daemon's heartbeat is stale no table is shown as connected: its
+    state is only as of the last heartbeat.
     """
     from .. import games
 
     path, db = db_path(), get_db()
+    lang, tz = current_lang(), club_timezone()
+    daemon = store.daemon_status(path)
     club = {str(t["id"]): t for t in games.list_tables(db)}
     tables = store.list_tables(path)
     known = {str(t["table_id"]) for t in tables}
     blank = dict.fromkeys(("mode", "pending_mode", "cycle_state", "lid", "errors", "last_error",
-                           "points", "model"))
+                           "points", "model", "commands", "last_error_values"))
     tables += [{**blank, "table_id": tid, "name": c["name"], "connected": 0, "in_daemon": False}
                for tid, c in club.items() if tid not in known]
     last = {}
@@ -111,61 +108,44 @@ def floor_data() -> dict:
     for t in tables:
         tid = str(t["table_id"])
         t.setdefault("in_daemon", True)
-        t["connected"] = bool(t.get("connected"))
+        t["stale"] = daemon["state"] == "stale"
+        t["connected"] = bool(t.get("connected")) and daemon["state"] == "running"
         t["rule_set"] = club[tid]["rule_set"] if tid in club else None
         t["club_name"] = club[tid]["name"] if tid in club else None
-        t["last_command"] = _command_view(last.get(tid))
+        t["last_command"] = _command_view(last.get(tid), lang, tz)
         t["game"] = in_play.get(tid)
-        t["events"] = store.recent_events(path, tid, limit=3) if t["in_daemon"] else []
-        t.update(_labels(t))
-    return {"daemon": store.daemon_status(path), "tables": tables}
+        t["events"] = [{**e, "message": table_words.event(e, lang)}
+                       for e in store.recent_events(path, tid, limit=3)] if t["in_daemon"] else []
+        can = t.get("commands") or CONSOLE_COMMANDS
+        t["commands"] = [c for c in CONSOLE_COMMANDS if c in can]
+        t.update(_labels(t, lang))
+    return {"daemon": daemon, "tables": tables}
 
 
-def _labels(t: dict) -> dict:
+def _labels(t: dict, lang: str) -> dict:
     """Words for the daemon's state codes in the page's language (codes stay for scripts)."""
-    import lexicon
-    from ..i18n import current_lang, t as tr
-
     def label(prefix: str, value):
-        if value is None:
-            return None
-        key = f"{prefix}.{value}"
-        return tr(key) if lexicon.has(key) else str(value)
+        return None if value is None else table_words.say(f"{prefix}.{value}", lang)
 
-    return {"cycle_label": label("staff.cycle_state", t.get("cycle_state")),
-            "lid_label": label("staff.lid_state", t.get("lid")),
-            "error_words": [_error_words(e, current_lang()) for e in (t.get("errors") or [])]}
-
-
-def _error_words(name: str, lang: str) -> str:
-    """A table error code name (``lid_open``) in words, from the protocol's one table of texts."""
-    try:
-        from tablectl import protocol
-        return protocol.result_text(int(protocol.Result[str(name).upper()]), lang)
-    except (ImportError, KeyError, AttributeError, ValueError):
-        return str(name)
+    code = t.get("last_error")
+    why = None
+    if code:
+        why = (table_words.code(code, lang, t.get("last_error_values")) if t["connected"]
+               else table_words.link(code, lang, t.get("last_error_values")))
+    return {"cycle_label": label("table.cycle", t.get("cycle_state")),
+            "lid_label": label("table.lid", t.get("lid")),
+            "error_words": [table_words.code(e, lang) for e in (t.get("errors") or [])],
+            "last_error_code": code, "last_error": why}
 
 
-def _command_view(row: dict | None) -> dict | None:
+def _command_view(row: dict | None, lang: str, tz: str) -> dict | None:
     if row is None:
         return None
     return {"id": row["id"], "command": row["command"], "args": row["args"],
-            "status": row["status"], "error_message": row["error_message"],
-            "result": row["result"], "message": describe(row)}
-
-
-def describe(row: dict) -> str:
-    """A journal row in words."""
-    if row["status"] == "done":
-        try:
-            from tablectl.cli import describe_result
-            return describe_result(row["command"], row["result"] or {})
-        except ImportError:  # pragma: no cover - cli ships with the store
-            return "done"
-    if row["status"] in ("queued", "sending"):
-        what = f"#{row['id']} {row['command']}"
-        return msg(f"{what} 実行中…", f"{what} in progress…")
-    return row["error_message"] or row["status"]
+            "status": row["status"], "error_code": row["error_code"],
+            "error_message": table_commands.describe(row, lang, tz)
+            if row["status"] in ("failed", "timed_out") else None,
+            "result": row["result"], "message": table_commands.describe(row, lang, tz)}
 
 
 @bp.get("/")
@@ -187,38 +167,49 @@ def floor_json():
 @staff_required
 def table_command(table_id: str):
     """Send a command to a table through the daemon and report the table's answer."""
+    lang = current_lang()
     data = form_data()
     command = str(data.get("command", "")).strip()
     if command not in CONSOLE_COMMANDS:
-        raise UserError(f"Unknown table command {command!r}: choose one of "
-                        f"{', '.join(CONSOLE_COMMANDS)}.", code="bad_command")
-    args = {"mode": _mode_number(data.get("mode"))} if command == "mode" else {}
+        raise UserError(table_words.code("unknown_command", lang, {
+            "command": command, "choices": ", ".join(CONSOLE_COMMANDS)}), code="bad_command")
+    spec = table_commands.get(command)
+    try:
+        args = spec.from_person({a.name: data.get(a.name) for a in spec.args})
+    except TableError as e:
+        raise UserError(e.text(lang), code=e.code) from None
     key = str(data.get("idempotency_key") or "").strip() or f"staff-{uuid.uuid4().hex}"
     wait = float(current_app.config.get("TABLE_COMMAND_WAIT", DEFAULT_COMMAND_WAIT))
+    staff = current_staff()
+    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
+                         tz=club_timezone())
     try:
-        cid = store.request_command(db_path(), table_id, command, args, f"web-{key}",
-                                    expires_in=max(wait, 30.0), source="web")
-    except store.StoreError as e:
-        raise UserError(e.message, status=404 if e.code == "unknown_table" else 400,
+        answer = client.send(table_id, command, args, key=f"web-{key}", wait=wait,
+                             expires_in=max(wait, 30.0), withdraw=False,
+                             through_pending=False)
+    except store.CommandInFlight as e:
+        raise UserError(e.text(lang), status=409, code=e.code) from None
+    except TableError as e:
+        raise UserError(e.text(lang), status=404 if e.code == "unknown_table" else 400,
                         code=e.code) from None
-    record(f"table.{command}", f"table:{table_id}", details={"command_id": cid, "args": args})
-    row = store.wait_command(db_path(), cid, wait)
-    return _command_answer(table_id, row)
+    record(f"table.{command}", f"table:{table_id}",
+           details={"command_id": answer.row["id"], "args": args})
+    return _command_answer(table_id, answer, lang)
 
 
-def _command_answer(table_id: str, row: dict):
+def _command_answer(table_id: str, answer, lang: str):
     from flask import flash, redirect, url_for
 
     from ..security import wants_json
 
-    view = _command_view(row)
-    status = {"done": 200, "failed": 409, "timed_out": 504}.get(row["status"], 202)
-    ok = row["status"] in ("done", "queued", "sending")
-    text = f"{table_id}: {view['message']}"
+    row = answer.row
+    view = _command_view(row, lang, answer.tz)
+    status = {"done": 200, "failed": 409, "timed_out": 504}.get(answer.state, 202)
+    text = f"{table_id}: {answer.text(lang)}"
     if wants_json():
-        body = {"ok": ok, "command": view, "message": text}
-        if not ok:
+        body = {"ok": answer.ok, "command": view, "message": text}
+        if not answer.ok:
             body["error"] = {"code": row.get("error_code") or row["status"], "message": text}
         return jsonify(body), status
-    flash(text, "ok" if ok else "error")
+    flash(text, "ok" if answer.ok else "error")
     return redirect(url_for("staff.floor"))

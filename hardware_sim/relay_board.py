@@ -1,0 +1,158 @@
+"""A simulated CH340 "LCUS" USB relay board on a pseudo-terminal.
+
+The board takes 4-byte commands at 9600 baud, ``A0 <channel> <state> <checksum>``
+(state 1 closes the relay, 0 opens it; checksum = (0xA0 + channel + state) & 0xFF),
+and answers nothing, like the real LCUS-1/2/4/8 modules. A frame with a wrong
+checksum or channel is ignored (counted in ``bad_frames``); a half frame is
+dropped when the line stays quiet for 50 ms. Each close-then-open of a relay is a
+*press*, recorded with its channel and how long the contacts were closed: wired
+across a table's start button, that is how long the button was held.
+
+``python -m hardware_sim.relay_board --pty [--channels 4]`` prints the pty's path
+on the first line, then one line per press (``press CHANNEL MS``) until killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import signal
+import sys
+import threading
+import time
+import tty
+from dataclasses import dataclass
+
+QUIET_S = 0.05
+
+
+@dataclass(frozen=True)
+class Press:
+    channel: int
+    at: float          # monotonic time the contacts closed
+    seconds: float     # how long they stayed closed
+
+
+class RelayBoard:
+    """``channels`` relays behind one serial line; ``serve_pty()`` gives the device path."""
+
+    def __init__(self, channels: int = 1, on_press=None):
+        if not 1 <= channels <= 8:
+            raise ValueError("an LCUS board has 1 to 8 relays")
+        self.channels = channels
+        self.on_press = on_press
+        self.closed_since: dict[int, float] = {}
+        self.presses: list[Press] = []
+        self.frames = 0
+        self.bad_frames = 0
+        self._lock = threading.Lock()
+        self._master = self._slave = -1
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.path: str | None = None
+
+    def serve_pty(self) -> str:
+        """Open a raw pseudo-terminal and serve on it; returns its device path."""
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        self.path = os.ttyname(self._slave)
+        self._thread = threading.Thread(target=self._run, name="relay-board", daemon=True)
+        self._thread.start()
+        return self.path
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+            self._thread = None
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                os.close(fd)
+        self._master = self._slave = -1
+
+    def __enter__(self) -> "RelayBoard":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def is_closed(self, channel: int) -> bool:
+        with self._lock:
+            return channel in self.closed_since
+
+    def _run(self) -> None:
+        buf = bytearray()
+        last = time.monotonic()
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._master], [], [], QUIET_S)
+            now = time.monotonic()
+            if buf and now - last >= QUIET_S:
+                self.bad_frames += 1        # a half frame on a quiet line: dropped
+                buf.clear()
+            if not ready:
+                continue
+            try:
+                data = os.read(self._master, 64)
+            except OSError:
+                return
+            last = now
+            buf += data
+            self._frames(buf, now)
+
+    def _frames(self, buf: bytearray, now: float) -> None:
+        while len(buf) >= 4:
+            if buf[0] != 0xA0:
+                del buf[:1]
+                self.bad_frames += 1
+                continue
+            channel, state, check = buf[1], buf[2], buf[3]
+            if check != (0xA0 + channel + state) & 0xFF or state > 1 \
+                    or not 1 <= channel <= self.channels:
+                del buf[:1]
+                self.bad_frames += 1
+                continue
+            del buf[:4]
+            self.frames += 1
+            self._switch(channel, bool(state), now)
+
+    def _switch(self, channel: int, on: bool, now: float) -> None:
+        with self._lock:
+            if on:
+                self.closed_since.setdefault(channel, now)
+                return
+            since = self.closed_since.pop(channel, None)
+            if since is None:
+                return
+            press = Press(channel, since, now - since)
+            self.presses.append(press)
+        if self.on_press is not None:
+            self.on_press(press)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m hardware_sim.relay_board",
+                                description="A simulated CH340 LCUS USB relay board on a pty.")
+    p.add_argument("--pty", action="store_true", required=True,
+                   help="serve on a new pseudo-terminal; print its path")
+    p.add_argument("--channels", type=int, default=1, help="relays on the board (1-8)")
+    args = p.parse_args(argv)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+
+    def say(press: Press) -> None:
+        print(f"press {press.channel} {round(press.seconds * 1000)}", flush=True)
+
+    board = RelayBoard(args.channels, on_press=say)
+    print(board.serve_pty(), flush=True)
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        board.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""The staff commands: one row each, used by the store, the daemon, the CLI and the console.
+
+A row says what a command is called, which arguments it takes and how they are
+checked (in the store's form, and from what a person types or picks), how long
+a caller waits for it, whether the console offers it, what it may wait behind,
+and its words: what staff asked for (``table.cmd.<name>.label``), what is going
+on while it runs (``.running``) and, once done, what the table answered
+(:func:`describe`). The store refuses what a row refuses; the CLI builds one
+subcommand per row; a driver lists the rows it can carry out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from . import words as W
+from .errors import TableError
+from .modes import MODES, SEATS, mode_by_name
+
+
+class CommandError(TableError):
+    """A request refused before anything is written (unknown command, bad arguments)."""
+
+    code = "bad_args"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument: its name in the store, how a person gives it, and its checks."""
+
+    name: str
+    check: Callable[[Any], bool]          # the store's form (JSON value) is valid
+    parse: Callable[[Any], Any]           # from what a person typed or picked
+    required: bool
+    cli: str                              # ``MODE`` (positional) or ``--seat``
+    help: str
+
+
+def _mode_ok(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(MODES)
+
+
+def parse_mode(text) -> int:
+    """A mode from a number (``4``, ``04``) or a name; :class:`UnknownMode` otherwise."""
+    return mode_by_name(text).number
+
+
+def _seat_ok(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < SEATS
+
+
+_SEAT_NAMES = {"e": 0, "east": 0, "東": 0, "s": 1, "south": 1, "南": 1,
+               "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3}
+
+
+def parse_seat(text) -> int:
+    """A seat as people say it: 1-4 (East=1) or East/South/West/North, E/S/W/N, 東南西北."""
+    s = str(text).strip().casefold()
+    if s.isdigit() and 1 <= int(s) <= SEATS:
+        return int(s) - 1
+    if s in _SEAT_NAMES:
+        return _SEAT_NAMES[s]
+    raise CommandError(code="bad_seat_arg", given=str(text))
+
+
+MODE_ARG = Arg("mode", _mode_ok, parse_mode, True, "MODE",
+               "number (04) or name (sanma, yonma, yonma-hana, check, 100, 64 ...)")
+SEAT_ARG = Arg("seat", _seat_ok, parse_seat, False, "--seat",
+               "the dealer's seat: 1-4 or east/south/west/north (default: the last dealer)")
+
+
+@dataclass(frozen=True)
+class StaffCommand:
+    """One staff command (see the module docstring)."""
+
+    name: str
+    describe_result: Callable[[dict, str], str]
+    args: tuple[Arg, ...] = ()
+    wait: float = 20.0
+    console: bool = True
+    waits_behind: tuple[str, ...] = ()
+    """Commands in flight this one waits behind as pending instead of being refused."""
+
+    def label(self, lang: str) -> str:
+        return W.say(f"table.cmd.{self.name}.label", lang)
+
+    def running(self, lang: str) -> str:
+        return W.say(f"table.cmd.{self.name}.running", lang)
+
+    def help(self) -> str:
+        return W.say(f"table.cmd.{self.name}.help", W.BOTH)
+
+    def check(self, args: dict | None) -> dict:
+        """The arguments in the store's form, checked; :class:`CommandError` otherwise."""
+        args = dict(args or {})
+        known = {a.name for a in self.args}
+        extra = sorted(set(args) - known)
+        if extra:
+            raise CommandError(command=self.name, names=", ".join(extra))
+        for a in self.args:
+            if a.name not in args:
+                if a.required:
+                    raise CommandError(command=self.name, names=f"{a.name} ({a.help})")
+                continue
+            if not a.check(args[a.name]):
+                raise CommandError(command=self.name,
+                                   names=f"{a.name}={args[a.name]!r} ({a.help})")
+        return args
+
+    def from_person(self, values: dict) -> dict:
+        """Arguments from what a person typed or picked (CLI words, form fields)."""
+        out = {}
+        for a in self.args:
+            v = values.get(a.name)
+            if v is None or (isinstance(v, str) and not v.strip()):
+                continue
+            out[a.name] = a.parse(v)
+        return self.check(out)
+
+    def describe(self, result: dict | None, lang: str) -> str:
+        """The table's answer in words (a done command's result)."""
+        if lang == W.BOTH:
+            return W.in_both(lambda one: self.describe(result, one), lang)
+        try:
+            return self.describe_result(result or {}, lang)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return W.say("table.done.generic", lang)
+
+
+# --------------------------------------------------------------------------- result words
+def _status(r: dict, lang: str) -> str:
+    return W.say("table.done.status", lang, mode=W.mode(r.get("mode"), lang),
+                 cycle=W.say(f"table.cycle.{r.get('cycle_state')}", lang),
+                 lid=W.say(f"table.lid.{r.get('lid')}", lang),
+                 errors=W.listing((W.code(e, lang) for e in r.get("errors") or []), lang))
+
+
+def _mode(r: dict, lang: str) -> str:
+    if r.get("applied_now"):
+        return W.say("table.done.mode.now", lang, mode=W.mode(r["mode"], lang))
+    return W.say("table.done.mode.next", lang, mode=W.mode(r["requested"], lang),
+                 current=W.mode(r["mode"], lang))
+
+
+def _cycle(r: dict, lang: str) -> str:
+    if "pressed_ms" in r:
+        return W.say("table.done.cycle.pressed", lang, ms=r["pressed_ms"])
+    if r.get("mode") == 0:
+        return W.say("table.done.cycle.check", lang, counted=r.get("counted", "?"))
+    text = W.say("table.done.cycle", lang, mode=W.mode(r.get("mode"), lang))
+    if r.get("walls_only"):
+        text += W.say("table.list_sep", lang) + W.say("table.done.cycle.walls_only", lang)
+    return text
+
+
+def _dice(r: dict, lang: str) -> str:
+    d1, d2 = r["dice"]
+    return W.say("table.done.dice", lang, d1=d1, d2=d2, total=d1 + d2,
+                 seat=W.seat(r["seat"], lang))
+
+
+def _deal(r: dict, lang: str) -> str:
+    values = {"seat": W.seat(r["dealer"], lang), "total": sum(r["dice"])}
+    if r.get("walls_only"):
+        return W.say("table.done.deal.walls_only", lang, **values)
+    hands = W.listing((W.say("table.done.deal.hand", lang, seat=W.seat(i, lang), count=n)
+                       for i, n in enumerate(r["hands"]) if n), lang)
+    return W.say("table.done.deal", lang, hands=hands, **values)
+
+
+def _tiles(codes: list[int], lang: str) -> str:
+    # scoring.tiles is only loaded when a check result is shown: a staff command's
+    # start-up stays light (benchmarks/bench_cli_start.py)
+    from scoring.tiles import tile_to_str
+
+    return " ".join(tile_to_str(t) for t in codes) if codes else W.say("table.none", lang)
+
+
+def _check(r: dict, lang: str) -> str:
+    if r["ok"]:
+        return W.say("table.done.check.ok", lang, counted=r["counted"], expected=r["expected"])
+    return W.say("table.done.check.wrong", lang, counted=r["counted"], expected=r["expected"],
+                 missing=_tiles(r["missing"], lang), extra=_tiles(r["extra"], lang))
+
+
+def _points(r: dict, lang: str) -> str:
+    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang), total=p)
+                       for i, p in enumerate(r["points"]) if p is not None), lang)
+    return W.say("table.done.points", lang, seats=seats)
+
+
+def _reset(r: dict, lang: str) -> str:
+    text = W.say("table.done.reset", lang,
+                 cleared=W.listing((W.code(c, lang) for c in r["cleared"]), lang))
+    if r["remaining"]:
+        text += W.say("table.done.reset.remaining", lang, remaining=W.listing(
+            (W.code(c, lang) for c in r["remaining"]), lang))
+    return text
+
+
+def _dealt(r: dict, lang: str) -> str:
+    return W.say("table.done.dealt", lang, cycle_no=r["cycle_no"],
+                 mode=W.mode(r["mode"], lang), walls=len(r["walls"]),
+                 seat=W.seat(r["dealer"], lang))
+
+
+COMMANDS: dict[str, StaffCommand] = {c.name: c for c in (
+    StaffCommand("status", _status),
+    StaffCommand("mode", _mode, (MODE_ARG,), waits_behind=("cycle",)),
+    StaffCommand("cycle", _cycle, wait=150.0),
+    StaffCommand("dice", _dice, (SEAT_ARG,)),
+    StaffCommand("deal", _deal, wait=60.0),
+    StaffCommand("check", _check),
+    StaffCommand("points", _points),
+    StaffCommand("reset", _reset),
+    StaffCommand("dealt", _dealt, console=False),
+)}
+
+
+def get(name: str) -> StaffCommand:
+    """The row of ``name``; :class:`CommandError` (``unknown_command``) listing them all."""
+    spec = COMMANDS.get(name)
+    if spec is None:
+        raise CommandError(code="unknown_command", command=name, choices=", ".join(COMMANDS))
+    return spec
+
+
+def console_commands() -> tuple[str, ...]:
+    """The commands the staff console offers."""
+    return tuple(n for n, c in COMMANDS.items() if c.console)
+
+
+def describe(row: dict, lang: str, tz: str = "Asia/Tokyo") -> str:
+    """A journal row in words, whatever its status."""
+    if lang == W.BOTH:
+        return W.in_both(lambda one: describe(row, one, tz), lang)
+    spec = COMMANDS.get(row["command"])
+    name = spec.label(lang) if spec else row["command"]
+    status = row["status"]
+    if status == "done":
+        return spec.describe(row.get("result"), lang) if spec else W.say("table.done.generic",
+                                                                          lang)
+    if status == "queued":
+        if row.get("waits_for") and spec and spec.waits_behind:
+            return W.say("table.wait.pending", lang, id=row["id"], command=name,
+                         blocker=COMMANDS[spec.waits_behind[0]].label(lang))
+        return W.say("table.wait.queued", lang, id=row["id"], command=name)
+    if status == "sending":
+        return W.say("table.wait.sending", lang, id=row["id"], command=name)
+    if row.get("error_values") is None and row.get("error_message"):
+        return row["error_message"]     # written by an older daemon, without codes
+    return W.code(row.get("error_code"), lang, row.get("error_values"))

@@ -1,0 +1,554 @@
+"""``jpex-link``: the AMOS JP-EX link protocol (docs/protocol.md) as a table driver.
+
+:class:`Link` is the transaction layer of one table's line (the port moves bytes
+only): a reader thread feeds the :class:`~tablectl.protocol.FrameDecoder`,
+matches replies to the one outstanding command by sequence number, drops
+duplicates and hands events on; :meth:`Link.transact` retransmits the SAME
+frame (same seq) after ``timeout`` up to ``retries`` times, so the table's
+duplicate memory answers a retransmission instead of running it again;
+:meth:`Link.connect` opens the port exclusively and says HELLO before anything
+else. The last ``history`` frames are attached to every failure.
+
+:class:`JpexLinkDriver` maps the staff commands onto messages and replies onto
+results, follows a started cycle to its end, and turns the table's events into
+:class:`~tablectl.drivers.base.TableEvent`.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import protocol as P
+from ..errors import TableError
+from ..modes import MODES, SEATS
+from ..serialport import open_port
+from ..settings import LinkSettings, SerialSettings, TableConfig
+from .base import Driver, Identity, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
+
+
+IDLE_READ_S = 0.5
+"""How long the reader waits for bytes on a quiet line (a half frame: the inter-byte
+timeout); short waits on twenty idle tables would cost a measurable share of a core."""
+
+
+class LinkTimeout(LinkDown):
+    code = "timeout"
+
+
+class NakError(TableError):
+    """The table refused the frame itself (``nak_refused``, ``nak_busy``): it did not run."""
+
+
+@dataclass
+class _Pending:
+    seq: int
+    cmd: int
+    reply: Any = None
+
+
+@dataclass(frozen=True)
+class _OtherVersion:
+    """A HELLO reply from a table that speaks another protocol version."""
+
+    version: int
+
+
+class Link:
+    """One table's line; thread-safe for one caller at a time plus the reader thread."""
+
+    def __init__(self, url: str, serial: SerialSettings | None = None,
+                 settings: LinkSettings | None = None, *, lock_dir: str | None = None,
+                 on_event: Callable[[Any], None] | None = None,
+                 log: logging.Logger | None = None):
+        self.url = url
+        self.serial = serial or SerialSettings()
+        self.settings = settings or LinkSettings()
+        self.lock_dir = lock_dir
+        self.on_event = on_event
+        self.log = log or logging.getLogger(f"tablectl.link.{url}")
+        self.history: collections.deque[str] = collections.deque(maxlen=self.settings.history)
+        self._heard: collections.deque[int] = collections.deque(maxlen=48)
+        self._port = None
+        self._reader: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()          # one transaction at a time
+        self._cond = threading.Condition()     # reader -> waiting transaction
+        self._pending: _Pending | None = None
+        self._down: LinkDown | None = LinkDown(code="not_connected")
+        self._seq = 0
+        self._hello_seqs: collections.deque[int] = collections.deque(maxlen=128)
+        self._rng = random.SystemRandom()
+        self.hello: Any = None
+        self.decoder = P.FrameDecoder()
+        self.counters: collections.Counter = collections.Counter()
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None and self._down is None
+
+    def connect(self) -> P.HelloReply:
+        """Open the port, start the reader and say HELLO; return the HELLO reply.
+
+        On the first connect (and after the table restarted) sequence numbers
+        continue from the table's ``last_seq + 1``, so a new command is never
+        taken for a retransmission of its remembered one; later reconnects go on
+        with our own counter. HELLO takes a random seq not used by a recent HELLO
+        (HELLO is not de-duplicated): a late reply to an earlier HELLO on a slow
+        line must never be taken for this one's.
+        """
+        self.close()
+        try:
+            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir,
+                                   timeout=IDLE_READ_S)
+        except LinkDown:
+            raise
+        except TableError as e:       # PortError: its code is the reason in words
+            raise LinkDown(e.detail, e.code, **e.values) from None
+        self.decoder.reset()
+        self._heard.clear()
+        heard_before = (self.decoder.frames, self.decoder.garbage_bytes)
+        self._down = None
+        self._stop.clear()
+        self._reader = threading.Thread(target=self._read_loop, name=f"link-read {self.url}",
+                                        daemon=True)
+        self._reader.start()
+        try:
+            hello = self.transact(P.Hello(), seq=self._hello_seq())
+        except LinkTimeout:
+            self.close()
+            raise self._silence(heard_before) from None
+        except LinkDown:
+            self.close()
+            raise
+        if isinstance(hello, _OtherVersion) or hello.protocol_version != P.PROTOCOL_VERSION:
+            self.close()
+            version = getattr(hello, "version", None) or hello.protocol_version
+            raise Unsupported(code="unsupported_version", version=version,
+                              ours=P.PROTOCOL_VERSION)
+        if self.hello is None or hello.boot_id != self.hello.boot_id:
+            self._seq = (hello.last_seq + 1) % 256
+        self.hello = hello
+        return hello
+
+    def _silence(self, before: tuple[int, int]) -> LinkDown:
+        """Why HELLO got no answer: nothing heard, text, or bytes that are not frames."""
+        frames, garbage = before
+        if self.decoder.frames == frames and self.decoder.garbage_bytes > garbage:
+            raw = bytes(self._heard)
+            text = raw.decode("ascii", errors="replace")
+            if raw and all(32 <= b < 127 or b in (9, 10, 13) for b in raw):
+                return LinkDown(code="ascii_answer", sample=text.strip()[:40] or repr(text))
+            return LinkDown(code="garbage_answer", count=self.decoder.garbage_bytes - garbage)
+        return LinkDown(code="no_answer")
+
+    def _hello_seq(self) -> int:
+        free = [s for s in range(256) if s not in self._hello_seqs and s != self._seq]
+        seq = self._rng.choice(free)
+        self._hello_seqs.append(seq)
+        return seq
+
+    def close(self) -> None:
+        """Stop the reader and close the port (safe to call twice)."""
+        self._stop.set()
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                if hasattr(port.raw, "cancel_read"):
+                    port.raw.cancel_read()      # wake the reader out of its wait at once
+                port.close()
+            except Exception:  # closing a vanished device may itself fail; nothing to do
+                pass
+        reader, self._reader = self._reader, None
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=2)
+        self._mark_down(LinkDown(code="closed"))
+
+    def _mark_down(self, why: LinkDown) -> None:
+        with self._cond:
+            if self._down is None:
+                self._down = why
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ reader
+    def _read_loop(self) -> None:
+        port = self._port
+        quick = False
+        while not self._stop.is_set():
+            try:
+                if bool(self.decoder.pending) != quick:
+                    quick = not quick
+                    port.raw.timeout = P.INTER_BYTE_TIMEOUT_S if quick else IDLE_READ_S
+                data = port.read(max(1, port.in_waiting))
+            except Exception as e:  # USB adapter pulled, socket reset, pty closed
+                if not self._stop.is_set():
+                    self.log.warning("link lost: %s", e)
+                    self._mark_down(LinkDown(str(e), "lost"))
+                return
+            if data:
+                self._heard.extend(data)
+            # feed(b"") on a quiet line lets the decoder give up a stale half frame
+            for frame in self.decoder.feed(data):
+                self._on_frame(frame)
+
+    def _on_frame(self, frame: P.Frame) -> None:
+        try:
+            msg = P.message_from_frame(frame)
+        except TableError as e:
+            p = frame.payload
+            if frame.cmd == P.HelloReply.CMD and len(p) >= 2 and p[1] != P.PROTOCOL_VERSION:
+                msg = _OtherVersion(p[1])
+            else:
+                self._record("<-", frame, f"undecodable: {e.detail}")
+                return
+        self._record("<-", frame, msg)
+        if isinstance(msg, P.Event):
+            self.counters["events"] += 1
+            if self.on_event is not None:
+                try:
+                    self.on_event(msg)
+                except Exception:  # a failing callback must not kill the reader
+                    self.log.exception("event callback failed")
+            return
+        with self._cond:
+            p = self._pending
+            # The reply IS the acknowledgement: it must carry our seq and be the reply
+            # type of our command (or a NAK). Anything else is a duplicate or a late
+            # reply to an earlier try: ignore it.
+            wanted = P.reply_type_for(p.cmd) if p else None
+            if p is None or frame.seq != p.seq or p.reply is not None \
+                    or frame.cmd not in (wanted, P.Nak.CMD):
+                self.counters["stray_replies"] += 1
+                return
+            p.reply = msg
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ transactions
+    def next_seq(self) -> int:
+        """The sequence number the next command will use."""
+        return self._seq
+
+    def transact(self, msg, seq: int | None = None,
+                 before_send: Callable[[int], None] | None = None) -> Any:
+        """Send ``msg`` and return the table's reply message.
+
+        ``seq`` re-uses a sequence number (recovery of a command in doubt);
+        ``before_send(seq)`` runs before the first byte is written (the journal
+        records the seq there). Raises :class:`LinkTimeout` after the bounded
+        retries, :class:`LinkDown` if the line drops, :class:`NakError` if the table
+        refuses the frame itself. A reply with an error result is returned.
+        """
+        with self._lock:
+            if seq is None:
+                seq, self._seq = self._seq, (self._seq + 1) % 256
+            elif msg.CMD != P.Hello.CMD:
+                # a re-sent command (recovery) is the newest the table may remember
+                self._seq = (seq + 1) % 256
+            frame = P.Frame(seq=seq, cmd=msg.CMD, payload=msg.encode())
+            if before_send is not None:
+                before_send(seq)
+            return self._exchange(frame, msg)
+
+    def _exchange(self, frame: P.Frame, msg) -> Any:
+        wire = P.encode_frame(frame)
+        s = self.settings
+        busy = 0
+        try:
+            for attempt in range(s.retries + 1):
+                with self._cond:
+                    self._pending = _Pending(frame.seq, frame.cmd)
+                self._write(wire, frame, msg, attempt)
+                got = self._wait(s.timeout)
+                if got is None:
+                    continue
+                if not isinstance(got, P.Nak):
+                    return got
+                self._on_nak(got)
+                busy += got.reason == P.NakReason.BUSY
+            if busy == s.retries + 1:
+                # every try was refused: the command certainly did not run
+                raise NakError(code="nak_busy", times=busy)
+            self.counters["timeouts"] += 1
+            raise LinkTimeout(code="timeout", tries=s.retries + 1, frames=self.dump())
+        finally:
+            with self._cond:
+                self._pending = None
+
+    def _on_nak(self, nak) -> None:
+        """A retryable NAK (damaged frame, table booting) means: send again."""
+        self.counters["naks"] += 1
+        if not nak.retryable:
+            raise NakError(code="nak_refused", reason_code=nak.reason.name.lower())
+        if nak.reason == P.NakReason.BUSY:
+            self._stop.wait(self.settings.timeout)
+
+    def _write(self, wire: bytes, frame, msg, attempt: int) -> None:
+        if self._down is not None:
+            raise self._down
+        self._record("->", frame, msg if attempt == 0 else f"{msg} (retry {attempt})")
+        if attempt:
+            self.counters["retransmits"] += 1
+        try:
+            self._port.write(wire)
+            self._port.flush()
+        except Exception as e:
+            self._mark_down(LinkDown(str(e), "lost"))
+            raise LinkDown(str(e), "lost", frames=self.dump()) from None
+
+    def _wait(self, timeout: float):
+        """The reply (or NAK) to the pending frame, or None after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            p = self._pending
+            while p.reply is None:
+                if self._down is not None:
+                    raise LinkDown(self._down.detail, self._down.code, frames=self.dump(),
+                                   **self._down.values)
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(left)
+            return p.reply
+
+    def _record(self, direction: str, frame, decoded) -> None:
+        line = f"{direction} {P.encode_frame(frame).hex(' ')}  {decoded}"
+        self.history.append(f"{time.strftime('%H:%M:%S')} {line}")
+        self.log.debug(line)
+
+    def dump(self) -> list[str]:
+        """The last frames, oldest first (attached to error logs)."""
+        return list(self.history)
+
+
+# ---------------------------------------------------------------------------- the driver
+def state_dict(st: P.TableState) -> dict:
+    """A protocol TableState as plain JSON-able data (the store's ``state``)."""
+    return {
+        "mode": st.mode, "pending_mode": st.pending_mode, "cycle_state": st.cycle.name.lower(),
+        "lid": "open" if st.lid_open else "closed", "dice": list(st.dice) if st.dice else None,
+        "dealer": st.dealer, "cycle_no": st.cycle_no, "cycle_remaining_ms": st.cycle_remaining_ms,
+        "errors": [P.result_code(e) for e in st.errors],
+        "points": [s.total if s.present else None for s in st.seats],
+    }
+
+
+def _seats(mask: int) -> list[int]:
+    return [i for i in range(SEATS) if mask & (1 << i)]
+
+
+def _result(reply) -> dict:
+    """A reply message as the JSON result stored in the journal."""
+    if isinstance(reply, P.SelectModeReply):
+        return {"mode": reply.mode, "pending_mode": reply.pending_mode,
+                "requested": reply.requested, "seats": _seats(reply.seat_mask),
+                "applied_now": reply.pending_mode is None and reply.mode == reply.requested}
+    if isinstance(reply, P.StatusReply):
+        return state_dict(reply.state)
+    if isinstance(reply, P.RollDiceReply):
+        return {"dice": list(reply.dice), "seat": reply.seat}
+    if isinstance(reply, P.DealReply):
+        return {"walls_only": reply.walls_only, "dealer": reply.dealer,
+                "dice": list(reply.dice), "hands": list(reply.hand_sizes)}
+    if isinstance(reply, P.TileCheckReply):
+        return {"ok": reply.ok, "mode": reply.mode, "expected": reply.expected,
+                "counted": reply.counted, "missing": list(reply.missing),
+                "extra": list(reply.extra)}
+    if isinstance(reply, P.ReadPointsReply):
+        return {"points": [s.total if s.present else None for s in reply.seats]}
+    if isinstance(reply, P.StartCycleReply):
+        return {"mode": reply.mode, "cycle_no": reply.cycle_no, "duration_ms": reply.duration_ms}
+    if isinstance(reply, P.ClearErrorsReply):
+        return {"cleared": [P.result_code(c) for c in reply.cleared],
+                "remaining": [P.result_code(c) for c in reply.remaining]}
+    if isinstance(reply, P.DealtReportReply):
+        return {"cycle_no": reply.cycle_no, "mode": reply.mode, "dealer": reply.dealer,
+                "dice": list(reply.dice), "dealt": reply.dealt,
+                "break": [reply.break_wall, reply.break_stack],
+                "walls": [list(w) for w in reply.walls], "hands": [list(h) for h in reply.hands],
+                "live_wall": list(reply.live_wall)}
+    return {}
+
+
+_REPLAYED = RunOnce(replayed=True, repeatable=False)
+_REPLAYED_OR_ASKED = RunOnce(replayed=True, repeatable=True)
+
+
+class JpexLinkDriver(Driver):
+    """An AMOS JP-EX table on its serial link: every staff command."""
+
+    NAME = "jpex-link"
+    SERIAL_DEFAULTS = SerialSettings(baudrate=P.BAUD)
+
+    def __init__(self, table: TableConfig, link: LinkSettings, **kw):
+        super().__init__(table, link, **kw)
+        self.link = Link(table.url, table.serial, link, lock_dir=self.lock_dir,
+                         on_event=self._on_event, log=self.log)
+        self.caps = P.Capability(0)
+        self.dealer = 0
+        self._rehello = False
+        self._finished: dict[int, tuple[int, int]] = {}
+        self._powered_on = False
+
+    @classmethod
+    def capabilities(cls) -> dict[str, RunOnce]:
+        # The table remembers its last command (duplicate memory) until it restarts;
+        # after a restart only reads, a mode selection and the reset may be asked again.
+        return {"status": _REPLAYED_OR_ASKED, "mode": _REPLAYED_OR_ASKED,
+                "cycle": _REPLAYED, "dice": _REPLAYED, "deal": _REPLAYED,
+                "check": _REPLAYED_OR_ASKED, "points": _REPLAYED_OR_ASKED,
+                "reset": _REPLAYED_OR_ASKED, "dealt": _REPLAYED_OR_ASKED}
+
+    # ------------------------------------------------------------ line
+    def connect(self) -> Identity:
+        self._rehello = False
+        hello = self.link.connect()
+        self.caps = hello.capabilities
+        self.dealer = hello.state.dealer
+        return Identity(
+            model=hello.model, firmware=hello.firmware, boot_id=hello.boot_id,
+            remembered=(hello.last_seq, hello.last_cmd) if hello.last_cmd else None,
+            features={"auto_deal": hello.auto_deal, "ic_point_sticks": hello.ic_point_sticks},
+            state=state_dict(hello.state))
+
+    def close(self) -> None:
+        self.link.close()
+
+    @property
+    def connected(self) -> bool:
+        return self.link.connected and not self._rehello
+
+    def dump(self) -> list[str]:
+        return self.link.dump()
+
+    # ------------------------------------------------------------ commands
+    def _message(self, command: str, args: dict):
+        if command == "mode":
+            return P.SelectMode(int(args["mode"]))
+        if command == "dice":
+            return P.RollDice(int(args.get("seat", self.dealer)))
+        return {"status": P.Status, "cycle": P.StartCycle, "deal": P.Deal,
+                "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport,
+                "reset": P.ClearErrors}[command]()
+
+    def run(self, job) -> Outcome:
+        msg = self._message(job.command, job.args)
+        try:
+            reply = self.link.transact(msg, seq=job.resend, before_send=job.sent)
+        except NakError as e:
+            return Outcome.failed(e.code, changed=False, **self._nak_values(e))
+        self.log.info("%s -> %s", msg, reply)
+        result = _result(reply)
+        if isinstance(reply, P.StatusReply):
+            self.dealer = reply.state.dealer
+            job.state(result)
+        if isinstance(reply, P.StartCycleReply) and reply.ok:
+            # journal that the table started it before polling STATUS: the polls replace
+            # the table's remembered command, so after a crash HELLO could no longer tell
+            job.started(result)
+            return self._await_cycle(job, reply, result)
+        if reply.ok:
+            return Outcome.done(result, changed=msg.CHANGES_STATE)
+        values = {"seats": result["seats"]} if result.get("seats") else {}
+        return Outcome.failed(P.result_code(reply.result), result, **values)
+
+    @staticmethod
+    def _nak_values(e: NakError) -> dict:
+        if e.code == "nak_busy":
+            return {"times": e.values.get("times")}
+        return {"reason_code": e.values.get("reason_code")}
+
+    def resume(self, job, progress: dict) -> Outcome:
+        started = P.StartCycleReply(P.Result.OK, progress["mode"], progress["cycle_no"],
+                                    progress["duration_ms"])
+        return self._await_cycle(job, started, progress)
+
+    def _await_cycle(self, job, reply: P.StartCycleReply, result: dict) -> Outcome:
+        """Wait for the cycle the table started to end (events, STATUS polls as a backup)."""
+        self._powered_on = False
+        wait = reply.duration_ms / 1000
+        deadline = time.monotonic() + wait * 2 + self.link_settings.reply_timeout
+        poll = min(0.5, max(0.01, wait / 8))
+        while time.monotonic() < deadline:
+            job.wait(poll)
+            if self._powered_on:
+                return Outcome.failed("power_cut", result)
+            st = self.link.transact(P.Status()).state
+            job.state(state_dict(st))
+            self.dealer = st.dealer
+            finished = self._finished.pop(reply.cycle_no, None)
+            if finished is not None:
+                code, counted = finished
+                return self._cycle_end(code, st, {**result, "counted": counted})
+            if st.cycle == P.CycleState.CYCLING and st.cycle_no >= reply.cycle_no:
+                continue
+            return self._cycle_seen(st, result, reply.cycle_no)
+        return Outcome.failed("cycle_overrun", result)
+
+    def _cycle_end(self, code: int, st: P.TableState, result: dict) -> Outcome:
+        result = {**result, "cycle_state": st.cycle.name.lower(),
+                  "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
+        if code == P.Result.OK:
+            return Outcome.done(result, changed=True)
+        return Outcome.failed(P.result_code(code), result)
+
+    def _cycle_seen(self, st: P.TableState, result: dict, cycle_no: int) -> Outcome:
+        """The cycle's end seen through STATUS only (its CYCLE_FINISHED event was lost)."""
+        up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
+        if st.cycle_no >= cycle_no and (st.cycle in up or (
+                st.cycle == P.CycleState.IDLE and MODES[st.mode].is_check and not st.errors)):
+            return self._cycle_end(P.Result.OK, st, result)
+        if st.cycle == P.CycleState.FAILED and st.errors:
+            return self._cycle_end(st.errors[0], st, result)
+        if st.cycle_no < cycle_no or st.cycle == P.CycleState.IDLE:
+            return Outcome.failed("power_cut", result)   # the table forgot the cycle
+        return Outcome.failed("cycle_overrun", result)
+
+    def refresh(self) -> dict:
+        st = self.link.transact(P.Status()).state
+        self.dealer = st.dealer
+        return state_dict(st)
+
+    def ran(self, token: int, command: str, identity: Identity) -> bool:
+        wire = self._message(command, {"mode": 0}).CMD
+        return identity.remembered == (token, wire)
+
+    # ------------------------------------------------------------ events (reader thread)
+    def _on_event(self, ev) -> None:
+        if isinstance(ev, P.PowerOn):
+            # a restarted table wants HELLO again before any command
+            self._rehello = True
+            self._powered_on = True
+            self.on_event(TableEvent("power_on"))
+            return
+        if isinstance(ev, P.CycleFinished):
+            self._finished[ev.cycle_no] = (int(ev.result), ev.tiles_counted)
+        self.on_event(_event(ev))
+
+
+def _event(ev) -> TableEvent:
+    if isinstance(ev, P.CycleStarted):
+        return TableEvent("cycle_started", values={"mode": ev.mode, "cycle_no": ev.cycle_no})
+    if isinstance(ev, P.CycleFinished):
+        if ev.ok:
+            return TableEvent("cycle_finished", values={"cycle_no": ev.cycle_no,
+                                                        "counted": ev.tiles_counted})
+        return TableEvent("cycle_failed", P.result_code(ev.result), {"cycle_no": ev.cycle_no})
+    if isinstance(ev, P.DiceRolled):
+        return TableEvent("dice_rolled", values={"seat": ev.seat, "dice": list(ev.dice)})
+    if isinstance(ev, P.ErrorRaised):
+        values = {"seats": _seats(ev.detail)} if ev.code == P.Result.POINT_STICKS_MISMATCH \
+            else {"detail": ev.detail}
+        return TableEvent("error_raised", P.result_code(ev.code), values)
+    if isinstance(ev, P.ErrorCleared):
+        return TableEvent("error_cleared", P.result_code(ev.code))
+    if isinstance(ev, P.PointsChanged):
+        return TableEvent("points_changed", values={
+            "seat": ev.seat, "total": ev.points.total if ev.points.present else None})
+    if isinstance(ev, P.ModeChanged):
+        return TableEvent("mode_changed", values={"old": ev.old, "new": ev.new})
+    return TableEvent({P.LidOpened: "lid_opened", P.LidClosed: "lid_closed"}[type(ev)])

@@ -1,0 +1,96 @@
+"""``lcus-relay``: a CH340 "LCUS" USB relay board wired across a table's start button.
+
+The widely sold LCUS-1/2/4/8 modules are a CH340 USB-serial chip driving one
+to eight relays. They take one 4-byte command at 9600 baud, 8N1::
+
+    A0 <channel> <state> <checksum>      channel 1..8, state 1 = closed (on), 0 = open
+                                         checksum = (0xA0 + channel + state) & 0xFF
+
+and answer nothing. With the relay's contacts wired in parallel with the
+table's start (dice) button, closing them for a moment is the same as a
+finger on the button: a club can start the shuffle of an unmodified table from
+the console.
+
+What this driver can honestly do follows from that: it can start a cycle and
+nothing else; it cannot read a status, the point sticks or whether the table
+really started, so staff confirm at the table. It has no sequence memory, so a
+press left in doubt by a daemon killed mid-press is never repeated (it fails as
+``in_doubt_unknown``), and on every connect the relay is opened first, so a
+button is never left held.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..errors import TableError
+from ..serialport import open_port
+from ..settings import SerialSettings
+from .base import Driver, Identity, LinkDown, Option, Outcome, RunOnce, UNKNOWN
+
+
+def relay_frame(channel: int, on: bool) -> bytes:
+    """The 4-byte command that closes (``on``) or opens relay ``channel``."""
+    state = 1 if on else 0
+    return bytes((0xA0, channel, state, (0xA0 + channel + state) & 0xFF))
+
+
+class LcusRelayDriver(Driver):
+    """A relay across a table's start button: ``cycle`` presses it for ``press_ms``."""
+
+    NAME = "lcus-relay"
+    SERIAL_DEFAULTS = SerialSettings(baudrate=9600)
+    OPTIONS = {"channel": Option(1, 1, 8), "press_ms": Option(300, 50, 5000, " ms")}
+
+    def __init__(self, table, link, **kw):
+        super().__init__(table, link, **kw)
+        self.channel = table.options.get("channel", 1)
+        self.press_ms = table.options.get("press_ms", 300)
+        self._port = None
+
+    @classmethod
+    def capabilities(cls) -> dict[str, RunOnce]:
+        return {"cycle": UNKNOWN}
+
+    def connect(self) -> Identity:
+        self.close()
+        try:
+            self._port = open_port(self.table.url, self.table.serial, lock_dir=self.lock_dir)
+        except TableError as e:
+            raise LinkDown(e.detail, e.code, **e.values) from None
+        self._write(False)        # never leave a button held (a daemon killed mid-press)
+        return Identity(model=f"LCUS relay board (channel {self.channel})",
+                        features={"relay_channel": self.channel, "press_ms": self.press_ms,
+                                  "auto_deal": False, "ic_point_sticks": False})
+
+    def close(self) -> None:
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # a vanished adapter: nothing left to close
+                pass
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    def _write(self, on: bool) -> None:
+        try:
+            self._port.write(relay_frame(self.channel, on))
+            self._port.flush()
+        except Exception as e:
+            self.close()
+            raise LinkDown(str(e), "lost") from None
+        self.log.info("relay %d %s", self.channel, "closed" if on else "opened")
+
+    def run(self, job) -> Outcome:
+        job.sent(0)
+        try:
+            self._write(True)
+            time.sleep(self.press_ms / 1000)
+        finally:
+            if self._port is not None:
+                self._write(False)
+        return Outcome.done({"pressed_ms": self.press_ms, "channel": self.channel,
+                             "confirmed": False}, changed=False)
