@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .rules import PRESET_IDS, SECTIONS, load_rules
+from .yaku import reference
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -118,16 +119,6 @@ def _nofu_tables(presets: list) -> list[str]:
     return lines
 
 
-def _yaku_rows() -> list[dict] | None:
-    try:
-        from . import yaku
-    except ImportError:
-        return None
-    if hasattr(yaku, "reference"):
-        return list(yaku.reference())
-    return [{"id": y.id} for y in yaku.YAKU]
-
-
 def _yaku_section() -> list[str]:
     lines = [
         "## Yaku ids",
@@ -136,14 +127,11 @@ def _yaku_section() -> list[str]:
         "Han are the standard closed/open values; presets change them through the switches named.",
         "",
     ]
-    rows = _yaku_rows()
-    if rows is None:
-        return lines + ["(the yaku registry `scoring.yaku` is not available)", ""]
     lines += [
         "| id | 名前 | han closed | han open | yakuman | switches |",
         "|---|---|---|---|---|---|",
     ]
-    for y in rows:
+    for y in reference():
         lines.append(
             f"| `{y['id']}` | {_cell(y.get('ja', ''))} | {y.get('han_closed', '')} "
             f"| {y.get('han_open', '')} "

@@ -21,12 +21,14 @@ belongs to; ``kyoutaku`` and ``scores`` are after the event, so
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import mcr
 from .errors import ScoringError
+from .hand import HandResult, parse_input, score
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
 from .rules import Rules, load_rules
 from .settlement import ranks as _ranks
@@ -39,8 +41,12 @@ __all__ = [
     "state_after",
     "allowed_events",
     "preview",
-    "main_game",
+    "apply_event",
+    "read_events",
     "EVENT_TYPES",
+    "ABORT_KINDS",
+    "PENALTY_KINDS",
+    "WINDS_JA",
 ]
 
 EVENT_TYPES = ("start", "win", "draw", "abort", "chombo", "penalty", "end")
@@ -95,7 +101,7 @@ class GameState:
     last_line: int = 0
 
     @property
-    def n(self) -> int:
+    def seat_count(self) -> int:
         return self.rules.table.players
 
     @property
@@ -111,14 +117,29 @@ class GameState:
     @property
     def seat_winds(self) -> list[str]:
         """Each seat's wind this hand (the dealer is East)."""
-        return [WINDS[(s - self.dealer) % self.n] for s in range(self.n)]
+        return [WINDS[(s - self.dealer) % self.seat_count] for s in range(self.seat_count)]
 
     @property
     def riichi_able(self) -> list[int]:
         """Seats that may declare riichi now (enough points, not under agari-houki)."""
         if self.finished or not self.started or self.rules.table.family == "mcr":
             return []
-        return [s for s in range(self.n) if s not in self.houki and _riichi_ok(self, s)]
+        return [s for s in range(self.seat_count) if s not in self.houki and _riichi_ok(self, s)]
+
+    def copy(self) -> GameState:
+        """An independent copy to apply more events to (the rules, which never change, are
+        shared; hand records are never changed once made)."""
+        return dataclasses.replace(
+            self,
+            players=list(self.players),
+            scores=list(self.scores),
+            houki=set(self.houki),
+            hand_deposits=list(self.hand_deposits),
+            chips=list(self.chips),
+            vp_adjust=list(self.vp_adjust),
+            yakuman_end=None if self.yakuman_end is None else dict(self.yakuman_end),
+            hands=list(self.hands),
+        )
 
     def to_dict(self) -> dict:
         """The live view the tablet shows."""
@@ -229,8 +250,10 @@ def _add(a: list[int], b: list[int]) -> list[int]:
 
 # --------------------------------------------------------------------------- field readers
 def _seat(state: GameState, line: int, value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
-        raise GameEventError(line, f"{what} must be a seat number 0-{state.n - 1}, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.seat_count:
+        raise GameEventError(
+            line, f"{what} must be a seat number 0-{state.seat_count - 1}, not {value!r}"
+        )
     return value
 
 
@@ -339,62 +362,62 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
 
 
-def _prepared_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
-    """The winner's scoring-batch line with the game's own facts: tsumo from
-    ``from``, seat and round wind from the state (a contradicting line is refused)."""
+def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    """The winner's ``hand`` (a scoring-batch input object), checked against what the game
+    knows: tsumo (no ``from``), the seat and round winds. A hand that says otherwise would be
+    paid wrongly, so it is refused; the game's facts are returned as the line's fields."""
     hand = w["hand"]
     if not isinstance(hand, dict):
         raise GameEventError(line, "'hand' must be a scoring-batch input object")
-    hand = dict(hand)
-    if "tsumo" in hand and bool(hand["tsumo"]) != (src is None):
+    tsumo = src is None
+    if "tsumo" in hand and bool(hand["tsumo"]) != tsumo:
         raise GameEventError(
             line,
             f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
-            f"but the event {'has no' if src is None else 'has a'} 'from'",
+            f"but the event {'has no' if tsumo else 'has a'} 'from'",
         )
-    hand["tsumo"] = src is None
-    for key, value in (("seat_wind", state.seat_winds[seat]), ("round_wind", WINDS[state.wind])):
-        # the game knows the winds; a hand that says otherwise would be paid wrongly
-        if hand.setdefault(key, value) != value:
+    facts = {"tsumo": tsumo, "seat_wind": state.seat_winds[seat], "round_wind": WINDS[state.wind]}
+    for key in ("seat_wind", "round_wind"):
+        if key in hand and hand[key] != facts[key]:
             raise GameEventError(
                 line,
                 f"winner seat {seat}: the hand says {key} {hand[key]!r} but this hand "
-                f"({state.round}) it is {value!r}; leave it out or correct it",
+                f"({state.round}) it is {facts[key]!r}; leave it out or correct it",
             )
-    return hand
+    return facts
 
 
-def _scored(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
-    from .hand import score_hand  # the hand engine, built in parallel
-
-    out = score_hand(_prepared_hand(state, line, w, seat, src), state.rules)
-    if not out.get("ok"):
-        err = out.get("error", {})
+def _scored_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> HandResult:
+    """The winner's hand scored through the typed hand API."""
+    facts = _hand_facts(state, line, w, seat, src)
+    try:
+        res = score(parse_input(w["hand"], state.rules, **facts), state.rules)
+        if res.error is not None:
+            raise res.error
+    except ScoringError as e:
         raise GameEventError(
-            line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}"
-        )
-    return out
+            line, f"winner seat {seat}: the hand does not score: {e.message}"
+        ) from None
+    return res
 
 
 def _hand_winner(
     state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
 ) -> _Win:
-    out = _scored(state, line, w, seat, src)
-    got = out.get("chips") or {}
-    yakuman = out.get("yakuman", 0)
+    res = _scored_hand(state, line, w, seat, src)
     return _Win(
         seat,
-        out["pay"],
-        yakuman,
-        chips or int(got.get("each", 0)),
+        res.value.pay,
+        res.yakuman,
+        chips or int(res.chips.get("each", 0)),
         pao,
-        yakuless=out.get("han") == 0 and not yakuman,
+        yakuless=res.yakuless,
     )
 
 
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
     if "hand" in w:
-        total = _scored(state, line, w, seat, src)["total"]
+        total = _scored_mcr(state, line, w, seat, src)["total"]
     else:
         total = _int(line, w, "fan", w.get("han"))
     if total < 8:
@@ -406,10 +429,19 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
     return {"mcr_total": total}
 
 
-def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
-    from .mcr.score import payments  # 004 点数計算: 8 + total from the discarder, 8 from the rest
+def _scored_mcr(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    """The winner's MCR hand scored by :func:`scoring.mcr.score_hand` (MCR's own API)."""
+    out = mcr.score_hand({**w["hand"], **_hand_facts(state, line, w, seat, src)}, state.rules)
+    if not out["ok"]:
+        raise GameEventError(
+            line, f"winner seat {seat}: the hand does not score: {out['error']['message']}"
+        )
+    return out
 
-    return list(payments(total, winner, src, players=state.n))
+
+def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
+    # 004 点数計算: 8 + total from the discarder, 8 from the rest
+    return list(mcr.payments(total, winner, src, players=state.seat_count))
 
 
 def _pao_split(d: list[int], winner: int, pao: int, src: int | None) -> list[int]:
@@ -429,7 +461,7 @@ def _pao_split(d: list[int], winner: int, pao: int, src: int | None) -> list[int
 def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
     """The hand's own payment, with pao.  Pao covers one yakuman: with stacked
     yakuman the others are paid the ordinary way (001 役満 2, パオ 1)."""
-    n, dealer = state.n, state.dealer
+    n, dealer = state.seat_count, state.dealer
     if w.pao is None or w.pao == src:
         return _spread(w.pay, n, w.seat, dealer, src)
     if w.yakuman <= 1:
@@ -443,7 +475,7 @@ def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
 def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list[int]:
     """What one winner collects: the hand (with pao), and for the winner nearest
     the discarder's right the honba and the deposits."""
-    n, rules = state.n, state.rules
+    n, rules = state.seat_count, state.rules
     if "mcr_total" in w.pay:
         return _mcr_deltas(state, w.pay["mcr_total"], w.seat, src)
     d = _hand_part(state, w, src)
@@ -469,7 +501,7 @@ def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
     moves = (
         [(src, w.chips)]
         if src is not None
-        else [(s, w.chips) for s in range(state.n) if s != w.seat]
+        else [(s, w.chips) for s in range(state.seat_count) if s != w.seat]
     )
     if src is None and w.pao is not None:
         factor = getattr(state.rules.chips, "yakuman_ron_factor", 1.5)
@@ -487,7 +519,7 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
         return winners
     if len({w.seat for w in winners}) != len(winners):
         raise GameEventError(line, "a seat is listed twice among the winners")
-    winners = sorted(winners, key=lambda w: (w.seat - src) % state.n)
+    winners = sorted(winners, key=lambda w: (w.seat - src) % state.seat_count)
     if len(winners) > 1 and g.multi_ron == "atamahane":
         raise GameEventError(
             line,
@@ -520,7 +552,7 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
         )
     riichi = _seats(state, line, ev, "riichi")
     winners = _order_winners(state, line, [_read_winner(state, line, w, src) for w in raw], src)
-    deltas = [0] * state.n
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     for i, w in enumerate(winners):
         deltas = _add(deltas, _win_deltas(state, w, src, first=i == 0))
@@ -543,7 +575,7 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
 
 # --------------------------------------------------------------------------- draws
 def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
-    return noten_payments(state.rules, [s in tenpai for s in range(state.n)])
+    return noten_payments(state.rules, [s in tenpai for s in range(state.seat_count)])
 
 
 def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
@@ -552,7 +584,7 @@ def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
         raise GameEventError(
             line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})"
         )
-    d = [0] * state.n
+    d = [0] * state.seat_count
     for s in seats:
         kw = (
             {"han": 0, "fu": 0, "yakuman": 1}
@@ -560,7 +592,7 @@ def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
             else {"han": 5, "fu": 0, "yakuman": 0}
         )
         pay = _hand_pay(state.rules, dealer=s == state.dealer, tsumo=True, **kw)
-        d = _add(d, _spread(pay, state.n, s, state.dealer, None))
+        d = _add(d, _spread(pay, state.seat_count, s, state.dealer, None))
     return d
 
 
@@ -579,11 +611,11 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     noten_riichi = [s for s in riichi if s not in tenpai]
     if noten_riichi and rules.game.riichi_noten_chombo:
         # 000 (3) 荒牌 「ノーテンの場合は、チョンボになります」: the hand becomes a chombo
-        deltas = [0] * state.n
+        deltas = [0] * state.seat_count
         for s in noten_riichi:
             deltas = _add(deltas, _chombo_deltas(state, line, s))
         return {"deltas": deltas, "chombo": True}
-    deltas = [0] * state.n
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     if nagashi:
         # nagashi is paid as a mangan (or yakuman) tsumo and replaces the noten payments
@@ -606,9 +638,9 @@ def _on_abort(state: GameState, line: int, ev: dict) -> dict:
             f"({_rule(rules, 'game', 'abortive_draws')})",
         )
     riichi = _seats(state, line, ev, "riichi")
-    if kind == "suucha_riichi" and len(riichi) != state.n:
+    if kind == "suucha_riichi" and len(riichi) != state.seat_count:
         raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}")
-    deltas = [0] * state.n
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     renchan = rules.game.abort_renchan and rules.game.renchan != "never"
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": ""}
@@ -616,7 +648,7 @@ def _on_abort(state: GameState, line: int, ev: dict) -> dict:
 
 # --------------------------------------------------------------------------- penalties
 def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
-    g, n = state.rules.game, state.n
+    g, n = state.rules.game, state.seat_count
     d = [0] * n
     if g.chombo == "none":
         raise GameEventError(
@@ -648,7 +680,7 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     rules, g = state.rules, state.rules.game
     seat = _seat(state, line, ev.get("seat"), "'seat'")
     kind = ev.get("kind")
-    d = [0] * state.n
+    d = [0] * state.seat_count
     if kind == "deposit_1000":
         if not g.deposit_penalty:
             raise GameEventError(
@@ -676,21 +708,21 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
 
 def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[int]:
     points = _int(line, ev, "points", None, low=1)
-    d = [0] * state.n
+    d = [0] * state.seat_count
     if ev.get("to") is not None:
         to = _seat(state, line, ev["to"], "'to'")
         if to == seat:
             raise GameEventError(line, "a player cannot pay a penalty to themselves")
         d[seat], d[to] = -points, points
         return d
-    if points % (state.n - 1):
+    if points % (state.seat_count - 1):
         raise GameEventError(
             line,
-            f"{points} points cannot be split evenly among the {state.n - 1} other "
+            f"{points} points cannot be split evenly among the {state.seat_count - 1} other "
             "players: give a multiple, or name the receiver with 'to'",
         )
-    for s in range(state.n):
-        d[s] = -points if s == seat else points // (state.n - 1)
+    for s in range(state.seat_count):
+        d[s] = -points if s == seat else points // (state.seat_count - 1)
     return d
 
 
@@ -702,7 +734,7 @@ def _final_wind(state: GameState) -> int:
 
 
 def _is_last_hand(state: GameState) -> bool:
-    return state.wind == _final_wind(state) and state.dealer == state.n - 1
+    return state.wind == _final_wind(state) and state.dealer == state.seat_count - 1
 
 
 def _points_end(state: GameState) -> str:
@@ -741,7 +773,7 @@ def _advance(state: GameState, renchan: bool, honba_up: bool, yame: str) -> None
         return None
     if not last:
         state.dealer += 1
-        if state.dealer == state.n:
+        if state.dealer == state.seat_count:
             state.dealer, state.wind = 0, state.wind + 1
         return None
     if (
@@ -774,7 +806,7 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
             line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}"
         )
     _finish(state, reason)
-    return {"deltas": [0] * state.n}
+    return {"deltas": [0] * state.seat_count}
 
 
 def _on_start(state: GameState, line: int, ev: dict) -> dict:
@@ -976,8 +1008,7 @@ def replay(events: list[dict], rules) -> dict:
 def preview(events: list[dict], new_event: dict, rules) -> dict:
     """What ``new_event`` would do after ``events``, without keeping it:
     ``deltas``, ``scores`` and ``kyoutaku`` after it, and the next ``state``."""
-    state = state_after(events, rules)
-    trial = copy.deepcopy(state)
+    trial = state_after(events, rules)
     _apply(trial, len(events) + 1, new_event)
     rec = trial.hands[-1] if new_event.get("event") != "start" else {"deltas": [], "scores": []}
     return {
@@ -1004,42 +1035,3 @@ def read_events(lines: Iterable[str]) -> list[dict]:
         except json.JSONDecodeError as e:
             raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}") from None
     return events
-
-
-def add_arguments(ap) -> None:
-    """Options of ``python -m scoring game``."""
-    ap.add_argument(
-        "--rules",
-        default="netmahjong",
-        help="preset id (netmahjong, mahjongbu, nekohouse-4a, ...) or a .toml file "
-        "(default: netmahjong)",
-    )
-
-
-def run(args) -> int:
-    """Entry point used by :mod:`scoring.cli`."""
-    import sys
-
-    return main_game(args, sys.stdin, sys.stdout, sys.stderr)
-
-
-def main_game(args, stdin, stdout, stderr=None) -> int:
-    """``python -m scoring game --rules R < events.jsonl > game.json``.
-
-    Writes the contract's JSON; on a refused event writes
-    ``{"ok": false, "error": {...}, "line": n}`` and returns 1."""
-    try:
-        rules = load_rules(args.rules)
-        events = read_events(stdin)
-        out = replay(events, rules)
-    except ScoringError as e:
-        line = getattr(e, "line", None)
-        err = {"ok": False, "error": e.as_result(), **({"line": line} if line else {})}
-        json.dump(err, stdout, ensure_ascii=False)
-        stdout.write("\n")
-        if stderr is not None:
-            stderr.write(f"error: {e.message}\n")
-        return 1 if line else 2
-    json.dump(out, stdout, ensure_ascii=False)
-    stdout.write("\n")
-    return 0

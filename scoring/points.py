@@ -28,11 +28,13 @@ from typing import Any, Final, Sequence
 from .errors import InvalidInput, RulesError
 from .rules import LIMITS, Rules
 
-LIMIT_BASE: Final = {"mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000}
+LIMIT_BASE: Final = {
+    "mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000
+}
 MANGAN_BASE: Final = 2000
 KIRIAGE_BASE: Final = 1920  # 30 fu 4 han and 60 fu 3 han: 1,920 basic points (7,700 / 11,600)
 MAX_FU: Final = 110  # the point tables of 000 and 002 stop at 110 fu ...
-MAX_FU_RARE: Final = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 with 2 han or more
+MAX_FU_RARE: Final = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 from 2 han
 LIMIT_FU_HAN: Final = 5  # from 5 han the fu no longer matter
 
 
@@ -124,24 +126,19 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     )
 
 
-_option_cache: Final[dict[int, tuple]] = {}
-
-
 def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:
     """:func:`_fu_options` as a set, computed once per rule object (the batch prices
     every reading of every hand, so this is on the hot path)."""
-    hit = _option_cache.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_option_cache) > 64:  # rule objects come and go in long runs
-            _option_cache.clear()
-        sets: dict[tuple[int, bool] | str, frozenset[int]] = {
+    sets = rules.memo.get("fu_sets")
+    if sets is None:
+        sets = {
             (h, t): frozenset(_fu_options(rules, h, t))
             for h in range(LIMIT_FU_HAN)
             for t in (False, True)
         }
         sets["limit"] = frozenset((0, 20, rules.fu.chiitoitsu_fu, *range(30, MAX_FU_RARE + 1, 10)))
-        hit = _option_cache[id(rules)] = (rules, sets)
-    return hit[1]["limit" if han >= LIMIT_FU_HAN else (han, tsumo)]
+        rules.memo.put("fu_sets", sets)
+    return sets["limit" if han >= LIMIT_FU_HAN else (han, tsumo)]
 
 
 def _check_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:

@@ -32,9 +32,10 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import RulesError, ScoringError
+from .memo import Memo
 
 
 def switch(default: Any, doc: str, choices: tuple | None = None, source: str = ""):
@@ -49,9 +50,15 @@ def switch(default: Any, doc: str, choices: tuple | None = None, source: str = "
 
 
 class _Section:
-    """Shared validation for every section: types and choices of each switch."""
+    """Shared validation for every section: types and choices of each switch. Each section
+    keeps a :class:`~scoring.memo.Memo` of tables derived from it (``memo``), which lives
+    as long as the section and is no part of its value."""
+
+    if TYPE_CHECKING:  # set in __post_init__: not a dataclass field, so not compared or stored
+        memo: Memo
 
     def __post_init__(self):
+        object.__setattr__(self, "memo", Memo(256))
         for f in fields(self):
             value = getattr(self, f.name)
             choices = f.metadata.get("choices")
@@ -738,14 +745,17 @@ class Rules:
     game: GameRules
     settlement: SettlementRules
 
-    def to_dict(self) -> dict:
-        """Every switch's value, for storing with a game."""
-        return dataclasses.asdict(self)
+    if TYPE_CHECKING:  # an attribute, not a dataclass field (see __post_init__)
+        memo: Memo
 
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "Rules":
-        """Rebuild from :meth:`to_dict` output (or any complete-or-partial mapping)."""
-        return _build(dict(data), name=data.get("name", "custom"))
+    def __post_init__(self) -> None:
+        # ``memo``: prices, chips and situation yaku derived from these rules, kept while they
+        # live; an attribute, not a dataclass field, so it is never compared or stored
+        object.__setattr__(self, "memo", Memo(1 << 16))
+
+    def to_dict(self) -> dict:
+        """Every switch's value, for storing with a game (:func:`load_rules` reads it back)."""
+        return dataclasses.asdict(self)
 
 
 PRESET_IDS = (
@@ -881,8 +891,14 @@ def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
         )
 
 
+_LOADED_PRESETS = Memo(len(PRESET_IDS))  # preset id -> Rules: package data never changes
+
+
 def load_rules(spec: "str | Path | Mapping | Rules") -> Rules:
-    """Load a preset id, a TOML file path, or a mapping (may have ``extends``)."""
+    """Load a preset id, a TOML file path, or a mapping (may have ``extends``).
+
+    A shipped preset is read once per process and the same :class:`Rules` given out again
+    (it is frozen); a club's file is read each time, as it may have been edited."""
     if isinstance(spec, Rules):
         return spec
     if isinstance(spec, Mapping):
@@ -891,6 +907,8 @@ def load_rules(spec: "str | Path | Mapping | Rules") -> Rules:
             data = _merge(_raw(str(data["extends"])), data)
         return _build(data, name=str(data.get("name", "custom")))
     spec = str(spec)
+    if spec in PRESET_IDS:
+        return _LOADED_PRESETS.get(spec) or _LOADED_PRESETS.put(spec, _build(_raw(spec), spec))
     return _build(_raw(spec), name=Path(spec).stem if spec.endswith(".toml") else spec)
 
 

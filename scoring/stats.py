@@ -494,7 +494,8 @@ def stats_doc() -> str:
         "# Statistics reference",
         "",
         "Generated from `scoring/stats.py` (`scoring.stats.stats_doc()`); do not edit by hand —",
-        "`tests/scoring/test_stats.py::test_docs_stats_md_is_current` fails when this file is stale.",
+        "`tests/scoring/test_stats.py::test_docs_stats_md_is_current` fails when this file is "
+        "stale.",
         "",
         "A player's figures come from the lines of their finished games "
         "(`scoring.stats.player_games`). Voided games are left out; a corrected game counts "

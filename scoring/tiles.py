@@ -40,9 +40,6 @@ FLOWERS: Final = tuple(range(37, 45))
 
 TERMINALS_AND_HONORS: Final = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
-HONOR_NAMES: Final = ("East", "South", "West", "North", "White", "Green", "Red")
-HONOR_NAMES_JA: Final = ("東", "南", "西", "北", "白", "發", "中")
-
 
 def kind(t: int) -> int:
     """The 0..33 kind of a tile (a red five is a five). Flowers have no kind."""
@@ -77,11 +74,6 @@ def is_honor(k: int) -> bool:
 
 def is_terminal(k: int) -> bool:
     return k < 27 and k % 9 in (0, 8)
-
-
-def is_yaochuu(k: int) -> bool:
-    """Terminal or honour (么九牌)."""
-    return k >= 27 or k % 9 in (0, 8)
 
 
 def is_simple(k: int) -> bool:

@@ -4,7 +4,8 @@
 kans, red fives, riichi/ippatsu/double riichi, tsumo, every wind, dora, ura,
 haitei/houtei/rinshan/chankan) are scored by both under matching options and
 must agree on han, fu and value; then 2,000 three-player hands with North
-nukidora, and 5,000 under nekohouse-4a's kiriage mangan. Where the library is known to differ from the rulebooks it is
+nukidora, and 5,000 under nekohouse-4a's kiriage mangan. Where the library is known to
+differ from the rulebooks it is
 not asked (see KNOWN DIFFERENCES below and tests/test_yaku_rulebook.py).
 
 KNOWN DIFFERENCES (not generated here):
@@ -103,7 +104,7 @@ def _standard(rng, kinds, suited):
 
 
 def _to_hand(rng, sets, pair, allow_chi):
-    """Split sets into concealed tiles and melds; returns (concealed kinds, melds as (type, kinds))."""
+    """Split sets into concealed tiles and melds: (concealed kinds, melds as (type, kinds))."""
     conc = [pair, pair]
     melds = []
     open_prob = rng.choice((0.0, 0.0, 0.3, 0.6))
@@ -316,7 +317,8 @@ def compare(line, sanma=False, rules=None, options=None):
     fu_ok = ours["yakuman"] or theirs.fu == ours["fu"]
     if theirs.han != ours["han"] or not fu_ok or lib_value != ours["value"]:
         return (
-            f"ours {ours['han']}h {ours['fu']}fu {ours['value']} {ours['yaku']}; library {theirs.han}h "
+            f"ours {ours['han']}h {ours['fu']}fu {ours['value']} {ours['yaku']}; "
+            f"library {theirs.han}h "
             f"{theirs.fu}fu {lib_value} {theirs.yaku}"
         )
     return None
