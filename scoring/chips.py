@@ -60,6 +60,24 @@ def _limit_chips(rules: Rules, f: dict) -> tuple[int, int]:
     return yakuman, kazoe
 
 
+def limit_chips(rules: Rules, *, yakuman: bool, kazoe: bool) -> int:
+    """The chips each payer of a tsumo pays for a yakuman or a counted yakuman (0 otherwise)."""
+    c = rules.chips
+    if not c.enabled:
+        return 0
+    if yakuman:
+        return c.yakuman_tsumo
+    return c.kazoe_tsumo if kazoe else 0
+
+
+def as_discarder(rules: Rules, each: int, limit: int) -> int:
+    """A tsumo's chips (``each`` per payer, ``limit`` of them for a yakuman or counted
+    yakuman) paid by one player as a discarder would pay them: the limit chips take
+    ``chips.yakuman_ron_factor``, every other chip is paid once (000 (8) 包 「確定させた人が
+    放銃したものとして扱います。役満御祝儀は、確定させた人が放銃したものとして払います」)."""
+    return each - limit + _ron_chips(rules, limit)
+
+
 def award_chips(rules: Rules, facts: Mapping) -> dict:
     """Chips for one win.
 

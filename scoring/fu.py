@@ -74,7 +74,7 @@ def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
             return [("base (副底)", 20), ("tsumo", 2), ("rounded up from 22", 8)], 30
         return [("base (副底)", 20), ("closed ron (門前加符)", 10)], 30
     h = ctx.inp
-    if pinfu and h.tsumo and ctx.closed:
+    if pinfu and h.tsumo and ctx.closed and not (h.rinshan and fr.rinshan_pinfu_fu):
         return [("base (副底)", 20), ("pinfu tsumo: no tsumo fu", 0)], 20
     lines: list[tuple[str, int]] = [("base (副底)", 20)]
     raw = 20

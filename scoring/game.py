@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from . import mcr
+from .chips import as_discarder, limit_chips
 from .errors import ScoringError
 from .hand import HandResult, parse_input, score
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
@@ -309,9 +310,10 @@ class _Win:
     seat: int
     pay: dict
     yakuman: int = 0
-    chips: int = 0
+    chips: int = 0  # what each payer of a tsumo pays (all of it for a ron)
     pao: int | None = None
     yakuless: bool = False
+    limit_chips: int = 0  # of ``chips``, those for a yakuman or counted yakuman
 
 
 def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
@@ -359,7 +361,8 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
         )
     except ScoringError as e:
         raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
-    return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
+    limit = limit_chips(rules, yakuman=bool(yakuman), kazoe=han >= 13 and rules.hand.kazoe_yakuman)
+    return _Win(seat, pay, yakuman, chips, pao, han == 0 and not yakuman, min(chips, limit))
 
 
 def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
@@ -405,14 +408,11 @@ def _hand_winner(
     state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
 ) -> _Win:
     res = _scored_hand(state, line, w, seat, src)
-    return _Win(
-        seat,
-        res.value.pay,
-        res.yakuman,
-        chips or int(res.chips.get("each", 0)),
-        pao,
-        yakuless=res.yakuless,
-    )
+    if chips:  # the event's own count wins over the hand's
+        limit = min(chips, limit_chips(state.rules, yakuman=bool(res.yakuman), kazoe=res.kazoe))
+    else:
+        chips, limit = res.chips["each"], res.chips["yakuman"] + res.chips["kazoe"]
+    return _Win(seat, res.value.pay, res.yakuman, chips, pao, res.yakuless, limit)
 
 
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
@@ -495,7 +495,8 @@ def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list
 def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
     """Chips move like the payment: from the discarder on a ron, from each other
     player on a tsumo.  A pao tsumo is paid as if the responsible player had
-    dealt in (000 (8) 包 「役満御祝儀は、確定させた人が放銃したものとして払います」)."""
+    dealt in: the yakuman chips take the ron factor, the others are paid once
+    (000 (8) 包 「役満御祝儀は、確定させた人が放銃したものとして払います」)."""
     if not w.chips:
         return
     moves = (
@@ -504,8 +505,7 @@ def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
         else [(s, w.chips) for s in range(state.seat_count) if s != w.seat]
     )
     if src is None and w.pao is not None:
-        factor = getattr(state.rules.chips, "yakuman_ron_factor", 1.5)
-        moves = [(w.pao, int(w.chips * factor + 0.5))]
+        moves = [(w.pao, as_discarder(state.rules, w.chips, w.limit_chips))]
     for s, count in moves:
         state.chips[s] -= count
         state.chips[w.seat] += count
@@ -579,11 +579,8 @@ def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
 
 
 def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
+    """Each nagashi player paid as a mangan (or yakuman) tsumo."""
     g = state.rules.game
-    if seats and g.nagashi == "none":
-        raise GameEventError(
-            line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})"
-        )
     d = [0] * state.seat_count
     for s in seats:
         kw = (
@@ -601,6 +598,12 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     tenpai = _seats(state, line, ev, "tenpai")
     riichi = _seats(state, line, ev, "riichi")
     nagashi = _seats(state, line, ev, "nagashi")
+    if nagashi and rules.game.nagashi == "none":
+        raise GameEventError(
+            line, f"these rules have no nagashi mangan ({_rule(rules, 'game', 'nagashi')})"
+        )
+    if nagashi and rules.game.nagashi_as == "win":
+        return _nagashi_win(state, line, nagashi, riichi)
     for s in tenpai:
         if s in state.houki:
             raise GameEventError(
@@ -624,6 +627,23 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
         deltas = _add(deltas, _noten_deltas(state, tenpai))
     renchan = rules.game.renchan == "tenpai" and state.dealer in tenpai
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": "tenpai_yame"}
+
+
+def _nagashi_win(state: GameState, line: int, seats: list[int], riichi: list[int]) -> dict:
+    """Nagashi as a tsumo win (000 (5) 流し満貫 「満貫のツモあがりの扱いになります」): each
+    nagashi player is paid as a mangan (or yakuman) tsumo, and the hand ends as after a tsumo
+    by the first of them counting from the dealer: they collect the honba and the deposits,
+    and the deal stays only if it is theirs. There are no noten payments."""
+    n = state.seat_count
+    deltas = [0] * n
+    _take_riichi(state, line, riichi, deltas)
+    deltas = _add(deltas, _nagashi_deltas(state, line, seats))
+    first = min(seats, key=lambda s: (s - state.dealer) % n)
+    deltas = _add(deltas, _honba_pay(state.rules, state.honba, n, first, None, False))
+    deltas[first] += state.kyoutaku
+    state.kyoutaku = 0
+    renchan = first == state.dealer and state.rules.game.renchan != "never"
+    return {"deltas": deltas, "renchan": renchan, "honba_up": renchan, "yame": "agari_yame"}
 
 
 def _on_abort(state: GameState, line: int, ev: dict) -> dict:
@@ -765,25 +785,36 @@ def _advance(state: GameState, renchan: bool, honba_up: bool, yame: str) -> None
     last = _is_last_hand(state)
     if renchan:
         mode = getattr(g, yame) if yame else "forbidden"
-        if last and _dealer_top(state):
+        if last and _dealer_top(state) and mode != "forbidden":
+            if _goes_west(state) and g.extension_over_yame:
+                # the yame ends the last South hand and the West round follows (002 4A
+                # 「南4局終了時全員が3万点未満のとき西入」); an optional yame is not offered
+                if mode == "forced":
+                    _enter_west(state)
+                return None
             if mode == "forced":
                 return _finish(state, yame)
-            if mode == "optional":
-                state.yame_offer = yame
+            state.yame_offer = yame
         return None
     if not last:
         state.dealer += 1
         if state.dealer == state.seat_count:
             state.dealer, state.wind = 0, state.wind + 1
         return None
-    if (
-        g.extension_target
-        and not state.extension
-        and all(s < g.extension_target for s in state.scores)
-    ):
-        state.extension, state.wind, state.dealer = True, 2, 0  # 西入
+    if _goes_west(state):
+        _enter_west(state)
         return None
     return _finish(state, "last_hand")
+
+
+def _goes_west(state: GameState) -> bool:
+    """Whether the end of the last South hand leads into the West round (西入)."""
+    target = state.rules.game.extension_target
+    return bool(target) and not state.extension and all(s < target for s in state.scores)
+
+
+def _enter_west(state: GameState) -> None:
+    state.extension, state.wind, state.dealer = True, 2, 0
 
 
 def _finish(state: GameState, reason: str) -> None:

@@ -486,39 +486,62 @@ def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
         raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora")
 
 
-def _check_flags(inp: HandInput, rules: Rules) -> None:
+def _flag_problems(inp: HandInput, rules: Rules) -> list[tuple[str, str]]:
+    """``(reason, message)`` of every flag that contradicts the hand, another flag or the
+    rules."""
     h = rules.hand
     problems = []
     if inp.any_riichi and not inp.closed:
-        problems.append("riichi needs a closed hand, but a meld other than a closed kan is open")
+        problems.append(("riichi_open_hand",
+                         "riichi needs a closed hand, but a meld other than a closed kan is open"))
     if inp.open_riichi and not h.open_riichi:
-        problems.append("this rule set has no open riichi")
+        problems.append(("no_open_riichi", "this rule set has no open riichi"))
     if inp.ippatsu and not inp.any_riichi:
-        problems.append("ippatsu needs riichi")
+        problems.append(("ippatsu_without_riichi", "ippatsu needs riichi"))
     if inp.tsumo and (inp.chankan or inp.houtei or inp.renhou or inp.ankan_chankan):
-        problems.append("chankan, houtei and renhou are ron wins: set 'tsumo' to false")
+        problems.append(("ron_flag_on_tsumo",
+                         "chankan, houtei and renhou are ron wins: set 'tsumo' to false"))
     if not inp.tsumo and (inp.rinshan or inp.haitei or inp.tenhou or inp.chiihou):
-        problems.append("rinshan, haitei, tenhou and chiihou are tsumo wins: set 'tsumo' to true")
+        problems.append(("tsumo_flag_on_ron",
+                         "rinshan, haitei, tenhou and chiihou are tsumo wins: set 'tsumo' to true"))
+    if inp.rinshan and not inp.kans and not (inp.nukidora and h.nukidora != "none"):
+        problems.append(("rinshan_without_replacement",
+                         "rinshan is a win on the tile drawn after a kan"
+                         + (" or after setting a tile aside as nukidora" if h.nukidora != "none"
+                            else "")
+                         + ", and this hand has none: leave 'rinshan' out"))
     if inp.rinshan and inp.haitei:
-        problems.append("rinshan and haitei cannot both be true")
+        problems.append(("rinshan_and_haitei", "rinshan and haitei cannot both be true"))
     if inp.chankan and inp.houtei:
-        problems.append("chankan and houtei cannot both be true")
+        problems.append(("chankan_and_houtei", "chankan and houtei cannot both be true"))
     if (inp.tenhou or inp.chiihou or inp.renhou) and inp.melds:
-        problems.append("tenhou, chiihou and renhou need a hand with no calls")
+        problems.append(("first_turn_win_with_calls",
+                         "tenhou, chiihou and renhou need a hand with no calls"))
     if inp.tenhou and not inp.dealer:
-        problems.append('tenhou is the dealer\'s (seat_wind "E"); use chiihou')
+        problems.append(("tenhou_not_dealer",
+                         'tenhou is the dealer\'s (seat_wind "E"); use chiihou'))
     if (inp.chiihou or inp.renhou) and inp.dealer:
-        problems.append("chiihou and renhou are for non-dealers; the dealer's is tenhou")
+        problems.append(("chiihou_dealer",
+                         "chiihou and renhou are for non-dealers; the dealer's is tenhou"))
     if inp.pocchi and not (h.pocchi and inp.any_riichi and inp.tsumo):
-        problems.append(
-            "the pocchi tile is wild only in rules with pocchi, after riichi, on a tsumo"
-        )
+        problems.append(("pocchi_not_wild",
+                         "the pocchi tile is wild only in rules with pocchi, after riichi, on a "
+                         "tsumo"))
     if inp.ankan_chankan and not h.kokushi_ankan_chankan:
-        problems.append("this rule set does not allow robbing a closed kan")
+        problems.append(("no_ankan_chankan", "this rule set does not allow robbing a closed kan"))
     if rules.table.players == 3 and inp.seat_wind == NORTH:
-        problems.append("three-player seats are E, S and W")
+        problems.append(("north_seat_in_sanma", "three-player seats are E, S and W"))
+    return problems
+
+
+def _check_flags(inp: HandInput, rules: Rules) -> None:
+    problems = _flag_problems(inp, rules)
     if problems:
-        raise InvalidInput("; ".join(problems))
+        raise InvalidInput("; ".join(m for _, m in problems), reason=problems[0][0])
+    if inp.rinshan and not inp.kans and not rules.hand.nukidora_rinshan:
+        # 002 3B: a tsumo on the tile drawn for a flower set aside is an ordinary tsumo
+        # (「補充牌でのツモ上がりの場合、新たに嶺上開花はつきません。(空気扱い)」)
+        inp.set_flag("rinshan", False)
 
 
 # --------------------------------------------------------------------------- facts

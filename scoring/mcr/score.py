@@ -160,6 +160,7 @@ def fan_list(fans, opts: Options) -> list[dict]:
                 "count": n,
                 "name_zh": f.name_zh,
                 "name_ja": f.name_ja,
+                "name_en": f.name_en,
             }
         )
     return rows

@@ -221,8 +221,11 @@ def test_nm_no_bust_local_rule_forbids_agari_yame():
     # 000 (3) 【ローカルルール】「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」  # noqa: E501
     from scoring.errors import RulesError
 
-    with pytest.raises(RulesError):
-        load_rules({"extends": "netmahjong", "game": {"bust": False}})
+    assert load_rules({"extends": "netmahjong", "game": {"bust": False}}).game.agari_yame == (
+        "forbidden"
+    )
+    with pytest.raises(RulesError, match="game.agari_yame = 'forbidden'"):
+        load_rules({"extends": "netmahjong", "game": {"bust": False, "agari_yame": "optional"}})
 
 
 def test_nm_riichi_noten_at_draw_is_chombo_mangan_reversed():
