@@ -73,6 +73,7 @@ def _loads(raw: str) -> Any:
 # --------------------------------------------------------------------------- writing a line
 _LINE_BREAKS: Final = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 _JSON_STR: Final = json.encoder.encode_basestring  # the C function json.dumps uses for a str
+_ERROR_FIELDS: Final = ("code", "message", "reason", "values")
 
 
 def line_text(out: dict) -> str:
@@ -164,11 +165,13 @@ def error_text(out: dict) -> str:
     """``line_text(out)`` of an :func:`scoring.hand.error_line` dict (a third of a random
     batch), joined from its parts instead of walking the dict with json.dumps."""
     err = out["error"]
-    if out["ok"] is not False or tuple(err) != ("code", "message"):
+    if out["ok"] is not False or tuple(err) != _ERROR_FIELDS:
         return line_text(out)
+    values = json.dumps(err["values"], ensure_ascii=False) if err["values"] else "{}"
     return _one_line(
         f'{{"id": {_id_text(out["id"])}, "ok": false, "error": {{"code": {_JSON_STR(err["code"])}, '
-        f'"message": {_JSON_STR(err["message"])}}}}}'
+        f'"message": {_JSON_STR(err["message"])}, "reason": {_JSON_STR(err["reason"])}, '
+        f'"values": {values}}}}}'
     )
 
 
@@ -182,7 +185,8 @@ def score_lines(lines: Iterable[str], rules: Any) -> Iterator[str]:
             line = _loads(raw)
         except (ValueError, RecursionError) as e:
             yield line_text(
-                error_line(None, ScoringError(f"the line is not valid JSON: {e}"))
+                error_line(None, ScoringError(f"the line is not valid JSON: {e}",
+                                              reason="line_not_json", why=str(e)))
             )
             continue
         yield _guarded(line, rules)
@@ -198,7 +202,8 @@ def _guarded(line: Any, rules: Rules) -> str:
             error_line(
                 line_id,
                 ScoringError(
-                    f"this line could not be scored ({type(e).__name__}: {e}); please report it"
+                    f"this line could not be scored ({type(e).__name__}: {e}); please report it",
+                    reason="internal_error", why=f"{type(e).__name__}: {e}",
                 ),
             )
         )

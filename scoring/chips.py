@@ -25,21 +25,26 @@ def _read_facts(facts: Mapping) -> dict:
     hand's whole fact dict (dora, nukidora, ...) may be passed."""
     if not isinstance(facts, Mapping):
         raise InvalidInput(
-            f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}"
+            f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}",
+            reason="chip_facts_type", value=repr(facts),
         )
     out: dict = {}
     for key in _COUNTS:
         v = facts.get(key, 0)
         if type(v) is not int or v < 0:
             if type(v) is not bool:  # pocchi may come as a flag
-                raise InvalidInput(f"chip fact {key!r} must be a count of 0 or more, not {v!r}")
+                raise InvalidInput(
+                    f"chip fact {key!r} must be a count of 0 or more, not {v!r}",
+                    reason="not_a_count", field=key, low=0, value=repr(v),
+                )
             v = int(v)
         out[key] = v
     for key in _FLAGS:
         v = facts.get(key, False)
         if v is not True and v is not False:
             if type(v) is not int or v not in (0, 1):
-                raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}")
+                raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}",
+                                   reason="field_not_bool", field=key, value=repr(v))
             v = bool(v)
         out[key] = v
     return out

@@ -1,9 +1,16 @@
 """One base exception for the scoring package.
 
 Each error carries the machine-readable ``code`` of the batch contract's ``error.code``
-and a message a person can act on. Functions that score a hand return an error *result*
-rather than raising; these exceptions are for parsing, rule loading and game events, and
-are turned into results at the edges.
+(a few broad kinds), an English message a person can act on, and for the words a person
+reads in their own language a finer ``reason`` with the ``values`` it names (seat, field,
+value, switch ...): ``lexicon/catalogue/engine.toml`` has a Japanese and an English text
+for every reason, ``engine.<reason>``, its ``{placeholders}`` filled from ``values``::
+
+    lexicon.t(f"engine.{e.reason}", lang, **e.values)
+
+Functions that score a hand return an error *result* rather than raising; these
+exceptions are for parsing, rule loading and game events, and are turned into results
+at the edges.
 """
 
 from __future__ import annotations
@@ -25,8 +32,10 @@ class ScoringError(Exception):
         self.reason = reason or self.code
         self.values = values
 
-    def as_result(self) -> dict:
-        return {"code": self.code, "message": self.message}
+    def as_result(self, code: str | None = None) -> dict:
+        """The error as the contracts write it (``code`` in place of this one's if given)."""
+        return {"code": code or self.code, "message": self.message, "reason": self.reason,
+                "values": self.values}
 
 
 class InvalidTiles(ScoringError):

@@ -31,7 +31,7 @@ from .chips import as_discarder, limit_chips
 from .errors import ScoringError
 from .hand import HandResult, parse_input, score
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
-from .rules import Rules, load_rules
+from .rules import Rules, load_rules, toml_value
 from .settlement import ranks as _ranks
 from .settlement import floating_seats, settle
 
@@ -58,14 +58,22 @@ PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
 
 
 class GameEventError(ScoringError):
-    """An event the rules do not allow, or that cannot be read."""
+    """An event the rules do not allow, or that cannot be read. ``values`` always hold the
+    event's ``line`` and kind (``event``, "" when unknown)."""
 
     code = "invalid_event"
 
-    def __init__(self, line: int, message: str, event: str | None = None):
+    def __init__(self, line: int, message: str, event: str | None = None, *,
+                 reason: str = "invalid_event", **values: Any) -> None:
         where = f"event on line {line}" + (f" ({event})" if event else "")
-        super().__init__(f"{where}: {message}", "invalid_event")
-        self.line, self.event, self.reason = line, event, message
+        super().__init__(f"{where}: {message}", "invalid_event", reason=reason, **values)
+        self.line, self.event, self.detail = line, event, message
+        self.values.update(line=line, event=event or "")
+
+    def about(self, event: str) -> GameEventError:
+        """The same refusal, naming the kind of event it refuses."""
+        values = {k: v for k, v in self.values.items() if k not in ("line", "event")}
+        return GameEventError(self.line, self.detail, event, reason=self.reason, **values)
 
 
 def _rule(rules: Rules, section: str, name: str) -> str:
@@ -73,6 +81,25 @@ def _rule(rules: Rules, section: str, name: str) -> str:
     value = getattr(getattr(rules, section), name)
     src = type(getattr(rules, section)).__dataclass_fields__[name].metadata.get("source", "")
     return f"{rules.name}: {section}.{name} = {value!r}" + (f"; rulebook: {src}" if src else "")
+
+
+def _rule_values(rules: Rules, section: str, name: str) -> dict:
+    """The switch a refusal rests on, as values: ``switch`` and its ``value``."""
+    return {"switch": f"{section}.{name}",
+            "value": toml_value(getattr(getattr(rules, section), name))}
+
+
+SEATS_JA = tuple(w + "家" for w in WINDS_JA)  # 東家 南家 西家 北家
+SEATS_EN = ("East", "South", "West", "North")
+
+
+def seat_values(state: GameState, seat: int, key: str = "seat") -> dict:
+    """A seat named in a refusal: its number, its player and its seat wind this hand in
+    player words (``seat_ja`` 「東家」, ``seat_en`` "East"), never "seat 0"."""
+    wind = (seat - state.dealer) % state.seat_count
+    player = state.players[seat] if seat < len(state.players) else ""
+    return {key: seat, f"{key}_player": player, f"{key}_ja": SEATS_JA[wind],
+            f"{key}_en": SEATS_EN[wind]}
 
 
 # --------------------------------------------------------------------------- state
@@ -206,6 +233,8 @@ def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None
         raise GameEventError(
             line,
             f"{han} han {fu} fu cannot happen on a {how} under these rules: check the han and fu",
+            reason="han_fu_pair_tsumo" if tsumo else "han_fu_pair_ron", han=han, fu=fu,
+            choices=", ".join(str(f) for h, f in han_fu_pairs(rules, tsumo=tsumo) if h == han),
         )
 
 
@@ -253,7 +282,8 @@ def _add(a: list[int], b: list[int]) -> list[int]:
 def _seat(state: GameState, line: int, value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.seat_count:
         raise GameEventError(
-            line, f"{what} must be a seat number 0-{state.seat_count - 1}, not {value!r}"
+            line, f"{what} must be a seat number 0-{state.seat_count - 1}, not {value!r}",
+            reason="not_a_seat", field=what, value=repr(value), last=state.seat_count - 1,
         )
     return value
 
@@ -261,10 +291,12 @@ def _seat(state: GameState, line: int, value: Any, what: str) -> int:
 def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
     value = ev.get(key, [])
     if not isinstance(value, list):
-        raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}")
+        raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}",
+                             reason="seats_not_list", field=key, value=repr(value))
     seats = [_seat(state, line, v, f"each of '{key}'") for v in value]
     if len(set(seats)) != len(seats):
-        raise GameEventError(line, f"'{key}' names a seat twice: {value!r}")
+        raise GameEventError(line, f"'{key}' names a seat twice: {value!r}",
+                             reason="seat_twice", field=key, value=repr(value))
     return seats
 
 
@@ -272,7 +304,8 @@ def _int(line: int, ev: dict, key: str, default: int | None = None, low: int = 0
     value = ev.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise GameEventError(
-            line, f"'{key}' must be a whole number of at least {low}, not {value!r}"
+            line, f"'{key}' must be a whole number of at least {low}, not {value!r}",
+            reason="not_a_count", field=key, low=low, value=repr(value),
         )
     return value
 
@@ -283,7 +316,8 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
     and the rules allow it)."""
     rules = state.rules
     if seats and rules.table.family == "mcr":
-        raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')")
+        raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')",
+                             reason="mcr_riichi")
     deposit = rules.points.riichi_deposit
     for s in seats:
         have = state.scores[s] + deltas[s]
@@ -293,6 +327,8 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
                 f"seat {s} ({state.players[s]}) has {have} points, less than the riichi "
                 f"deposit {deposit}: riichi is not allowed "
                 f"({_rule(rules, 'game', 'riichi_short')})",
+                reason="riichi_short", points=have, deposit=deposit, **seat_values(state, s),
+                **_rule_values(rules, "game", "riichi_short"),
             )
         amount = min(deposit, max(have, 0))
         deltas[s] -= amount
@@ -319,26 +355,31 @@ class _Win:
 def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     rules = state.rules
     if not isinstance(w, dict) or "seat" not in w:
-        raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}")
+        raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}",
+                             reason="winner_not_object", value=repr(w))
     seat = _seat(state, line, w["seat"], "winner 'seat'")
     if seat == src:
         raise GameEventError(
-            line, f"seat {seat} cannot ron its own discard ('from' is the discarder)"
+            line, f"seat {seat} cannot ron its own discard ('from' is the discarder)",
+            reason="ron_own_discard", **seat_values(state, seat),
         )
     if seat in state.houki:
         raise GameEventError(
             line,
             f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
             f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})",
+            reason="houki_win", **seat_values(state, seat),
         )
     chips = _int(line, w, "chips", 0)
     pao = w.get("pao")
     if pao is not None:
         pao = _seat(state, line, pao, "'pao'")
         if not rules.game.pao:
-            raise GameEventError(line, f"these rules have no pao ({_rule(rules, 'game', 'pao')})")
+            raise GameEventError(line, f"these rules have no pao ({_rule(rules, 'game', 'pao')})",
+                                 reason="no_pao", **_rule_values(rules, "game", "pao"))
         if pao == seat:
-            raise GameEventError(line, "the winner cannot be responsible (pao) for their own hand")
+            raise GameEventError(line, "the winner cannot be responsible (pao) for their own hand",
+                                 reason="pao_self", **seat_values(state, seat))
     if rules.table.family == "mcr":
         return _Win(seat, _mcr_pay(state, line, w, seat, src), chips=chips)
     if "hand" in w:
@@ -360,7 +401,8 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
             dora=dora,
         )
     except ScoringError as e:
-        raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
+        raise GameEventError(line, f"winner seat {seat}: {e.message}", reason=e.reason,
+                             **{**e.values, **seat_values(state, seat)}) from None
     limit = limit_chips(rules, yakuman=bool(yakuman), kazoe=han >= 13 and rules.hand.kazoe_yakuman)
     return _Win(seat, pay, yakuman, chips, pao, han == 0 and not yakuman, min(chips, limit))
 
@@ -371,13 +413,16 @@ def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None
     paid wrongly, so it is refused; the game's facts are returned as the line's fields."""
     hand = w["hand"]
     if not isinstance(hand, dict):
-        raise GameEventError(line, "'hand' must be a scoring-batch input object")
+        raise GameEventError(line, "'hand' must be a scoring-batch input object",
+                             reason="hand_not_object", **seat_values(state, seat))
     tsumo = src is None
     if "tsumo" in hand and bool(hand["tsumo"]) != tsumo:
         raise GameEventError(
             line,
             f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
             f"but the event {'has no' if tsumo else 'has a'} 'from'",
+            reason="hand_tsumo_contradicts" if tsumo else "hand_ron_contradicts",
+            **seat_values(state, seat),
         )
     facts = {"tsumo": tsumo, "seat_wind": state.seat_winds[seat], "round_wind": WINDS[state.wind]}
     for key in ("seat_wind", "round_wind"):
@@ -386,6 +431,9 @@ def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None
                 line,
                 f"winner seat {seat}: the hand says {key} {hand[key]!r} but this hand "
                 f"({state.round}) it is {facts[key]!r}; leave it out or correct it",
+                reason="hand_seat_wind" if key == "seat_wind" else "hand_round_wind",
+                given=repr(hand[key]), wind=facts[key],
+                round=state.round, round_ja=state.round_ja, **seat_values(state, seat),
             )
     return facts
 
@@ -395,13 +443,18 @@ def _scored_hand(state: GameState, line: int, w: dict, seat: int, src: int | Non
     facts = _hand_facts(state, line, w, seat, src)
     try:
         res = score(parse_input(w["hand"], state.rules, **facts), state.rules)
-        if res.error is not None:
-            raise res.error
     except ScoringError as e:
-        raise GameEventError(
-            line, f"winner seat {seat}: the hand does not score: {e.message}"
-        ) from None
+        raise _not_scored(state, line, seat, e) from None
+    if res.error is not None:
+        raise _not_scored(state, line, seat, res.error)
     return res
+
+
+def _not_scored(state: GameState, line: int, seat: int, e: ScoringError) -> GameEventError:
+    """The hand engine's refusal of a winner's hand, as the event's: its reason and values,
+    and the seat."""
+    return GameEventError(line, f"winner seat {seat}: the hand does not score: {e.message}",
+                          reason=e.reason, **{**e.values, **seat_values(state, seat)})
 
 
 def _hand_winner(
@@ -425,6 +478,7 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
             line,
             f"winner seat {seat}: {total} fan is below the 8-fan minimum "
             "(004 上がり 「最低8飜必要です」)",
+            reason="mcr_below_minimum", fan=total, **seat_values(state, seat),
         )
     return {"mcr_total": total}
 
@@ -433,8 +487,11 @@ def _scored_mcr(state: GameState, line: int, w: dict, seat: int, src: int | None
     """The winner's MCR hand scored by :func:`scoring.mcr.score_hand` (MCR's own API)."""
     out = mcr.score_hand({**w["hand"], **_hand_facts(state, line, w, seat, src)}, state.rules)
     if not out["ok"]:
+        err = out["error"]
         raise GameEventError(
-            line, f"winner seat {seat}: the hand does not score: {out['error']['message']}"
+            line, f"winner seat {seat}: the hand does not score: {err['message']}",
+            reason=err.get("reason", err["code"]),
+            **{**err.get("values", {}), **seat_values(state, seat)},
         )
     return out
 
@@ -515,10 +572,12 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
     g = state.rules.game
     if src is None:
         if len(winners) != 1:
-            raise GameEventError(line, "a tsumo has exactly one winner (give 'from' for a ron)")
+            raise GameEventError(line, "a tsumo has exactly one winner (give 'from' for a ron)",
+                                 reason="tsumo_winners")
         return winners
     if len({w.seat for w in winners}) != len(winners):
-        raise GameEventError(line, "a seat is listed twice among the winners")
+        raise GameEventError(line, "a seat is listed twice among the winners",
+                             reason="winner_twice")
     winners = sorted(winners, key=lambda w: (w.seat - src) % state.seat_count)
     if len(winners) > 1 and g.multi_ron == "atamahane":
         raise GameEventError(
@@ -526,6 +585,8 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
             f"only one player may ron a discard under these rules: seat {winners[0].seat} "
             f"(nearest the discarder's right) wins alone "
             f"({_rule(state.rules, 'game', 'multi_ron')})",
+            reason="atamahane", **seat_values(state, winners[0].seat),
+            **_rule_values(state.rules, "game", "multi_ron"),
         )
     if len(winners) == 3 and g.multi_ron == "double":
         hint = (
@@ -537,6 +598,8 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
             line,
             f"three players ron one discard: under these rules that is not a "
             f"triple ron ({_rule(state.rules, 'game', 'multi_ron')}); {hint}",
+            reason="sanchahou" if "sanchahou" in g.abortive_draws else "no_triple_ron",
+            **_rule_values(state.rules, "game", "multi_ron"),
         )
     return winners
 
@@ -548,7 +611,8 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
     raw = ev.get("winners")
     if not isinstance(raw, list) or not raw:
         raise GameEventError(
-            line, '\'winners\' must be a non-empty list of {"seat": i, "han": h, "fu": f}'
+            line, '\'winners\' must be a non-empty list of {"seat": i, "han": h, "fu": f}',
+            reason="winners_list",
         )
     riichi = _seats(state, line, ev, "riichi")
     winners = _order_winners(state, line, [_read_winner(state, line, w, src) for w in raw], src)
@@ -600,7 +664,8 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     nagashi = _seats(state, line, ev, "nagashi")
     if nagashi and rules.game.nagashi == "none":
         raise GameEventError(
-            line, f"these rules have no nagashi mangan ({_rule(rules, 'game', 'nagashi')})"
+            line, f"these rules have no nagashi mangan ({_rule(rules, 'game', 'nagashi')})",
+            reason="no_nagashi", **_rule_values(rules, "game", "nagashi"),
         )
     if nagashi and rules.game.nagashi_as == "win":
         return _nagashi_win(state, line, nagashi, riichi)
@@ -610,6 +675,7 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
                 line,
                 f"seat {s} ({state.players[s]}) is under agari-houki and may not "
                 f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})",
+                reason="houki_tenpai", **seat_values(state, s),
             )
     noten_riichi = [s for s in riichi if s not in tenpai]
     if noten_riichi and rules.game.riichi_noten_chombo:
@@ -650,16 +716,20 @@ def _on_abort(state: GameState, line: int, ev: dict) -> dict:
     rules = state.rules
     kind = ev.get("kind")
     if kind not in ABORT_KINDS:
-        raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}")
+        raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}",
+                             reason="abort_kind", value=repr(kind), choices=", ".join(ABORT_KINDS))
     if kind not in rules.game.abortive_draws:
         raise GameEventError(
             line,
             f"abortive draw {kind!r} is not in these rules "
             f"({_rule(rules, 'game', 'abortive_draws')})",
+            reason="abort_not_in_rules", kind=kind,
+            **_rule_values(rules, "game", "abortive_draws"),
         )
     riichi = _seats(state, line, ev, "riichi")
     if kind == "suucha_riichi" and len(riichi) != state.seat_count:
-        raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}")
+        raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}",
+                             reason="suucha_riichi_seats", value=repr(riichi))
     deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     renchan = rules.game.abort_renchan and rules.game.renchan != "never"
@@ -675,6 +745,7 @@ def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
             line,
             f"these rules price no chombo ({_rule(state.rules, 'game', 'chombo')}); "
             "record a penalty of kind 'points' instead",
+            reason="no_chombo", **_rule_values(state.rules, "game", "chombo"),
         )
     if g.chombo == "victory_points":
         state.vp_adjust[seat] -= g.chombo_victory_points * (n - 1)
@@ -706,6 +777,7 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
             raise GameEventError(
                 line,
                 f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})",
+                reason="no_deposit_penalty", **_rule_values(rules, "game", "deposit_penalty"),
             )
         amount = min(g.deposit_penalty, max(state.scores[seat], 0))
         d[seat] -= amount
@@ -714,14 +786,16 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     elif kind == "agari_houki":
         if not g.agari_houki:
             raise GameEventError(
-                line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})"
+                line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})",
+                reason="no_agari_houki", **_rule_values(rules, "game", "agari_houki"),
             )
         state.houki.add(seat)
     elif kind == "points":
         d = _points_penalty(state, line, ev, seat)
     else:
         raise GameEventError(
-            line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}"
+            line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}",
+            reason="penalty_kind", value=repr(kind), choices=", ".join(PENALTY_KINDS),
         )
     return {"deltas": d, "penalty": True}
 
@@ -732,7 +806,8 @@ def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[in
     if ev.get("to") is not None:
         to = _seat(state, line, ev["to"], "'to'")
         if to == seat:
-            raise GameEventError(line, "a player cannot pay a penalty to themselves")
+            raise GameEventError(line, "a player cannot pay a penalty to themselves",
+                                 reason="penalty_to_self", **seat_values(state, seat))
         d[seat], d[to] = -points, points
         return d
     if points % (state.seat_count - 1):
@@ -740,6 +815,7 @@ def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[in
             line,
             f"{points} points cannot be split evenly among the {state.seat_count - 1} other "
             "players: give a multiple, or name the receiver with 'to'",
+            reason="penalty_split", points=points, others=state.seat_count - 1,
         )
     for s in range(state.seat_count):
         d[s] = -points if s == seat else points // (state.seat_count - 1)
@@ -831,10 +907,15 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
                 if mode == "optional"
                 else _rule(state.rules, "game", reason)
             )
-            raise GameEventError(line, f"{reason} is not possible now: {why}")
+            raise GameEventError(
+                line, f"{reason} is not possible now: {why}",
+                reason="agari_yame_not_now" if reason == "agari_yame" else "tenpai_yame_not_now",
+                **_rule_values(state.rules, "game", reason),
+            )
     elif reason != "time":
         raise GameEventError(
-            line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}"
+            line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}",
+            reason="end_reason", value=repr(reason),
         )
     _finish(state, reason)
     return {"deltas": [0] * state.seat_count}
@@ -852,9 +933,11 @@ def _on_start(state: GameState, line: int, ev: dict) -> dict:
             line,
             f"'players' must list the {n} players' names in seat order "
             f"(table.players = {n}), got {players!r}",
+            reason="players_list", players=n, value=repr(players),
         )
     if len(set(players)) != n:
-        raise GameEventError(line, f"'players' names someone twice: {players!r}")
+        raise GameEventError(line, f"'players' names someone twice: {players!r}",
+                             reason="player_twice", value=repr(players))
     state.players = list(players)
     state.scores = [state.rules.settlement.start_points] * n
     state.chips, state.vp_adjust = [0] * n, [0] * n
@@ -862,7 +945,8 @@ def _on_start(state: GameState, line: int, ev: dict) -> dict:
     dab = ev.get("dabuken")
     if dab is not None:
         if dab not in players:
-            raise GameEventError(line, f"'dabuken' must be one of the players, not {dab!r}")
+            raise GameEventError(line, f"'dabuken' must be one of the players, not {dab!r}",
+                                 reason="dabuken_player", value=repr(dab))
         state.dabuken = players.index(dab)
     return {}
 
@@ -879,24 +963,28 @@ _HANDLERS = {
 
 def _apply(state: GameState, line: int, ev: Any) -> None:
     if not isinstance(ev, dict):
-        raise GameEventError(line, "each event must be a JSON object with an 'event' field")
+        raise GameEventError(line, "each event must be a JSON object with an 'event' field",
+                             reason="event_not_object")
     kind = ev.get("event")
     if kind not in EVENT_TYPES:
-        raise GameEventError(line, f"'event' must be one of {', '.join(EVENT_TYPES)}, not {kind!r}")
+        raise GameEventError(line, f"'event' must be one of {', '.join(EVENT_TYPES)}, not {kind!r}",
+                             reason="event_kind", value=repr(kind), choices=", ".join(EVENT_TYPES))
     if kind == "start":
         if state.started:
-            raise GameEventError(line, "the game has already started")
+            raise GameEventError(line, "the game has already started", reason="started_twice")
         try:
             _on_start(state, line, ev)
         except GameEventError as e:
-            raise GameEventError(line, e.reason, kind) from None
+            raise e.about(kind) from None
         return
     if not state.started:
-        raise GameEventError(line, "the first event must be 'start' with the players")
+        raise GameEventError(line, "the first event must be 'start' with the players",
+                             reason="not_started")
     if state.finished:
         raise GameEventError(
             line,
             f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})",
+            reason="game_over", end_reason=state.end_reason, last=state.last_line,
         )
     before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
     scores_before = list(state.scores)
@@ -904,7 +992,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
     try:
         out = _HANDLERS[kind](state, line, ev)
     except GameEventError as e:
-        raise GameEventError(line, e.reason, kind) from None
+        raise e.about(kind) from None
     state.scores = _add(state.scores, out["deltas"])
     if out.get("chombo"):
         _redo_hand(state)
@@ -918,7 +1006,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         try:
             _check_final_win(state, line, out["winner"], scores_before, was_last)
         except GameEventError as e:
-            raise GameEventError(line, e.reason, kind) from None
+            raise e.about(kind) from None
     # deltas are the whole change, deposits given back by a chombo included
     deltas = [a - b for a, b in zip(state.scores, scores_before, strict=True)]
     state.hands.append(
@@ -943,21 +1031,26 @@ def _check_final_win(
         return
     floating = floating_seats(state.scores, state.rules)
     was_floating = before[winner] >= state.rules.settlement.return_points
-    why = ""
+    why = why_reason = ""
     if not was_floating and winner not in floating:
         why = (
             "「自分の沈みを確定させてゲーム終了となる上がり」: the winner was sinking and still is"
         )
+        why_reason = "boo_final_win_sinking"
     elif was_floating and floating[0] != winner:
         why = "「自分がトップになれずゲーム終了となる上がり」: the winner floated, does not end top"
+        why_reason = "boo_final_win_not_top"
     elif was_floating and len(floating) == 3 and not was_last:
         why = "「自分のマルCを確定させてゲーム終了となる上がり」 before the last hand"
+        why_reason = "boo_final_win_maru_c"
     if why:
         raise GameEventError(
             line,
             f"this win would end the game and is a chombo under these rules: {why} "
             f"({_rule(state.rules, 'game', 'no_losing_final_win')}); record "
             f'{{"event": "chombo", "seat": {winner}}} instead',
+            reason=why_reason, **seat_values(state, winner),
+            **_rule_values(state.rules, "game", "no_losing_final_win"),
         )
 
 
@@ -1060,9 +1153,11 @@ def read_events(lines: Iterable[str]) -> list[dict]:
     events: list[dict] = []
     for i, text in enumerate(texts, start=1):
         if not text.strip():
-            raise GameEventError(i, "blank line inside the game: one event per line, no gaps")
+            raise GameEventError(i, "blank line inside the game: one event per line, no gaps",
+                                 reason="blank_line")
         try:
             events.append(json.loads(text))
         except json.JSONDecodeError as e:
-            raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}") from None
+            raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}",
+                                 reason="event_not_json", why=e.msg, column=e.colno) from None
     return events

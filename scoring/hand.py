@@ -87,11 +87,13 @@ CONTRACT_CODES: Final = frozenset(("no_yaku", "not_agari", "invalid_tiles", "bel
 class HandError(ScoringError):
     """A hand that parses but cannot be won (not_agari, no_yaku, below_minimum)."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, reason: str = "", **values: Any) -> None:
         # ScoringError.__init__'s work, here so that it is compiled with this module
         Exception.__init__(self, message)
         self.message = message
         self.code = code
+        self.reason = reason or code
+        self.values = values
 
 
 class HandInput:
@@ -229,7 +231,8 @@ def _bool(line: dict, name: str) -> bool:
     if v is None:
         return False
     if not isinstance(v, bool):
-        raise InvalidInput(f"'{name}' must be true or false, not {v!r}")
+        raise InvalidInput(f"'{name}' must be true or false, not {v!r}",
+                           reason="field_not_bool", field=name, value=repr(v))
     return v
 
 
@@ -238,7 +241,8 @@ def _int(line: dict, name: str) -> int:
     if v is None:
         return 0
     if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1000:
-        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}")
+        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}",
+                           reason="field_not_count", field=name, value=repr(v))
     return v
 
 
@@ -247,7 +251,8 @@ def _wind(line: dict, name: str) -> int:
     if v is None:
         return WIND_LETTERS["E"]
     if not isinstance(v, str) or v not in WIND_LETTERS:
-        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}')
+        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}',
+                           reason="field_not_wind", field=name, value=repr(v))
     return WIND_LETTERS[v]
 
 
@@ -305,7 +310,8 @@ def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
     v = line.get(name)
     if v is None or (v == "" and not required):
         if required:
-            raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"")
+            raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"",
+                               reason="tiles_missing", field=name)
         return []
     if type(v) is str and v:
         fast = _fast_tiles(v)
@@ -314,7 +320,8 @@ def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
     try:
         return parse_tiles(v, allow_flowers=False)
     except InvalidTiles as e:
-        raise InvalidTiles(f"'{name}': {e.message}") from None
+        raise InvalidTiles(f"'{name}': {e.message}", reason=e.reason, field=name,
+                           **e.values) from None
 
 
 _MELDS: Final = Memo(4096)  # (type, tiles, from) -> Meld
@@ -345,14 +352,17 @@ def parse_input(
     ``tsumo``, ``seat_wind`` and ``round_wind`` are facts the caller knows (a game knows who
     discarded and where each player sits); given, they stand in place of the line's fields."""
     if not isinstance(line, dict):
-        raise InvalidInput('each line must be a JSON object like {"hand": "...", "win": "..."}')
+        raise InvalidInput('each line must be a JSON object like {"hand": "...", "win": "..."}',
+                           reason="line_not_object")
     hand = _tiles(line, "hand", required=True)
     win_tiles = _tiles(line, "win", required=True)
     if len(win_tiles) != 1:
-        raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}")
+        raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}",
+                           reason="win_not_one_tile", value=repr(line.get("win")))
     melds = line.get("melds") or []
     if not isinstance(melds, list):
-        raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects')
+        raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects',
+                           reason="melds_not_list")
     inp = HandInput(hand=hand, win=win_tiles[0], melds=list(map(_meld, melds)) if melds else [])
     _set_flags(inp, line)
     for name in INT_FIELDS:
@@ -397,14 +407,17 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     if len(inp.hand) != need:
         raise InvalidTiles(
             f"the hand has {len(inp.hand)} tiles but with {len(inp.melds)} meld(s) it needs {need} "
-            "(14 minus 3 per meld, the winning tile included)"
+            "(14 minus 3 per meld, the winning tile included)",
+            reason="hand_size", count=len(inp.hand), melds=len(inp.melds), need=need,
         )
     if inp.win not in inp.hand:
         raise InvalidTiles(
-            f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'"
+            f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'",
+            reason="win_not_in_hand", tile=tile_to_str(inp.win),
         )
     if inp.melds and not t.allow_chi and any(m.type == "chi" for m in inp.melds):
-        raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
+        raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand",
+                           reason="no_chi", switch="table.allow_chi")
     every = inp.hand[:]  # in this order: a refusal names the first bad tile
     for m in inp.melds:
         every += m.tiles
@@ -418,19 +431,21 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
         bad = [x for x in every if kind(x) in removed]
         raise InvalidTiles(
             f"{tile_to_str(bad[0])} is not in this rule set's tiles "
-            f"(table.removed_tiles = {t.removed_tiles!r})"
+            f"(table.removed_tiles = {t.removed_tiles!r})",
+            reason="tile_removed", tile=tile_to_str(bad[0]), value=t.removed_tiles,
+            switch="table.removed_tiles",
         )
     if len(inp.dora) > (5 if h.kan_dora else 1):
+        if h.kan_dora:
+            raise InvalidInput("too many dora indicators: at most 5 (one plus four kan dora)",
+                               reason="too_many_dora", count=len(inp.dora))
         raise InvalidInput(
-            "too many dora indicators: "
-            + (
-                "at most 5 (one plus four kan dora)"
-                if h.kan_dora
-                else "this rule set has no kan dora, give only the first indicator"
-            )
+            "too many dora indicators: this rule set has no kan dora, give only the first "
+            "indicator", reason="no_kan_dora", count=len(inp.dora), switch="hand.kan_dora",
         )
     if len(inp.ura) > max(len(inp.dora), 1):
-        raise InvalidInput("there are more ura-dora indicators than dora indicators")
+        raise InvalidInput("there are more ura-dora indicators than dora indicators",
+                           reason="too_many_ura", count=len(inp.ura), dora=len(inp.dora))
     _check_nukidora(inp, rules, every)
 
 
@@ -472,18 +487,24 @@ def _check_plain_fives(every: list[int], red_fives) -> None:
             raise InvalidTiles(
                 f"{plain} plain 5{name}: this set has {reds} red 5{name} "
                 f"and only {4 - reds} plain ones; "
-                f"write the red one as 0{name}"
+                f"write the red one as 0{name}",
+                reason="too_many_plain_fives", count=plain, tile=f"5{name}", red=f"0{name}",
+                reds=reds, plain=4 - reds,
             )
 
 
 def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
     mode = rules.hand.nukidora
     if inp.nukidora and mode == "none":
-        raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0")
+        raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0",
+                           reason="no_nukidora", switch="hand.nukidora")
     if mode == "north" and inp.nukidora + every.count(NORTH) > 4:
-        raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora")
+        raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora",
+                           reason="too_many_norths", count=inp.nukidora + every.count(NORTH))
     if mode == "flowers" and inp.nukidora > rules.table.flowers:
-        raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora")
+        raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora",
+                           reason="too_many_flowers", count=inp.nukidora,
+                           flowers=rules.table.flowers)
 
 
 def _flag_problems(inp: HandInput, rules: Rules) -> list[tuple[str, str]]:
@@ -877,9 +898,10 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     ctxs = contexts(inp, rules, conc, facts)
     if not ctxs:
         if inp.ankan_chankan:
-            return HandResult.failed(
-                HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
-            )
+            return HandResult.failed(HandError(
+                "only thirteen orphans (kokushi) may rob a closed kan", "not_agari",
+                "ankan_chankan_not_kokushi",
+            ))
         return HandResult.failed(HandError(
             "these tiles are not a winning hand "
             "(four sets and a pair, seven pairs or thirteen orphans)",
@@ -897,10 +919,12 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
             res.dora_count = dora_count
             cands.append(res)
     if not cands:
-        extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
+        dora_only = bool(dc["dora"] or dc["aka"])
+        extra = " (dora alone is not a yaku)" if dora_only else ""
         need = rules.hand.min_han
         return HandResult.failed(HandError(
-            f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku"
+            f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win",
+            "no_yaku", "no_yaku_dora" if dora_only else "no_yaku", min_han=need,
         ))
     best = _best(cands, rules, inp)
     best.facts = _chip_facts(inp, best, dc)
@@ -940,7 +964,8 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
             best = res
     if best is None:
         return HandResult.failed(HandError(
-            "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari"
+            "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari",
+            "pocchi_no_win",
         ))
     return best
 
@@ -953,7 +978,8 @@ def line_rules(line: Any, rules: Any) -> Rules:
         spec = line["rules"]
         if not isinstance(spec, (str, dict)):
             raise InvalidInput(
-                "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches"
+                "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches",
+                reason="line_rules_type", value=repr(spec),
             )
         return load_rules(spec)
     return rules if type(rules) is Rules else load_rules(rules)
@@ -994,7 +1020,7 @@ def result_line(line_id: Any, res: HandResult) -> dict:
 def error_line(line_id: Any, error: ScoringError) -> dict:
     """The contract's output object of a line that cannot be scored."""
     code = error.code if error.code in CONTRACT_CODES else "invalid_input"
-    return {"id": line_id, "ok": False, "error": {"code": code, "message": error.message}}
+    return {"id": line_id, "ok": False, "error": error.as_result(code)}
 
 
 def score_hand(line: Any, rules: Any) -> dict:  # Any: anything a caller sends is answered

@@ -104,7 +104,8 @@ def _uma_table(rules: Rules, eff: list[int]) -> list[int]:
     floaters = sum(1 for s in eff if s >= st.return_points)
     row = st.uma_by_floaters.get(str(floaters), st.uma)
     if len(row) < n:
-        raise InvalidInput(f"settlement uma {row!r} has fewer entries than the {n} players")
+        raise InvalidInput(f"settlement uma {row!r} has fewer entries than the {n} players",
+                           reason="uma_too_short", value=repr(row), players=n)
     return list(row[:n])
 
 

@@ -46,7 +46,8 @@ def test_output_line_has_the_contract_fields_in_order_of_input():
     assert out[2] == {
         "id": "bad",
         "ok": False,
-        "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"]},
+        "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"],
+                  "reason": "hand_size", "values": {"count": 3, "melds": 0, "need": 14}},
     }
 
 
