@@ -1,12 +1,15 @@
 """Readings of a winning hand and the waits the winning tile can complete.
 
 Works on kinds only (0..33, see :mod:`scoring.tiles`): red fives and flowers
-are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
-``shape`` is ``SEQ`` (a run ``first, first+1, first+2``) or ``TRIP``.
+are counted elsewhere. A *set* is a small tuple ``(shape, first, concealed, kan)`` where
+``shape`` is ``SEQ`` (a run ``first, first+1, first+2``) or ``TRIP``; the sets of
+concealed tiles are made concealed and not kans, the form :mod:`scoring.yaku` and
+:mod:`scoring.fu` read (called sets are added by the caller).
 
 * :func:`shape` — every 4-sets-1-pair reading of the concealed tiles and whether they are
-  seven pairs or thirteen orphans, memoized (the same shapes recur across a batch);
-  :func:`readings` gives the readings from 34 counts.
+  seven pairs or thirteen orphans, from each suit's readings, memoized (the tiles of one
+  suit recur across a batch far more than whole hands do); :func:`readings` gives the
+  readings from 34 counts.
 * :func:`is_chiitoitsu`, :func:`is_kokushi` — the two special shapes.
 * :func:`wait_slots` — for one reading and the winning kind, every place the
   winning tile can sit, each naming its wait (ryanmen, kanchan, penchan,
@@ -68,21 +71,16 @@ def _group(counts: tuple, runs: bool) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-_GROUPS_AT: Final = Memo(1 << 16)  # (one group's counts, base) -> its readings
-
-
 def _group_at(counts: tuple, base: int) -> tuple:
-    """:func:`_group` with kinds moved to the group's place among the 34. Memoized on the
-    group's own counts: nine numbers repeat far more often than 34, so even a batch of
-    unrelated hands mostly hits."""
-    key = (counts, base)
-    hit = _GROUPS_AT.get(key)
-    if hit is not None:
-        return hit
-    return _GROUPS_AT.put(key, tuple(
-        (None if p is None else p + base, tuple((shape, first + base) for shape, first in sets))
+    """:func:`_group` with kinds moved to the group's place among the 34 (memoized by the
+    caller, :func:`_suit_options`)."""
+    return tuple(
+        (
+            None if p is None else p + base,
+            tuple((shape, first + base, True, False) for shape, first in sets),
+        )
         for p, sets in _group(counts, base < 27)
-    ))
+    )
 
 
 _GROUPS: Final = ((0, 9), (9, 18), (18, 27), (27, 34))
@@ -124,7 +122,6 @@ def _combine(group_options) -> tuple:
 # across a batch, the tiles of one suit do, so each suit's readings are memoized on that
 # suit's kinds and joined by _combine exactly as readings() joins them.
 _SUITS: Final = Memo(1 << 16)  # one suit's sorted kinds -> its readings
-_SHAPES: Final = Memo(1 << 16)  # concealed tiles' sorted kinds -> shape()
 
 
 def _counts_of(kinds, base: int, size: int) -> tuple:
@@ -155,13 +152,6 @@ def shape(kinds: tuple) -> tuple:
     """``(readings, seven pairs, seven pairs counting a four of a kind as two, thirteen
     orphans)`` of concealed tiles given as their sorted kinds: the same answers as
     :func:`readings`, :func:`is_chiitoitsu` and :func:`is_kokushi` on their counts."""
-    hit = _SHAPES.get(kinds)
-    if hit is None:
-        hit = _SHAPES.put(kinds, _shape(kinds))
-    return hit
-
-
-def _shape(kinds: tuple) -> tuple:
     if len(kinds) % 3 != 2:
         found: tuple = ()
     else:
@@ -220,7 +210,8 @@ def wait_slots(pair: int, sets: tuple, win: int) -> list[tuple[int, str]]:
     seen = set()
     if pair == win:
         out.append((-1, TANKI))
-    for idx, (shape, first) in enumerate(sets):
+    for idx, s in enumerate(sets):
+        shape, first = s[0], s[1]
         if shape == TRIP:
             if first != win:
                 continue

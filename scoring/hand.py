@@ -423,7 +423,7 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
         every += m.tiles
     every += inp.dora
     every += inp.ura
-    removed = removed_kinds(rules)
+    removed = derived(rules).removed
     if not _copies_ok(every, t, removed):
         # the slow checks name the problem
         check_copies(every, red_fives=tuple(t.red_fives))
@@ -449,18 +449,33 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     _check_nukidora(inp, rules, every)
 
 
+class Derived:
+    """What scoring a hand needs from a rule set beyond its switches, worked out once per
+    rule set (:func:`derived`): the kinds left out of the set, the dora each indicator
+    points at, and the yaku rows to check."""
+
+    def __init__(self, rules: Rules) -> None:
+        text = rules.table.removed_tiles
+        tiles = parse_tiles(text, allow_flowers=False) if text else []
+        self.removed: frozenset = frozenset(kind(x) for x in tiles)
+        self.dora_of: tuple = _dora_of(self.removed)
+        per_hand, per_reading = han_table(rules.hand)
+        self.fixed_rows: tuple = per_hand  # situation and whole-hand yaku
+        self.gated: dict = gated_rows(rules.hand)  # reading yaku of a four-set reading
+        self.forms: tuple = per_reading[2]  # seven pairs and thirteen orphans
+
+
+def derived(rules: Rules) -> Derived:
+    """The :class:`Derived` of ``rules``, kept with them."""
+    hit = rules.memo.get("derived")
+    if hit is None:
+        hit = rules.memo.put("derived", Derived(rules))
+    return hit
+
+
 def removed_kinds(rules: Rules) -> frozenset:
     """Kinds the rule set's tiles leave out (``table.removed_tiles``; three-player: 2m-8m)."""
-    hit = rules.memo.get("removed")
-    if hit is None:
-        text = rules.table.removed_tiles
-        hit = rules.memo.put(
-            "removed",
-            frozenset(kind(x) for x in parse_tiles(text, allow_flowers=False))
-            if text
-            else frozenset(),
-        )
-    return hit
+    return derived(rules).removed
 
 
 def _copies_ok(every: list[int], t, removed: frozenset) -> bool:
@@ -616,11 +631,13 @@ class HandFacts:
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
         key = (inp.seat_wind, inp.round_wind, rules.hand.north_yakuhai)
         self.yakuhai = _YAKUHAI.get(key) or _yakuhai(key, inp, rules)
-        bits = 0
-        for i, name in enumerate(_FACT_NAMES[:-1]):  # every flag, not yakuhai (the winds give it)
-            if getattr(self, name):
-                bits |= 1 << i
-        self.bits = bits
+        # every flag as one int, in _FACT_NAMES order (not yakuhai: the winds give it)
+        self.bits = (
+            self.all_simple | self.all_yaochuu << 1 | self.all_terminal << 2
+            | self.all_honor << 3 | honor << 4 | terminal << 5 | self.one_suit << 6
+            | self.all_green << 7 | self.has_hatsu << 8 | self.chuuren << 9
+            | self.junsei << 10 | self.kokushi_13 << 11
+        )
 
 
 _YAKUHAI: Final = Memo(64)  # (seat wind, round wind, North switch) -> yakuhai kinds
@@ -663,12 +680,10 @@ def _count_indicated(indicators, kinds: list, dora_of: tuple) -> tuple[int, int]
     return n, north
 
 
-def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int]) -> dict:
+def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int],
+                dora_of: tuple) -> dict:
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count); ``kinds`` are
-    the kinds of ``tiles``, every tile of the hand."""
-    dora_of = rules.memo.get("dora_of") or rules.memo.put(
-        "dora_of", _dora_of(removed_kinds(rules))
-    )
+    the kinds of ``tiles``, every tile of the hand; ``dora_of`` :attr:`Derived.dora_of`."""
     dora, north = _count_indicated(inp.dora, kinds, dora_of) if inp.dora else (0, 0)
     out = {
         "dora": dora,
@@ -694,15 +709,6 @@ def _meld_sets(melds) -> tuple:
     return tuple(out)
 
 
-_BASES: Final = Memo(1 << 16)  # a reading's sets -> the same sets as concealed, not kan
-
-
-def _concealed(sets: tuple) -> tuple:
-    """The sets of a reading as concealed, not kan: ``(shape, first, True, False)``, memoized
-    (a reading's sets recur across hands; building them is a generator per reading)."""
-    return _BASES.put(sets, tuple((shape, first, True, False) for shape, first in sets))
-
-
 def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
     """Every reading of the hand with every wait of the winning tile; ``conc``: the
     concealed tiles' sorted kinds."""
@@ -714,13 +720,16 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     out = []
     if not inp.ankan_chankan:
         for pair, sets in found:
-            base = _BASES.get(sets) or _concealed(sets)
+            first = None  # the reading's first wait: the others share its counts and yaku
             for idx, wait in dec.wait_slots(pair, sets, w):
-                hs = base
+                hs = sets
                 if wait == dec.SHANPON and not inp.tsumo:
                     # a triplet completed by a ron counts as open (明刻, 002 符計算ガイド)
-                    hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1 :]
-                out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
+                    hs = sets[:idx] + ((dec.TRIP, w, False, False),) + sets[idx + 1 :]
+                ctx = Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed, first)
+                if first is None:
+                    first = ctx
+                out.append(ctx)
         if not inp.melds and (chiitoi_four if hr.chiitoitsu_four_of_a_kind else chiitoi):
             out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))
     if not inp.melds and kokushi:
@@ -728,19 +737,24 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     return out
 
 
-def _reading_rows(ctx: Ctx, rules: Rules) -> tuple:
-    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`)."""
+def _reading_rows(ctx: Ctx, gated: dict, forms: tuple) -> tuple:
+    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`);
+    ``gated`` and ``forms``: the rules' gated rows and seven pairs / thirteen orphans rows."""
     if ctx.form != "std":
-        return han_table(rules.hand)[1][2]
-    return gated_rows(rules.hand)[(len(ctx.seqs), ctx.n_honours)]
+        return forms
+    return gated[(len(ctx.seqs), ctx.n_honours)]
 
 
-def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, list]:
+def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ()),
+             known: list | None = None) -> tuple[list, list]:
     """(ordinary [(id, han)], yakuman [(id, n)]) of one reading, after the ``fixed``
-    ones found once for the whole hand."""
+    ones found once for the whole hand. ``known``: what each row gave for another wait of
+    the same reading (only the rows that read the wait are checked again)."""
     plain, ymn = list(fixed[0]), list(fixed[1])
-    for y, c_han, o_han, y_ym in table:
-        n = y.cond(ctx)
+    for i, (y, c_han, o_han, y_ym, per_wait) in enumerate(table):
+        n = known[i] if known is not None and not per_wait else y.cond(ctx)
+        if ctx.found is not None:
+            ctx.found.append(n)
         if not n:
             continue
         if y_ym:
@@ -752,7 +766,7 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
     return plain, ymn
 
 
-def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
+def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple) -> tuple:
     """The situation and whole-hand yaku (``scope`` other than "reading" in the registry).
     They read only the flags, winds, closedness and hand facts, so they are checked once per
     such combination (few recur across a batch) instead of once per hand."""
@@ -762,7 +776,7 @@ def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
     key |= ctx.closed << 18 | ctx.facts.bits << 19
     hit = rules.memo.get(key)
     if hit is None:
-        plain, ymn = _yaku_of(ctx, han_table(rules.hand)[0])
+        plain, ymn = _yaku_of(ctx, rows)
         hit = rules.memo.put(key, (tuple(plain), tuple(ymn)))
     return hit
 
@@ -780,10 +794,13 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
     return as_yaku, after
 
 
-def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple) -> HandResult | None:
+def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple,
+                  rows: tuple) -> HandResult | None:
     """Han, fu and yaku of one reading; None if it has too few han to win. ``bonus`` is
-    :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku."""
-    plain, ymn = _yaku_of(ctx, _reading_rows(ctx, rules), fixed)
+    :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku, ``rows`` the
+    reading yaku to check (:func:`_reading_rows`)."""
+    known = ctx.first.found if ctx.first is not None else None
+    plain, ymn = _yaku_of(ctx, rows, fixed, known)
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
         lines, fu = fu_breakdown(ctx, rules.fu, False)
@@ -907,14 +924,18 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
             "(four sets and a pair, seven pairs or thirteen orphans)",
             "not_agari",
         ))
-    dc = dora_counts(inp, rules, every, tiles)
+    tables = derived(rules)
+    dc = dora_counts(inp, rules, every, tiles, tables.dora_of)
     dc["aka_suits"] = len(_REDS.intersection(tiles)) if dc["aka"] else 0
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
-    fixed = _fixed_yaku(ctxs[0], rules)
+    fixed = _fixed_yaku(ctxs[0], rules, tables.fixed_rows)
     bonus = _bonus(dc, rules.hand)
+    gated, forms = tables.gated, tables.forms
     cands = []
-    for ctx in ctxs:
-        res = score_reading(ctx, rules, bonus, fixed)
+    for i, ctx in enumerate(ctxs):
+        if i + 1 < len(ctxs) and ctxs[i + 1].first is ctx:
+            ctx.found = []  # another wait of this reading follows: keep what each row gives
+        res = score_reading(ctx, rules, bonus, fixed, _reading_rows(ctx, gated, forms))
         if res is not None:
             res.dora_count = dora_count
             cands.append(res)

@@ -49,9 +49,13 @@ class Ctx:
         "n_ankou",
         "n_kans",
         "n_honours",
+        "first",
+        "found",
     )
 
-    def __init__(self, inp, rules, facts, form, sets, pair, wait, closed):
+    def __init__(self, inp, rules, facts, form, sets, pair, wait, closed, first=None):
+        """``first``: the context of another wait of the same reading (the same sets and
+        pair), whose derived counts and wait-independent yaku this one shares."""
         self.inp = inp  # HandInput (flags, winds, win tile)
         self.rules = rules  # HandRules
         self.facts = facts  # HandFacts (hand-wide facts, same for every reading)
@@ -60,16 +64,26 @@ class Ctx:
         self.pair = pair
         self.wait = wait
         self.closed = closed
+        self.first = first
+        self.found = None  # list: what each yaku row gave, for the reading's other waits
         # derived once here so each condition is a cheap look-up
         seqs, trips, ankou, kans, honours = [], set(), 0, 0, 0
-        for shape, first, concealed, kan in sets:
-            if shape == SEQ:
-                seqs.append(first)
-                continue
-            trips.add(first)
-            ankou += concealed
-            kans += kan
-            honours += first >= 27
+        if first is not None:
+            # another wait of the same reading: the same sets, one triplet perhaps opened by
+            # a ron on a shanpon wait, so only the concealed triplets are counted again
+            for s in sets:
+                if s[0] != SEQ:
+                    ankou += s[2]
+            seqs, trips, kans, honours = first.seqs, first.trips, first.n_kans, first.n_honours
+        else:
+            for shape, start, concealed, kan in sets:
+                if shape == SEQ:
+                    seqs.append(start)
+                    continue
+                trips.add(start)
+                ankou += concealed
+                kans += kan
+                honours += start >= 27
         self.seqs, self.trips, self.n_ankou, self.n_kans = seqs, trips, ankou, kans
         self.n_honours = honours
 
@@ -84,8 +98,10 @@ class Yaku:
     yakuman: int = 0
     switch: str = ""
     cond: Callable[[Ctx], int] | None = None
-    # what the condition reads: "reading" (sets, pair, wait), "hand" (the tiles as a whole)
-    # or "situation" (input flags); the last two are checked once per hand, not per reading
+    # what the condition reads: "reading" (the sets and the pair), "wait" (the wait too, or
+    # which triplets stay concealed after a ron), "hand" (the tiles as a whole) or
+    # "situation" (input flags); "hand" and "situation" yaku are checked once per hand, the
+    # "reading" ones once per reading whatever the number of waits it has
     scope: str = "reading"
 
 
@@ -257,6 +273,7 @@ def _riichi(c: Ctx) -> int:
 Y: Final = Yaku
 _SITUATION: Final = "situation"
 _HAND: Final = "hand"
+_WAIT: Final = "wait"
 _DOUBLE: Final = "hand.double_yakuman_hands"
 YAKU: Final[tuple[Yaku, ...]] = (
     # 1 han
@@ -270,7 +287,7 @@ YAKU: Final[tuple[Yaku, ...]] = (
     Y("menzen_tsumo", "門前清自摸和", "Fully concealed tsumo (menzen tsumo)", 1, 0,
       cond=lambda c: int(c.closed and c.inp.tsumo), scope=_SITUATION),
     Y("pinfu", "平和", "Pinfu (all runs)", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu",
-      cond=_pinfu),
+      cond=_pinfu, scope=_WAIT),
     Y("tanyao", "断么九", "All simples (tanyao)", 1, 1, switch="hand.kuitan",
       cond=lambda c: int(c.facts.all_simple), scope=_HAND),
     Y("iipeikou", "一盃口", "Pure double run (iipeikou)", 1, 0,
@@ -304,7 +321,7 @@ YAKU: Final[tuple[Yaku, ...]] = (
     Y("toitoi", "対々和", "All triplets (toitoi)", 2, 2,
       cond=lambda c: int(_std(c) and not c.seqs)),
     Y("sanankou", "三暗刻", "Three concealed triplets (sanankou)", 2, 2,
-      cond=lambda c: int(_std(c) and _concealed_trips(c) == 3)),
+      cond=lambda c: int(_std(c) and _concealed_trips(c) == 3), scope=_WAIT),
     Y("sankantsu", "三槓子", "Three kans (sankantsu)", 2, 2,
       cond=lambda c: int(_kans(c) == 3)),
     Y("sanshoku_doukou", "三色同刻", "Three colour triplets (sanshoku doukou)", 2, 2,
@@ -332,9 +349,9 @@ YAKU: Final[tuple[Yaku, ...]] = (
     Y("kokushi_13", "国士無双十三面待ち", "Thirteen orphans, 13-sided wait", 0, 0, 2,
       switch=_DOUBLE, cond=_kokushi_13),
     Y("suuankou", "四暗刻", "Four concealed triplets (suuankou)", 0, 0, 1, switch=_DOUBLE,
-      cond=_suuankou),
+      cond=_suuankou, scope=_WAIT),
     Y("suuankou_tanki", "四暗刻単騎", "Four concealed triplets, pair wait", 0, 0, 2,
-      switch=_DOUBLE, cond=_suuankou_tanki),
+      switch=_DOUBLE, cond=_suuankou_tanki, scope=_WAIT),
     Y("daisangen", "大三元", "Big three dragons (daisangen)", 0, 0, 1,
       cond=lambda c: int(len(c.trips & _DRAGON_SET) == 3)),
     Y("shousuushii", "小四喜", "Little four winds (shousuushii)", 0, 0, 1,
@@ -385,18 +402,21 @@ def _value(y: Yaku, hr) -> tuple[int, int, int]:
 
 
 def han_table(hr) -> tuple:
-    """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman), ...)`` for every
-    conditional yaku under these hand rules, split by scope; computed once per rule object."""
+    """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman, per_wait), ...)`` for
+    every conditional yaku under these hand rules, split by scope; computed once per rule
+    object. ``per_wait``: the yaku reads the wait (scope "wait"), so each wait of a reading
+    checks it again."""
     hit = hr.memo.get("han_table")
     if hit is not None:
         return hit
-    rows = [(y,) + _value(y, hr) for y in CONDITIONAL]
+    rows = [(y,) + _value(y, hr) + (y.scope == _WAIT,) for y in CONDITIONAL]
     rows = [
         r for r in rows if r[1] or r[2] or r[3]
     ]  # a yaku worth nothing under these rules is never checked
+    per_hand = (_SITUATION, _HAND)
     table = (
-        tuple(r for r in rows if r[0].scope != "reading"),
-        _grouped([r for r in rows if r[0].scope == "reading"]),
+        tuple(r for r in rows if r[0].scope in per_hand),
+        _grouped([r for r in rows if r[0].scope not in per_hand]),
     )
     return hr.memo.put("han_table", table)
 

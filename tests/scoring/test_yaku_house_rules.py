@@ -67,7 +67,7 @@ NEKO_YAKUMAN = [
 def table_of(preset):
     per_hand, groups = han_table(load_rules(preset).hand)
     rows = list(per_hand) + [r for g in groups for r in g]
-    return {y.id: (c, o, m) for y, c, o, m in rows}
+    return {y.id: (c, o, m) for y, c, o, m, _per_wait in rows}
 
 
 def yaku(out):
