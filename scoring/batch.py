@@ -93,19 +93,20 @@ def _one_line(text: str) -> str:
 # JSON text of the parts of a result line that recur across a batch (a yaku, a fu line, a
 # price, a chip award): made once each by json.dumps itself, so the joined line is the very
 # text json.dumps(result line) gives, at a fraction of the cost
-_PARTS: Final = Memo(20_000)  # (tag, item) -> its JSON text
+_YAKU_TEXT: Final = Memo(20_000)  # (id, han, yakuman) -> its JSON text
+_FU_TEXT: Final = Memo(20_000)  # (reason, fu) -> its JSON text
 _BY_IDENTITY: Final = Memo(4096)  # id(memoized object) -> (the object, its JSON text)
 
 
-def _part(key: tuple, make: Callable, item: Any) -> str:
-    return _PARTS.put(key, json.dumps(make(item), ensure_ascii=False))
-
-
-def _list_text(tag: str, items: list, make: Callable) -> str:
+def _list_text(memo: Memo, items: list, make: Callable) -> str:
     """JSON text of a list, joined from each item's memoized text (a hand's list as a whole
     seldom recurs, its items do: "closed_pon 5p", "riichi" ...)."""
-    get = _PARTS.get
-    texts = [get((tag, it)) or _part((tag, it), make, it) for it in items]
+    texts = []
+    for it in items:
+        text = memo.get(it)
+        if text is None:
+            text = memo.put(it, json.dumps(make(it), ensure_ascii=False))
+        texts.append(text)
     return "[" + ", ".join(texts) + "]"
 
 
@@ -145,14 +146,14 @@ def result_text(line_id: Any, res: HandResult) -> str:
         '{"id": ',
         _id_text(line_id),
         f', "ok": true, "han": {res.han}, "fu": {res.fu}, "yakuman": {res.yakuman}, "yaku": ',
-        _list_text("yaku", res.yaku, _one_yaku),
+        _list_text(_YAKU_TEXT, res.yaku, _one_yaku),
         ", ",
         _shared_text(res.value, _price_text),
         f', "honba_bonus": {res.honba_bonus}, "kyoutaku_bonus": {res.kyoutaku_bonus}'
         ', "chips": ',
         _shared_text(res.chips, _json_text),
         ', "fu_detail": ',
-        _list_text("fu", res.fu_detail, list),
+        _list_text(_FU_TEXT, res.fu_detail, list),
         f', "wait": "{res.wait}", "dora_count": {res.dora_count}',
     ]
     if res.pocchi_as is not None:
