@@ -89,9 +89,8 @@ def _random_set(rng, pool, kinds, suited):
     return None
 
 
-def _standard(rng, kinds, suited):
-    pool = Pool(kinds)
-    sets = []
+def _completed(rng, pool, sets, kinds, suited):
+    """``sets`` filled up to four random sets, and a pair: ``(sets, pair, pool)`` or None."""
     while len(sets) < 4:
         s = _random_set(rng, pool, kinds, suited)
         if s is None:
@@ -101,6 +100,10 @@ def _standard(rng, kinds, suited):
     if not pool.take(pair, 2):
         return None
     return sets, pair, pool
+
+
+def _standard(rng, kinds, suited):
+    return _completed(rng, Pool(kinds), [], kinds, suited)
 
 
 def _to_hand(rng, sets, pair, allow_chi):
@@ -211,13 +214,7 @@ def _multi_reading(rng, kinds, suited):
         for k in {k for _, k in sets}:
             if not pool.take(k, 4 * sum(1 for _, x in sets if x == k)):
                 return None
-        while len(sets) < 4:
-            s = _random_set(rng, pool, kinds, suited)
-            if s is None:
-                return None
-            sets.append(s)
-        pair = rng.choice(kinds)
-        return (sets, pair, pool) if pool.take(pair, 2) else None
+        return _completed(rng, pool, sets, kinds, suited)
     honours = [k for k in kinds if k >= 27]
     y = rng.random()
     if y < 0.3:  # daisangen
