@@ -126,7 +126,7 @@ class GameState:
     yakuman_end: dict | None = None
     dabuken: int | None = None
     hands: list[dict] = field(default_factory=list)
-    last_line: int = 0
+    last_line: int = 0  # the line of the last event applied: the next one is last_line + 1
 
     @property
     def seat_count(self) -> int:
@@ -976,6 +976,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
             _on_start(state, line, ev)
         except GameEventError as e:
             raise e.about(kind) from None
+        state.last_line = line
         return
     if not state.started:
         raise GameEventError(line, "the first event must be 'start' with the players",
