@@ -25,6 +25,7 @@ from setuptools.command.build_ext import build_ext
 # the batch's hot path. scoring.rules stays Python (it reads TOML and checks rules once per
 # run), and so does scoring.errors (exception classes whose subclasses override a class attribute)
 COMPILED = [
+    "scoring/memo.py",
     "scoring/tiles.py",
     "scoring/decompose.py",
     "scoring/yaku.py",
@@ -32,6 +33,7 @@ COMPILED = [
     "scoring/points.py",
     "scoring/chips.py",
     "scoring/hand.py",
+    "scoring/batch.py",
 ]
 
 

@@ -5,7 +5,11 @@
 
 Riichi: N seeded random complete hands (the generator of
 tests/scoring/test_oracle_riichi.py: closed and open, seven pairs, kokushi, kans,
-red fives, riichi, dora, ura ...) are written to a JSONL file. Our side is
+red fives, riichi, dora, ura ...) are written to a JSONL file; then the same for a mix
+rich in hands that read several ways (``--sets``: "random" and "multi", the
+generator's ``multi=True``: one suit, chinitsu and chuuren shapes, a run twice,
+consecutive triplets that are also runs, kans, and yakuman), where picking the best
+reading costs the most. Our side is
 the real command, a subprocess reading that file on stdin and writing
 results to a file (start-up included). The library's side reads the same
 lines in this process and, per line, does what a caller of the library must:
@@ -160,11 +164,15 @@ def _best(runs: list[tuple]) -> tuple:
     return (fastest[0], min(r[1] for r in runs), *fastest[2:])
 
 
-def riichi(n: int, seed: int, workers: int, repeat: int = 3, start: float = 0.0) -> float:
-    """Print both sides' rates on ``n`` hands; ``start``: our command's start-up (seconds),
-    taken out for the per-hand ratio (the library's side is timed in this process, so it
-    has no start-up in its figure)."""
-    raw = [json.dumps(x) for x in random_lines(n, seed)]
+SETS = {"random": "random hands", "multi": "multi-reading hands"}
+
+
+def riichi(n: int, seed: int, workers: int, repeat: int = 3, start: float = 0.0,
+           hand_set: str = "random") -> float:
+    """Print both sides' rates on ``n`` hands of ``hand_set``; ``start``: our command's
+    start-up (seconds), taken out for the per-hand ratio (the library's side is timed in
+    this process, so it has no start-up in its figure)."""
+    raw = [json.dumps(x) for x in random_lines(n, seed, multi=hand_set == "multi")]
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
         f.write("\n".join(raw) + "\n")
         path = f.name
@@ -184,7 +192,7 @@ def riichi(n: int, seed: int, workers: int, repeat: int = 3, start: float = 0.0)
         os.unlink(path)
         Path(path).with_suffix(".toml").unlink(missing_ok=True)
     print(
-        f"riichi, {n} random hands (seed {seed}), best of {repeat} runs each; "
+        f"riichi, {n} {SETS[hand_set]} (seed {seed}), best of {repeat} runs each; "
         f"load average now {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} CPUs (a busy machine slows every figure)"
     )
@@ -226,6 +234,8 @@ def main(argv=None) -> int:
         "--workers", type=int, default=os.cpu_count() or 1, help="passed to scoring batch"
     )
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the best counts")
+    ap.add_argument("--sets", nargs="+", choices=list(SETS), default=list(SETS),
+                    help="hand sets to time: random hands, multi-reading hands (default: both)")
     ap.add_argument(
         "--mcr-hands", type=int, default=20000, help="MCR hands to time (0: riichi only)"
     )
@@ -233,9 +243,10 @@ def main(argv=None) -> int:
     start = startup(args.repeat)
     print(f"start-up of python -m scoring batch (empty input, best of {args.repeat}): "
           f"{1000 * start:.0f} ms")
-    for n in args.hands:
-        print()
-        riichi(n, args.seed, args.workers, args.repeat, start)
+    for hand_set in args.sets:
+        for n in args.hands:
+            print()
+            riichi(n, args.seed, args.workers, args.repeat, start, hand_set)
     if args.mcr_hands:
         print()
         print(bench_mcr.report(bench_mcr.measure(args.mcr_hands, args.seed)))

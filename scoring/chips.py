@@ -25,21 +25,26 @@ def _read_facts(facts: Mapping) -> dict:
     hand's whole fact dict (dora, nukidora, ...) may be passed."""
     if not isinstance(facts, Mapping):
         raise InvalidInput(
-            f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}"
+            f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}",
+            reason="chip_facts_type", value=repr(facts),
         )
     out: dict = {}
     for key in _COUNTS:
         v = facts.get(key, 0)
         if type(v) is not int or v < 0:
             if type(v) is not bool:  # pocchi may come as a flag
-                raise InvalidInput(f"chip fact {key!r} must be a count of 0 or more, not {v!r}")
+                raise InvalidInput(
+                    f"chip fact {key!r} must be a count of 0 or more, not {v!r}",
+                    reason="not_a_count", field=key, low=0, value=repr(v),
+                )
             v = int(v)
         out[key] = v
     for key in _FLAGS:
         v = facts.get(key, False)
         if v is not True and v is not False:
             if type(v) is not int or v not in (0, 1):
-                raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}")
+                raise InvalidInput(f"chip fact {key!r} must be true or false, not {v!r}",
+                                   reason="field_not_bool", field=key, value=repr(v))
             v = bool(v)
         out[key] = v
     return out
@@ -58,6 +63,24 @@ def _limit_chips(rules: Rules, f: dict) -> tuple[int, int]:
     if not f["tsumo"]:
         yakuman, kazoe = _ron_chips(rules, yakuman), _ron_chips(rules, kazoe)
     return yakuman, kazoe
+
+
+def limit_chips(rules: Rules, *, yakuman: bool, kazoe: bool) -> int:
+    """The chips each payer of a tsumo pays for a yakuman or a counted yakuman (0 otherwise)."""
+    c = rules.chips
+    if not c.enabled:
+        return 0
+    if yakuman:
+        return c.yakuman_tsumo
+    return c.kazoe_tsumo if kazoe else 0
+
+
+def as_discarder(rules: Rules, each: int, limit: int) -> int:
+    """A tsumo's chips (``each`` per payer, ``limit`` of them for a yakuman or counted
+    yakuman) paid by one player as a discarder would pay them: the limit chips take
+    ``chips.yakuman_ron_factor``, every other chip is paid once (000 (8) 包 「確定させた人が
+    放銃したものとして扱います。役満御祝儀は、確定させた人が放銃したものとして払います」)."""
+    return each - limit + _ron_chips(rules, limit)
 
 
 def award_chips(rules: Rules, facts: Mapping) -> dict:

@@ -1,11 +1,15 @@
 """Readings of a winning hand and the waits the winning tile can complete.
 
 Works on kinds only (0..33, see :mod:`scoring.tiles`): red fives and flowers
-are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
-``shape`` is ``SEQ`` (a run ``first, first+1, first+2``) or ``TRIP``.
+are counted elsewhere. A *set* is a small tuple ``(shape, first, concealed, kan)`` where
+``shape`` is ``SEQ`` (a run ``first, first+1, first+2``) or ``TRIP``; the sets of
+concealed tiles are made concealed and not kans, the form :mod:`scoring.yaku` and
+:mod:`scoring.fu` read (called sets are added by the caller).
 
-* :func:`readings` — every 4-sets-1-pair reading of the concealed tiles
-  (memoized on the 34-count tuple: the same shapes recur across a batch).
+* :func:`shape` — every 4-sets-1-pair reading of the concealed tiles and whether they are
+  seven pairs or thirteen orphans, from each suit's readings, memoized (the tiles of one
+  suit recur across a batch far more than whole hands do); :func:`readings` gives the
+  readings from 34 counts.
 * :func:`is_chiitoitsu`, :func:`is_kokushi` — the two special shapes.
 * :func:`wait_slots` — for one reading and the winning kind, every place the
   winning tile can sit, each naming its wait (ryanmen, kanchan, penchan,
@@ -15,11 +19,10 @@ are counted elsewhere. A *set* is a small tuple ``(shape, first)`` where
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Final
 
-from bisect import bisect_left
-from functools import lru_cache
-
+from .memo import Memo
 from .tiles import TERMINALS_AND_HONORS
 
 SEQ, TRIP = 0, 1
@@ -51,11 +54,9 @@ def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple]:
     return out
 
 
-@lru_cache(maxsize=1 << 16)
 def _group(counts: tuple, runs: bool) -> tuple:
     """Readings of one suit (or of the honours, ``runs`` false) as ``(pair or None, sets)``
-    with kinds relative to the group. Memoized on the group's own counts: nine numbers
-    repeat far more often than 34, so even a batch of unrelated hands mostly hits."""
+    with kinds relative to the group."""
     total = sum(counts)
     c = list(counts)
     n = len(c)
@@ -70,11 +71,14 @@ def _group(counts: tuple, runs: bool) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-@lru_cache(maxsize=1 << 16)
 def _group_at(counts: tuple, base: int) -> tuple:
-    """:func:`_group` with kinds moved to the group's place among the 34."""
+    """:func:`_group` with kinds moved to the group's place among the 34 (memoized by the
+    caller, :func:`_suit_options`)."""
     return tuple(
-        (None if p is None else p + base, tuple((shape, first + base) for shape, first in sets))
+        (
+            None if p is None else p + base,
+            tuple((shape, first + base, True, False) for shape, first in sets),
+        )
         for p, sets in _group(counts, base < 27)
     )
 
@@ -82,9 +86,9 @@ def _group_at(counts: tuple, base: int) -> tuple:
 _GROUPS: Final = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
-@lru_cache(maxsize=1 << 16)
 def readings(counts: tuple) -> tuple:
-    """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them)."""
+    """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them), from their
+    34 counts (:func:`shape` answers the same from sorted kinds, memoized)."""
     if sum(counts) % 3 != 2:
         return ()
     return _combine(_group_at(counts[b:e], b) for b, e in _GROUPS if any(counts[b:e]))
@@ -117,8 +121,7 @@ def _combine(group_options) -> tuple:
 # sorted(map(...)), where a 34-count list costs a Python loop). Whole hands seldom recur
 # across a batch, the tiles of one suit do, so each suit's readings are memoized on that
 # suit's kinds and joined by _combine exactly as readings() joins them.
-_SUITS: Final[dict[tuple, tuple]] = {}
-_SHAPES: Final[dict[tuple, tuple]] = {}
+_SUITS: Final = Memo(1 << 16)  # one suit's sorted kinds -> its readings
 
 
 def _counts_of(kinds, base: int, size: int) -> tuple:
@@ -133,10 +136,8 @@ def _suit_options(kinds: tuple) -> tuple:
     hit = _SUITS.get(kinds)
     if hit is None:
         base = 27 if kinds[0] >= 27 else kinds[0] - kinds[0] % 9
-        if len(_SUITS) > 1 << 16:
-            _SUITS.clear()
         size = 7 if base == 27 else 9
-        hit = _SUITS[kinds] = _group_at(_counts_of(kinds, base, size), base)
+        hit = _SUITS.put(kinds, _group_at(_counts_of(kinds, base, size), base))
     return hit
 
 
@@ -151,15 +152,6 @@ def shape(kinds: tuple) -> tuple:
     """``(readings, seven pairs, seven pairs counting a four of a kind as two, thirteen
     orphans)`` of concealed tiles given as their sorted kinds: the same answers as
     :func:`readings`, :func:`is_chiitoitsu` and :func:`is_kokushi` on their counts."""
-    hit = _SHAPES.get(kinds)
-    if hit is None:
-        if len(_SHAPES) > 1 << 16:
-            _SHAPES.clear()
-        hit = _SHAPES[kinds] = _shape(kinds)
-    return hit
-
-
-def _shape(kinds: tuple) -> tuple:
     if len(kinds) % 3 != 2:
         found: tuple = ()
     else:
@@ -218,7 +210,8 @@ def wait_slots(pair: int, sets: tuple, win: int) -> list[tuple[int, str]]:
     seen = set()
     if pair == win:
         out.append((-1, TANKI))
-    for idx, (shape, first) in enumerate(sets):
+    for idx, s in enumerate(sets):
+        shape, first = s[0], s[1]
         if shape == TRIP:
             if first != win:
                 continue

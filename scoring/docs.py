@@ -16,7 +16,9 @@ import json
 import sys
 from pathlib import Path
 
-from .rules import PRESET_IDS, SECTIONS, load_rules
+from .mcr import reference as fan_reference
+from .rules import PRESET_IDS, SECTIONS, load_rules, set_switches
+from .yaku import reference
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -45,7 +47,8 @@ kiriage_mangan = false
 ```
 
 Values in **bold** differ from the schema default (the Net Mahjong rulebook's
-default). Sources: {sources}.
+default); values in *italics* are not set by the preset, which takes the schema
+default. Sources: {sources}.
 """
 
 
@@ -59,21 +62,23 @@ def _cell(value) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _value_cell(value, default) -> str:
+def _value_cell(value, default, inherited: bool) -> str:
     if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
         text = f"{len(value)} rows, see below"
-    elif value == "" or value == []:
+    elif value == "" or value == [] or value == {}:
         text = "—"
     else:
         text = f"`{_cell(value)}`"
-    return f"**{text}**" if value != default else text
+    if value != default:
+        return f"**{text}**"
+    return f"*{text}*" if inherited else text
 
 
 def _presets() -> list:
     return [load_rules(p) for p in PRESET_IDS]
 
 
-def _section_table(sec: str, cls: type, presets: list) -> list[str]:
+def _section_table(sec: str, cls: type, presets: list, explicit: dict) -> list[str]:
     head = ["switch", "meaning", "choices", "source", *(r.name for r in presets)]
     lines = [f"## [{sec}]", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in dataclasses.fields(cls):
@@ -84,7 +89,11 @@ def _section_table(sec: str, cls: type, presets: list) -> list[str]:
             _cell(f.metadata["doc"]),
             ", ".join(f"`{_cell(c)}`" for c in choices) if choices else "",
             _cell(f.metadata.get("source", "")),
-            *(_value_cell(getattr(getattr(r, sec), f.name), default) for r in presets),
+            *(
+                _value_cell(getattr(getattr(r, sec), f.name), default,
+                            (sec, f.name) not in explicit[r.name])
+                for r in presets
+            ),
         ]
         lines.append("| " + " | ".join(row) + " |")
     return lines + [""]
@@ -118,16 +127,6 @@ def _nofu_tables(presets: list) -> list[str]:
     return lines
 
 
-def _yaku_rows() -> list[dict] | None:
-    try:
-        from . import yaku
-    except ImportError:
-        return None
-    if hasattr(yaku, "reference"):
-        return list(yaku.reference())
-    return [{"id": y.id} for y in yaku.YAKU]
-
-
 def _yaku_section() -> list[str]:
     lines = [
         "## Yaku ids",
@@ -136,18 +135,33 @@ def _yaku_section() -> list[str]:
         "Han are the standard closed/open values; presets change them through the switches named.",
         "",
     ]
-    rows = _yaku_rows()
-    if rows is None:
-        return lines + ["(the yaku registry `scoring.yaku` is not available)", ""]
     lines += [
-        "| id | 名前 | han closed | han open | yakuman | switches |",
-        "|---|---|---|---|---|---|",
+        "| id | 名前 | name | han closed | han open | yakuman | switches |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for y in rows:
+    for y in reference():
         lines.append(
-            f"| `{y['id']}` | {_cell(y.get('ja', ''))} | {y.get('han_closed', '')} "
+            f"| `{y['id']}` | {_cell(y['ja'])} | {_cell(y['en'])} | {y.get('han_closed', '')} "
             f"| {y.get('han_open', '')} "
             f"| {y.get('yakuman') or ''} | {_cell(y.get('switch', ''))} |"
+        )
+    return lines + [""]
+
+
+def _mcr_section() -> list[str]:
+    lines = [
+        "## MCR fan ids",
+        "",
+        "The stable ids of the MCR batch output's `fans` list, with the rulebook's name (004), "
+        "its Japanese reading and the English name of the Chinese Official rules.",
+        "",
+        "| id | 004 | 読み | name | points |",
+        "|---|---|---|---|---|",
+    ]
+    for f in fan_reference():
+        lines.append(
+            f"| `{f['id']}` | {_cell(f['name_zh'])} | {_cell(f['name_ja'])} "
+            f"| {_cell(f['name_en'])} | {f['points']} |"
         )
     return lines + [""]
 
@@ -159,10 +173,12 @@ def render() -> str:
     lines = [HEADER.format(sources=sources), "## Presets", "", "| id | title |", "|---|---|"]
     lines += [f"| `{r.name}` | {_cell(r.title)} |" for r in presets]
     lines.append("")
+    explicit = {r.name: set_switches(r.name) for r in presets}
     for sec, cls in SECTIONS.items():
-        lines += _section_table(sec, cls, presets)
+        lines += _section_table(sec, cls, presets, explicit)
     lines += _nofu_tables(presets)
     lines += _yaku_section()
+    lines += _mcr_section()
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -1,10 +1,21 @@
 """One base exception for the scoring package.
 
-Each error carries a machine-readable ``code`` (the ``error.code`` of the
-batch contract) and a message a person can act on. Functions that score a
-hand return an error *result* rather than raising; these exceptions are for
-parsing and rule loading, and are turned into results at the edges.
+Each error carries the machine-readable ``code`` of the batch contract's ``error.code``
+(a few broad kinds), an English message a person can act on, and for the words a person
+reads in their own language a finer ``reason`` with the ``values`` it names (seat, field,
+value, switch ...): ``lexicon/catalogue/engine.toml`` has a Japanese and an English text
+for every reason, ``engine.<reason>``, its ``{placeholders}`` filled from ``values``::
+
+    lexicon.t(f"engine.{e.reason}", lang, **e.values)
+
+Functions that score a hand return an error *result* rather than raising; these
+exceptions are for parsing, rule loading and game events, and are turned into results
+at the edges.
 """
+
+from __future__ import annotations
+
+from typing import Any
 
 
 class ScoringError(Exception):
@@ -12,14 +23,19 @@ class ScoringError(Exception):
 
     code = "invalid_input"
 
-    def __init__(self, message: str, code: str | None = None):
+    def __init__(self, message: str, code: str | None = None, *, reason: str = "",
+                 **values: Any) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
+        self.reason = reason or self.code
+        self.values = values
 
-    def as_result(self) -> dict:
-        return {"code": self.code, "message": self.message}
+    def as_result(self, code: str | None = None) -> dict:
+        """The error as the contracts write it (``code`` in place of this one's if given)."""
+        return {"code": code or self.code, "message": self.message, "reason": self.reason,
+                "values": self.values}
 
 
 class InvalidTiles(ScoringError):

@@ -56,10 +56,10 @@ def _set_fu(s) -> tuple[str, int] | None:
 
 
 def _pair_fu(ctx, fr) -> tuple[str, int] | None:
-    h, p = ctx.h, ctx.pair
+    h, p = ctx.inp, ctx.pair
     if p == h.seat_wind and p == h.round_wind:
         return f"pair {tile_to_str(p)} (double wind)", fr.double_wind_pair
-    if p in ctx.f.yakuhai:
+    if p in ctx.facts.yakuhai:
         return f"pair {tile_to_str(p)} (yakuhai)", 2
     return None
 
@@ -70,11 +70,11 @@ def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
         return [("chiitoitsu (fixed)", fr.chiitoitsu_fu)], fr.chiitoitsu_fu
     if ctx.form == "kokushi":
         # fu of a yakuman hand pay nothing; counted as any closed hand so the lines add up
-        if ctx.h.tsumo:
+        if ctx.inp.tsumo:
             return [("base (副底)", 20), ("tsumo", 2), ("rounded up from 22", 8)], 30
         return [("base (副底)", 20), ("closed ron (門前加符)", 10)], 30
-    h = ctx.h
-    if pinfu and h.tsumo and ctx.closed:
+    h = ctx.inp
+    if pinfu and h.tsumo and ctx.closed and not (h.rinshan and fr.rinshan_pinfu_fu):
         return [("base (副底)", 20), ("pinfu tsumo: no tsumo fu", 0)], 20
     lines: list[tuple[str, int]] = [("base (副底)", 20)]
     raw = 20
@@ -83,7 +83,7 @@ def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
         if item:
             lines.append(item)
             raw += item[1]
-    pair = _pair_fu(ctx, fr) if ctx.pair in ctx.f.yakuhai else None
+    pair = _pair_fu(ctx, fr) if ctx.pair in ctx.facts.yakuhai else None
     if pair:
         lines.append(pair)
         raw += pair[1]

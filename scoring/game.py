@@ -21,14 +21,17 @@ belongs to; ``kyoutaku`` and ``scores`` are after the event, so
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from . import mcr
+from .chips import as_discarder, limit_chips
 from .errors import ScoringError
+from .hand import HandResult, parse_input, score
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
-from .rules import Rules, load_rules
+from .rules import Rules, load_rules, toml_value
 from .settlement import ranks as _ranks
 from .settlement import floating_seats, settle
 
@@ -40,8 +43,12 @@ __all__ = [
     "advance",
     "allowed_events",
     "preview",
-    "main_game",
+    "apply_event",
+    "read_events",
     "EVENT_TYPES",
+    "ABORT_KINDS",
+    "PENALTY_KINDS",
+    "WINDS_JA",
 ]
 
 EVENT_TYPES = ("start", "win", "draw", "abort", "chombo", "penalty", "end")
@@ -52,14 +59,22 @@ PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
 
 
 class GameEventError(ScoringError):
-    """An event the rules do not allow, or that cannot be read."""
+    """An event the rules do not allow, or that cannot be read. ``values`` always hold the
+    event's ``line`` and kind (``event``, "" when unknown)."""
 
     code = "invalid_event"
 
-    def __init__(self, line: int, message: str, event: str | None = None):
+    def __init__(self, line: int, message: str, event: str | None = None, *,
+                 reason: str = "invalid_event", **values: Any) -> None:
         where = f"event on line {line}" + (f" ({event})" if event else "")
-        super().__init__(f"{where}: {message}", "invalid_event")
-        self.line, self.event, self.reason = line, event, message
+        super().__init__(f"{where}: {message}", "invalid_event", reason=reason, **values)
+        self.line, self.event, self.detail = line, event, message
+        self.values.update(line=line, event=event or "")
+
+    def about(self, event: str) -> GameEventError:
+        """The same refusal, naming the kind of event it refuses."""
+        values = {k: v for k, v in self.values.items() if k not in ("line", "event")}
+        return GameEventError(self.line, self.detail, event, reason=self.reason, **values)
 
 
 def _rule(rules: Rules, section: str, name: str) -> str:
@@ -67,6 +82,25 @@ def _rule(rules: Rules, section: str, name: str) -> str:
     value = getattr(getattr(rules, section), name)
     src = type(getattr(rules, section)).__dataclass_fields__[name].metadata.get("source", "")
     return f"{rules.name}: {section}.{name} = {value!r}" + (f"; rulebook: {src}" if src else "")
+
+
+def _rule_values(rules: Rules, section: str, name: str) -> dict:
+    """The switch a refusal rests on, as values: ``switch`` and its ``value``."""
+    return {"switch": f"{section}.{name}",
+            "value": toml_value(getattr(getattr(rules, section), name))}
+
+
+SEATS_JA = tuple(w + "家" for w in WINDS_JA)  # 東家 南家 西家 北家
+SEATS_EN = ("East", "South", "West", "North")
+
+
+def seat_values(state: GameState, seat: int, key: str = "seat") -> dict:
+    """A seat named in a refusal: its number, its player and its seat wind this hand in
+    player words (``seat_ja`` 「東家」, ``seat_en`` "East"), never "seat 0"."""
+    wind = (seat - state.dealer) % state.seat_count
+    player = state.players[seat] if seat < len(state.players) else ""
+    return {key: seat, f"{key}_player": player, f"{key}_ja": SEATS_JA[wind],
+            f"{key}_en": SEATS_EN[wind]}
 
 
 # --------------------------------------------------------------------------- state
@@ -93,10 +127,10 @@ class GameState:
     yakuman_end: dict | None = None
     dabuken: int | None = None
     hands: list[dict] = field(default_factory=list)
-    last_line: int = 0
+    last_line: int = 0  # the line of the last event applied: the next one is last_line + 1
 
     @property
-    def n(self) -> int:
+    def seat_count(self) -> int:
         return self.rules.table.players
 
     @property
@@ -112,14 +146,29 @@ class GameState:
     @property
     def seat_winds(self) -> list[str]:
         """Each seat's wind this hand (the dealer is East)."""
-        return [WINDS[(s - self.dealer) % self.n] for s in range(self.n)]
+        return [WINDS[(s - self.dealer) % self.seat_count] for s in range(self.seat_count)]
 
     @property
     def riichi_able(self) -> list[int]:
         """Seats that may declare riichi now (enough points, not under agari-houki)."""
         if self.finished or not self.started or self.rules.table.family == "mcr":
             return []
-        return [s for s in range(self.n) if s not in self.houki and _riichi_ok(self, s)]
+        return [s for s in range(self.seat_count) if s not in self.houki and _riichi_ok(self, s)]
+
+    def copy(self) -> GameState:
+        """An independent copy to apply more events to (the rules, which never change, are
+        shared; hand records are never changed once made)."""
+        return dataclasses.replace(
+            self,
+            players=list(self.players),
+            scores=list(self.scores),
+            houki=set(self.houki),
+            hand_deposits=list(self.hand_deposits),
+            chips=list(self.chips),
+            vp_adjust=list(self.vp_adjust),
+            yakuman_end=None if self.yakuman_end is None else dict(self.yakuman_end),
+            hands=list(self.hands),
+        )
 
     def to_dict(self) -> dict:
         """The live view the tablet shows."""
@@ -185,6 +234,8 @@ def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None
         raise GameEventError(
             line,
             f"{han} han {fu} fu cannot happen on a {how} under these rules: check the han and fu",
+            reason="han_fu_pair_tsumo" if tsumo else "han_fu_pair_ron", han=han, fu=fu,
+            choices=", ".join(str(f) for h, f in han_fu_pairs(rules, tsumo=tsumo) if h == han),
         )
 
 
@@ -230,18 +281,23 @@ def _add(a: list[int], b: list[int]) -> list[int]:
 
 # --------------------------------------------------------------------------- field readers
 def _seat(state: GameState, line: int, value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.n:
-        raise GameEventError(line, f"{what} must be a seat number 0-{state.n - 1}, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < state.seat_count:
+        raise GameEventError(
+            line, f"{what} must be a seat number 0-{state.seat_count - 1}, not {value!r}",
+            reason="not_a_seat", field=what, value=repr(value), last=state.seat_count - 1,
+        )
     return value
 
 
 def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
     value = ev.get(key, [])
     if not isinstance(value, list):
-        raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}")
+        raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}",
+                             reason="seats_not_list", field=key, value=repr(value))
     seats = [_seat(state, line, v, f"each of '{key}'") for v in value]
     if len(set(seats)) != len(seats):
-        raise GameEventError(line, f"'{key}' names a seat twice: {value!r}")
+        raise GameEventError(line, f"'{key}' names a seat twice: {value!r}",
+                             reason="seat_twice", field=key, value=repr(value))
     return seats
 
 
@@ -249,7 +305,8 @@ def _int(line: int, ev: dict, key: str, default: int | None = None, low: int = 0
     value = ev.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise GameEventError(
-            line, f"'{key}' must be a whole number of at least {low}, not {value!r}"
+            line, f"'{key}' must be a whole number of at least {low}, not {value!r}",
+            reason="not_a_count", field=key, low=low, value=repr(value),
         )
     return value
 
@@ -260,7 +317,8 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
     and the rules allow it)."""
     rules = state.rules
     if seats and rules.table.family == "mcr":
-        raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')")
+        raise GameEventError(line, "MCR has no riichi: leave 'riichi' out (table.family = 'mcr')",
+                             reason="mcr_riichi")
     deposit = rules.points.riichi_deposit
     for s in seats:
         have = state.scores[s] + deltas[s]
@@ -270,6 +328,8 @@ def _take_riichi(state: GameState, line: int, seats: list[int], deltas: list[int
                 f"seat {s} ({state.players[s]}) has {have} points, less than the riichi "
                 f"deposit {deposit}: riichi is not allowed "
                 f"({_rule(rules, 'game', 'riichi_short')})",
+                reason="riichi_short", points=have, deposit=deposit, **seat_values(state, s),
+                **_rule_values(rules, "game", "riichi_short"),
             )
         amount = min(deposit, max(have, 0))
         deltas[s] -= amount
@@ -287,34 +347,40 @@ class _Win:
     seat: int
     pay: dict
     yakuman: int = 0
-    chips: int = 0
+    chips: int = 0  # what each payer of a tsumo pays (all of it for a ron)
     pao: int | None = None
     yakuless: bool = False
+    limit_chips: int = 0  # of ``chips``, those for a yakuman or counted yakuman
 
 
 def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     rules = state.rules
     if not isinstance(w, dict) or "seat" not in w:
-        raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}")
+        raise GameEventError(line, f"each winner must be an object with 'seat', not {w!r}",
+                             reason="winner_not_object", value=repr(w))
     seat = _seat(state, line, w["seat"], "winner 'seat'")
     if seat == src:
         raise GameEventError(
-            line, f"seat {seat} cannot ron its own discard ('from' is the discarder)"
+            line, f"seat {seat} cannot ron its own discard ('from' is the discarder)",
+            reason="ron_own_discard", **seat_values(state, seat),
         )
     if seat in state.houki:
         raise GameEventError(
             line,
             f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
             f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})",
+            reason="houki_win", **seat_values(state, seat),
         )
     chips = _int(line, w, "chips", 0)
     pao = w.get("pao")
     if pao is not None:
         pao = _seat(state, line, pao, "'pao'")
         if not rules.game.pao:
-            raise GameEventError(line, f"these rules have no pao ({_rule(rules, 'game', 'pao')})")
+            raise GameEventError(line, f"these rules have no pao ({_rule(rules, 'game', 'pao')})",
+                                 reason="no_pao", **_rule_values(rules, "game", "pao"))
         if pao == seat:
-            raise GameEventError(line, "the winner cannot be responsible (pao) for their own hand")
+            raise GameEventError(line, "the winner cannot be responsible (pao) for their own hand",
+                                 reason="pao_self", **seat_values(state, seat))
     if rules.table.family == "mcr":
         return _Win(seat, _mcr_pay(state, line, w, seat, src), chips=chips)
     if "hand" in w:
@@ -336,66 +402,76 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
             dora=dora,
         )
     except ScoringError as e:
-        raise GameEventError(line, f"winner seat {seat}: {e.message}") from None
-    return _Win(seat, pay, yakuman, chips, pao, yakuless=han == 0 and not yakuman)
+        raise GameEventError(line, f"winner seat {seat}: {e.message}", reason=e.reason,
+                             **{**e.values, **seat_values(state, seat)}) from None
+    limit = limit_chips(rules, yakuman=bool(yakuman), kazoe=han >= 13 and rules.hand.kazoe_yakuman)
+    return _Win(seat, pay, yakuman, chips, pao, han == 0 and not yakuman, min(chips, limit))
 
 
-def _prepared_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
-    """The winner's scoring-batch line with the game's own facts: tsumo from
-    ``from``, seat and round wind from the state (a contradicting line is refused)."""
+def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    """The winner's ``hand`` (a scoring-batch input object), checked against what the game
+    knows: tsumo (no ``from``), the seat and round winds. A hand that says otherwise would be
+    paid wrongly, so it is refused; the game's facts are returned as the line's fields."""
     hand = w["hand"]
     if not isinstance(hand, dict):
-        raise GameEventError(line, "'hand' must be a scoring-batch input object")
-    hand = dict(hand)
-    if "tsumo" in hand and bool(hand["tsumo"]) != (src is None):
+        raise GameEventError(line, "'hand' must be a scoring-batch input object",
+                             reason="hand_not_object", **seat_values(state, seat))
+    tsumo = src is None
+    if "tsumo" in hand and bool(hand["tsumo"]) != tsumo:
         raise GameEventError(
             line,
             f"winner seat {seat}: the hand says tsumo={hand['tsumo']!r} "
-            f"but the event {'has no' if src is None else 'has a'} 'from'",
+            f"but the event {'has no' if tsumo else 'has a'} 'from'",
+            reason="hand_tsumo_contradicts" if tsumo else "hand_ron_contradicts",
+            **seat_values(state, seat),
         )
-    hand["tsumo"] = src is None
-    for key, value in (("seat_wind", state.seat_winds[seat]), ("round_wind", WINDS[state.wind])):
-        # the game knows the winds; a hand that says otherwise would be paid wrongly
-        if hand.setdefault(key, value) != value:
+    facts = {"tsumo": tsumo, "seat_wind": state.seat_winds[seat], "round_wind": WINDS[state.wind]}
+    for key in ("seat_wind", "round_wind"):
+        if key in hand and hand[key] != facts[key]:
             raise GameEventError(
                 line,
                 f"winner seat {seat}: the hand says {key} {hand[key]!r} but this hand "
-                f"({state.round}) it is {value!r}; leave it out or correct it",
+                f"({state.round}) it is {facts[key]!r}; leave it out or correct it",
+                reason="hand_seat_wind" if key == "seat_wind" else "hand_round_wind",
+                given=repr(hand[key]), wind=facts[key],
+                round=state.round, round_ja=state.round_ja, **seat_values(state, seat),
             )
-    return hand
+    return facts
 
 
-def _scored(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
-    from .hand import score_hand  # the hand engine, built in parallel
+def _scored_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> HandResult:
+    """The winner's hand scored through the typed hand API."""
+    facts = _hand_facts(state, line, w, seat, src)
+    try:
+        res = score(parse_input(w["hand"], state.rules, **facts), state.rules)
+    except ScoringError as e:
+        raise _not_scored(state, line, seat, e) from None
+    if res.error is not None:
+        raise _not_scored(state, line, seat, res.error)
+    return res
 
-    out = score_hand(_prepared_hand(state, line, w, seat, src), state.rules)
-    if not out.get("ok"):
-        err = out.get("error", {})
-        raise GameEventError(
-            line, f"winner seat {seat}: the hand does not score: {err.get('message', err)}"
-        )
-    return out
+
+def _not_scored(state: GameState, line: int, seat: int, e: ScoringError) -> GameEventError:
+    """The hand engine's refusal of a winner's hand, as the event's: its reason and values,
+    and the seat."""
+    return GameEventError(line, f"winner seat {seat}: the hand does not score: {e.message}",
+                          reason=e.reason, **{**e.values, **seat_values(state, seat)})
 
 
 def _hand_winner(
     state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
 ) -> _Win:
-    out = _scored(state, line, w, seat, src)
-    got = out.get("chips") or {}
-    yakuman = out.get("yakuman", 0)
-    return _Win(
-        seat,
-        out["pay"],
-        yakuman,
-        chips or int(got.get("each", 0)),
-        pao,
-        yakuless=out.get("han") == 0 and not yakuman,
-    )
+    res = _scored_hand(state, line, w, seat, src)
+    if chips:  # the event's own count wins over the hand's
+        limit = min(chips, limit_chips(state.rules, yakuman=bool(res.yakuman), kazoe=res.kazoe))
+    else:
+        chips, limit = res.chips["each"], res.chips["yakuman"] + res.chips["kazoe"]
+    return _Win(seat, res.value.pay, res.yakuman, chips, pao, res.yakuless, limit)
 
 
 def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
     if "hand" in w:
-        total = _scored(state, line, w, seat, src)["total"]
+        total = _scored_mcr(state, line, w, seat, src)["total"]
     else:
         total = _int(line, w, "fan", w.get("han"))
     if total < 8:
@@ -403,14 +479,27 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
             line,
             f"winner seat {seat}: {total} fan is below the 8-fan minimum "
             "(004 上がり 「最低8飜必要です」)",
+            reason="mcr_below_minimum", fan=total, **seat_values(state, seat),
         )
     return {"mcr_total": total}
 
 
-def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
-    from .mcr.score import payments  # 004 点数計算: 8 + total from the discarder, 8 from the rest
+def _scored_mcr(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+    """The winner's MCR hand scored by :func:`scoring.mcr.score_hand` (MCR's own API)."""
+    out = mcr.score_hand({**w["hand"], **_hand_facts(state, line, w, seat, src)}, state.rules)
+    if not out["ok"]:
+        err = out["error"]
+        raise GameEventError(
+            line, f"winner seat {seat}: the hand does not score: {err['message']}",
+            reason=err.get("reason", err["code"]),
+            **{**err.get("values", {}), **seat_values(state, seat)},
+        )
+    return out
 
-    return list(payments(total, winner, src, players=state.n))
+
+def _mcr_deltas(state: GameState, total: int, winner: int, src: int | None) -> list[int]:
+    # 004 点数計算: 8 + total from the discarder, 8 from the rest
+    return list(mcr.payments(total, winner, src, players=state.seat_count))
 
 
 def _pao_split(d: list[int], winner: int, pao: int, src: int | None) -> list[int]:
@@ -430,7 +519,7 @@ def _pao_split(d: list[int], winner: int, pao: int, src: int | None) -> list[int
 def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
     """The hand's own payment, with pao.  Pao covers one yakuman: with stacked
     yakuman the others are paid the ordinary way (001 役満 2, パオ 1)."""
-    n, dealer = state.n, state.dealer
+    n, dealer = state.seat_count, state.dealer
     if w.pao is None or w.pao == src:
         return _spread(w.pay, n, w.seat, dealer, src)
     if w.yakuman <= 1:
@@ -444,7 +533,7 @@ def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
 def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list[int]:
     """What one winner collects: the hand (with pao), and for the winner nearest
     the discarder's right the honba and the deposits."""
-    n, rules = state.n, state.rules
+    n, rules = state.seat_count, state.rules
     if "mcr_total" in w.pay:
         return _mcr_deltas(state, w.pay["mcr_total"], w.seat, src)
     d = _hand_part(state, w, src)
@@ -464,17 +553,17 @@ def _win_deltas(state: GameState, w: _Win, src: int | None, first: bool) -> list
 def _win_chips(state: GameState, w: _Win, src: int | None) -> None:
     """Chips move like the payment: from the discarder on a ron, from each other
     player on a tsumo.  A pao tsumo is paid as if the responsible player had
-    dealt in (000 (8) 包 「役満御祝儀は、確定させた人が放銃したものとして払います」)."""
+    dealt in: the yakuman chips take the ron factor, the others are paid once
+    (000 (8) 包 「役満御祝儀は、確定させた人が放銃したものとして払います」)."""
     if not w.chips:
         return
     moves = (
         [(src, w.chips)]
         if src is not None
-        else [(s, w.chips) for s in range(state.n) if s != w.seat]
+        else [(s, w.chips) for s in range(state.seat_count) if s != w.seat]
     )
     if src is None and w.pao is not None:
-        factor = getattr(state.rules.chips, "yakuman_ron_factor", 1.5)
-        moves = [(w.pao, int(w.chips * factor + 0.5))]
+        moves = [(w.pao, as_discarder(state.rules, w.chips, w.limit_chips))]
     for s, count in moves:
         state.chips[s] -= count
         state.chips[w.seat] += count
@@ -484,17 +573,21 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
     g = state.rules.game
     if src is None:
         if len(winners) != 1:
-            raise GameEventError(line, "a tsumo has exactly one winner (give 'from' for a ron)")
+            raise GameEventError(line, "a tsumo has exactly one winner (give 'from' for a ron)",
+                                 reason="tsumo_winners")
         return winners
     if len({w.seat for w in winners}) != len(winners):
-        raise GameEventError(line, "a seat is listed twice among the winners")
-    winners = sorted(winners, key=lambda w: (w.seat - src) % state.n)
+        raise GameEventError(line, "a seat is listed twice among the winners",
+                             reason="winner_twice")
+    winners = sorted(winners, key=lambda w: (w.seat - src) % state.seat_count)
     if len(winners) > 1 and g.multi_ron == "atamahane":
         raise GameEventError(
             line,
             f"only one player may ron a discard under these rules: seat {winners[0].seat} "
             f"(nearest the discarder's right) wins alone "
             f"({_rule(state.rules, 'game', 'multi_ron')})",
+            reason="atamahane", **seat_values(state, winners[0].seat),
+            **_rule_values(state.rules, "game", "multi_ron"),
         )
     if len(winners) == 3 and g.multi_ron == "double":
         hint = (
@@ -506,6 +599,8 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
             line,
             f"three players ron one discard: under these rules that is not a "
             f"triple ron ({_rule(state.rules, 'game', 'multi_ron')}); {hint}",
+            reason="sanchahou" if "sanchahou" in g.abortive_draws else "no_triple_ron",
+            **_rule_values(state.rules, "game", "multi_ron"),
         )
     return winners
 
@@ -517,11 +612,12 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
     raw = ev.get("winners")
     if not isinstance(raw, list) or not raw:
         raise GameEventError(
-            line, '\'winners\' must be a non-empty list of {"seat": i, "han": h, "fu": f}'
+            line, '\'winners\' must be a non-empty list of {"seat": i, "han": h, "fu": f}',
+            reason="winners_list",
         )
     riichi = _seats(state, line, ev, "riichi")
     winners = _order_winners(state, line, [_read_winner(state, line, w, src) for w in raw], src)
-    deltas = [0] * state.n
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     for i, w in enumerate(winners):
         deltas = _add(deltas, _win_deltas(state, w, src, first=i == 0))
@@ -544,16 +640,13 @@ def _on_win(state: GameState, line: int, ev: dict) -> dict:
 
 # --------------------------------------------------------------------------- draws
 def _noten_deltas(state: GameState, tenpai: list[int]) -> list[int]:
-    return noten_payments(state.rules, [s in tenpai for s in range(state.n)])
+    return noten_payments(state.rules, [s in tenpai for s in range(state.seat_count)])
 
 
 def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
+    """Each nagashi player paid as a mangan (or yakuman) tsumo."""
     g = state.rules.game
-    if seats and g.nagashi == "none":
-        raise GameEventError(
-            line, f"these rules have no nagashi mangan ({_rule(state.rules, 'game', 'nagashi')})"
-        )
-    d = [0] * state.n
+    d = [0] * state.seat_count
     for s in seats:
         kw = (
             {"han": 0, "fu": 0, "yakuman": 1}
@@ -561,7 +654,7 @@ def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
             else {"han": 5, "fu": 0, "yakuman": 0}
         )
         pay = _hand_pay(state.rules, dealer=s == state.dealer, tsumo=True, **kw)
-        d = _add(d, _spread(pay, state.n, s, state.dealer, None))
+        d = _add(d, _spread(pay, state.seat_count, s, state.dealer, None))
     return d
 
 
@@ -570,21 +663,29 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     tenpai = _seats(state, line, ev, "tenpai")
     riichi = _seats(state, line, ev, "riichi")
     nagashi = _seats(state, line, ev, "nagashi")
+    if nagashi and rules.game.nagashi == "none":
+        raise GameEventError(
+            line, f"these rules have no nagashi mangan ({_rule(rules, 'game', 'nagashi')})",
+            reason="no_nagashi", **_rule_values(rules, "game", "nagashi"),
+        )
+    if nagashi and rules.game.nagashi_as == "win":
+        return _nagashi_win(state, line, nagashi, riichi)
     for s in tenpai:
         if s in state.houki:
             raise GameEventError(
                 line,
                 f"seat {s} ({state.players[s]}) is under agari-houki and may not "
                 f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})",
+                reason="houki_tenpai", **seat_values(state, s),
             )
     noten_riichi = [s for s in riichi if s not in tenpai]
     if noten_riichi and rules.game.riichi_noten_chombo:
         # 000 (3) 荒牌 「ノーテンの場合は、チョンボになります」: the hand becomes a chombo
-        deltas = [0] * state.n
+        deltas = [0] * state.seat_count
         for s in noten_riichi:
             deltas = _add(deltas, _chombo_deltas(state, line, s))
         return {"deltas": deltas, "chombo": True}
-    deltas = [0] * state.n
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     if nagashi:
         # nagashi is paid as a mangan (or yakuman) tsumo and replaces the noten payments
@@ -595,21 +696,42 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": "tenpai_yame"}
 
 
+def _nagashi_win(state: GameState, line: int, seats: list[int], riichi: list[int]) -> dict:
+    """Nagashi as a tsumo win (000 (5) 流し満貫 「満貫のツモあがりの扱いになります」): each
+    nagashi player is paid as a mangan (or yakuman) tsumo, and the hand ends as after a tsumo
+    by the first of them counting from the dealer: they collect the honba and the deposits,
+    and the deal stays only if it is theirs. There are no noten payments."""
+    n = state.seat_count
+    deltas = [0] * n
+    _take_riichi(state, line, riichi, deltas)
+    deltas = _add(deltas, _nagashi_deltas(state, line, seats))
+    first = min(seats, key=lambda s: (s - state.dealer) % n)
+    deltas = _add(deltas, _honba_pay(state.rules, state.honba, n, first, None, False))
+    deltas[first] += state.kyoutaku
+    state.kyoutaku = 0
+    renchan = first == state.dealer and state.rules.game.renchan != "never"
+    return {"deltas": deltas, "renchan": renchan, "honba_up": renchan, "yame": "agari_yame"}
+
+
 def _on_abort(state: GameState, line: int, ev: dict) -> dict:
     rules = state.rules
     kind = ev.get("kind")
     if kind not in ABORT_KINDS:
-        raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}")
+        raise GameEventError(line, f"'kind' must be one of {', '.join(ABORT_KINDS)}, not {kind!r}",
+                             reason="abort_kind", value=repr(kind), choices=", ".join(ABORT_KINDS))
     if kind not in rules.game.abortive_draws:
         raise GameEventError(
             line,
             f"abortive draw {kind!r} is not in these rules "
             f"({_rule(rules, 'game', 'abortive_draws')})",
+            reason="abort_not_in_rules", kind=kind,
+            **_rule_values(rules, "game", "abortive_draws"),
         )
     riichi = _seats(state, line, ev, "riichi")
-    if kind == "suucha_riichi" and len(riichi) != state.n:
-        raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}")
-    deltas = [0] * state.n
+    if kind == "suucha_riichi" and len(riichi) != state.seat_count:
+        raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}",
+                             reason="suucha_riichi_seats", value=repr(riichi))
+    deltas = [0] * state.seat_count
     _take_riichi(state, line, riichi, deltas)
     renchan = rules.game.abort_renchan and rules.game.renchan != "never"
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": ""}
@@ -617,13 +739,14 @@ def _on_abort(state: GameState, line: int, ev: dict) -> dict:
 
 # --------------------------------------------------------------------------- penalties
 def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
-    g, n = state.rules.game, state.n
+    g, n = state.rules.game, state.seat_count
     d = [0] * n
     if g.chombo == "none":
         raise GameEventError(
             line,
             f"these rules price no chombo ({_rule(state.rules, 'game', 'chombo')}); "
             "record a penalty of kind 'points' instead",
+            reason="no_chombo", **_rule_values(state.rules, "game", "chombo"),
         )
     if g.chombo == "victory_points":
         state.vp_adjust[seat] -= g.chombo_victory_points * (n - 1)
@@ -649,12 +772,13 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     rules, g = state.rules, state.rules.game
     seat = _seat(state, line, ev.get("seat"), "'seat'")
     kind = ev.get("kind")
-    d = [0] * state.n
+    d = [0] * state.seat_count
     if kind == "deposit_1000":
         if not g.deposit_penalty:
             raise GameEventError(
                 line,
                 f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})",
+                reason="no_deposit_penalty", **_rule_values(rules, "game", "deposit_penalty"),
             )
         amount = min(g.deposit_penalty, max(state.scores[seat], 0))
         d[seat] -= amount
@@ -663,35 +787,39 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     elif kind == "agari_houki":
         if not g.agari_houki:
             raise GameEventError(
-                line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})"
+                line, f"these rules have no agari-houki ({_rule(rules, 'game', 'agari_houki')})",
+                reason="no_agari_houki", **_rule_values(rules, "game", "agari_houki"),
             )
         state.houki.add(seat)
     elif kind == "points":
         d = _points_penalty(state, line, ev, seat)
     else:
         raise GameEventError(
-            line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}"
+            line, f"'kind' must be one of {', '.join(PENALTY_KINDS)}, not {kind!r}",
+            reason="penalty_kind", value=repr(kind), choices=", ".join(PENALTY_KINDS),
         )
     return {"deltas": d, "penalty": True}
 
 
 def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[int]:
     points = _int(line, ev, "points", None, low=1)
-    d = [0] * state.n
+    d = [0] * state.seat_count
     if ev.get("to") is not None:
         to = _seat(state, line, ev["to"], "'to'")
         if to == seat:
-            raise GameEventError(line, "a player cannot pay a penalty to themselves")
+            raise GameEventError(line, "a player cannot pay a penalty to themselves",
+                                 reason="penalty_to_self", **seat_values(state, seat))
         d[seat], d[to] = -points, points
         return d
-    if points % (state.n - 1):
+    if points % (state.seat_count - 1):
         raise GameEventError(
             line,
-            f"{points} points cannot be split evenly among the {state.n - 1} other "
+            f"{points} points cannot be split evenly among the {state.seat_count - 1} other "
             "players: give a multiple, or name the receiver with 'to'",
+            reason="penalty_split", points=points, others=state.seat_count - 1,
         )
-    for s in range(state.n):
-        d[s] = -points if s == seat else points // (state.n - 1)
+    for s in range(state.seat_count):
+        d[s] = -points if s == seat else points // (state.seat_count - 1)
     return d
 
 
@@ -703,7 +831,7 @@ def _final_wind(state: GameState) -> int:
 
 
 def _is_last_hand(state: GameState) -> bool:
-    return state.wind == _final_wind(state) and state.dealer == state.n - 1
+    return state.wind == _final_wind(state) and state.dealer == state.seat_count - 1
 
 
 def _points_end(state: GameState) -> str:
@@ -734,25 +862,36 @@ def _advance(state: GameState, renchan: bool, honba_up: bool, yame: str) -> None
     last = _is_last_hand(state)
     if renchan:
         mode = getattr(g, yame) if yame else "forbidden"
-        if last and _dealer_top(state):
+        if last and _dealer_top(state) and mode != "forbidden":
+            if _goes_west(state) and g.extension_over_yame:
+                # the yame ends the last South hand and the West round follows (002 4A
+                # 「南4局終了時全員が3万点未満のとき西入」); an optional yame is not offered
+                if mode == "forced":
+                    _enter_west(state)
+                return None
             if mode == "forced":
                 return _finish(state, yame)
-            if mode == "optional":
-                state.yame_offer = yame
+            state.yame_offer = yame
         return None
     if not last:
         state.dealer += 1
-        if state.dealer == state.n:
+        if state.dealer == state.seat_count:
             state.dealer, state.wind = 0, state.wind + 1
         return None
-    if (
-        g.extension_target
-        and not state.extension
-        and all(s < g.extension_target for s in state.scores)
-    ):
-        state.extension, state.wind, state.dealer = True, 2, 0  # 西入
+    if _goes_west(state):
+        _enter_west(state)
         return None
     return _finish(state, "last_hand")
+
+
+def _goes_west(state: GameState) -> bool:
+    """Whether the end of the last South hand leads into the West round (西入)."""
+    target = state.rules.game.extension_target
+    return bool(target) and not state.extension and all(s < target for s in state.scores)
+
+
+def _enter_west(state: GameState) -> None:
+    state.extension, state.wind, state.dealer = True, 2, 0
 
 
 def _finish(state: GameState, reason: str) -> None:
@@ -769,13 +908,18 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
                 if mode == "optional"
                 else _rule(state.rules, "game", reason)
             )
-            raise GameEventError(line, f"{reason} is not possible now: {why}")
+            raise GameEventError(
+                line, f"{reason} is not possible now: {why}",
+                reason="agari_yame_not_now" if reason == "agari_yame" else "tenpai_yame_not_now",
+                **_rule_values(state.rules, "game", reason),
+            )
     elif reason != "time":
         raise GameEventError(
-            line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}"
+            line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}",
+            reason="end_reason", value=repr(reason),
         )
     _finish(state, reason)
-    return {"deltas": [0] * state.n}
+    return {"deltas": [0] * state.seat_count}
 
 
 def _on_start(state: GameState, line: int, ev: dict) -> dict:
@@ -790,9 +934,11 @@ def _on_start(state: GameState, line: int, ev: dict) -> dict:
             line,
             f"'players' must list the {n} players' names in seat order "
             f"(table.players = {n}), got {players!r}",
+            reason="players_list", players=n, value=repr(players),
         )
     if len(set(players)) != n:
-        raise GameEventError(line, f"'players' names someone twice: {players!r}")
+        raise GameEventError(line, f"'players' names someone twice: {players!r}",
+                             reason="player_twice", value=repr(players))
     state.players = list(players)
     state.scores = [state.rules.settlement.start_points] * n
     state.chips, state.vp_adjust = [0] * n, [0] * n
@@ -800,7 +946,8 @@ def _on_start(state: GameState, line: int, ev: dict) -> dict:
     dab = ev.get("dabuken")
     if dab is not None:
         if dab not in players:
-            raise GameEventError(line, f"'dabuken' must be one of the players, not {dab!r}")
+            raise GameEventError(line, f"'dabuken' must be one of the players, not {dab!r}",
+                                 reason="dabuken_player", value=repr(dab))
         state.dabuken = players.index(dab)
     return {}
 
@@ -817,24 +964,29 @@ _HANDLERS = {
 
 def _apply(state: GameState, line: int, ev: Any) -> None:
     if not isinstance(ev, dict):
-        raise GameEventError(line, "each event must be a JSON object with an 'event' field")
+        raise GameEventError(line, "each event must be a JSON object with an 'event' field",
+                             reason="event_not_object")
     kind = ev.get("event")
     if kind not in EVENT_TYPES:
-        raise GameEventError(line, f"'event' must be one of {', '.join(EVENT_TYPES)}, not {kind!r}")
+        raise GameEventError(line, f"'event' must be one of {', '.join(EVENT_TYPES)}, not {kind!r}",
+                             reason="event_kind", value=repr(kind), choices=", ".join(EVENT_TYPES))
     if kind == "start":
         if state.started:
-            raise GameEventError(line, "the game has already started")
+            raise GameEventError(line, "the game has already started", reason="started_twice")
         try:
             _on_start(state, line, ev)
         except GameEventError as e:
-            raise GameEventError(line, e.reason, kind) from None
+            raise e.about(kind) from None
+        state.last_line = line
         return
     if not state.started:
-        raise GameEventError(line, "the first event must be 'start' with the players")
+        raise GameEventError(line, "the first event must be 'start' with the players",
+                             reason="not_started")
     if state.finished:
         raise GameEventError(
             line,
             f"'{kind}': the game is already over ({state.end_reason}, event {state.last_line})",
+            reason="game_over", end_reason=state.end_reason, last=state.last_line,
         )
     before = {"round": state.round, "honba": state.honba, "dealer": state.dealer}
     scores_before = list(state.scores)
@@ -842,7 +994,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
     try:
         out = _HANDLERS[kind](state, line, ev)
     except GameEventError as e:
-        raise GameEventError(line, e.reason, kind) from None
+        raise e.about(kind) from None
     state.scores = _add(state.scores, out["deltas"])
     if out.get("chombo"):
         _redo_hand(state)
@@ -856,7 +1008,7 @@ def _apply(state: GameState, line: int, ev: Any) -> None:
         try:
             _check_final_win(state, line, out["winner"], scores_before, was_last)
         except GameEventError as e:
-            raise GameEventError(line, e.reason, kind) from None
+            raise e.about(kind) from None
     # deltas are the whole change, deposits given back by a chombo included
     deltas = [a - b for a, b in zip(state.scores, scores_before, strict=True)]
     state.hands.append(
@@ -881,21 +1033,26 @@ def _check_final_win(
         return
     floating = floating_seats(state.scores, state.rules)
     was_floating = before[winner] >= state.rules.settlement.return_points
-    why = ""
+    why = why_reason = ""
     if not was_floating and winner not in floating:
         why = (
             "「自分の沈みを確定させてゲーム終了となる上がり」: the winner was sinking and still is"
         )
+        why_reason = "boo_final_win_sinking"
     elif was_floating and floating[0] != winner:
         why = "「自分がトップになれずゲーム終了となる上がり」: the winner floated, does not end top"
+        why_reason = "boo_final_win_not_top"
     elif was_floating and len(floating) == 3 and not was_last:
         why = "「自分のマルCを確定させてゲーム終了となる上がり」 before the last hand"
+        why_reason = "boo_final_win_maru_c"
     if why:
         raise GameEventError(
             line,
             f"this win would end the game and is a chombo under these rules: {why} "
             f"({_rule(state.rules, 'game', 'no_losing_final_win')}); record "
             f'{{"event": "chombo", "seat": {winner}}} instead',
+            reason=why_reason, **seat_values(state, winner),
+            **_rule_values(state.rules, "game", "no_losing_final_win"),
         )
 
 
@@ -938,18 +1095,20 @@ def advance(state: GameState, event: dict) -> tuple[GameState, dict]:
     and the game's result after the event, the same dict :func:`replay` returns for
     all the events so far (the event's own record is ``result["hands"][-1]``).
     Raises :class:`GameEventError` as :func:`replay` would."""
-    # Rules are frozen and a hand record never changes once appended: both are shared.
-    memo: dict = {id(h): h for h in state.hands}
-    memo[id(state.rules)] = state.rules
-    new = copy.deepcopy(state, memo)
-    _apply(new, len(new.hands) + 2 if new.started else 1, event)
-    return new, {
-        "rules": new.rules.name,
-        "players": new.players,
-        "hands": new.hands,
-        "finished": new.finished,
-        "final": _final(new),
-        "state": new.to_dict(),
+    new = state.copy()
+    _apply(new, new.last_line + 1, event)
+    return new, _result(new)
+
+
+def _result(state: GameState) -> dict:
+    """The game-events contract's output for a state (see :func:`replay`)."""
+    return {
+        "rules": state.rules.name,
+        "players": state.players,
+        "hands": state.hands,
+        "finished": state.finished,
+        "final": _final(state),
+        "state": state.to_dict(),
     }
 
 
@@ -983,22 +1142,13 @@ def replay(events: list[dict], rules) -> dict:
     """Replay a whole game: the contract's output (``rules``, ``hands``,
     ``finished``, ``final``).  Raises :class:`GameEventError` on the first event
     the rules refuse."""
-    state = state_after(events, rules)
-    return {
-        "rules": state.rules.name,
-        "players": state.players,
-        "hands": state.hands,
-        "finished": state.finished,
-        "final": _final(state),
-        "state": state.to_dict(),
-    }
+    return _result(state_after(events, rules))
 
 
 def preview(events: list[dict], new_event: dict, rules) -> dict:
     """What ``new_event`` would do after ``events``, without keeping it:
     ``deltas``, ``scores`` and ``kyoutaku`` after it, and the next ``state``."""
-    state = state_after(events, rules)
-    trial = copy.deepcopy(state)
+    trial = state_after(events, rules)
     _apply(trial, len(events) + 1, new_event)
     rec = trial.hands[-1] if new_event.get("event") != "start" else {"deltas": [], "scores": []}
     return {
@@ -1019,48 +1169,11 @@ def read_events(lines: Iterable[str]) -> list[dict]:
     events: list[dict] = []
     for i, text in enumerate(texts, start=1):
         if not text.strip():
-            raise GameEventError(i, "blank line inside the game: one event per line, no gaps")
+            raise GameEventError(i, "blank line inside the game: one event per line, no gaps",
+                                 reason="blank_line")
         try:
             events.append(json.loads(text))
         except json.JSONDecodeError as e:
-            raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}") from None
+            raise GameEventError(i, f"not valid JSON: {e.msg} at column {e.colno}",
+                                 reason="event_not_json", why=e.msg, column=e.colno) from None
     return events
-
-
-def add_arguments(ap) -> None:
-    """Options of ``python -m scoring game``."""
-    ap.add_argument(
-        "--rules",
-        default="netmahjong",
-        help="preset id (netmahjong, mahjongbu, nekohouse-4a, ...) or a .toml file "
-        "(default: netmahjong)",
-    )
-
-
-def run(args) -> int:
-    """Entry point used by :mod:`scoring.cli`."""
-    import sys
-
-    return main_game(args, sys.stdin, sys.stdout, sys.stderr)
-
-
-def main_game(args, stdin, stdout, stderr=None) -> int:
-    """``python -m scoring game --rules R < events.jsonl > game.json``.
-
-    Writes the contract's JSON; on a refused event writes
-    ``{"ok": false, "error": {...}, "line": n}`` and returns 1."""
-    try:
-        rules = load_rules(args.rules)
-        events = read_events(stdin)
-        out = replay(events, rules)
-    except ScoringError as e:
-        line = getattr(e, "line", None)
-        err = {"ok": False, "error": e.as_result(), **({"line": line} if line else {})}
-        json.dump(err, stdout, ensure_ascii=False)
-        stdout.write("\n")
-        if stderr is not None:
-            stderr.write(f"error: {e.message}\n")
-        return 1 if line else 2
-    json.dump(out, stdout, ensure_ascii=False)
-    stdout.write("\n")
-    return 0

@@ -1,16 +1,18 @@
-"""Score one riichi hand: an input line (the batch contract) in, a result out.
+"""One riichi hand: parsed into a typed input, scored into a typed result.
 
-    score_hand(line: dict, rules) -> dict        # the contract's output line
-    score_batch(lines, default_rules) -> Iterator[str]
+    parse_input(line: dict, rules) -> HandInput      # raises ScoringError, naming the problem
+    score(inp: HandInput, rules) -> HandResult       # never raises: result.error says why not
+    score_hand(line: dict, rules) -> dict            # both, as the batch contract's objects
 
-:func:`parse_input` turns a line into a :class:`HandInput`, refusing anything
-that cannot be (with a message a person can act on); :func:`evaluate` finds
-every reading of the hand (4 sets + pair with every wait the winning tile can
-complete, seven pairs, thirteen orphans), scores each with the yaku registry
-(:mod:`scoring.yaku`) and the fu rules (:mod:`scoring.fu`), and keeps the one
-worth most (高点法: the most points, then the most han, then the most fu).
-Points come from :mod:`scoring.points`, chips from :mod:`scoring.chips`.
-Errors are results (``ok: false``), never exceptions.
+:func:`parse_input` turns an input line (``docs/contracts/scoring-batch.md``) into a
+:class:`HandInput`, refusing anything that cannot be (with a message a person can act
+on); :func:`score` finds every reading of the hand (4 sets + pair with every wait the
+winning tile can complete, seven pairs, thirteen orphans), scores each with the yaku
+registry (:mod:`scoring.yaku`) and the fu rules (:mod:`scoring.fu`), and keeps the one
+worth most (高点法: the most points, then the most han, then the most fu). Points come
+from :mod:`scoring.points`, chips from :mod:`scoring.chips`. A hand that cannot be won
+comes back as a :class:`HandResult` whose ``error`` is a :class:`HandError` (as the
+``mahjong`` library's HandResponse carries its error), not as an exception.
 
 Beyond the contract's fields (which it may extend, never rename):
 
@@ -21,22 +23,21 @@ Beyond the contract's fields (which it may extend, never rename):
 * output ``fu_detail`` (``[[reason, fu], ...]``, adding up to ``fu``), ``wait``
   (ryanmen, kanchan, penchan, tanki, shanpon, kokushi) and ``dora_count``
   (dora + ura + nukidora tiles, what ``points.dora_per_tile`` pays for).
+
+The JSON Lines runtime around this (``python -m scoring batch``) is :mod:`scoring.batch`.
 """
 
 from __future__ import annotations
 
-import json
-import json.decoder
-import json.encoder
-import json.scanner
-from typing import Any, Final, Iterable, Iterator
+from typing import Any, Final
 
 from . import decompose as dec
 from . import points
 from .chips import award_chips
 from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
-from .rules import PRESET_IDS, Rules, load_rules
+from .memo import Memo
+from .rules import Rules, load_rules
 from .tiles import (
     EAST,
     HATSU,
@@ -79,16 +80,20 @@ _SUITS: Final = tuple(frozenset(range(b, b + 9)) for b in (0, 9, 18))
 _KIND: Final = tuple(range(34)) + (4, 13, 22)  # tile int -> kind (red fives are fives)
 _KIND_OF: Final = dict(enumerate(_KIND)).__getitem__
 _REDS: Final = frozenset((34, 35, 36))
+# the error codes of the batch contract; any other refusal is reported as invalid_input
+CONTRACT_CODES: Final = frozenset(("no_yaku", "not_agari", "invalid_tiles", "below_minimum"))
 
 
 class HandError(ScoringError):
     """A hand that parses but cannot be won (not_agari, no_yaku, below_minimum)."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, reason: str = "", **values: Any) -> None:
         # ScoringError.__init__'s work, here so that it is compiled with this module
         Exception.__init__(self, message)
         self.message = message
         self.code = code
+        self.reason = reason or code
+        self.values = values
 
 
 class HandInput:
@@ -145,6 +150,14 @@ class HandInput:
         other.flags &= ~_FLAG_BIT["pocchi"]
         return other
 
+    def set_flag(self, name: str, value: bool) -> None:
+        """Set one of :data:`BOOL_FIELDS` (keeping ``flags`` in step)."""
+        setattr(self, name, value)
+        if value:
+            self.flags |= _FLAG_BIT[name]
+        else:
+            self.flags &= ~_FLAG_BIT[name]
+
     @property
     def dealer(self) -> bool:
         return self.seat_wind == 27
@@ -160,9 +173,18 @@ class HandInput:
                 return False
         return True
 
+    @property
+    def kans(self) -> int:
+        return sum(1 for m in self.melds if m.is_kan)
+
 
 class HandResult:
-    """The chosen reading and its value. ``yaku`` is ``[(id, han, yakuman), ...]``.
+    """What a hand is worth, or why it cannot be won (``error``, None for a win).
+
+    ``yaku`` is ``[(id, han, yakuman), ...]``, ``fu_detail`` ``[(reason, fu), ...]``,
+    ``value`` the :class:`scoring.points.HandValue` (limit, value, pay), ``chips`` what
+    :func:`scoring.chips.award_chips` gives for the win and ``facts`` what it read.
+    Each reading of a hand is scored into one of these and the best is kept.
 
     A plain class for the reason :class:`HandInput` is: one is made for every reading."""
 
@@ -191,7 +213,17 @@ class HandResult:
         self.facts: dict = {}
         self.value: Any = None  # a points.HandValue once the reading is priced
         self.pocchi_as: int | None = None
+        self.chips: dict = {}
+        self.honba_bonus = 0
+        self.kyoutaku_bonus = 0
+        self.error: HandError | None = None
 
+    @staticmethod
+    def failed(error: HandError) -> HandResult:
+        """The result of a hand that cannot be won."""
+        out = HandResult(0, 0, 0, [], [], "", "")
+        out.error = error
+        return out
 
 # --------------------------------------------------------------------------- parsing
 def _bool(line: dict, name: str) -> bool:
@@ -199,7 +231,8 @@ def _bool(line: dict, name: str) -> bool:
     if v is None:
         return False
     if not isinstance(v, bool):
-        raise InvalidInput(f"'{name}' must be true or false, not {v!r}")
+        raise InvalidInput(f"'{name}' must be true or false, not {v!r}",
+                           reason="field_not_bool", field=name, value=repr(v))
     return v
 
 
@@ -208,7 +241,8 @@ def _int(line: dict, name: str) -> int:
     if v is None:
         return 0
     if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1000:
-        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}")
+        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}",
+                           reason="field_not_count", field=name, value=repr(v))
     return v
 
 
@@ -217,7 +251,8 @@ def _wind(line: dict, name: str) -> int:
     if v is None:
         return WIND_LETTERS["E"]
     if not isinstance(v, str) or v not in WIND_LETTERS:
-        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}')
+        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}',
+                           reason="field_not_wind", field=name, value=repr(v))
     return WIND_LETTERS[v]
 
 
@@ -230,10 +265,8 @@ _DIGITS: Final = {
         ("z", (None, 27, 28, 29, 30, 31, 32, 33)),
     )
 }
-_PARSED: Final[dict[str, tuple]] = {}
-
-
-_SEGMENTS: Final[dict[str, tuple]] = {}
+_PARSED: Final = Memo(4096)  # tile text -> tiles
+_SEGMENTS: Final = Memo(4096)  # one suit's piece of tile text ("406s") -> its tiles
 
 
 def _segment(seg: str) -> tuple | None:
@@ -247,15 +280,12 @@ def _segment(seg: str) -> tuple | None:
         if t is None:
             return None
         out.append(t)
-    if len(_SEGMENTS) > 4096:
-        _SEGMENTS.clear()
-    hit = _SEGMENTS[seg] = tuple(out)
-    return hit
+    return _SEGMENTS.put(seg, tuple(out))
 
 
 def _fast_tiles(text: str) -> tuple | None:
     """The tiles of plain well-formed ``mpsz`` text, or None to let the strict parser
-    explain what is wrong. Batches repeat indicator strings, so results are cached.
+    explain what is wrong. Batches repeat indicator strings, so results are memoized.
 
     A hand is cut after each suit letter by C string methods, and each piece ("123m")
     is looked up: the pieces of different hands recur far more often than whole hands,
@@ -273,17 +303,15 @@ def _fast_tiles(text: str) -> tuple | None:
         if tiles is None:
             return None
         out += tiles
-    if len(_PARSED) > 4096:
-        _PARSED.clear()
-    _PARSED[text] = out
-    return out
+    return _PARSED.put(text, out)
 
 
 def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
     v = line.get(name)
     if v is None or (v == "" and not required):
         if required:
-            raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"")
+            raise InvalidInput(f"'{name}' is missing: give the tiles, like \"123m456p789s11z\"",
+                               reason="tiles_missing", field=name)
         return []
     if type(v) is str and v:
         fast = _fast_tiles(v)
@@ -292,45 +320,59 @@ def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
     try:
         return parse_tiles(v, allow_flowers=False)
     except InvalidTiles as e:
-        raise InvalidTiles(f"'{name}': {e.message}") from None
+        raise InvalidTiles(f"'{name}': {e.message}", reason=e.reason, field=name,
+                           **e.values) from None
 
 
-_MELDS: Final[dict[tuple, object]] = {}
+_MELDS: Final = Memo(4096)  # (type, tiles, from) -> Meld
 
 
 def _meld(obj):
-    """parse_meld, cached on the meld's fields (the same melds recur across a batch)."""
+    """parse_meld, memoized on the meld's fields (the same melds recur across a batch)."""
     if type(obj) is dict and len(obj) <= 3:
         mtype, tiles, frm = key = (obj.get("type"), obj.get("tiles"), obj.get("from"))
         if type(mtype) is str and type(tiles) is str and (frm is None or type(frm) is str):
             hit = _MELDS.get(key)
             if hit is None:
-                if len(_MELDS) > 4096:
-                    _MELDS.clear()
-                hit = _MELDS[key] = parse_meld(obj)  # raises for a bad meld: nothing cached
+                hit = _MELDS.put(key, parse_meld(obj))  # raises for a bad meld: nothing kept
             return hit
     return parse_meld(obj)
 
 
-def parse_input(line, rules: Rules) -> HandInput:
-    """Validate one input line against the rules; raise a :class:`ScoringError` if it is wrong."""
+def parse_input(
+    line: Any,
+    rules: Rules,
+    *,
+    tsumo: bool | None = None,
+    seat_wind: str | None = None,
+    round_wind: str | None = None,
+) -> HandInput:
+    """Validate one input line against the rules; raise a :class:`ScoringError` if it is wrong.
+
+    ``tsumo``, ``seat_wind`` and ``round_wind`` are facts the caller knows (a game knows who
+    discarded and where each player sits); given, they stand in place of the line's fields."""
     if not isinstance(line, dict):
-        raise InvalidInput('each line must be a JSON object like {"hand": "...", "win": "..."}')
+        raise InvalidInput('each line must be a JSON object like {"hand": "...", "win": "..."}',
+                           reason="line_not_object")
     hand = _tiles(line, "hand", required=True)
     win_tiles = _tiles(line, "win", required=True)
     if len(win_tiles) != 1:
-        raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}")
+        raise InvalidTiles(f"'win' must be exactly one tile, like \"5p\", not {line.get('win')!r}",
+                           reason="win_not_one_tile", value=repr(line.get("win")))
     melds = line.get("melds") or []
     if not isinstance(melds, list):
-        raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects')
+        raise InvalidInput('\'melds\' must be a list of {"type": ..., "tiles": ...} objects',
+                           reason="melds_not_list")
     inp = HandInput(hand=hand, win=win_tiles[0], melds=list(map(_meld, melds)) if melds else [])
     _set_flags(inp, line)
     for name in INT_FIELDS:
         v = line.get(name)
         if v is not None and (type(v) is not int or v):  # 0 is the default; anything odd is checked
             setattr(inp, name, _int(line, name))
-    inp.seat_wind = _wind(line, "seat_wind")
-    inp.round_wind = _wind(line, "round_wind")
+    inp.seat_wind = _wind(line, "seat_wind") if seat_wind is None else WIND_LETTERS[seat_wind]
+    inp.round_wind = _wind(line, "round_wind") if round_wind is None else WIND_LETTERS[round_wind]
+    if tsumo is not None:
+        inp.set_flag("tsumo", tsumo)
     if line.get("dora"):  # absent or "": no indicators (the default)
         inp.dora = _tiles(line, "dora")
     if line.get("ura"):
@@ -365,20 +407,23 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
     if len(inp.hand) != need:
         raise InvalidTiles(
             f"the hand has {len(inp.hand)} tiles but with {len(inp.melds)} meld(s) it needs {need} "
-            "(14 minus 3 per meld, the winning tile included)"
+            "(14 minus 3 per meld, the winning tile included)",
+            reason="hand_size", count=len(inp.hand), melds=len(inp.melds), need=need,
         )
     if inp.win not in inp.hand:
         raise InvalidTiles(
-            f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'"
+            f"the winning tile {tile_to_str(inp.win)} is not in the hand: include it in 'hand'",
+            reason="win_not_in_hand", tile=tile_to_str(inp.win),
         )
     if inp.melds and not t.allow_chi and any(m.type == "chi" for m in inp.melds):
-        raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand")
+        raise InvalidInput("this rule set has no chi (three-player): a chi cannot be in the hand",
+                           reason="no_chi", switch="table.allow_chi")
     every = inp.hand[:]  # in this order: a refusal names the first bad tile
     for m in inp.melds:
         every += m.tiles
     every += inp.dora
     every += inp.ura
-    removed = removed_kinds(rules)
+    removed = derived(rules).removed
     if not _copies_ok(every, t, removed):
         # the slow checks name the problem
         check_copies(every, red_fives=tuple(t.red_fives))
@@ -386,34 +431,51 @@ def _check_tiles(inp: HandInput, rules: Rules) -> None:
         bad = [x for x in every if kind(x) in removed]
         raise InvalidTiles(
             f"{tile_to_str(bad[0])} is not in this rule set's tiles "
-            f"(table.removed_tiles = {t.removed_tiles!r})"
+            f"(table.removed_tiles = {t.removed_tiles!r})",
+            reason="tile_removed", tile=tile_to_str(bad[0]), value=t.removed_tiles,
+            switch="table.removed_tiles",
         )
     if len(inp.dora) > (5 if h.kan_dora else 1):
+        if h.kan_dora:
+            raise InvalidInput("too many dora indicators: at most 5 (one plus four kan dora)",
+                               reason="too_many_dora", count=len(inp.dora))
         raise InvalidInput(
-            "too many dora indicators: "
-            + (
-                "at most 5 (one plus four kan dora)"
-                if h.kan_dora
-                else "this rule set has no kan dora, give only the first indicator"
-            )
+            "too many dora indicators: this rule set has no kan dora, give only the first "
+            "indicator", reason="no_kan_dora", count=len(inp.dora), switch="hand.kan_dora",
         )
     if len(inp.ura) > max(len(inp.dora), 1):
-        raise InvalidInput("there are more ura-dora indicators than dora indicators")
+        raise InvalidInput("there are more ura-dora indicators than dora indicators",
+                           reason="too_many_ura", count=len(inp.ura), dora=len(inp.dora))
     _check_nukidora(inp, rules, every)
+
+
+class Derived:
+    """What scoring a hand needs from a rule set beyond its switches, worked out once per
+    rule set (:func:`derived`): the kinds left out of the set, the dora each indicator
+    points at, and the yaku rows to check."""
+
+    def __init__(self, rules: Rules) -> None:
+        text = rules.table.removed_tiles
+        tiles = parse_tiles(text, allow_flowers=False) if text else []
+        self.removed: frozenset = frozenset(kind(x) for x in tiles)
+        self.dora_of: tuple = _dora_of(self.removed)
+        per_hand, per_reading = han_table(rules.hand)
+        self.fixed_rows: tuple = per_hand  # situation and whole-hand yaku
+        self.gated: dict = gated_rows(rules.hand)  # reading yaku of a four-set reading
+        self.forms: tuple = per_reading[2]  # seven pairs and thirteen orphans
+
+
+def derived(rules: Rules) -> Derived:
+    """The :class:`Derived` of ``rules``, kept with them."""
+    hit = rules.memo.get("derived")
+    if hit is None:
+        hit = rules.memo.put("derived", Derived(rules))
+    return hit
 
 
 def removed_kinds(rules: Rules) -> frozenset:
     """Kinds the rule set's tiles leave out (``table.removed_tiles``; three-player: 2m-8m)."""
-    memo = _memo(rules)
-    hit = memo.get("removed")
-    if hit is None:
-        text = rules.table.removed_tiles
-        hit = memo["removed"] = (
-            frozenset(kind(x) for x in parse_tiles(text, allow_flowers=False))
-            if text
-            else frozenset()
-        )
-    return hit
+    return derived(rules).removed
 
 
 def _copies_ok(every: list[int], t, removed: frozenset) -> bool:
@@ -440,53 +502,82 @@ def _check_plain_fives(every: list[int], red_fives) -> None:
             raise InvalidTiles(
                 f"{plain} plain 5{name}: this set has {reds} red 5{name} "
                 f"and only {4 - reds} plain ones; "
-                f"write the red one as 0{name}"
+                f"write the red one as 0{name}",
+                reason="too_many_plain_fives", count=plain, tile=f"5{name}", red=f"0{name}",
+                reds=reds, plain=4 - reds,
             )
 
 
 def _check_nukidora(inp: HandInput, rules: Rules, every: list[int]) -> None:
     mode = rules.hand.nukidora
     if inp.nukidora and mode == "none":
-        raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0")
+        raise InvalidInput("this rule set has no nukidora (抜きドラ): leave 'nukidora' at 0",
+                           reason="no_nukidora", switch="hand.nukidora")
     if mode == "north" and inp.nukidora + every.count(NORTH) > 4:
-        raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora")
+        raise InvalidTiles("more than 4 North tiles counting the ones set aside as nukidora",
+                           reason="too_many_norths", count=inp.nukidora + every.count(NORTH))
     if mode == "flowers" and inp.nukidora > rules.table.flowers:
-        raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora")
+        raise InvalidInput(f"there are only {rules.table.flowers} flowers to set aside as nukidora",
+                           reason="too_many_flowers", count=inp.nukidora,
+                           flowers=rules.table.flowers)
 
 
-def _check_flags(inp: HandInput, rules: Rules) -> None:
+def _flag_problems(inp: HandInput, rules: Rules) -> list[tuple[str, str]]:
+    """``(reason, message)`` of every flag that contradicts the hand, another flag or the
+    rules."""
     h = rules.hand
     problems = []
     if inp.any_riichi and not inp.closed:
-        problems.append("riichi needs a closed hand, but a meld other than a closed kan is open")
+        problems.append(("riichi_open_hand",
+                         "riichi needs a closed hand, but a meld other than a closed kan is open"))
     if inp.open_riichi and not h.open_riichi:
-        problems.append("this rule set has no open riichi")
+        problems.append(("no_open_riichi", "this rule set has no open riichi"))
     if inp.ippatsu and not inp.any_riichi:
-        problems.append("ippatsu needs riichi")
+        problems.append(("ippatsu_without_riichi", "ippatsu needs riichi"))
     if inp.tsumo and (inp.chankan or inp.houtei or inp.renhou or inp.ankan_chankan):
-        problems.append("chankan, houtei and renhou are ron wins: set 'tsumo' to false")
+        problems.append(("ron_flag_on_tsumo",
+                         "chankan, houtei and renhou are ron wins: set 'tsumo' to false"))
     if not inp.tsumo and (inp.rinshan or inp.haitei or inp.tenhou or inp.chiihou):
-        problems.append("rinshan, haitei, tenhou and chiihou are tsumo wins: set 'tsumo' to true")
+        problems.append(("tsumo_flag_on_ron",
+                         "rinshan, haitei, tenhou and chiihou are tsumo wins: set 'tsumo' to true"))
+    if inp.rinshan and not inp.kans and not (inp.nukidora and h.nukidora != "none"):
+        problems.append(("rinshan_without_replacement",
+                         "rinshan is a win on the tile drawn after a kan"
+                         + (" or after setting a tile aside as nukidora" if h.nukidora != "none"
+                            else "")
+                         + ", and this hand has none: leave 'rinshan' out"))
     if inp.rinshan and inp.haitei:
-        problems.append("rinshan and haitei cannot both be true")
+        problems.append(("rinshan_and_haitei", "rinshan and haitei cannot both be true"))
     if inp.chankan and inp.houtei:
-        problems.append("chankan and houtei cannot both be true")
+        problems.append(("chankan_and_houtei", "chankan and houtei cannot both be true"))
     if (inp.tenhou or inp.chiihou or inp.renhou) and inp.melds:
-        problems.append("tenhou, chiihou and renhou need a hand with no calls")
+        problems.append(("first_turn_win_with_calls",
+                         "tenhou, chiihou and renhou need a hand with no calls"))
     if inp.tenhou and not inp.dealer:
-        problems.append('tenhou is the dealer\'s (seat_wind "E"); use chiihou')
+        problems.append(("tenhou_not_dealer",
+                         'tenhou is the dealer\'s (seat_wind "E"); use chiihou'))
     if (inp.chiihou or inp.renhou) and inp.dealer:
-        problems.append("chiihou and renhou are for non-dealers; the dealer's is tenhou")
+        problems.append(("chiihou_dealer",
+                         "chiihou and renhou are for non-dealers; the dealer's is tenhou"))
     if inp.pocchi and not (h.pocchi and inp.any_riichi and inp.tsumo):
-        problems.append(
-            "the pocchi tile is wild only in rules with pocchi, after riichi, on a tsumo"
-        )
+        problems.append(("pocchi_not_wild",
+                         "the pocchi tile is wild only in rules with pocchi, after riichi, on a "
+                         "tsumo"))
     if inp.ankan_chankan and not h.kokushi_ankan_chankan:
-        problems.append("this rule set does not allow robbing a closed kan")
+        problems.append(("no_ankan_chankan", "this rule set does not allow robbing a closed kan"))
     if rules.table.players == 3 and inp.seat_wind == NORTH:
-        problems.append("three-player seats are E, S and W")
+        problems.append(("north_seat_in_sanma", "three-player seats are E, S and W"))
+    return problems
+
+
+def _check_flags(inp: HandInput, rules: Rules) -> None:
+    problems = _flag_problems(inp, rules)
     if problems:
-        raise InvalidInput("; ".join(problems))
+        raise InvalidInput("; ".join(m for _, m in problems), reason=problems[0][0])
+    if inp.rinshan and not inp.kans and not rules.hand.nukidora_rinshan:
+        # 002 3B: a tsumo on the tile drawn for a flower set aside is an ordinary tsumo
+        # (「補充牌でのツモ上がりの場合、新たに嶺上開花はつきません。(空気扱い)」)
+        inp.set_flag("rinshan", False)
 
 
 # --------------------------------------------------------------------------- facts
@@ -540,20 +631,21 @@ class HandFacts:
             self.junsei = self.chuuren and c[w - base] - 1 == _CHUUREN[w - base]
         key = (inp.seat_wind, inp.round_wind, rules.hand.north_yakuhai)
         self.yakuhai = _YAKUHAI.get(key) or _yakuhai(key, inp, rules)
-        bits = 0
-        for i, name in enumerate(_FACT_NAMES[:-1]):  # every flag, not yakuhai (the winds give it)
-            if getattr(self, name):
-                bits |= 1 << i
-        self.bits = bits
+        # every flag as one int, in _FACT_NAMES order (not yakuhai: the winds give it)
+        self.bits = (
+            self.all_simple | self.all_yaochuu << 1 | self.all_terminal << 2
+            | self.all_honor << 3 | honor << 4 | terminal << 5 | self.one_suit << 6
+            | self.all_green << 7 | self.has_hatsu << 8 | self.chuuren << 9
+            | self.junsei << 10 | self.kokushi_13 << 11
+        )
 
 
-_YAKUHAI: Final[dict[tuple, frozenset]] = {}
+_YAKUHAI: Final = Memo(64)  # (seat wind, round wind, North switch) -> yakuhai kinds
 
 
 def _yakuhai(key: tuple, inp: HandInput, rules: Rules) -> frozenset:
     """yakuhai_kinds, memoized on the winds and the North switch it reads."""
-    hit = _YAKUHAI[key] = frozenset(yakuhai_kinds(inp, rules.hand))
-    return hit
+    return _YAKUHAI.put(key, frozenset(yakuhai_kinds(inp, rules.hand)))
 
 
 def _step(k: int) -> int:
@@ -588,11 +680,10 @@ def _count_indicated(indicators, kinds: list, dora_of: tuple) -> tuple[int, int]
     return n, north
 
 
-def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int]) -> dict:
+def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int],
+                dora_of: tuple) -> dict:
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count); ``kinds`` are
-    the kinds of ``tiles``, every tile of the hand."""
-    memo = _memo(rules)
-    dora_of = memo.get("dora_of") or memo.setdefault("dora_of", _dora_of(removed_kinds(rules)))
+    the kinds of ``tiles``, every tile of the hand; ``dora_of`` :attr:`Derived.dora_of`."""
     dora, north = _count_indicated(inp.dora, kinds, dora_of) if inp.dora else (0, 0)
     out = {
         "dora": dora,
@@ -618,18 +709,6 @@ def _meld_sets(melds) -> tuple:
     return tuple(out)
 
 
-_BASES: Final[dict[tuple, tuple]] = {}
-
-
-def _concealed(sets: tuple) -> tuple:
-    """The sets of a reading as concealed, not kan: ``(shape, first, True, False)``, memoized
-    (a reading's sets recur across hands; building them is a generator per reading)."""
-    if len(_BASES) > 1 << 16:
-        _BASES.clear()
-    base = _BASES[sets] = tuple((shape, first, True, False) for shape, first in sets)
-    return base
-
-
 def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
     """Every reading of the hand with every wait of the winning tile; ``conc``: the
     concealed tiles' sorted kinds."""
@@ -641,13 +720,16 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     out = []
     if not inp.ankan_chankan:
         for pair, sets in found:
-            base = _BASES.get(sets) or _concealed(sets)
+            first = None  # the reading's first wait: the others share its counts and yaku
             for idx, wait in dec.wait_slots(pair, sets, w):
-                hs = base
+                hs = sets
                 if wait == dec.SHANPON and not inp.tsumo:
                     # a triplet completed by a ron counts as open (明刻, 002 符計算ガイド)
-                    hs = base[:idx] + ((dec.TRIP, w, False, False),) + base[idx + 1 :]
-                out.append(Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed))
+                    hs = sets[:idx] + ((dec.TRIP, w, False, False),) + sets[idx + 1 :]
+                ctx = Ctx(inp, hr, facts, "std", hs + msets, pair, wait, closed, first)
+                if first is None:
+                    first = ctx
+                out.append(ctx)
         if not inp.melds and (chiitoi_four if hr.chiitoitsu_four_of_a_kind else chiitoi):
             out.append(Ctx(inp, hr, facts, "chiitoi", (), None, dec.TANKI, True))
     if not inp.melds and kokushi:
@@ -655,19 +737,24 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     return out
 
 
-def _reading_rows(ctx: Ctx, rules: Rules) -> tuple:
-    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`)."""
+def _reading_rows(ctx: Ctx, gated: dict, forms: tuple) -> tuple:
+    """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`);
+    ``gated`` and ``forms``: the rules' gated rows and seven pairs / thirteen orphans rows."""
     if ctx.form != "std":
-        return han_table(rules.hand)[1][2]
-    return gated_rows(rules.hand)[(len(ctx.seqs), ctx.n_honours)]
+        return forms
+    return gated[(len(ctx.seqs), ctx.n_honours)]
 
 
-def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, list]:
+def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ()),
+             known: list | None = None) -> tuple[list, list]:
     """(ordinary [(id, han)], yakuman [(id, n)]) of one reading, after the ``fixed``
-    ones found once for the whole hand."""
+    ones found once for the whole hand. ``known``: what each row gave for another wait of
+    the same reading (only the rows that read the wait are checked again)."""
     plain, ymn = list(fixed[0]), list(fixed[1])
-    for y, c_han, o_han, y_ym in table:
-        n = y.cond(ctx)
+    for i, (y, c_han, o_han, y_ym, per_wait) in enumerate(table):
+        n = known[i] if known is not None and not per_wait else y.cond(ctx)
+        if ctx.found is not None:
+            ctx.found.append(n)
         if not n:
             continue
         if y_ym:
@@ -679,19 +766,18 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ())) -> tuple[list, lis
     return plain, ymn
 
 
-def _fixed_yaku(ctx: Ctx, rules: Rules) -> tuple:
+def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple) -> tuple:
     """The situation and whole-hand yaku (``scope`` other than "reading" in the registry).
     They read only the flags, winds, closedness and hand facts, so they are checked once per
     such combination (few recur across a batch) instead of once per hand."""
-    h = ctx.h
+    inp = ctx.inp
     # one int: the flags (14 bits), the winds (2 bits each), closedness, the hand facts
-    key = h.flags | (h.seat_wind - 27) << 14 | (h.round_wind - 27) << 16 | ctx.closed << 18
-    key |= ctx.f.bits << 19
-    memo = _memo(rules)
-    hit = memo.get(key)
+    key = inp.flags | (inp.seat_wind - 27) << 14 | (inp.round_wind - 27) << 16
+    key |= ctx.closed << 18 | ctx.facts.bits << 19
+    hit = rules.memo.get(key)
     if hit is None:
-        plain, ymn = _yaku_of(ctx, han_table(rules.hand)[0])
-        hit = memo[key] = (tuple(plain), tuple(ymn))
+        plain, ymn = _yaku_of(ctx, rows)
+        hit = rules.memo.put(key, (tuple(plain), tuple(ymn)))
     return hit
 
 
@@ -708,10 +794,13 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
     return as_yaku, after
 
 
-def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple) -> HandResult | None:
+def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple,
+                  rows: tuple) -> HandResult | None:
     """Han, fu and yaku of one reading; None if it has too few han to win. ``bonus`` is
-    :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku."""
-    plain, ymn = _yaku_of(ctx, _reading_rows(ctx, rules), fixed)
+    :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku, ``rows`` the
+    reading yaku to check (:func:`_reading_rows`)."""
+    known = ctx.first.found if ctx.first is not None else None
+    plain, ymn = _yaku_of(ctx, rows, fixed, known)
     if ymn:
         n = sum(m for _, m in ymn) if rules.hand.yakuman_stacking else max(m for _, m in ymn)
         lines, fu = fu_breakdown(ctx, rules.fu, False)
@@ -745,7 +834,6 @@ def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple) -> HandRes
         yakuless=yaku_han == 0,
     )
 
-
 # --------------------------------------------------------------------------- evaluation
 def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
     return {
@@ -763,27 +851,13 @@ def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
     }
 
 
-_memos: Final[dict[int, tuple]] = {}
-
-
-def _memo(rules: Rules) -> dict:
-    """A cache that lives as long as this rules object (prices and chips are pure
-    functions of a few small numbers, and a batch asks for the same ones again and again)."""
-    hit = _memos.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_memos) > 64:
-            _memos.clear()
-        hit = _memos[id(rules)] = (rules, {})
-    return hit[1]
-
-
 def _value(rules: Rules, res: HandResult, inp: HandInput):
+    """The price of a reading, memoized with the rules (a few small numbers decide it)."""
     dora = 0 if rules.hand.dora_as_han else res.dora_count
     key = ("value", res.han, res.fu, res.yakuman, inp.dealer, inp.tsumo, res.kazoe, dora)
-    memo = _memo(rules)
-    v = memo.get(key)
-    if v is None:
-        v = memo[key] = points.hand_value(
+    hit = rules.memo.get(key)
+    if hit is None:
+        hit = rules.memo.put(key, points.hand_value(
             rules,
             han=res.han,
             fu=res.fu,
@@ -792,8 +866,8 @@ def _value(rules: Rules, res: HandResult, inp: HandInput):
             tsumo=inp.tsumo,
             kazoe=res.kazoe,
             dora=dora,
-        )
-    return v
+        ))
+    return hit
 
 
 def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
@@ -807,23 +881,32 @@ def _best(cands: list[HandResult], rules: Rules, inp: HandInput) -> HandResult:
     return max(cands, key=lambda c: (c.value.value, c.yakuman, c.han, c.fu))
 
 
-def evaluate(inp: HandInput, rules: Rules) -> HandResult:
-    """Score a parsed hand; raise :class:`HandError` if it is not a win or has no yaku."""
-    res = outcome(inp, rules)
-    if isinstance(res, HandError):
-        raise res
+def score(inp: HandInput, rules: Rules) -> HandResult:
+    """Score a parsed hand: the best reading with its price, chips and the honba and
+    deposits it collects, or a result whose ``error`` says why the hand is not a win."""
+    res = _evaluate_pocchi(inp, rules) if inp.pocchi else _evaluate_tiles(inp, rules)
+    if res.error is None:
+        res.chips = chips_of(rules, res.facts)
+        if inp.honba:
+            res.honba_bonus = points.honba_bonus(
+                rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless
+            )["total"]
+        if inp.kyoutaku:
+            res.kyoutaku_bonus = points.deposit_bonus(rules, inp.kyoutaku)
     return res
 
 
-def outcome(inp: HandInput, rules: Rules) -> HandResult | HandError:
-    """:func:`evaluate` that returns the :class:`HandError` instead of raising it (a third of
-    a random batch cannot be won, and raising costs more than returning)."""
-    if inp.pocchi:
-        return _evaluate_pocchi(inp, rules)
-    return _evaluate_tiles(inp, rules)
+def chips_of(rules: Rules, facts: dict) -> dict:
+    """:func:`scoring.chips.award_chips`, memoized with the rules (a few small facts decide
+    it). The dict is shared: do not change it."""
+    key = ("chips",) + tuple(facts.values())
+    hit = rules.memo.get(key)
+    if hit is None:
+        hit = rules.memo.put(key, award_chips(rules, facts))
+    return hit
 
 
-def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult | HandError:
+def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult:
     kinds = _KIND_OF  # a dict's bound __getitem__: map calls it far faster than a tuple's
     conc = tuple(sorted(map(kinds, inp.hand)))  # in C: a 34-count list would be a Python loop
     tiles = inp.hand + [t for m in inp.melds for t in m.tiles] if inp.melds else inp.hand
@@ -832,29 +915,38 @@ def _evaluate_tiles(inp: HandInput, rules: Rules) -> HandResult | HandError:
     ctxs = contexts(inp, rules, conc, facts)
     if not ctxs:
         if inp.ankan_chankan:
-            return HandError("only thirteen orphans (kokushi) may rob a closed kan", "not_agari")
-        return HandError(
+            return HandResult.failed(HandError(
+                "only thirteen orphans (kokushi) may rob a closed kan", "not_agari",
+                "ankan_chankan_not_kokushi",
+            ))
+        return HandResult.failed(HandError(
             "these tiles are not a winning hand "
             "(four sets and a pair, seven pairs or thirteen orphans)",
             "not_agari",
-        )
-    dc = dora_counts(inp, rules, every, tiles)
+        ))
+    tables = derived(rules)
+    dc = dora_counts(inp, rules, every, tiles, tables.dora_of)
     dc["aka_suits"] = len(_REDS.intersection(tiles)) if dc["aka"] else 0
     dora_count = dc["dora"] + dc["ura"] + dc["nukidora"]
-    fixed = _fixed_yaku(ctxs[0], rules)
+    fixed = _fixed_yaku(ctxs[0], rules, tables.fixed_rows)
     bonus = _bonus(dc, rules.hand)
+    gated, forms = tables.gated, tables.forms
     cands = []
-    for ctx in ctxs:
-        res = score_reading(ctx, rules, bonus, fixed)
+    for i, ctx in enumerate(ctxs):
+        if i + 1 < len(ctxs) and ctxs[i + 1].first is ctx:
+            ctx.found = []  # another wait of this reading follows: keep what each row gives
+        res = score_reading(ctx, rules, bonus, fixed, _reading_rows(ctx, gated, forms))
         if res is not None:
             res.dora_count = dora_count
             cands.append(res)
     if not cands:
-        extra = " (dora alone is not a yaku)" if dc["dora"] or dc["aka"] else ""
+        dora_only = bool(dc["dora"] or dc["aka"])
+        extra = " (dora alone is not a yaku)" if dora_only else ""
         need = rules.hand.min_han
-        return HandError(
-            f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win", "no_yaku"
-        )
+        return HandResult.failed(HandError(
+            f"the hand has no yaku{extra}: it needs at least {need} han from yaku to win",
+            "no_yaku", "no_yaku_dora" if dora_only else "no_yaku", min_han=need,
+        ))
     best = _best(cands, rules, inp)
     best.facts = _chip_facts(inp, best, dc)
     return best
@@ -871,7 +963,7 @@ def _pocchi_choices(inp: HandInput, rules: Rules) -> list[int]:
     return out
 
 
-def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult | HandError:
+def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult:
     """The pocchi is wild: try every tile in its place and keep the best (002 4B/3B 白ポッチ)."""
     rest = list(inp.hand)
     rest.remove(inp.win)
@@ -881,7 +973,7 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult | HandError:
         if counts34(sub.hand + [x for m in sub.melds for x in m.tiles])[kind(t)] > 4:
             continue
         res = _evaluate_tiles(sub, rules)
-        if isinstance(res, HandError):
+        if res.error is not None:
             continue
         res.pocchi_as = t
         res.facts["pocchi"] = 1
@@ -892,24 +984,37 @@ def _evaluate_pocchi(inp: HandInput, rules: Rules) -> HandResult | HandError:
         ):
             best = res
     if best is None:
-        return HandError(
-            "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari"
-        )
+        return HandResult.failed(HandError(
+            "no tile in place of the pocchi makes a winning hand with a yaku", "not_agari",
+            "pocchi_no_win",
+        ))
     return best
 
 
-# --------------------------------------------------------------------------- output
-def _honba(rules: Rules, inp: HandInput, res: HandResult) -> int:
-    if not inp.honba:
-        return 0
-    return points.honba_bonus(rules, inp.honba, tsumo=inp.tsumo, yakuless=res.yakuless)["total"]
+# --------------------------------------------------------------------------- contract objects
+def line_rules(line: Any, rules: Any) -> Rules:
+    """The rules a line is scored under: its own ``"rules"`` if it has one, else ``rules``
+    (a :class:`Rules`, a preset id or a TOML path)."""
+    if isinstance(line, dict) and line.get("rules") is not None:
+        spec = line["rules"]
+        if not isinstance(spec, (str, dict)):
+            raise InvalidInput(
+                "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches",
+                reason="line_rules_type", value=repr(spec),
+            )
+        return load_rules(spec)
+    return rules if type(rules) is Rules else load_rules(rules)
 
 
-def _kyoutaku(rules: Rules, inp: HandInput) -> int:
-    return points.deposit_bonus(rules, inp.kyoutaku) if inp.kyoutaku else 0
+def yaku_list(yaku) -> list[dict]:
+    """The contract's ``yaku`` list of ``[(id, han, yakuman), ...]``."""
+    return [
+        ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in yaku
+    ]
 
 
-def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict:
+def result_line(line_id: Any, res: HandResult) -> dict:
+    """The contract's output object of a scored hand (``res.error`` is None)."""
     v = res.value
     out = {
         "id": line_id,
@@ -917,13 +1022,13 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
         "han": res.han,
         "fu": res.fu,
         "yakuman": res.yakuman,
-        "yaku": _yaku_list(res.yaku),
+        "yaku": yaku_list(res.yaku),
         "limit": v.limit,
         "value": v.value,
         "pay": dict(v.pay),
-        "honba_bonus": _honba(rules, inp, res),
-        "kyoutaku_bonus": _kyoutaku(rules, inp),
-        "chips": dict(_chips(rules, res.facts)[0]),
+        "honba_bonus": res.honba_bonus,
+        "kyoutaku_bonus": res.kyoutaku_bonus,
+        "chips": dict(res.chips),
         "fu_detail": [[r, f] for r, f in res.fu_detail],
         "wait": res.wait,
         "dora_count": res.dora_count,
@@ -933,239 +1038,25 @@ def _result_line(line_id, inp: HandInput, res: HandResult, rules: Rules) -> dict
     return out
 
 
-def _yaku_list(yaku) -> list[dict]:
-    return [
-        ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in yaku
-    ]
+def error_line(line_id: Any, error: ScoringError) -> dict:
+    """The contract's output object of a line that cannot be scored."""
+    code = error.code if error.code in CONTRACT_CODES else "invalid_input"
+    return {"id": line_id, "ok": False, "error": error.as_result(code)}
 
 
-def _chips(rules: Rules, facts: dict) -> tuple[dict, str]:
-    """(chips, their JSON text), memoized: chips are a pure function of a few small facts."""
-    key = ("chips",) + tuple(facts.values())
-    memo = _memo(rules)
-    hit = memo.get(key)
-    if hit is None:
-        chips = award_chips(rules, facts)
-        hit = memo[key] = (chips, json.dumps(chips, ensure_ascii=False))
-    return hit
-
-
-# JSON text of the parts of a result line that recur across a batch (the yaku list, the fu
-# lines, a price): made once each by json.dumps itself, so the joined line is the very text
-# json.dumps(result line) gives, at a fraction of the cost
-_JSON_PARTS: Final[dict] = {}
-
-
-def _json_part(key, make, *args) -> str:
-    hit = _JSON_PARTS.get(key)
-    if hit is None:
-        if len(_JSON_PARTS) > 20_000:
-            _JSON_PARTS.clear()
-        hit = _JSON_PARTS[key] = json.dumps(make(*args), ensure_ascii=False)
-    return hit
-
-
-def _list_text(tag: str, items, make) -> str:
-    """JSON text of a list, joined from each item's memoized text (a hand's list as a whole
-    seldom recurs, its items do: "closed_pon 5p", "riichi" ...)."""
-    get = _JSON_PARTS.get
-    texts = [get((tag, it)) or _json_part((tag, it), make, it) for it in items]
-    return "[" + ", ".join(texts) + "]"
-
-
-_VALUE_TEXT: Final[dict[int, tuple]] = {}
-
-
-def _value_text(v) -> str:
-    """``"limit": ..., "value": ..., "pay": {...}`` of a HandValue (without the braces).
-    Prices are memoized objects, so the text is kept by the object's identity (checked)."""
-    hit = _VALUE_TEXT.get(id(v))
-    if hit is not None and hit[0] is v:
-        return hit[1]
-    text = json.dumps({"limit": v.limit, "value": v.value, "pay": v.pay}, ensure_ascii=False)
-    if len(_VALUE_TEXT) > 4096:
-        _VALUE_TEXT.clear()
-    _VALUE_TEXT[id(v)] = (v, text[1:-1])  # holding v keeps its id from being reused
-    return text[1:-1]
-
-
-def _id_text(line_id) -> str:
-    if line_id is None:
-        return "null"
-    text = json.dumps(line_id, ensure_ascii=False)
-    return text if text.isascii() else text.translate(_LINE_BREAKS)
-
-
-def _result_text(line_id, inp: HandInput, res: HandResult, rules: Rules) -> str:
-    """``_line_text(_result_line(...))``, joined from memoized parts (the batch's hot path)."""
-    parts = [
-        '{"id": ',
-        _id_text(line_id),
-        f', "ok": true, "han": {res.han}, "fu": {res.fu}, "yakuman": {res.yakuman}, "yaku": ',
-        _list_text("yaku", res.yaku, lambda y: _yaku_list((y,))[0]),
-        ", ",
-        _value_text(res.value),
-        f', "honba_bonus": {_honba(rules, inp, res)}, "kyoutaku_bonus": {_kyoutaku(rules, inp)}'
-        ', "chips": ',
-        _chips(rules, res.facts)[1],
-        ', "fu_detail": ',
-        _list_text("fu", res.fu_detail, list),
-        f', "wait": "{res.wait}", "dora_count": {res.dora_count}',
-    ]
-    if res.pocchi_as is not None:
-        parts.append(f', "pocchi_as": "{tile_to_str(res.pocchi_as)}"')
-    parts.append("}")
-    return "".join(parts)
-
-
-def error_line(line_id, code: str, message: str) -> dict:
-    return {"id": line_id, "ok": False, "error": {"code": code, "message": message}}
-
-
-def _line_rules(line, rules):
-    if isinstance(line, dict) and line.get("rules") is not None:
-        spec = line["rules"]
-        if not isinstance(spec, (str, dict)):
-            raise InvalidInput(
-                "'rules' must be a preset id such as \"netmahjong\" or a mapping of switches"
-            )
-        return _rules(spec)
-    return rules
-
-
-_PRESETS: Final[dict[str, Rules]] = {}
-
-
-def _rules(spec) -> Rules:
-    """load_rules, keeping shipped presets once loaded (they are package data and never
-    change while running; a club's TOML file is read each time, as it may be edited)."""
-    if type(spec) is Rules:  # every line of a batch: no need to ask load_rules
-        return spec
-    if isinstance(spec, str) and spec in PRESET_IDS:
-        hit = _PRESETS.get(spec)
-        if hit is None:
-            hit = _PRESETS[spec] = load_rules(spec)
-        return hit
-    return load_rules(spec)
-
-
-def _scored(line, rules, render):
-    """``render(line id, parsed input, chosen reading, rules)`` of a riichi line, or the
-    output dict of an MCR line or of a line that cannot be scored."""
+def score_hand(line: Any, rules: Any) -> dict:  # Any: anything a caller sends is answered
+    """Score one input line (riichi or, under MCR rules, :func:`scoring.mcr.score_hand`) to
+    the contract's output object. Never raises for bad input."""
     line_id = line.get("id") if isinstance(line, dict) else None
     try:
-        rules = _line_rules(line, _rules(rules))
+        rules = line_rules(line, rules)
         if rules.table.family == "mcr":
-            from . import mcr  # MCR engineer's package, loaded only when needed
+            from . import mcr  # MCR's 81 fans load only for an MCR line: riichi batches skip them
 
-            out = mcr.score_hand(line, rules)
-            return out if "id" in out else {"id": line_id, **out}  # the contract echoes every id
-        inp = parse_input(line, rules)
-        res = outcome(inp, rules)
-        if isinstance(res, HandError):
-            return error_line(line_id, res.code, res.message)
-        return render(line_id, inp, res, rules)
+            return mcr.score_hand(line, rules)
+        res = score(parse_input(line, rules), rules)
     except ScoringError as e:
-        code = (
-            e.code
-            if e.code in ("no_yaku", "not_agari", "invalid_tiles", "below_minimum")
-            else "invalid_input"
-        )
-        return error_line(line_id, code, e.message)
-
-
-def score_hand(line: Any, rules) -> dict:  # Any: anything a caller sends is answered
-    """Score one input line (see contracts/scoring-batch.md). Never raises for bad input."""
-    return _scored(line, rules, _result_line)
-
-
-def explain(line: dict, rules) -> tuple[HandInput, HandResult, dict]:
-    """Parse and score, returning the parsed input, the chosen reading and the output line
-    (for ``python -m scoring hand``). Raises :class:`ScoringError` on bad input."""
-    rules = load_rules(rules)
-    inp = parse_input(line, rules)
-    res = evaluate(inp, rules)
-    return inp, res, _result_line(line.get("id"), inp, res, rules)
-
-
-_LINE_BREAKS: Final = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def _line_text(out: dict) -> str:
-    """One JSON line. Japanese stays readable, but the characters some readers take for a
-    line break (NEL, LS, PS; control characters json escapes already) are written escaped,
-    so one result is always exactly one line for any reader."""
-    return _one_line(json.dumps(out, ensure_ascii=False))
-
-
-def _one_line(text: str) -> str:
-    """``text`` with NEL, LS and PS escaped (json leaves them raw)."""
-    if text.isascii() or not ("\x85" in text or "\u2028" in text or "\u2029" in text):
-        return text  # three substring scans cost far less than translate's per-character map
-    return text.translate(_LINE_BREAKS)
-
-
-_JSON_STR: Final = json.encoder.encode_basestring  # the C function json.dumps uses for a str
-
-
-_ERROR_KEYS: Final = ("id", "ok", "error")
-
-
-def _error_text(out: dict) -> str:
-    """``_line_text(out)`` of an :func:`error_line` dict (a third of a random batch), joined
-    from its parts instead of walking the dict with json.dumps."""
-    err = out["error"]
-    if out["ok"] is not False or tuple(err) != ("code", "message"):
-        return _line_text(out)
-    return _one_line(
-        f'{{"id": {_id_text(out["id"])}, "ok": false, "error": {{"code": {_JSON_STR(err["code"])}, '
-        f'"message": {_JSON_STR(err["message"])}}}}}'
-    )
-
-
-# json.loads(text) is a Python-level wrapper (BOM test, two whitespace regex matches, the
-# decoder's raw_decode) around the C scanner; a batch line is one object, so the scanner is
-# called directly and anything unusual is handed to json.loads for its answer or its message
-_SCAN: Final = json.scanner.make_scanner(json.decoder.JSONDecoder())  # type: ignore[arg-type]
-
-
-def _loads(raw: str):
-    """json.loads(raw), faster for the common ``{...}`` line with at most trailing CR/LF."""
-    if raw[:1] == "{":
-        try:
-            obj, end = _SCAN(raw, 0)
-        except (StopIteration, ValueError, RecursionError):
-            return json.loads(raw)  # raises with json's own message
-        if end == len(raw) or not raw[end:].strip(" \t\n\r"):
-            return obj
-    return json.loads(raw)
-
-
-def score_batch(lines: Iterable[str], default_rules) -> Iterator[str]:
-    """One output JSON line per input line, in order; a bad line becomes an ``ok: false`` line."""
-    rules = _rules(default_rules)
-    for raw in lines:
-        try:
-            line = _loads(raw)
-        except (ValueError, RecursionError) as e:
-            yield _line_text(error_line(None, "invalid_input", f"the line is not valid JSON: {e}"))
-            continue
-        yield _safe(line, rules)
-
-
-def _safe(line, rules) -> str:
-    """The output text of one line, with a last guard so one bad line never stops a batch."""
-    try:
-        got = _scored(line, rules, _result_text)
-        if type(got) is str:
-            return got
-        return _error_text(got) if tuple(got) == _ERROR_KEYS else _line_text(got)
-    except Exception as e:  # noqa: BLE001 - a bug must not kill the rest of the batch
-        line_id = line.get("id") if isinstance(line, dict) else None
-        return _line_text(
-            error_line(
-                line_id,
-                "invalid_input",
-                f"this line could not be scored ({type(e).__name__}: {e}); please report it",
-            )
-        )
+        return error_line(line_id, e)
+    if res.error is not None:
+        return error_line(line_id, res.error)
+    return result_line(line_id, res)

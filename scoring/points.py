@@ -28,11 +28,13 @@ from typing import Any, Final, Sequence
 from .errors import InvalidInput, RulesError
 from .rules import LIMITS, Rules
 
-LIMIT_BASE: Final = {"mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000}
+LIMIT_BASE: Final = {
+    "mangan": 2000, "haneman": 3000, "baiman": 4000, "sanbaiman": 6000, "yakuman": 8000
+}
 MANGAN_BASE: Final = 2000
 KIRIAGE_BASE: Final = 1920  # 30 fu 4 han and 60 fu 3 han: 1,920 basic points (7,700 / 11,600)
 MAX_FU: Final = 110  # the point tables of 000 and 002 stop at 110 fu ...
-MAX_FU_RARE: Final = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 with 2 han or more
+MAX_FU_RARE: Final = 140  # ... but kans and a 4-fu double-wind pair reach 120-140 from 2 han
 LIMIT_FU_HAN: Final = 5  # from 5 han the fu no longer matter
 
 
@@ -55,7 +57,8 @@ def _up100(x: float) -> int:
 
 def _whole(name: str, value, low: int = 0) -> int:
     if type(value) is not int or value < low:  # type(): a bool is not a count
-        raise InvalidInput(f"{name} must be a whole number of at least {low}, not {value!r}")
+        raise InvalidInput(f"{name} must be a whole number of at least {low}, not {value!r}",
+                           reason="not_a_count", field=name, low=low, value=repr(value))
     return value
 
 
@@ -118,30 +121,28 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
         why = _why_not_20(rules, tsumo)
     else:
         why = f"no 1-han hand has more than {MAX_FU} fu and no hand more than {MAX_FU_RARE}"
+    choices = ", ".join(map(str, options))
     raise InvalidInput(
         f"{han} han {fu} fu does not occur on a {how}: {why}; at {han} han choose one of "
-        f"{', '.join(map(str, options))} fu"
+        f"{choices} fu",
+        reason="han_fu_pair_tsumo" if tsumo else "han_fu_pair_ron", han=han, fu=fu,
+        choices=choices,
     )
-
-
-_option_cache: Final[dict[int, tuple]] = {}
 
 
 def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:
     """:func:`_fu_options` as a set, computed once per rule object (the batch prices
     every reading of every hand, so this is on the hot path)."""
-    hit = _option_cache.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_option_cache) > 64:  # rule objects come and go in long runs
-            _option_cache.clear()
-        sets: dict[tuple[int, bool] | str, frozenset[int]] = {
+    sets = rules.memo.get("fu_sets")
+    if sets is None:
+        sets = {
             (h, t): frozenset(_fu_options(rules, h, t))
             for h in range(LIMIT_FU_HAN)
             for t in (False, True)
         }
         sets["limit"] = frozenset((0, 20, rules.fu.chiitoitsu_fu, *range(30, MAX_FU_RARE + 1, 10)))
-        hit = _option_cache[id(rules)] = (rules, sets)
-    return hit[1]["limit" if han >= LIMIT_FU_HAN else (han, tsumo)]
+        rules.memo.put("fu_sets", sets)
+    return sets["limit" if han >= LIMIT_FU_HAN else (han, tsumo)]
 
 
 def _check_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
@@ -150,7 +151,8 @@ def _check_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     if han < _min_han(rules):
         raise InvalidInput(
             f"{han} han is below this rule's minimum of {_min_han(rules)} han (hand.min_han): "
-            "a hand without enough han cannot win"
+            "a hand without enough han cannot win",
+            reason="below_min_han", han=han, min_han=_min_han(rules),
         )
     # from 5 han the fu do not matter: 0 or any fu a hand can have
     _refuse_pair(rules, han, fu, tsumo)
@@ -212,14 +214,18 @@ def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict:
         want = _capped(rules, "yakuman")
         row = next((r for r in table if r.get("limit") == want), None)
         if row is None:
-            raise RulesError(f"points.nofu_table has no row with limit = {want!r} to pay this hand")
+            raise RulesError(
+                f"points.nofu_table has no row with limit = {want!r} to pay this hand",
+                reason="nofu_no_limit_row", switch="points.nofu_table", value=repr(want),
+            )
         return row
     if han >= 13:
         han = 12  # counted yakuman off: 13+ han are a sanbaiman (001 役満 1)
     if han < table[0]["han"]:
         raise InvalidInput(
             f"{han} han has no price in this rule's table: "
-            f"the table starts at {table[0]['han']} han"
+            f"the table starts at {table[0]['han']} han",
+            reason="han_not_priced", han=han, low=table[0]["han"],
         )
     row = [r for r in table if r["han"] <= han][-1]
     capped = _capped(rules, row.get("limit"))
@@ -297,18 +303,20 @@ def hand_value(
     _whole("yakuman", yakuman)
     _whole("dora", dora)
     if not isinstance(dealer, bool) or not isinstance(tsumo, bool):
-        raise InvalidInput("dealer and tsumo must be true or false")
+        raise InvalidInput("dealer and tsumo must be true or false", reason="dealer_tsumo_not_bool")
     if kazoe and not (han >= 13 and rules.hand.kazoe_yakuman and not yakuman):
         raise InvalidInput(
             "a counted yakuman (kazoe) needs 13 han or more under hand.kazoe_yakuman, "
-            f"not {han} han"
+            f"not {han} han",
+            reason="kazoe_han", han=han,
         )
     if not yakuman:
         if rules.fu.use_fu:
             _check_pair(rules, han, fu, tsumo)
         elif han < max(_min_han(rules), 1):
             raise InvalidInput(
-                f"{han} han has no price in this rule's table: the table starts at 1 han"
+                f"{han} han has no price in this rule's table: the table starts at 1 han",
+                reason="han_not_priced", han=han, low=1,
             )
     limit, pay = payments(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo)
     pay = _add_dora(rules, pay, dora)
@@ -349,7 +357,10 @@ def noten_payments(rules: Rules, tenpai: Sequence[bool]) -> list[int]:
     Nobody pays when all or none are tenpai.
     """
     if len(tenpai) != rules.table.players or not all(isinstance(t, bool) for t in tenpai):
-        raise InvalidInput(f"give tenpai as {rules.table.players} true/false values, one per seat")
+        raise InvalidInput(
+            f"give tenpai as {rules.table.players} true/false values, one per seat",
+            reason="tenpai_list", players=rules.table.players,
+        )
     n = sum(tenpai)
     total = rules.points.noten_total
     if n in (0, len(tenpai)) or not total:

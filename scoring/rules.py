@@ -32,9 +32,26 @@ import dataclasses
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import RulesError, ScoringError
+from .memo import Memo
+
+
+def toml_value(value: Any) -> str:
+    """A switch value as a rules file writes it (true, 'none', [1, 1, 1]), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(toml_value, value)) + "]"
+    return str(value)
+
+
+def refusal(reason: str, message: str, **values: Any) -> RulesError:
+    """A :class:`RulesError` with its reason code and the values it names."""
+    return RulesError(message, reason=reason, **values)
 
 
 def switch(default: Any, doc: str, choices: tuple | None = None, source: str = ""):
@@ -49,16 +66,25 @@ def switch(default: Any, doc: str, choices: tuple | None = None, source: str = "
 
 
 class _Section:
-    """Shared validation for every section: types and choices of each switch."""
+    """Shared validation for every section: types and choices of each switch. Each section
+    keeps a :class:`~scoring.memo.Memo` of tables derived from it (``memo``), which lives
+    as long as the section and is no part of its value."""
+
+    if TYPE_CHECKING:  # set in __post_init__: not a dataclass field, so not compared or stored
+        memo: Memo
 
     def __post_init__(self):
+        object.__setattr__(self, "memo", Memo(256))
         for f in fields(self):
             value = getattr(self, f.name)
             choices = f.metadata.get("choices")
             if choices is not None and value not in choices:
-                raise RulesError(
-                    f"{self._section_name()}.{f.name} = {value!r} is not allowed: "
-                    f"choose one of {', '.join(map(repr, choices))}"
+                name = f"{self._section_name()}.{f.name}"
+                options = ", ".join(map(toml_value, choices))
+                raise refusal(
+                    "rules_choice",
+                    f"{name} = {toml_value(value)} is not allowed: choose one of {options}",
+                    switch=name, value=toml_value(value), choices=options,
                 )
         self.check()
 
@@ -103,27 +129,46 @@ class TableRules(_Section):
     )
 
     def check(self) -> None:
-        if len(self.red_fives) != 3 or not all(isinstance(n, int) and 0 <= n <= 4 for n in self.red_fives):
-            raise RulesError(f"table.red_fives = {self.red_fives!r}: give three counts 0-4 for m, p, s")
+        fives = self.red_fives
+        if len(fives) != 3 or not all(isinstance(n, int) and 0 <= n <= 4 for n in fives):
+            raise refusal(
+                "rules_red_fives",
+                f"table.red_fives = {toml_value(self.red_fives)}: give three counts 0-4 for m, p, "
+                "s, e.g. table.red_fives = [1, 1, 1]",
+                switch="table.red_fives", value=toml_value(self.red_fives),
+            )
         removed = self._removed_kinds()
         for suit_index, letter in enumerate("mps"):
             five = 4 + 9 * suit_index
             if self.red_fives[suit_index] and five in removed:
-                raise RulesError(
-                    f"table.red_fives = {self.red_fives!r} puts a red 5{letter} in the set, but "
-                    f"table.removed_tiles = {self.removed_tiles!r} takes 5{letter} out"
+                fixed = [0 if i == suit_index else n for i, n in enumerate(self.red_fives)]
+                raise refusal(
+                    "rules_red_five_removed",
+                    f"table.red_fives = {toml_value(self.red_fives)} puts a red 5{letter} in the "
+                    f"set, but table.removed_tiles = {self.removed_tiles!r} takes 5{letter} out: "
+                    f"set table.red_fives = {toml_value(fixed)}",
+                    switch="table.red_fives", value=toml_value(self.red_fives),
+                    fix=f"table.red_fives = {toml_value(fixed)}", tile=f"5{letter}",
                 )
         if self.family == "mcr" and self.players != 4:
-            raise RulesError(
-                f"table.players = {self.players} with family = 'mcr': MCR is four-player"
+            raise refusal(
+                "rules_mcr_players",
+                f"table.players = {self.players} with table.family = 'mcr': MCR is four-player; "
+                "set table.players = 4",
+                switch="table.players", value=str(self.players), fix="table.players = 4",
             )
         expected = AMOS_TILE_COUNTS[self.amos_mode]
-        if self.tile_count() != expected:
-            raise RulesError(
+        count = self.tile_count()
+        if count != expected:
+            modes = [m for m, n in AMOS_TILE_COUNTS.items() if n == count]
+            fix = f"table.amos_mode = {modes[0]}" if modes else "another tile set"
+            raise refusal(
+                "rules_amos_mode",
                 f"table.amos_mode = {self.amos_mode} deals {expected} tiles, but this set has "
-                f"{self.tile_count()} (136 - 4 x {len(removed)} removed kinds"
-                f" + {self.flowers} flowers): "
-                f"choose the mode with {self.tile_count()} tiles"
+                f"{count} (136 - 4 x {len(removed)} removed kinds + {self.flowers} flowers): "
+                f"set {fix}",
+                switch="table.amos_mode", value=str(self.amos_mode), tiles=str(count),
+                expected=str(expected), fix=fix,
             )
 
     def _removed_kinds(self) -> set[int]:
@@ -134,7 +179,11 @@ class TableRules(_Section):
             tiles = parse_tiles(text, allow_flowers=False) if text else []
             return {kind(t) for t in tiles}
         except ScoringError as e:
-            raise RulesError(f"table.removed_tiles = {self.removed_tiles!r}: {e.message}") from None
+            raise refusal(
+                "rules_removed_tiles",
+                f"table.removed_tiles = {self.removed_tiles!r}: {e.message}",
+                switch="table.removed_tiles", value=repr(self.removed_tiles),
+            ) from None
 
     def tile_count(self) -> int:
         """Tiles in the set: 4 of each kind kept, plus the flowers."""
@@ -148,20 +197,27 @@ AMOS_TILE_COUNTS = {1: 136, 2: 140, 3: 144, 4: 108, 5: 112, 6: 116}
 # --------------------------------------------------------------------------- hand
 @dataclass(frozen=True)
 class HandRules(_Section):
-    kuitan: bool = switch(True, "open tanyao (喰いタン) counts", source="000 (5) タンヤオ 【ローカルルール】")
+    kuitan: bool = switch(
+        True, "open tanyao (喰いタン) counts", source="000 (5) タンヤオ 【ローカルルール】",
+    )
     pinfu_tsumo: bool = switch(
         True, "pinfu counts on a tsumo win (and the hand is 20 fu); false = a pinfu-shaped tsumo "
         "gets the 2 tsumo fu and no pinfu", source="000 (5) 平和 【注】【ローカルルール】",
     )
-    open_pinfu: bool = switch(False, "pinfu also counts on an open hand (ブー麻雀: 平和は鳴いても成立)")
+    open_pinfu: bool = switch(
+        False, "pinfu also counts on an open hand (ブー麻雀: 平和は鳴いても成立)",
+    )
     min_han: int = switch(
-        1, "han from yaku (dora excluded) a hand needs to win; 0 = no 1-han minimum (ブー麻雀)", (0, 1, 2),
+        1, "han from yaku (dora excluded) a hand needs to win; 0 = no 1-han minimum (ブー麻雀)",
+        (0, 1, 2),
     )
     chiitoitsu_four_of_a_kind: bool = switch(
-        False, "seven pairs may use four of a kind as two pairs (七対子の4枚使い)", source="002 4B/3B/ブー麻雀",
+        False, "seven pairs may use four of a kind as two pairs (七対子の4枚使い)",
+        source="002 4B/3B/ブー麻雀",
     )
     houtei_as_haitei: bool = switch(
-        True, "a win on the last discard is scored as haitei (Net Mahjong folds 河底 into ハイテイ)",
+        True, "a win on the last discard is scored as haitei (Net Mahjong folds 河底 into "
+        "ハイテイ)",
         source="000 (5) ハイテイ",
     )
     renhou: str = switch(
@@ -172,40 +228,56 @@ class HandRules(_Section):
         False, "all-green (緑一色) needs the green dragon (false: 發を含まなくても成立, 001 役満)",
     )
     double_yakuman_hands: bool = switch(
-        False, "kokushi 13-sided wait, suuankou tanki, junsei chuuren and daisuushii count as double yakuman",
+        False, "kokushi 13-sided wait, suuankou tanki, junsei chuuren and daisuushii count as "
+        "double yakuman",
     )
     yakuman_stacking: bool = switch(
         True, "several yakuman in one hand add up (ダブル役満あり); false = a single yakuman",
         source="000 (4) 注; 002 ダブル役満なし",
     )
     kazoe_yakuman: bool = switch(
-        True, "13 or more han from ordinary yaku count as yakuman (数え役満); false = capped at sanbaiman",
+        True, "13 or more han from ordinary yaku count as yakuman (数え役満); false = capped at "
+        "sanbaiman",
         source="001 役満 1",
     )
     kokushi_ankan_chankan: bool = switch(
-        True, "kokushi may rob a closed kan (国士無双の暗槓ロン)", source="000 (5) 国士無双; 002; 001 役満",
+        True, "kokushi may rob a closed kan (国士無双の暗槓ロン)",
+        source="000 (5) 国士無双; 002; 001 役満",
     )
     open_riichi: bool = switch(False, "open riichi (オープン立直, 2 han) may be declared (002 3B)")
     ippatsu: bool = switch(True, "ippatsu (一発) counts (ブー麻雀: no)")
     ura_dora: bool = switch(True, "ura-dora count after riichi (ブー麻雀: no)")
-    kan_dora: bool = switch(True, "kan dora indicators are turned (ブー麻雀: no; only one dora indicator)")
+    kan_dora: bool = switch(
+        True, "kan dora indicators are turned (ブー麻雀: no; only one dora indicator)",
+    )
     dora_as_han: bool = switch(
-        True, "dora, kan dora and ura count as han; false = they are only counted and paid per tile "
-        "(ブー麻雀: ドラは役ではなく1枚につき1500点)",
+        True, "dora, kan dora and ura count as han; false = they are only counted and paid per "
+        "tile (ブー麻雀: ドラは役ではなく1枚につき1500点)",
     )
     red_five_is_yaku: bool = switch(
         False, "a red five is a 1-han yaku (counts toward the minimum) rather than dora (ブー麻雀)",
     )
-    north_yakuhai: bool = switch(False, "a North triplet is always a 1-han yakuhai (002 3B: 北は常時役牌)")
+    north_yakuhai: bool = switch(
+        False, "a North triplet is always a 1-han yakuhai (002 3B: 北は常時役牌)",
+    )
     nukidora: str = switch(
         "none", "tiles set aside as dora (抜きドラ): none, North (002 3A) or flowers (002 3B)",
         ("none", "north", "flowers"),
     )
+    nukidora_rinshan: bool = switch(
+        True, "a tsumo on the tile drawn to replace a tile set aside as nukidora scores rinshan "
+        "(true); false = it is an ordinary tsumo, and rinshan needs a kan",
+        source="true: 002 3A 「北を抜いて補充した嶺上牌によるツモ上りの場合, "
+        "嶺上開花が成立します」; false: 002 3B 「補充牌でのツモ上がりの場合、"
+        "新たに嶺上開花はつきません。(空気扱い)」",
+    )
     pocchi: bool = switch(
-        False, "the white pocchi tile drawn after riichi is wild (白ポッチ, 002 4B/3B); the best tile is chosen",
+        False, "the white pocchi tile drawn after riichi is wild (白ポッチ, 002 4B/3B); the best "
+        "tile is chosen",
     )
     pocchi_as_red: bool = switch(
-        False, "a pocchi taken as 5p or 5s counts as a red five (002 3B); false = never red (002 4B)",
+        False, "a pocchi taken as 5p or 5s counts as a red five (002 3B); false = never red "
+        "(002 4B)",
     )
     han_override: dict = switch(
         {}, "per-yaku [closed, open] han that differ from the standard table, by yaku id "
@@ -281,11 +353,19 @@ class HandRules(_Section):
 
         for yid, hans in self.han_override.items():
             if yid not in YAKU_IDS:
-                raise RulesError(f"hand.han_override: unknown yaku id {yid!r}: see docs/rules.md for the ids")
+                raise refusal(
+                    "rules_unknown_yaku",
+                    f"hand.han_override: unknown yaku id {yid!r}: see docs/rules.md for the ids",
+                    switch="hand.han_override", value=str(yid),
+                )
             if (not isinstance(hans, list) or len(hans) != 2
-                    or not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 13 for h in hans)):
-                raise RulesError(
-                    f"hand.han_override.{yid} = {hans!r}: give [closed han, open han], e.g. [4, 2]"
+                    or not all(isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= 13
+                               for h in hans)):
+                raise refusal(
+                    "rules_han_override",
+                    f"hand.han_override.{yid} = {hans!r}: give [closed han, open han], e.g. "
+                    f"hand.han_override.{yid} = [4, 2]",
+                    switch=f"hand.han_override.{yid}", value=repr(hans),
                 )
 
 
@@ -299,12 +379,23 @@ class FuRules(_Section):
     )
     rinshan_tsumo_fu: bool = switch(
         True, "a rinshan win gets the 2 tsumo fu (嶺上開花の場合はツモの2符を加えて計算)",
+        source="002 4A/3A/ブー麻雀 「嶺上開花の場合はツモの2符を加えて計算します」; 001 補足 4",
+    )
+    rinshan_pinfu_fu: bool = switch(
+        False, "a rinshan win in pinfu shape (possible only on the tile drawn for a North set "
+        "aside) keeps pinfu and adds the 2 tsumo fu: 30 fu (true); false = 20 fu, as any "
+        "pinfu tsumo",
+        source="true: 002 3A 「嶺上開花の場合はツモの2符を加えて計算します」 "
+        "(no exception for 平和)",
     )
     open_pinfu_fu: int = switch(
-        30, "fu of an open hand that counts only 20 fu (喰い平和形): 30, or 20 in ブー麻雀", (20, 30),
+        30, "fu of an open hand that counts only 20 fu (喰い平和形): 30, or 20 in ブー麻雀",
+        (20, 30),
         source="002 符計算ガイド; ブー麻雀 喰い平和のロン上がりは20符",
     )
-    chiitoitsu_fu: int = switch(25, "fixed fu of seven pairs", source="000 (4) 符計算; 002 符計算ガイド")
+    chiitoitsu_fu: int = switch(
+        25, "fixed fu of seven pairs", source="000 (4) 符計算; 002 符計算ガイド",
+    )
 
 
 # --------------------------------------------------------------------------- points
@@ -335,7 +426,8 @@ class PointsRules(_Section):
     )
     honba_ron: int = switch(
         300, "points per honba (積み棒) the discarder adds to a ron",
-        source="000 (4) 「300点×積み棒」; 002 4B 「積符は場に1500点」; 3A 「場に200点」; 3B 「ロン1000点」",
+        source="000 (4) 「300点×積み棒」; 002 4B 「積符は場に1500点」; 3A 「場に200点」; "
+        "3B 「ロン1000点」",
     )
     honba_tsumo_each: int = switch(
         100, "points per honba each payer adds to a tsumo",
@@ -343,7 +435,8 @@ class PointsRules(_Section):
     )
     honba_on_yakuless_win: bool = switch(
         True, "a win with no yaku (hand.min_han = 0) still collects the honba; false = the honba "
-        "stay and go up as after a draw", source="002 ブー麻雀 「役なしの上がりには積符は加算されず」",
+        "stay and go up as after a draw",
+        source="002 ブー麻雀 「役なしの上がりには積符は加算されず」",
     )
     riichi_deposit: int = switch(
         1000, "points of one riichi stick (供託)",
@@ -351,7 +444,8 @@ class PointsRules(_Section):
     )
     noten_total: int = switch(
         3000, "noten penalty (ノーテン罰符) the noten players pay the tenpai players in all",
-        source="000 (3) 荒牌; 002 4A 「聴牌料は場に3000点」; 3A 「場に2000点」; ブー麻雀 「聴牌料はなく」",
+        source="000 (3) 荒牌; 002 4A 「聴牌料は場に3000点」; 3A 「場に2000点」; "
+        "ブー麻雀 「聴牌料はなく」",
     )
     dora_per_tile: int = switch(
         0, "points per dora tile paid on top of the hand when hand.dora_as_han = false, split "
@@ -360,16 +454,25 @@ class PointsRules(_Section):
     )
 
     def check(self) -> None:
-        amounts = ("honba_ron", "honba_tsumo_each", "riichi_deposit", "noten_total", "dora_per_tile")
+        amounts = (
+            "honba_ron", "honba_tsumo_each", "riichi_deposit", "noten_total", "dora_per_tile"
+        )
         for name in amounts:
             value = getattr(self, name)
             if value < 0 or value % 100:
-                raise RulesError(
-                    f"points.{name} = {value}: give a multiple of 100 that is 0 or more"
+                fix = max(0, -(-value // 100) * 100)
+                raise refusal(
+                    "rules_points_amount",
+                    f"points.{name} = {value}: give a multiple of 100 that is 0 or more, e.g. "
+                    f"points.{name} = {fix}",
+                    switch=f"points.{name}", value=str(value), fix=f"points.{name} = {fix}",
                 )
         if self.riichi_deposit == 0:
-            raise RulesError(
-                "points.riichi_deposit = 0: a riichi stick is worth something (1000, or 100 in ブー麻雀)"
+            raise refusal(
+                "rules_riichi_deposit",
+                "points.riichi_deposit = 0: a riichi stick is worth something: set "
+                "points.riichi_deposit = 1000 (100 in ブー麻雀)",
+                switch="points.riichi_deposit", value="0", fix="points.riichi_deposit = 1000",
             )
         check_nofu_table(self.nofu_table)
 
@@ -385,30 +488,43 @@ def _positive_points(value: Any) -> bool:
 def _check_nofu_row(i: int, row: Any) -> None:
     where = f"points.nofu_table row {i + 1}"
     if not isinstance(row, Mapping):
-        raise RulesError(
-            f"{where} = {row!r}: each row is a table like {{ han = 1, ron = 1000, ... }}"
+        raise refusal(
+            "rules_nofu_row",
+            f"{where} = {row!r}: each row is a table like {{ han = 1, ron = 1000, ... }}",
+            switch="points.nofu_table", row=str(i + 1),
         )
     missing = _NOFU_KEYS - {"limit"} - set(row)
     unknown = set(row) - _NOFU_KEYS
     if missing or unknown:
-        raise RulesError(
+        raise refusal(
+            "rules_nofu_keys",
             f"{where}: "
             + "; ".join(
                 f"{what} {', '.join(sorted(keys))}"
                 for what, keys in (("missing", missing), ("unknown", unknown)) if keys
             )
-            + f" (a row has {', '.join(sorted(_NOFU_KEYS))})"
+            + f" (a row has {', '.join(sorted(_NOFU_KEYS))})",
+            switch="points.nofu_table", row=str(i + 1),
+            missing=", ".join(sorted(missing)) or "-", unknown=", ".join(sorted(unknown)) or "-",
+            keys=", ".join(sorted(_NOFU_KEYS)),
         )
     tsumo = row["tsumo"]
     amounts = [row["ron"], row["dealer_ron"], row["dealer_tsumo"]]
     amounts += list(tsumo) if isinstance(tsumo, list) else [tsumo]
     if not (isinstance(tsumo, list) and len(tsumo) == 2) or not all(map(_positive_points, amounts)):
-        raise RulesError(
-            f"{where} = {dict(row)!r}: ron, dealer_ron, dealer_tsumo and tsumo = [each non-dealer, "
-            "dealer] must be positive multiples of 100"
+        raise refusal(
+            "rules_nofu_amounts",
+            f"{where} = {dict(row)!r}: ron, dealer_ron, dealer_tsumo and tsumo = [each "
+            "non-dealer, dealer] must be positive multiples of 100",
+            switch="points.nofu_table", row=str(i + 1),
         )
     if row.get("limit") is not None and row["limit"] not in LIMITS:
-        raise RulesError(f"{where}: limit = {row['limit']!r} is not one of {', '.join(LIMITS)}")
+        raise refusal(
+            "rules_nofu_limit",
+            f"{where}: limit = {row['limit']!r} is not one of {', '.join(LIMITS)}",
+            switch="points.nofu_table", row=str(i + 1), value=repr(row["limit"]),
+            choices=", ".join(LIMITS),
+        )
 
 
 def check_nofu_table(table: list) -> None:
@@ -418,14 +534,19 @@ def check_nofu_table(table: list) -> None:
         _check_nofu_row(i, row)
         han = row["han"]
         if not isinstance(han, int) or isinstance(han, bool) or han <= last:
-            raise RulesError(
+            raise refusal(
+                "rules_nofu_han_order",
                 f"points.nofu_table row {i + 1}: han = {han!r} must be a whole number above the "
-                f"previous row's {last} (rows go from 1 han upward)"
+                f"previous row's {last} (rows go from 1 han upward)",
+                switch="points.nofu_table", row=str(i + 1), value=repr(han), previous=str(last),
             )
         last = han
     if table and table[0]["han"] != 1:
-        raise RulesError(
-            f"points.nofu_table: the first row is for han = {table[0]['han']}; it must start at 1 han"
+        raise refusal(
+            "rules_nofu_first_row",
+            f"points.nofu_table: the first row is for han = {table[0]['han']}; it must start "
+            "at 1 han (han = 1)",
+            switch="points.nofu_table", value=str(table[0]["han"]),
         )
 
 
@@ -448,7 +569,8 @@ class ChipsRules(_Section):
         source="000 (7) 赤ドラ 【ローカルルール】; 002 4A 「赤伍萬…各1枚です★」",
     )
     aka_closed_only: bool = switch(
-        False, "red-five chips only for a closed (門前) hand", source="000 (7) 赤ドラ 【ローカルルール】",
+        False, "red-five chips only for a closed (門前) hand",
+        source="000 (7) 赤ドラ 【ローカルルール】",
     )
     all_star: int = switch(
         2, "extra chips when the hand holds every red five of the set (オールスター; 0 = none)",
@@ -462,7 +584,8 @@ class ChipsRules(_Section):
     )
     yakuman_tsumo: int = switch(
         2, "chips each other player pays for a yakuman tsumo (000: 0 to 8; 002: ★5 オール)",
-        tuple(range(0, 11)), source="000 (7) 役満 【ローカルルール】; 002 4A 「本役満★10or★5オール」",
+        tuple(range(0, 11)),
+        source="000 (7) 役満 【ローカルルール】; 002 4A 「本役満★10or★5オール」",
     )
     kazoe_tsumo: int = switch(
         0, "chips each other player pays for a counted yakuman (数え役満) tsumo (002: ★3 オール)",
@@ -477,11 +600,20 @@ class ChipsRules(_Section):
     def check(self) -> None:
         for name in ("ura", "aka", "all_star", "ippatsu", "pocchi"):
             if getattr(self, name) < 0:
-                raise RulesError(f"chips.{name} = {getattr(self, name)}: chips cannot be negative")
+                raise refusal(
+                    "rules_chips_negative",
+                    f"chips.{name} = {getattr(self, name)}: chips cannot be negative; set "
+                    f"chips.{name} = 0 for none",
+                    switch=f"chips.{name}", value=str(getattr(self, name)),
+                    fix=f"chips.{name} = 0",
+                )
         if not 1 <= self.yakuman_ron_factor <= 4:
-            raise RulesError(
+            raise refusal(
+                "rules_ron_factor",
                 f"chips.yakuman_ron_factor = {self.yakuman_ron_factor}: give a factor from 1 to 4 "
-                "(1.5 in 000, 2 in 002)"
+                "(chips.yakuman_ron_factor = 1.5 in 000, 2.0 in 002)",
+                switch="chips.yakuman_ron_factor", value=str(self.yakuman_ron_factor),
+                fix="chips.yakuman_ron_factor = 1.5",
             )
 
 
@@ -524,11 +656,21 @@ class GameRules(_Section):
         "until someone reaches it or the last West hand ends (西入; 0 = never)",
         source="002 4A 「全員が3万点未満のとき西入」; 3A 「全員が4万点未満のとき西入」",
     )
+    extension_over_yame: bool = switch(
+        True, "when the last South hand's dealer wins or is tenpai while top and every player is "
+        "below extension_target, agari-yame / tenpai-yame end that hand and the West round "
+        "follows (true; where yame is optional the dealer plays on); false = the game ends",
+        source="true: 002 4A 「南4局終了時全員が3万点未満のとき西入」, "
+        "3A 「南3局終了時全員が4万点未満のとき西入」 (the rounds end, and the rule asks for 西入)",
+    )
     agari_yame: str = switch(
         "optional", "the last hand's dealer who wins while top may stop the game (optional), "
-        "may not (forbidden), or the game stops by itself (forced)",
+        "may not (forbidden), or the game stops by itself (forced). Left unset with "
+        "bust = false it is forbidden",
         ("optional", "forbidden", "forced"),
-        source="000 (3) あがりやめ; 001 基本ルール 10; 002 4A 「和了やめおよび聴牌やめは強制」",
+        source="000 (3) あがりやめ, and 【ローカルルール】 "
+        "「ブットビなしを選択した場合は、あがりやめはできません」; 001 基本ルール 10; "
+        "002 4A 「和了やめおよび聴牌やめは強制」",
     )
     tenpai_yame: str = switch(
         "forbidden", "the same as agari_yame for the last hand's dealer who is tenpai at a draw",
@@ -555,6 +697,15 @@ class GameRules(_Section):
         ("none", "mangan", "yakuman"),
         source="000 (5) 流し満貫; 002 3B 「流しは役満とします」; "
         "ブー麻雀 「流し満貫はありません」; 001 does not list it",
+    )
+    nagashi_as: str = switch(
+        "win", "after nagashi the hand goes on as after that player's tsumo win: honba and "
+        "deposits to them, the deal passes unless they are the dealer, honba back to 0 (win); "
+        "or as after an exhaustive draw: the dealer keeps the deal on tenpai, honba +1, the "
+        "deposits stay (draw)",
+        ("win", "draw"),
+        source="win: 000 (5) 流し満貫 「満貫のツモあがりの扱いになります」; draw: 002 4A/4B/3A "
+        "「流し満貫あり」 and 3B 「流しは役満とします」 say nothing more: played as a draw (流局)",
     )
     abortive_draws: list = switch(
         ["suufon", "suukan", "sanchahou"],
@@ -622,16 +773,23 @@ class GameRules(_Section):
         kinds = {"kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou"}
         bad = [k for k in self.abortive_draws if k not in kinds]
         if bad:
-            raise RulesError(
+            raise refusal(
+                "rules_abort_kind",
                 f"game.abortive_draws has unknown kind(s) {', '.join(map(repr, bad))}: "
-                f"choose from {', '.join(sorted(kinds))}"
+                f"choose from {', '.join(sorted(kinds))}",
+                switch="game.abortive_draws", value=", ".join(map(repr, bad)),
+                choices=", ".join(sorted(kinds)),
             )
-        if not self.bust and self.agari_yame == "optional":
+        if not self.bust and self.agari_yame != "forbidden":
             # 000 (3): 「ブットビなしの設定もできます。(ただしこの場合、
-            # あがりやめはなしになります)」
-            raise RulesError(
-                "game.bust = false needs game.agari_yame = 'forbidden' "
-                "(000 (3) ブットビなし: あがりやめはなし)"
+            # あがりやめはなしになります)」; left unset, _build derives it
+            raise refusal(
+                "rules_bust_agari_yame",
+                f"game.bust = false with game.agari_yame = {self.agari_yame!r}: without busting "
+                "there is no agari-yame (000 (3) ブットビなし: あがりやめはなし); set "
+                "game.agari_yame = 'forbidden' or leave it out, or set game.bust = true",
+                switch="game.agari_yame", value=repr(self.agari_yame),
+                fix="game.agari_yame = 'forbidden'",
             )
 
 
@@ -669,6 +827,19 @@ class SettlementRules(_Section):
         "share the rank and split its oka and uma (share)", ("seat", "share"),
         source="000 (3) 清算 「同点の場合は、起家…の順に優先」; 001 基本ルール 6",
     )
+    tie_remainder: str = switch(
+        "first_dealer",
+        "when tied players share oka or uma that does not divide evenly (ties = share), the "
+        "odd points go one each to the tied seats nearest the first dealer (first_dealer), or "
+        "every tied player gets the same figure, rounded down, and the top's figure takes the "
+        "odd points as it takes every rounding remainder (top; a tie for top falls back to "
+        "first_dealer). The settlement sheet lists each split (tie_splits)",
+        ("first_dealer", "top"),
+        source="first_dealer: 000 (3) 清算 「起家、起家の下家対面上家の順に優先」; "
+        "top: 001 基本ルール 6 「順位は上家優先なし。同得点の場合は同順位。"
+        "オカ・ウマとも同得点者の人数で割り」 "
+        "(no seat is preferred) and 4 「トップ者にはオカ…が加点される」",
+    )
     chip_value: int = switch(5000, "points one chip is worth in the result (0 = chips kept apart)",
                              source="000 (7) チップ 「一枚5000点相当」")
     use_points: bool = switch(
@@ -689,27 +860,48 @@ class SettlementRules(_Section):
         "(yakuman, or マルA by the holder of the ダブ権)",
         source="002 ブー麻雀（続き） 「ダブルマルA +18 0 -6」",
     )
+    yakuman_vp: str = switch(
+        "maru_a", "victory points when a yakuman ends the game: the winner takes the top figure "
+        "of vp_double and every other player pays the sinking figure, as in any マルA, where "
+        "the top is the only floater (maru_a: +18 / -6 / -6 / -6 whatever the points); or the "
+        "others pay by their points, floaters 0 and sinkers the sinking figure, and the winner "
+        "takes what they pay (standing: +6 / 0 / 0 / -6 with two floaters)",
+        ("maru_a", "standing"),
+        source="maru_a: 002 ブー麻雀 「役満は無条件にゲーム終了となり, "
+        "達成者のダブルマルAとします」 with the row 「ダブルマルA +18 0 -6」: "
+        "マルA means the top alone floats, and only "
+        "+18 -6 -6 -6 both follows the row and sums to zero",
+    )
 
     def check(self) -> None:
         if self.return_points < self.start_points:
-            raise RulesError(
+            raise refusal(
+                "rules_return_points",
                 f"settlement.return_points = {self.return_points} is below start_points = "
-                f"{self.start_points}: the oka would be negative"
+                f"{self.start_points}: the oka would be negative; set settlement.return_points "
+                f"= {self.start_points} or more",
+                switch="settlement.return_points", value=str(self.return_points),
+                fix=f"settlement.return_points = {self.start_points}",
             )
         rows = {"uma": self.uma}
         rows.update({f"uma_by_floaters[{k!r}]": v for k, v in self.uma_by_floaters.items()})
         for name, row in rows.items():
             # the settlement sheet is zero-sum only if every uma row is
             if not all(isinstance(x, int) for x in row) or sum(row) != 0 or len(row) not in (3, 4):
-                raise RulesError(
-                    f"settlement.{name} = {row!r}: give 3 or 4 whole numbers that sum to 0"
+                raise refusal(
+                    "rules_uma_row",
+                    f"settlement.{name} = {row!r}: give 3 or 4 whole numbers that sum to 0, e.g. "
+                    "settlement.uma = [20000, 10000, -10000, -20000]",
+                    switch=f"settlement.{name}", value=repr(row),
                 )
         counts = list(self.uma_by_floaters) + list(self.vp_by_floaters)
         bad = [k for k in counts if k not in ("1", "2", "3")]
         if bad:
-            raise RulesError(
+            raise refusal(
+                "rules_floater_count",
                 f"settlement floater counts {bad!r}: use '1', '2' or '3' "
-                "(players at or above return_points)"
+                "(players at or above return_points)",
+                switch="settlement.uma_by_floaters", value=", ".join(map(repr, bad)),
             )
 
 
@@ -738,14 +930,17 @@ class Rules:
     game: GameRules
     settlement: SettlementRules
 
-    def to_dict(self) -> dict:
-        """Every switch's value, for storing with a game."""
-        return dataclasses.asdict(self)
+    if TYPE_CHECKING:  # an attribute, not a dataclass field (see __post_init__)
+        memo: Memo
 
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "Rules":
-        """Rebuild from :meth:`to_dict` output (or any complete-or-partial mapping)."""
-        return _build(dict(data), name=data.get("name", "custom"))
+    def __post_init__(self) -> None:
+        # ``memo``: prices, chips and situation yaku derived from these rules, kept while they
+        # live; an attribute, not a dataclass field, so it is never compared or stored
+        object.__setattr__(self, "memo", Memo(1 << 16))
+
+    def to_dict(self) -> dict:
+        """Every switch's value, for storing with a game (:func:`load_rules` reads it back)."""
+        return dataclasses.asdict(self)
 
 
 PRESET_IDS = (
@@ -770,9 +965,11 @@ def _preset_text(preset: str) -> str:
         # read): the presets are files installed beside this module (package data)
         return (_PRESET_DIR / f"{preset}.toml").read_text("utf-8")
     except (FileNotFoundError, OSError):
-        raise RulesError(
+        raise refusal(
+            "rules_unknown_preset",
             f"unknown rule preset {preset!r}: choose one of {', '.join(PRESET_IDS)} "
-            "or give the path of a .toml file"
+            "or give the path of a .toml file",
+            value=preset, choices=", ".join(PRESET_IDS),
         ) from None
 
 
@@ -791,23 +988,35 @@ def _merge(base: dict, over: Mapping) -> dict:
 def _raw(spec: str, seen: tuple = ()) -> dict:
     """The merged raw mapping of a preset id or TOML path, following ``extends``."""
     if spec in seen:
-        raise RulesError(f"rule files extend each other in a loop: {' -> '.join(seen + (spec,))}")
+        chain = " -> ".join(seen + (spec,))
+        raise refusal(
+            "rules_extends_loop", f"rule files extend each other in a loop: {chain}", value=chain
+        )
     path = Path(spec)
     if spec.endswith(".toml") or path.is_file():
         try:
             text = path.read_text("utf-8")
         except OSError as e:
-            raise RulesError(f"cannot read rules file {spec}: {e.strerror or e}") from None
+            raise refusal(
+                "rules_unreadable", f"cannot read rules file {spec}: {e.strerror or e}",
+                file=spec, why=str(e.strerror or e),
+            ) from None
     else:
         text = _preset_text(spec)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"rules file {spec} is not valid TOML: {e}") from None
+        raise refusal(
+            "rules_not_toml", f"rules file {spec} is not valid TOML: {e}", file=spec, why=str(e)
+        ) from None
     parent = data.get("extends")
     if parent is not None:
         if not isinstance(parent, str):
-            raise RulesError(f"{spec}: 'extends' must name a preset, like extends = \"netmahjong\"")
+            raise refusal(
+                "rules_extends_type",
+                f"{spec}: 'extends' must name a preset, like extends = \"netmahjong\"",
+                file=spec,
+            )
         base = _raw(parent, seen + (spec,))
         data = _merge(base, data)
     if "name" not in data and not path.is_file():
@@ -818,20 +1027,28 @@ def _raw(spec: str, seen: tuple = ()) -> dict:
 def _build(data: dict, name: str) -> Rules:
     unknown = set(data) - set(SECTIONS) - {"name", "title", "extends"}
     if unknown:
-        raise RulesError(
+        raise refusal(
+            "rules_unknown_section",
             f"unknown rules section(s) {', '.join(sorted(unknown))}: "
-            f"valid sections are {', '.join(SECTIONS)}"
+            f"valid sections are {', '.join(SECTIONS)}",
+            value=", ".join(sorted(unknown)), choices=", ".join(SECTIONS),
         )
     built: dict[str, Any] = {}
     for sec, cls in SECTIONS.items():
         values = data.get(sec, {})
         if not isinstance(values, Mapping):
-            raise RulesError(f"[{sec}] must be a table of switches")
+            raise refusal(
+                "rules_section_type", f"[{sec}] must be a table of switches", value=sec
+            )
+        values = _derived(sec, values)
         valid = {f.name: f for f in fields(cls)}
         for key, value in values.items():
             if key not in valid:
-                raise RulesError(
-                    f"unknown switch {sec}.{key}: valid switches in [{sec}] are {', '.join(valid)}"
+                raise refusal(
+                    "rules_unknown_switch",
+                    f"unknown switch {sec}.{key}: valid switches in [{sec}] are "
+                    f"{', '.join(valid)}",
+                    switch=f"{sec}.{key}", choices=", ".join(valid),
                 )
             _check_type(sec, key, valid[key], value)
         built[sec] = cls(**values)
@@ -840,29 +1057,55 @@ def _build(data: dict, name: str) -> Rules:
     return rules
 
 
+def _derived(sec: str, values: Mapping) -> Mapping:
+    """Switches that follow from others when a rules file leaves them out: without busting
+    there is no agari-yame (000 (3) 【ローカルルール】 「ブットビなしを選択した場合は、
+    あがりやめはできません」)."""
+    if sec == "game" and values.get("bust") is False and "agari_yame" not in values:
+        return {**values, "agari_yame": "forbidden"}
+    return values
+
+
 def _cross_check(rules: "Rules") -> None:
     """Contradictions between switches of different sections, naming the bad value."""
     if not rules.fu.use_fu and not rules.points.nofu_table:
-        raise RulesError(
-            "fu.use_fu = false needs a price list: give points.nofu_table (see nekohouse-4b)"
+        raise refusal(
+            "rules_nofu_table_missing",
+            "fu.use_fu = false needs a price list: give points.nofu_table (see nekohouse-4b), "
+            "or set fu.use_fu = true",
+            switch="fu.use_fu", value="false", fix="fu.use_fu = true",
         )
-    nukidora = getattr(rules.hand, "nukidora", "none")
+    nukidora = rules.hand.nukidora
     if nukidora == "north" and rules.table.players != 3:
-        raise RulesError(
-            f"hand.nukidora = 'north' with table.players = {rules.table.players}: North is set aside "
-            "as dora only in three-player"
+        raise refusal(
+            "rules_north_nukidora_players",
+            f"hand.nukidora = 'north' with table.players = {rules.table.players}: North is set "
+            "aside as dora only in three-player; set hand.nukidora = 'none' or table.players = 3",
+            switch="hand.nukidora", value="'north'", fix="hand.nukidora = 'none'",
         )
-    if rules.points.dora_per_tile and getattr(rules.hand, "dora_as_han", True):
-        raise RulesError(
+    if rules.points.dora_per_tile and rules.hand.dora_as_han:
+        raise refusal(
+            "rules_dora_twice",
             f"points.dora_per_tile = {rules.points.dora_per_tile} pays dora in points, but "
-            "hand.dora_as_han = true counts them as han too: set one of them"
+            "hand.dora_as_han = true counts them as han too: set hand.dora_as_han = false or "
+            "points.dora_per_tile = 0",
+            switch="points.dora_per_tile", value=str(rules.points.dora_per_tile),
+            fix="hand.dora_as_han = false",
         )
-    if rules.chips.pocchi and not getattr(rules.hand, "pocchi", False):
-        raise RulesError(
-            f"chips.pocchi = {rules.chips.pocchi} but hand.pocchi = false: there is no pocchi tile"
+    if rules.chips.pocchi and not rules.hand.pocchi:
+        raise refusal(
+            "rules_pocchi_chips",
+            f"chips.pocchi = {rules.chips.pocchi} but hand.pocchi = false: there is no pocchi "
+            "tile; set hand.pocchi = true or chips.pocchi = 0",
+            switch="chips.pocchi", value=str(rules.chips.pocchi), fix="hand.pocchi = true",
         )
     if nukidora == "flowers" and rules.table.flowers == 0:
-        raise RulesError("hand.nukidora = 'flowers' but table.flowers = 0: put flowers in the set")
+        raise refusal(
+            "rules_flower_nukidora",
+            "hand.nukidora = 'flowers' but table.flowers = 0: set table.flowers = 4 (and the "
+            "matching table.amos_mode) or hand.nukidora = 'none'",
+            switch="table.flowers", value="0", fix="table.flowers = 4",
+        )
 
 
 def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
@@ -876,13 +1119,23 @@ def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
     if default is None:
         ok = True
     if not ok:
-        raise RulesError(
-            f"{sec}.{key} = {value!r} has the wrong type: expected {expected.__name__}"
+        raise refusal(
+            "rules_type",
+            f"{sec}.{key} = {value!r} has the wrong type: expected {expected.__name__}, like "
+            f"{sec}.{key} = {toml_value(default)}",
+            switch=f"{sec}.{key}", value=repr(value), type=expected.__name__,
+            fix=f"{sec}.{key} = {toml_value(default)}",
         )
 
 
+_LOADED_PRESETS = Memo(len(PRESET_IDS))  # preset id -> Rules: package data never changes
+
+
 def load_rules(spec: "str | Path | Mapping | Rules") -> Rules:
-    """Load a preset id, a TOML file path, or a mapping (may have ``extends``)."""
+    """Load a preset id, a TOML file path, or a mapping (may have ``extends``).
+
+    A shipped preset is read once per process and the same :class:`Rules` given out again
+    (it is frozen); a club's file is read each time, as it may have been edited."""
     if isinstance(spec, Rules):
         return spec
     if isinstance(spec, Mapping):
@@ -891,7 +1144,16 @@ def load_rules(spec: "str | Path | Mapping | Rules") -> Rules:
             data = _merge(_raw(str(data["extends"])), data)
         return _build(data, name=str(data.get("name", "custom")))
     spec = str(spec)
+    if spec in PRESET_IDS:
+        return _LOADED_PRESETS.get(spec) or _LOADED_PRESETS.put(spec, _build(_raw(spec), spec))
     return _build(_raw(spec), name=Path(spec).stem if spec.endswith(".toml") else spec)
+
+
+def set_switches(spec: str) -> set[tuple[str, str]]:
+    """``(section, switch)`` of every switch a preset or rules file sets itself or through
+    the files it extends (and those derived from them); the rest are schema defaults."""
+    data = _raw(spec)
+    return {(sec, key) for sec in SECTIONS for key in _derived(sec, data.get(sec, {}))}
 
 
 def switches() -> list[tuple[str, str, Any, str, tuple | None]]:

@@ -58,23 +58,43 @@ def ranks(scores: Sequence[int], ties: str) -> list[int]:
     return out
 
 
-def _split(total: int, seats: list[int]) -> dict[int, int]:
-    """``total`` split evenly between ``seats`` in whole points; what does not
-    divide goes one point each to the seats nearest the first dealer, so the
-    sheet still sums to zero (001 基本ルール 6 does not say how to split a
-    remainder)."""
+def _split(total: int, seats: list[int], to_top: bool = False) -> dict[int, int]:
+    """``total`` split evenly between ``seats`` in whole points. What does not divide goes
+    one point each to the seats nearest the first dealer, or, ``to_top``, to nobody here:
+    each seat gets the share rounded down and the top's figure, which takes minus everyone
+    else's, takes the odd points (``settlement.tie_remainder``)."""
     each, extra = divmod(total, len(seats))
+    if to_top:
+        return dict.fromkeys(seats, each)
     return {s: each + (1 if k < extra else 0) for k, s in enumerate(sorted(seats))}
 
 
-def _shared(table: Sequence[int], rank_of: list[int]) -> list[int]:
+def _shared(
+    table: Sequence[int], rank_of: list[int], part: str, remainder: str, splits: list[dict]
+) -> list[int]:
     """Each seat's share of ``table`` (indexed by position): tied seats split the
-    positions they occupy between them (001 基本ルール 6)."""
+    positions they occupy between them (001 基本ルール 6); each split of a tie is
+    recorded in ``splits`` for the settlement sheet."""
     out = [0] * len(rank_of)
-    for r in set(rank_of):
+    for r in sorted(set(rank_of)):
         seats = [i for i, x in enumerate(rank_of) if x == r]
-        for seat, value in _split(sum(table[r - 1 : r - 1 + len(seats)]), seats).items():
+        total = sum(table[r - 1 : r - 1 + len(seats)])
+        to_top = remainder == "top" and r != 1  # a tie for top has no one above to take it
+        shares = _split(total, seats, to_top)
+        for seat, value in shares.items():
             out[seat] = value
+        if len(seats) > 1 and total:
+            odd = total - sum(shares.values())
+            takers = [s for s in sorted(seats) if shares[s] != min(shares.values())]
+            splits.append({
+                "part": part,
+                "rank": r,
+                "seats": seats,
+                "total": total,
+                "shares": [shares[s] for s in seats],
+                "odd_points": odd if to_top else total - len(seats) * min(shares.values()),
+                "odd_points_to": "top" if to_top else takers,
+            })
     return out
 
 
@@ -84,16 +104,18 @@ def _uma_table(rules: Rules, eff: list[int]) -> list[int]:
     floaters = sum(1 for s in eff if s >= st.return_points)
     row = st.uma_by_floaters.get(str(floaters), st.uma)
     if len(row) < n:
-        raise InvalidInput(f"settlement uma {row!r} has fewer entries than the {n} players")
+        raise InvalidInput(f"settlement uma {row!r} has fewer entries than the {n} players",
+                           reason="uma_too_short", value=repr(row), players=n)
     return list(row[:n])
 
 
 def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
     st = rules.settlement
     n = len(eff)
-    uma = _shared(_uma_table(rules, eff), rank_of)
+    splits: list[dict] = []
+    uma = _shared(_uma_table(rules, eff), rank_of, "uma", st.tie_remainder, splits)
     oka_total = (st.return_points - st.start_points) * n
-    oka = _shared([oka_total] + [0] * (n - 1), rank_of)
+    oka = _shared([oka_total] + [0] * (n - 1), rank_of, "oka", st.tie_remainder, splits)
     base = [0] * n
     tops = [i for i in range(n) if rank_of[i] == 1]
     for i in range(n):
@@ -104,7 +126,7 @@ def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
     rest = -sum(base[i] + uma[i] for i in range(n) if i not in tops)
     for i, value in _split(rest, tops).items():
         base[i] = value - uma[i]
-    return {"base": base, "uma": uma, "oka": oka}
+    return {"base": base, "uma": uma, "oka": oka, "tie_splits": splits}
 
 
 def floating_seats(scores: Sequence[int], rules: Rules) -> list[int]:
@@ -123,7 +145,7 @@ def _victory_points(
     st = rules.settlement
     n = len(eff)
     if yakuman_end is not None:
-        return _yakuman_vp(st.vp_double, n, yakuman_end), True
+        return _yakuman_vp(rules, eff, yakuman_end), True
     floating = floating_seats(eff, rules)
     row = st.vp_by_floaters.get(str(len(floating)))
     if row is None:
@@ -137,22 +159,28 @@ def _victory_points(
     return vp, maru_a
 
 
-def _yakuman_vp(row: Sequence[int], n: int, end: dict) -> list[int]:
-    """Double マルA to the yakuman winner, paid by everyone else, or by the
-    responsible player (all on tsumo, half with the discarder on ron)."""
-    top = end["winner"]
+def _yakuman_vp(rules: Rules, eff: list[int], end: dict) -> list[int]:
+    """Double マルA to the yakuman winner (002 ブー麻雀 「達成者のダブルマルA」): the others
+    pay the sinking figure of ``vp_double`` each, or, ``yakuman_vp = standing``, by their
+    points (floaters the floating figure); the winner takes what they pay. With pao the
+    responsible player pays it all on a tsumo, half with the discarder on a ron."""
+    st = rules.settlement
+    row, n, top = st.vp_double, len(eff), end["winner"]
+    floating = floating_seats(eff, rules) if st.yakuman_vp == "standing" else [top]
+    owed = [0 if i == top else (row[1] if i in floating else row[2]) for i in range(n)]
+    income = -sum(owed)
     vp = [0] * n
-    vp[top] = row[0]
+    vp[top] = income
     pao, src = end.get("pao"), end.get("from")
     if pao is None:
         for i in range(n):
             if i != top:
-                vp[i] = -(row[0] // (n - 1))
+                vp[i] = owed[i]
     elif src is None or src == pao:
-        vp[pao] = -row[0]  # 002 ブー麻雀（続き）「包責者がトップの収入分の全額を支払う」
+        vp[pao] = -income  # 002 ブー麻雀（続き）「包責者がトップの収入分の全額を支払う」
     else:
-        vp[pao] = -row[0] // 2  # 「9勝利点を包責者…9勝利点を放銃者の支払い」
-        vp[src] = -(row[0] - row[0] // 2)
+        vp[pao] = -(income // 2)  # 「9勝利点を包責者…9勝利点を放銃者の支払い」
+        vp[src] = -(income - income // 2)
     return vp
 
 
@@ -170,7 +198,7 @@ def settle(
     ``chips``: net chips per seat; ``yakuman_end``: ``{"winner", "from", "pao"}``
     when a yakuman ended the game (ブー麻雀); ``dabuken``: the seat holding the
     ダブ権; ``vp_adjust``: victory points already moved (chombo).
-    Returns ``scores, ranks, base, uma, oka, chips, result`` (and
+    Returns ``scores, ranks, base, uma, oka, tie_splits, chips, result`` (and
     ``victory_points, dabuken`` for victory-point rules)."""
     rules = load_rules(rules)
     st = rules.settlement
@@ -184,7 +212,8 @@ def settle(
     out = {"scores": list(scores), "ranks": rank_of, "chips": chips}
     zero = [0] * n
     if not st.use_points or st.victory_points:
-        out.update(base=list(scores) if not st.use_points else zero, uma=zero, oka=zero)
+        out.update(base=list(scores) if not st.use_points else zero, uma=zero, oka=zero,
+                   tie_splits=[])
         out["result"] = [s + c * st.chip_value for s, c in zip(out["base"], chips, strict=True)]
     else:
         parts = _points_result(rules, eff, rank_of)

@@ -494,7 +494,8 @@ def stats_doc() -> str:
         "# Statistics reference",
         "",
         "Generated from `scoring/stats.py` (`scoring.stats.stats_doc()`); do not edit by hand —",
-        "`tests/scoring/test_stats.py::test_docs_stats_md_is_current` fails when this file is stale.",
+        "`tests/scoring/test_stats.py::test_docs_stats_md_is_current` fails when this file is "
+        "stale.",
         "",
         "A player's figures come from the lines of their finished games "
         "(`scoring.stats.player_games`). Voided games are left out; a corrected game counts "
@@ -531,14 +532,14 @@ _USAGE = """## Where to see them
   `/leaderboard/players/<id>?family=...` (figures month by month, the settled result
   of every game and the placement distribution as SVG charts),
   `/leaderboard/games/<id>` (the score line of every hand).
-* `tablectl leaderboard [--family riichi4] [--period month] [--day D]
+* `python -m web leaderboard [--family riichi4] [--period month] [--day D]
   [--start D --end D] [--min-games N] [--json]`.
-* `tablectl club-day [--closing-hour HH:MM] [--timezone TZ]` shows or changes when a
+* `python -m web club-day [--closing-hour HH:MM] [--timezone TZ]` shows or changes when a
   club day ends (changing it recomputes the summary tables).
 
 ## The nightly export
 
-`tablectl export [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
+`python -m web export [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
 yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) writes
 `DIR/YYYY-MM-DD/`:
 

@@ -40,9 +40,6 @@ FLOWERS: Final = tuple(range(37, 45))
 
 TERMINALS_AND_HONORS: Final = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
-HONOR_NAMES: Final = ("East", "South", "West", "North", "White", "Green", "Red")
-HONOR_NAMES_JA: Final = ("東", "南", "西", "北", "白", "發", "中")
-
 
 def kind(t: int) -> int:
     """The 0..33 kind of a tile (a red five is a five). Flowers have no kind."""
@@ -79,11 +76,6 @@ def is_terminal(k: int) -> bool:
     return k < 27 and k % 9 in (0, 8)
 
 
-def is_yaochuu(k: int) -> bool:
-    """Terminal or honour (么九牌)."""
-    return k >= 27 or k % 9 in (0, 8)
-
-
 def is_simple(k: int) -> bool:
     """2-8 of a suit (中張牌)."""
     return k < 27 and 0 < k % 9 < 8
@@ -109,7 +101,8 @@ def parse_tiles(text: Any, *, allow_flowers: bool = True) -> list[int]:  # Any: 
     Raises :class:`InvalidTiles` naming the position of the first problem.
     """
     if not isinstance(text, str):
-        raise InvalidTiles(f"tiles must be written as text such as '123m456p', not {text!r}")
+        raise InvalidTiles(f"tiles must be written as text such as '123m456p', not {text!r}",
+                           reason="tiles_not_text", value=repr(text))
     s = text.replace(" ", "")
     tiles: list[int] = []
     pending: list[tuple[int, int]] = []  # (digit, position)
@@ -120,10 +113,12 @@ def parse_tiles(text: Any, *, allow_flowers: bool = True) -> list[int]:  # Any: 
         if ch not in "mpszf":
             raise InvalidTiles(
                 f"unexpected character {ch!r} {_where(s, pos)}: "
-                "write digits followed by m, p, s, z or f"
+                "write digits followed by m, p, s, z or f",
+                reason="tiles_bad_character", char=ch, position=pos + 1, text=s,
             )
         if not pending:
-            raise InvalidTiles(f"suit letter {ch!r} {_where(s, pos)} has no digits before it")
+            raise InvalidTiles(f"suit letter {ch!r} {_where(s, pos)} has no digits before it",
+                               reason="tiles_letter_alone", char=ch, position=pos + 1, text=s)
         for d, dpos in pending:
             tiles.append(_tile_from(d, ch, s, dpos))
         pending = []
@@ -131,21 +126,27 @@ def parse_tiles(text: Any, *, allow_flowers: bool = True) -> list[int]:  # Any: 
         d, dpos = pending[0]
         raise InvalidTiles(
             f"digits from position {dpos + 1} of {s!r} have no suit letter after them "
-            "(end each group with m, p, s or z)"
+            "(end each group with m, p, s or z)",
+            reason="tiles_no_letter", position=dpos + 1, text=s,
         )
     if not allow_flowers and any(is_flower(t) for t in tiles):
-        raise InvalidTiles("flowers (f) are not part of this rule set's tiles")
+        raise InvalidTiles("flowers (f) are not part of this rule set's tiles",
+                           reason="tiles_no_flowers")
     return tiles
 
 
 def _tile_from(d: int, letter: str, s: str, pos: int) -> int:
     if letter == "z":
         if not 1 <= d <= 7:
-            raise InvalidTiles(f"honour {d}z {_where(s, pos)} does not exist: honours are 1z-7z")
+            raise InvalidTiles(f"honour {d}z {_where(s, pos)} does not exist: honours are 1z-7z",
+                               reason="tiles_no_such_honour", tile=f"{d}z", position=pos + 1,
+                               text=s)
         return 26 + d
     if letter == "f":
         if not 1 <= d <= 8:
-            raise InvalidTiles(f"flower {d}f {_where(s, pos)} does not exist: flowers are 1f-8f")
+            raise InvalidTiles(f"flower {d}f {_where(s, pos)} does not exist: flowers are 1f-8f",
+                               reason="tiles_no_such_flower", tile=f"{d}f", position=pos + 1,
+                               text=s)
         return FLOWER_BASE + d - 1
     sidx = SUITS.index(letter)
     if d == 0:
@@ -186,7 +187,8 @@ def check_copies(tiles, *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
     for k, n in enumerate(c):
         if n > 4:
             raise InvalidTiles(
-                f"{n} copies of {tile_to_str(k)}: the set has only 4 of each tile"
+                f"{n} copies of {tile_to_str(k)}: the set has only 4 of each tile",
+                reason="tiles_fifth_copy", count=n, tile=tile_to_str(k),
             )
     for sidx, allowed in enumerate(red_fives):
         n = sum(1 for t in tiles if t == RED_BASE + sidx)
@@ -194,12 +196,16 @@ def check_copies(tiles, *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
             name = f"0{SUITS[sidx]}"
             if allowed == 0:
                 raise InvalidTiles(
-                    f"red five {name} is not used in this rule set: write it as 5{SUITS[sidx]}"
+                    f"red five {name} is not used in this rule set: write it as 5{SUITS[sidx]}",
+                    reason="tiles_no_red_five", tile=name, plain=f"5{SUITS[sidx]}",
                 )
-            raise InvalidTiles(f"{n} red fives {name}: this rule set has only {allowed}")
+            raise InvalidTiles(f"{n} red fives {name}: this rule set has only {allowed}",
+                               reason="tiles_too_many_red_fives", count=n, tile=name,
+                               allowed=allowed)
     fl = [t for t in tiles if is_flower(t)]
     if len(fl) != len(set(fl)):
-        raise InvalidTiles("the same flower appears twice: each of 1f-8f exists once")
+        raise InvalidTiles("the same flower appears twice: each of 1f-8f exists once",
+                           reason="tiles_flower_twice")
 
 
 MELD_TYPES: Final = ("chi", "pon", "minkan", "ankan", "kakan")
@@ -240,27 +246,34 @@ def parse_meld(obj) -> Meld:
     """Build a :class:`Meld` from ``{"type": ..., "tiles": ..., "from": ...}``, strictly."""
     if not isinstance(obj, dict):
         raise InvalidTiles(
-            f"a meld must be an object like {{'type': 'pon', 'tiles': '555z'}}, not {obj!r}"
+            f"a meld must be an object like {{'type': 'pon', 'tiles': '555z'}}, not {obj!r}",
+            reason="meld_not_object", value=repr(obj),
         )
     mtype = obj.get("type")
     if mtype not in MELD_TYPES:
-        raise InvalidTiles(f"meld type {mtype!r} is unknown: use one of {', '.join(MELD_TYPES)}")
+        raise InvalidTiles(f"meld type {mtype!r} is unknown: use one of {', '.join(MELD_TYPES)}",
+                           reason="meld_type", value=repr(mtype), choices=", ".join(MELD_TYPES))
     tiles = parse_tiles(obj.get("tiles", ""), allow_flowers=False)
     src = obj.get("from")
     if src is not None and src not in MELD_FROM:
-        raise InvalidTiles(f"meld 'from' {src!r} is unknown: use left, across or right")
+        raise InvalidTiles(f"meld 'from' {src!r} is unknown: use left, across or right",
+                           reason="meld_from", value=repr(src))
     if mtype == "ankan" and src is not None:
-        raise InvalidTiles("a closed kan (ankan) is not called from anyone: drop 'from'")
+        raise InvalidTiles("a closed kan (ankan) is not called from anyone: drop 'from'",
+                           reason="ankan_from")
     ks = sorted(kind(t) for t in tiles)
     label = f"{mtype} {obj.get('tiles')!r}"
     if mtype == "chi":
         if src not in (None, "left"):
-            raise InvalidTiles(f"{label}: a chi can only be called from the player on the left")
+            raise InvalidTiles(f"{label}: a chi can only be called from the player on the left",
+                               reason="chi_not_from_left", meld=label)
         run = [ks[0], ks[0] + 1, ks[0] + 2] if ks else []
         if len(ks) != 3 or is_honor(ks[0]) or suit(ks[0]) != suit(ks[2]) or ks != run:
-            raise InvalidTiles(f"{label}: a chi is three consecutive tiles of one suit, like 345m")
+            raise InvalidTiles(f"{label}: a chi is three consecutive tiles of one suit, like 345m",
+                               reason="chi_not_a_run", meld=label)
     else:
         need = 3 if mtype == "pon" else 4
         if len(ks) != need or len(set(ks)) != 1:
-            raise InvalidTiles(f"{label}: a {mtype} is {need} identical tiles")
+            raise InvalidTiles(f"{label}: a {mtype} is {need} identical tiles",
+                               reason="meld_not_identical", meld=label, type=mtype, count=need)
     return Meld(mtype, tuple(tiles), src)

@@ -36,9 +36,9 @@ class Ctx:
     """
 
     __slots__ = (
-        "h",
-        "r",
-        "f",
+        "inp",
+        "rules",
+        "facts",
         "form",
         "sets",
         "pair",
@@ -49,27 +49,41 @@ class Ctx:
         "n_ankou",
         "n_kans",
         "n_honours",
+        "first",
+        "found",
     )
 
-    def __init__(self, h, r, f, form, sets, pair, wait, closed):
-        self.h = h  # HandInput (flags, winds, win tile)
-        self.r = r  # HandRules
-        self.f = f  # HandFacts (hand-wide facts, same for every reading)
+    def __init__(self, inp, rules, facts, form, sets, pair, wait, closed, first=None):
+        """``first``: the context of another wait of the same reading (the same sets and
+        pair), whose derived counts and wait-independent yaku this one shares."""
+        self.inp = inp  # HandInput (flags, winds, win tile)
+        self.rules = rules  # HandRules
+        self.facts = facts  # HandFacts (hand-wide facts, same for every reading)
         self.form = form
         self.sets = sets
         self.pair = pair
         self.wait = wait
         self.closed = closed
+        self.first = first
+        self.found = None  # list: what each yaku row gave, for the reading's other waits
         # derived once here so each condition is a cheap look-up
         seqs, trips, ankou, kans, honours = [], set(), 0, 0, 0
-        for shape, first, concealed, kan in sets:
-            if shape == SEQ:
-                seqs.append(first)
-                continue
-            trips.add(first)
-            ankou += concealed
-            kans += kan
-            honours += first >= 27
+        if first is not None:
+            # another wait of the same reading: the same sets, one triplet perhaps opened by
+            # a ron on a shanpon wait, so only the concealed triplets are counted again
+            for s in sets:
+                if s[0] != SEQ:
+                    ankou += s[2]
+            seqs, trips, kans, honours = first.seqs, first.trips, first.n_kans, first.n_honours
+        else:
+            for shape, start, concealed, kan in sets:
+                if shape == SEQ:
+                    seqs.append(start)
+                    continue
+                trips.add(start)
+                ankou += concealed
+                kans += kan
+                honours += start >= 27
         self.seqs, self.trips, self.n_ankou, self.n_kans = seqs, trips, ankou, kans
         self.n_honours = honours
 
@@ -78,13 +92,16 @@ class Ctx:
 class Yaku:
     id: str
     ja: str
+    en: str
     han_closed: int
     han_open: int
     yakuman: int = 0
     switch: str = ""
     cond: Callable[[Ctx], int] | None = None
-    # what the condition reads: "reading" (sets, pair, wait), "hand" (the tiles as a whole)
-    # or "situation" (input flags); the last two are checked once per hand, not per reading
+    # what the condition reads: "reading" (the sets and the pair), "wait" (the wait too, or
+    # which triplets stay concealed after a ron), "hand" (the tiles as a whole) or
+    # "situation" (input flags); "hand" and "situation" yaku are checked once per hand, the
+    # "reading" ones once per reading whatever the number of waits it has
     scope: str = "reading"
 
 
@@ -152,18 +169,18 @@ def _kans(c: Ctx) -> int:
 def _pinfu(c: Ctx) -> int:
     if c.wait != RYANMEN or len(c.seqs) != 4:
         return 0
-    if c.pair in c.f.yakuhai:
+    if c.pair in c.facts.yakuhai:
         return 0
-    return int(not c.h.tsumo or c.r.pinfu_tsumo)
+    return int(not c.inp.tsumo or c.rules.pinfu_tsumo)
 
 
 def _chanta(c: Ctx) -> int:
-    return int(c.f.has_honor and _outside(c, _yaochuu))
+    return int(c.facts.has_honor and _outside(c, _yaochuu))
 
 
 def _junchan(c: Ctx) -> int:
     # a terminal pair is implied, so a hand without terminals is skipped at once
-    return int(not c.f.has_honor and c.f.has_terminal and _outside(c, _terminal))
+    return int(not c.facts.has_honor and c.facts.has_terminal and _outside(c, _terminal))
 
 
 def _sanshoku(c: Ctx) -> int:
@@ -203,21 +220,21 @@ def _shousangen(c: Ctx) -> int:
 def _suuankou(c: Ctx) -> int:
     if not (_std(c) and _concealed_trips(c) == 4):
         return 0
-    return int(not (c.r.double_yakuman_hands and c.wait == TANKI))
+    return int(not (c.rules.double_yakuman_hands and c.wait == TANKI))
 
 
 def _suuankou_tanki(c: Ctx) -> int:
     return int(
-        _std(c) and c.r.double_yakuman_hands and _concealed_trips(c) == 4 and c.wait == TANKI
+        _std(c) and c.rules.double_yakuman_hands and _concealed_trips(c) == 4 and c.wait == TANKI
     )
 
 
 def _kokushi(c: Ctx) -> int:
-    return int(c.form == "kokushi" and not (c.r.double_yakuman_hands and c.f.kokushi_13))
+    return int(c.form == "kokushi" and not (c.rules.double_yakuman_hands and c.facts.kokushi_13))
 
 
 def _kokushi_13(c: Ctx) -> int:
-    return int(c.form == "kokushi" and c.r.double_yakuman_hands and c.f.kokushi_13)
+    return int(c.form == "kokushi" and c.rules.double_yakuman_hands and c.facts.kokushi_13)
 
 
 def _winds_trips(c: Ctx) -> int:
@@ -227,222 +244,140 @@ def _winds_trips(c: Ctx) -> int:
 def _daisuushii(c: Ctx) -> int:
     if not (_std(c) and _winds_trips(c) == 4):
         return 0
-    return 2 if c.r.double_yakuman_hands else 1
+    return 2 if c.rules.double_yakuman_hands else 1
 
 
 def _chuuren(c: Ctx) -> int:
-    return int(c.f.chuuren and not (c.r.double_yakuman_hands and c.f.junsei))
+    return int(c.facts.chuuren and not (c.rules.double_yakuman_hands and c.facts.junsei))
 
 
 def _junsei(c: Ctx) -> int:
-    return int(c.f.chuuren and c.r.double_yakuman_hands and c.f.junsei)
+    return int(c.facts.chuuren and c.rules.double_yakuman_hands and c.facts.junsei)
 
 
 def _ryuuiisou(c: Ctx) -> int:
-    return int(c.f.all_green and (c.f.has_hatsu or not c.r.ryuuiisou_needs_hatsu))
+    return int(c.facts.all_green and (c.facts.has_hatsu or not c.rules.ryuuiisou_needs_hatsu))
 
 
 def _haitei(c: Ctx) -> int:
-    return int(c.h.haitei or (c.h.houtei and c.r.houtei_as_haitei))
+    return int(c.inp.haitei or (c.inp.houtei and c.rules.houtei_as_haitei))
 
 
 def _riichi(c: Ctx) -> int:
-    h = c.h
-    return int(h.riichi and not h.double_riichi and not (h.open_riichi and c.r.open_riichi))
+    inp = c.inp
+    return int(
+        inp.riichi and not inp.double_riichi and not (inp.open_riichi and c.rules.open_riichi)
+    )
 
 
 Y: Final = Yaku
+_SITUATION: Final = "situation"
+_HAND: Final = "hand"
+_WAIT: Final = "wait"
+_DOUBLE: Final = "hand.double_yakuman_hands"
 YAKU: Final[tuple[Yaku, ...]] = (
     # 1 han
-    Y("riichi", "立直", 1, 0, cond=_riichi, scope="situation"),
-    Y(
-        "double_riichi",
-        "ダブル立直",
-        2,
-        0,
-        cond=lambda c: int(c.h.double_riichi),
-        scope="situation",
-    ),
-    Y(
-        "open_riichi",
-        "オープン立直",
-        2,
-        0,
-        switch="hand.open_riichi",
-        cond=lambda c: int(c.h.open_riichi and c.r.open_riichi),
-        scope="situation",
-    ),
-    Y(
-        "ippatsu",
-        "一発",
-        1,
-        0,
-        switch="hand.ippatsu",
-        cond=lambda c: int(c.h.ippatsu and c.r.ippatsu),
-        scope="situation",
-    ),
-    Y(
-        "menzen_tsumo",
-        "門前清自摸和",
-        1,
-        0,
-        cond=lambda c: int(c.closed and c.h.tsumo),
-        scope="situation",
-    ),
-    Y("pinfu", "平和", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu", cond=_pinfu),
-    Y(
-        "tanyao",
-        "断么九",
-        1,
-        1,
-        switch="hand.kuitan",
-        cond=lambda c: int(c.f.all_simple),
-        scope="hand",
-    ),
-    Y("iipeikou", "一盃口", 1, 0, cond=lambda c: int(_std(c) and _peikou(c) == 1)),
-    Y("yakuhai_haku", "役牌 白", 1, 1, cond=lambda c: int(HAKU in c.trips)),
-    Y("yakuhai_hatsu", "役牌 發", 1, 1, cond=lambda c: int(HATSU in c.trips)),
-    Y("yakuhai_chun", "役牌 中", 1, 1, cond=lambda c: int(CHUN in c.trips)),
-    Y("yakuhai_seat_wind", "役牌 自風", 1, 1, cond=lambda c: int(c.h.seat_wind in c.trips)),
-    Y("yakuhai_round_wind", "役牌 場風", 1, 1, cond=lambda c: int(c.h.round_wind in c.trips)),
-    Y(
-        "yakuhai_north",
-        "役牌 北",
-        1,
-        1,
-        switch="hand.north_yakuhai",
-        cond=lambda c: int(c.r.north_yakuhai and _has_trip(c, NORTH)),
-    ),
-    Y("rinshan", "嶺上開花", 1, 1, cond=lambda c: int(c.h.rinshan), scope="situation"),
-    Y("chankan", "搶槓", 1, 1, cond=lambda c: int(c.h.chankan), scope="situation"),
-    Y("haitei", "海底摸月", 1, 1, switch="hand.houtei_as_haitei", cond=_haitei, scope="situation"),
-    Y(
-        "houtei",
-        "河底撈魚",
-        1,
-        1,
-        switch="hand.houtei_as_haitei",
-        cond=lambda c: int(c.h.houtei and not c.r.houtei_as_haitei),
-        scope="situation",
-    ),
+    Y("riichi", "立直", "Riichi", 1, 0, cond=_riichi, scope=_SITUATION),
+    Y("double_riichi", "ダブル立直", "Double riichi", 2, 0,
+      cond=lambda c: int(c.inp.double_riichi), scope=_SITUATION),
+    Y("open_riichi", "オープン立直", "Open riichi", 2, 0, switch="hand.open_riichi",
+      cond=lambda c: int(c.inp.open_riichi and c.rules.open_riichi), scope=_SITUATION),
+    Y("ippatsu", "一発", "Ippatsu (one-shot)", 1, 0, switch="hand.ippatsu",
+      cond=lambda c: int(c.inp.ippatsu and c.rules.ippatsu), scope=_SITUATION),
+    Y("menzen_tsumo", "門前清自摸和", "Fully concealed tsumo (menzen tsumo)", 1, 0,
+      cond=lambda c: int(c.closed and c.inp.tsumo), scope=_SITUATION),
+    Y("pinfu", "平和", "Pinfu (all runs)", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu",
+      cond=_pinfu, scope=_WAIT),
+    Y("tanyao", "断么九", "All simples (tanyao)", 1, 1, switch="hand.kuitan",
+      cond=lambda c: int(c.facts.all_simple), scope=_HAND),
+    Y("iipeikou", "一盃口", "Pure double run (iipeikou)", 1, 0,
+      cond=lambda c: int(_std(c) and _peikou(c) == 1)),
+    Y("yakuhai_haku", "役牌 白", "Yakuhai: white dragon", 1, 1,
+      cond=lambda c: int(HAKU in c.trips)),
+    Y("yakuhai_hatsu", "役牌 發", "Yakuhai: green dragon", 1, 1,
+      cond=lambda c: int(HATSU in c.trips)),
+    Y("yakuhai_chun", "役牌 中", "Yakuhai: red dragon", 1, 1,
+      cond=lambda c: int(CHUN in c.trips)),
+    Y("yakuhai_seat_wind", "役牌 自風", "Yakuhai: seat wind", 1, 1,
+      cond=lambda c: int(c.inp.seat_wind in c.trips)),
+    Y("yakuhai_round_wind", "役牌 場風", "Yakuhai: round wind", 1, 1,
+      cond=lambda c: int(c.inp.round_wind in c.trips)),
+    Y("yakuhai_north", "役牌 北", "Yakuhai: North", 1, 1, switch="hand.north_yakuhai",
+      cond=lambda c: int(c.rules.north_yakuhai and _has_trip(c, NORTH))),
+    Y("rinshan", "嶺上開花", "Win on a replacement tile (rinshan kaihou)", 1, 1,
+      cond=lambda c: int(c.inp.rinshan), scope=_SITUATION),
+    Y("chankan", "搶槓", "Robbing a kan (chankan)", 1, 1,
+      cond=lambda c: int(c.inp.chankan), scope=_SITUATION),
+    Y("haitei", "海底摸月", "Last tile draw (haitei)", 1, 1, switch="hand.houtei_as_haitei",
+      cond=_haitei, scope=_SITUATION),
+    Y("houtei", "河底撈魚", "Last discard (houtei)", 1, 1, switch="hand.houtei_as_haitei",
+      cond=lambda c: int(c.inp.houtei and not c.rules.houtei_as_haitei), scope=_SITUATION),
     # 2 han and more
-    Y("sanshoku", "三色同順", 2, 1, cond=_sanshoku),
-    Y("ittsu", "一気通貫", 2, 1, cond=_ittsu),
-    Y("chanta", "混全帯么九", 2, 1, cond=_chanta),
-    Y(
-        "chiitoitsu",
-        "七対子",
-        2,
-        0,
-        switch="hand.chiitoitsu_four_of_a_kind",
-        cond=lambda c: int(c.form == "chiitoi"),
-    ),
-    Y("toitoi", "対々和", 2, 2, cond=lambda c: int(_std(c) and not c.seqs)),
-    Y("sanankou", "三暗刻", 2, 2, cond=lambda c: int(_std(c) and _concealed_trips(c) == 3)),
-    Y("sankantsu", "三槓子", 2, 2, cond=lambda c: int(_kans(c) == 3)),
-    Y("sanshoku_doukou", "三色同刻", 2, 2, cond=_doukou),
-    Y(
-        "honroutou",
-        "混老頭",
-        2,
-        2,
-        cond=lambda c: int(c.f.all_yaochuu and c.f.has_honor and c.f.has_terminal),
-        scope="hand",
-    ),
-    Y("shousangen", "小三元", 2, 2, cond=_shousangen),
-    Y("honitsu", "混一色", 3, 2, cond=lambda c: int(c.f.one_suit and c.f.has_honor), scope="hand"),
-    Y("junchan", "純全帯么九", 3, 2, cond=_junchan),
-    Y("ryanpeikou", "二盃口", 3, 0, cond=lambda c: int(_std(c) and _peikou(c) == 2)),
-    Y(
-        "chinitsu",
-        "清一色",
-        6,
-        5,
-        cond=lambda c: int(c.f.one_suit and not c.f.has_honor),
-        scope="hand",
-    ),
-    Y(
-        "renhou",
-        "人和",
-        0,
-        0,
-        1,
-        switch="hand.renhou",
-        cond=lambda c: int(c.h.renhou and c.r.renhou != "off"),
-        scope="situation",
-    ),
+    Y("sanshoku", "三色同順", "Three colour runs (sanshoku)", 2, 1, cond=_sanshoku),
+    Y("ittsu", "一気通貫", "Straight (ittsu)", 2, 1, cond=_ittsu),
+    Y("chanta", "混全帯么九", "Outside hand (chanta)", 2, 1, cond=_chanta),
+    Y("chiitoitsu", "七対子", "Seven pairs (chiitoitsu)", 2, 0,
+      switch="hand.chiitoitsu_four_of_a_kind", cond=lambda c: int(c.form == "chiitoi")),
+    Y("toitoi", "対々和", "All triplets (toitoi)", 2, 2,
+      cond=lambda c: int(_std(c) and not c.seqs)),
+    Y("sanankou", "三暗刻", "Three concealed triplets (sanankou)", 2, 2,
+      cond=lambda c: int(_std(c) and _concealed_trips(c) == 3), scope=_WAIT),
+    Y("sankantsu", "三槓子", "Three kans (sankantsu)", 2, 2,
+      cond=lambda c: int(_kans(c) == 3)),
+    Y("sanshoku_doukou", "三色同刻", "Three colour triplets (sanshoku doukou)", 2, 2,
+      cond=_doukou),
+    Y("honroutou", "混老頭", "All terminals and honours (honroutou)", 2, 2,
+      cond=lambda c: int(c.facts.all_yaochuu and c.facts.has_honor and c.facts.has_terminal),
+      scope=_HAND),
+    Y("shousangen", "小三元", "Little three dragons (shousangen)", 2, 2, cond=_shousangen),
+    Y("honitsu", "混一色", "Half flush (honitsu)", 3, 2,
+      cond=lambda c: int(c.facts.one_suit and c.facts.has_honor), scope=_HAND),
+    Y("junchan", "純全帯么九", "Terminals in every set (junchan)", 3, 2, cond=_junchan),
+    Y("ryanpeikou", "二盃口", "Twice pure double run (ryanpeikou)", 3, 0,
+      cond=lambda c: int(_std(c) and _peikou(c) == 2)),
+    Y("chinitsu", "清一色", "Full flush (chinitsu)", 6, 5,
+      cond=lambda c: int(c.facts.one_suit and not c.facts.has_honor), scope=_HAND),
+    Y("renhou", "人和", "Blessing of man (renhou)", 0, 0, 1, switch="hand.renhou",
+      cond=lambda c: int(c.inp.renhou and c.rules.renhou != "off"), scope=_SITUATION),
     # yakuman
-    Y("tenhou", "天和", 0, 0, 1, cond=lambda c: int(c.h.tenhou), scope="situation"),
-    Y("chiihou", "地和", 0, 0, 1, cond=lambda c: int(c.h.chiihou), scope="situation"),
-    Y("kokushi", "国士無双", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_kokushi),
-    Y(
-        "kokushi_13",
-        "国士無双十三面待ち",
-        0,
-        0,
-        2,
-        switch="hand.double_yakuman_hands",
-        cond=_kokushi_13,
-    ),
-    Y("suuankou", "四暗刻", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_suuankou),
-    Y(
-        "suuankou_tanki",
-        "四暗刻単騎",
-        0,
-        0,
-        2,
-        switch="hand.double_yakuman_hands",
-        cond=_suuankou_tanki,
-    ),
-    Y("daisangen", "大三元", 0, 0, 1, cond=lambda c: int(len(c.trips & _DRAGON_SET) == 3)),
-    Y(
-        "shousuushii",
-        "小四喜",
-        0,
-        0,
-        1,
-        cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3),
-    ),
-    Y("daisuushii", "大四喜", 0, 0, 1, switch="hand.double_yakuman_hands", cond=_daisuushii),
-    Y("tsuuiisou", "字一色", 0, 0, 1, cond=lambda c: int(c.f.all_honor), scope="hand"),
-    Y(
-        "ryuuiisou",
-        "緑一色",
-        0,
-        0,
-        1,
-        switch="hand.ryuuiisou_needs_hatsu",
-        cond=_ryuuiisou,
-        scope="hand",
-    ),
-    Y("chinroutou", "清老頭", 0, 0, 1, cond=lambda c: int(c.f.all_terminal), scope="hand"),
-    Y(
-        "chuuren",
-        "九蓮宝燈",
-        0,
-        0,
-        1,
-        switch="hand.double_yakuman_hands",
-        cond=_chuuren,
-        scope="hand",
-    ),
-    Y(
-        "junsei_chuuren",
-        "純正九蓮宝燈",
-        0,
-        0,
-        2,
-        switch="hand.double_yakuman_hands",
-        cond=_junsei,
-        scope="hand",
-    ),
-    Y("suukantsu", "四槓子", 0, 0, 1, cond=lambda c: int(_kans(c) == 4)),
+    Y("tenhou", "天和", "Blessing of heaven (tenhou)", 0, 0, 1,
+      cond=lambda c: int(c.inp.tenhou), scope=_SITUATION),
+    Y("chiihou", "地和", "Blessing of earth (chiihou)", 0, 0, 1,
+      cond=lambda c: int(c.inp.chiihou), scope=_SITUATION),
+    Y("kokushi", "国士無双", "Thirteen orphans (kokushi musou)", 0, 0, 1, switch=_DOUBLE,
+      cond=_kokushi),
+    Y("kokushi_13", "国士無双十三面待ち", "Thirteen orphans, 13-sided wait", 0, 0, 2,
+      switch=_DOUBLE, cond=_kokushi_13),
+    Y("suuankou", "四暗刻", "Four concealed triplets (suuankou)", 0, 0, 1, switch=_DOUBLE,
+      cond=_suuankou, scope=_WAIT),
+    Y("suuankou_tanki", "四暗刻単騎", "Four concealed triplets, pair wait", 0, 0, 2,
+      switch=_DOUBLE, cond=_suuankou_tanki, scope=_WAIT),
+    Y("daisangen", "大三元", "Big three dragons (daisangen)", 0, 0, 1,
+      cond=lambda c: int(len(c.trips & _DRAGON_SET) == 3)),
+    Y("shousuushii", "小四喜", "Little four winds (shousuushii)", 0, 0, 1,
+      cond=lambda c: int(_std(c) and c.pair in WINDS and _winds_trips(c) == 3)),
+    Y("daisuushii", "大四喜", "Big four winds (daisuushii)", 0, 0, 1, switch=_DOUBLE,
+      cond=_daisuushii),
+    Y("tsuuiisou", "字一色", "All honours (tsuuiisou)", 0, 0, 1,
+      cond=lambda c: int(c.facts.all_honor), scope=_HAND),
+    Y("ryuuiisou", "緑一色", "All green (ryuuiisou)", 0, 0, 1,
+      switch="hand.ryuuiisou_needs_hatsu", cond=_ryuuiisou, scope=_HAND),
+    Y("chinroutou", "清老頭", "All terminals (chinroutou)", 0, 0, 1,
+      cond=lambda c: int(c.facts.all_terminal), scope=_HAND),
+    Y("chuuren", "九蓮宝燈", "Nine gates (chuuren poutou)", 0, 0, 1, switch=_DOUBLE,
+      cond=_chuuren, scope=_HAND),
+    Y("junsei_chuuren", "純正九蓮宝燈", "Pure nine gates (junsei chuuren poutou)", 0, 0, 2,
+      switch=_DOUBLE, cond=_junsei, scope=_HAND),
+    Y("suukantsu", "四槓子", "Four kans (suukantsu)", 0, 0, 1,
+      cond=lambda c: int(_kans(c) == 4)),
     # counted by scoring.hand, listed here for the rules reference
-    Y("dora", "ドラ", 1, 1, switch="hand.dora_as_han, hand.kan_dora"),
-    Y("aka", "赤ドラ", 1, 1, switch="table.red_fives, hand.red_five_is_yaku"),
-    Y("ura", "裏ドラ", 1, 0, switch="hand.ura_dora"),
-    Y("nukidora", "抜きドラ", 1, 1, switch="hand.nukidora"),
-    Y("pocchi", "白ポッチ", 0, 0, switch="hand.pocchi"),
+    Y("dora", "ドラ", "Dora", 1, 1, switch="hand.dora_as_han, hand.kan_dora"),
+    Y("aka", "赤ドラ", "Red five (aka dora)", 1, 1,
+      switch="table.red_fives, hand.red_five_is_yaku"),
+    Y("ura", "裏ドラ", "Ura dora", 1, 0, switch="hand.ura_dora"),
+    Y("nukidora", "抜きドラ", "North or flower set aside (nukidora)", 1, 1,
+      switch="hand.nukidora"),
+    Y("pocchi", "白ポッチ", "White pocchi (wild tile)", 0, 0, switch="hand.pocchi"),
 )
 
 YAKU_IDS: Final = frozenset(y.id for y in YAKU)
@@ -450,8 +385,6 @@ BY_ID: Final = {y.id: y for y in YAKU}
 CONDITIONAL: Final = tuple(y for y in YAKU if y.cond is not None)
 
 _RENHOU: Final = {"yakuman": (0, 0, 1), "baiman": (8, 0, 0), "mangan": (5, 0, 0), "off": (0, 0, 0)}
-
-_tables: Final[dict[int, tuple]] = {}
 
 
 def _value(y: Yaku, hr) -> tuple[int, int, int]:
@@ -469,23 +402,23 @@ def _value(y: Yaku, hr) -> tuple[int, int, int]:
 
 
 def han_table(hr) -> tuple:
-    """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman), ...)`` for every
-    conditional yaku under these hand rules, split by scope; computed once per rule object."""
-    hit = _tables.get(id(hr))
-    if hit is not None and hit[0] is hr:
-        return hit[1]
-    rows = [(y,) + _value(y, hr) for y in CONDITIONAL]
+    """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman, per_wait), ...)`` for
+    every conditional yaku under these hand rules, split by scope; computed once per rule
+    object. ``per_wait``: the yaku reads the wait (scope "wait"), so each wait of a reading
+    checks it again."""
+    hit = hr.memo.get("han_table")
+    if hit is not None:
+        return hit
+    rows = [(y,) + _value(y, hr) + (y.scope == _WAIT,) for y in CONDITIONAL]
     rows = [
         r for r in rows if r[1] or r[2] or r[3]
     ]  # a yaku worth nothing under these rules is never checked
+    per_hand = (_SITUATION, _HAND)
     table = (
-        tuple(r for r in rows if r[0].scope != "reading"),
-        _grouped([r for r in rows if r[0].scope == "reading"]),
+        tuple(r for r in rows if r[0].scope in per_hand),
+        _grouped([r for r in rows if r[0].scope not in per_hand]),
     )
-    if len(_tables) > 64:  # rule objects come and go in long runs; keep the cache small
-        _tables.clear()
-    _tables[id(hr)] = (hr, table)
-    return table
+    return hr.memo.put("han_table", table)
 
 
 # reading yaku by what a reading must have for them to be possible; a reading without
@@ -539,16 +472,13 @@ def _possible(row, runs: int, honours: int) -> bool:
     return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
 
 
-_gated: Final[dict[int, tuple]] = {}
-
-
 def gated_rows(hr) -> dict:
     """``{(runs, honour triplets): rows}`` for four-set readings: the reading yaku of
     :func:`han_table` (runs group, then triplets group, registry order within each) that such
     a reading can have (see :data:`NEEDS`); computed once per rule object."""
-    hit = _gated.get(id(hr))
-    if hit is not None and hit[0] is hr:
-        return hit[1]
+    hit = hr.memo.get("gated_rows")
+    if hit is not None:
+        return hit
     runs_rows, trip_rows, _forms = han_table(hr)[1]
     table = {}
     for runs in range(5):
@@ -556,10 +486,7 @@ def gated_rows(hr) -> dict:
             table[(runs, honours)] = tuple(
                 r for r in runs_rows + trip_rows if _possible(r, runs, honours)
             )
-    if len(_gated) > 64:
-        _gated.clear()
-    _gated[id(hr)] = (hr, table)
-    return table
+    return hr.memo.put("gated_rows", table)
 
 
 def reference() -> list[dict]:
@@ -568,6 +495,7 @@ def reference() -> list[dict]:
         {
             "id": y.id,
             "ja": y.ja,
+            "en": y.en,
             "han_closed": y.han_closed,
             "han_open": y.han_open,
             "yakuman": y.yakuman,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
+from ..memo import Memo
 from ..tiles import DRAGONS, HATSU, HAKU, WINDS, is_honor, is_terminal
 from .decompose import CHOW, KONG, PUNG, Reading, Set, readings, waiting_tiles
 from .fans import FANS, ORDER
@@ -66,10 +66,20 @@ class Win:
         return c
 
 
-@lru_cache(maxsize=None)
+_EXCLUSIONS = Memo(64)  # Options -> exclusions
+
+
 def exclusions(opts: Options) -> dict[str, frozenset]:
-    """Each fan's exclusions under the switches. The registry holds 004's reading; a switch
-    set to PyMahjongGB's reading drops or adds the exclusion it names."""
+    """Each fan's exclusions under the switches (memoized: a batch asks under the same ones).
+    The registry holds 004's reading; a switch set to PyMahjongGB's reading drops or adds the
+    exclusion it names."""
+    hit = _EXCLUSIONS.get(opts)
+    if hit is None:
+        hit = _EXCLUSIONS.put(opts, _exclusions(opts))
+    return hit
+
+
+def _exclusions(opts: Options) -> dict[str, frozenset]:
     ex = {fid: set(f.excludes) for fid, f in FANS.items()}
     if opts.all_green_full_flush:
         ex["all_green"] -= {"full_flush", "no_honors"}

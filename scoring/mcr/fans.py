@@ -4,7 +4,8 @@ Source: ``/work/shared/seeds/004_31b80ee9b4db5b91.txt`` (cited below as
 "004" with its line number). Each fan has a stable snake_case id (the
 English name used by the Chinese Official rules and by PyMahjongGB), the
 name as the rulebook writes it (``name_zh``), its Japanese reading
-(``name_ja``), its points and the fans it excludes.
+(``name_ja``), its English name (``name_en``, from the id), its points and the fans it
+excludes.
 
 ``excludes`` holds what the rulebook names for the fan (as 004 reads; the
 ``hand.mcr_*`` switches give PyMahjongGB's readings) plus what the
@@ -28,6 +29,18 @@ class Fan:
     name_ja: str
     excludes: frozenset
     source: str
+
+    @property
+    def name_en(self) -> str:
+        """The English name of the Chinese Official rules, which the id spells in snake_case
+        ("pung_of_terminals_or_honors" -> "Pung of Terminals or Honors")."""
+        words = self.id.split("_")
+        return " ".join(
+            w if i and w in _SMALL_WORDS else w.capitalize() for i, w in enumerate(words)
+        )
+
+
+_SMALL_WORDS = frozenset({"of", "or", "and", "the", "with"})
 
 
 # (id, points, rulebook name, Japanese reading, excludes, rulebook line)
@@ -353,6 +366,7 @@ def reference() -> list[dict]:
             "points": f.points,
             "name_zh": f.name_zh,
             "name_ja": f.name_ja,
+            "name_en": f.name_en,
             "excludes": sorted(f.excludes),
             "source": f.source,
         }

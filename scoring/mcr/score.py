@@ -1,8 +1,8 @@
 """Score one MCR hand from a batch line (``docs/contracts/scoring-batch.md``, MCR).
 
 :func:`score_hand` never raises for bad input: it returns
-``{"ok": false, "error": {"code", "message"}}`` with a sentence a person can
-act on. :func:`payments` turns a total into the four players' point deltas.
+``{"ok": false, "error": {"code", "message", "reason", "values"}}`` with a sentence a
+person can act on. :func:`payments` turns a total into the four players' point deltas.
 """
 
 from __future__ import annotations
@@ -102,20 +102,16 @@ def score_hand(line: dict, rules="mcr") -> dict:
         win, flowers = parse_line(line, rules)
     except ScoringError as e:
         code = e.code if e.code in ("invalid_tiles", "invalid_input") else "invalid_input"
-        return {**head, "ok": False, "error": {"code": code, "message": e.message}}
+        return {**head, "ok": False, "error": e.as_result(code)}
     opts = options(rules)
     best = best_reading(win, opts)
     if best is None:
-        return {
-            **head,
-            "ok": False,
-            "error": {
-                "code": "not_agari",
-                "message": "these tiles are not a winning hand: four sets and a pair, seven pairs, "
-                "thirteen orphans or a knitted hand "
-                "(check the hand, the melds and the winning tile)",
-            },
-        }
+        error = ScoringError(
+            "these tiles are not a winning hand: four sets and a pair, seven pairs, "
+            "thirteen orphans or a knitted hand (check the hand, the melds and the winning tile)",
+            "not_agari", reason="mcr_not_agari",
+        )
+        return {**head, "ok": False, "error": error.as_result()}
     reading, fans = best
     listed = fan_list(fans, opts)
     fan = sum(f["points"] for f in listed)
@@ -126,11 +122,11 @@ def score_hand(line: dict, rules="mcr") -> dict:
             "ok": False,
             "fan": fan,
             "fans": listed,
-            "error": {
-                "code": "below_minimum",
-                "message": f"the hand is worth {fan} fan ({names}); an MCR win needs at least "
+            "error": ScoringError(
+                f"the hand is worth {fan} fan ({names}); an MCR win needs at least "
                 f"{MINIMUM_FAN} fan, flowers not counted",
-            },
+                "below_minimum", reason="mcr_below_minimum", fan=fan, minimum=MINIMUM_FAN,
+            ).as_result(),
         }
     tot = fan + flowers
     pay = pay_table(tot, win.tsumo)
@@ -160,6 +156,7 @@ def fan_list(fans, opts: Options) -> list[dict]:
                 "count": n,
                 "name_zh": f.name_zh,
                 "name_ja": f.name_ja,
+                "name_en": f.name_en,
             }
         )
     return rows
@@ -185,12 +182,16 @@ def payments(total: int, winner: int, discarder: int | None, players: int = 4) -
     On a discard the discarder pays 8 + total and the others 8 each (004:272-276).
     """
     if not isinstance(total, int) or isinstance(total, bool) or total < 0:
-        raise InvalidInput(f"total must be a whole number of points, not {total!r}")
+        raise InvalidInput(f"total must be a whole number of points, not {total!r}",
+                           reason="not_a_count", field="total", low=0, value=repr(total))
     if not 0 <= winner < players:
-        raise InvalidInput(f"winner seat {winner} is not one of 0-{players - 1}")
+        raise InvalidInput(f"winner seat {winner} is not one of 0-{players - 1}",
+                           reason="not_a_seat", field="winner", value=repr(winner),
+                           last=players - 1)
     if discarder is not None and (not 0 <= discarder < players or discarder == winner):
         raise InvalidInput(
-            f"discarder seat {discarder} must be another player's seat 0-{players - 1}"
+            f"discarder seat {discarder} must be another player's seat 0-{players - 1}",
+            reason="not_a_seat", field="discarder", value=repr(discarder), last=players - 1,
         )
     deltas = [0] * players
     for seat in range(players):
@@ -206,7 +207,8 @@ def payments(total: int, winner: int, discarder: int | None, players: int = 4) -
 def parse_line(line, rules) -> tuple[Win, int]:
     """Validate a batch line and build the :class:`Win` (raises ScoringError)."""
     if not isinstance(line, dict):
-        raise InvalidInput('each line must be a JSON object such as {"hand": "...", "win": "..."}')
+        raise InvalidInput('each line must be a JSON object such as {"hand": "...", "win": "..."}',
+                           reason="line_not_object")
     _check_fields(line)
     flags = {k: _bool(line, k) for k in MCR_FLAGS}
     tiles = parse_tiles(_text(line, "hand"))
@@ -219,7 +221,8 @@ def parse_line(line, rules) -> tuple[Win, int]:
     if len(tiles) != need:
         raise InvalidTiles(
             f"the hand has {len(tiles)} concealed tiles; with {len(melds)} meld(s) it needs {need} "
-            "(winning tile included)"
+            "(winning tile included)",
+            reason="hand_size", count=len(tiles), melds=len(melds), need=need,
         )
     win = _win_tile(line, tiles)
     flowers = _flowers(line, hand_flowers)
@@ -248,27 +251,37 @@ def _check_fields(line: dict) -> None:
     unknown = sorted(set(line) - KNOWN)
     if unknown:
         raise InvalidInput(
-            f"unknown field(s) {', '.join(unknown)} for an MCR hand: see the scoring-batch contract"
+            f"unknown field(s) {', '.join(unknown)} for an MCR hand: see the scoring-batch "
+            "contract",
+            reason="mcr_unknown_fields", value=", ".join(unknown),
         )
     for k in RIICHI_ONLY:
         if line.get(k):
-            hint = f" (use {RIICHI_HINT[k]!r})" if k in RIICHI_HINT else ""
-            raise InvalidInput(f"{k!r} is a riichi field and has no meaning under MCR rules{hint}")
+            if k in RIICHI_HINT:
+                raise InvalidInput(
+                    f"{k!r} is a riichi field and has no meaning under MCR rules "
+                    f"(use {RIICHI_HINT[k]!r})",
+                    reason="mcr_riichi_field_hint", field=k, instead=RIICHI_HINT[k],
+                )
+            raise InvalidInput(f"{k!r} is a riichi field and has no meaning under MCR rules",
+                               reason="mcr_riichi_field", field=k)
 
 
 def _bool(line: dict, key: str) -> bool:
     v = line.get(key, False)
     if not isinstance(v, bool):
-        raise InvalidInput(f"{key!r} must be true or false, not {v!r}")
+        raise InvalidInput(f"{key!r} must be true or false, not {v!r}",
+                           reason="field_not_bool", field=key, value=repr(v))
     return v
 
 
 def _text(line: dict, key: str) -> str:
     v = line.get(key)
     if v is None:
-        raise InvalidInput(f"the {key!r} field is missing")
+        raise InvalidInput(f"the {key!r} field is missing", reason="tiles_missing", field=key)
     if not isinstance(v, str):
-        raise InvalidInput(f"{key!r} must be tiles written as text such as '123m', not {v!r}")
+        raise InvalidInput(f"{key!r} must be tiles written as text such as '123m', not {v!r}",
+                           reason="tiles_not_text", value=repr(v), field=key)
     return v
 
 
@@ -276,40 +289,48 @@ def _melds(line: dict) -> list:
     melds = line.get("melds", [])
     if not isinstance(melds, list):
         raise InvalidInput(
-            '\'melds\' must be a list of objects like {"type": "pon", "tiles": "555z"}'
+            '\'melds\' must be a list of objects like {"type": "pon", "tiles": "555z"}',
+            reason="melds_not_list",
         )
     if len(melds) > 4:
-        raise InvalidInput(f"{len(melds)} melds: a hand has at most four sets")
+        raise InvalidInput(f"{len(melds)} melds: a hand has at most four sets",
+                           reason="too_many_melds", count=len(melds))
     return [parse_meld(m) for m in melds]
 
 
 def _win_tile(line: dict, tiles: list[int]) -> int:
     wt = parse_tiles(_text(line, "win"))
     if len(wt) != 1 or is_flower(wt[0]):
-        raise InvalidTiles(f"'win' must be one tile such as '5m', not {line['win']!r}")
+        raise InvalidTiles(f"'win' must be one tile such as '5m', not {line['win']!r}",
+                           reason="win_not_one_tile", value=repr(line["win"]))
     if wt[0] not in tiles:
-        raise InvalidTiles(f"the winning tile {tile_to_str(wt[0])} must also be written in 'hand'")
+        raise InvalidTiles(f"the winning tile {tile_to_str(wt[0])} must also be written in 'hand'",
+                           reason="win_not_in_hand", tile=tile_to_str(wt[0]))
     return kind(wt[0])
 
 
 def _flowers(line: dict, in_hand: int) -> int:
     n = line.get("flowers", 0)
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise InvalidInput(f"'flowers' must be a whole number 0-8, not {n!r}")
+        raise InvalidInput(f"'flowers' must be a whole number 0-8, not {n!r}",
+                           reason="flowers_count", value=repr(n))
     if n and in_hand:
         raise InvalidInput(
-            "give flowers either as a count in 'flowers' or as 1f-8f tiles in 'hand', not both"
+            "give flowers either as a count in 'flowers' or as 1f-8f tiles in 'hand', not both",
+            reason="flowers_twice",
         )
     n += in_hand
     if n > 8:
-        raise InvalidInput(f"{n} flowers: the set has only 8 flower and season tiles")
+        raise InvalidInput(f"{n} flowers: the set has only 8 flower and season tiles",
+                           reason="too_many_flowers", count=n, flowers=8)
     return n
 
 
 def _wind(line: dict, key: str) -> int:
     v = line.get(key, "E")
     if v not in WIND_LETTERS:
-        raise InvalidInput(f"{key!r} must be one of E, S, W, N, not {v!r}")
+        raise InvalidInput(f"{key!r} must be one of E, S, W, N, not {v!r}",
+                           reason="field_not_wind", field=key, value=repr(v))
     return WIND_LETTERS[v]
 
 
@@ -317,28 +338,34 @@ def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
     """Refuse win conditions that cannot happen together or with these tiles."""
     tsumo = flags["tsumo"]
     if flags["kong_replacement"] and not tsumo:
-        raise InvalidInput("kong_replacement (杠上開花) is a self-drawn win: set tsumo to true")
+        raise InvalidInput("kong_replacement (杠上開花) is a self-drawn win: set tsumo to true",
+                           reason="mcr_kong_replacement_ron")
     if flags["kong_replacement"] and not any(s.type == KONG for s in fixed):
         raise InvalidInput(
             "kong_replacement (杠上開花) needs a kong among the melds; a win on the tile drawn "
-            "for a flower is an ordinary self-drawn win (004:179)"
+            "for a flower is an ordinary self-drawn win (004:179)",
+            reason="mcr_kong_replacement_no_kong",
         )
     if flags["robbing_kong"]:
         if tsumo:
             raise InvalidInput(
-                "robbing_kong (搶杠和) is a win on another player's kong: set tsumo to false"
+                "robbing_kong (搶杠和) is a win on another player's kong: set tsumo to false",
+                reason="mcr_robbing_kong_tsumo",
             )
         if flags["wall_last"]:
-            raise InvalidInput("robbing_kong and wall_last cannot both hold (004:185)")
+            raise InvalidInput("robbing_kong and wall_last cannot both hold (004:185)",
+                               reason="mcr_robbing_kong_wall_last")
         if counts[win] > 1 or in_melds:
             raise InvalidInput(
                 "robbing_kong: the robbed tile is the fourth of its kind, "
-                "so the hand cannot hold another copy of it"
+                "so the hand cannot hold another copy of it",
+                reason="mcr_robbing_kong_copy",
             )
     if flags["last_tile"] and counts[win] > 1:
         raise InvalidInput(
             "last_tile (和絶張): the hand holds another copy of the winning tile, "
-            "so three others cannot all be visible"
+            "so three others cannot all be visible",
+            reason="mcr_last_tile_copy",
         )
 
 

@@ -1,4 +1,4 @@
-"""``python -m scoring batch`` and ``python -m scoring hand`` as contracts/scoring-batch.md fixes them."""
+"""``python -m scoring batch`` and ``hand`` as docs/contracts/scoring-batch.md fixes them."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def test_output_line_has_the_contract_fields_in_order_of_input():
     assert out[2] == {
         "id": "bad",
         "ok": False,
-        "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"]},
+        "error": {"code": "invalid_tiles", "message": out[2]["error"]["message"],
+                  "reason": "hand_size", "values": {"count": 3, "melds": 0, "need": 14}},
     }
 
 
@@ -174,19 +175,19 @@ def test_input_is_cut_into_pieces_only_at_line_ends():
     piece, blank lines and a last line without a newline all come through whole."""
     import io
 
-    from scoring import cli
+    from scoring import batch
 
     long_line = b'{"id": "' + b"x" * 300 + b'"}'
     data = b'{"id": 1}\n\n' + long_line + b"\n" + b'{"id": 2}'
-    pieces = list(cli._chunks(io.BytesIO(data), 16))
+    pieces = list(batch.chunks(io.BytesIO(data), 16))
     assert b"".join(pieces) == data
     assert all(p.endswith(b"\n") for p in pieces[:-1])
     assert [line for p in pieces for line in p.split(b"\n") if line] == [
         b'{"id": 1}', long_line, b'{"id": 2}'
     ]
-    out = [json.loads(x) for x in cli._score_chunk(data, "netmahjong").decode().splitlines()]
+    out = [json.loads(x) for x in batch.score_chunk(data, "netmahjong").decode().splitlines()]
     assert [o["id"] for o in out] == [1, None, "x" * 300, 2]  # the blank line is answered too
-    shares = cli._shares(data, 3)
+    shares = batch.cut_shares(data, 3)
     assert b"".join(shares) == data and all(p.endswith(b"\n") for p in shares[:-1])
 
 
@@ -196,31 +197,31 @@ def test_a_worker_that_dies_loses_no_line():
     import io
     import os
 
-    from scoring import cli
+    from scoring import batch
 
     parent = os.getpid()
 
     def score(share, rules):
         if os.getpid() != parent and b'"id": 3' in share:
             os._exit(9)  # as if killed
-        return cli._score_chunk(share, rules)
+        return batch.score_chunk(share, rules)
 
     lines = [json.dumps(dict(RIICHI_TANYAO, id=i)) + "\n" for i in range(6)]
     shares = [("".join(lines[i:i + 2])).encode() for i in range(0, 6, 2)]
     out = io.BytesIO()
-    cli.score_shares([cli._given(x) for x in shares], "netmahjong", out, score)
+    batch.score_shares([batch.in_memory(x) for x in shares], "netmahjong", out, score)
     got = [json.loads(x) for x in out.getvalue().decode().splitlines()]
     assert [o["id"] for o in got] == list(range(6)) and all(o["ok"] for o in got)
 
 
 def test_scoring_leaves_no_reference_cycles():
-    """The batch switches the cyclic garbage collector off (scoring.cli._quiet_gc); that is
+    """The batch switches the cyclic garbage collector off (scoring.batch.main); that is
     only safe while scoring frees everything by reference counting. Score winning hands,
     hands without yaku, pocchi wins, bad lines and MCR lines, then ask the collector."""
     import gc
 
     from tests.support.mcr import random_hands
-    from scoring.hand import score_batch
+    from scoring.batch import score_lines
     from tests.scoring.test_oracle_riichi import lines as random_lines
 
     riichi = [json.dumps(x) for x in random_lines(1500, 3)]
@@ -231,7 +232,7 @@ def test_scoring_leaves_no_reference_cycles():
     gc.collect()
     gc.disable()
     try:
-        out = list(score_batch(riichi + odd + mcr, "netmahjong"))
+        out = list(score_lines(riichi + odd + mcr, "netmahjong"))
         found = gc.collect()
     finally:
         gc.enable()
@@ -262,18 +263,18 @@ def test_a_file_on_stdin_is_shared_out_by_offset_with_the_same_result(tmp_path):
 def test_file_shares_are_cut_after_line_ends(tmp_path):
     import os
 
-    from scoring import cli
+    from scoring import batch
 
     data = b"".join(b"x" * (i % 7) + b"\n" for i in range(50)) + b"y" * 5000 + b"\n" + b"z"
     path = tmp_path / "in.jsonl"
     path.write_bytes(data)
     with open(path, "rb") as f:
         for n in range(1, 6):
-            cuts = cli._cuts(f.fileno(), 0, len(data), n)
+            cuts = batch.file_cuts(f.fileno(), 0, len(data), n)
             assert cuts[0] == 0 and cuts[-1] == len(data) and len(cuts) <= n + 1
             assert all(a < b for a, b in zip(cuts, cuts[1:], strict=False))
             assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])
             bounds = zip(cuts, cuts[1:], strict=False)
-            parts = [b"".join(cli._pieces_of(f.fileno(), a, b)()) for a, b in bounds]
+            parts = [b"".join(batch.file_share(f.fileno(), a, b)()) for a, b in bounds]
             assert b"".join(parts) == data
         assert os.lseek(f.fileno(), 0, os.SEEK_CUR) == 0  # read by offset: the position stays

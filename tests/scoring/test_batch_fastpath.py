@@ -1,6 +1,6 @@
 """The batch's fast paths give exactly what the plain paths give.
 
-The riichi batch (issue 2's speed target) takes short cuts: result lines
+The riichi batch takes short cuts for speed: result lines
 joined from memoized JSON parts, hand text cut into suit pieces, concealed
 tiles read by sorted kinds with suits memoized, reading yaku gated by what a
 reading can hold (``scoring.yaku.NEEDS``), situation and hand yaku memoized.
@@ -20,15 +20,14 @@ from hypothesis import strategies as st
 
 from scoring import decompose as dec
 from scoring.errors import InvalidTiles
+from scoring.batch import line_text, score_lines
 from scoring.hand import (
     BOOL_FIELDS,
     HandFacts,
     _fast_tiles,
     _KIND_OF,
-    _line_text,
     contexts,
     parse_input,
-    score_batch,
     score_hand,
 )
 from scoring.rules import PRESET_IDS, load_rules
@@ -74,10 +73,10 @@ def varied_lines() -> list[str]:
 def test_batch_text_is_the_json_of_score_hand(preset, varied_lines):
     """docs/contracts/scoring-batch.md: the batch line is the result object; the joined text must be
     byte for byte what json.dumps of score_hand's dict gives (NEL/LS/PS escaped)."""
-    got = list(score_batch(varied_lines, preset))
+    got = list(score_lines(varied_lines, preset))
     assert len(got) == len(varied_lines)
     for raw, text in zip(varied_lines, got, strict=True):
-        want = _line_text(score_hand(json.loads(raw), preset))
+        want = line_text(score_hand(json.loads(raw), preset))
         assert text == want, raw
         assert "\u2028" not in text and "\x85" not in text
 
@@ -85,7 +84,7 @@ def test_batch_text_is_the_json_of_score_hand(preset, varied_lines):
 def test_odd_ids_survive_the_joined_text():
     line = {"hand": "123m456p789s11122z", "win": "2z", "tsumo": True}
     for line_id in ODD_IDS:
-        (text,) = score_batch([json.dumps({**line, "id": line_id})], "netmahjong")
+        (text,) = score_lines([json.dumps({**line, "id": line_id})], "netmahjong")
         out = json.loads(text)
         assert out["ok"] and out["id"] == line_id
 

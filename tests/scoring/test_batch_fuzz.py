@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.hand import score_batch
+from scoring.batch import score_lines
 from scoring.rules import PRESET_IDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -144,7 +144,7 @@ def check_output(lines_in: list[str], lines_out: list[str]) -> None:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(any_line, max_size=8), st.sampled_from(RIICHI_PRESETS))
 def test_score_batch_never_crashes(lines, preset):
-    check_output(lines, list(score_batch(lines, preset)))
+    check_output(lines, list(score_lines(lines, preset)))
 
 
 @settings(
@@ -154,7 +154,7 @@ def test_score_batch_never_crashes(lines, preset):
 )
 @given(st.lists(any_line, min_size=1, max_size=150), st.sampled_from(RIICHI_PRESETS))
 def test_the_real_command_never_crashes(lines, preset):
-    """The real ``python -m scoring batch`` subprocess: exit 0, nothing on stderr, a line per line."""
+    """The real ``python -m scoring batch`` process: exit 0, nothing on stderr, a line per line."""
     data = "".join(line + "\n" for line in lines).encode("utf-8")
     env = {
         **os.environ,

@@ -1,4 +1,4 @@
-"""`python -m scoring hand --rules mcr` explains an MCR hand (issue 4, item 5: names shown by the CLI)."""
+"""`python -m scoring hand --rules mcr` explains an MCR hand, each fan with its names."""
 
 import subprocess
 import sys

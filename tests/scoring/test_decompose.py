@@ -70,19 +70,20 @@ def test_one_tile_can_complete_several_ways():
     assert found == {dec.PENCHAN, dec.RYANMEN}
 
 
-def test_readings_are_every_split_and_memoized():
+def test_readings_are_every_split_and_each_suit_is_memoized():
     hand = c("111222333m456p77s")
     rs = dec.readings(hand)
-    shapes = {tuple(sorted(s for s, _ in sets)) for _, sets in rs}
+    shapes = {tuple(sorted(s[0] for s in sets)) for _, sets in rs}
     assert (dec.SEQ, dec.SEQ, dec.SEQ, dec.SEQ) in shapes and (
         dec.SEQ,
         dec.TRIP,
         dec.TRIP,
         dec.TRIP,
     ) in shapes
-    before = dec.readings.cache_info().hits
-    dec.readings(hand)
-    assert dec.readings.cache_info().hits == before + 1
+    kinds = tuple(k for k, n in enumerate(hand) for _ in range(n))
+    assert dec.shape(kinds)[0] == rs
+    # each suit's readings are memoized on its kinds: asked again, the same answer object
+    assert dec._suit_options(kinds[:9]) is dec._suit_options(kinds[:9])
 
 
 def test_not_a_hand_has_no_reading():

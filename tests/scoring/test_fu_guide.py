@@ -16,7 +16,8 @@ def fu_of(hand, win, melds=(), rules="nekohouse-4a", **flags):
     return out["fu"], dict(out["fu_detail"])
 
 
-# 002 2. 面子構成: 暗槓 32/16, 明槓 16/8, 暗刻 (ツモ和了での完成含む) 8/4, 明刻 (ロン和了での完成含む) 4/2
+# 002 2. 面子構成: 暗槓 32/16, 明槓 16/8,
+# 暗刻 (ツモ和了での完成含む) 8/4, 明刻 (ロン和了での完成含む) 4/2
 @pytest.mark.parametrize(
     "meld, line, fu",
     [

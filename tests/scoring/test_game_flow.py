@@ -221,8 +221,11 @@ def test_nm_no_bust_local_rule_forbids_agari_yame():
     # 000 (3) 【ローカルルール】「ブットビなしの設定もできます。(ただしこの場合、あがりやめはなしになります)」  # noqa: E501
     from scoring.errors import RulesError
 
-    with pytest.raises(RulesError):
-        load_rules({"extends": "netmahjong", "game": {"bust": False}})
+    assert load_rules({"extends": "netmahjong", "game": {"bust": False}}).game.agari_yame == (
+        "forbidden"
+    )
+    with pytest.raises(RulesError, match="game.agari_yame = 'forbidden'"):
+        load_rules({"extends": "netmahjong", "game": {"bust": False, "agari_yame": "optional"}})
 
 
 def test_nm_riichi_noten_at_draw_is_chombo_mangan_reversed():
@@ -842,3 +845,17 @@ def test_boo_maru_c_ending_is_chombo_except_in_the_last_hand():
     out = play("nekohouse-boo", *ev, ron(2, 3, 1, 30))  # C floats, ends top with マルC: allowed
     assert out["finished"] and out["final"]["end_reason"] == "last_hand"
     assert out["final"]["victory_points"] == [-1, 0, 1, 0]
+
+
+def test_a_copied_state_takes_the_next_event_and_leaves_the_original_as_it_was():
+    from scoring.game import apply_event
+
+    s = state("netmahjong", ron(1, 0))
+    assert s.last_line == 2
+    before = s.to_dict()
+    nxt = s.copy()
+    apply_event(nxt, s.last_line + 1, ron(2, 1, 3, 30))
+    assert s.to_dict() == before and len(s.hands) == 1
+    assert nxt.last_line == 3 and nxt.round == "E3" and len(nxt.hands) == 2
+    assert nxt.to_dict() == state("netmahjong", ron(1, 0), ron(2, 1, 3, 30)).to_dict()
+    assert state("netmahjong").last_line == 1  # after start alone, the next event is line 2

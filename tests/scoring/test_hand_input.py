@@ -1,7 +1,7 @@
 """Bad input to score_hand: refused with a code and words a person can act on, never a crash.
 
-Issue 2 item 2: 「reject impossible input (a fifth copy of a tile, a red five where the rules
-have none, a chi in a three-player rule, 15 tiles) with a message a person can act on」.
+Impossible input (a fifth copy of a tile, a red five where the rules have none, a chi in
+a three-player rule, 15 tiles) is refused with a message a person can act on.
 """
 
 from __future__ import annotations

@@ -451,7 +451,9 @@ def test_names_come_from_the_rulebook():
         "count": 1,
         "name_zh": "清龍",
         "name_ja": "チンロン",
+        "name_en": "Pure Straight",
     }
+    assert FANS["pung_of_terminals_or_honors"].name_en == "Pung of Terminals or Honors"
 
 
 def test_account_once_and_non_identical():

@@ -67,7 +67,7 @@ NEKO_YAKUMAN = [
 def table_of(preset):
     per_hand, groups = han_table(load_rules(preset).hand)
     rows = list(per_hand) + [r for g in groups for r in g]
-    return {y.id: (c, o, m) for y, c, o, m in rows}
+    return {y.id: (c, o, m) for y, c, o, m, _per_wait in rows}
 
 
 def yaku(out):
@@ -204,7 +204,8 @@ def test_boo_wins_without_yaku():
 
 
 def test_boo_red_five_is_a_yaku_and_dora_are_paid_per_tile():
-    """「赤牌: ドラではなく1翻役として扱います. 赤伍筒1枚のみです」「ドラは役ではなく, 1枚につき場に1500点です」."""
+    """「赤牌: ドラではなく1翻役として扱います. 赤伍筒1枚のみです」
+    「ドラは役ではなく, 1枚につき場に1500点です」."""
     plain = score("123m406p789s234s11z", "2s", rules=BOO)
     assert yaku(plain) == {"aka": 1} and plain["han"] == 1
     with_dora = score("123m406p789s234s11z", "2s", rules=BOO, dora="1m")
@@ -229,7 +230,8 @@ def test_boo_honitsu_two_han_open_or_closed():
 
 
 def test_boo_open_pinfu_20_fu_and_no_pinfu_tsumo():
-    """「平和: 鳴いても成立します. 平和ツモはありません」「喰い平和のロン上がりは20符として計算します」."""
+    """「平和: 鳴いても成立します. 平和ツモはありません」
+    「喰い平和のロン上がりは20符として計算します」."""
     opened = score("234m567p45699s", "4s", [("chi", "345s")], rules=BOO)
     assert yaku(opened) == {"pinfu": 1} and opened["fu"] == 20
     tsumo = score("234789m567p45677s", "7p", rules=BOO, tsumo=True)
@@ -280,7 +282,7 @@ def test_mahjongbu_only_combined_yakuman_are_double():
 
 
 def test_double_yakuman_hands_switch():
-    """The switch that makes kokushi 13-sided, suuankou tanki, junsei chuuren and daisuushii double."""
+    """The switch making kokushi 13-sided, suuankou tanki, junsei chuuren, daisuushii double."""
     rules = {"extends": "netmahjong", "hand": {"double_yakuman_hands": True}}
     k13 = score("119m19p19s1234567z", "1m", rules=rules)
     assert yaku(k13) == {"kokushi_13": 26} and k13["yakuman"] == 2

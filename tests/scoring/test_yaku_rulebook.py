@@ -238,7 +238,8 @@ def test_chiitoitsu_is_25_fu_and_excludes_four_of_a_kind():
 
 
 def test_chiitoitsu_never_with_ryanpeikou():
-    """000 (5) 七対子 【注】「七対子は、リャンペーコー と複合しません」: the ryanpeikou reading wins."""
+    """000 (5) 七対子 【注】「七対子は、リャンペーコー と複合しません」:
+    the ryanpeikou reading wins."""
     out = score("11667788m445566s", "6s", tsumo=True)
     assert "ryanpeikou" in names(out) and "chiitoitsu" not in names(out)
 
@@ -262,7 +263,8 @@ def test_kuitan_local_rule():
 
 
 def test_houtei_is_folded_into_haitei():
-    """000 (5) ハイテイ: 「河底牌でロンあがるのは本来別の役ですが、ネットマージャンでは、ハイテイに含めています」."""
+    """000 (5) ハイテイ:
+    「河底牌でロンあがるのは本来別の役ですが、ネットマージャンでは、ハイテイに含めています」."""
     out = score("45m123999p234s44z6m", "6m", houtei=True)
     assert names(out) == ["haitei"]
     separate = score("45m123999p234s44z6m", "6m", houtei=True, rules="nekohouse-4a")
@@ -289,7 +291,8 @@ def test_kokushi_may_rob_a_closed_kan_in_net_mahjong_only():
 
 
 def test_double_yakuman_stacks_in_net_mahjong():
-    """000 (4) 注「役満同士の複合を認めています (ダブル役満あり)」: daisangen + tsuuiisou = 2 yakuman."""
+    """000 (4) 注「役満同士の複合を認めています (ダブル役満あり)」:
+    daisangen + tsuuiisou = 2 yakuman."""
     out = score("11555666777z", "1z", [("pon", "222z")], tsumo=True)
     assert sorted(names(out)) == ["daisangen", "tsuuiisou"]
     assert out["yakuman"] == 2 and out["value"] == 64000
