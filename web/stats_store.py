@@ -13,8 +13,9 @@ each figure stays defined once in ``scoring/stats.py``.
 transaction whenever a finished game's status or events change (its last
 hand recorded, a staff correction, a void), with the engine's result it
 already has, so the tables can never disagree with the events and a hand is
-not replayed again for them. ``rebuild_all(db)`` recomputes everything from
-the events.
+not replayed again for them; the ratings (:mod:`web.rating_store`) follow in
+the same transaction. ``rebuild_all(db)`` recomputes everything from the
+events.
 
 A *club day* ends at the club's closing hour (``stats_settings``: default
 05:00 in Asia/Tokyo): a game finished at 02:30 on the 2nd belongs to the 1st.
@@ -31,9 +32,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
-from . import gamelog
+from . import gamelog, rating_store
 from .db import Migrations, now_iso, write_tx
-from .engine import stats
+from .engine import rating, stats
 from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
@@ -374,6 +375,7 @@ def _refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
         touched |= {(r["family"], r["club_day"], r["player_id"]) for r in rows}
         for key in touched:
             _refresh_day(db, *key)
+        rating_store.refresh(db, game_id)
 
 
 def insert_lines(db, rows: Iterable[dict]) -> None:
@@ -531,6 +533,7 @@ def rebuild_all(db) -> dict:
         db.execute("DELETE FROM stats_lines")
         n = insert_all_lines(db)
         days = rebuild_days(db)
+        rating_store.rebuild(db)
     lines = db.execute("SELECT COUNT(*) FROM stats_lines").fetchone()[0]
     return {"games": n, "lines": lines, "day_rows": days}
 
@@ -606,12 +609,20 @@ def check_family(family: str) -> str:
     return family
 
 
+ORDERS = ("total", "rating")
+
+
 def leaderboard(
-    db, family: str, first_day: str, last_day: str, *, min_games: int = 1
+    db, family: str, first_day: str, last_day: str, *, min_games: int = 1, order: str = "total"
 ) -> list[dict]:
     """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
-    [first_day, last_day]; each row has ``player_id`` and ``name``."""
+    [first_day, last_day]; each row has ``player_id``, ``name`` and the member's R and
+    dan at the end of the period (``rating``, ``rating_games``, ``dan_level``,
+    ``dan_points``; None for a guest or a member with no rated game). ``order="rating"``
+    ranks by R instead of the total (``scoring.rating.rank_by_rating``)."""
     check_family(family)
+    if order not in ORDERS:
+        raise UserError("lb.err.order", value=str(order)[:20], options=", ".join(ORDERS))
     repair_stale(db)
     sums = {
         str(r["player_id"]): _streaks(r)
@@ -624,7 +635,14 @@ def leaderboard(
     for row in rows:
         row["player_id"] = int(row["player"])
         row["name"] = names.get(row["player"], f"#{row['player']}")
-    return rows
+    held = rating_store.as_of(db, family, [r["player_id"] for r in rows], last_day)
+    for row in rows:
+        st = held.get(row["player_id"]) or {}
+        row["rating"] = st.get("rating")
+        row["rating_games"] = st.get("games", 0)
+        row["dan_level"] = st.get("dan_level")
+        row["dan_points"] = st.get("dan_points")
+    return rating.rank_by_rating(rows) if order == "rating" else rows
 
 
 def families_played(db) -> list[str]:
