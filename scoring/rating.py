@@ -132,6 +132,30 @@ def rating_changes(
     ]
 
 
+RATING_TIE_RULE = (
+    "by R (higher first), then games rated (more first); members with no R yet come last; "
+    "equal R share a rank"
+)
+
+
+def rank_by_rating(rows: list[dict]) -> list[dict]:
+    """Leaderboard rows (each with ``rating``, ``rating_games`` and a ``rank``) ordered
+    and ranked by :data:`RATING_TIE_RULE`; the rows' other order breaks the rest of
+    the ties. Returns the same dicts with ``rank`` replaced."""
+    keyed = sorted(
+        enumerate(rows),
+        key=lambda ir: (ir[1]["rating"] is None, -(ir[1]["rating"] or 0),
+                        -ir[1].get("rating_games", 0), ir[0]),
+    )
+    out, prev, rank = [], object(), 0
+    for i, (_, row) in enumerate(keyed, start=1):
+        if row["rating"] != prev:
+            rank, prev = i, row["rating"]
+        row["rank"] = rank if row["rating"] is not None else None
+        out.append(row)
+    return out
+
+
 # --------------------------------------------------------------------------- dan
 @dataclass(frozen=True)
 class DanLevel:
