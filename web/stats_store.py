@@ -39,7 +39,7 @@ from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo"}
+DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo", "opening_hour": "12:00"}
 PERIODS = ("day", "month", "season", "all", "range")
 LINE_COLUMNS = (
     "game_id",
@@ -168,18 +168,19 @@ def _stats_stale(db: sqlite_utils.Database) -> None:
 
 # --------------------------------------------------------------------------- club days
 def settings(db) -> dict:
-    """The club-day settings: ``closing_hour`` (HH:MM) and ``timezone`` (IANA name)."""
+    """The club-day settings: ``closing_hour`` (HH:MM), ``timezone`` (IANA name) and
+    ``opening_hour`` (HH:MM: when the floor opens, for the daily report's occupancy)."""
     out = dict(DEFAULT_SETTINGS)
     out.update({r[0]: r[1] for r in db.execute("SELECT key, value FROM stats_settings")})
     return out
 
 
-def _closing(value: str) -> time:
+def _closing(value: str, key: str = "lb.err.closing_hour") -> time:
     try:
         h, m = (int(p) for p in str(value).split(":"))
         return time(h, m)
     except ValueError:
-        raise UserError("lb.err.closing_hour", value=str(value)[:20]) from None
+        raise UserError(key, value=str(value)[:20]) from None
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -209,6 +210,19 @@ def day_bounds(day: str, cfg: dict) -> tuple[str, str]:
         start.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
         end.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
     )
+
+
+def open_hours(day: str, cfg: dict) -> tuple[datetime, datetime]:
+    """When the floor is open on a club day: from the opening hour to the closing hour
+    that ends the day (the whole club day when they are the same)."""
+    c, zone = _closing(cfg["closing_hour"]), _zone(cfg["timezone"])
+    o = _closing(cfg.get("opening_hour", DEFAULT_SETTINGS["opening_hour"]), "lb.err.opening_hour")
+    d = parse_day(day)
+    start = datetime.combine(d, c, zone)
+    opens = datetime.combine(d, o, zone)
+    if opens < start:
+        opens += timedelta(days=1)
+    return opens, datetime.combine(d + timedelta(days=1), c, zone)
 
 
 def today(cfg: dict, now: datetime | None = None) -> str:
@@ -249,8 +263,10 @@ def period_range(
     return first.isoformat(), d.isoformat()
 
 
-def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None) -> dict:
-    """Change the club-day settings and rebuild the summary tables under them."""
+def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None,
+              opening_hour: str | None = None) -> dict:
+    """Change the club-day settings; a new closing hour or time zone moves games between
+    club days, so the summary tables are rebuilt under them."""
     cfg = settings(db)
     if closing_hour is not None:
         c = _closing(closing_hour)
@@ -258,6 +274,9 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
     if timezone_name is not None:
         _zone(timezone_name)
         cfg["timezone"] = timezone_name
+    if opening_hour is not None:
+        o = _closing(opening_hour, "lb.err.opening_hour")
+        cfg["opening_hour"] = f"{o.hour:02d}:{o.minute:02d}"
     with write_tx(db):
         for k, v in cfg.items():
             db.execute(
@@ -265,7 +284,8 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 [k, v],
             )
-        rebuild_all(db)
+        if closing_hour is not None or timezone_name is not None:
+            rebuild_all(db)
     return cfg
 
 
