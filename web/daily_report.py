@@ -221,7 +221,7 @@ def _sheet_html(title_key: str, sheet: tuple[list[str], list[list]], testid: str
         for i, r in enumerate(rows)
     )
     ths = "".join(f"<th>{escape(h)}</th>" for h in head)
-    return (f"<section><h2>{escape(_label(title_key))}</h2><table data-testid={testid}>"
+    return (f'<section><h2>{escape(_label(title_key))}</h2><table data-testid="{testid}">'
             f"<thead><tr>{ths}</tr></thead><tbody>{body}</tbody></table></section>")
 
 
@@ -240,7 +240,7 @@ def html_body(rep: dict) -> str:
         f"{escape(_label('report.col.occupancy'))}: "
         f"{escape(Share(rep['total']['occupancy'] or 0).text())}</p>",
         f"<section><h2>{escape(_label('report.summary'))}</h2>"
-        f"<table class=summary data-testid=report-summary>{summary}</table></section>",
+        f'<table class=summary data-testid="report-summary">{summary}</table></section>',
         _sheet_html("report.by_table", table_sheet(rep), "report-tables"),
         _sheet_html("report.by_rules", rule_sheet(rep), "report-rules"),
         _sheet_html("report.accounts", account_sheet(rep), "report-accounts"),

@@ -29,6 +29,7 @@ from .db import Migrations, write_tx
 from .db import rows as _rows
 from .engine import rating, stats
 
+INITIAL_R = rating.INITIAL_R
 LINE_COLUMNS = (
     "family", "game_id", "seat", "player_id", "ended_at", "club_day", "games",
     "r_before", "r_after", "change", "peak", "dan_level", "dan_points", "dan_change", "dan_moved",
