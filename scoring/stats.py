@@ -675,14 +675,15 @@ yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) write
 |---|---|
 | `games.csv`, `games.json` | the day's finished games (one CSV row per player) |
 | `hands.csv`, `hands.json` | every hand of those games: deltas and points after it |
-| `leaderboard-month-<family>.csv`, `leaderboard-all-<family>.csv` | month to date, all time (with R and dan at the day's end) |
+| `leaderboard-month-<family>.csv`, `leaderboard-all-<family>.csv` | month to date, all time |
 | `leaderboards.json` | both leaderboards of every family played |
 | `leaderboards.html` | the same with charts, self-contained (no scripts, prints on A4) |
-| `daily-report-tables.csv`, `daily-report-rules.csv` | the daily report (日報) by table and by rule set, a total row last |
+| `daily-report-tables.csv`, `daily-report-rules.csv` | 日報 by table, by rule set; total last |
 | `accounts.csv` | each player's account for the day, a total row last |
 | `daily-report.json`, `daily-report.html` | the whole report; the page prints on A4 |
 | `manifest.json` | every other file: bytes, rows, SHA-256 |
 
+Leaderboard rows carry each member's R and dan at the end of the period.
 CSV files are UTF-8 with a BOM and CRLF line ends (Excel on a Japanese PC). The daily
 report's headings are Japanese first (`場代（円） (game fees, yen)`), yen are written with
 separators (`12,300`, which Excel reads as the number) and occupancy as `62.5%`. Files hold
