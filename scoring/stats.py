@@ -654,10 +654,10 @@ _USAGE = """## Where to see them
   month, the settled result of every game and the placement distribution as SVG charts),
   `order=rating` ranks by R, `season=<id>` shows a named season,
   `/leaderboard/games/<id>` (the score line of every hand).
-* `tablectl leaderboard [--family riichi4] [--period month] [--day D]
+* `python -m web leaderboard --db FILE [--family riichi4] [--period month] [--day D]
   [--start D --end D] [--min-games N] [--json]`.
-* `tablectl club-day [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]` shows
-  or changes when a club day ends (changing it recomputes the summary tables and the
+* `python -m web club-day --db FILE [--closing-hour HH:MM] [--timezone TZ]
+  [--opening-hour HH:MM]` shows or changes when a club day ends (changing it recomputes the summary tables and the
   ratings) and when the floor opens (the daily report's occupancy).
 * Staff console: `/staff/report?day=YYYY-MM-DD` (the daily report and every player's
   account; `/staff/report/<tables|rules|accounts>.csv`, `/staff/report/print`),
@@ -667,7 +667,7 @@ _USAGE = """## Where to see them
 
 ## The nightly export
 
-`tablectl export [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
+`python -m web export --db FILE [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
 yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) writes
 `DIR/YYYY-MM-DD/`:
 

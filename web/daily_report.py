@@ -140,8 +140,11 @@ class Share(float):
         return f"{self:.1%}"
 
 
-def _hm(minutes: int) -> str:
-    return f"{minutes // 60}:{minutes % 60:02d}"
+class Minutes(int):
+    """A length of time in minutes: the number in a CSV, ``2:10`` on a page."""
+
+    def text(self) -> str:
+        return f"{self // 60}:{self % 60:02d}"
 
 
 def _rule_sets(counts: dict) -> str:
@@ -149,9 +152,15 @@ def _rule_sets(counts: dict) -> str:
 
 
 def _label(key: str) -> str:
-    """A column heading: Japanese first, the English in brackets (one catalogue entry)."""
+    """A heading: Japanese first, the English in brackets (one catalogue entry)."""
     ja, en = (lexicon.t(key, lang) for lang in lexicon.LANGS)
     return f"{ja} ({en})"
+
+
+def labelled(sheet: tuple[list[str], list[list]]) -> tuple[list[str], list[list]]:
+    """A sheet's headings as words (for a CSV file) and its rows."""
+    keys, rows = sheet
+    return [_label(k) for k in keys], rows
 
 
 MONEY_KEYS = ("games", "seats", "minutes", "fees", "house_prize", "player_prize", "chips",
@@ -159,30 +168,30 @@ MONEY_KEYS = ("games", "seats", "minutes", "fees", "house_prize", "player_prize"
 
 
 def _money_cells(r: dict) -> list:
-    return [r["games"], r["seats"], r["minutes"], Yen(r["fees"]), Yen(r["house_prize"]),
-            Yen(r["player_prize"]), r["chips"], Yen(r["chip_yen"])]
+    return [r["games"], r["seats"], Minutes(r["minutes"]), Yen(r["fees"]),
+            Yen(r["house_prize"]), Yen(r["player_prize"]), r["chips"], Yen(r["chip_yen"])]
 
 
 def table_sheet(rep: dict) -> tuple[list[str], list[list]]:
-    """卓別: one row per table, then the total."""
-    head = [_label(f"report.col.{k}") for k in
+    """卓別: one row per table, then the total (catalogue keys of the headings, rows)."""
+    keys = [f"report.col.{k}" for k in
             ("table", "table_name", "rule_sets", *MONEY_KEYS[:3], "open_minutes", "occupancy",
              *MONEY_KEYS[3:])]
     rows = []
     for r in [*rep["tables"], {**rep["total"], "key": lexicon.t("report.total"), "label": ""}]:
         occ = r["occupancy"]
         rows.append([r["key"], r["label"], _rule_sets(r["rule_sets"]), *_money_cells(r)[:3],
-                     r["open_minutes"], Share(occ) if occ is not None else "",
+                     Minutes(r["open_minutes"]), Share(occ) if occ is not None else "",
                      *_money_cells(r)[3:]])
-    return head, rows
+    return keys, rows
 
 
 def rule_sheet(rep: dict) -> tuple[list[str], list[list]]:
     """ルール別: one row per rule set, then the total."""
-    head = [_label(f"report.col.{k}") for k in ("rule_set", "family", *MONEY_KEYS)]
+    keys = [f"report.col.{k}" for k in ("rule_set", "family", *MONEY_KEYS)]
     rows = [[r["key"], r["label"], *_money_cells(r)] for r in rep["rule_sets"]]
     rows.append([lexicon.t("report.total"), "", *_money_cells(rep["total"])])
-    return head, rows
+    return keys, rows
 
 
 ACCOUNT_KEYS = ("games", "fee", "prize", "chips", "chip_yen", "net")
@@ -190,8 +199,8 @@ ACCOUNT_KEYS = ("games", "fee", "prize", "chips", "chip_yen", "net")
 
 def account_sheet(rep: dict) -> tuple[list[str], list[list]]:
     """個人精算: one row per player (members first), then the total."""
-    head = [_label(f"report.col.{k}") for k in ("member_no", "player", "kind")]
-    head += [_label(f"report.acct.{k}") for k in ACCOUNT_KEYS]
+    keys = [f"report.col.{k}" for k in ("member_no", "player", "kind")]
+    keys += [f"report.acct.{k}" for k in ACCOUNT_KEYS]
 
     def cells(a: dict) -> list:
         return [a["games"], Yen(a["fee"]), Yen(a["prize"]), a["chips"], Yen(a["chip_yen"]),
@@ -201,11 +210,23 @@ def account_sheet(rep: dict) -> tuple[list[str], list[list]]:
              lexicon.t("report.guest" if a["guest"] else "report.member"), *cells(a)]
             for a in rep["accounts"]]
     rows.append([lexicon.t("report.total"), "", "", *cells(rep["account_total"])])
-    return head, rows
+    return keys, rows
+
+
+PAGE_HEADINGS = {"report.col.minutes": "report.col.minutes_hm",
+                 "report.col.open_minutes": "report.col.open_minutes_hm"}
+"""Headings that read differently on a page (hours:minutes there, minutes in a CSV)."""
+
+
+def _th(key: str, text_column: bool) -> str:
+    key = PAGE_HEADINGS.get(key, key)
+    ja, en = (lexicon.t(key, lang) for lang in lexicon.LANGS)
+    cls = " class=n" if text_column else ""
+    return f"<th{cls}>{escape(ja)}<br><small>{escape(en)}</small></th>"
 
 
 def _cell_html(v) -> str:
-    if isinstance(v, (Yen, Share)):
+    if isinstance(v, (Yen, Share, Minutes)):
         cls = " class=neg" if v < 0 else ""
         return f"<td{cls}>{escape(v.text())}</td>"
     if isinstance(v, int):
@@ -214,13 +235,14 @@ def _cell_html(v) -> str:
 
 
 def _sheet_html(title_key: str, sheet: tuple[list[str], list[list]], testid: str) -> str:
-    head, rows = sheet
+    keys, rows = sheet
     body = "".join(
         f"<tr{' class=total' if i == len(rows) - 1 else ''}>"
         + "".join(_cell_html(v) for v in r) + "</tr>"
         for i, r in enumerate(rows)
     )
-    ths = "".join(f"<th>{escape(h)}</th>" for h in head)
+    texts = [isinstance(v, str) for v in rows[0]] if rows else [False] * len(keys)
+    ths = "".join(_th(k, text) for k, text in zip(keys, texts, strict=True))
     return (f'<section><h2>{escape(_label(title_key))}</h2><table data-testid="{testid}">'
             f"<thead><tr>{ths}</tr></thead><tbody>{body}</tbody></table></section>")
 
@@ -258,14 +280,16 @@ color:#1b1b1b}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.4rem;border-bottom:2px solid #14513c}
 table{border-collapse:collapse;font-size:.8rem;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid #ccc;padding:.2rem .45rem;text-align:right;white-space:nowrap}
-th{background:#f1efe6}th.n,td.n{text-align:left}tr.total td{font-weight:700;
+th{background:#f1efe6;vertical-align:bottom}th small{font-weight:400;color:#555}
+th.n,td.n{text-align:left}tr.total td{font-weight:700;
 border-top:2px solid #333}.neg{color:#c0392b}.warn{color:#c0392b;font-weight:700}
-section{page-break-inside:avoid}@page{size:A4 portrait;margin:12mm}
+section{page-break-inside:avoid}@page{size:A4 landscape;margin:10mm}
 """
 
 
 def html_page(rep: dict) -> str:
-    """The printable daily report: one self-contained page (no scripts, prints on A4)."""
+    """The printable daily report: one self-contained page (no scripts, prints on A4
+    landscape)."""
     title = f"{_label('report.title')} {rep['club_day']}"
     return (f"<!doctype html><html lang=ja><meta charset=utf-8><title>{escape(title)}</title>"
             f"<style>{CSS}</style><h1>{escape(title)}</h1>{html_body(rep)}</html>\n")

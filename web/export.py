@@ -314,16 +314,20 @@ def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, i
     return dict(sorted(files.items()))
 
 
+def _sheet_csv(sheet) -> bytes:
+    return csv_bytes(*daily_report.labelled(sheet))
+
+
 def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
     """The daily report (日報) of the day: by table, by rule set, each player's account
     (CSV: a total row last), all of it as JSON and as a printable page."""
     rep = daily_report.report(db, day)
     return {
-        "daily-report-tables.csv": (csv_bytes(*daily_report.table_sheet(rep)),
+        "daily-report-tables.csv": (_sheet_csv(daily_report.table_sheet(rep)),
                                     len(rep["tables"])),
-        "daily-report-rules.csv": (csv_bytes(*daily_report.rule_sheet(rep)),
+        "daily-report-rules.csv": (_sheet_csv(daily_report.rule_sheet(rep)),
                                    len(rep["rule_sets"])),
-        "accounts.csv": (csv_bytes(*daily_report.account_sheet(rep)), len(rep["accounts"])),
+        "accounts.csv": (_sheet_csv(daily_report.account_sheet(rep)), len(rep["accounts"])),
         "daily-report.json": (json_bytes(rep), rep["total"]["games"]),
         "daily-report.html": (daily_report.html_page(rep).encode("utf-8"), rep["total"]["games"]),
     }

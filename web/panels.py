@@ -42,7 +42,8 @@ def seat_ratings(view: dict | None) -> dict | None:
 
 
 def seat_accounts(view: dict | None) -> list[dict]:
-    """The account for the day of each player of a finished game, in seat order."""
+    """The account for the day of each player of a finished game, in seat order ([] where
+    the club's rules charge and pay nothing, so the sheet shows no empty money table)."""
     if not view or view["game"].get("status") != "finished" or not view["game"]["finished_at"]:
         return []
     db = get_db()
@@ -50,8 +51,11 @@ def seat_accounts(view: dict | None) -> list[dict]:
     seats = view["game"]["seats"]
     found = {a["player_id"]: a for a in
              daily_report.accounts(db, day, [s["player_id"] for s in seats])}
-    return [{"seat": s["seat"], "day": day, **found[s["player_id"]]}
-            for s in seats if s["player_id"] in found]
+    out = [{"seat": s["seat"], "day": day, **found[s["player_id"]]}
+           for s in seats if s["player_id"] in found]
+    if not any(a["fee"] or a["prize"] or a["chip_yen"] for a in out):
+        return []
+    return out
 
 
 def init_app(app) -> None:

@@ -195,3 +195,27 @@ def test_daily_report_counts_a_live_game_only_when_finished(club):
     staff = signed_in(club["app"])
     page = staff.get(f"/staff/report?day={DAY}").data.decode()
     assert "対局中（未集計）" in page and f"#{gid} (t4)" in page
+
+
+def test_fee_free_rules_show_no_money_on_the_settlement_sheet(app_plain):
+    page = cookie_client(app_plain, "t1").get("/tablet/t1").data.decode()
+    assert 'data-testid="settlement"' in page
+    assert 'data-testid="day-accounts"' not in page
+
+
+@pytest.fixture()
+def app_plain(tmp_path):
+    from web import create_app, games
+
+    path = str(tmp_path / "plain.sqlite")
+    app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True,
+                      "COOKIE_SECURE": False})
+    db = connect(path)
+    games.save_table(db, "t1", "卓1", "nekohouse-4a")
+    ids = [games.add_player(db, n)["id"] for n in "ABCD"]
+    gid = games.start_game(db, "t1", ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
+    for seq, ev in enumerate([{"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]},
+                              {"event": "end"}], start=1):
+        games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)
+    db.conn.close()
+    return app

@@ -61,7 +61,7 @@ def daily_csv(sheet: str):
     if sheet not in SHEETS:
         raise NotFound("report.no_sheet", sheet=sheet[:20], options=", ".join(SHEETS))
     day = _day()
-    data = csv_bytes(*SHEETS[sheet](daily_report.report(get_db(), day)))
+    data = csv_bytes(*daily_report.labelled(SHEETS[sheet](daily_report.report(get_db(), day))))
     name = f"daily-report-{sheet}-{day}.csv" if sheet != "accounts" else f"accounts-{day}.csv"
     return Response(data, mimetype="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
