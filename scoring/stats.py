@@ -657,8 +657,9 @@ _USAGE = """## Where to see them
 * `python -m web leaderboard --db FILE [--family riichi4] [--period month] [--day D]
   [--start D --end D] [--min-games N] [--json]`.
 * `python -m web club-day --db FILE [--closing-hour HH:MM] [--timezone TZ]
-  [--opening-hour HH:MM]` shows or changes when a club day ends (changing it recomputes the summary tables and the
-  ratings) and when the floor opens (the daily report's occupancy).
+  [--opening-hour HH:MM]` shows or changes when a club day ends (changing it
+  recomputes the summary tables and the ratings) and when the floor opens (the daily
+  report's occupancy).
 * Staff console: `/staff/report?day=YYYY-MM-DD` (the daily report and every player's
   account; `/staff/report/<tables|rules|accounts>.csv`, `/staff/report/print`),
   `/staff/standings` (the dan table and seasons).
