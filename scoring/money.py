@@ -156,8 +156,9 @@ class Account:
     def net(self) -> int:
         return self.prize + self.chip_yen - self.fee
 
-    def add(self, m: SeatMoney) -> None:
-        self.games += 1
+    def add(self, m: "SeatMoney | Account") -> None:
+        """Count one more game's seat money, or add another account's sums."""
+        self.games += m.games if isinstance(m, Account) else 1
         self.fee += m.fee
         self.prize += m.prize
         self.chips += m.chips
@@ -181,11 +182,7 @@ def total_account(accts: Iterable[Account]) -> Account:
     less its fees, seen from the players)."""
     out = Account()
     for a in accts:
-        out.games += a.games
-        out.fee += a.fee
-        out.prize += a.prize
-        out.chips += a.chips
-        out.chip_yen += a.chip_yen
+        out.add(a)
     return out
 
 

@@ -58,11 +58,6 @@ def _create_ratings(db: sqlite_utils.Database) -> None:
             dan_change INTEGER NOT NULL, dan_moved INTEGER NOT NULL,
             PRIMARY KEY (game_id, seat)
         );
-        -- a family's games in order (re-rating from a game on)
-        CREATE INDEX rating_lines_order ON rating_lines(family, ended_at, game_id);
-        -- a member's history (player page, R at the end of a period)
-        CREATE INDEX rating_lines_player
-            ON rating_lines(player_id, family, club_day, ended_at, game_id);
         CREATE TABLE ratings (
             family TEXT NOT NULL,
             player_id INTEGER NOT NULL REFERENCES players(id),
@@ -71,20 +66,33 @@ def _create_ratings(db: sqlite_utils.Database) -> None:
             ended_at TEXT NOT NULL, game_id INTEGER NOT NULL,
             PRIMARY KEY (family, player_id)
         ) WITHOUT ROWID;
-        -- the summary lines in the order games are rated
-        CREATE INDEX IF NOT EXISTS stats_lines_order ON stats_lines(family, ended_at, game_id);
+        -- the summary lines in the order games are rated, with all a rating reads of them
+        CREATE INDEX IF NOT EXISTS stats_lines_rating
+            ON stats_lines(family, ended_at, game_id, seat, club_day, player_id, rank);
         """
     )
-    for family in stats.FAMILIES:
-        rebuild(db, family)
+    _create_indexes(db)
+    rebuild(db)
+
+
+INDEXES = {
+    # a family's games in order (re-rating from a game on)
+    "rating_lines_order": "rating_lines(family, ended_at, game_id)",
+    # a member's history (player page, R at the end of a period)
+    "rating_lines_player": "rating_lines(player_id, family, club_day, ended_at, game_id)",
+}
+
+
+def _create_indexes(db) -> None:
+    for name, on in INDEXES.items():
+        db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
 
 
 # --------------------------------------------------------------------------- inputs
 _INPUT_SQL = (
-    "SELECT l.game_id, l.ended_at, l.club_day, l.player_id, l.rank, p.guest FROM stats_lines l "
-    "JOIN players p ON p.id = l.player_id "
-    "WHERE l.family = ? AND (l.ended_at > ? OR (l.ended_at = ? AND l.game_id >= ?)) "
-    "ORDER BY l.ended_at, l.game_id, l.seat"
+    "SELECT game_id, ended_at, club_day, player_id, rank FROM stats_lines "
+    "WHERE family = ? AND (ended_at > ? OR (ended_at = ? AND game_id >= ?)) "
+    "ORDER BY ended_at, game_id, seat"
 )
 # each game's length, read once per game (a game's rules are a few KB of JSON)
 _LENGTH_SQL = (
@@ -99,13 +107,14 @@ def _games_from(db, family: str, key: tuple[str, int]) -> Iterator[tuple[rating.
     its club day."""
     args = [family, key[0], key[0], key[1]]
     lengths = dict(db.conn.execute(_LENGTH_SQL, args).fetchall())
+    guests = {r[0] for r in db.conn.execute("SELECT id FROM players WHERE guest = 1")}
     game, seats, day = None, [], ""
-    for gid, ended, club_day, pid, rank, guest in db.conn.execute(_INPUT_SQL, args):
+    for gid, ended, club_day, pid, rank in db.conn.execute(_INPUT_SQL, args):
         if game is not None and gid != game[0]:
             yield rating.RatedGame(game[0], game[1], game[2], tuple(seats)), day
             seats = []
         game, day = (gid, ended, lengths.get(gid) or "hanchan"), club_day
-        seats.append(rating.RatedSeat(None if guest else str(pid), rank))
+        seats.append(rating.RatedSeat(None if pid in guests else str(pid), rank))
     if game is not None:
         yield rating.RatedGame(game[0], game[1], game[2], tuple(seats)), day
 
@@ -153,18 +162,26 @@ def _save_standings(db, family: str, players: Iterable[str]) -> None:
 
 
 # --------------------------------------------------------------------------- keeping in step
-def rebuild(db, family: str | None = None) -> dict:
-    """Re-rate every game of a family (all families when None) from its first; returns
-    ``{family: rated games}``."""
+def rebuild(db) -> dict:
+    """Re-rate every game of every family from its first; returns ``{family: rated games}``.
+
+    The tables are emptied at once and their indexes built again after the lines are
+    in (sorting once is cheaper than keeping them in order row by row)."""
     out = {}
     with write_tx(db):
-        for fam in [family] if family else list(stats.FAMILIES):
-            db.execute("DELETE FROM rating_lines WHERE family = ?", [fam])
-            db.execute("DELETE FROM ratings WHERE family = ?", [fam])
-            ladder = rating.Ladder(standings.dan_tables(db).get(fam))
+        db.execute("DELETE FROM rating_lines")
+        db.execute("DELETE FROM ratings")
+        for name in INDEXES:
+            db.execute(f"DROP INDEX IF EXISTS {name}")
+        dan = standings.dan_tables(db)
+        touched = {}
+        for fam in stats.FAMILIES:
             games = list(_games_from(db, fam, ("", 0)))
-            _save_standings(db, fam, _write(db, fam, games, ladder))
+            touched[fam] = _write(db, fam, games, rating.Ladder(dan.get(fam)))
             out[fam] = len(games)
+        _create_indexes(db)
+        for fam, players in touched.items():
+            _save_standings(db, fam, players)
     return out
 
 

@@ -23,6 +23,7 @@ from ..errors import NotFound, UserError
 from ..export import csv_bytes
 from ..security import actor_name, staff_required, wants_json
 from .common import bp, done, form_data, msg
+from .manage import _uploaded_toml
 
 SHEETS = {
     "tables": daily_report.table_sheet,
@@ -76,37 +77,13 @@ def daily_print():
 
 
 # ----------------------------------------------------------------------------- standings
-DAN_EXAMPLE = '''# 段位表: a ladder per rule family (riichi4, riichi3, boo, mcr), lowest level first
-[riichi4]
-points = [20, 10, 0, -10]          # per placement, 1st first (a level may give its own)
-
-[[riichi4.level]]
-name = ["初段", "1 dan"]
-promote = 100                      # points that take a player up
-
-[[riichi4.level]]
-name = ["二段", "2 dan"]
-start = 50                         # points on arrival
-demote = true                      # below 0 drops back to 初段
-points = [20, 10, 0, -20]
-'''
-SEASONS_EXAMPLE = '''# シーズン・リーグ: a named period with its own standings
-[[season]]
-id = "2026-spring"
-name = ["2026 春季リーグ", "2026 spring league"]
-start = 2026-04-01
-end = 2026-06-30
-min_games = 20
-# family = "riichi4"               # only one rule family
-'''
-
-
 def _standings_page(errors: dict | None = None, texts: dict | None = None, status: int = 200):
     db = get_db()
     texts = texts or {}
     shown = {
-        "dan": texts.get("dan", standings.text_of(db, "dan") or DAN_EXAMPLE),
-        "seasons": texts.get("seasons", standings.text_of(db, "seasons") or SEASONS_EXAMPLE),
+        "dan": texts.get("dan", standings.text_of(db, "dan") or standings.DAN_EXAMPLE),
+        "seasons": texts.get("seasons",
+                             standings.text_of(db, "seasons") or standings.SEASONS_EXAMPLE),
     }
     try:
         dan, seasons = standings.dan_tables(db), standings.seasons(db)
@@ -135,7 +112,7 @@ def standings_save(name: str):
     if name not in standings.NAMES:
         raise NotFound("report.no_settings", name=name[:20], options=", ".join(standings.NAMES))
     data = form_data()
-    text = _uploaded() or str(data.get("toml", ""))
+    text = _uploaded_toml() or str(data.get("toml", ""))
     db = get_db()
     try:
         if name == "dan":
@@ -152,13 +129,3 @@ def standings_save(name: str):
                      f"Saved the dan table and re-rated {games:,} games") if name == "dan"
                  else msg("シーズンを保存しました", "Saved the seasons"))
     return done(text_done, "staff.standings_page")
-
-
-def _uploaded() -> str | None:
-    upload = request.files.get("file")
-    if upload is None or not upload.filename:
-        return None
-    try:
-        return upload.read().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError("rules.not_utf8", code="rules_not_utf8") from None
