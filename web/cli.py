@@ -8,6 +8,7 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web demo [--host 127.0.0.1] [--port 8000] [--dir DIR]
     python -m web export --db PATH [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]
     python -m web leaderboard --db PATH [--family F] [--period P] [--day | --start --end]
+                              [--order rating]
     python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]
 
 ``serve`` runs the app on waitress (a production WSGI server: a fixed pool of

@@ -693,6 +693,12 @@ def add_leaderboard_arguments(sp) -> None:
         metavar="N",
         help="leave out players with fewer games (default 1)",
     )
+    sp.add_argument(
+        "--order",
+        default="total",
+        choices=stats_store.ORDERS,
+        help="rank by the total (default) or by R (rating)",
+    )
 
 
 TEXT_COLUMNS = (
@@ -717,7 +723,8 @@ def main_leaderboard(args) -> int:
                 args.period, args.day or stats_store.today(cfg), args.start, args.end
             )
             rows = stats_store.leaderboard(
-                db, args.family, first, last, min_games=max(args.min_games, 1)
+                db, args.family, first, last, min_games=max(args.min_games, 1),
+                order=getattr(args, "order", "total"),
             )
         finally:
             db.conn.close()
@@ -740,10 +747,11 @@ def main_leaderboard(args) -> int:
         )
         return 0
     print(f"{stats.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
-    print("rank  " + f"{'player':<16}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
+    print("rank  " + f"{'player':<16}" + f"{'R':>7}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
     for r in rows:
+        rank = "-" if r["rank"] is None else r["rank"]
         print(
-            f"{r['rank']:>4}  {r['name']:<16}"
+            f"{rank:>4}  {r['name']:<16}{_rating_text(r['rating']) or '-':>7}"
             + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
         )
     return 0

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import subprocess
+import sys
 import uuid
 
 import pytest
 
 from tests.support.web import cookie_client
+from tests.support.web_server import ROOT
 from tests.web.test_daily_report import DAY, build_day, jst
 from web.auth import create_staff
 from web.db import connect
@@ -219,3 +223,26 @@ def app_plain(tmp_path):
         games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)
     db.conn.close()
     return app
+
+
+def test_rating_refusal_reasons_are_worded_in_both_languages():
+    import lexicon
+
+    from web.engine import rating
+
+    for code, english in rating.DAN_ERRORS.items():
+        key = f"standings.dan.{code}"
+        assert lexicon.has(key), key
+        names = set(re.findall(r"{(\w+)}", english))
+        for lang in lexicon.LANGS:
+            assert set(re.findall(r"{(\w+)}", lexicon.t(key, lang))) == names, (key, lang)
+
+
+def test_rating_leaderboard_command_by_r(club):
+    r = subprocess.run([sys.executable, "-m", "web", "leaderboard", "--db", club["path"],
+                        "--period", "all", "--day", "2026-12-31", "--order", "rating"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].split()[:3] == ["rank", "player", "R"]
+    assert lines[-1].split()[:2] == ["-", "ゲスト1"]  # the guest: no R, no rank by R
