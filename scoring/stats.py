@@ -655,7 +655,7 @@ _USAGE = """## Where to see them
   `order=rating` ranks by R, `season=<id>` shows a named season,
   `/leaderboard/games/<id>` (the score line of every hand).
 * `python -m web leaderboard --db FILE [--family riichi4] [--period month] [--day D]
-  [--start D --end D] [--min-games N] [--json]`.
+  [--start D --end D] [--min-games N] [--order rating] [--json]`.
 * `python -m web club-day --db FILE [--closing-hour HH:MM] [--timezone TZ]
   [--opening-hour HH:MM]` shows or changes when a club day ends (changing it
   recomputes the summary tables and the ratings) and when the floor opens (the daily
