@@ -13,7 +13,9 @@ builds the per-day summary rows with ``web.stats_store.rebuild_days``.
 
 Mix: 80 % four-player (nekohouse-4a), 20 % three-player (nekohouse-3a) games,
 300 members, games spread evenly over 365 club days from --start, finishing
-between 13:00 and 04:30 (club time) so the closing hour matters.
+between 13:00 and 04:30 (club time) so the closing hour matters. Each game
+stores its rules with a club's money (:data:`MONEY`: fees, top prize, chips),
+and the ratings are built at the end (``web.rating_store.rebuild``).
 """
 
 from __future__ import annotations
@@ -54,6 +56,12 @@ HANFU = [
 ]
 HANFU_WEIGHTS = [14, 8, 14, 8, 10, 5, 5, 12, 6, 3, 1, 0.3]
 JST = timezone(timedelta(hours=9))
+MONEY = {
+    "nekohouse-4a": {"fee_mode": "per_game", "fee": 600, "top_prize": 500, "chip_yen": 500},
+    "nekohouse-3a": {"fee_mode": "per_hour", "fee": 600, "fee_unit_minutes": 15,
+                     "top_prize": 300, "top_prize_from": "others", "chip_yen": 200},
+}
+"""The club's money per rule set, stored with each game (a rule set's [money] section)."""
 
 _RULES: dict = {}
 
@@ -215,13 +223,16 @@ def _insert(db, g: dict, rules_json: dict, cfg: dict) -> None:
 
 def generate(db_path: str, fraction: float, workers: int, start: str) -> dict:
     """Fill ``db_path`` (a new file) with ``fraction`` of a club-year; returns timings."""
-    from web import stats_store
+    from web import rating_store, stats_store
 
     total = max(1, round(YEAR_GAMES * fraction))
     t0 = time.perf_counter()
     db = _setup(db_path)
     cfg = stats_store.settings(db)
-    rules_json = {p: json.dumps(_rules(p).to_dict(), ensure_ascii=False) for p, _ in PRESETS}
+    rules_json = {
+        p: json.dumps({**_rules(p).to_dict(), "money": MONEY[p]}, ensure_ascii=False)
+        for p, _ in PRESETS
+    }
     hands = 0
     db.conn.execute("BEGIN")
     with multiprocessing.Pool(workers) as pool:
@@ -232,6 +243,7 @@ def generate(db_path: str, fraction: float, workers: int, start: str) -> dict:
     db.conn.execute("COMMIT")
     t1 = time.perf_counter()
     days = stats_store.rebuild_days(db)
+    rating_store.rebuild(db)
     db.execute("ANALYZE")
     db.conn.close()
     t2 = time.perf_counter()

@@ -24,6 +24,7 @@ Sections (each a frozen dataclass below):
 * ``chips``      chip (祝儀, ★) awards
 * ``game``       round progression, endings, draws, multiple ron, pao, penalties
 * ``settlement`` rounding, oka, uma, ties, victory points
+* ``money``      game fees, top prize and chip cash-out in yen
 """
 
 from __future__ import annotations
@@ -905,6 +906,66 @@ class SettlementRules(_Section):
             )
 
 
+# --------------------------------------------------------------------------- money
+@dataclass(frozen=True)
+class MoneyRules(_Section):
+    # Read only by scoring/money.py. Amounts are yen; the defaults charge nothing. Points
+    # are never turned into money: only the fee, the top prize and chips are.
+    fee_mode: str = switch(
+        "none", "game fee (場代, ゲーム代): none, a fixed fee per game (per_game), or by "
+        "the game's length (per_hour: from its start to its end, in started fee_unit_minutes)",
+        ("none", "per_game", "per_hour"),
+    )
+    fee: int = switch(
+        0, "yen of the game fee: per player and game (per_game) or per player and hour "
+        "(per_hour)",
+    )
+    fee_unit_minutes: int = switch(
+        15, "per_hour fees are charged for every started block of this many minutes",
+        (1, 5, 10, 15, 20, 30, 60),
+    )
+    fee_payer: str = switch(
+        "each", "who pays the fee: every player their own (each), or the top pays the whole "
+        "table's (top: トップ払い; a shared top splits it)", ("each", "top"),
+    )
+    top_prize: int = switch(
+        0, "yen of the top prize (トップ賞) a game's top receives (0 = none)",
+    )
+    top_prize_from: str = switch(
+        "house", "who pays the top prize: the club (house), or every other player pays "
+        "top_prize to the top (others)", ("house", "others"),
+    )
+    chip_yen: int = switch(
+        0, "yen one chip (祝儀, ★) is cashed out at, paid between the players (0 = chips are "
+        "not cashed)",
+    )
+
+    def check(self) -> None:
+        for name in ("fee", "top_prize", "chip_yen"):
+            value = getattr(self, name)
+            if value < 0 or value > 1_000_000:
+                raise refusal("money_yen_range",
+                              f"money.{name} = {value}: give yen from 0 to 1,000,000",
+                              switch=f"money.{name}", value=value)
+        if self.fee_mode == "none" and self.fee:
+            raise refusal(
+                "money_fee_unused",
+                f"money.fee = {self.fee} with money.fee_mode = 'none' charges nothing: "
+                "set fee_mode to 'per_game' or 'per_hour'", switch="money.fee_mode",
+                value=self.fee)
+        if self.fee_mode != "none" and not self.fee:
+            raise refusal(
+                "money_fee_missing",
+                f"money.fee_mode = {self.fee_mode!r} needs money.fee, the yen to charge",
+                switch="money.fee", value=self.fee_mode)
+        if self.fee_mode == "per_hour" and (self.fee * self.fee_unit_minutes) % 60:
+            raise refusal(
+                "money_fee_uneven",
+                f"money.fee = {self.fee} per hour is not a whole number of yen per "
+                f"{self.fee_unit_minutes} minutes: choose a fee or unit that divides evenly",
+                switch="money.fee", value=self.fee, minutes=self.fee_unit_minutes)
+
+
 SECTIONS: dict[str, type] = {
     "table": TableRules,
     "hand": HandRules,
@@ -913,6 +974,7 @@ SECTIONS: dict[str, type] = {
     "chips": ChipsRules,
     "game": GameRules,
     "settlement": SettlementRules,
+    "money": MoneyRules,
 }
 
 
@@ -929,6 +991,7 @@ class Rules:
     chips: ChipsRules
     game: GameRules
     settlement: SettlementRules
+    money: MoneyRules = field(default_factory=MoneyRules)
 
     if TYPE_CHECKING:  # an attribute, not a dataclass field (see __post_init__)
         memo: Memo

@@ -505,8 +505,9 @@ def stats_doc() -> str:
         "",
         "Periods (`day`, `month`, `season`, `all`, or a custom range of days) are made of "
         "club days: a game belongs to the club day on which it finished, and a club day ends "
-        "at the club's closing hour (default 05:00 Asia/Tokyo), not at midnight. Seasons are "
-        "quarters: January-March, April-June, July-September, October-December.",
+        "at the club's closing hour (default 05:00 Asia/Tokyo), not at midnight. The "
+        "`season` period is the quarter (四半期): January-March, April-June, "
+        "July-September, October-December; the club's own named seasons are below.",
         "",
         f"Order and ties: {TIE_RULE}; rows with equal total, average placement and games "
         "share a rank (1, 1, 3). Players below the minimum number of games are left out.",
@@ -519,9 +520,130 @@ def stats_doc() -> str:
         "",
         "A rate whose denominator is zero (no hands, no wins) is shown as `—`, never 0.",
         "",
+        *_rating_doc(),
+        *_MONEY,
         *_USAGE,
     ]
     return "\n".join(out)
+
+
+def _rating_doc() -> list[str]:
+    from . import rating  # local: the rating module is only needed for this text
+
+    bases = "; ".join(
+        f"{n} players {' / '.join(f'{b:+d}' if b else '0' for b in row)}"
+        for n, row in rating.BASES.items()
+    )
+    scale = ", ".join(f"{k} {v:.3g}" for k, v in rating.LENGTH_SCALE.items())
+    return [
+        "## R rating (レーティング)",
+        "",
+        f"Every member starts at R{rating.INITIAL_R:.0f} in each rule family (never mixed; a "
+        "rule set's family is the one above). After each finished game:",
+        "",
+        "```",
+        "change = (placement base + (table average R - own R) / "
+        f"{rating.AVERAGE_DIVISOR}) x games correction x length scale",
+        "```",
+        "",
+        f"* placement base: {bases}; players who share a place (settlement.ties = share) "
+        "share the bases of the places they cover (1st and 2nd tied: +20 each);",
+        "* table average R: every seat; a guest counts at the starting R and is never rated "
+        "(guests get no R, no line, no place in an R ranking);",
+        f"* games correction: 1 - {rating.GAMES_SLOPE} x games played before this one, "
+        f"{rating.SETTLED_CORRECTION} from the {rating.SETTLED_AFTER}th game on: a newcomer's "
+        "R moves fast, then settles;",
+        f"* length scale (`game.length` of the game's rules): {scale}. Tenhou publishes one "
+        "scaling factor for its ranked lobbies; a hanchan (and MCR's four-wind game) takes "
+        "the formula as it is, a tonpuu, half the hands, two thirds of it, the ratio of "
+        "Tenhou's own dan points for 東風戦 and 東南戦.",
+        "",
+        f"Source: {rating.SOURCE}.",
+        "",
+        "Games are rated in the order they finished (then by game id). A game is rated in "
+        "the same transaction that finishes it; a game entered late, a staff correction or "
+        "a void re-rates every later game of its family from that game on, and a rebuild "
+        "(a new dan table, a new closing hour, a repair) re-rates the family from its "
+        "first game with the same arithmetic, so both give the same R to the last bit. "
+        "Leaderboards show each member's R and dan at the end of the period; "
+        f"`order=rating` ranks {rating.RATING_TIE_RULE}.",
+        "",
+        "## Dan table (段位表)",
+        "",
+        "Optional, one per club, uploaded on the staff console (`/staff/standings`) as TOML: "
+        "a ladder per rule family, lowest level first. Each level has a name (`\"初段\"` or "
+        "`[\"初段\", \"1 dan\"]`), `points` per placement (1st first; or once for the "
+        "family), `promote` (points that take a player up; every level but the highest), "
+        "`start` (points on arriving, default 0) and `demote` (whether falling below 0 drops "
+        "a player to the level below, at that level's start points; otherwise points stop "
+        "at 0). `start = \"name\"` on the family names the level new players begin at. "
+        "Reaching `promote` moves a player up at the next level's start points. Shared "
+        "places share their points (halves go up). A ladder counts only games with as many "
+        "players as its points. A refusal names the key at fault "
+        "(`riichi4.level[2].promote: 0 is below 1`) and changes nothing; a new table re-rates "
+        "every game.",
+        "",
+        "```toml",
+        "[riichi4]",
+        "points = [20, 10, 0, -10]",
+        "[[riichi4.level]]",
+        "name = [\"初段\", \"1 dan\"]",
+        "promote = 100",
+        "[[riichi4.level]]",
+        "name = [\"二段\", \"2 dan\"]",
+        "start = 50",
+        "demote = true",
+        "points = [20, 10, 0, -20]",
+        "```",
+        "",
+        "## Seasons and leagues (シーズン)",
+        "",
+        "A named period with its own standings, uploaded beside the dan table: `id`, `name`, "
+        "`start`, `end` (club days), `min_games` (players with fewer games are listed apart, "
+        "not ranked) and, optionally, `family`. `/leaderboard/?season=<id>`.",
+        "",
+        "```toml",
+        "[[season]]",
+        "id = \"2026-spring\"",
+        "name = [\"2026 春季リーグ\", \"2026 spring league\"]",
+        "start = 2026-04-01",
+        "end = 2026-06-30",
+        "min_games = 20",
+        "```",
+        "",
+    ]
+
+
+_MONEY = """## Money: game fees, top prize, chips (the `[money]` section of a rule set)
+
+Money is rule data (docs/rules.md, `[money]`); the defaults charge nothing, and points
+are never turned into money. Each game keeps the rules it was played under, so a later
+change to a rule set never rewrites a day. Per finished game (a void game counts nothing):
+
+* game fee (場代): `per_game` (`fee` yen from each player) or `per_hour` (`fee` yen an
+  hour from each player, for every started `fee_unit_minutes` block from the game's start
+  to its end); `fee_payer = "top"` has the top pay the whole table's (トップ払い);
+* top prize (トップ賞): `top_prize` yen to the top, paid by the club (`house`) or by each
+  other player (`others`, the top receives it from each);
+* chips (祝儀): each player's net chips at the settlement x `chip_yen`, paid between the
+  players.
+
+Amounts shared by several players (shared tops) are split in whole yen; the yen left
+over go one each to the first of them in seat order, so every split adds up.
+
+A player's account for the day (精算) adds up their games of the club day: fees, top
+prize (+ received, - paid), chips and their yen, and the net (+ the player receives,
+- the player pays). The tablet shows it under the settlement sheet of every finished
+game; the staff console at `/staff/report`.
+
+The daily report (日報) of a club day: per table (games, players, minutes in play between
+the opening hour and the closing hour, occupancy = minutes in play / minutes open, fees,
+top prizes by the club and between players, chips and their yen), per rule set, the
+total (every column adds up to the sum of either list), each player's account, and the
+club's summary (fees received, top prizes it paid, net). The opening hour is a club-day
+setting (`python -m web club-day --opening-hour 12:00`, default 12:00). Games still being
+played are listed and not counted.
+""".splitlines()
 
 
 _USAGE = """## Where to see them
@@ -529,17 +651,25 @@ _USAGE = """## Where to see them
 * Web (open to the club network, Japanese first, `?lang=en`):
   `/leaderboard/?family=riichi4&period=month&day=YYYY-MM-DD&min_games=N`
   (`period=range&start=...&end=...`; `format=json` for the rows),
-  `/leaderboard/players/<id>?family=...` (figures month by month, the settled result
-  of every game and the placement distribution as SVG charts),
+  `/leaderboard/players/<id>?family=...` (R and dan, R over time, figures month by
+  month, the settled result of every game and the placement distribution as SVG charts),
+  `order=rating` ranks by R, `season=<id>` shows a named season,
   `/leaderboard/games/<id>` (the score line of every hand).
-* `python -m web leaderboard [--family riichi4] [--period month] [--day D]
-  [--start D --end D] [--min-games N] [--json]`.
-* `python -m web club-day [--closing-hour HH:MM] [--timezone TZ]` shows or changes when a
-  club day ends (changing it recomputes the summary tables).
+* `python -m web leaderboard --db FILE [--family riichi4] [--period month] [--day D]
+  [--start D --end D] [--min-games N] [--order rating] [--json]`.
+* `python -m web club-day --db FILE [--closing-hour HH:MM] [--timezone TZ]
+  [--opening-hour HH:MM]` shows or changes when a club day ends (changing it
+  recomputes the summary tables and the ratings) and when the floor opens (the daily
+  report's occupancy).
+* Staff console: `/staff/report?day=YYYY-MM-DD` (the daily report and every player's
+  account; `/staff/report/<tables|rules|accounts>.csv`, `/staff/report/print`),
+  `/staff/standings` (the dan table and seasons).
+* Tablet: each seat's R and dan when a game starts; each player's account for the day
+  under the settlement sheet.
 
 ## The nightly export
 
-`python -m web export [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
+`python -m web export --db FILE [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
 yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) writes
 `DIR/YYYY-MM-DD/`:
 
@@ -550,9 +680,15 @@ yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) write
 | `leaderboard-month-<family>.csv`, `leaderboard-all-<family>.csv` | month to date, all time |
 | `leaderboards.json` | both leaderboards of every family played |
 | `leaderboards.html` | the same with charts, self-contained (no scripts, prints on A4) |
+| `daily-report-tables.csv`, `daily-report-rules.csv` | 日報 by table, by rule set; total last |
+| `accounts.csv` | each player's account for the day, a total row last |
+| `daily-report.json`, `daily-report.html` | the whole report; the page prints on A4 |
 | `manifest.json` | every other file: bytes, rows, SHA-256 |
 
-CSV files are UTF-8 with a BOM and CRLF line ends (Excel on a Japanese PC). Files hold
+Leaderboard rows carry each member's R and dan at the end of the period.
+CSV files are UTF-8 with a BOM and CRLF line ends (Excel on a Japanese PC). The daily
+report's headings are Japanese first (`場代（円） (game fees, yen)`), yen are written with
+separators (`12,300`, which Excel reads as the number) and occupancy as `62.5%`. Files hold
 no time of the run and are sorted, so a second run is byte-identical. The folder is
 written beside the target, fsynced and swapped in with one rename: a crash leaves the
 old export or the new one. A progress bar shows on a terminal. Exit status: 0 written,

@@ -21,6 +21,7 @@ from flask import Flask
 from clubdb import shared
 
 from . import api, auth, db, errors, i18n, leaderboard, limits, schema, security, staff, tablet
+from . import panels
 
 
 def _secret_key(instance: Path) -> str:
@@ -76,6 +77,7 @@ def create_app(test_config: dict | None = None) -> Flask:
 
     errors.init_app(app)
     i18n.init_app(app)
+    panels.init_app(app)
     security.init_app(app)
     app.register_blueprint(auth.bp)
     app.register_blueprint(staff.bp)

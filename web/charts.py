@@ -179,3 +179,38 @@ def totals_chart(rows: Sequence[tuple[str, float]], title: str, *, width: int = 
             f'<text x="{_n(max(x1, x(0)) + 4)}" y="{yy + 14}" {FONT} fill="{INK}">{v:+,.1f}</text>'
         )
     return _svg(width, height, title, body, "totals-chart")
+
+
+def rating_chart(
+    ratings: Sequence[float],
+    title: str,
+    *,
+    start: float = 1500.0,
+    moves: Sequence[int] = (),
+    width: int = 720,
+    height: int = 240,
+) -> str:
+    """A player's R after each game as a line from the starting R (drawn dark); ``moves``
+    (one per game: +1 promoted, -1 demoted, 0) put a green or red dot where the dan
+    level changed."""
+    left, right, top, bottom = 64, width - 10, 12, height - 24
+    values = [start, *ratings]
+    lo, hi = min(values), max(values)
+    y = _scale(lo, hi, top, bottom)
+    body = _axis_labels(y, lo, hi, left, right, base=start, signed=False)
+    step = (right - left) / max(len(ratings), 1)
+    pts = " ".join(f"{_n(left + i * step)},{_n(y(v))}" for i, v in enumerate(values))
+    body.append(f'<polyline points="{pts}" fill="none" stroke="{SEAT_COLOURS[1]}" '
+                f'stroke-width="2"/>')
+    for i, move in enumerate(moves, start=1):
+        if move and i <= len(ratings):
+            body.append(
+                f'<circle cx="{_n(left + i * step)}" cy="{_n(y(values[i]))}" r="4" '
+                f'fill="{POS if move > 0 else NEG}"><title>{i}: {values[i]:,.0f}</title></circle>'
+            )
+    body.append(f'<text x="{_n(left)}" y="{height - 6}" {FONT} fill="{INK}">0</text>')
+    body.append(
+        f'<text x="{_n(right)}" y="{height - 6}" text-anchor="end" {FONT} fill="{INK}">'
+        f"{len(ratings)}</text>"
+    )
+    return _svg(width, height, title, body, "rating-chart")

@@ -8,7 +8,8 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web demo [--host 127.0.0.1] [--port 8000] [--dir DIR]
     python -m web export --db PATH [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]
     python -m web leaderboard --db PATH [--family F] [--period P] [--day | --start --end]
-    python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ]
+                              [--order rating]
+    python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]
 
 ``serve`` runs the app on waitress (a production WSGI server: a fixed pool of
 worker threads, a cap on open connections, idle connections closed after a
@@ -372,7 +373,7 @@ def cmd_leaderboard(args) -> int:
 
 
 def cmd_club_day(args) -> int:
-    """Show or set when a club day ends (closing hour, time zone)."""
+    """Show or set when a club day ends (closing hour, time zone) and when the floor opens."""
     from .export import main_club_day
 
     args.db = _db_of(args)

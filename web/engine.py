@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from scoring import game as _game
+from scoring import money  # noqa: F401  (fees, prizes, chips and the daily report)
+from scoring import rating  # noqa: F401  (the R rating and dan ladders)
 from scoring import stats  # noqa: F401  (the statistics definitions, read as they are)
 from scoring.errors import ScoringError
 from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_JA  # noqa: F401

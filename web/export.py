@@ -46,7 +46,7 @@ from pathlib import Path
 
 from tablectl.config import ConfigError, load_config
 
-from . import charts, gamelog, stats_store
+from . import charts, daily_report, gamelog, standings, stats_store
 from .db import connect
 from .schema import migrate
 from .engine import stats
@@ -102,6 +102,10 @@ def csv_cell(value):
     """A cell as a spreadsheet should read it: numbers as numbers; text that a spreadsheet
     would take for a formula (starting with = + - @, tab or CR: a player may be named
     ``=HYPERLINK(...)``) gets a leading apostrophe, as OWASP's CSV-injection advice says."""
+    if isinstance(value, daily_report.Yen):
+        return f"{value:,}"  # digits, separators and a sign: nothing a spreadsheet runs
+    if isinstance(value, daily_report.Share):
+        return value.text()
     value = _num(value)
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
@@ -242,19 +246,29 @@ def _hand_rows(games_: list[dict]) -> list[list]:
     ]
 
 
-LB_COLUMNS = ["rank", "player_id", "name", *stats.FIGURE_IDS]
+LB_COLUMNS = ["rank", "player_id", "name", "rating", "dan", *stats.FIGURE_IDS]
+
+
+def _with_dan(rows: list[dict], table) -> list[dict]:
+    """Rows with ``dan`` (the level's name) and ``rating`` to two decimals."""
+    for r in rows:
+        level = r.get("dan_level")
+        r["dan"] = table.name(level) if table is not None and level is not None else ""
+        r["rating"] = round(r["rating"], 2) if r.get("rating") is not None else None
+    return rows
 
 
 def leaderboards(db, day: str, min_games: int) -> dict:
     """{period: {"first_day", "last_day", "families": {family: rows}}} for the export."""
     out = {}
+    dan = standings.dan_tables(db)
     for period, _ in PERIODS:
         first, last = stats_store.period_range(period, day)
         fams = {}
         for fam in stats_store.families_played(db):
             rows = stats_store.leaderboard(db, fam, first, last, min_games=min_games)
             if rows:
-                fams[fam] = [{c: r[c] for c in LB_COLUMNS} for r in rows]
+                fams[fam] = [{c: r[c] for c in LB_COLUMNS} for r in _with_dan(rows, dan.get(fam))]
         out[period] = {
             "first_day": first if period != "all" else None,
             "last_day": last,
@@ -296,7 +310,27 @@ def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, i
                 len(rows),
             )
     files["leaderboards.html"] = (html_page(day, boards, games_).encode("utf-8"), len(games_))
+    files.update(daily_files(db, day))
     return dict(sorted(files.items()))
+
+
+def _sheet_csv(sheet) -> bytes:
+    return csv_bytes(*daily_report.labelled(sheet))
+
+
+def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
+    """The daily report (日報) of the day: by table, by rule set, each player's account
+    (CSV: a total row last), all of it as JSON and as a printable page."""
+    rep = daily_report.report(db, day)
+    return {
+        "daily-report-tables.csv": (_sheet_csv(daily_report.table_sheet(rep)),
+                                    len(rep["tables"])),
+        "daily-report-rules.csv": (_sheet_csv(daily_report.rule_sheet(rep)),
+                                   len(rep["rule_sets"])),
+        "accounts.csv": (_sheet_csv(daily_report.account_sheet(rep)), len(rep["accounts"])),
+        "daily-report.json": (json_bytes(rep), rep["total"]["games"]),
+        "daily-report.html": (daily_report.html_page(rep).encode("utf-8"), rep["total"]["games"]),
+    }
 
 
 def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]]) -> bytes:
@@ -331,6 +365,10 @@ def _esc(s) -> str:
     return escape(str(s))
 
 
+def _rating_text(value: float | None) -> str:
+    return "" if value is None else f"{value:,.0f}"
+
+
 def _board_html(rows: list[dict]) -> str:
     ids = [f for f in stats.FIGURE_IDS]
     head = "".join(
@@ -338,12 +376,15 @@ def _board_html(rows: list[dict]) -> str:
     )
     body = "".join(
         f"<tr><td>{r['rank']}</td><td class=n>{_esc(r['name'])}</td>"
+        f"<td>{_rating_text(r['rating'])}</td>"
+        f"<td class=n>{_esc(r['dan'])}</td>"
         + "".join(f"<td>{_esc(stats.format_figure(f, r[f]))}</td>" for f in ids)
         + "</tr>"
         for r in rows
     )
     return (
-        f"<table><thead><tr><th>順位<br>rank</th><th class=n>名前<br>player</th>{head}</tr>"
+        f"<table><thead><tr><th>順位<br>rank</th><th class=n>名前<br>player</th>"
+        f"<th>R<br>rating</th><th class=n>段位<br>dan</th>{head}</tr>"
         f"</thead><tbody>{body}</tbody></table>"
     )
 
@@ -652,6 +693,12 @@ def add_leaderboard_arguments(sp) -> None:
         metavar="N",
         help="leave out players with fewer games (default 1)",
     )
+    sp.add_argument(
+        "--order",
+        default="total",
+        choices=stats_store.ORDERS,
+        help="rank by the total (default) or by R (rating)",
+    )
 
 
 TEXT_COLUMNS = (
@@ -676,7 +723,8 @@ def main_leaderboard(args) -> int:
                 args.period, args.day or stats_store.today(cfg), args.start, args.end
             )
             rows = stats_store.leaderboard(
-                db, args.family, first, last, min_games=max(args.min_games, 1)
+                db, args.family, first, last, min_games=max(args.min_games, 1),
+                order=getattr(args, "order", "total"),
             )
         finally:
             db.conn.close()
@@ -699,10 +747,11 @@ def main_leaderboard(args) -> int:
         )
         return 0
     print(f"{stats.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
-    print("rank  " + f"{'player':<16}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
+    print("rank  " + f"{'player':<16}" + f"{'R':>7}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
     for r in rows:
+        rank = "-" if r["rank"] is None else r["rank"]
         print(
-            f"{r['rank']:>4}  {r['name']:<16}"
+            f"{rank:>4}  {r['name']:<16}{_rating_text(r['rating']) or '-':>7}"
             + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
         )
     return 0
@@ -723,6 +772,12 @@ def add_club_day_arguments(sp) -> None:
         default=None,
         help="the club's time zone, an IANA name (e.g. Asia/Tokyo)",
     )
+    sp.add_argument(
+        "--opening-hour",
+        metavar="HH:MM",
+        default=None,
+        help="when the floor opens (the daily report's occupancy counts from then; e.g. 12:00)",
+    )
 
 
 def main_club_day(args) -> int:
@@ -730,11 +785,13 @@ def main_club_day(args) -> int:
     try:
         db = open_db(_db_path(args))
         try:
-            if args.closing_hour is None and args.timezone is None:
+            opening = getattr(args, "opening_hour", None)
+            if args.closing_hour is None and args.timezone is None and opening is None:
                 cfg = stats_store.settings(db)
             else:
                 cfg = stats_store.configure(
-                    db, closing_hour=args.closing_hour, timezone_name=args.timezone
+                    db, closing_hour=args.closing_hour, timezone_name=args.timezone,
+                    opening_hour=opening,
                 )
             cfg = {**cfg, "today": stats_store.today(cfg)}
         finally:
@@ -746,7 +803,7 @@ def main_club_day(args) -> int:
         print(json.dumps(cfg, ensure_ascii=False, indent=2))
     else:
         print(
-            f"a club day ends at {cfg['closing_hour']} ({cfg['timezone']}); "
-            f"today's club day is {cfg['today']}"
+            f"a club day ends at {cfg['closing_hour']} ({cfg['timezone']}); the floor opens at "
+            f"{cfg['opening_hour']}; today's club day is {cfg['today']}"
         )
     return 0

@@ -8,10 +8,10 @@ table never depends on an import side effect.
 import clubdb
 import sqlite_utils
 
-from . import audit, auth, games, security, stats_store
+from . import audit, auth, games, rating_store, security, standings, stats_store
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, auth.MIGRATIONS, security.MIGRATIONS,
-        stats_store.MIGRATIONS)
+        stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

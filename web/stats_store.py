@@ -13,8 +13,9 @@ each figure stays defined once in ``scoring/stats.py``.
 transaction whenever a finished game's status or events change (its last
 hand recorded, a staff correction, a void), with the engine's result it
 already has, so the tables can never disagree with the events and a hand is
-not replayed again for them. ``rebuild_all(db)`` recomputes everything from
-the events.
+not replayed again for them; the ratings (:mod:`web.rating_store`) follow in
+the same transaction. ``rebuild_all(db)`` recomputes everything from the
+events.
 
 A *club day* ends at the club's closing hour (``stats_settings``: default
 05:00 in Asia/Tokyo): a game finished at 02:30 on the 2nd belongs to the 1st.
@@ -31,14 +32,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
-from . import gamelog
+from . import gamelog, rating_store
 from .db import Migrations, now_iso, write_tx
-from .engine import stats
+from .engine import rating, stats
 from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo"}
+DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo", "opening_hour": "12:00"}
 PERIODS = ("day", "month", "season", "all", "range")
 LINE_COLUMNS = (
     "game_id",
@@ -167,18 +168,19 @@ def _stats_stale(db: sqlite_utils.Database) -> None:
 
 # --------------------------------------------------------------------------- club days
 def settings(db) -> dict:
-    """The club-day settings: ``closing_hour`` (HH:MM) and ``timezone`` (IANA name)."""
+    """The club-day settings: ``closing_hour`` (HH:MM), ``timezone`` (IANA name) and
+    ``opening_hour`` (HH:MM: when the floor opens, for the daily report's occupancy)."""
     out = dict(DEFAULT_SETTINGS)
     out.update({r[0]: r[1] for r in db.execute("SELECT key, value FROM stats_settings")})
     return out
 
 
-def _closing(value: str) -> time:
+def _closing(value: str, key: str = "lb.err.closing_hour") -> time:
     try:
         h, m = (int(p) for p in str(value).split(":"))
         return time(h, m)
     except ValueError:
-        raise UserError("lb.err.closing_hour", value=str(value)[:20]) from None
+        raise UserError(key, value=str(value)[:20]) from None
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -208,6 +210,19 @@ def day_bounds(day: str, cfg: dict) -> tuple[str, str]:
         start.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
         end.astimezone(timezone.utc).isoformat(timespec="milliseconds"),
     )
+
+
+def open_hours(day: str, cfg: dict) -> tuple[datetime, datetime]:
+    """When the floor is open on a club day: from the opening hour to the closing hour
+    that ends the day (the whole club day when they are the same)."""
+    c, zone = _closing(cfg["closing_hour"]), _zone(cfg["timezone"])
+    o = _closing(cfg.get("opening_hour", DEFAULT_SETTINGS["opening_hour"]), "lb.err.opening_hour")
+    d = parse_day(day)
+    start = datetime.combine(d, c, zone)
+    opens = datetime.combine(d, o, zone)
+    if opens < start:
+        opens += timedelta(days=1)
+    return opens, datetime.combine(d + timedelta(days=1), c, zone)
 
 
 def today(cfg: dict, now: datetime | None = None) -> str:
@@ -248,8 +263,10 @@ def period_range(
     return first.isoformat(), d.isoformat()
 
 
-def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None) -> dict:
-    """Change the club-day settings and rebuild the summary tables under them."""
+def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None,
+              opening_hour: str | None = None) -> dict:
+    """Change the club-day settings; a new closing hour or time zone moves games between
+    club days, so the summary tables are rebuilt under them."""
     cfg = settings(db)
     if closing_hour is not None:
         c = _closing(closing_hour)
@@ -257,6 +274,9 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
     if timezone_name is not None:
         _zone(timezone_name)
         cfg["timezone"] = timezone_name
+    if opening_hour is not None:
+        o = _closing(opening_hour, "lb.err.opening_hour")
+        cfg["opening_hour"] = f"{o.hour:02d}:{o.minute:02d}"
     with write_tx(db):
         for k, v in cfg.items():
             db.execute(
@@ -264,7 +284,8 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 [k, v],
             )
-        rebuild_all(db)
+        if closing_hour is not None or timezone_name is not None:
+            rebuild_all(db)
     return cfg
 
 
@@ -374,6 +395,7 @@ def _refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
         touched |= {(r["family"], r["club_day"], r["player_id"]) for r in rows}
         for key in touched:
             _refresh_day(db, *key)
+        rating_store.refresh(db, game_id)
 
 
 def insert_lines(db, rows: Iterable[dict]) -> None:
@@ -531,6 +553,7 @@ def rebuild_all(db) -> dict:
         db.execute("DELETE FROM stats_lines")
         n = insert_all_lines(db)
         days = rebuild_days(db)
+        rating_store.rebuild(db)
     lines = db.execute("SELECT COUNT(*) FROM stats_lines").fetchone()[0]
     return {"games": n, "lines": lines, "day_rows": days}
 
@@ -606,12 +629,20 @@ def check_family(family: str) -> str:
     return family
 
 
+ORDERS = ("total", "rating")
+
+
 def leaderboard(
-    db, family: str, first_day: str, last_day: str, *, min_games: int = 1
+    db, family: str, first_day: str, last_day: str, *, min_games: int = 1, order: str = "total"
 ) -> list[dict]:
     """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
-    [first_day, last_day]; each row has ``player_id`` and ``name``."""
+    [first_day, last_day]; each row has ``player_id``, ``name`` and the member's R and
+    dan at the end of the period (``rating``, ``rating_games``, ``dan_level``,
+    ``dan_points``; None for a guest or a member with no rated game). ``order="rating"``
+    ranks by R instead of the total (``scoring.rating.rank_by_rating``)."""
     check_family(family)
+    if order not in ORDERS:
+        raise UserError("lb.err.order", value=str(order)[:20], options=", ".join(ORDERS))
     repair_stale(db)
     sums = {
         str(r["player_id"]): _streaks(r)
@@ -624,7 +655,14 @@ def leaderboard(
     for row in rows:
         row["player_id"] = int(row["player"])
         row["name"] = names.get(row["player"], f"#{row['player']}")
-    return rows
+    held = rating_store.as_of(db, family, [r["player_id"] for r in rows], last_day)
+    for row in rows:
+        st = held.get(row["player_id"]) or {}
+        row["rating"] = st.get("rating")
+        row["rating_games"] = st.get("games", 0)
+        row["dan_level"] = st.get("dan_level")
+        row["dan_points"] = st.get("dan_points")
+    return rating.rank_by_rating(rows) if order == "rating" else rows
 
 
 def families_played(db) -> list[str]:

@@ -74,6 +74,11 @@ def test_export_folder_contents(club, tmp_path):
             "leaderboard-all-riichi4.csv",
             "leaderboard-month-riichi3.csv",
             "leaderboard-all-riichi3.csv",
+            "daily-report-tables.csv",
+            "daily-report-rules.csv",
+            "accounts.csv",
+            "daily-report.json",
+            "daily-report.html",
         ]
     )
     # the day's games: G2 (finished 02:30 JST on the 2nd) and the sanma game; not G1, G3
@@ -349,6 +354,6 @@ def test_progress_bar_on_a_real_terminal(club, tmp_path):
         os.close(master)
     assert proc.returncode == 0
     text = seen.decode("utf-8")
-    assert "export 2026-04-01 [" in text and "11/11 manifest.json" in text
+    assert "export 2026-04-01 [" in text and "16/16 manifest.json" in text
     assert "\r" in text  # redrawn in place
     assert "[" not in out  # stdout carries only the summary

@@ -30,6 +30,8 @@ FINISHED = [
     "2026-04-01T17:30:00.000+00:00",
     "2026-04-01T21:00:00.000+00:00",
 ]
+NOT_FIGURES = ("name", "player_id", "rating", "rating_games", "dan_level", "dan_points")
+"""Fields of a stored leaderboard row beside the pure figures: who, and their R and dan."""
 SANMA = [
     {"event": "start", "players": list("ABC")},
     {"event": "win", "winners": [{"seat": 1, "han": 5, "fu": 30}], "from": 0},
@@ -95,7 +97,7 @@ def test_sql_sums_equal_the_pure_leaderboard(club):
     ]
     pure = stats.leaderboard(lines)
     sql = board(club)
-    assert [{k: v for k, v in r.items() if k not in ("name", "player_id")} for r in sql] == pure
+    assert [{k: v for k, v in r.items() if k not in NOT_FIGURES} for r in sql] == pure
 
 
 def test_club_day_ends_at_the_closing_hour(club):
@@ -361,7 +363,7 @@ def test_day_rows_kept_in_step_agree_with_the_pure_figures(tmp_path, seed):
         ]
         pure = stats.leaderboard(lines)
         sql = stats_store.leaderboard(db, "riichi4", a, b)
-        assert [{k: v for k, v in r.items() if k not in ("name", "player_id")} for r in sql] == [
+        assert [{k: v for k, v in r.items() if k not in NOT_FIGURES} for r in sql] == [
             {**r, "total": pytest.approx(r["total"]), "average": pytest.approx(r["average"])}
             for r in pure
         ]

@@ -8,6 +8,7 @@ route of the app is described here.
 from __future__ import annotations
 
 from ..staff.openapi import STAFF_PATHS, STAFF_SECURITY
+from ..staff.report_openapi import REPORT_PATHS
 
 
 def _ref(name: str) -> dict:
@@ -178,4 +179,5 @@ OPENAPI: dict = {
 
 # Sign-in, pairing and staff console endpoints, described beside their routes.
 PATHS.update(STAFF_PATHS)
+PATHS.update(REPORT_PATHS)
 OPENAPI["components"]["securitySchemes"].update(STAFF_SECURITY)

@@ -7,7 +7,10 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
 * ``/staff/games``             finished games: correct or void with a reason (audited)
 * ``/staff/audit``             the audit log
+* ``/staff/report``            the daily report (日報) and every player's account for the day
+* ``/staff/standings``         the club's dan table and seasons (TOML)
 """
 
 from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from . import floor, manage, records  # noqa: E402,F401  (their routes register on it)
+from . import report  # noqa: E402,F401  (the daily report and the standings settings)
