@@ -141,9 +141,13 @@ def test_mode_change_during_a_cycle_is_pending_then_done(club):
     cid = r.get_json()["command"]["id"]
     row = store.wait_command(d.db, cid, 30)
     assert row["status"] == "done" and row["result"]["pending_mode"] == 2, row
-    floor = c.get("/staff/floor.json?lang=en").get_json()
-    t1 = next(t for t in floor["tables"] if t["table_id"] == "t1")
-    assert t1["pending_mode"] == 2 and t1["connected"] is True
+    # the daemon reads the table's state back just after it journals the result
+    def t1_state():
+        floor = c.get("/staff/floor.json?lang=en").get_json()
+        return next(t for t in floor["tables"] if t["table_id"] == "t1")
+    wait_until(lambda: t1_state()["pending_mode"] == 2, 10, "the pending mode on the floor")
+    t1 = t1_state()
+    assert t1["connected"] is True
     assert "mode 02 four-player flowers 140 selected" in t1["last_command"]["message"]
     assert t1["commands"] == ["status", "mode", "cycle", "dice", "deal", "check", "points",
                               "reset"]
