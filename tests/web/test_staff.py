@@ -134,7 +134,7 @@ def test_floor_page_renders_in_japanese_and_english(staff):
     page = staff.get("/staff/")
     assert page.status_code == 200
     assert "接続中" in page.text and "未接続" in page.text and "モード変更" in page.text
-    assert 'data-poll="/staff/floor.json"' in page.text
+    assert 'data-live="/staff/floor.json"' in page.text
     assert "フタが開いています" in page.text  # the table's last event
     page = staff.get("/staff/?lang=en")
     assert "Connected" in page.text and "Change mode" in page.text

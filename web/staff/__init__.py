@@ -4,10 +4,11 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 
 * ``/staff/``                  floor view, polling ``/staff/floor.json`` every 2 s
 * ``/staff/tables/<id>/command`` mode change, cycle, check... through ``tablectl.store``
+* ``/staff/tables/<id>/mode``  the guided mode change (what the drawers need, live)
 * ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
 * ``/staff/games``             finished games: correct or void with a reason (audited)
 * ``/staff/audit``             the audit log
 """
 
 from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
-from . import floor, manage, records  # noqa: E402,F401  (their routes register on it)
+from . import floor, manage, modes, records  # noqa: E402,F401  (their routes register on it)

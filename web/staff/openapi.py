@@ -57,6 +57,8 @@ def _path(name: str, kind: dict) -> dict:
 
 TABLE, PLAYER, TABLET = _path("table_id", STR), _path("player_id", INT), _path("tablet_id", INT)
 GAME, SEQ, RULES = _path("game_id", INT), _path("seq", INT), _path("rule_set_id", STR)
+MODE_Q = {"name": "mode", "in": "query", "required": True, "schema": STR,
+          "description": "the mode to change to: 0-8, '04' or a name such as sanma"}
 REASON = _obj(["reason"], reason={"type": "string", "minLength": 3,
                                   "description": "why: goes into the audit log"})
 
@@ -83,6 +85,23 @@ STAFF_PATHS: dict = {
                                         "enum": ["mode", "cycle", "check", "dice", "points",
                                                  "status"]},
                   mode={"description": "for mode: 0-8, '04' or a name such as sanma"},
+                  idempotency_key=STR,
+                  back={"type": "string", "description": "a form's page to return to: "
+                                                         "mode:NN (the guided mode page)"}))},
+    "/staff/tables/{table_id}/mode": {"get": _op(
+        "the guided mode change page (HTML): choose a mode, what each drawer needs, the "
+        "table's live answer; its data is mode.json", params=[TABLE, MODE_Q],
+        errors=("400", "404"))},
+    "/staff/tables/{table_id}/mode.json": {"get": _op(
+        "where a table stands on its way to a mode: step (on, pending, offline, busy, sticks, "
+        "ready), each seat's drawer (needs sticks or must be empty, what it holds, ok), "
+        "cancels (the mode is the current one and another is pending), simulated, and the "
+        "live part of the page as html", params=[TABLE, MODE_Q], errors=("400", "404"))},
+    "/staff/tables/{table_id}/sticks": {"post": _op(
+        "simulated (sim://) tables only: put in the point sticks a mode needs, through the "
+        "daemon's sim-sticks command (what staff do by hand at a real table); 409 "
+        "not_simulated on a real table", params=[TABLE], errors=("400", "404", "409"),
+        body=_obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
                   idempotency_key=STR))},
     "/staff/players": {
         "get": _op("members, guests and retired players", errors=()),
