@@ -120,6 +120,12 @@ def _create_core(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS
+def _confirmed_by(db: sqlite_utils.Database) -> None:
+    """Who confirmed each seat's settlement: ``self``, ``tablet`` or ``staff:NAME``."""
+    db.execute("ALTER TABLE game_seats ADD COLUMN confirmed_by TEXT")
+
+
 # --------------------------------------------------------------------------- helpers
 def _check_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not ID_RE.match(value):
@@ -564,21 +570,51 @@ def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
     return {**_view(game, now), "recorded_seq": row["seq"], "undone": target}
 
 
-def confirm_result(db, game_id: int, seat: Any, *, actor: str = "") -> dict:
-    """A player confirms the final settlement sheet of a finished game."""
+def confirm_result(db, game_id: int, seat: Any, *, actor: str = "",
+                   member_no: Any = None) -> dict:
+    """A player confirms the final settlement sheet of a finished game, or staff confirm
+    it for a named player.
+
+    At a tablet each player confirms for themself: a member gives their own member
+    number (one tablet cannot confirm for four members); a player without one (a guest)
+    confirms at the tablet. Staff (``actor`` ``staff:NAME``) confirm for anyone. Who
+    confirmed for whom is kept with the seat (``confirmed_by``) and in the audit log."""
     game = get_game(db, game_id)
     if game["status"] != "finished":
         raise Conflict("records.not_finished", code="game_not_finished", game=game_id,
                        now=game["status"])
     seat = events.whole(0, game["players"] - 1)(seat, "seat", None)
+    player = get_player(db, game["seats"][seat]["player_id"])
+    by = _confirmer(actor, player, member_no)
     with write_tx(db):
-        db.execute("UPDATE game_seats SET confirmed_at = COALESCE(confirmed_at, ?) "
-                   "WHERE game_id = ? AND seat = ?", [now_iso(), game_id, seat])
-        audit(db, actor or "tablet", "game.confirm", f"game:{game_id}", details={"seat": seat})
+        cur = db.execute("UPDATE game_seats SET confirmed_at = ?, confirmed_by = ? "
+                         "WHERE game_id = ? AND seat = ? AND confirmed_at IS NULL",
+                         [now_iso(), by, game_id, seat])
+        if cur.rowcount:
+            audit(db, actor or "tablet", "game.confirm", f"game:{game_id}",
+                  details={"seat": seat, "player": player["name"], "by": by})
     return game_view(db, game_id)
 
 
+def _confirmer(actor: str, player: dict, member_no: Any) -> str:
+    """Who confirms: ``staff:NAME`` for the player, ``self`` (the member's own number),
+    or ``tablet`` (a player without a member number, at the table)."""
+    if actor.startswith("staff:"):
+        return actor
+    if not player.get("member_no"):
+        return "tablet"
+    given = text.clean(str(member_no), "member_no", MAX_NAME) if member_no else ""
+    if given.casefold() != str(player["member_no"]).casefold():
+        raise Refused("records.confirm_needs_member_no", code="confirm_needs_member_no",
+                      details={"field": "member_no"}, name=player["name"])
+    return "self"
+
+
 # --------------------------------------------------------------------------- staff corrections
+CORRECTIONS = {"replace": "hand.correct", "void": "hand.remove", "restore": "hand.restore"}
+"""A correction marker's kind in the log -> its action in the audit log."""
+
+
 def _require_reason(reason: Any) -> str:
     if not isinstance(reason, str) or len(reason.strip()) < 3:
         raise UserError("records.reason_required", code="reason_required")
@@ -592,6 +628,65 @@ def _correctable(db, game_id: int) -> dict:
     return game
 
 
+def standing(game: dict, played: Played) -> dict:
+    """A game's scores as they stand (final when it is over): what a correction changes."""
+    result = played.result
+    final = result.get("final") or {}
+    hands = result.get("hands") or []
+    scores = final.get("scores") or (result.get("state") or {}).get("scores") \
+        or (hands[-1]["scores"] if hands else None)
+    return {"names": [s["name"] for s in game["seats"]], "scores": scores,
+            "result": final.get("result"), "ranks": final.get("ranks"),
+            "finished": bool(result.get("finished")), "hands": len(hands)}
+
+
+def removed_entries(played: Played) -> list[dict]:
+    """Entries struck from a game (by undo or staff) that can be restored, as they last
+    stood: ``{"seq", "event"}``, in entry order."""
+    kept = {e["seq"] for e in played.effective}
+    gone = [r["seq"] for r in played.log
+            if r["kind"] not in CORRECTIONS and r["seq"] not in kept]
+    back = [{"kind": "restore", "target_seq": seq} for seq in gone]
+    return [e for e in gamelog.effective_events(played.log + back) if e["seq"] in gone]
+
+
+def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
+    """The log with one more correction marker, replayed (nothing stored): the game before,
+    the marker, the game after. Refused in words if the game cannot be replayed so."""
+    before = gamelog.played(db, game)
+    current = {e["seq"]: e["event"] for e in before.effective}
+    if kind == "restore":
+        if seq not in {e["seq"] for e in removed_entries(before)}:
+            raise NotFound("records.not_removed", game=game["id"], seq=seq)
+        marker = {"restore": seq}
+    else:
+        if seq not in current or seq == 0:
+            raise NotFound("records.no_entry", game=game["id"], seq=seq)
+        marker = event if kind == "replace" else {"void": seq}
+    trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
+                 idempotency_key=f"staff:{game['id']}:{before.next_seq}")
+    after = gamelog.replay_log(game, before.log + [trial])
+    if game["status"] == "finished" and not after.result.get("finished"):
+        raise Refused("records.would_reopen", game=game["id"])
+    return before, trial, after
+
+
+def preview_correction(db, game_id: int, seq: int, *, kind: str,
+                       event: Any = None) -> dict:
+    """What a correction (``replace`` with ``event``, ``void`` or ``restore``) would make
+    of the whole game, changing nothing: its standing before and after, and the entry."""
+    if kind not in CORRECTIONS:
+        raise UserError("field.not_choice", code="invalid_field", details={"field": "kind"},
+                        field="kind", options=", ".join(CORRECTIONS))
+    game = _correctable(db, game_id)
+    if kind == "replace":
+        event = events.check_event(event, gamelog.rules_of(game))
+    before, trial, after = _trial(db, game, seq, kind, event)
+    old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+    return {"kind": kind, "seq": seq, "old": old.get(seq), "new": event,
+            "before": standing(game, before), "after": standing(game, after)}
+
+
 def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor: str,
              reason: str) -> dict:
     reason = _require_reason(reason)
@@ -599,22 +694,14 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
     if event is not None:
         event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
-        before = gamelog.played(db, game)
-        current = {e["seq"]: e["event"] for e in before.effective}
-        if seq not in current or seq == 0:
-            raise NotFound("records.no_entry", game=game_id, seq=seq)
-        marker = event if event is not None else {"void": seq}
-        trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
-                     idempotency_key=f"staff:{game_id}:{before.next_seq}")
-        now = gamelog.replay_log(game, before.log + [trial])
-        if game["status"] == "finished" and not now.result.get("finished"):
-            raise Refused("records.would_reopen", game=game_id)
-        row = _insert_event(db, game_id, trial["seq"], kind, marker, trial["idempotency_key"],
-                            actor, target_seq=seq, reason=reason)
+        before, trial, now = _trial(db, game, seq, kind, event)
+        old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+        row = _insert_event(db, game_id, trial["seq"], kind, trial["event"],
+                            trial["idempotency_key"], actor, target_seq=seq, reason=reason)
         now = Played(before.log + [row], now.effective, now.state, now.result)
-        audit(db, actor, f"game.{kind}", f"game:{game_id}", reason,
-              {"seq": seq, "old": current[seq], "new": event,
-               "final": now.result.get("final")})
+        audit(db, actor, CORRECTIONS[kind], f"game:{game_id}", reason,
+              {"seq": seq, "old": old.get(seq), "new": event if kind == "replace" else None,
+               "before": standing(game, before), "after": standing(game, now)})
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return game_view(db, game_id)
@@ -630,6 +717,12 @@ def remove_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
     return _correct(db, game_id, seq, kind="void", event=None, actor=actor, reason=reason)
 
 
+def restore_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
+    """Staff put back a hand struck from a game (by undo or staff), where it was and as it
+    last stood (audited, re-replayed; refused if the game no longer replays with it)."""
+    return _correct(db, game_id, seq, kind="restore", event=None, actor=actor, reason=reason)
+
+
 def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     """Staff void a whole game (it stays stored; rankings skip it). Audited."""
     reason = _require_reason(reason)
@@ -642,6 +735,32 @@ def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
         audit(db, actor, "game.void", f"game:{game_id}", reason,
               {"previous_status": previous})
     return get_game(db, game_id)
+
+
+def unvoid_game(db, game_id: int, *, actor: str, reason: str) -> dict:
+    """Staff take back a void: the game is live or finished again as its events say (and
+    back in the rankings). Refused while its table has another game in progress."""
+    reason = _require_reason(reason)
+    game = get_game(db, game_id)
+    if game["status"] != "void":
+        raise Conflict("records.not_void", code="not_void", game=game_id, now=game["status"])
+    played = gamelog.played(db, game)
+    status = "finished" if played.result.get("finished") else "live"
+    with write_tx(db):
+        try:
+            db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' "
+                       "THEN COALESCE(finished_at, ?) ELSE finished_at END WHERE id = ?",
+                       [status, status, now_iso(), game_id])
+        except sqlite3.IntegrityError:
+            live = live_game_id(db, game["table_id"])
+            raise Conflict("records.unvoid_table_busy", code="game_in_progress", game=game_id,
+                           table=game["table_id"], other=live or "?") from None
+        game = get_game(db, game_id)
+        if status == "finished":
+            stats_store.refresh_game(db, game, played)
+        audit(db, actor, "game.unvoid", f"game:{game_id}", reason,
+              {"previous_status": "void", "status": status})
+    return game
 
 
 def end_game(db, game_id: int, *, expected_seq: int, idempotency_key: str,

@@ -214,8 +214,10 @@ def score_hand(table_id: str):
 def confirm(table_id: str, game_id: int):
     db = get_db()
     _game_at(db, table_id, game_id)
-    seat = body({"seat": events.whole(0, 3)}, required=("seat",))["seat"]
-    return ok(games.confirm_result(db, game_id, seat, actor=actor()))
+    data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
+                required=("seat",))
+    return ok(games.confirm_result(db, game_id, data["seat"], actor=actor(),
+                                   member_no=data.get("member_no")))
 
 
 @bp.get("/games")

@@ -132,3 +132,14 @@ def _echo():
     if not request.path.startswith("/staff"):
         return {}
     return {"echo": Echo(session.pop(ECHO_KEY, None) if ECHO_KEY in session else None)}
+
+
+@bp.app_template_filter("signed")
+def signed(value) -> str:
+    """``+66,000`` / ``-7,500`` / ``+1.5`` (a whole number with separators, else one
+    decimal); ``—`` for nothing."""
+    if value is None:
+        return "—"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:+,.1f}"
+    return f"{int(value):+,}"

@@ -157,16 +157,45 @@ STAFF_PATHS: dict = {
         errors=("400", "404", "409", "422"),
         body=_obj(["event", "reason"], event={"description": "a game-events object (or its "
                                                              "JSON text)"}, reason=STR))},
+    "/staff/games/{game_id}/hands/{seq}/preview": {"post": _op(
+        "what a correction would make of the whole game, changing nothing: kind replace (with "
+        "event), void (strike) or restore; answers the entry before and after, each player's "
+        "score and result before and after, and html (the page's preview table)",
+        params=[GAME, SEQ], errors=("400", "404", "409", "422"),
+        body=_obj([], kind={"type": "string", "enum": ["replace", "void", "restore"]},
+                  event={"description": "for replace: a game-events object (or its JSON "
+                                        "text)"}))},
     "/staff/games/{game_id}/hands/{seq}/remove": {"post": _op(
-        "strike a recorded hand (audited with the reason)", params=[GAME, SEQ],
+        "strike a recorded hand (audited as hand.remove with the reason and the game's scores "
+        "before and after)", params=[GAME, SEQ],
         errors=("400", "404", "409", "422"), body=REASON)},
+    "/staff/games/{game_id}/hands/{seq}/restore": {"post": _op(
+        "put back a struck hand (by undo or staff) where it was, as it last stood (audited as "
+        "hand.restore); 404 if it was not struck, 422 if the game no longer replays with it",
+        params=[GAME, SEQ], errors=("400", "404", "409", "422"), body=REASON)},
     "/staff/games/{game_id}/void": {"post": _op(
         "void a game (kept, out of rankings; audited with the reason)", params=[GAME],
         errors=("400", "404", "409"), body=REASON)},
+    "/staff/games/{game_id}/unvoid": {"post": _op(
+        "make a voided game valid again: live or finished as its events say, back in the "
+        "rankings (audited as game.unvoid); 409 if it is not void or its table has another "
+        "game in progress", params=[GAME], errors=("400", "404", "409"), body=REASON)},
+    "/staff/games/{game_id}/seats/{seat}/confirm": {"post": _op(
+        "staff confirm the settlement for the named player of a seat (kept as confirmed by "
+        "staff:NAME, audited as game.confirm)", params=[GAME, _path("seat", INT)],
+        errors=("400", "404", "409", "422"))},
     "/staff/audit": {"get": _op(
-        "the audit log, newest first: who, when, what, target, why", errors=(),
+        "the audit log, newest first: who, when, what, target, why and the details (before "
+        "and after) as stored; the page puts them in words", errors=("400",),
         params=[{"name": "target", "in": "query", "schema": STR,
-                 "description": "e.g. game:12, table:t1"}])},
+                 "description": "e.g. game:12, table:t1"},
+                {"name": "game", "in": "query", "schema": STR, "description": "a game's id"},
+                {"name": "table", "in": "query", "schema": STR,
+                 "description": "a table: its own entries and its games'"},
+                {"name": "actor", "in": "query", "schema": STR,
+                 "description": "who acted, e.g. staff:mika"},
+                {"name": "day", "in": "query", "schema": STR,
+                 "description": "a club day YYYY-MM-DD (it ends at the closing hour)"}])},
 }
 
 STAFF_SECURITY: dict = {
