@@ -25,6 +25,7 @@ import json
 import re
 import sqlite3
 import tomllib
+import unicodedata
 from typing import Any
 
 import sqlite_utils
@@ -143,19 +144,73 @@ def _request_hash(payload: Any) -> str:
 
 
 # --------------------------------------------------------------------------- players
-def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None) -> dict:
-    """Add a member (or a guest) and return it."""
+def name_key(name: str) -> str:
+    """A name as people would mistake it for another: NFKC (full-width, half-width kana),
+    case-folded, without spaces or dots, katakana as hiragana (ナカムラ = なかむら)."""
+    text_ = unicodedata.normalize("NFKC", str(name)).casefold()
+    text_ = "".join(c for c in text_ if not c.isspace() and c not in "・.･")
+    return "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in text_)
+
+
+def similar_players(db, name: str) -> list[dict]:
+    """Players (members, guests, retired) whose name reads the same as ``name``."""
+    key = name_key(name)
+    return [p for p in _rows(db, "SELECT * FROM players ORDER BY guest, id")
+            if name_key(p["name"]) == key]
+
+
+def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None,
+               allow_similar: bool = False) -> dict:
+    """Add a member (or a guest) and return it.
+
+    A name that reads like a player's already here (NFKC, case, spaces, katakana and
+    hiragana alike) is refused with the players it resembles, unless ``allow_similar``
+    (staff said it is someone else). A guest named like an earlier guest who is not at a
+    table now is that guest again (``reused``): walk-ins do not pile up as players."""
     name = text.clean(name, "name", MAX_NAME)
     if member_no is not None:
         member_no = text.clean(str(member_no), "member_no", MAX_NAME)
     with write_tx(db):
         if member_no and _one(db, "SELECT id FROM players WHERE member_no = ?", [member_no]):
             raise Conflict("records.member_no_used", member_no=member_no)
+        alike = similar_players(db, name)
+        if guest and not member_no:
+            same = [p for p in alike if p["guest"] and p["active"] and p["name"] == name
+                    and not _live_seat(db, p["id"])]
+            if same:
+                return {**same[0], "reused": True}
+        if alike and not allow_similar:
+            raise Conflict("records.similar_name", code="similar_name",
+                           details={"field": "name", "similar": [p["id"] for p in alike]},
+                           name=name, similar=_describe_players(alike))
         cur = db.execute(
             "INSERT INTO players (name, guest, member_no, created_at) VALUES (?, ?, ?, ?)",
             [name, int(bool(guest)), member_no, now_iso()],
         )
     return get_player(db, cur.lastrowid)
+
+
+def _describe_players(players: list[dict]) -> str:
+    """``中村（M008）、中村（ゲスト）`` in the request's language."""
+    from .i18n import t
+
+    parts = []
+    for p in players:
+        if p["guest"]:
+            tag = t("records.tag_guest")
+        else:
+            tag = p["member_no"] or f"#{p['id']}"
+        if not p["active"]:
+            tag += t("floor.list_sep") + t("records.tag_retired")
+        parts.append(t("records.player_tag", name=p["name"], tag=tag))
+    return t("floor.list_sep").join(parts)
+
+
+def _live_seat(db, player_id: int, but: int | None = None) -> dict | None:
+    """The live game a player sits in (other than ``but``), with its table, or None."""
+    return _one(db, "SELECT g.id, g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
+                    "WHERE s.player_id = ? AND g.status = 'live' AND g.id != ? LIMIT 1",
+                [player_id, but or 0])
 
 
 def get_player(db, player_id: int) -> dict:
@@ -309,6 +364,8 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
         return _replayed_start(db, existing, table_id)
     rule_set = rule_set or table["rule_set"]
     rules = resolve_rules(db, rule_set)
+    if live_game_id(db, table_id) is not None:      # the table first, then who sits at it
+        raise _start_conflict(db, table_id, key)
     players = _seat_players(db, player_ids, rules)
     start, state, result = engine.start([p["name"] for p in players], rules)
     with write_tx(db):
@@ -322,6 +379,8 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
         except sqlite3.IntegrityError:
             raise _start_conflict(db, table_id, key) from None
         game_id = cur.lastrowid
+        for p in players:      # again inside the write: two tables starting at once
+            _check_free(db, p)
         for seat, p in enumerate(players):
             db.execute("INSERT INTO game_seats (game_id, seat, player_id) VALUES (?, ?, ?)",
                        [game_id, seat, p["id"]])
@@ -355,12 +414,26 @@ def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
     if len(set(player_ids)) != len(player_ids):
         raise Refused("records.player_twice", code="invalid_field", details={"field": "players"})
     players = [get_player(db, pid) for pid in player_ids]
+    for p in players:
+        if not p["active"]:
+            raise Refused("records.player_retired", code="player_retired",
+                          details={"field": "players"}, name=p["name"])
+        _check_free(db, p)
     names = [p["name"] for p in players]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise Refused("records.same_name", code="invalid_field", details={"field": "players"},
                       name=sorted(dup)[0])
     return players
+
+
+def _check_free(db, player: dict) -> None:
+    """One live seat per player: refused (naming the table) while they play elsewhere."""
+    seat = _live_seat(db, player["id"])
+    if seat is not None:
+        raise Conflict("records.player_seated", code="player_seated",
+                       details={"field": "players"}, name=player["name"],
+                       table=seat["table_id"], game=seat["id"])
 
 
 def live_game_id(db, table_id: str) -> int | None:

@@ -100,7 +100,7 @@ def _form_refused(e: UserError):
     if form:
         values = {k: v[:ECHO_MAX] for k, v in request.form.items() if k not in NOT_ECHOED}
         session[ECHO_KEY] = {"form": form, "values": values, "message": e.message,
-                             "field": (e.details or {}).get("field")}
+                             "field": (e.details or {}).get("field"), "code": e.code}
     else:
         flash(e.message, "error")
     return redirect(back, code=303)
@@ -121,6 +121,10 @@ class Echo:
         if self.data.get("form") == form and name in self.data.get("values", {}):
             return self.data["values"][name]
         return default
+
+    def code(self, form: str) -> str | None:
+        """The refusal's code (``similar_name`` ...), for a page that offers a way on."""
+        return self.data.get("code") if self.data.get("form") == form else None
 
     def invalid(self, form: str, name: str) -> bool:
         """Whether ``name`` is the field the refusal names."""

@@ -105,8 +105,19 @@ STAFF_PATHS: dict = {
                   idempotency_key=STR))},
     "/staff/players": {
         "get": _op("members, guests and retired players", errors=()),
-        "post": _op("add a member or guest", ok="201", errors=("400", "409"),
-                    body=_obj(["name"], name=STR, member_no=STR, guest=BOOL))},
+        "post": _op("add a member or guest; 409 similar_name (with error.similar, the ids of "
+                    "the players it reads like: NFKC, case, spaces, katakana/hiragana) unless "
+                    "allow_similar; a guest named like an earlier guest not at a table is "
+                    "that guest again (200, player.reused)", ok="201", errors=("400", "409"),
+                    body=_obj(["name"], name=STR, member_no=STR, guest=BOOL,
+                              allow_similar=BOOL))},
+    "/staff/settings": {
+        "get": _op("the club's settings: timezone, closing_hour (a club day's end), "
+                   "guests_ranked ('1': guests on the leaderboards)", errors=()),
+        "post": _op("change the club's settings (a new time zone or closing hour re-files every "
+                    "game's club day); audited with the old and new values",
+                    errors=("400",),
+                    body=_obj([], timezone=STR, closing_hour=STR, guests_ranked=BOOL))},
     "/staff/players/{player_id}/active": {"post": _op(
         "retire (active false) or restore a player", params=[PLAYER], errors=("400", "404"),
         body=_obj(["active"], active=BOOL))},
