@@ -796,6 +796,81 @@ def restore_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict
     return _correct(db, game_id, seq, kind="restore", event=None, actor=actor, reason=reason)
 
 
+SEAT_FIELDS = ("from", "seat", "to", "pao")
+SEAT_LISTS = ("riichi", "tenpai", "nagashi")
+
+
+def _swapped(event: dict, a: int, b: int) -> dict:
+    """``event`` with seats ``a`` and ``b`` exchanged wherever it names a seat."""
+    def one_seat(s):
+        return b if s == a else a if s == b else s
+
+    out = dict(event)
+    for k in SEAT_FIELDS:
+        if isinstance(out.get(k), int):
+            out[k] = one_seat(out[k])
+    for k in SEAT_LISTS:
+        if isinstance(out.get(k), list):
+            out[k] = [one_seat(x) for x in out[k]]
+    if isinstance(out.get("winners"), list):
+        out["winners"] = [_swapped(w, a, b) for w in out["winners"]]
+    if isinstance(out.get("players"), list) and out.get("event") == "start":
+        names = list(out["players"])
+        names[a], names[b] = names[b], names[a]
+        out["players"] = names
+    return out
+
+
+def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> dict:
+    """Staff swap two players' seats in a game (they sat the other way round): each hand
+    stays with the players it was recorded for, at their true seats, and the replay
+    prices every hand again (dealer, winds, uma). Appended as replace markers, one per
+    entry that names either seat; audited with the names and scores before and after."""
+    reason = _require_reason(reason)
+    game = _correctable(db, game_id)
+    check = events.whole(0, game["players"] - 1)
+    a, b = check(a, "a", None), check(b, "b", None)
+    if a == b:
+        raise Refused("records.swap_same_seat", code="invalid_field", details={"field": "b"})
+    with write_tx(db):
+        before = gamelog.played(db, game)
+        log, markers = list(before.log), []
+        for e in before.effective:
+            new = _swapped(e["event"], a, b)
+            if new != e["event"]:
+                seq = log[-1]["seq"] + 1
+                marker = dict(kind="replace", target_seq=e["seq"], event=new, seq=seq,
+                              idempotency_key=f"staff:{game_id}:{seq}")
+                log.append(marker)
+                markers.append(marker)
+        after = gamelog.replay_log(game, log)
+        if game["status"] == "finished" and not after.result.get("finished"):
+            raise Refused("records.would_reopen", game=game_id)
+        stored = [_insert_event(db, game_id, m["seq"], "replace", m["event"],
+                                m["idempotency_key"], actor, target_seq=m["target_seq"],
+                                reason=reason) for m in markers]
+        seats = {s["seat"]: s for s in game["seats"]}
+        rows_ = {r["seat"]: r for r in _rows(db, "SELECT * FROM game_seats WHERE game_id = ? "
+                                                 "AND seat IN (?, ?)", [game_id, a, b])}
+        db.execute("DELETE FROM game_seats WHERE game_id = ? AND seat IN (?, ?)",
+                   [game_id, a, b])
+        for seat, other in ((a, b), (b, a)):
+            db.execute("INSERT INTO game_seats (game_id, seat, player_id, confirmed_at, "
+                       "confirmed_by) VALUES (?, ?, ?, ?, ?)",
+                       [game_id, seat, rows_[other]["player_id"], rows_[other]["confirmed_at"],
+                        rows_[other]["confirmed_by"]])
+        now = Played(before.log + stored, after.effective, after.state, after.result)
+        game = get_game(db, game_id)
+        audit(db, actor, "game.seat_swap", f"game:{game_id}", reason,
+              {"seats": [a, b], "before_names": [s["name"] for s in seats.values()],
+               "after_names": [s["name"] for s in game["seats"]],
+               "before": standing({**game, "seats": list(seats.values())}, before),
+               "after": standing(game, now)})
+        _settle_status(db, game, now)
+    gamelog.remember(db, game_id, now)
+    return game_view(db, game_id)
+
+
 def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     """Staff void a whole game (it stays stored; rankings skip it). Audited."""
     reason = _require_reason(reason)

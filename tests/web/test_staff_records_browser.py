@@ -99,7 +99,7 @@ def test_staff_correct_by_form_with_before_and_after(browser, club):
     page.fill('[data-testid="fix-reason"]', "x")
     page.click('[data-testid="fix-submit"]')
     expect(page.locator('[data-testid="fix-error"]')).to_contain_text("理由")
-    assert not page.locator("#fix").is_hidden()
+    expect(page.locator("#fix")).to_be_visible()           # the form is open again
     assert page.locator('[data-testid="fix-han-0"]').input_value() == "4"
     shot(page, "staff-correct-refused-inline-1024")
     page.fill('[data-testid="fix-reason"]', "4翻の申告ミス")

@@ -245,3 +245,6 @@ def game_events(game_id: int):
     if current_staff() is None:
         log = [{k: r[k] for k in PUBLIC_LOG} for r in log]
     return ok({"log": log, "events": played.events})
+
+
+from . import floor  # noqa: E402,F401  (the floor's tablet routes register on bp)

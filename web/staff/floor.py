@@ -30,7 +30,7 @@ from tablectl.modes import MODES
 from .. import games, readings
 from ..db import get_db
 from ..errors import UserError
-from ..floor import modechange, times
+from ..floor import calls, clock, modechange, seating, times
 from ..i18n import current_lang
 from ..security import current_staff, staff_required
 from .common import bp
@@ -137,7 +137,14 @@ def floor_data() -> dict:
         t["club_name"] = club[tid]["name"] if tid in club else None
         t["last_command"] = _command_view(last.get(tid), lang, tz)
         live = club[tid]["live_game"] if tid in club else None
+        if live and clock.enforce(db, live):          # its time is up and its last hand is in
+            live = None
         t["game"] = game_summary(db, live, t if t["in_daemon"] else None, tz) if live else None
+        if t["game"] and "error" not in t["game"]:
+            t["game"]["clock"] = clock.status(db, path, games.get_game(db, live))
+        t["ready"] = seating.ready(db, tid) if tid in club and not live else None
+        t["proposal"] = seating.proposal(db, tid) \
+            if tid in club and not live and not t["ready"] else None
         t["events"] = [{**e, "message": table_words.event(_named(e, lang), lang),
                         "clock": times.clock(e.get("at"), tz)}
                        for e in store.recent_events(path, tid, limit=3)] if t["in_daemon"] else []
@@ -147,8 +154,19 @@ def floor_data() -> dict:
         t["drawers"] = modechange.drawers(t) if t["in_daemon"] else None
         t["rules_mode"] = _rules_mode(db, t["rule_set"])
         t.update(_labels(t, lang))
-    return {"daemon": daemon, "tables": tables, "timezone": tz,
+    open_calls = calls.open_calls(db)
+    for c in open_calls:
+        c["since"] = times.clock(c["created_at"], tz)
+        c["waited_words"] = _waited(c["waited"])
+    return {"daemon": daemon, "tables": tables, "timezone": tz, "calls": open_calls,
             "clock": times.clock(times.now(), tz)}
+
+
+def _waited(seconds: int) -> str:
+    """``2分15秒`` / ``2 min 15 s``."""
+    from ..i18n import t
+
+    return t("floor.waited", m=seconds // 60, s=seconds % 60)
 
 
 def _named(event: dict, lang: str) -> dict:
@@ -207,7 +225,8 @@ def _command_view(row: dict | None, lang: str, tz: str) -> dict | None:
 
 def floor_parts(data: dict) -> dict:
     """Each live part of the floor page, rendered (the page swaps in what changed)."""
-    parts = {"daemon": render_template("staff/_floor_daemon.html", data=data)}
+    parts = {"daemon": render_template("staff/_floor_daemon.html", data=data),
+             "calls": render_template("staff/_floor_calls.html", data=data)}
     for t in data["tables"]:
         parts[f"table-{t['table_id']}"] = render_template("staff/_table_live.html", tb=t)
     return parts

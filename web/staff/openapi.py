@@ -25,6 +25,7 @@ ERR = {
     "409": "conflict: already exists / already done, or the table refused the command",
     "422": "the rules refuse this (e.g. a correction the engine cannot replay)",
     "429": "too many failed sign-ins for this name from this address; wait and retry",
+    "413": "the body is larger than this route takes",
 }
 STAFF = [{"staffSession": [], "csrfHeader": []}]
 
@@ -208,6 +209,107 @@ STAFF_PATHS: dict = {
                 {"name": "day", "in": "query", "schema": STR,
                  "description": "a club day YYYY-MM-DD (it ends at the closing hour)"}])},
 }
+
+NIGHT, SEATING, CALL = _path("night_id", INT), _path("seating_id", INT), _path("call_id", INT)
+ENTRY = _path("entry_id", INT)
+TABLET = [{"tabletToken": []}, {"tabletCookie": []}]
+WISH = {"type": "string", "description": "family:riichi4 | family:riichi3 | family:boo | "
+                                         "family:mcr, or rules:<rule set id>"}
+
+
+def _tablet_op(summary: str, *, params=(), body: dict | None = None, ok="200",
+               errors=("400", "404")) -> dict:
+    op = _op(summary, params=params, body=body, ok=ok, errors=errors, staff=False)
+    op["tags"] = ["tablet"]
+    op["security"] = TABLET
+    op["responses"]["401"] = {"description": "no paired tablet token", **_json(_ref("Error"))}
+    op["responses"]["403"] = {"description": "a tablet of another table", **_json(_ref("Error"))}
+    return op
+
+
+FLOOR_PATHS: dict = {
+    "/staff/waiting": {
+        "get": _op("the waiting list with each player's place for their wish and estimated "
+                   "minutes (from the tables' progress), and each table's outlook (free, "
+                   "playing: free in N minutes, ready) with the players proposed for a free "
+                   "table", errors=()),
+        "post": _op("put a walk-in on the waiting list: player_id (a member or guest) or name "
+                    "(a guest, added or found again), and what they want", ok="201",
+                    errors=("400", "404", "409", "422"),
+                    body=_obj(["wants"], player_id=INT, name=STR, wants=WISH,
+                              allow_similar=BOOL))},
+    "/staff/waiting.json": {"get": _op(
+        "the waiting page's data and its live parts (list, tables) as html", errors=())},
+    "/staff/waiting/{entry_id}/leave": {"post": _op(
+        "take someone off the waiting list", params=[ENTRY], errors=("400", "404", "409"))},
+    "/staff/tables/{table_id}/seat": {"post": _op(
+        "seat players at a free table for its next game with a seat draw: method random (the "
+        "server draws) or wind (winds: player id -> E/S/W/N, the tile each drew); the draw is "
+        "kept, the players leave the waiting list, the game is made ready for the tablet; "
+        "another rule_set gives the table that rule set (the page then leads to the guided "
+        "mode change)", params=[TABLE], ok="201", errors=("400", "404", "409", "422"),
+        body=_obj(["players"], players={"type": "array", "items": INT},
+                  method={"type": "string", "enum": ["random", "wind"]},
+                  winds={"type": "object"}, rule_set=STR))},
+    "/staff/seatings/{seating_id}/cancel": {"post": _op(
+        "take back a game made ready; its players go back to their places on the list",
+        params=[SEATING], errors=("400", "404", "409"))},
+    "/staff/calls/{call_id}/ack": {"post": _op(
+        "answer a staff call (it leaves the console's list; the tablet says staff come)",
+        params=[CALL], errors=("400", "404", "409"))},
+    "/staff/tables/{table_id}/clock": {"post": _op(
+        "a live game's time limit (limit, minutes) and extra time (extra, minutes, may be "
+        "negative); at the limit the hand being played is the last, and once it is recorded "
+        "the game ends (reason time)", params=[TABLE], errors=("400", "404", "409"),
+        body=_obj([], limit=INT, extra=INT))},
+    "/staff/nights": {
+        "get": _op("event nights", errors=()),
+        "post": _op("set up an event night: name, rule_set, rounds, pairing (swiss: no rematch "
+                    "where avoidable; random), tables, players (filling whole tables), "
+                    "time_limit (minutes)", ok="201", errors=("400", "404"),
+                    body=_obj(["name", "rule_set", "rounds", "tables", "players"], name=STR,
+                              rule_set=STR, rounds=INT, time_limit=INT,
+                              pairing={"type": "string", "enum": ["swiss", "random"]},
+                              tables={"type": "array", "items": STR},
+                              players={"type": "array", "items": INT}))},
+    "/staff/nights/{night_id}": {"get": _op(
+        "an event night: standings (total result, games) and its rounds' tables, seats and "
+        "games", params=[NIGHT], errors=("404",))},
+    "/staff/nights/{night_id}/round": {"post": _op(
+        "seat the night's next round at its tables (round 1 at random, then swiss by "
+        "standing without rematches where possible); 409 while a table of the last round "
+        "still plays", params=[NIGHT], ok="201", errors=("400", "404", "409"))},
+    "/staff/games/{game_id}/swap": {"post": _op(
+        "swap two players' seats in a game (a, b: seat numbers): each hand stays with its "
+        "players at their true seats and the replay prices the game again (audited as "
+        "game.seat_swap with the names and scores before and after)", params=[GAME],
+        errors=("400", "404", "409", "422"),
+        body=_obj(["a", "b", "reason"], a=INT, b=INT, reason=STR))},
+    "/board": {"get": _op("the public waiting board (HTML): places, names, what each wants, "
+                          "estimated waits, free tables; refreshes from board.json",
+                          errors=(), staff=False)},
+    "/board.json": {"get": _op("the public waiting board as data (place, name, guest, wish, "
+                               "minutes; each table's state and minutes until free) and its "
+                               "html", errors=(), staff=False)},
+    "/api/tables/{table_id}/floor": {"get": _tablet_op(
+        "what the tablet shows beside the game: its staff call (open, or answered in the last "
+        "minutes), the clock (hands from the table's cycles, minutes per hand, elapsed; time "
+        "limit, soon, last_hand), the game staff made ready (ready: seats in order), the "
+        "waiting list for the table's kind of game; parts.live is the same as html",
+        params=[TABLE])},
+    "/api/tables/{table_id}/calls": {"post": _tablet_op(
+        "call staff to the table: reason score (点数確認), drink (飲み物) or other (その他); a "
+        "second press while a call is open is the same call (200)", params=[TABLE],
+        ok="201", errors=("400", "404", "413", "422"),
+        body=_obj(["reason"], reason={"type": "string", "enum": ["score", "drink", "other"]}))},
+    "/api/tables/{table_id}/calls/cancel": {"post": _tablet_op(
+        "take back the table's open call", params=[TABLE])},
+    "/api/tables/{table_id}/seatings/{seating_id}/start": {"post": _tablet_op(
+        "start the game staff made ready at this table (players in the drawn seats; a repeat "
+        "answers the same game with replayed: true)", params=[TABLE, SEATING], ok="201",
+        errors=("400", "404", "409", "422"))},
+}
+STAFF_PATHS.update(FLOOR_PATHS)
 
 STAFF_SECURITY: dict = {
     "staffSession": {"type": "apiKey", "in": "cookie", "name": "jantaku_session",

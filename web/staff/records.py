@@ -199,6 +199,24 @@ def game_unvoid(game_id: int):
                 payload={"game": {"id": row["id"], "status": row["status"]}}, game_id=game_id)
 
 
+@bp.post("/games/<int:game_id>/swap")
+@staff_required
+def game_swap(game_id: int):
+    """Swap two players' seats (``a``, ``b``: seat numbers) in a game; every hand stays with
+    its players and is priced again at their true seats (reason required)."""
+    data = form_data()
+    reason = reason_of(data)
+    try:
+        a, b = int(str(data.get("a"))), int(str(data.get("b")))
+    except ValueError:
+        raise UserError("records.swap_same_seat", code="invalid_field",
+                        details={"field": "b"}) from None
+    view = games.swap_seats(get_db(), game_id, a, b, actor=actor_name(), reason=reason)
+    names = [s["name"] for s in view["game"]["seats"]]
+    return done(t("staff.fix.done_swap", game=game_id, names=" / ".join(names)),
+                "staff.game_detail", payload={"game": view}, game_id=game_id)
+
+
 @bp.post("/games/<int:game_id>/seats/<int:seat>/confirm")
 @staff_required
 def seat_confirm(game_id: int, seat: int):
