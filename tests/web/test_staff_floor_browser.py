@@ -67,7 +67,7 @@ def test_staff_floor_updates_live_after_a_tablet_records_a_hand(browser, club):
         "expected_seq": 1, "idempotency_key": uuid.uuid4().hex})
     # No reload: the card follows the game.
     expect(card.locator('[data-field="game"]')).to_contain_text("東2局", timeout=10000)
-    expect(card.locator('[data-field="progress"]')).to_contain_text("1局目まで記録")
+    expect(card.locator('[data-field="progress"]')).to_contain_text("1局記録済み")
     expect(seat_list).to_contain_text("21,100")
     # The table's sticks still say 25,000 each: the seats that differ are flagged.
     mismatch = card.locator('[data-field="mismatch"]')

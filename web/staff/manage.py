@@ -8,7 +8,7 @@ and recorded in the audit log with the signed-in staff member's name.
 from __future__ import annotations
 
 import segno
-from flask import current_app, jsonify, render_template, request, url_for
+from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
 from .. import games, stats_store
 from ..auth import (
@@ -23,6 +23,7 @@ from ..security import (
     staff_required, wants_json,
 )
 from .common import bp, done, form_data, msg, need, record
+from .modes import needs_mode
 
 
 # ----------------------------------------------------------------------------- players
@@ -121,11 +122,16 @@ def tables():
 def table_save():
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
-    row = games.save_table(get_db(), need(data, "id"),
-                           need(data, "name"),
-                           need(data, "rule_set"), actor=actor_name())
-    return done(msg(f"卓 {row['id']} を保存しました", f"Saved table {row['id']}"),
-                "staff.tables", payload={"table": row})
+    db = get_db()
+    row = games.save_table(db, need(data, "id"), need(data, "name"), need(data, "rule_set"),
+                           actor=actor_name())
+    text = t("staff.tables.saved", table=row["id"])
+    target = needs_mode(db, row["id"], row["rule_set"])
+    if target is not None and not wants_json():
+        # the rule set plays another AMOS mode: on to the guided change of the table's mode
+        flash(text + " " + t("floor.seat.mode_next"), "ok")
+        return redirect(url_for("staff.mode_guide", table_id=row["id"], mode=f"{target:02d}"))
+    return done(text, "staff.tables", payload={"table": row, "mode_needed": target})
 
 
 # ----------------------------------------------------------------------------- rule sets

@@ -85,6 +85,20 @@ def mode_guide(table_id: str):
                            new_key=lambda: uuid.uuid4().hex)
 
 
+def needs_mode(db, table_id: str, rule_set: str) -> int | None:
+    """The AMOS mode ``rule_set`` plays (``table.amos_mode`` in its rules: sanma 04, 3B 05,
+    MCR 03 ...) if the table runs, or is about to run, another one; else None (also for a
+    table the daemon does not drive)."""
+    want = games.resolve_rules(db, rule_set).table.amos_mode
+    try:
+        state = store.get_table(db_path(), table_id)
+    except store.StoreError:
+        return None
+    current = state["pending_mode"] if state.get("pending_mode") is not None \
+        else state.get("mode")
+    return want if current is not None and current != want else None
+
+
 def _start_points(db, table_id: str, mode: int) -> int | None:
     """The starting points of the table's rule set when it plays ``mode`` (the sticks a
     new game starts with), else None (the mode's own default)."""

@@ -124,7 +124,9 @@ STAFF_PATHS: dict = {
         body=_obj(["active"], active=BOOL))},
     "/staff/tables": {
         "get": _op("the club's tables", errors=()),
-        "post": _op("create a table or change its name / rule set", errors=("400", "404"),
+        "post": _op("create a table or change its name / rule set; answers mode_needed: the "
+                    "AMOS mode the rule set plays when the table runs another (the page then "
+                    "leads to the guided mode change), else null", errors=("400", "404"),
                     body=_obj(["id", "name", "rule_set"], id=STR, name=STR, rule_set=STR))},
     "/staff/rulesets": {
         "get": _op("presets and club rule sets", errors=()),

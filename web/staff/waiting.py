@@ -16,6 +16,7 @@ from ..floor import calls, clock, nights, seating, times, waiting
 from ..i18n import current_lang, t
 from ..security import actor_name, staff_required, wants_json
 from .common import bp, db_path, done, form_data, record
+from .modes import needs_mode
 
 
 def wish_choices(db) -> list[tuple[str, str]]:
@@ -153,7 +154,7 @@ def table_seat(table_id: str):
     message = t("floor.seat.done", table=table_id, seats=names)
     if wants_json():
         return jsonify({"ok": True, "message": message, "seating": made}), 201
-    target = _needs_mode(db, table_id, made["rule_set"])
+    target = needs_mode(db, table_id, made["rule_set"])
     if target is not None:       # the rule set plays another AMOS mode: the guided change
         from flask import flash
 
@@ -161,20 +162,6 @@ def table_seat(table_id: str):
         return redirect(url_for("staff.mode_guide", table_id=table_id, mode=f"{target:02d}"))
     return done(message, str(data.get("back") or "") == "floor" and "staff.floor"
                 or "staff.waiting_page", 201, {"seating": made})
-
-
-def _needs_mode(db, table_id: str, rule_set: str) -> int | None:
-    """The AMOS mode the rule set plays if the table runs another one now, else None."""
-    from tablectl import store
-
-    want = games.resolve_rules(db, rule_set).table.amos_mode
-    try:
-        state = store.get_table(db_path(), table_id)
-    except store.StoreError:
-        return None
-    current = state.get("pending_mode") if state.get("pending_mode") is not None \
-        else state.get("mode")
-    return want if current is not None and current != want else None
 
 
 @bp.post("/seatings/<int:seating_id>/cancel")
