@@ -88,8 +88,11 @@ def _game(e: dict, d: dict, names: list[str]) -> dict:
         out["summary"] = t("staff.audit.do.game.confirm_by", player=player,
                            by=t(f"staff.audit.by.{by}") if by in ("self", "tablet") else who(by))
     elif kind == "game.seat_swap":
-        out["before"] = [" / ".join(d.get("before_names") or [])]
-        out["after"] = [" / ".join(d.get("after_names") or [])]
+        out["before"] = [" / ".join(d.get("before_names") or []), _scores(d.get("before"))]
+        out["after"] = [" / ".join(d.get("after_names") or []), _scores(d.get("after"))]
+    elif kind == "clock.set":
+        out["summary"] = t("staff.audit.do.clock.set", game=e["game_id"], limit=d.get("limit"),
+                           extra=d.get("extra"))
     else:
         out["summary"] = t("staff.audit.do.other", action=action, target=e["target"])
     out["before"] = [x for x in out["before"] if x]
@@ -135,6 +138,17 @@ def _rule_set(e: dict, d: dict) -> dict:
             "after": [line[1:] for line in diff if line.startswith("+")], "code": True}
 
 
+def _seating(e: dict, d: dict) -> dict:
+    """A seat draw: who sits where, and how the seats were drawn."""
+    names = d.get("names") or []
+    seats = " ".join(f"{t('floor.wind.' + 'ESWN'[i])} {n}" for i, n in enumerate(names))
+    method = (d.get("draw") or {}).get("method")
+    return {"summary": t(f"staff.audit.do.{e['action']}", table=e["target_id"],
+                         rules=d.get("rule_set", ""),
+                         method=t(f"floor.seat.draw.{method}") if method else ""),
+            "before": [], "after": [seats] if seats else []}
+
+
 def _generic(e: dict, d: dict) -> dict:
     key = f"staff.audit.do.{e['action']}"
     values = {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
@@ -156,6 +170,8 @@ def describe(db, e: dict, lang: str, cache: dict) -> dict:
         return _table(e, d, lang)
     if e["action"].startswith("rule_set."):
         return _rule_set(e, d)
+    if e["action"].startswith("seating."):
+        return _seating(e, d)
     return _generic(e, d)
 
 
