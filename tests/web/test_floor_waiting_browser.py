@@ -11,15 +11,16 @@ import re
 import pytest
 
 from tablectl import store
-from tests.support.browser import chromium, expect, shot
-from tests.web.staff_floor_support import (
-    MEMBERS, no_horizontal_overflow, sign_in, start_club, step, stop_club,
+from tests.support.browser import expect, shot
+from tests.web.staff_support import (
+    MEMBERS, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club,
 )
 from web import games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 LAPTOP, PHONE = {"width": 1024, "height": 768}, {"width": 390, "height": 844}
 
@@ -32,12 +33,6 @@ def club(tmp_path_factory):
     })
     yield club
     stop_club(club)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def tablet(browser, club, table_id, viewport=LAPTOP):

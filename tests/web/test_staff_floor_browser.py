@@ -12,12 +12,15 @@ import uuid
 import pytest
 
 from tablectl.client import TableClient
-from tests.support.browser import chromium, expect, shot
+from tests.support.browser import expect, shot
 from tests.support.web import bearer
-from tests.web.staff_floor_support import no_horizontal_overflow, sign_in, start_club, stop_club
+from tests.web.staff_support import (
+    module_browser, no_horizontal_overflow, sign_in, start_club, stop_club,
+)
 from web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 LAPTOP, PHONE = {"width": 1024, "height": 768}, {"width": 390, "height": 844}
 
@@ -32,12 +35,6 @@ def club(tmp_path_factory):
     club["t1"] = bearer(app, "t1")
     yield club
     stop_club(club)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def tablet(page, club, path, body):

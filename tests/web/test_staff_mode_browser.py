@@ -16,12 +16,14 @@ import pytest
 
 from tablectl import store
 from tablectl.modes import MODES
-from tests.support.browser import chromium, shot
-from tests.web.staff_floor_support import (
-    cli, no_horizontal_overflow, sign_in, start_club, step, stop_club, table, wait_table,
+from tests.support.browser import shot
+from tests.web.staff_support import (
+    cli, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club, table,
+    wait_table,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 LAPTOP, PHONE = {"width": 1024, "height": 768}, {"width": 390, "height": 844}
 
@@ -34,12 +36,6 @@ def club(tmp_path_factory):
     })
     yield club
     stop_club(club)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def guided_change(page, club, tid: str, mode: int, shots: str | None = None) -> None:

@@ -12,16 +12,15 @@ from web.auth import create_staff
 from web.db import get_db
 from web.errors import UserError
 
+from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import bearer, key
 
 
 @pytest.fixture()
 def staff(app):
     with app.app_context():
-        create_staff(get_db(), "mika", "mahjong-club")
-    c = app.test_client()
-    token = c.get("/auth/csrf").get_json()["csrf_token"]
-    c.post("/auth/login", data={"name": "mika", "password": "mahjong-club", "csrf_token": token})
+        create_staff(get_db(), *STAFF)
+    c = staff_client(app)
     return c
 
 

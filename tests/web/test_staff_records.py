@@ -13,6 +13,7 @@ from web.auth import create_staff
 from web.db import get_db
 from web.errors import UserError
 
+from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import key
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
@@ -22,10 +23,8 @@ TSUMO = {"event": "win", "winners": [{"seat": 2, "han": 2, "fu": 40}]}
 @pytest.fixture()
 def staff(app):
     with app.app_context():
-        create_staff(get_db(), "mika", "mahjong-club")
-    c = app.test_client()
-    token = c.get("/auth/csrf").get_json()["csrf_token"]
-    c.post("/auth/login", data={"name": "mika", "password": "mahjong-club", "csrf_token": token})
+        create_staff(get_db(), *STAFF)
+    c = staff_client(app)
     c.environ_base["HTTP_ACCEPT_LANGUAGE"] = "ja"
     return c
 

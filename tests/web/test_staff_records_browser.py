@@ -10,14 +10,15 @@ import uuid
 
 import pytest
 
-from tests.support.browser import chromium, expect, shot
+from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
-from tests.web.staff_floor_support import STAFF, no_horizontal_overflow
+from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
 from web import create_app, games
 from web.auth import create_staff
 from web.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
 
 LAPTOP, PHONE = {"width": 1024, "height": 768}, {"width": 390, "height": 844}
 NAMES = ("中村", "伊藤", "佐藤", "加藤")
@@ -53,25 +54,6 @@ def club(tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def signed_in(browser, club, viewport):
-    ctx = browser.new_context(viewport=viewport, locale="ja-JP")
-    page = ctx.new_page()
-    page.js_errors = []
-    page.on("pageerror", lambda e: page.js_errors.append(str(e)))
-    page.goto(club["url"] + "/auth/login")
-    page.fill("input[name=name]", STAFF[0])
-    page.fill("input[name=password]", STAFF[1])
-    page.click("button[type=submit]")
-    page.wait_for_url("**/staff/")
-    return page
-
-
 def confirm_dialog(page, answer="ok"):
     dialog = page.locator("dialog.confirm-dialog")
     expect(dialog).to_be_visible()
@@ -79,7 +61,7 @@ def confirm_dialog(page, answer="ok"):
 
 
 def test_staff_correct_by_form_with_before_and_after(browser, club):
-    page = signed_in(browser, club, LAPTOP)
+    page = sign_in(browser, club, LAPTOP)
     gid = club["finished"]
     page.goto(f"{club['url']}/staff/games/{gid}")
     standing = page.locator('[data-testid="standing"]')
@@ -112,7 +94,7 @@ def test_staff_correct_by_form_with_before_and_after(browser, club):
 
 def test_staff_correct_kind_and_names_on_a_phone(browser, club):
     """A draw corrected into a tsumo by name, at 390 px, without sideways scrolling."""
-    page = signed_in(browser, club, PHONE)
+    page = sign_in(browser, club, PHONE)
     gid = club["live"]
     page.goto(f"{club['url']}/staff/games/{gid}")
     no_horizontal_overflow(page)
@@ -130,7 +112,7 @@ def test_staff_correct_kind_and_names_on_a_phone(browser, club):
 
 
 def test_staff_restore_removed_hand_and_unvoid_game(browser, club):
-    page = signed_in(browser, club, LAPTOP)
+    page = sign_in(browser, club, LAPTOP)
     gid = club["live"]
     page.goto(f"{club['url']}/staff/games/{gid}")
     scores = page.locator('[data-testid="standing"]').text_content()
@@ -169,7 +151,7 @@ def test_staff_restore_removed_hand_and_unvoid_game(browser, club):
 
 
 def test_staff_audit_details_in_words(browser, club):
-    page = signed_in(browser, club, PHONE)
+    page = sign_in(browser, club, PHONE)
     page.goto(f"{club['url']}/staff/audit?game={club['finished']}")
     entries = page.locator(".audit-entry")
     assert entries.count() >= 3

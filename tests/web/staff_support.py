@@ -1,6 +1,7 @@
-"""A club for the staff console's browser tests: the real ``tablectl`` daemon driving
-simulated tables (``sim://``, inside the daemon's process, as in ``python -m web demo``),
-``python -m web serve`` on the same database, and a signed-in Chromium page."""
+"""Helpers of the staff console's tests: a club with the real ``tablectl`` daemon driving
+simulated tables (``sim://``, inside the daemon's process, as in ``python -m web demo``)
+and ``python -m web serve`` on the same database; Chromium and a signed-in page; a
+signed-in test client."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tablectl import store
-from tests.support.browser import expect
+from tests.support.browser import chromium, expect
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.support.web_server import WebServer
 from web import create_app, games
@@ -47,18 +48,33 @@ def stop_club(club: dict) -> None:
     club["daemon"].stop()
 
 
-def sign_in(browser, club, viewport, lang="ja-JP"):
+def module_browser():
+    """One headless Chromium for a test module: ``browser = pytest.fixture(scope="module",
+    name="browser")(module_browser)`` in the module."""
+    with chromium() as b:
+        yield b
+
+
+def sign_in(browser, club, viewport, lang="ja-JP", name=STAFF[0], password=STAFF[1]):
     """A new page signed in as staff, collecting script errors in ``page.js_errors``."""
     ctx = browser.new_context(viewport=viewport, locale=lang)
     page = ctx.new_page()
     page.js_errors = []
     page.on("pageerror", lambda e: page.js_errors.append(str(e)))
     page.goto(club["url"] + "/staff/")
-    page.fill("input[name=name]", STAFF[0])
-    page.fill("input[name=password]", STAFF[1])
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url("**/staff/")
     return page
+
+
+def staff_client(app, name=STAFF[0], password=STAFF[1]):
+    """A Flask test client signed in as a staff account that exists in ``app``'s club."""
+    c = app.test_client()
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    c.post("/auth/login", data={"name": name, "password": password, "csrf_token": token})
+    return c
 
 
 def no_horizontal_overflow(page) -> None:
