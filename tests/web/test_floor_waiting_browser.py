@@ -162,3 +162,34 @@ def test_call_staff_from_the_tablet_to_the_console(browser, club):
                                                                       timeout=10000)
     shot(tab, "call-staff-acknowledged-tablet-1024")
     assert page.js_errors == [] and tab.js_errors == []
+
+
+def test_settlement_confirmed_by_each_member_with_their_number(browser, club):
+    """One tablet cannot confirm for the table: a member confirms with their own member
+    number (a wrong one is refused in words); the console shows who confirmed for whom."""
+    tab = tablet(browser, club, "t1")
+    token = tab.locator('meta[name="csrf-token"]').get_attribute("content")
+    headers = {"X-CSRF-Token": token, "Accept": "application/json"}
+    live = tab.request.get(club["url"] + "/api/tables/t1").json()["game"]
+    r = tab.request.post(club["url"] + "/api/tables/t1/hands", headers=headers, data={
+        "event": {"event": "end"}, "expected_seq": live["next_seq"],
+        "idempotency_key": "end-of-game-t1"})
+    assert r.ok, r.text()
+    tab.reload()
+    first = tab.locator('[data-testid="sheet-row-0"]').text_content()
+    assert "高橋" in first
+    tab.click('[data-testid="confirm-0"]')
+    dialog = tab.locator("dialog.confirm-dialog")
+    dialog.locator("input").fill("M999")
+    dialog.locator('button[value="ok"]').click()
+    expect(tab.locator("#notice")).to_contain_text("会員番号")
+    tab.click('[data-testid="confirm-0"]')
+    dialog.locator("input").fill(f"M{MEMBERS.index('高橋') + 1:03d}")
+    shot(tab, "settlement-member-number-1024")
+    dialog.locator('button[value="ok"]').click()
+    expect(tab.locator('[data-testid="confirmed-0"]')).to_be_visible()
+    page = sign_in(browser, club, LAPTOP)
+    gid = live["game"]["id"]
+    page.goto(f"{club['url']}/staff/games/{gid}")
+    expect(page.locator('[data-testid="confirmed-0"]')).to_contain_text("本人（会員番号）")
+    assert tab.js_errors == [] and page.js_errors == []

@@ -201,3 +201,14 @@ def test_staff_audit_in_words_filtered_by_game_table_staff_and_day(app, db, staf
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_field"
     en = staff.get(f"/staff/audit?game={gid}&lang=en").get_data(as_text=True)
     assert f"corrected entry 1 of game #{gid}" in en and "Ron 伊藤 from 青木 4 han 30 fu" in en
+
+
+def test_staff_seat_swap_from_the_game_page(db, staff):
+    gid = game(db, end=False)
+    r = post_json(staff, f"/staff/games/{gid}/swap", {"a": 0, "b": 1, "reason": "座り間違い"})
+    assert r.status_code == 200, r.get_json()
+    assert [s["name"] for s in r.get_json()["game"]["game"]["seats"]][:2] == ["伊藤", "青木"]
+    r = post_json(staff, f"/staff/games/{gid}/swap", {"a": 1, "b": 1, "reason": "同じ席"})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_field"
+    page = staff.get(f"/staff/audit?game={gid}").get_data(as_text=True)
+    assert "席の入れ替え" in page and "伊藤 / 青木" in page

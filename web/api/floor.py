@@ -43,7 +43,7 @@ def tablet_floor(table_id: str) -> dict:
                 games.get_player(db, s["player_id"])["member_no"])} for s in current["seats"]}
             out["confirm_game"] = current["id"]
     facts = waiting.rule_facts(db, table["rule_set"])
-    out["waiting"] = [e for e in waiting.estimates(db, path)
+    out["waiting"] = [e for e in waiting.estimates(db, path, shared=True)
                       if waiting.serves(e["wants"], facts)]
     return out
 

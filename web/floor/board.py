@@ -24,13 +24,13 @@ def board_data(db) -> dict:
     titles = {f"rules:{r}": r for r in (e["wants"][6:] for e in waiting.waiting(db)
                                          if e["wants"].startswith("rules:"))}
     entries = []
-    for e in waiting.estimates(db, current_app.config["DATABASE"]):
+    for e in waiting.estimates(db, current_app.config["DATABASE"], shared=True):
         kind, _, value = e["wants"].partition(":")
         wish = (fam[value][0] if lang == "ja" else fam[value][1]) if kind == "family" \
             else titles.get(e["wants"], value)
         entries.append({k: v for k, v in {**e, "wish": wish}.items() if k in PUBLIC_ENTRY})
     tables = [{k: v for k, v in tb.items() if k in PUBLIC_TABLE}
-              for tb in waiting.outlook(db, current_app.config["DATABASE"])]
+              for tb in waiting.shared_outlook(db, current_app.config["DATABASE"])]
     return {"waiting": entries, "tables": tables,
             "clock": times.clock(times.now(), times.club_zone(db))}
 

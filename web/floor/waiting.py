@@ -7,7 +7,8 @@ set, or a rule set of that family.
 
 **The estimate.** A table in play is free again after its remaining hands: the game's
 expected hands (the club's own finished games of that rule set, or its length: winds x
-players x 1.25 for dealer repeats and draws, 16 for MCR) less the hands its table has
+players, x 1.25 for dealer repeats and draws where the dealer can repeat) less the
+hands its table has
 cycled, at the table's own minutes per hand (its cycles; else the club's average; else
 :data:`~web.floor.clock.DEFAULT_MINUTES_PER_HAND`), and no later than its time limit
 plus one hand. A free table is free now; one with a game made ready is a whole game
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 
 from .. import engine, games
 from ..db import now_iso, one, rows, write_tx
@@ -41,9 +43,19 @@ def _rules_facts(rules_json: str) -> tuple[str, int, float]:
     data = json.loads(rules_json)
     rules = engine.rules(data)
     family = engine.stats.rule_family(data)
-    hands = 16.0 if rules.table.family == "mcr" else \
-        WINDS.get(rules.game.length, 2) * rules.table.players * DEALER_REPEATS
+    repeats = 1.0 if rules.game.renchan == "never" else DEALER_REPEATS
+    hands = WINDS.get(rules.game.length, 2) * rules.table.players * repeats
     return family, rules.table.players, hands
+
+
+@functools.lru_cache(maxsize=1)
+def family_players() -> dict[str, int]:
+    """How many play at a table of each rule family, from the shipped presets (data)."""
+    out: dict[str, int] = {}
+    for pid in engine.PRESET_IDS:
+        data = engine.preset(pid).to_dict()
+        out.setdefault(engine.stats.rule_family(data), engine.preset(pid).table.players)
+    return out
 
 
 def rule_facts(db, rule_set: str) -> dict:
@@ -76,7 +88,7 @@ def seats_for(db, wish: str) -> int:
     kind, _, value = wish.partition(":")
     if kind == "rules":
         return rule_facts(db, value)["players"]
-    return 3 if value == "riichi3" else 4
+    return family_players().get(value, 4)
 
 
 # --------------------------------------------------------------------------- the list
@@ -147,6 +159,23 @@ def _history(db) -> dict:
     return out
 
 
+OUTLOOK_TTL_S = 3.0
+"""How long the tablets and the public board, polling every few seconds, share one look
+at the tables (staff pages always look again)."""
+_outlook_memo: dict[str, tuple[float, list]] = {}
+
+
+def shared_outlook(db, db_path: str) -> list[dict]:
+    """:func:`outlook`, computed at most once per :data:`OUTLOOK_TTL_S` for all pollers."""
+    now = time.monotonic()
+    hit = _outlook_memo.get(db_path)
+    if hit is not None and now - hit[0] < OUTLOOK_TTL_S:
+        return hit[1]
+    out = outlook(db, db_path)
+    _outlook_memo[db_path] = (now, out)
+    return out
+
+
 def outlook(db, db_path: str, now=None) -> list[dict]:
     """Each club table: what it plays and in how many minutes it is free (0: now)."""
     now = now or times.now()
@@ -176,10 +205,11 @@ def outlook(db, db_path: str, now=None) -> list[dict]:
     return out
 
 
-def estimates(db, db_path: str, now=None) -> list[dict]:
+def estimates(db, db_path: str, now=None, *, shared: bool = False) -> list[dict]:
     """The waiting list with each player's place for their wish and estimated minutes
-    (None when no table serves the wish)."""
-    tables = outlook(db, db_path, now)
+    (None when no table serves the wish); ``shared``: the tables as a poller sees them
+    (:func:`shared_outlook`)."""
+    tables = shared_outlook(db, db_path) if shared else outlook(db, db_path, now)
     queue = waiting(db)
     out = []
     places: dict[str, int] = {}

@@ -135,6 +135,8 @@ class Echo:
 def _echo():
     if not request.path.startswith("/staff"):
         return {}
+    if wants_json():           # a page's live parts never take the refusal meant for the page
+        return {"echo": Echo(None)}
     return {"echo": Echo(session.pop(ECHO_KEY, None) if ECHO_KEY in session else None)}
 
 
