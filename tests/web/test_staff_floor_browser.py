@@ -103,7 +103,8 @@ def test_staff_floor_on_a_phone(browser, club):
 
 STAFF_PAGES = ("/staff/", "/staff/games", "/staff/games/1", "/staff/players", "/staff/tables",
                "/staff/rulesets", "/staff/rulesets/nekohouse-4a", "/staff/tablets",
-               "/staff/accounts", "/staff/audit", "/staff/settings",
+               "/staff/accounts", "/staff/audit", "/staff/settings", "/staff/waiting",
+               "/staff/nights", "/board",
                "/staff/tables/t1/mode", "/staff/tables/t2/mode?mode=01")
 
 
