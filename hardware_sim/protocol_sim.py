@@ -181,6 +181,13 @@ class Serial(SerialBase):
     def _reconfigure_port(self):
         pass
 
+    def set_sticks(self, points: list) -> None:
+        """Staff's hands: put sticks worth ``points[seat]`` in each drawer (None: empty).
+        The daemon's ``sim-sticks`` command calls this; a real port has no such method."""
+        self._check()
+        for seat, total in enumerate(points):
+            self.simulator.set_points(seat, total)
+
     def _check(self):
         if not self.is_open:
             raise PortNotOpenError()

@@ -43,7 +43,7 @@ class TableConfig:
 
 def default_total(mode: Mode) -> int:
     """Starting points in each drawer: 35,000 for three players, else 25,000."""
-    return 35000 if mode.players == 3 else 25000
+    return mode.start_points or 25000
 
 
 class TableModel:

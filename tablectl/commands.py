@@ -64,8 +64,44 @@ def parse_seat(text) -> int:
     raise CommandError(code="bad_seat_arg", given=str(text))
 
 
+MAX_STICKS = 1_000_000
+"""The most one drawer's sticks can be worth (far above any starting total)."""
+
+
+def _sticks_ok(v) -> bool:
+    return isinstance(v, list) and len(v) == SEATS and all(
+        p is None or (isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= MAX_STICKS)
+        for p in v)
+
+
+def parse_sticks(text) -> list:
+    """Drawer totals as people give them: a mode (``sanma``: its playing seats hold its
+    starting sticks, the others none), four totals (``35000,35000,35000,none``), or the
+    list itself."""
+    if isinstance(text, list):
+        return text
+    s = str(text).strip()
+    if "," not in s:
+        return mode_by_name(s).sticks()
+    out = []
+    for part in s.split(","):
+        p = part.strip().casefold()
+        if p in ("none", "-", "—", ""):
+            out.append(None)
+        elif p.isascii() and p.isdigit():
+            out.append(int(p))
+        else:
+            raise CommandError(code="bad_sticks_arg", given=s)
+    if not _sticks_ok(out):
+        raise CommandError(code="bad_sticks_arg", given=s)
+    return out
+
+
 MODE_ARG = Arg("mode", _mode_ok, parse_mode, True, "MODE",
                "number (04) or name (sanma, yonma, yonma-hana, check, 100, 64 ...)")
+STICKS_ARG = Arg("points", _sticks_ok, parse_sticks, True, "STICKS",
+                 "a mode (sanma: its seats get its starting sticks) or four totals "
+                 "East,South,West,North (35000,35000,35000,none)")
 SEAT_ARG = Arg("seat", _seat_ok, parse_seat, False, "--seat",
                "the dealer's seat: 1-4 or east/south/west/north (default: the last dealer)")
 
@@ -190,6 +226,13 @@ def _points(r: dict, lang: str) -> str:
     return W.say("table.done.points", lang, seats=seats)
 
 
+def _sticks(r: dict, lang: str) -> str:
+    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
+                             total=W.say("table.none", lang) if p is None else p)
+                       for i, p in enumerate(r["points"])), lang)
+    return W.say("table.done.sim-sticks", lang, seats=seats)
+
+
 def _reset(r: dict, lang: str) -> str:
     text = W.say("table.done.reset", lang,
                  cleared=W.listing((W.code(c, lang) for c in r["cleared"]), lang))
@@ -215,6 +258,8 @@ COMMANDS: dict[str, StaffCommand] = {c.name: c for c in (
     StaffCommand("points", _points),
     StaffCommand("reset", _reset),
     StaffCommand("dealt", _dealt, console=False),
+    # A simulated table only: what staff do by hand at a real one (put the sticks in).
+    StaffCommand("sim-sticks", _sticks, (STICKS_ARG,), wait=10.0, console=False),
 )}
 
 

@@ -39,6 +39,23 @@ class Mode:
     def is_check(self) -> bool:
         return self.number == 0
 
+    @property
+    def start_points(self) -> int:
+        """The point sticks each playing seat's drawer starts with (35,000 for three
+        players, else 25,000; none in check mode)."""
+        if self.is_check:
+            return 0
+        return 35000 if self.players == 3 else 25000
+
+    def sticks(self, kept: list | None = None, start: int | None = None) -> list[int | None]:
+        """What the four drawers hold for a new game in this mode: ``start`` points (default
+        :attr:`start_points`) in each playing seat, none elsewhere. Check mode needs
+        nothing: the drawers stay as ``kept``."""
+        if self.is_check:
+            return list(kept or [None] * SEATS)
+        total = start or self.start_points
+        return [total if s in self.seats else None for s in range(SEATS)]
+
     def words(self, lang: str) -> str:
         """The mode's name as the settings list prints it (ja) or in English."""
         return lexicon.t(f"table.mode.{self.code}", lang)

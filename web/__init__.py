@@ -22,6 +22,7 @@ from clubdb import shared
 
 from . import api, auth, db, errors, i18n, leaderboard, limits, schema, security, staff, tablet
 from . import panels
+from .floor import board
 
 
 def _secret_key(instance: Path) -> str:
@@ -84,6 +85,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(tablet.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(leaderboard.bp)
+    app.register_blueprint(board.bp)
     app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)
     db.init_app(app)
     private_database(app.config["DATABASE"])

@@ -53,12 +53,31 @@ def audit(
 
 
 def audit_entries(db: sqlite_utils.Database, *, target: str | None = None,
+                  game: int | None = None, table: str | None = None,
+                  actor: str | None = None, between: tuple[str, str] | None = None,
                   limit: int = 200) -> list[dict]:
-    """The newest audit entries first (optionally for one target such as ``game:12``)."""
-    where, args = ("WHERE target = ?", [target]) if target else ("", [])
-    rows = db.execute_returning_dicts(
-        f"SELECT * FROM audit_log {where} ORDER BY id DESC LIMIT ?", args + [int(limit)]
-    )
+    """The newest audit entries first, filtered by target (``game:12``), game, table (its
+    own entries and its games'), who acted (``staff:mika``) and time (``between`` two ISO
+    UTC instants, the first included)."""
+    where, args = [], []
+    if target:
+        where.append("target = ?")
+        args.append(target)
+    if game is not None:
+        where.append("target = ?")
+        args.append(f"game:{int(game)}")
+    if table:
+        where.append("(target = ? OR target IN (SELECT 'game:' || id FROM games "
+                     "WHERE table_id = ?))")
+        args += [f"table:{table}", table]
+    if actor:
+        where.append("actor = ?")
+        args.append(actor)
+    if between:
+        where.append("at >= ? AND at < ?")
+        args += list(between)
+    sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "")
+    rows = db.execute_returning_dicts(f"{sql} ORDER BY id DESC LIMIT ?", args + [int(limit)])
     for row in rows:
         row["details"] = json.loads(row["details"] or "{}")
     return rows

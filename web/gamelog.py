@@ -11,6 +11,7 @@ another process changes the key, so a stale entry is never used.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import threading
@@ -88,17 +89,23 @@ def event_log(db, game_id: int) -> list[dict]:
 
 
 def effective_events(log: list[dict]) -> list[dict]:
-    """The game as it stands: originals in order, with void and replace markers applied.
+    """The game as it stands: originals in order, with void, replace and restore markers
+    applied (a restore puts a voided entry back where it was, as it last stood).
 
     Each returned item is ``{"seq": original seq, "event": {...}}``.
     """
     order: list[int] = []
     current: dict[int, dict] = {}
+    removed: dict[int, dict] = {}
     for row in log:
         if row["kind"] == "void":
             if row["target_seq"] in current:
                 order.remove(row["target_seq"])
-                del current[row["target_seq"]]
+                removed[row["target_seq"]] = current.pop(row["target_seq"])
+        elif row["kind"] == "restore":
+            if row["target_seq"] in removed:
+                current[row["target_seq"]] = removed.pop(row["target_seq"])
+                bisect.insort(order, row["target_seq"])
         elif row["kind"] == "replace":
             if row["target_seq"] in current:
                 current[row["target_seq"]] = row["event"]

@@ -25,6 +25,7 @@ import json
 import re
 import sqlite3
 import tomllib
+import unicodedata
 from typing import Any
 
 import sqlite_utils
@@ -120,6 +121,12 @@ def _create_core(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS
+def _confirmed_by(db: sqlite_utils.Database) -> None:
+    """Who confirmed each seat's settlement: ``self``, ``tablet`` or ``staff:NAME``."""
+    db.execute("ALTER TABLE game_seats ADD COLUMN confirmed_by TEXT")
+
+
 # --------------------------------------------------------------------------- helpers
 def _check_id(value: Any, field: str) -> str:
     if not isinstance(value, str) or not ID_RE.match(value):
@@ -137,19 +144,73 @@ def _request_hash(payload: Any) -> str:
 
 
 # --------------------------------------------------------------------------- players
-def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None) -> dict:
-    """Add a member (or a guest) and return it."""
+def name_key(name: str) -> str:
+    """A name as people would mistake it for another: NFKC (full-width, half-width kana),
+    case-folded, without spaces or dots, katakana as hiragana (ナカムラ = なかむら)."""
+    text_ = unicodedata.normalize("NFKC", str(name)).casefold()
+    text_ = "".join(c for c in text_ if not c.isspace() and c not in "・.･")
+    return "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in text_)
+
+
+def similar_players(db, name: str) -> list[dict]:
+    """Players (members, guests, retired) whose name reads the same as ``name``."""
+    key = name_key(name)
+    return [p for p in _rows(db, "SELECT * FROM players ORDER BY guest, id")
+            if name_key(p["name"]) == key]
+
+
+def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None,
+               allow_similar: bool = False) -> dict:
+    """Add a member (or a guest) and return it.
+
+    A name that reads like a player's already here (NFKC, case, spaces, katakana and
+    hiragana alike) is refused with the players it resembles, unless ``allow_similar``
+    (staff said it is someone else). A guest named like an earlier guest who is not at a
+    table now is that guest again (``reused``): walk-ins do not pile up as players."""
     name = text.clean(name, "name", MAX_NAME)
     if member_no is not None:
         member_no = text.clean(str(member_no), "member_no", MAX_NAME)
     with write_tx(db):
         if member_no and _one(db, "SELECT id FROM players WHERE member_no = ?", [member_no]):
             raise Conflict("records.member_no_used", member_no=member_no)
+        alike = similar_players(db, name)
+        if guest and not member_no:
+            same = [p for p in alike if p["guest"] and p["active"] and p["name"] == name
+                    and not _live_seat(db, p["id"])]
+            if same:
+                return {**same[0], "reused": True}
+        if alike and not allow_similar:
+            raise Conflict("records.similar_name", code="similar_name",
+                           details={"field": "name", "similar": [p["id"] for p in alike]},
+                           name=name, similar=_describe_players(alike))
         cur = db.execute(
             "INSERT INTO players (name, guest, member_no, created_at) VALUES (?, ?, ?, ?)",
             [name, int(bool(guest)), member_no, now_iso()],
         )
     return get_player(db, cur.lastrowid)
+
+
+def _describe_players(players: list[dict]) -> str:
+    """``中村（M008）、中村（ゲスト）`` in the request's language."""
+    from .i18n import t
+
+    parts = []
+    for p in players:
+        if p["guest"]:
+            tag = t("records.tag_guest")
+        else:
+            tag = p["member_no"] or f"#{p['id']}"
+        if not p["active"]:
+            tag += t("floor.list_sep") + t("records.tag_retired")
+        parts.append(t("records.player_tag", name=p["name"], tag=tag))
+    return t("floor.list_sep").join(parts)
+
+
+def _live_seat(db, player_id: int, but: int | None = None) -> dict | None:
+    """The live game a player sits in (other than ``but``), with its table, or None."""
+    return _one(db, "SELECT g.id, g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
+                    "WHERE s.player_id = ? AND g.status = 'live' AND g.id != ? LIMIT 1",
+                [player_id, but or 0])
 
 
 def get_player(db, player_id: int) -> dict:
@@ -303,6 +364,8 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
         return _replayed_start(db, existing, table_id)
     rule_set = rule_set or table["rule_set"]
     rules = resolve_rules(db, rule_set)
+    if live_game_id(db, table_id) is not None:      # the table first, then who sits at it
+        raise _start_conflict(db, table_id, key)
     players = _seat_players(db, player_ids, rules)
     start, state, result = engine.start([p["name"] for p in players], rules)
     with write_tx(db):
@@ -316,6 +379,8 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
         except sqlite3.IntegrityError:
             raise _start_conflict(db, table_id, key) from None
         game_id = cur.lastrowid
+        for p in players:      # again inside the write: two tables starting at once
+            _check_free(db, p)
         for seat, p in enumerate(players):
             db.execute("INSERT INTO game_seats (game_id, seat, player_id) VALUES (?, ?, ?)",
                        [game_id, seat, p["id"]])
@@ -349,12 +414,26 @@ def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
     if len(set(player_ids)) != len(player_ids):
         raise Refused("records.player_twice", code="invalid_field", details={"field": "players"})
     players = [get_player(db, pid) for pid in player_ids]
+    for p in players:
+        if not p["active"]:
+            raise Refused("records.player_retired", code="player_retired",
+                          details={"field": "players"}, name=p["name"])
+        _check_free(db, p)
     names = [p["name"] for p in players]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise Refused("records.same_name", code="invalid_field", details={"field": "players"},
                       name=sorted(dup)[0])
     return players
+
+
+def _check_free(db, player: dict) -> None:
+    """One live seat per player: refused (naming the table) while they play elsewhere."""
+    seat = _live_seat(db, player["id"])
+    if seat is not None:
+        raise Conflict("records.player_seated", code="player_seated",
+                       details={"field": "players"}, name=player["name"],
+                       table=seat["table_id"], game=seat["id"])
 
 
 def live_game_id(db, table_id: str) -> int | None:
@@ -564,21 +643,51 @@ def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
     return {**_view(game, now), "recorded_seq": row["seq"], "undone": target}
 
 
-def confirm_result(db, game_id: int, seat: Any, *, actor: str = "") -> dict:
-    """A player confirms the final settlement sheet of a finished game."""
+def confirm_result(db, game_id: int, seat: Any, *, actor: str = "",
+                   member_no: Any = None) -> dict:
+    """A player confirms the final settlement sheet of a finished game, or staff confirm
+    it for a named player.
+
+    At a tablet each player confirms for themself: a member gives their own member
+    number (one tablet cannot confirm for four members); a player without one (a guest)
+    confirms at the tablet. Staff (``actor`` ``staff:NAME``) confirm for anyone. Who
+    confirmed for whom is kept with the seat (``confirmed_by``) and in the audit log."""
     game = get_game(db, game_id)
     if game["status"] != "finished":
         raise Conflict("records.not_finished", code="game_not_finished", game=game_id,
                        now=game["status"])
     seat = events.whole(0, game["players"] - 1)(seat, "seat", None)
+    player = get_player(db, game["seats"][seat]["player_id"])
+    by = _confirmer(actor, player, member_no)
     with write_tx(db):
-        db.execute("UPDATE game_seats SET confirmed_at = COALESCE(confirmed_at, ?) "
-                   "WHERE game_id = ? AND seat = ?", [now_iso(), game_id, seat])
-        audit(db, actor or "tablet", "game.confirm", f"game:{game_id}", details={"seat": seat})
+        cur = db.execute("UPDATE game_seats SET confirmed_at = ?, confirmed_by = ? "
+                         "WHERE game_id = ? AND seat = ? AND confirmed_at IS NULL",
+                         [now_iso(), by, game_id, seat])
+        if cur.rowcount:
+            audit(db, actor or "tablet", "game.confirm", f"game:{game_id}",
+                  details={"seat": seat, "player": player["name"], "by": by})
     return game_view(db, game_id)
 
 
+def _confirmer(actor: str, player: dict, member_no: Any) -> str:
+    """Who confirms: ``staff:NAME`` for the player, ``self`` (the member's own number),
+    or ``tablet`` (a player without a member number, at the table)."""
+    if actor.startswith("staff:"):
+        return actor
+    if not player.get("member_no"):
+        return "tablet"
+    given = text.clean(str(member_no), "member_no", MAX_NAME) if member_no else ""
+    if given.casefold() != str(player["member_no"]).casefold():
+        raise Refused("records.confirm_needs_member_no", code="confirm_needs_member_no",
+                      details={"field": "member_no"}, name=player["name"])
+    return "self"
+
+
 # --------------------------------------------------------------------------- staff corrections
+CORRECTIONS = {"replace": "hand.correct", "void": "hand.remove", "restore": "hand.restore"}
+"""A correction marker's kind in the log -> its action in the audit log."""
+
+
 def _require_reason(reason: Any) -> str:
     if not isinstance(reason, str) or len(reason.strip()) < 3:
         raise UserError("records.reason_required", code="reason_required")
@@ -592,6 +701,65 @@ def _correctable(db, game_id: int) -> dict:
     return game
 
 
+def standing(game: dict, played: Played) -> dict:
+    """A game's scores as they stand (final when it is over): what a correction changes."""
+    result = played.result
+    final = result.get("final") or {}
+    hands = result.get("hands") or []
+    scores = final.get("scores") or (result.get("state") or {}).get("scores") \
+        or (hands[-1]["scores"] if hands else None)
+    return {"names": [s["name"] for s in game["seats"]], "scores": scores,
+            "result": final.get("result"), "ranks": final.get("ranks"),
+            "finished": bool(result.get("finished")), "hands": len(hands)}
+
+
+def removed_entries(played: Played) -> list[dict]:
+    """Entries struck from a game (by undo or staff) that can be restored, as they last
+    stood: ``{"seq", "event"}``, in entry order."""
+    kept = {e["seq"] for e in played.effective}
+    gone = [r["seq"] for r in played.log
+            if r["kind"] not in CORRECTIONS and r["seq"] not in kept]
+    back = [{"kind": "restore", "target_seq": seq} for seq in gone]
+    return [e for e in gamelog.effective_events(played.log + back) if e["seq"] in gone]
+
+
+def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
+    """The log with one more correction marker, replayed (nothing stored): the game before,
+    the marker, the game after. Refused in words if the game cannot be replayed so."""
+    before = gamelog.played(db, game)
+    current = {e["seq"]: e["event"] for e in before.effective}
+    if kind == "restore":
+        if seq not in {e["seq"] for e in removed_entries(before)}:
+            raise NotFound("records.not_removed", game=game["id"], seq=seq)
+        marker = {"restore": seq}
+    else:
+        if seq not in current or seq == 0:
+            raise NotFound("records.no_entry", game=game["id"], seq=seq)
+        marker = event if kind == "replace" else {"void": seq}
+    trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
+                 idempotency_key=f"staff:{game['id']}:{before.next_seq}")
+    after = gamelog.replay_log(game, before.log + [trial])
+    if game["status"] == "finished" and not after.result.get("finished"):
+        raise Refused("records.would_reopen", game=game["id"])
+    return before, trial, after
+
+
+def preview_correction(db, game_id: int, seq: int, *, kind: str,
+                       event: Any = None) -> dict:
+    """What a correction (``replace`` with ``event``, ``void`` or ``restore``) would make
+    of the whole game, changing nothing: its standing before and after, and the entry."""
+    if kind not in CORRECTIONS:
+        raise UserError("field.not_choice", code="invalid_field", details={"field": "kind"},
+                        field="kind", options=", ".join(CORRECTIONS))
+    game = _correctable(db, game_id)
+    if kind == "replace":
+        event = events.check_event(event, gamelog.rules_of(game))
+    before, trial, after = _trial(db, game, seq, kind, event)
+    old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+    return {"kind": kind, "seq": seq, "old": old.get(seq), "new": event,
+            "before": standing(game, before), "after": standing(game, after)}
+
+
 def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor: str,
              reason: str) -> dict:
     reason = _require_reason(reason)
@@ -599,22 +767,14 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
     if event is not None:
         event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
-        before = gamelog.played(db, game)
-        current = {e["seq"]: e["event"] for e in before.effective}
-        if seq not in current or seq == 0:
-            raise NotFound("records.no_entry", game=game_id, seq=seq)
-        marker = event if event is not None else {"void": seq}
-        trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
-                     idempotency_key=f"staff:{game_id}:{before.next_seq}")
-        now = gamelog.replay_log(game, before.log + [trial])
-        if game["status"] == "finished" and not now.result.get("finished"):
-            raise Refused("records.would_reopen", game=game_id)
-        row = _insert_event(db, game_id, trial["seq"], kind, marker, trial["idempotency_key"],
-                            actor, target_seq=seq, reason=reason)
+        before, trial, now = _trial(db, game, seq, kind, event)
+        old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+        row = _insert_event(db, game_id, trial["seq"], kind, trial["event"],
+                            trial["idempotency_key"], actor, target_seq=seq, reason=reason)
         now = Played(before.log + [row], now.effective, now.state, now.result)
-        audit(db, actor, f"game.{kind}", f"game:{game_id}", reason,
-              {"seq": seq, "old": current[seq], "new": event,
-               "final": now.result.get("final")})
+        audit(db, actor, CORRECTIONS[kind], f"game:{game_id}", reason,
+              {"seq": seq, "old": old.get(seq), "new": event if kind == "replace" else None,
+               "before": standing(game, before), "after": standing(game, now)})
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return game_view(db, game_id)
@@ -630,6 +790,87 @@ def remove_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
     return _correct(db, game_id, seq, kind="void", event=None, actor=actor, reason=reason)
 
 
+def restore_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
+    """Staff put back a hand struck from a game (by undo or staff), where it was and as it
+    last stood (audited, re-replayed; refused if the game no longer replays with it)."""
+    return _correct(db, game_id, seq, kind="restore", event=None, actor=actor, reason=reason)
+
+
+SEAT_FIELDS = ("from", "seat", "to", "pao")
+SEAT_LISTS = ("riichi", "tenpai", "nagashi")
+
+
+def _swapped(event: dict, a: int, b: int) -> dict:
+    """``event`` with seats ``a`` and ``b`` exchanged wherever it names a seat."""
+    def one_seat(s):
+        return b if s == a else a if s == b else s
+
+    out = dict(event)
+    for k in SEAT_FIELDS:
+        if isinstance(out.get(k), int):
+            out[k] = one_seat(out[k])
+    for k in SEAT_LISTS:
+        if isinstance(out.get(k), list):
+            out[k] = [one_seat(x) for x in out[k]]
+    if isinstance(out.get("winners"), list):
+        out["winners"] = [_swapped(w, a, b) for w in out["winners"]]
+    if isinstance(out.get("players"), list) and out.get("event") == "start":
+        names = list(out["players"])
+        names[a], names[b] = names[b], names[a]
+        out["players"] = names
+    return out
+
+
+def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> dict:
+    """Staff swap two players' seats in a game (they sat the other way round): each hand
+    stays with the players it was recorded for, at their true seats, and the replay
+    prices every hand again (dealer, winds, uma). Appended as replace markers, one per
+    entry that names either seat; audited with the names and scores before and after."""
+    reason = _require_reason(reason)
+    game = _correctable(db, game_id)
+    check = events.whole(0, game["players"] - 1)
+    a, b = check(a, "a", None), check(b, "b", None)
+    if a == b:
+        raise Refused("records.swap_same_seat", code="invalid_field", details={"field": "b"})
+    with write_tx(db):
+        before = gamelog.played(db, game)
+        log, markers = list(before.log), []
+        for e in before.effective:
+            new = _swapped(e["event"], a, b)
+            if new != e["event"]:
+                seq = log[-1]["seq"] + 1
+                marker = dict(kind="replace", target_seq=e["seq"], event=new, seq=seq,
+                              idempotency_key=f"staff:{game_id}:{seq}")
+                log.append(marker)
+                markers.append(marker)
+        after = gamelog.replay_log(game, log)
+        if game["status"] == "finished" and not after.result.get("finished"):
+            raise Refused("records.would_reopen", game=game_id)
+        stored = [_insert_event(db, game_id, m["seq"], "replace", m["event"],
+                                m["idempotency_key"], actor, target_seq=m["target_seq"],
+                                reason=reason) for m in markers]
+        seats = {s["seat"]: s for s in game["seats"]}
+        rows_ = {r["seat"]: r for r in _rows(db, "SELECT * FROM game_seats WHERE game_id = ? "
+                                                 "AND seat IN (?, ?)", [game_id, a, b])}
+        db.execute("DELETE FROM game_seats WHERE game_id = ? AND seat IN (?, ?)",
+                   [game_id, a, b])
+        for seat, other in ((a, b), (b, a)):
+            db.execute("INSERT INTO game_seats (game_id, seat, player_id, confirmed_at, "
+                       "confirmed_by) VALUES (?, ?, ?, ?, ?)",
+                       [game_id, seat, rows_[other]["player_id"], rows_[other]["confirmed_at"],
+                        rows_[other]["confirmed_by"]])
+        now = Played(before.log + stored, after.effective, after.state, after.result)
+        game = get_game(db, game_id)
+        audit(db, actor, "game.seat_swap", f"game:{game_id}", reason,
+              {"seats": [a, b], "before_names": [s["name"] for s in seats.values()],
+               "after_names": [s["name"] for s in game["seats"]],
+               "before": standing({**game, "seats": list(seats.values())}, before),
+               "after": standing(game, now)})
+        _settle_status(db, game, now)
+    gamelog.remember(db, game_id, now)
+    return game_view(db, game_id)
+
+
 def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     """Staff void a whole game (it stays stored; rankings skip it). Audited."""
     reason = _require_reason(reason)
@@ -642,6 +883,32 @@ def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
         audit(db, actor, "game.void", f"game:{game_id}", reason,
               {"previous_status": previous})
     return get_game(db, game_id)
+
+
+def unvoid_game(db, game_id: int, *, actor: str, reason: str) -> dict:
+    """Staff take back a void: the game is live or finished again as its events say (and
+    back in the rankings). Refused while its table has another game in progress."""
+    reason = _require_reason(reason)
+    game = get_game(db, game_id)
+    if game["status"] != "void":
+        raise Conflict("records.not_void", code="not_void", game=game_id, now=game["status"])
+    played = gamelog.played(db, game)
+    status = "finished" if played.result.get("finished") else "live"
+    with write_tx(db):
+        try:
+            db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' "
+                       "THEN COALESCE(finished_at, ?) ELSE finished_at END WHERE id = ?",
+                       [status, status, now_iso(), game_id])
+        except sqlite3.IntegrityError:
+            live = live_game_id(db, game["table_id"])
+            raise Conflict("records.unvoid_table_busy", code="game_in_progress", game=game_id,
+                           table=game["table_id"], other=live or "?") from None
+        game = get_game(db, game_id)
+        if status == "finished":
+            stats_store.refresh_game(db, game, played)
+        audit(db, actor, "game.unvoid", f"game:{game_id}", reason,
+              {"previous_status": "void", "status": status})
+    return game
 
 
 def end_game(db, game_id: int, *, expected_seq: int, idempotency_key: str,

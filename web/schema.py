@@ -9,9 +9,10 @@ import clubdb
 import sqlite_utils
 
 from . import audit, auth, games, rating_store, security, standings, stats_store
+from .floor import store as floor
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, auth.MIGRATIONS, security.MIGRATIONS,
-        stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS)
+        stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

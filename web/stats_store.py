@@ -39,7 +39,10 @@ from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo", "opening_hour": "12:00"}
+DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo", "opening_hour": "12:00",
+                    "guests_ranked": "0"}
+"""``guests_ranked``: "1" puts guests on the leaderboards (off by default: walk-ins are
+not ranked among the members)."""
 PERIODS = ("day", "month", "season", "all", "range")
 LINE_COLUMNS = (
     "game_id",
@@ -287,6 +290,15 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
         if closing_hour is not None or timezone_name is not None:
             rebuild_all(db)
     return cfg
+
+
+def rank_guests(db, on: bool) -> dict:
+    """Put guests on the leaderboards (``on``) or keep them off (read at ranking time:
+    nothing to rebuild)."""
+    with write_tx(db):
+        db.execute("INSERT INTO stats_settings (key, value) VALUES ('guests_ranked', ?) "
+                   "ON CONFLICT(key) DO UPDATE SET value = excluded.value", ["1" if on else "0"])
+    return settings(db)
 
 
 # --------------------------------------------------------------------------- keeping in step
@@ -651,6 +663,9 @@ def leaderboard(
         )
     }
     names = {str(i): n for i, n in db.execute("SELECT id, name FROM players")}
+    if settings(db)["guests_ranked"] != "1":
+        guests = {str(i) for (i,) in db.execute("SELECT id FROM players WHERE guest = 1")}
+        sums = {p: v for p, v in sums.items() if p not in guests}
     rows = stats.rank_rows(sums, min_games=min_games, names=names)
     for row in rows:
         row["player_id"] = int(row["player"])

@@ -324,6 +324,12 @@ class Link:
         """The last frames, oldest first (attached to error logs)."""
         return list(self.history)
 
+    def simulated(self, action: str):
+        """A hand-operated action of a simulated table's port (``set_sticks``), or None on
+        a real line: a transport that simulates a table may offer what staff do by hand
+        (docs/tablectl.md, "Simulated tables")."""
+        return getattr(self._port, action, None) if self._port is not None else None
+
 
 # ---------------------------------------------------------------------------- the driver
 def state_dict(st: P.TableState) -> dict:
@@ -376,6 +382,7 @@ def _result(reply) -> dict:
 
 _REPLAYED = RunOnce(replayed=True, repeatable=False)
 _REPLAYED_OR_ASKED = RunOnce(replayed=True, repeatable=True)
+_ASKED = RunOnce(replayed=False, repeatable=True)
 
 
 class JpexLinkDriver(Driver):
@@ -401,7 +408,8 @@ class JpexLinkDriver(Driver):
         return {"status": _REPLAYED_OR_ASKED, "mode": _REPLAYED_OR_ASKED,
                 "cycle": _REPLAYED, "dice": _REPLAYED, "deal": _REPLAYED,
                 "check": _REPLAYED_OR_ASKED, "points": _REPLAYED_OR_ASKED,
-                "reset": _REPLAYED_OR_ASKED, "dealt": _REPLAYED_OR_ASKED}
+                "reset": _REPLAYED_OR_ASKED, "dealt": _REPLAYED_OR_ASKED,
+                "sim-sticks": _ASKED}
 
     # ------------------------------------------------------------ line
     def connect(self) -> Identity:
@@ -436,6 +444,8 @@ class JpexLinkDriver(Driver):
                 "reset": P.ClearErrors}[command]()
 
     def run(self, job) -> Outcome:
+        if job.command == "sim-sticks":
+            return self._set_sticks(job.args["points"])
         msg = self._message(job.command, job.args)
         try:
             reply = self.link.transact(msg, seq=job.resend, before_send=job.sent)
@@ -455,6 +465,15 @@ class JpexLinkDriver(Driver):
             return Outcome.done(result, changed=msg.CHANGES_STATE)
         values = {"seats": result["seats"]} if result.get("seats") else {}
         return Outcome.failed(P.result_code(reply.result), result, **values)
+
+    def _set_sticks(self, points: list) -> Outcome:
+        """Staff's hands at a simulated table: put these sticks in the drawers (nothing goes
+        on the wire; the table reports the change as events)."""
+        hand = self.link.simulated("set_sticks")
+        if hand is None:
+            return Outcome.failed("not_simulated", changed=False, table=self.table.id)
+        hand(list(points))
+        return Outcome.done({"points": list(points)}, changed=True)
 
     @staticmethod
     def _nak_values(e: NakError) -> dict:

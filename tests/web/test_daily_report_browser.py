@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+from web import stats_store
+
 from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
 from tests.support.web_server import WebServer
 from tests.web.test_daily_report import DAY, build_day
@@ -28,6 +30,7 @@ def club(tmp_path_factory):
     d = build_day(str(tmp_path_factory.mktemp("money-e2e") / "club.sqlite"))
     db = connect(d["path"])
     create_staff(db, "mika", "mahjong-club")
+    stats_store.rank_guests(db, True)  # this club ranks its guests: they show, without an R
     games.start_game(db, "t4", [d["ids"][n] for n in "GBCD"], idempotency_key=uuid.uuid4().hex)
     secrets = {t: issue_tablet_token(db, t, label="e2e") for t in ("t2", "t4")}
     db.conn.close()

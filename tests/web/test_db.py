@@ -89,7 +89,7 @@ def test_correcting_a_finished_game_is_audited_and_replayed(client, t1, db):
     engine = engine_game.replay(events, load_rules("nekohouse-4a"))
     assert view["replay"]["final"] == engine["final"]
     entry = audit_entries(db, target=f"game:{gid}")[0]
-    assert (entry["actor"], entry["action"], entry["reason"]) == ("staff:a", "game.replace",
+    assert (entry["actor"], entry["action"], entry["reason"]) == ("staff:a", "hand.correct",
                                                                    "wrong winner")
     assert entry["details"]["old"] == RON and entry["at"]
     kinds = [r["kind"] for r in gamelog.event_log(db, gid)]

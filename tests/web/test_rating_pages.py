@@ -15,6 +15,8 @@ import uuid
 
 import pytest
 
+from web import stats_store
+
 from tests.support.web import cookie_client
 from tests.support.web_server import ROOT
 from tests.web.test_daily_report import DAY, build_day, jst
@@ -51,6 +53,7 @@ def club(tmp_path):
                       "LOGIN_GLOBAL_BURST": 1000})
     db = connect(d["path"])
     create_staff(db, "mika", "mahjong-club")
+    stats_store.rank_guests(db, True)  # this club ranks its guests: they show, without an R
     db.conn.close()
     d["app"] = app
     return d
@@ -84,6 +87,17 @@ def test_rating_columns_on_the_leaderboard(club):
     assert ratings == sorted(ratings, reverse=True) and ranked[-1]["rank"] is None
     bad = c.get("/leaderboard/?order=luck", headers={"Accept-Language": "en"})
     assert bad.status_code == 400 and "unknown order luck" in bad.data.decode()
+
+
+def test_rating_guests_stay_off_the_board_unless_the_club_ranks_them(club):
+    c = club["app"].test_client()
+    url = f"/leaderboard/?family=riichi4&period=day&day={DAY}&format=json"
+    assert "ゲスト1" in {r["name"] for r in c.get(url).get_json()["rows"]}
+    db = connect(club["path"])
+    stats_store.rank_guests(db, False)
+    db.conn.close()
+    names = {r["name"] for r in c.get(url).get_json()["rows"]}
+    assert "ゲスト1" not in names and set("ABCDE") <= names
 
 
 def test_rating_dan_and_season_standings(club):

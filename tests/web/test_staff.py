@@ -134,7 +134,7 @@ def test_floor_page_renders_in_japanese_and_english(staff):
     page = staff.get("/staff/")
     assert page.status_code == 200
     assert "接続中" in page.text and "未接続" in page.text and "モード変更" in page.text
-    assert 'data-poll="/staff/floor.json"' in page.text
+    assert 'data-live="/staff/floor.json"' in page.text
     assert "フタが開いています" in page.text  # the table's last event
     page = staff.get("/staff/?lang=en")
     assert "Connected" in page.text and "Change mode" in page.text
@@ -393,7 +393,7 @@ def test_correct_a_hand_needs_a_reason_and_is_audited(app, staff):
     assert r.status_code == 302
     with app.app_context():
         entry = audit_entries(get_db(), target=f"game:{gid}")[0]
-    assert entry["actor"] == "staff:mika" and entry["action"] == "game.replace"
+    assert entry["actor"] == "staff:mika" and entry["action"] == "hand.correct"
     assert entry["reason"] == "winner was seat 2, not seat 1" and entry["at"]
     page = staff.get(f"/staff/games/{gid}")
     assert page.status_code == 200 and "winner was seat 2, not seat 1" in page.text
@@ -491,7 +491,7 @@ def test_remove_a_hand_with_reason_replays_without_it(app, staff):
     with app.app_context():
         entry = audit_entries(get_db(), target=f"game:{gid}")[0]
     assert (entry["action"], entry["actor"], entry["reason"]) == (
-        "game.void", "staff:mika", "recorded on the wrong table")
+        "hand.remove", "staff:mika", "recorded on the wrong table")
     page = staff.get("/staff/games")
     assert page.status_code == 200 and f"/staff/games/{gid}" in page.text
 

@@ -66,7 +66,7 @@ def test_floor_signs_in_polls_and_shows_refusal(browser, club):
     page = signed_in(browser, club, {"width": 1280, "height": 800})
     t1 = page.locator('[data-table="t1"]')
     assert "接続中" in t1.locator('[data-field="connected"]').text_content()
-    assert t1.locator('[data-field="mode"]').text_content().strip() == "01"
+    assert t1.locator('[data-field="mode"]').text_content().strip() == "01 四人標準"
     shot(page, "staff-floor-landscape")
     # The daemon's state changes; the page picks it up on its own (2 s polling).
     j = store.Journal(club["db"])
@@ -75,14 +75,19 @@ def test_floor_signs_in_polls_and_shows_refusal(browser, club):
     # lid_open, in words (a locator wait: the page's CSP allows no evaluated strings)
     expect(t1.locator('[data-field="errors"]')).to_contain_text("閉めてください", timeout=15000)
     assert "未接続" in t1.locator('[data-field="connected"]').text_content()
-    assert "→ 02" in t1.locator('[data-field="mode"]').text_content()
+    assert "→ 02 四人花" in t1.locator('[data-field="mode"]').text_content()
 
     # Nobody runs the daemon here, so the request is queued and reported as waiting.
     t2 = page.locator('[data-table="t2"]')
-    t2.locator("select[name=mode]").select_option("5")
-    t2.locator("form:has(select[name=mode]) button").click()
+    t2.locator('button[value="check"]').click()
     page.wait_for_url("**/staff/")
-    assert "モード変更 送信待ち" in page.locator(".flash").first.text_content()
+    assert "点検 送信待ち" in page.locator(".flash").first.text_content()
+    # The mode has its guided page (what the drawers need), one click from the card.
+    t2 = page.locator('[data-table="t2"]')
+    t2.locator("select[name=mode]").select_option("05")
+    t2.locator("form:has(select[name=mode]) button").click()
+    page.wait_for_url("**/staff/tables/t2/mode?mode=05")
+    assert page.locator('[data-testid="mode-target"]').text_content().startswith("05")
     assert page.js_errors == []
 
 

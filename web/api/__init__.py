@@ -214,8 +214,10 @@ def score_hand(table_id: str):
 def confirm(table_id: str, game_id: int):
     db = get_db()
     _game_at(db, table_id, game_id)
-    seat = body({"seat": events.whole(0, 3)}, required=("seat",))["seat"]
-    return ok(games.confirm_result(db, game_id, seat, actor=actor()))
+    data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
+                required=("seat",))
+    return ok(games.confirm_result(db, game_id, data["seat"], actor=actor(),
+                                   member_no=data.get("member_no")))
 
 
 @bp.get("/games")
@@ -243,3 +245,6 @@ def game_events(game_id: int):
     if current_staff() is None:
         log = [{k: r[k] for k in PUBLIC_LOG} for r in log]
     return ok({"log": log, "events": played.events})
+
+
+from . import floor  # noqa: E402,F401  (the floor's tablet routes register on bp)

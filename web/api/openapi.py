@@ -117,10 +117,13 @@ PATHS: dict = {
         params=[TABLE_ID], secure=True, errors=("400", "404", "409"),
         body={"type": "object", "required": ["hand"], "properties": {"hand": {"type": "object"}}})},
     "/api/tables/{table_id}/games/{game_id}/confirm": {"post": _op(
-        "a player confirms the final settlement sheet",
+        "a player confirms the final settlement sheet for themself: a member gives their "
+        "member number (422 confirm_needs_member_no otherwise); a player without one "
+        "confirms at the tablet",
         params=[TABLE_ID, GAME_ID], secure=True, errors=WRITE_ERRORS,
         body={"type": "object", "required": ["seat"],
-              "properties": {"seat": {"type": "integer"}}})},
+              "properties": {"seat": {"type": "integer"},
+                             "member_no": {"type": "string"}}})},
     "/api/games": {"get": _op(
         "recent games, newest first",
         params=[{"name": "table", "in": "query", "schema": {"type": "string"}},

@@ -4,13 +4,15 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 
 * ``/staff/``                  floor view, polling ``/staff/floor.json`` every 2 s
 * ``/staff/tables/<id>/command`` mode change, cycle, check... through ``tablectl.store``
+* ``/staff/tables/<id>/mode``  the guided mode change (what the drawers need, live)
 * ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
-* ``/staff/games``             finished games: correct or void with a reason (audited)
+* ``/staff/waiting``           the waiting list, seating free tables (a seat draw)
+* ``/staff/nights``            event nights: random seating, then swiss rounds
+* ``/staff/games``             games: correct, strike, restore, void, swap seats (audited)
 * ``/staff/audit``             the audit log
 * ``/staff/report``            the daily report (日報) and every player's account for the day
 * ``/staff/standings``         the club's dan table and seasons (TOML)
 """
 
 from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
-from . import floor, manage, records  # noqa: E402,F401  (their routes register on it)
-from . import report  # noqa: E402,F401  (the daily report and the standings settings)
+from . import floor, manage, modes, records, report, waiting  # noqa: E402,F401  (their routes register on it)

@@ -7,6 +7,11 @@ The web app never talks to a table itself: a staff command goes through
 and waits a few seconds for the daemon's answer. The commands, their arguments
 and their words come from :mod:`tablectl.commands`; what the daemon stored as
 codes and values is put in the page's language here.
+
+The page refreshes itself by short polling (``floor.json`` every 2 s, which also
+carries each table's card as rendered here): a request a few milliseconds long
+on a waitress worker, where a server-sent event stream would hold a worker
+thread per open console for as long as it is open.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
 
+from .. import games, readings
 from ..db import get_db
 from ..errors import UserError
+from ..floor import calls, clock, modechange, seating, times
 from ..i18n import current_lang
 from ..security import current_staff, staff_required
 from .common import bp
@@ -31,6 +38,8 @@ from .common import db_path, form_data, record
 
 CONSOLE_COMMANDS = table_commands.console_commands()
 DEFAULT_COMMAND_WAIT = 5.0
+CARD_COMMANDS = ("cycle", "check", "points")
+"""The buttons on a table's card (the mode has its own guided page)."""
 
 
 def modes() -> list[dict]:
@@ -40,26 +49,25 @@ def modes() -> list[dict]:
 
 def club_timezone() -> str:
     """The club's time zone, for the times staff read (the club-day settings)."""
-    from .. import stats_store
-
-    return stats_store.settings(get_db())["timezone"]
+    return times.club_zone(get_db())
 
 
-def _games_by_table(db) -> dict:
-    """Game in progress per table id, summarised from its replay (never a stored copy)."""
-    from .. import games
+def _sticks_beside(table: dict | None, players: int) -> list | None:
+    """The drawers of a game's seats, when the table reads sticks and plays this many
+    (a table between modes has nothing to compare)."""
+    if not table or not modechange.reads_sticks(table) or table.get("mode") is None:
+        return None
+    mode = MODES[table["mode"]] if 0 <= table["mode"] < len(MODES) else None
+    if mode is None or mode.players != players:
+        return None
+    drawers = modechange.drawers(table)
+    return [drawers[s] for s in mode.seats]
 
-    out = {}
-    for table in games.list_tables(db):
-        if table.get("live_game"):
-            out[str(table["id"])] = game_summary(db, table["live_game"])
-    return out
 
-
-def game_summary(db, game_id: int) -> dict:
-    """Round, honba, deposits and scores of a game, from the engine's replay."""
-    from .. import games
-
+def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/Tokyo") -> dict:
+    """A live game as the floor shows it, from the engine's replay (never a stored copy):
+    seats with names, winds and scores, round, honba, deposits, hands played, time since
+    the start, and the point sticks that differ from the recorded scores, seat by seat."""
     try:
         view = games.game_view(db, game_id)
     except Exception as e:  # noqa: BLE001 - one broken game must not blank the whole floor
@@ -68,16 +76,34 @@ def game_summary(db, game_id: int) -> dict:
     hands = (view.get("replay") or {}).get("hands") or []
     state = view.get("state") or {}
     last = hands[-1] if hands else {}
+    game = view["game"]
+    scores = readings.current_scores(view) or []
+    sticks = _sticks_beside(reading, len(game.get("seats", [])))
+    dealer = state.get("dealer", last.get("dealer"))
+    winds = state.get("seat_winds") or []
+    seats = []
+    for i, s in enumerate(game.get("seats", [])):
+        seats.append({"seat": i, "name": s["name"], "guest": bool(s.get("guest")),
+                      "score": scores[i] if i < len(scores) else None,
+                      "wind": winds[i] if i < len(winds) else None, "dealer": dealer == i,
+                      "sticks": sticks[i] if sticks else None,
+                      "diff": (sticks[i] - scores[i]) if sticks and sticks[i] is not None
+                      and i < len(scores) and scores[i] is not None else 0})
     return {
         "id": game_id,
-        "names": [s["name"] for s in view["game"].get("seats", [])],
-        "rule_set": view["game"].get("rule_set"),
+        "names": [s["name"] for s in seats],
+        "rule_set": game.get("rule_set"),
         "round": state.get("round") or last.get("round"),
         "honba": state.get("honba", last.get("honba")),
         "kyoutaku": state.get("kyoutaku", last.get("kyoutaku")),
-        "dealer": state.get("dealer", last.get("dealer")),
-        "scores": state.get("scores") or last.get("scores"),
+        "dealer": dealer,
+        "scores": scores,
+        "seats": seats,
         "hands": len(hands),
+        "started_at": game.get("started_at"),
+        "started": times.clock(game.get("started_at"), tz),
+        "minutes": times.minutes_since(game.get("started_at")),
+        "mismatch": [s["seat"] for s in seats if s["diff"]],
     }
 
 
@@ -89,8 +115,6 @@ def floor_data() -> dict:
     While the daemon's heartbeat is stale no table is shown as connected: its
     state is only as of the last heartbeat.
     """
-    from .. import games
-
     path, db = db_path(), get_db()
     lang, tz = current_lang(), club_timezone()
     daemon = store.daemon_status(path)
@@ -98,13 +122,12 @@ def floor_data() -> dict:
     tables = store.list_tables(path)
     known = {str(t["table_id"]) for t in tables}
     blank = dict.fromkeys(("mode", "pending_mode", "cycle_state", "lid", "errors", "last_error",
-                           "points", "model", "commands", "last_error_values"))
+                           "points", "model", "commands", "last_error_values", "url"))
     tables += [{**blank, "table_id": tid, "name": c["name"], "connected": 0, "in_daemon": False}
                for tid, c in club.items() if tid not in known]
     last = {}
     for row in store.list_commands(path, limit=200):
         last.setdefault(str(row["table_id"]), row)
-    in_play = _games_by_table(db)
     for t in tables:
         tid = str(t["table_id"])
         t.setdefault("in_daemon", True)
@@ -113,13 +136,56 @@ def floor_data() -> dict:
         t["rule_set"] = club[tid]["rule_set"] if tid in club else None
         t["club_name"] = club[tid]["name"] if tid in club else None
         t["last_command"] = _command_view(last.get(tid), lang, tz)
-        t["game"] = in_play.get(tid)
-        t["events"] = [{**e, "message": table_words.event(e, lang)}
+        live = club[tid]["live_game"] if tid in club else None
+        if live and clock.enforce(db, live):          # its time is up and its last hand is in
+            live = None
+        t["game"] = game_summary(db, live, t if t["in_daemon"] else None, tz) if live else None
+        if t["game"] and "error" not in t["game"]:
+            t["game"]["clock"] = clock.status(db, path, games.get_game(db, live))
+        t["ready"] = seating.ready(db, tid) if tid in club and not live else None
+        t["proposal"] = seating.proposal(db, tid) \
+            if tid in club and not live and not t["ready"] else None
+        t["events"] = [{**e, "message": table_words.event(_named(e, lang), lang),
+                        "clock": times.clock(e.get("at"), tz)}
                        for e in store.recent_events(path, tid, limit=3)] if t["in_daemon"] else []
         can = t.get("commands") or CONSOLE_COMMANDS
         t["commands"] = [c for c in CONSOLE_COMMANDS if c in can]
+        t["simulated"] = modechange.is_simulated(t)
+        t["drawers"] = modechange.drawers(t) if t["in_daemon"] else None
+        t["rules_mode"] = _rules_mode(db, t["rule_set"])
         t.update(_labels(t, lang))
-    return {"daemon": daemon, "tables": tables}
+    open_calls = calls.open_calls(db)
+    for c in open_calls:
+        c["since"] = times.clock(c["created_at"], tz)
+        c["waited_words"] = _waited(c["waited"])
+    return {"daemon": daemon, "tables": tables, "timezone": tz, "calls": open_calls,
+            "clock": times.clock(times.now(), tz)}
+
+
+def _waited(seconds: int) -> str:
+    """``2分15秒`` / ``2 min 15 s``."""
+    from ..i18n import t
+
+    return t("floor.waited", m=seconds // 60, s=seconds % 60)
+
+
+def _named(event: dict, lang: str) -> dict:
+    """A table event whose data names a staff command by its code, with the command's
+    words instead (「#27 モード変更 失敗: …」, not 「#27 mode 失敗」)."""
+    data = event.get("data") or {}
+    spec = table_commands.COMMANDS.get(data.get("command"))
+    if spec is None:
+        return event
+    return {**event, "data": {**data, "command": spec.label(lang)}}
+
+
+def _rules_mode(db, rule_set: str | None) -> int | None:
+    if not rule_set:
+        return None
+    try:
+        return games.resolve_rules(db, rule_set).table.amos_mode
+    except UserError:
+        return None
 
 
 def _labels(t: dict, lang: str) -> dict:
@@ -132,9 +198,17 @@ def _labels(t: dict, lang: str) -> dict:
     if code:
         why = (table_words.code(code, lang, t.get("last_error_values")) if t["connected"]
                else table_words.link(code, lang, t.get("last_error_values")))
+    pending = t.get("pending_mode")
     return {"cycle_label": label("table.cycle", t.get("cycle_state")),
             "lid_label": label("table.lid", t.get("lid")),
             "error_words": [table_words.code(e, lang) for e in (t.get("errors") or [])],
+            "mode_label": table_words.mode(t.get("mode"), lang) if t.get("mode") is not None
+            else None,
+            "pending_label": table_words.mode(pending, lang)
+            if pending is not None and pending != t.get("mode") else None,
+            "rules_mode_label": table_words.mode(t["rules_mode"], lang)
+            if t.get("rules_mode") is not None else None,
+            "seat_words": [table_words.seat(s, lang) for s in range(4)],
             "last_error_code": code, "last_error": why}
 
 
@@ -145,22 +219,34 @@ def _command_view(row: dict | None, lang: str, tz: str) -> dict | None:
             "status": row["status"], "error_code": row["error_code"],
             "error_message": table_commands.describe(row, lang, tz)
             if row["status"] in ("failed", "timed_out") else None,
-            "result": row["result"], "message": table_commands.describe(row, lang, tz)}
+            "result": row["result"], "message": table_commands.describe(row, lang, tz),
+            "clock": times.clock(row.get("finished_at") or row.get("created_at"), tz)}
+
+
+def floor_parts(data: dict) -> dict:
+    """Each live part of the floor page, rendered (the page swaps in what changed)."""
+    parts = {"daemon": render_template("staff/_floor_daemon.html", data=data),
+             "calls": render_template("staff/_floor_calls.html", data=data)}
+    for t in data["tables"]:
+        parts[f"table-{t['table_id']}"] = render_template("staff/_table_live.html", tb=t)
+    return parts
 
 
 @bp.get("/")
 @staff_required
 def floor():
-    """The floor view page (fills itself from floor.json)."""
-    return render_template("staff/floor.html", data=floor_data(), modes=modes(),
-                           new_key=lambda: uuid.uuid4().hex)
+    """The floor view page (refreshes its live parts from floor.json)."""
+    data = floor_data()
+    return render_template("staff/floor.html", data=data, modes=modes(),
+                           commands=CARD_COMMANDS)
 
 
 @bp.get("/floor.json")
 @staff_required
 def floor_json():
-    """The floor as JSON (polled every 2 s by the page)."""
-    return jsonify(floor_data())
+    """The floor as JSON (polled every 2 s by the page), with each card's live part."""
+    data = floor_data()
+    return jsonify({**data, "parts": floor_parts(data)})
 
 
 @bp.post("/tables/<table_id>/command")
@@ -194,10 +280,18 @@ def table_command(table_id: str):
                         code=e.code) from None
     record(f"table.{command}", f"table:{table_id}",
            details={"command_id": answer.row["id"], "args": args})
-    return _command_answer(table_id, answer, lang)
+    return _command_answer(table_id, answer, lang, _back(data, table_id))
 
 
-def _command_answer(table_id: str, answer, lang: str):
+def _back(data: dict, table_id: str) -> tuple:
+    """Where a page form returns to: the guided mode page (``back=mode:NN``) or the floor."""
+    back = str(data.get("back") or "")
+    if back.startswith("mode:") and back[5:].isdigit():
+        return "staff.mode_guide", {"table_id": table_id, "mode": back[5:]}
+    return "staff.floor", {}
+
+
+def _command_answer(table_id: str, answer, lang: str, back: tuple = ("staff.floor", {})):
     from flask import flash, redirect, url_for
 
     from ..security import wants_json
@@ -212,4 +306,4 @@ def _command_answer(table_id: str, answer, lang: str):
             body["error"] = {"code": row.get("error_code") or row["status"], "message": text}
         return jsonify(body), status
     flash(text, "ok" if answer.ok else "error")
-    return redirect(url_for("staff.floor"))
+    return redirect(url_for(back[0], **back[1]))

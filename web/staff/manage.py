@@ -8,56 +8,101 @@ and recorded in the audit log with the signed-in staff member's name.
 from __future__ import annotations
 
 import segno
-from flask import current_app, jsonify, render_template, request, url_for
+from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from .. import games
+from .. import games, stats_store
 from ..auth import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
 from ..db import get_db
 from ..errors import UserError
+from ..floor import times
+from ..i18n import t
 from ..security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
 )
 from .common import bp, done, form_data, msg, need, record
+from .modes import needs_mode
 
 
 # ----------------------------------------------------------------------------- players
 @bp.get("/players")
 @staff_required
 def players():
-    """Members and guests, with a form to add one."""
-    rows = games.list_players(get_db(), guests=True, inactive=True)
+    """Members and guests (guests marked), with the form to add one."""
+    db = get_db()
+    rows = games.list_players(db, guests=True, inactive=True)
     if wants_json():
         return jsonify({"players": rows})
-    return render_template("staff/players.html", players=rows)
+    seated = {r["player_id"]: r for r in db.execute_returning_dicts(
+        "SELECT s.player_id, g.table_id, g.id AS game_id FROM game_seats s "
+        "JOIN games g ON g.id = s.game_id WHERE g.status = 'live'")}
+    return render_template("staff/players.html", players=rows, seated=seated,
+                           guests_ranked=stats_store.settings(db)["guests_ranked"] == "1")
+
+
+def _flag(data: dict, name: str) -> bool:
+    value = data.get(name, "")
+    return value is True or str(value).lower() in ("1", "true", "on", "yes")
 
 
 @bp.post("/players")
 @staff_required
 def player_add():
-    """Add a member or a guest."""
+    """Add a member or a guest. A name that reads like someone already here is refused
+    with who it resembles, unless ``allow_similar`` (it is another person); a guest named
+    like an earlier guest is that guest again."""
     data = form_data()
     member_no = str(data.get("member_no") or "").strip() or None
-    guest = str(data.get("guest", "")).lower() in ("1", "true", "on", "yes")
-    row = games.add_player(get_db(), need(data, "name"), guest=guest,
-                           member_no=member_no)
+    guest = _flag(data, "guest")
+    row = games.add_player(get_db(), need(data, "name"), guest=guest, member_no=member_no,
+                           allow_similar=_flag(data, "allow_similar"))
+    if row.get("reused"):
+        return done(t("staff.players.reused", name=row["name"]), "staff.players", 200,
+                    {"player": row})
     record("player.create", f"player:{row['id']}", details={"name": row["name"], "guest": guest})
-    return done(msg(f"{row['name']} を登録しました", f"Added {row['name']}"), "staff.players",
-                201, {"player": row})
+    return done(t("staff.players.added", name=row["name"]), "staff.players", 201,
+                {"player": row})
 
 
 @bp.post("/players/<int:player_id>/active")
 @staff_required
 def player_active(player_id: int):
     """Retire or restore a player (their history stays)."""
-    active = str(form_data().get("active", "")).lower() in ("1", "true", "on", "yes")
+    active = _flag(form_data(), "active")
     row = games.set_player_active(get_db(), player_id, active)
     record("player.restore" if active else "player.retire", f"player:{player_id}")
-    text = msg(f"{row['name']} を{'有効' if active else '休会'}にしました",
-               f"{row['name']} is now {'active' if active else 'retired'}")
-    return done(text, "staff.players", payload={"player": row})
+    return done(t("staff.players.now_active" if active else "staff.players.now_retired",
+                  name=row["name"]), "staff.players", payload={"player": row})
+
+
+# ----------------------------------------------------------------------------- club settings
+@bp.get("/settings")
+@staff_required
+def club_settings():
+    """The club's settings: its time zone, when a club day ends, guests on leaderboards."""
+    cfg = stats_store.settings(get_db())
+    if wants_json():
+        return jsonify({"settings": cfg})
+    return render_template("staff/settings.html", cfg=cfg)
+
+
+@bp.post("/settings")
+@staff_required
+def club_settings_save():
+    """Change the club's settings (a new time zone or closing hour re-files every game in
+    its club day; audited with the old and new values)."""
+    data = form_data()
+    db = get_db()
+    old = stats_store.settings(db)
+    zone = str(data.get("timezone") or old["timezone"]).strip()
+    closing = str(data.get("closing_hour") or old["closing_hour"]).strip()
+    if (zone, closing) != (old["timezone"], old["closing_hour"]):
+        stats_store.configure(db, closing_hour=closing, timezone_name=zone)
+    new = stats_store.rank_guests(db, _flag(data, "guests_ranked"))
+    record("settings.update", "club:settings", details={"old": old, "new": new})
+    return done(t("staff.settings.saved"), "staff.club_settings", payload={"settings": new})
 
 
 # ----------------------------------------------------------------------------- club tables
@@ -77,11 +122,16 @@ def tables():
 def table_save():
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
-    row = games.save_table(get_db(), need(data, "id"),
-                           need(data, "name"),
-                           need(data, "rule_set"), actor=actor_name())
-    return done(msg(f"卓 {row['id']} を保存しました", f"Saved table {row['id']}"),
-                "staff.tables", payload={"table": row})
+    db = get_db()
+    row = games.save_table(db, need(data, "id"), need(data, "name"), need(data, "rule_set"),
+                           actor=actor_name())
+    text = t("staff.tables.saved", table=row["id"])
+    target = needs_mode(db, row["id"], row["rule_set"])
+    if target is not None and not wants_json():
+        # the rule set plays another AMOS mode: on to the guided change of the table's mode
+        flash(text + " " + t("floor.seat.mode_next"), "ok")
+        return redirect(url_for("staff.mode_guide", table_id=row["id"], mode=f"{target:02d}"))
+    return done(text, "staff.tables", payload={"table": row, "mode_needed": target})
 
 
 # ----------------------------------------------------------------------------- rule sets
@@ -176,8 +226,15 @@ def tablets():
     rows = list_tablets(db)
     if wants_json():
         return jsonify({"tablets": rows})
-    return render_template("staff/tablets.html", tablets=rows, tables=games.list_tables(db),
-                           issued=None)
+    return render_template("staff/tablets.html", tablets=_seen(db, rows),
+                           tables=games.list_tables(db), issued=None)
+
+
+def _seen(db, rows: list[dict]) -> list[dict]:
+    """Tablets with when each was last seen, in the club's time zone."""
+    tz = times.club_zone(db)
+    return [{**r, "last_seen": times.clock(r["last_seen_at"], tz) if r.get("last_seen_at")
+             else None} for r in rows]
 
 
 @bp.post("/tablets")
@@ -195,7 +252,7 @@ def tablet_issue():
         return jsonify({"ok": True, "tablet_id": pairing["id"], "table_id": table["id"],
                         "pair_url": url}), 201
     issued = {"id": pairing["id"], "table": table, "url": url, "svg": qr_svg(url)}
-    return render_template("staff/tablets.html", tablets=list_tablets(db),
+    return render_template("staff/tablets.html", tablets=_seen(db, list_tablets(db)),
                            tables=games.list_tables(db), issued=issued), 201
 
 
@@ -214,14 +271,14 @@ def tablet_revoke(tablet_id: int):
 @staff_required
 def accounts():
     """Staff accounts (names and roles) with forms to add one or reset a password."""
-    rows = list_staff(get_db())
+    db = get_db()
+    rows = list_staff(db)
     if wants_json():
         return jsonify({"staff": rows})
+    tz = times.club_zone(db)
+    rows = [{**r, "last_login": times.clock(r["last_login_at"], tz)
+             if r.get("last_login_at") else ""} for r in rows]
     return render_template("staff/accounts.html", accounts=rows, roles=ROLES)
-
-
-def _flag(data: dict, name: str) -> bool:
-    return str(data.get(name, "")).lower() in ("1", "true", "on", "yes")
 
 
 @bp.post("/accounts")

@@ -1,0 +1,48 @@
+"""Times as a person on the floor reads them: in the club's time zone, to the minute."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
+
+from ..stats_store import settings
+
+
+def club_zone(db) -> str:
+    """The club's time zone (the club-day settings; default Asia/Tokyo)."""
+    return settings(db)["timezone"]
+
+
+def instant(value) -> datetime | None:
+    """An ISO timestamp (UTC when it names no zone) or epoch seconds, as an aware time."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, timezone.utc)
+    t = datetime.fromisoformat(str(value))
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def clock(value, tz: str, *, seconds: bool = False, day: bool | None = None) -> str:
+    """``18:02`` in the club's zone (``05-11 18:02`` when it is not today there; ``day``
+    True/False forces the date on or off)."""
+    t = instant(value)
+    if t is None:
+        return "—"
+    local = t.astimezone(ZoneInfo(tz))
+    fmt = "%H:%M:%S" if seconds else "%H:%M"
+    if day or (day is None and local.date() != now().astimezone(ZoneInfo(tz)).date()):
+        fmt = "%Y-%m-%d " + fmt
+    return local.strftime(fmt)
+
+
+def minutes_since(value, at: datetime | None = None) -> int | None:
+    """Whole minutes from ``value`` to now (or ``at``)."""
+    t = instant(value)
+    if t is None:
+        return None
+    return max(0, int(((at or now()) - t).total_seconds() // 60))

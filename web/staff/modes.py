@@ -1,0 +1,172 @@
+"""The guided mode change: choose a mode, see what the table needs (seat by seat, live),
+set a simulated table's sticks, select the mode, apply it with a cycle, or cancel.
+
+Selecting goes through the floor's command route (one request-and-wait client); this
+page only reads the table's state and, for ``sim://`` tables, asks the daemon to put
+the sticks in (the ``sim-sticks`` command), which is what staff do by hand at a real
+table.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import current_app, jsonify, render_template, request
+
+from tablectl import commands as table_commands
+from tablectl import store
+from tablectl import words as table_words
+from tablectl.client import TableClient
+from tablectl.errors import TableError
+from tablectl.modes import mode_by_name
+
+from .. import games
+from ..db import get_db
+from ..errors import UserError
+from ..floor import modechange
+from ..i18n import current_lang, t
+from ..security import current_staff, staff_required
+from .common import bp, db_path, done, form_data, record
+from .floor import club_timezone, modes
+
+
+def _table(table_id: str) -> dict:
+    """The daemon's state of a table (404 in words if the daemon does not drive it)."""
+    try:
+        return store.get_table(db_path(), table_id)
+    except store.StoreError as e:
+        raise UserError("floor.table_not_driven", status=404, code=e.code,
+                        table=table_id) from None
+
+
+def _target(raw) -> int:
+    try:
+        return mode_by_name(raw).number
+    except TableError as e:
+        raise UserError("floor.bad_mode", code="invalid_field", details={"field": "mode"},
+                        given=str(raw)[:20], names=e.values.get("names", "")) from None
+
+
+def guide_view(table_id: str, target: int) -> dict:
+    """Everything the guided page shows for ``table_id`` on its way to ``target``."""
+    lang = current_lang()
+    state = _table(table_id)
+    flight = store.in_flight(db_path(), table_id)
+    g = modechange.guide(state, target, flight)
+    word = lambda n: table_words.mode(n, lang)  # noqa: E731
+    g.update(label=word(target), current_label=word(g["current"]),
+             pending_label=word(g["pending"]) if g["pending"] is not None else None,
+             seat_names=[table_words.seat(s, lang) for s in range(4)])
+    if flight is not None:
+        spec = table_commands.COMMANDS.get(flight["command"])
+        g["running"] = spec.running(lang) if spec else flight["command"]
+    g["wrong"] = table_words.listing(
+        (t("floor.mode.seat_fix", seat=table_words.seat(x["seat"], lang),
+           fix=t("floor.mode.seat_put_in" if x["needs"] else "floor.mode.seat_take_out"))
+         for x in g["seats"] if not x["ok"]), lang)
+    return g
+
+
+@bp.get("/tables/<table_id>/mode")
+@staff_required
+def mode_guide(table_id: str):
+    """The guided mode change page (``?mode=N``; without it: choose a mode)."""
+    db = get_db()
+    state = _table(table_id)
+    club = _club_table(db, table_id)
+    raw = request.args.get("mode")
+    target = _target(raw) if raw not in (None, "") else None
+    rules_mode = None
+    if club is not None:
+        rules_mode = games.resolve_rules(db, club["rule_set"]).table.amos_mode
+    view = guide_view(table_id, target) if target is not None else None
+    return render_template("staff/mode.html", table=state, club=club, target=target,
+                           g=view, modes=modes(), rules_mode=rules_mode,
+                           new_key=lambda: uuid.uuid4().hex)
+
+
+def needs_mode(db, table_id: str, rule_set: str) -> int | None:
+    """The AMOS mode ``rule_set`` plays (``table.amos_mode`` in its rules: sanma 04, 3B 05,
+    MCR 03 ...) if the table runs, or is about to run, another one; else None (also for a
+    table the daemon does not drive)."""
+    want = games.resolve_rules(db, rule_set).table.amos_mode
+    try:
+        state = store.get_table(db_path(), table_id)
+    except store.StoreError:
+        return None
+    current = state["pending_mode"] if state.get("pending_mode") is not None \
+        else state.get("mode")
+    return want if current is not None and current != want else None
+
+
+def _start_points(db, table_id: str, mode: int) -> int | None:
+    """The starting points of the table's rule set when it plays ``mode`` (the sticks a
+    new game starts with), else None (the mode's own default)."""
+    club = _club_table(db, table_id)
+    if club is None:
+        return None
+    rules = games.resolve_rules(db, club["rule_set"])
+    if rules.table.amos_mode != mode or rules.settlement.start_points <= 0:
+        return None
+    return rules.settlement.start_points
+
+
+def _club_table(db, table_id: str) -> dict | None:
+    try:
+        return games.get_table(db, table_id)
+    except UserError:
+        return None
+
+
+@bp.get("/tables/<table_id>/mode.json")
+@staff_required
+def mode_guide_json(table_id: str):
+    """The guided page's live part: the table's answer seat by seat, and the next step."""
+    raw = request.args.get("mode")
+    if raw in (None, ""):
+        raise UserError("field.required", code="invalid_field", details={"field": "mode"},
+                        field="mode")
+    view = guide_view(table_id, _target(raw))
+    html = render_template("staff/_mode_live.html", g=view, table={"table_id": table_id},
+                           new_key=lambda: uuid.uuid4().hex)
+    return jsonify({"ok": True, "guide": {k: v for k, v in view.items()
+                                          if k != "in_flight"}, "html": html})
+
+
+@bp.post("/tables/<table_id>/sticks")
+@staff_required
+def sim_sticks(table_id: str):
+    """A simulated table only: put in the sticks a mode needs (what staff do by hand)."""
+    lang = current_lang()
+    data = form_data()
+    target = _target(data.get("mode"))
+    state = _table(table_id)
+    if not modechange.is_simulated(state):
+        raise UserError("floor.mode.not_simulated", status=409, code="not_simulated",
+                        table=table_id)
+    points = mode_by_name(target).sticks(modechange.drawers(state),
+                                         _start_points(get_db(), table_id, target))
+    staff = current_staff()
+    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
+                         tz=club_timezone())
+    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", 5.0))
+    key = str(data.get("idempotency_key") or "").strip() or uuid.uuid4().hex
+    try:
+        answer = client.send(table_id, "sim-sticks", {"points": points}, key=f"web-{key}",
+                             wait=wait, expires_in=max(wait, 30.0), withdraw=False)
+    except store.CommandInFlight as e:
+        raise UserError("floor.in_flight", status=409, code=e.code,
+                        what=e.text(lang)) from None
+    except TableError as e:
+        raise UserError("floor.table_refused", status=409, code=e.code,
+                        what=e.text(lang)) from None
+    record("table.sim-sticks", f"table:{table_id}",
+           details={"command_id": answer.row["id"], "args": {"points": points},
+                    "mode": target})
+    if not answer.ok:
+        raise UserError("floor.table_refused", status=409,
+                        code=answer.row.get("error_code") or "failed",
+                        what=answer.text(lang))
+    return done(t("floor.mode.sticks_set", table=table_id, mode=table_words.mode(target, lang)),
+                "staff.mode_guide", payload={"points": points}, table_id=table_id,
+                mode=f"{target:02d}")
