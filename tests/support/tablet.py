@@ -119,7 +119,7 @@ class Tablet:
 
     def preview(self) -> list[int]:
         """The payments the panel shows (waits until it shows them and the server agreed)."""
-        self.page.wait_for_selector('[data-testid="preview-0"]')
+        self.page.wait_for_selector('#panel-preview[data-checked="1"] [data-testid="preview-0"]')
         n = len(page_data(self.page)["names"])
         return [int(self.page.locator(f'[data-testid="preview-{i}"] .num').text_content()
                     .replace(",", "").replace("+", "")) for i in range(n)]

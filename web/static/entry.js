@@ -448,7 +448,7 @@ export function createEntry(container, opts) {
       // shared by all: steps the others can split evenly; paid to one: 100 points
       const step = F.to === null ? (n - 1) * 100 : 100;
       out.push(stepper(w("entry.points"), F.points, (x) => { F.points = x; changed(); },
-        {min: step, max: 100000, step, testid: "penalty-points"}));
+        {min: step, max: 100000, step, testid: "points-amount"}));
       out.push(section(w("entry.to"), [pick([{value: "all", label: w("entry.to_all")}].concat(seatItems((s) => s === F.seat)),
         {selected: F.to === null ? "all" : F.to, cls: "seat-pick small", testid: "to", onPick: (v) => {
           F.to = v === "all" ? null : v;

@@ -503,11 +503,17 @@ function refresh() {
 
 function serverCheck(event) {
   const seq = ++panel.checkSeq;
+  const box = $("#panel-preview");
+  box.dataset.checked = "0";
   panel.check = (async () => {
-    if (!online && retryN > 0) { return {offline: true}; }
+    if (!online && retryN > 0) { box.dataset.checked = "1"; return {offline: true}; }
     let res;
-    try { res = await call("POST", base + "/preview", {event}); } catch (e) { return {offline: true}; }
+    try { res = await call("POST", base + "/preview", {event}); } catch (e) {
+      if (seq === panel.checkSeq) { box.dataset.checked = "1"; }
+      return {offline: true};
+    }
     if (seq !== panel.checkSeq) { return {stale: true}; }
+    box.dataset.checked = "1";
     if (res.status === 200) {
       const p = res.json.preview || {};
       showPreview(p.deltas, chipsNote(res.json.event || event));
