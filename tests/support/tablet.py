@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import time
 from contextlib import contextmanager
 
 from web import gamelog, games
@@ -33,8 +34,10 @@ def seed_club(path: str, tables: dict[str, str], players=("青木", "伊藤", "�
 
 
 def open_tablet(context, url: str, secret: str, table_id: str, lang: str | None = None):
-    """A page of ``context`` showing the table, with the tablet's pairing cookie."""
-    context.add_cookies([{"name": TABLET_COOKIE, "value": secret, "url": url}])
+    """A page of ``context`` showing the table, with the tablet's pairing cookie (kept a
+    year, as pairing sets it: it outlives a restart of the browser)."""
+    context.add_cookies([{"name": TABLET_COOKIE, "value": secret, "url": url,
+                          "expires": time.time() + 365 * 24 * 3600}])
     page = context.new_page()
     page.js_errors = []
     page.on("pageerror", lambda e: page.js_errors.append(str(e)))

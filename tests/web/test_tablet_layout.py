@@ -12,7 +12,7 @@ from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_dat
                                   stored)
 from tests.support.web_server import WebServer
 from web.db import connect
-from web.security import TABLET_COOKIE, create_pairing, issue_tablet_token
+from web.security import create_pairing, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -214,7 +214,12 @@ function paintQueue() {
   badge.classList.toggle("blocked", entries.some((e) => e.status !== "queued"));
   const box = $("#queue");
   box.hidden = !entries.length;
-  $("#queue-title").textContent = w("offline.waiting", {n: open});
+  const title = $("#queue-title");
+  title.textContent = w("offline.waiting", {n: open}) + " ";
+  if (entries.some((e) => e.status === "queued")) {
+    title.appendChild(el("button", {type: "button", class: "btn small", "data-testid": "send-now",
+      on: {click: () => { retryN = 0; flush(); }}}, [w("offline.send_now")]));
+  }
   const list = $("#queue-list");
   list.innerHTML = "";
   for (const e of entries) {
@@ -245,10 +250,6 @@ function paintQueue() {
     if (e.status !== "queued") {
       actions.appendChild(el("button", {type: "button", class: "btn", "data-testid": "queued-drop-" + e.id,
         on: {click: (ev) => dropEntry(e, ev.currentTarget)}}, [w("offline.drop")]));
-    }
-    if (e.status === "queued" && !flushing) {
-      actions.appendChild(el("button", {type: "button", class: "btn", "data-testid": "send-now",
-        on: {click: () => { retryN = 0; flush(); }}}, [w("offline.send_now")]));
     }
     if (actions.childNodes.length) { li.appendChild(actions); }
     list.appendChild(li);
@@ -494,6 +495,7 @@ function refresh() {
     return;
   }
   const res = local ? pricing.apply(local, annotate(event), spec) : {priced: false};
+  panel.local = res;
   const note = [chipsNote(event), res.priced ? "" : (res.reason === "tiles" && !online ? w("entry.offline_tiles") : "")]
     .filter(Boolean).join(" ");
   showPreview(res.priced ? res.deltas : null, res.priced ? note : (note || w("tablet.checking")));
@@ -506,10 +508,17 @@ function serverCheck(event) {
   const box = $("#panel-preview");
   box.dataset.checked = "0";
   panel.check = (async () => {
-    if (!online && retryN > 0) { box.dataset.checked = "1"; return {offline: true}; }
+    if (!online && retryN > 0) {
+      if (panel.local && !panel.local.priced) { showPreview(null, w("entry.offline_tiles")); }
+      box.dataset.checked = "1";
+      return {offline: true};
+    }
     let res;
     try { res = await call("POST", base + "/preview", {event}); } catch (e) {
-      if (seq === panel.checkSeq) { box.dataset.checked = "1"; }
+      if (seq === panel.checkSeq) {
+        if (panel.local && !panel.local.priced) { showPreview(null, w("entry.offline_tiles")); }
+        box.dataset.checked = "1";
+      }
       return {offline: true};
     }
     if (seq !== panel.checkSeq) { return {stale: true}; }
