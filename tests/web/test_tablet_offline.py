@@ -301,9 +301,9 @@ def test_offline_five_hands_survive_a_server_kill_two_reloads_and_a_tablet_resta
             tab.ready()
             queued_line(page, 5)
             assert scores_shown(page, 4) == expected["scores"]
-            server = WebServer(path, port=port).start()            # the box is back
             with page.expect_navigation(timeout=60_000):
-                tab.tap('[data-testid="send-now"]')
+                server = WebServer(path, port=port).start()        # the box is back
+                send_now(page)
             tab.ready()
             expect(page.locator('[data-testid="queue-badge"]')).to_be_hidden()
             game, log, events = stored(path, "t1")
@@ -329,6 +329,24 @@ def wifi_down(page, calls=None):
             calls.append(route.request.url)
         route.abort("internetdisconnected")
     page.route(WIFI, cut)
+
+
+def send_now(page) -> None:
+    """Tap 今すぐ送信 if the tablet has not already sent the queue by its own retry."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        page.locator('[data-testid="send-now"]').click(timeout=2000)
+    except PlaywrightError:
+        pass
+
+
+def reconnect(tab) -> None:
+    """The Wi-Fi is back: the queue goes out and the page shows the server's state."""
+    with tab.page.expect_navigation(timeout=60_000):
+        tab.page.unroute(WIFI)
+        send_now(tab.page)
+    tab.ready()
 
 
 @pytest.fixture()
@@ -358,7 +376,7 @@ def test_offline_conflicts_are_shown_as_a_choice_never_dropped(browser, club):
     req = urllib.request.Request(club["url"] + "/api/tables/t1/hands", data=body, headers=other)
     assert urllib.request.urlopen(req).status == 201
     page.unroute(WIFI)
-    tab.tap('[data-testid="send-now"]')
+    send_now(page)
     error = page.locator('[data-testid^="queued-error-"]')
     expect(error).to_contain_text("記録済みです")
     expect(page.locator(".q-server")).to_contain_text("流局 聴牌 青木")   # what the server has
@@ -381,13 +399,14 @@ def test_offline_conflicts_are_shown_as_a_choice_never_dropped(browser, club):
     finally:
         db.conn.close()
     page.unroute(WIFI)
-    tab.tap('[data-testid="send-now"]')
+    send_now(page)
     expect(page.locator('[data-testid^="queued-error-"]')).to_contain_text("記録済みです")
     tab.tap('[data-testid^="queued-drop-"]')                           # two taps to throw away
     assert page.locator('[data-testid^="queued-drop-"]').count() == 1
     tab.tap('[data-testid^="queued-drop-"]')
     expect(page.locator('[data-testid="queue-badge"]')).to_be_hidden()
-    assert [r["kind"] for r in stored(club["db"], "t1")[1]] == ["start", "draw", "win", "replace"]
+    kinds = [r["kind"] for r in stored(club["db"], "t1")[1]]
+    assert kinds == ["start", "draw", "win", "replace"]
     assert page.js_errors == []
     ctx.close()
 
@@ -410,16 +429,19 @@ def test_offline_long_outage_time_scaled(browser, club):
     record_offline(tab, ron_entry(tab, 1, 0, 3, 30))
     record_offline(tab, draw_entry(tab, [0, 3]))
     queued_line(page, 2)
-    tries = lambda: sum(1 for u in calls if u.endswith("/auth/csrf"))  # noqa: E731
+    def tries() -> int:                         # failed tries the tablet has counted
+        return int(page.locator("body").get_attribute("data-tries") or 0)
+
     for _ in range(240):                        # two hours, 30 s of the page's clock a step
         before = tries()
         page.clock.run_for(30_000)
-        for _ in range(200):                    # the try due in these 30 s, in real time
+        for _ in range(300):                    # the try due in these 30 s, in real time
             if tries() > before:
                 break
             page.wait_for_timeout(10)
         assert tries() > before                 # it never gives up
-    assert 240 <= tries() <= 260, tries()       # at most one try in 30 s once it has backed off
+    csrf = sum(1 for u in calls if u.endswith("/auth/csrf"))  # each try starts there
+    assert 240 <= tries() <= 260 and csrf == tries(), (tries(), csrf)  # ~one per 30 s
     queued_line(page, 2)
     assert "オフライン" in page.locator('[data-testid="net-state"]').text_content()
     page.unroute(WIFI)
@@ -453,7 +475,7 @@ def test_offline_refused_entry_is_kept_with_its_reason_for_editing(browser, club
     expect(page.locator("#panel-backdrop")).to_be_hidden()
     queued_line(page, 1)
     page.unroute(WIFI)
-    tab.tap('[data-testid="send-now"]')
+    send_now(page)
     reason = page.locator('[data-testid^="queued-error-"]')
     expect(reason).to_have_text("和了形ではありません（4面子1雀頭、七対子、国士無双のどれでもありません）")
     shot(page, "offline-refused-390")
@@ -469,5 +491,42 @@ def test_offline_refused_entry_is_kept_with_its_reason_for_editing(browser, club
     events = stored(club["db"], "t1")[2]
     assert events[-1]["winners"][0]["hand"]["hand"] == "123m45556p234789s"
     expect(page.locator('[data-testid="queue-badge"]')).to_be_hidden()
+    assert page.js_errors == []
+    ctx.close()
+
+
+def test_offline_undo_and_confirmations_wait_in_the_queue_too(browser, club):
+    """Undoing a hand the server has is queued as an undo (the table shows the scores
+    before it); undoing a hand still in the queue takes it out; a player confirming the
+    settlement sheet while cut off is sent later."""
+    ctx = browser.new_context(viewport=SIZES["768"], locale="ja-JP")
+    tab = Tablet(open_tablet(ctx, club["url"], club["secrets"]["t1"], "t1"))
+    tab.start(club["ids"])
+    page = tab.page
+    tab.ron([(1, 3, 30)], discarder=0)
+    wifi_down(page)
+    record_offline(tab, draw_entry(tab, [0]))                        # queued, never sent
+    tab.open("undo")
+    assert tab.page.locator('[data-testid="undo-hand"]').text_content() == "東2局 流局 聴牌 青木"
+    tab.tap("#panel-record")
+    expect(page.locator('[data-testid="queue-badge"]')).to_be_hidden()   # out of the queue
+    tab.open("undo")                                                 # the server's hand
+    said = page.locator('[data-testid="undo-hand"]').text_content()
+    assert said == "東1局 ロン 伊藤←青木 3翻30符 3,900"
+    assert page.locator("#panel-record").text_content() == "取り消す"
+    tab.tap("#panel-record")
+    queued_line(page, 1)
+    assert scores_shown(page, 4) == [25000] * 4                     # as before that hand
+    reconnect(tab)
+    _, log, events = stored(club["db"], "t1")
+    assert [r["kind"] for r in log] == ["start", "win", "void"] and len(events) == 1
+    tab.end()
+    wifi_down(page)
+    tab.tap('[data-testid="confirm-2"]')
+    queued_line(page, 1)
+    reconnect(tab)
+    assert page.locator('[data-testid="confirmed-2"]').count() == 1
+    game, _, _ = stored(club["db"], "t1")
+    assert [s["confirmed_at"] is not None for s in game["seats"]] == [False, False, True, False]
     assert page.js_errors == []
     ctx.close()

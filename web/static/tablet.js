@@ -269,6 +269,7 @@ function schedule() {
   const wait = RETRY_MS[Math.min(retryN, RETRY_MS.length - 1)];
   retryN += 1;
   retryAt = Date.now() + wait;
+  document.body.dataset.tries = String(Number(document.body.dataset.tries || 0) + 1);
   retryTimer = setTimeout(() => flush(), wait);
 }
 
