@@ -270,11 +270,7 @@ def _pick_values(w: dict, rules: engine.Rules, path: str) -> tuple[int, int]:
     seen: set = set()
     for i, pick in enumerate(w["yaku"]):
         at = f"{path}.yaku[{i}]"
-        y = table.get(pick["id"])
-        if y is None:
-            raise refuse("yaku_unknown", f"{at}.id", value=pick["id"][:YAKU_ID])
-        if y["id"] in seen:
-            raise refuse("yaku_twice", f"{at}.id", **_names(y))
+        y = _looked_up(table, pick, at, seen, "yaku_unknown", _names)
         seen.add(y["id"])
         if y["yakuman"]:
             if pick.get("yakuman", y["yakuman"]) != y["yakuman"]:
@@ -364,11 +360,7 @@ def _fan_picks(w: dict, rules: engine.Rules, path: str) -> int:
     seen: dict = {}
     for i, pick in enumerate(w["fans"]):
         at = f"{path}.fans[{i}]"
-        f = table.get(pick["id"])
-        if f is None:
-            raise refuse("fan_unknown", f"{at}.id", value=pick["id"][:YAKU_ID])
-        if f["id"] in seen:
-            raise refuse("yaku_twice", f"{at}.id", **_fan_names(f))
+        f = _looked_up(table, pick, at, seen, "fan_unknown", _fan_names)
         count = pick.get("count", 1)
         if count > 1 and not f["repeat"]:
             raise refuse("fan_once", f"{at}.count", **_fan_names(f))
@@ -383,6 +375,16 @@ def _fan_picks(w: dict, rules: engine.Rules, path: str) -> int:
                 raise refuse("fan_excluded", f"{path}.fans", **_fan_names(f),
                              **_fan_names(seen[other], "other"))
     return sum(p["points"] for p in w["fans"])
+
+
+def _looked_up(table: dict, pick: dict, at: str, seen, unknown: str, names) -> dict:
+    """The registry row a pick names, refused if there is none or it was picked already."""
+    row = table.get(pick["id"])
+    if row is None:
+        raise refuse(unknown, f"{at}.id", value=pick["id"][:YAKU_ID])
+    if row["id"] in seen:
+        raise refuse("yaku_twice", f"{at}.id", **names(row))
+    return row
 
 
 def _names(y: dict, key: str = "yaku") -> dict:

@@ -151,10 +151,7 @@ class Tablet:
             self.winner(seat)
         self.discarder(discarder)
         for seat, han, fu in winners:
-            if han == "y":
-                self.hanfu(seat, yakuman=fu)
-            else:
-                self.hanfu(seat, han, fu)
+            self.value(seat, han, fu)
         shown = self.preview()
         self.record()
         return shown
@@ -162,13 +159,17 @@ class Tablet:
     def tsumo(self, seat: int, han, fu=None) -> list[int]:
         self.open("tsumo")
         self.winner(seat)
+        self.value(seat, han, fu)
+        shown = self.preview()
+        self.record()
+        return shown
+
+    def value(self, seat: int, han, fu) -> None:
+        """``han, fu``, or ``"y", n`` for n yakuman."""
         if han == "y":
             self.hanfu(seat, yakuman=fu)
         else:
             self.hanfu(seat, han, fu)
-        shown = self.preview()
-        self.record()
-        return shown
 
     def draw(self, tenpai, nagashi=()) -> list[int]:
         self.open("draw")
@@ -212,3 +213,26 @@ class Tablet:
 def overflow(page) -> tuple[int, int]:
     """``(scrollWidth, innerWidth)`` of the page now."""
     return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@contextmanager
+def running_club(path: str, tables: dict[str, str]):
+    """A seeded club (:func:`seed_club`) served by a real server process:
+    ``{"server", "db", "ids", "secrets", "url"}``."""
+    from tests.support.web_server import WebServer
+
+    ids, secrets = seed_club(path, tables)
+    server = WebServer(path).start()
+    try:
+        yield {"server": server, "db": path, "ids": ids, "secrets": secrets, "url": server.url}
+    finally:
+        server.stop()
+
+
+def play_out(tab: Tablet, hand, most: int = 12) -> None:
+    """Record ``hand(dealer)`` (which enters one hand) until the game is over."""
+    for _ in range(most):
+        if tab.finished():
+            return
+        hand(page_data(tab.page)["state"]["dealer"])
+    assert tab.finished()

@@ -18,9 +18,8 @@ import lexicon
 from scoring import game as engine_game
 from scoring.rules import load_rules
 from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_data, seed_club,
-                                  stored)
-from tests.support.web_server import WebServer
+from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, play_out,
+                                  running_club, stored)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -30,11 +29,8 @@ TABLES = {"t1": "nekohouse-4a", "t2": "nekohouse-3a", "t3": "nekohouse-3b", "t4"
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("e2e") / "club.sqlite")
-    ids, secrets = seed_club(path, TABLES)
-    server = WebServer(path).start()
-    yield {"server": server, "db": path, "ids": ids, "secrets": secrets, "url": server.url}
-    server.stop()
+    with running_club(str(tmp_path_factory.mktemp("e2e") / "club.sqlite"), TABLES) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")
@@ -156,12 +152,7 @@ def test_full_hanchan_under_4a(browser, club):
     assert hand["ippatsu"] is True and "seat_wind" not in hand
     assert "★" in history_lines(tab)[0]                                        # ura and ippatsu ★
     checked(club, "t1", lambda: tab.ron([(0, 5, None)], discarder=1))          # S3
-    for _ in range(12):                                                         # to the end
-        if tab.finished():
-            break
-        dealer = page_data(page)["state"]["dealer"]
-        checked(club, "t1", lambda d=dealer: tab.ron([((d + 1) % 4, 2, 30)], discarder=d))
-    assert tab.finished()
+    play_out(tab, lambda d: checked(club, "t1", lambda: tab.ron([((d + 1) % 4, 2, 30)], d)))
     final, log = check_settlement(tab, club, "t1")
     game, _, events = stored(club["db"], "t1")
     assert engine_game.replay(events, load_rules(game["rules"]))["hands"][-1]["round"][0] in "SW"
@@ -233,12 +224,7 @@ def test_sanma_with_kita_under_3a(browser, club):
     checked(club, "t2", lambda: kita_yaku_tsumo(tab))                           # E2
     checked(club, "t2", lambda: tab.draw([0]))                                  # E3
     checked(club, "t2", lambda: tab.simple("abort", "abort", "kyuushu"))        # E3 1本場
-    for _ in range(10):
-        if tab.finished():
-            break
-        dealer = page_data(page)["state"]["dealer"]
-        checked(club, "t2", lambda d=dealer: tab.tsumo((d + 1) % 3, 3, 40))
-    assert tab.finished()
+    play_out(tab, lambda d: checked(club, "t2", lambda: tab.tsumo((d + 1) % 3, 3, 40)))
     check_settlement(tab, club, "t2")
     shots(tab, "3a-02-settlement")
     assert page.js_errors == []
@@ -292,12 +278,7 @@ def test_3b_with_flowers_and_pocchi(browser, club):
     assert page.locator('[data-testid="chips-1"]').text_content() == "★+4"
     ev = checked(club, "t3", lambda: flower_tiles_ron(tab))                      # E2
     assert ev["winners"][0]["hand"]["nukidora"] == 3
-    for _ in range(10):
-        if tab.finished():
-            break
-        dealer = page_data(page)["state"]["dealer"]
-        checked(club, "t3", lambda d=dealer: tab.ron([((d + 1) % 3, 2, None)], discarder=d))
-    assert tab.finished()
+    play_out(tab, lambda d: checked(club, "t3", lambda: tab.ron([((d + 1) % 3, 2, None)], d)))
     check_settlement(tab, club, "t3")
     shots(tab, "3b-02-settlement")
     assert page.js_errors == []

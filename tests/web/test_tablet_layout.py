@@ -8,9 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_data, seed_club,
-                                  stored)
-from tests.support.web_server import WebServer
+from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_data,
+                                  running_club, stored)
 from web.db import connect
 from web.security import create_pairing, issue_tablet_token
 
@@ -21,11 +20,8 @@ TABLES = {"t1": "nekohouse-4a", "t2": "mcr", "t3": "nekohouse-3b", "t4": "nekoho
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
-    path = str(tmp_path_factory.mktemp("layout") / "club.sqlite")
-    ids, secrets = seed_club(path, TABLES)
-    server = WebServer(path).start()
-    yield {"server": server, "db": path, "ids": ids, "secrets": secrets, "url": server.url}
-    server.stop()
+    with running_club(str(tmp_path_factory.mktemp("layout") / "club.sqlite"), TABLES) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +201,34 @@ def test_dropped_answer_double_tap_and_stale_tablet_record_once(browser, club):
     assert page_data(b.page)["next_seq"] == 3
     ctx_a.close()
     ctx_b.close()
+
+
+def test_stick_difference_warns_only_once_it_lasts(browser, club):
+    """The table's own reading beside each score; 点数が一致しません only for a difference
+    that lasts (sticks move while the players pay), and never for a reading that matches."""
+    import json as _json
+
+    from tablectl import store
+
+    ctx = browser.new_context(viewport=SIZES["1024"], locale="ja-JP")
+    tab = Tablet(open_tablet(ctx, club["url"], club["secrets"]["t1"], "t1"))
+    if tab.page.locator("#start-game").is_visible():
+        tab.start(club["ids"])
+    scores = page_data(tab.page)["state"]["scores"]
+
+    def sticks(points):
+        with store.connect(club["db"]) as sdb:
+            sdb.execute("INSERT INTO table_state (table_id, name, url, connected, points) "
+                        "VALUES ('t1', 't1', 'sim://', 1, ?) ON CONFLICT(table_id) DO UPDATE "
+                        "SET points = excluded.points", [_json.dumps(points)])
+
+    sticks(scores)
+    tab.page.reload()
+    tab.ready()
+    expect(tab.page.locator('[data-testid="ic-0"]')).to_contain_text(f"{scores[0]:,}")
+    tab.page.wait_for_timeout(7000)                       # two readings and more
+    expect(tab.page.locator('[data-testid="ic-mismatch"]')).to_be_hidden()
+    sticks([scores[0] - 1000, scores[1] + 1000, *scores[2:]])     # wrong on purpose
+    expect(tab.page.locator('[data-testid="ic-mismatch"]')).to_be_visible(timeout=15_000)
+    expect(tab.page.locator('[data-testid="ic-1"]')).to_contain_text("(+1,000)")
+    ctx.close()

@@ -14,7 +14,8 @@
 
 const SUIT_ORDER = "mpsfz";
 
-function el(tag, attrs, children) {
+/** A DOM element: attributes ({text, class, on: {event: fn}}) and children. */
+export function el(tag, attrs, children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) { continue; }

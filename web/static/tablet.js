@@ -8,7 +8,7 @@
 // pricing.js, and the queue is sent when the server answers again. The service worker
 // (/tablet/sw.js) keeps the page itself for a reload while offline.
 
-import {createEntry, wordsOf} from "./entry.js";
+import {createEntry, el, wordsOf} from "./entry.js";
 import * as pricing from "./pricing.js";
 import * as queue from "./queue.js";
 
@@ -36,17 +36,6 @@ function newKey() {
   if (window.crypto && crypto.randomUUID) { return crypto.randomUUID(); }
   const a = new Uint8Array(16); crypto.getRandomValues(a);
   return Array.from(a, (b) => ("0" + b.toString(16)).slice(-2)).join("");
-}
-function el(tag, attrs, children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) { continue; }
-    if (k === "text") { e.textContent = v; } else if (k === "class") { e.className = v; }
-    else if (k === "on") { for (const [ev, fn] of Object.entries(v)) { e.addEventListener(ev, fn); } }
-    else { e.setAttribute(k, v); }
-  }
-  for (const c of children || []) { if (c) { e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); } }
-  return e;
 }
 function notice(msg, kind) {
   const box = $("#notice"); box.textContent = msg || ""; box.className = "notice " + (kind || ""); box.hidden = !msg;
@@ -476,7 +465,11 @@ function showPreview(deltas, note) {
 }
 
 function chipsNote(ev) {
-  if (ev.event !== "win" || !spec.chips.enabled || spec.family === "mcr") { return ""; }
+  if (ev.event === "win" && spec.family === "mcr") {      // the fan each winner is paid on
+    return ev.winners.filter((x) => x.fan).map((x) => names()[x.seat] + " " +
+      w("entry.total_fan", {fan: x.fan, flowers: x.flowers || 0})).join(" ");
+  }
+  if (ev.event !== "win" || !spec.chips.enabled) { return ""; }
   const tsumo = ev.from === undefined;
   const parts = ev.winners.filter((x) => !x.hand).map((x) => ({seat: x.seat, c: pricing.winnerChips(spec, x, tsumo)}))
     .filter((x) => x.c).map((x) => names()[x.seat] + " ★" + x.c + (tsumo ? w("offline.chips_each") : ""));

@@ -26,10 +26,10 @@ from flask import Blueprint, current_app, make_response, render_template, send_f
 
 from .. import clubtime, gamelog, games, readings
 from ..db import get_db
+from ..entry import entry_spec
 from ..i18n import current_lang
 from ..security import tablet_required
 from . import view as v
-from ..entry import entry_spec
 
 bp = Blueprint("tablet", __name__, url_prefix="/tablet")
 
