@@ -140,7 +140,7 @@ export function createEntry(container, opts) {
 
   function hanfuBlock(seat, P) {
     const out = [];
-    const hanItems = hansNow().map((h) => ({value: "h" + h, label: h + w("entry.han")}));
+    const hanItems = hansNow().map((h) => ({value: "h" + h, label: w("entry.han_n", {n: h})}));
     for (let y = 1; y <= spec.max_yakuman; y++) {
       hanItems.push({value: "y" + y, label: y === 1 ? w("entry.yakuman") : w("entry.yakuman_times", {n: y}), cls: "yakuman"});
     }
@@ -153,7 +153,7 @@ export function createEntry(container, opts) {
     if (!P.yakuman && P.han !== null) {
       const fus = fusFor(P.han);
       if (fus.length) {
-        out.push(pick(fus.map((f) => ({value: f, label: f + w("entry.fu")})), {selected: P.fu, cls: "fu-pick",
+        out.push(pick(fus.map((f) => ({value: f, label: w("entry.fu_n", {n: f})})), {selected: P.fu, cls: "fu-pick",
           testid: `fu-${seat}`, onPick: (v) => { P.fu = v; changed(); }}));
       }
     }
@@ -230,7 +230,7 @@ export function createEntry(container, opts) {
       (groups[key] = groups[key] || []).push(y);
     }
     for (const key of Object.keys(groups).map(Number).sort((a, b) => a - b)) {
-      const title = key === 100 ? w("entry.yakuman") : key + w("entry.han");
+      const title = key === 100 ? w("entry.yakuman") : w("entry.han_n", {n: key});
       out.push(section(title, [pick(groups[key].map((y) => ({value: y.id, label: y[opts.lang === "en" ? "en" : "ja"]})),
         {selected: P.yaku, cls: "yaku-pick", testid: `yaku-${seat}`, onPick: (id) => { toggleYaku(P, id); autoFu(P, yakuTotal(P)); changed(); }})], "yaku-group"));
     }
@@ -248,7 +248,7 @@ export function createEntry(container, opts) {
       : w("entry.total_han", {han: total.han})}));
     const fus = total.yakuman ? [] : fusFor(total.han);
     if (fus.length) {
-      out.push(pick(fus.map((f) => ({value: f, label: f + w("entry.fu")})), {selected: P.fu, cls: "fu-pick",
+      out.push(pick(fus.map((f) => ({value: f, label: w("entry.fu_n", {n: f})})), {selected: P.fu, cls: "fu-pick",
         testid: `fu-${seat}`, onPick: (v) => { P.fu = v; changed(); }}));
     }
     const c = spec.chips;
@@ -324,7 +324,7 @@ export function createEntry(container, opts) {
   function totalBlock(seat, P) {
     const out = [];
     out.push(el("div", {class: "fan-display", "data-testid": `fan-${seat}`}, [
-      el("span", {class: "fan-value", text: (P.fan || "0") + " " + w("entry.fan")})]));
+      el("span", {class: "fan-value", text: w("entry.fan_n", {n: P.fan || "0"})})]));
     out.push(pick(QUICK_FANS.map((f) => ({value: f, label: String(f)})), {selected: Number(P.fan), cls: "fan-quick",
       testid: `fanq-${seat}`, onPick: (v) => { P.fan = String(v); changed(); }}));
     const pad = el("div", {class: "digit-pad"});
@@ -359,7 +359,7 @@ export function createEntry(container, opts) {
     for (const pts of Object.keys(groups).map(Number).sort((a, b) => b - a)) {
       const items = groups[pts].map((f) => ({value: f.id, disabled: !!excluded[f.id] && !P.fans[f.id],
         label: (opts.lang === "en" ? f.en : f.zh) + (P.fans[f.id] > 1 ? " ×" + P.fans[f.id] : "")}));
-      out.push(section(pts + w("entry.fan"), [pick(items, {selected: Object.keys(P.fans), cls: "fan-pick", testid: `fans-${seat}`,
+      out.push(section(w("entry.fan_n", {n: pts}), [pick(items, {selected: Object.keys(P.fans), cls: "fan-pick", testid: `fans-${seat}`,
         onPick: (id) => {
           const f = spec.fans.find((x) => x.id === id);
           const c = P.fans[id] || 0;

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import clubtime, engine, readings
 from ..engine import WINDS, WINDS_JA
+from ..errors import UserError
 from ..i18n import current_lang, t
 
 LIMIT_HAN = 5
@@ -141,7 +142,7 @@ def _winner_price(w: dict, ctx: dict):
         price = engine.hand_price(rules, han=w.get("han", 0), fu=w.get("fu", 0),
                                   yakuman=w.get("yakuman", 0), dealer=dealer, tsumo=tsumo,
                                   dora=w.get("dora", 0))
-    except Exception:  # noqa: BLE001  (a stored hand the rules price no longer: shown bare)
+    except UserError:  # a stored hand these rules cannot price: the line shows it bare
         return None
     return (w.get("han", 0), w.get("fu", 0), w.get("yakuman", 0), price["value"],
             price["limit"], w.get("chips", 0))
