@@ -2,10 +2,10 @@
 
     python benchmarks/gen_club_year.py --db /tmp/year.sqlite [--fraction 0.1] [--workers 2]
 
-A club with 20 tables over a year plays about 60,000 games and 600,000 hands
-(issue 7). Each game here is random but legal: every hand is checked by the
-engine as it is added (``scoring.game.preview`` says whether the game goes on
-and who may declare riichi), the finished game is replayed once, and its
+A club with 20 tables over a year plays about 60,000 games and 600,000 hands.
+Each game here is random but legal: every hand is checked by the engine as it
+is added (``scoring.game.preview`` says whether the game goes on and who may
+declare riichi), the finished game is replayed once, and its
 leaderboard lines come from ``scoring.stats.player_games``, exactly as the web
 app would store them. Workers (``multiprocessing``) generate games; the parent
 writes them in bulk (games, seats, hand events, summary lines) and then

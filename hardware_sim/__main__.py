@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="SELECT_MODE puts the right point sticks in by itself")
     m.add_argument("--points", action="append", default=[], metavar="SEAT=TOTAL",
                    help="sticks in a seat's drawer at start (TOTAL 'none' = empty); repeatable")
+    m.add_argument("--sticks-file", metavar="PATH",
+                   help='JSON {"points": [...]} the players\' sticks follow (hardware_sim.players)')
     m.add_argument("--model", default="AMOS JP-EX COLOR", help="model name reported in HELLO")
     m.add_argument("--firmware", default="SIM-1.0", help="firmware version reported in HELLO")
     m.add_argument("--protocol-version", type=int, default=1,
@@ -231,7 +233,7 @@ def _make_simulator(args) -> Simulator:
                      cycle_seconds=args.cycle_seconds, boot_seconds=args.boot_seconds,
                      auto_sticks=args.auto_sticks, faults=faults, model=args.model,
                      firmware=args.firmware, unplug_mode=args.unplug_mode,
-                     protocol_version=args.protocol_version)
+                     protocol_version=args.protocol_version, sticks_file=args.sticks_file)
 
 
 def _start_faults(sim: Simulator, args) -> None:

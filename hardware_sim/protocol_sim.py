@@ -22,8 +22,10 @@ URL form::
   ``cycle_s``, ``boot_s``, ``auto_sticks`` (0/1), ``seed`` (link-fault RNG),
   ``drop``, ``corrupt``, ``duplicate`` (probabilities), ``delay_ms``,
   ``direction`` (rx/tx/both), ``unplug`` (hangup/silent), ``protocol`` (the
-  protocol version HELLO answers: another one is a newer table). Options only apply
-  when the named table is first created.
+  protocol version HELLO answers: another one is a newer table), ``sticks`` (the path
+  of a JSON file of scores the simulated players' point sticks follow:
+  :mod:`hardware_sim.players`). Options only apply when the named table is first
+  created.
 
 Example: ``sim://t1?mode=4&autodeal=1&time_scale=0.001&auto_sticks=1``.
 """
@@ -93,6 +95,7 @@ _OPTIONS = {
     "auto_sticks": ("auto_sticks", _flag), "time_scale": ("time_scale", float),
     "cycle_s": ("cycle_seconds", float), "boot_s": ("boot_seconds", float),
     "unplug": ("unplug_mode", str), "protocol": ("protocol_version", int),
+    "sticks": ("sticks_file", str),
 }
 _FAULTS = {
     "drop": ("drop", float), "corrupt": ("corrupt", float), "duplicate": ("duplicate", float),

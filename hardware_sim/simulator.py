@@ -43,6 +43,7 @@ from tablectl.modes import mode_by_name
 from tablectl.errors import PayloadError, UnknownCommand
 
 from .faults import LinkFaults
+from .players import StickFollower
 from .table import TableConfig, TableModel
 
 log = logging.getLogger("hardware_sim")
@@ -58,8 +59,10 @@ class Simulator:
                  auto_sticks: bool = False, faults: LinkFaults | None = None,
                  model: str = "AMOS JP-EX COLOR", firmware: str = "SIM-1.0",
                  name: str = "table", rng=None, unplug_mode: str = "hangup",
-                 protocol_version: int = P.PROTOCOL_VERSION):
+                 protocol_version: int = P.PROTOCOL_VERSION, sticks_file: str | None = None):
         self.name = name
+        self.sticks_file = sticks_file
+        self._sticks: StickFollower | None = None
         self.config = TableConfig(model=model, firmware=firmware, auto_deal=auto_deal,
                                   mode=mode_by_name(mode).number, time_scale=time_scale,
                                   cycle_seconds=cycle_seconds, boot_seconds=boot_seconds,
@@ -109,6 +112,12 @@ class Simulator:
 
     def _init_model(self) -> None:
         self.model = TableModel(self.config, self._schedule, self._emit, rng=self._rng)
+        if self.sticks_file:
+            # the simulated players pay with sticks as the file's scores say
+            self._sticks = StickFollower(self.sticks_file, self._schedule,
+                                         lambda seat, total: self.model.set_points(seat, total),
+                                         lambda seat: self.model.seats[seat].present)
+            self._sticks.start()
 
     def stop(self) -> None:
         """Close every transport and end the thread (idempotent)."""
@@ -125,6 +134,8 @@ class Simulator:
             self._loop = None
 
     def _close_all(self) -> None:
+        if self._sticks is not None:
+            self._sticks.stop()
         if self.model is not None:
             self.model.power_off()
         for t in list(self._transports):

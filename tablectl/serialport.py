@@ -164,7 +164,7 @@ def _take_lock(device: str, shown: str, lock_dir: str) -> str | None:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
             pid = _lock_pid(path)
-            if pid is not None and pid != os.getpid() and _alive(pid):
+            if pid is not None and pid != os.getpid() and pid_alive(pid):
                 raise _busy(shown, (pid, _program(pid))) from None
             try:
                 os.unlink(path)     # stale: its owner is gone
@@ -195,7 +195,8 @@ def _lock_pid(path: str) -> int | None:
         return None
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import json
 import logging
 import os
 import secrets
@@ -34,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -44,9 +46,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from tablectl import store
 
 from . import backup as backups
-from . import create_app, games, private_file
+from . import create_app, games, private_file, readings
 from .auth import ROLES, create_staff, set_staff_password, set_staff_role
-from .db import get_db
+from .db import connect, get_db
 from .errors import UserError
 from .security import create_pairing
 
@@ -235,14 +237,62 @@ DEMO_MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山
 DEMO_STAFF = ("staff", "mahjong-club")
 
 
-def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01) -> str:
-    """The ``tablectl`` config of the demo: four simulated tables (``sim://``)."""
+def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01,
+                   sticks_dir: Path | None = None) -> str:
+    """The ``tablectl`` config of the demo: four simulated tables (``sim://``); with
+    ``sticks_dir`` each table's simulated players move their point sticks as
+    ``sticks-<table>.json`` there says (:class:`StickWriter` writes it)."""
     lines = ['# Demo club: written by `python -m web demo`.',
              'db = "jantaku.sqlite"', 'log_dir = "logs"', ""]
     for tid, name, _rules, mode in tables:
-        lines += ["[[tables]]", f'id = "{tid}"', f'name = "{name}"',
-                  f'url = "sim://?mode={mode}&autodeal=1&time_scale={time_scale}"', ""]
+        url = f"sim://?mode={mode}&autodeal=1&time_scale={time_scale}"
+        if sticks_dir is not None:
+            url += "&sticks=" + quote(str(sticks_dir / f"sticks-{tid}.json"), safe="")
+        lines += ["[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{url}"', ""]
     return "\n".join(lines)
+
+
+class StickWriter(threading.Thread):
+    """The demo's players: after every recorded hand (or correction, or new game) they pay
+    with point sticks, so each simulated table's drawers hold the recorded scores and the
+    tablet's 点数が一致しません warning stays for a real difference. Writes
+    ``sticks-<table>.json`` (read by :mod:`hardware_sim.players`) when a table's recorded
+    scores change; tables whose games are not counted in points (MCR) have no sticks."""
+
+    POLL_S = 0.25
+
+    def __init__(self, db: str, folder: Path, tables=DEMO_TABLES):
+        super().__init__(name="demo-sticks", daemon=True)
+        self.db, self.folder, self.tables = db, folder, tables
+        self.stopping = threading.Event()
+        self._written: dict[str, list] = {}
+
+    def run(self) -> None:
+        conn = connect(self.db)
+        try:
+            while not self.stopping.wait(self.POLL_S):
+                for tid, *_ in self.tables:
+                    try:
+                        self._follow(conn, tid)
+                    except Exception:  # noqa: BLE001  (a demo nicety never stops the demo)
+                        logging.getLogger(__name__).exception("demo sticks of %s", tid)
+        finally:
+            conn.conn.close()
+
+    def _follow(self, conn, tid: str) -> None:
+        game = games.current_game(conn, tid)
+        if game is None or game["status"] != "live":
+            return
+        if not game["rules"]["settlement"]["use_points"]:
+            return
+        scores = readings.current_scores(games.game_view(conn, game["id"]))
+        if not scores or scores == self._written.get(tid):
+            return
+        path = self.folder / f"sticks-{tid}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"points": scores}), encoding="utf-8")
+        os.replace(tmp, path)
+        self._written[tid] = scores
 
 
 def seed_demo(app, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
@@ -311,15 +361,20 @@ def cmd_demo(args) -> int:
 
 def _run_demo(args, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
-    config.write_text(demo_club_toml(time_scale=args.time_scale), encoding="utf-8")
+    config.write_text(demo_club_toml(time_scale=args.time_scale, sticks_dir=folder),
+                      encoding="utf-8")
     (folder / "logs").mkdir(exist_ok=True)
-    app = build_app(str(db), secure_cookies=False, secret=secrets.token_hex(32))
+    # the session key is kept in the folder, beside the database: a restarted web app
+    # still reads the tablets' sessions (and their CSRF tokens)
+    app = build_app(str(db), secure_cookies=False)
     server = _listen(args.host, args.port, app)
     base = _address(args.host, server.effective_port)
     app.config["PUBLIC_URL"] = base
     codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
+    sticks = StickWriter(str(db), folder)
+    sticks.start()
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
@@ -327,6 +382,7 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        sticks.stopping.set()
         _stop_daemon(daemon)
     _say("Demo stopped (web app and table daemon).")
     return 0

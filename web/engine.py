@@ -18,35 +18,65 @@ import math
 from contextlib import contextmanager
 from typing import Any
 
+import lexicon
+
 from scoring import game as _game
 from scoring import money  # noqa: F401  (fees, prizes, chips and the daily report)
 from scoring import rating  # noqa: F401  (the R rating and dan ladders)
 from scoring import stats  # noqa: F401  (the statistics definitions, read as they are)
+from scoring.chips import award_chips
 from scoring.errors import ScoringError
 from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_JA  # noqa: F401
 from scoring.game import GameState  # noqa: F401  (for annotations)
 from scoring.hand import BOOL_FIELDS as HAND_FLAGS  # noqa: F401
 from scoring.hand import INT_FIELDS as HAND_COUNTERS  # noqa: F401
 from scoring.hand import score_hand as _score_hand
+from scoring.mcr import FANS as _MCR_FANS
+from scoring.mcr import RULEBOOK_FANS as _MCR_RULEBOOK
+from scoring.mcr.evaluate import exclusions as _mcr_exclusions
+from scoring.mcr.evaluate import fan_points as _mcr_fan_points
 from scoring.mcr.score import MCR_FLAGS  # noqa: F401
+from scoring.mcr.score import MINIMUM_FAN as MCR_MINIMUM_FAN  # noqa: F401
+from scoring.mcr.score import options as _mcr_options
 from scoring.points import han_fu_pairs as _han_fu_pairs
+from scoring.points import hand_value as _hand_value
 from scoring.rules import PRESET_IDS, Rules, load_rules  # noqa: F401
+from scoring.yaku import YAKU as _YAKU
+from scoring.yaku import han_table as _han_table
 
 from .errors import Refused
+from .i18n import t
 
 END_REASONS = ("time", "agari_yame", "tenpai_yame")
 RULE_NUMBER_LIMIT = 1_000_000
 """Largest size of any number in a rule set: the presets' largest is 60,000 points."""
 
 
+_RESERVED = frozenset({"status", "code", "details", "key"})
+"""Names a refusal's own arguments use: an engine value of that name is left out of the
+sentence's values (it stays in ``details.values``)."""
+
+
+def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused:
+    """An engine refusal for a person: worded by ``engine.<reason>`` (lexicon/catalogue/
+    engine.toml) in the request's language, seats by their wind and player; the reason and
+    its values ride along in ``details`` for a client that points at the field."""
+    values = {k: v for k, v in e.values.items() if k not in _RESERVED}
+    details = {"reason": e.reason, "values": dict(e.values)}
+    key = f"engine.{e.reason}"
+    if lexicon.has(key):
+        return Refused(key, code=e.code or "refused", details=details, **values)
+    return Refused(fallback, code=e.code or "refused", details=details, reason=e.message)
+
+
 @contextmanager
 def _refusing(key: str):
-    """Engine refusals (a GameEventError is a ScoringError) become Refused with the
-    engine's reason (worded from its code by the engine's catalogue where there is one)."""
+    """Engine refusals (a GameEventError is a ScoringError) become Refused worded from the
+    engine's reason (:func:`refusal`)."""
     try:
         yield
     except ScoringError as e:
-        raise Refused(key, code=e.code or "refused", reason=e.message) from None
+        raise refusal(e, key) from None
     except (KeyError, TypeError, ValueError) as e:
         # an event too malformed for the engine to read at all
         raise Refused(key, code="invalid_event", reason=str(e)) from None
@@ -141,13 +171,128 @@ def replay(events: list[dict], rules: Rules) -> dict:
 
 
 def score_hand(line: dict, rules: Rules) -> dict:
-    """``scoring.hand.score_hand``: the batch-contract result (``ok`` false with a message)."""
+    """``scoring.hand.score_hand``: the batch-contract result (``ok`` false with a message
+    in the request's language, worded from the refusal's reason)."""
     try:
-        return _score_hand(line, rules)
+        out = _score_hand(line, rules)
     except ScoringError as e:
-        return {"ok": False, "error": e.as_result()}
+        out = {"ok": False, "error": e.as_result()}
+    error = out.get("error")
+    if error and lexicon.has(f"engine.{error.get('reason')}"):
+        values = {k: v for k, v in (error.get("values") or {}).items() if k not in _RESERVED}
+        error["message"] = t(f"engine.{error['reason']}", **values)
+    return out
 
 
 def seat_wind(seat: int, dealer: int, players: int) -> str:
     """The seat wind letter of ``seat`` when ``dealer`` is East (for the seat cards)."""
     return WINDS[(seat - dealer) % players]
+
+
+# --------------------------------------------------------------------------- registries
+_PICKER_SWITCH = {
+    # yaku the registry lists but these rules do not have (each reads one switch)
+    "open_riichi": lambda r: r.hand.open_riichi,
+    "ippatsu": lambda r: r.hand.ippatsu,
+    "yakuhai_north": lambda r: r.hand.north_yakuhai,
+    "houtei": lambda r: not r.hand.houtei_as_haitei,
+    "kokushi_13": lambda r: r.hand.double_yakuman_hands,
+    "suuankou_tanki": lambda r: r.hand.double_yakuman_hands,
+    "junsei_chuuren": lambda r: r.hand.double_yakuman_hands,
+}
+_DOUBLED = {"daisuushii"}
+"""A yakuman the registry counts twice where ``hand.double_yakuman_hands`` (its condition
+returns 2)."""
+
+
+def yaku_choices(rules: Rules) -> list[dict]:
+    """The yaku a hand can have under ``rules``, in registry order, for a yaku picker:
+    ``id``, Japanese and English names, ``closed`` and ``open`` han (0: not open),
+    ``yakuman`` (how many yakuman it counts). Dora, red fives, ura and nukidora are
+    counters, not picks (:func:`counters`)."""
+    per_hand, grouped = _han_table(rules.hand)
+    rows = {r[0].id: r for r in (*per_hand, *(r for g in grouped for r in g))}
+    out = []
+    for y in _YAKU:
+        row = rows.get(y.id)
+        if row is None or not _PICKER_SWITCH.get(y.id, lambda r: True)(rules):
+            continue
+        yakuman = row[3] * (2 if y.id in _DOUBLED and rules.hand.double_yakuman_hands else 1)
+        out.append({"id": y.id, "ja": y.ja, "en": y.en, "closed": row[1], "open": row[2],
+                    "yakuman": yakuman})
+    return out
+
+
+def counters(rules: Rules) -> dict:
+    """Which dora-like counts a winner has under ``rules`` and whether each is han:
+    ``{name: {"han": bool}}`` for dora, aka (red fives), ura and nukidora."""
+    h = rules.hand
+    out = {"dora": {"han": h.dora_as_han}}
+    if any(rules.table.red_fives):
+        out["aka"] = {"han": h.dora_as_han or h.red_five_is_yaku}
+    if h.ura_dora:
+        out["ura"] = {"han": h.dora_as_han}
+    if h.nukidora != "none":
+        out["nukidora"] = {"han": h.dora_as_han}
+    return out
+
+
+MCR_REPEATABLE = frozenset({
+    "pure_double_chow", "mixed_double_chow", "short_straight", "two_terminal_chows",
+    "pung_of_terminals_or_honors", "tile_hog", "dragon_pung",
+})
+"""MCR fans one hand may score more than once (004: a fan per set or per tile kind)."""
+MCR_FLOWER_FAN = "flower_tiles"
+
+
+def mcr_fans(rules: Rules) -> list[dict]:
+    """The 81 MCR fans (flowers aside: they are counted on their own) with their points and
+    exclusions under ``rules`` (``hand.mcr_*``), biggest first, for a fan picker."""
+    opts = _mcr_options(rules)
+    excl = _mcr_exclusions(opts)
+    return [{"id": fid, "points": _mcr_fan_points(fid, opts), "zh": _MCR_FANS[fid].name_zh,
+             "ja": _MCR_FANS[fid].name_ja, "en": _MCR_FANS[fid].name_en,
+             "excludes": sorted(excl[fid]), "repeat": fid in MCR_REPEATABLE}
+            for fid in _MCR_RULEBOOK if fid != MCR_FLOWER_FAN]
+
+
+def mcr_fan_points(rules: Rules) -> dict[str, int]:
+    """Points of each MCR fan id under ``rules``."""
+    return {f["id"]: f["points"] for f in mcr_fans(rules)}
+
+
+# --------------------------------------------------------------------------- prices
+def hand_price(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool,
+               dora: int = 0) -> dict:
+    """``scoring.points.hand_value`` as a dict: ``value``, ``pay``, ``limit``."""
+    with _refusing("records.cannot_record"):
+        v = _hand_value(rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo,
+                        dora=dora)
+    return {"value": v.value, "pay": dict(v.pay), "limit": v.limit}
+
+
+def chips_for(rules: Rules, facts: dict) -> dict:
+    """``scoring.chips.award_chips``: the chips one win earns (``each`` per payer)."""
+    with _refusing("records.cannot_record"):
+        return award_chips(rules, facts)
+
+
+def price_table(rules: Rules) -> dict:
+    """What a client needs to price hands without asking: the payment of every han/fu pair
+    (and of 1 to the most yakuman) for dealer and non-dealer, ron and tsumo, keyed
+    ``"<han>/<fu>"`` and ``"y<n>"`` under ``"d"``/``"n"`` + ``"r"``/``"t"``. Dora paid per
+    tile are added by the client (``points.dora_per_tile``)."""
+    if rules.table.family == "mcr":
+        return {}
+    out: dict = {}
+    for dealer in (True, False):
+        for tsumo in (True, False):
+            cell = {}
+            for han, fu in _han_fu_pairs(rules, tsumo=tsumo):
+                cell[f"{han}/{fu}"] = _hand_value(rules, han=han, fu=fu, dealer=dealer,
+                                                  tsumo=tsumo).pay
+            for n in range(1, max_yakuman(rules) + 1):
+                cell[f"y{n}"] = _hand_value(rules, han=0, fu=0, yakuman=n, dealer=dealer,
+                                            tsumo=tsumo).pay
+            out[("d" if dealer else "n") + ("t" if tsumo else "r")] = cell
+    return out

@@ -33,6 +33,9 @@ MAX_TILES_TEXT = 48
 MAX_COUNTER = 1000
 MELD_TYPES = ("chi", "pon", "minkan", "ankan", "kakan")
 MELD_FROM = ("left", "across", "right")
+MAX_PICKS = 40
+MAX_FLOWERS = 8
+YAKU_ID = 40
 
 Check = Callable[[Any, str, "Ctx"], Any]
 
@@ -146,9 +149,17 @@ HAND = obj({
     **{name: flag for name in (*engine.HAND_FLAGS, *engine.MCR_FLAGS)},
     **{name: whole(0, MAX_COUNTER) for name in engine.HAND_COUNTERS},
 }, required=("hand", "win"))
+YAKU_PICK = obj({"id": text(YAKU_ID), "han": whole(0, MAX_HAN),
+                 "yakuman": whole(1, 2)}, required=("id",))
+FAN_PICK = obj({"id": text(YAKU_ID), "count": whole(1, 4), "points": whole(1, 88 * 4)},
+               required=("id",))
 WINNER = obj({
     "seat": seat, "han": whole(0, MAX_HAN), "fu": whole(0, MAX_FU), "fan": whole(0, MAX_FAN),
     "yakuman": whole(0, lambda c: engine.max_yakuman(c.rules)), "dora": whole(0, MAX_DORA),
+    "aka": whole(0, MAX_DORA), "ura": whole(0, MAX_DORA), "nukidora": whole(0, MAX_FLOWERS),
+    "ippatsu": flag, "pocchi": flag, "open": flag,
+    "yaku": items(YAKU_PICK, 0, MAX_PICKS), "fans": items(FAN_PICK, 0, MAX_PICKS),
+    "flowers": whole(0, MAX_FLOWERS),
     "chips": whole(0, MAX_CHIPS), "pao": seat, "hand": HAND,
 }, required=("seat",))
 EVENTS: dict[str, Check] = {
@@ -175,6 +186,8 @@ def check_event(event: Any, rules: engine.Rules, path: str = "event") -> dict:
     out = {"event": kind, **EVENTS[kind](rest, path, Ctx(rules))}
     if kind == "win":
         _riichi_of_hands(out, path)
+        for i, w in enumerate(out["winners"]):
+            winner_facts(w, out, rules, f"{path}.winners[{i}]")
     return out
 
 
@@ -214,3 +227,171 @@ def idempotency_key(value, path, ctx):
 def event_field(value, path, ctx):
     """Passed on as it is: checked by :func:`check_event` once the game's rules are known."""
     return value
+
+
+# --------------------------------------------------------------------------- a winner's facts
+TSUMO_ONLY = frozenset({"menzen_tsumo", "rinshan", "tenhou", "chiihou"})
+RON_ONLY = frozenset({"chankan", "houtei", "renhou"})
+RIICHI_YAKU = ("riichi", "double_riichi", "open_riichi")
+TOGETHER_NEVER = (
+    # yaku no reading of one hand can hold at once
+    ("riichi", "double_riichi"), ("riichi", "open_riichi"), ("double_riichi", "open_riichi"),
+    ("iipeikou", "ryanpeikou"), ("chanta", "junchan"), ("honitsu", "chinitsu"),
+    ("chanta", "honroutou"), ("junchan", "honroutou"), ("rinshan", "haitei"),
+    ("chankan", "houtei"), ("chankan", "haitei"), ("rinshan", "houtei"),
+    ("chiitoitsu", "pinfu"), ("chiitoitsu", "iipeikou"), ("chiitoitsu", "ryanpeikou"),
+    ("chiitoitsu", "toitoi"), ("chiitoitsu", "sanankou"), ("pinfu", "toitoi"),
+)
+
+
+def winner_facts(w: dict, event: dict, rules: engine.Rules, path: str) -> None:
+    """Check what a winner entered by han/fu, yaku, fans or counts says against itself, the
+    event and the rules (refused naming the field), and fill in what follows from it: the
+    chips (★) a han/fu winner earns when the event does not give them (``chips.*``)."""
+    if "hand" in w:
+        return
+    if rules.table.family == "mcr":
+        _mcr_winner(w, rules, path)
+        return
+    tsumo = event.get("from") is None
+    if w.get("yaku"):
+        _yaku_winner(w, event, rules, path, tsumo)
+    if rules.chips.enabled and "chips" not in w:
+        chips = _chips(w, rules, tsumo)
+        if chips:
+            w["chips"] = chips
+
+
+def _pick_values(w: dict, rules: engine.Rules, path: str) -> tuple[int, int]:
+    """(han, yakuman) the picked yaku add up to, each pick checked against the registry."""
+    table = {y["id"]: y for y in engine.yaku_choices(rules)}
+    opened = w.get("open", False)
+    han = yakuman = 0
+    seen: set = set()
+    for i, pick in enumerate(w["yaku"]):
+        at = f"{path}.yaku[{i}]"
+        y = _looked_up(table, pick, at, seen, "yaku_unknown", _names)
+        seen.add(y["id"])
+        if y["yakuman"]:
+            if pick.get("yakuman", y["yakuman"]) != y["yakuman"]:
+                raise refuse("yaku_value", f"{at}.yakuman", value=y["yakuman"], **_names(y))
+            yakuman += y["yakuman"]
+            continue
+        value = y["open"] if opened else y["closed"]
+        if not value:
+            raise refuse("yaku_closed_only", f"{at}.id", **_names(y))
+        if pick.get("han", value) != value:
+            raise refuse("yaku_value", f"{at}.han", value=value, **_names(y))
+        pick["han"] = value
+        han += value
+    for a, b in TOGETHER_NEVER:
+        if a in seen and b in seen:
+            raise refuse("yaku_together", f"{path}.yaku", **_names(table[a]),
+                         **_names(table[b], "other"))
+    if not rules.hand.yakuman_stacking:
+        yakuman = min(yakuman, 1)
+    return han, yakuman
+
+
+def _yaku_winner(w: dict, event: dict, rules: engine.Rules, path: str, tsumo: bool) -> None:
+    han, yakuman = _pick_values(w, rules, path)
+    ids = {p["id"] for p in w["yaku"]}
+    # with houtei folded into haitei (hand.houtei_as_haitei) haitei is a ron's too
+    tsumo_only = TSUMO_ONLY | (set() if rules.hand.houtei_as_haitei else {"haitei"})
+    wrong = tsumo_only & ids if not tsumo else RON_ONLY & ids
+    if wrong:
+        table = {y["id"]: y for y in engine.yaku_choices(rules)}
+        raise refuse("yaku_tsumo_only" if not tsumo else "yaku_ron_only", f"{path}.yaku",
+                     **_names(table[sorted(wrong)[0]]))
+    declared = w["seat"] in (event.get("riichi") or [])
+    if declared != bool(ids & set(RIICHI_YAKU)):
+        raise refuse("riichi_yaku" if declared else "yaku_needs_riichi", f"{path}.yaku")
+    if "ippatsu" in ids and not declared:
+        raise refuse("yaku_needs_riichi", f"{path}.yaku")
+    if yakuman:
+        if w.get("yakuman", yakuman) != yakuman:
+            raise refuse("yakuman_sum", f"{path}.yakuman", count=yakuman)
+        w["yakuman"] = yakuman
+        return
+    total = han + _counted_han(w, rules)
+    if w.get("han", total) != total:
+        raise refuse("han_sum", f"{path}.han", han=total)
+    w["han"] = total
+
+
+def _counted_han(w: dict, rules: engine.Rules) -> int:
+    """The han dora, red fives, ura and nukidora add where they are han."""
+    return sum(w.get(name, 0) for name, c in engine.counters(rules).items() if c["han"])
+
+
+def _chips(w: dict, rules: engine.Rules, tsumo: bool) -> int:
+    """Chips (★) each payer owes a han/fu winner, from the counts and flags entered."""
+    reds = sum(rules.table.red_fives)
+    ids = {p["id"] for p in w.get("yaku", ())}
+    yakuman = w.get("yakuman", 0)
+    facts = {"ura": w.get("ura", 0), "aka": w.get("aka", 0),
+             "ippatsu": bool(w.get("ippatsu") or "ippatsu" in ids),
+             "pocchi": bool(w.get("pocchi")), "yakuman": yakuman,
+             "kazoe": not yakuman and w.get("han", 0) >= 13 and rules.hand.kazoe_yakuman,
+             "all_star": bool(reds) and w.get("aka", 0) >= reds,
+             "tsumo": tsumo, "closed": not w.get("open", False)}
+    return engine.chips_for(rules, facts)["each"]
+
+
+def _mcr_winner(w: dict, rules: engine.Rules, path: str) -> None:
+    """MCR: ``fan`` is what the win is paid on, flowers included; ``flowers`` how many of
+    those points are flowers; the fans themselves must reach 8 (004 上がり); picked ``fans``
+    must add up and not be excluded by one another."""
+    flowers = w.get("flowers", 0)
+    if flowers > rules.table.flowers:
+        raise refuse("too_many_flowers", f"{path}.flowers", most=rules.table.flowers)
+    if w.get("fans"):
+        total = _fan_picks(w, rules, path) + flowers
+        if w.setdefault("fan", total) != total:
+            raise refuse("fan_sum", f"{path}.fan", fan=total)
+    fan = w.get("fan", w.get("han", 0))
+    if fan - flowers < engine.MCR_MINIMUM_FAN:
+        raise refuse("mcr_minimum", f"{path}.fan", fan=fan - flowers,
+                     minimum=engine.MCR_MINIMUM_FAN)
+
+
+def _fan_picks(w: dict, rules: engine.Rules, path: str) -> int:
+    table = {f["id"]: f for f in engine.mcr_fans(rules)}
+    seen: dict = {}
+    for i, pick in enumerate(w["fans"]):
+        at = f"{path}.fans[{i}]"
+        f = _looked_up(table, pick, at, seen, "fan_unknown", _fan_names)
+        count = pick.get("count", 1)
+        if count > 1 and not f["repeat"]:
+            raise refuse("fan_once", f"{at}.count", **_fan_names(f))
+        points = f["points"] * count
+        if pick.get("points", points) != points:
+            raise refuse("yaku_value", f"{at}.points", value=points, **_fan_names(f))
+        pick.update(count=count, points=points)
+        seen[f["id"]] = f
+    for f in seen.values():
+        for other in f["excludes"]:
+            if other in seen:
+                raise refuse("fan_excluded", f"{path}.fans", **_fan_names(f),
+                             **_fan_names(seen[other], "other"))
+    return sum(p["points"] for p in w["fans"])
+
+
+def _looked_up(table: dict, pick: dict, at: str, seen, unknown: str, names) -> dict:
+    """The registry row a pick names, refused if there is none or it was picked already."""
+    row = table.get(pick["id"])
+    if row is None:
+        raise refuse(unknown, f"{at}.id", value=pick["id"][:YAKU_ID])
+    if row["id"] in seen:
+        raise refuse("yaku_twice", f"{at}.id", **names(row))
+    return row
+
+
+def _names(y: dict, key: str = "yaku") -> dict:
+    """A yaku named in a refusal, in both languages (the sentence picks its own)."""
+    return {f"{key}_ja": y["ja"], f"{key}_en": y["en"]}
+
+
+def _fan_names(f: dict, key: str = "yaku") -> dict:
+    """An MCR fan named in a refusal: the rulebook's name, and the English one."""
+    return {f"{key}_ja": f["zh"], f"{key}_en": f["en"]}

@@ -45,6 +45,7 @@ from html import escape
 from pathlib import Path
 
 from tablectl.config import ConfigError, load_config
+from tablectl.serialport import pid_alive
 
 from . import charts, daily_report, gamelog, standings, stats_store
 from .db import connect
@@ -508,15 +509,7 @@ def clean_leftovers(out: Path) -> list[str]:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid != os.getpid() and pid_alive(pid)
 
 
 def prune(out: Path, keep: int) -> list[str]:

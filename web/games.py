@@ -30,7 +30,7 @@ from typing import Any
 
 import sqlite_utils
 
-from . import engine, events, gamelog, stats_store, text
+from . import clubtime, engine, events, gamelog, stats_store, text
 from .audit import audit
 from .db import Migrations, now_iso, write_tx
 from .db import one as _one
@@ -551,7 +551,7 @@ def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
     if row:
         return Conflict("records.already_recorded", code="already_recorded",
                         details={"next_seq": last + 1}, seq=expected_seq,
-                        at=row["created_at"][11:19])
+                        at=clubtime.clock(db, row["created_at"]))
     return Conflict("records.out_of_date", code="already_recorded",
                     details={"next_seq": last + 1}, seq=expected_seq, next=last + 1)
 

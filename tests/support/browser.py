@@ -73,3 +73,16 @@ def expect(locator):
     from playwright.sync_api import expect as playwright_expect
 
     return playwright_expect(locator)
+
+
+@contextmanager
+def persistent_context(browser, user_data_dir: str, **options):
+    """A headless Chromium context on a profile folder that outlives it (from the same
+    Playwright as ``browser``): closing and opening it again is a tablet restarted, with
+    its cookies, IndexedDB and service workers kept."""
+    ctx = browser.browser_type.launch_persistent_context(
+        user_data_dir, executable_path=chromium_path(), args=ARGS, headless=True, **options)
+    try:
+        yield ctx
+    finally:
+        ctx.close()

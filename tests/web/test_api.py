@@ -1,4 +1,4 @@
-"""The JSON API (issue 6 items 1, 4 and 5): every route, idempotency, the two-tablet
+"""The JSON API: every route, idempotency, the two-tablet
 race, token scope, CSRF for cookie tablets, errors in words, and that a game's state is
 always the engine's replay of the stored events."""
 
@@ -327,7 +327,9 @@ def test_tile_entered_win_gets_winds_from_the_game(client, t1, db):
     assert deltas[0] == -as_south["pay"]["ron"] and deltas[1] == as_south["pay"]["ron"]
     wrong = {**ev, "winners": [{"seat": 1, "hand": {**tiles, "seat_wind": "E"}}]}
     r = record(client, t1, wrong, 1, expect=422)
-    assert "seat_wind" in r["error"]["message"]
+    assert r["error"]["reason"] == "hand_seat_wind"  # worded for players: wind and name
+    assert r["error"]["message"] == ("South (伊藤): the hand gives the seat wind 'E', "
+                                     "but in E1 it is S")
     said_no = {**ev, "winners": [{"seat": 1, "hand": {**tiles, "riichi": False}}]}
     r = record(client, t1, said_no, 1, expect=422)
     assert r["error"]["field"] == "event.winners[0].hand.riichi"

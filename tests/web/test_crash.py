@@ -1,4 +1,4 @@
-"""Crash safety (issue 6 "Done means"): SIGKILL the real web process while tablets submit
+"""Crash safety: SIGKILL the real web process while tablets submit
 hands, restart it, and show every ACKNOWLEDGED hand is in the database and none twice.
 
 Clients behave like the tablet page: each hand gets one idempotency key and its

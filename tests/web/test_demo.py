@@ -1,4 +1,4 @@
-"""The one-command demo (issue 6 item 6): ``python -m web demo`` as a real subprocess.
+"""The one-command demo: ``python -m web demo`` as a real subprocess.
 
 It must print the staff and tablet addresses, serve the staff console over
 HTTP, show four simulated tables connected through the real ``tablectl``
@@ -277,3 +277,73 @@ def test_systemd_unit_runs_a_command_the_cli_accepts():
     args = build_parser().parse_args(argv[3:])
     assert args.command == "serve" and args.db and not args.insecure_cookies
     assert "python -m web demo" in (root / "deploy" / "README.md").read_text(encoding="utf-8")
+
+
+def test_demo_sticks_follow_the_recorded_scores_and_sessions_survive_a_restart(tmp_path):
+    """In the demo the simulated players pay with point sticks as the hands are recorded, so
+    the table's reading matches the tablet's scores; sticks made wrong on purpose show the
+    difference. The session key is kept in the demo's folder: the web app restarted on the
+    same folder still takes the tablet's session and its CSRF token."""
+    folder = tmp_path / "demo"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("JANTAKU_SECRET_KEY", None)
+    proc = subprocess.Popen([sys.executable, "-m", "web", "demo", "--port", "0", "--dir",
+                             str(folder)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, cwd=tmp_path, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
+    try:
+        out = "".join(_read_until(lines, "Press Ctrl-C", timeout=60))
+        base = re.search(r"staff console: (http://\S+)/staff/", out).group(1)
+        pair_url = re.search(r"tablet t1:\s+(http://\S+)", out).group(1)
+        tablet = Browser(base)
+        page = tablet.request(pair_url.replace(base, ""))[1]
+        code = re.search(r'name="code" value="([^"]+)"', page).group(1)
+        assert tablet.form("/auth/pair", {"code": code})[0] == 200
+        status, answer = tablet.json("/api/tables/t1/games", {
+            "players": [1, 2, 3, 4], "idempotency_key": "demo-sticks-start"})
+        assert status == 201, answer
+
+        def reading():
+            r = tablet.json("/api/tables/t1")[1]
+            return r["reading"] or {}, r["game"]["state"]["scores"]
+
+        def matches():
+            got, scores = reading()
+            return bool(got.get("points")) and got["points"][:4] == scores \
+                and not got["mismatch"], got
+        _wait_for(matches, 60, "the sticks holding the starting points")
+        ron = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+        status, answer = tablet.json("/api/tables/t1/hands", {
+            "event": ron, "expected_seq": 1, "idempotency_key": "demo-sticks-1"})
+        assert status == 201, answer
+        got = _wait_for(matches, 30, "the sticks following the recorded hand")
+        assert got["points"][:2] == [21100, 28900]
+        # a test makes them wrong on purpose: only then the difference shows
+        (folder / "sticks-t1.json").write_text('{"points": [21100, 27900, 25000, 26000]}')
+        _wait_for(lambda: (reading()[0].get("mismatch") is True, reading()[0]), 30,
+                  "the difference showing")
+        assert (folder / "jantaku.sqlite.secret").exists()
+        csrf = tablet.csrf()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    # the web app alone, restarted on the demo's folder, keeps the tablet's session
+    server = subprocess.Popen([sys.executable, "-m", "web", "serve", "--db",
+                               str(folder / "jantaku.sqlite"), "--port", "0",
+                               "--insecure-cookies"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)
+    lines = queue.Queue()
+    threading.Thread(target=_reader, args=(server.stdout, lines), daemon=True).start()
+    try:
+        out = "".join(_read_until(lines, "Serving on", timeout=60))
+        tablet.base = re.search(r"Serving on (http://\S+)/", out).group(1)
+        headers = {"Accept": "application/json", "Content-Type": "application/json",
+                   "X-CSRF-Token": csrf}
+        body = json.dumps({"event": {"event": "draw", "tenpai": [0]}, "expected_seq": 2,
+                           "idempotency_key": "demo-sticks-2"}).encode()
+        status, text, _ = tablet.request("/api/tables/t1/hands", body, headers)
+        assert status == 201, text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

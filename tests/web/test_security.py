@@ -1,9 +1,8 @@
 """Safety of the web app: staff sign-in, rate limit, CSRF, cookies, tablet tokens and scope.
 
-Issue 6 item 4: "a tablet can only write to its own table; staff actions
-need a signed-in staff account (hashed passwords, session cookies marked
-secure/httponly/samesite, login rate limit); CSRF protection on every form
-and state-changing request."
+A tablet writes only to its own table; staff actions need a signed-in staff
+account (hashed passwords, session cookies marked secure/httponly/samesite, a
+sign-in rate limit); every form and state-changing request carries CSRF protection.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The staff console (issue 6 item 3): floor view, table commands through the daemon's
+"""The staff console: floor view, table commands through the daemon's
 store, players, club tables, rule sets, tablets, staff accounts, game corrections, audit.
 
 A stand-in for the daemon works the real ``tablectl.store`` journal on the same
@@ -270,7 +270,7 @@ def test_club_rule_set_upload_validated_and_editable(app, staff):
     bad = CLUB_TOML + "[hand]\nno_such_switch = true\n"
     r = post(staff, "/staff/rulesets", id="ourclub", toml=bad)
     assert r.status_code in (400, 422)
-    assert "no_such_switch" in r.text and "unknown switch" in r.text
+    assert "hand.no_such_switch" in r.text and "ありません" in r.text  # in the page's language
     with app.app_context():
         assert games.get_rule_set(get_db(), "ourclub")["toml"] == CLUB_TOML
     r = post_json(staff, "/staff/rulesets", {"id": "broken", "toml": "extends = "})

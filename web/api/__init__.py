@@ -14,6 +14,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request
 
 from .. import engine, events, gamelog, games, readings
+from ..entry import entry_spec
 from ..db import get_db
 from ..errors import UserError
 from ..limits import json_body
@@ -230,6 +231,13 @@ def list_games():
 @bp.get("/games/<int:game_id>")
 def game(game_id: int):
     return ok(games.game_view(get_db(), game_id))
+
+
+@bp.get("/games/<int:game_id>/entry")
+def game_entry(game_id: int):
+    """What entry forms and offline pricing need of a game's rules (web/entry.py)."""
+    game = games.get_game(get_db(), game_id)
+    return ok({"entry": entry_spec(gamelog.rules_of(game))})
 
 
 PUBLIC_LOG = ("seq", "kind", "event", "target_seq", "created_at")

@@ -134,6 +134,12 @@ PATHS: dict = {
     "/api/games/{game_id}": {"get": _op(
         "a game: seats, effective events, engine replay (hands, final settlement), live state",
         params=[GAME_ID], errors=("404",))},
+    "/api/games/{game_id}/entry": {"get": _op(
+        "what entry forms need of the game's rules and the price list of every han/fu pair, "
+        "honba, sticks, chips and how the game moves on (a tablet prices hands offline from "
+        "it); yaku from the registry with their closed/open han, or the 81 MCR fans with "
+        "their exclusions",
+        params=[GAME_ID], errors=("404",))},
     "/api/games/{game_id}/events": {"get": _op(
         "the stored log (markers included) and the effective events in game-events format",
         params=[GAME_ID], errors=("404",))},
@@ -149,7 +155,13 @@ SCHEMAS: dict = {
             "message": {"type": "string", "description": "a sentence a person can act on"}}}}},
     "Event": {"type": "object", "required": ["event"],
               "description": "one event of the game-events contract "
-                             "(win, draw, abort, chombo, penalty, end)",
+                             "(win, draw, abort, chombo, penalty, end). A winner may carry, "
+                             "besides seat and han/fu/yakuman or a hand: yaku (picked yaku "
+                             "[{id, han}] or [{id, yakuman}], checked against the registry "
+                             "and summed into han), open, dora, aka, ura, nukidora (counts), "
+                             "ippatsu, pocchi (chip facts: chips are counted from them when "
+                             "not given), and under MCR fan (paid on, flowers included), "
+                             "flowers and fans [{id, count}]",
               "properties": {"event": {"type": "string",
                                        "enum": ["win", "draw", "abort", "chombo", "penalty",
                                                 "end"]}},

@@ -38,8 +38,16 @@ def figure_name(fid: str) -> str:
     return f.ja if current_lang() == "ja" else f.en
 
 
+RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
+"""Figures counted in a game's settled result: in point families the club writes them in
+thousands of points (+59.0, not +59,000.0)."""
+POINT_FAMILIES = ("riichi4", "riichi3")
+
+
 @bp.app_template_global("fmt_figure")
-def _fmt_figure(fid, value):
+def _fmt_figure(fid, value, family: str | None = None):
+    if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
+        return RESULT_FIGURES[fid].format(value / 1000)
     return stats.format_figure(fid, value)
 
 

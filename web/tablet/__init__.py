@@ -1,71 +1,92 @@
 """The tablet at each table: one page that starts a game, records every hand and
-shows the settlement sheet.
+shows the settlement sheet, and keeps working through a Wi-Fi drop.
 
-The page is rendered here from the game's replay; ``static/tablet.js`` opens
-the entry panels, asks the API for a preview and submits with an idempotency
-key and the entry number it expects to take, then reloads.
+The page is rendered here from the game's replay. ``static/tablet.js`` lays the
+seats out around the table from the tablet's own side, opens the entry forms of
+``static/entry.js`` (built from :func:`entry.entry_spec` of the game's rules),
+prices each hand at once with ``static/pricing.js`` and asks the server to check
+it, then keeps every submission in the tablet's own queue (IndexedDB, with its
+idempotency key and the entry number it expects) until the server has it. The
+service worker (``/tablet/sw.js``) keeps the page, its scripts and styles, so a
+reload without the server shows the last known table and the queue.
+
+Other parts of the app add to the page through templates named
+``tablet/_*.html`` (included in name order with ``screen`` = start, live or
+settlement, and the page's ``view``, ``table`` and ``seats``).
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+import hashlib
+from functools import cache
+from pathlib import Path
 
-from .. import engine, gamelog, games, readings
+import lexicon
+from flask import Blueprint, current_app, make_response, render_template, send_file
+
+from .. import clubtime, gamelog, games, readings
 from ..db import get_db
-from ..engine import ABORT_KINDS, PENALTY_KINDS, WINDS, WINDS_JA
+from ..entry import entry_spec
 from ..i18n import current_lang
 from ..security import tablet_required
+from . import view as v
 
 bp = Blueprint("tablet", __name__, url_prefix="/tablet")
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+ASSETS = ("jantaku.css", "entry.js", "pricing.js", "queue.js", "tablet.js", "tablet.webmanifest")
+"""The files the page needs, cached by the service worker."""
+WORD_AREAS = ("tablet.", "entry.", "offline.")
+"""Catalogue areas the page's scripts word things from (and the common words below)."""
+WORD_KEYS = ("cancel", "ok", "close")
+
+
+@cache
+def asset_version() -> str:
+    """A short hash of the page's files and the service worker: a new release gets new
+    URLs, and the service worker drops the old copies."""
+    h = hashlib.sha256()
+    for name in (*ASSETS, "tablet-sw.js"):
+        h.update((STATIC / name).read_bytes())
+    return h.hexdigest()[:12]
 
 
 @bp.app_template_global()
 def round_label(label) -> str:
     """``"E1"`` -> ``東1局`` (Japanese) or ``East 1`` (English)."""
-    text = str(label or "")
-    if len(text) < 2 or text[0] not in WINDS:
-        return text
-    wind = WINDS.index(text[0])
-    if current_lang() == "ja":
-        return f"{WINDS_JA[wind]}{text[1:]}局"
-    return f"{('East', 'South', 'West', 'North')[wind]} {text[1:]}"
+    return v.round_words(label)
 
 
-def _pairs(rules) -> dict:
-    return {"ron": engine.han_fu_pairs(rules, tsumo=False),
-            "tsumo": engine.han_fu_pairs(rules, tsumo=True)}
+@bp.app_template_global()
+def asset(name: str) -> str:
+    """The versioned URL of a static file of the page."""
+    return f"/static/{name}?v={asset_version()}"
 
 
-def _seats(view: dict | None) -> list[dict]:
-    """Seat cards: name, score, gap to the leader, seat wind, dealer flag."""
-    if not view:
-        return []
-    names = [s["name"] for s in view["game"]["seats"]]
-    scores = readings.current_scores(view) or [None] * len(names)
-    state = view.get("state") or {}
-    dealer = state.get("dealer")
-    top = max((s for s in scores if s is not None), default=None)
-    out = []
-    for i, name in enumerate(names):
-        wind = engine.seat_wind(i, dealer, len(names)) if dealer is not None else None
-        out.append({"seat": i, "name": name, "score": scores[i],
-                    "gap": (scores[i] - top) if top is not None and scores[i] is not None else None,
-                    "dealer": dealer == i, "wind": wind,
-                    "wind_ja": WINDS_JA[WINDS.index(wind)] if wind else ""})
-    return out
+def _words() -> dict:
+    """The catalogue entries the scripts use, in the page's language."""
+    lang = current_lang()
+    return {k: lexicon.t(k, lang) for k in lexicon.entries()
+            if k.startswith(WORD_AREAS) or k in WORD_KEYS}
 
 
-def _page_data(table: dict, view: dict | None, rules) -> dict:
-    """What the page's script needs: ids, next entry number, seats, rules, han/fu pairs."""
-    data = {"table_id": table["id"], "game_id": None, "next_seq": None, "players": None}
+def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) -> dict:
+    """What the page's scripts need: ids, next entry number, seats, state, rules spec."""
+    data = {"table_id": table["id"], "game_id": None, "next_seq": None, "status": None,
+            "lang": current_lang(), "version": asset_version()}
     if view:
-        data.update(game_id=view["game"]["id"], next_seq=view["next_seq"],
-                    players=view["players"], status=view["game"]["status"],
-                    names=[s["name"] for s in view["game"]["seats"]])
+        game = view["game"]
+        data.update(game_id=game["id"], next_seq=view["next_seq"], players=view["players"],
+                    status=game["status"], names=[s["name"] for s in game["seats"]],
+                    state=view.get("state"), can_undo=view.get("can_undo", False),
+                    undo_state=v.undo_state(view),
+                    last_hand=v.last_hand_words(view, rules),
+                    started_at=clubtime.clock(db, game.get("started_at")))
     if rules is not None:
-        data.update(pairs=_pairs(rules), use_fu=bool(getattr(rules.fu, "use_fu", True)),
-                    chips=bool(getattr(rules.chips, "enabled", False)),
-                    family=getattr(rules.table, "family", "riichi"))
+        data["spec"] = entry_spec(rules)
+    if reading is not None:
+        data["reading"] = {k: reading.get(k) for k in ("points", "differences", "mismatch",
+                                                       "connected")}
     return data
 
 
@@ -93,14 +114,48 @@ def table_page(table_id: str):
     rules = gamelog.rules_of(game) if view else None
     raw = readings.table_reading(current_app.config["DATABASE"], table_id)
     reading = readings.compare(raw, view)
+    if rules is not None and not rules.settlement.use_points:
+        reading = None  # no point sticks to compare (MCR totals start at 0)
     rule_sets = games.list_rule_sets(db)
+    how = v.unit(game["rules"]) if view else "thousands"
+    screen = "start"
+    if view and view["game"]["status"] == "live":
+        screen = "live"
+    elif view and view["game"]["status"] == "finished":
+        screen = "settlement"
     return render_template(
         "tablet/table.html",
-        table=table, view=view, seats=_seats(view), reading=reading,
+        table=table, view=view, seats=v.seats(view), reading=reading, screen=screen,
+        history=v.history(view, rules) if view else [],
+        sheet=v.settlement(view, how, db) if screen == "settlement" else None,
+        unit=how, points=v.points, signed=v.signed,
         members=games.list_players(db), guests=games.list_players(db, guests=True),
         rule_sets=rule_sets, offered_rules=_rules_for_mode(db, table, reading, rule_sets),
         rule_players={r["id"]: games.resolve_rules(db, r["id"]).table.players
                       for r in rule_sets},
-        data=_page_data(table, view, rules),
-        abort_kinds=ABORT_KINDS, penalty_kinds=PENALTY_KINDS,
+        data=_page_data(table, view, rules, reading, db), words=_words(),
     )
+
+
+@bp.get("/sw.js")
+def service_worker():
+    """The tablet's service worker, served from /tablet/ so it may control the tablet pages
+    (a worker's scope is its own folder)."""
+    resp = make_response(send_file(STATIC / "tablet-sw.js", mimetype="text/javascript",
+                                   max_age=0))
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["Service-Worker-Allowed"] = "/tablet/"
+    return resp
+
+
+@bp.app_template_filter("club_time")
+def club_time(iso: str | None) -> str:
+    """A stored UTC time as the club reads it (``21:43``)."""
+    return clubtime.clock(get_db(), iso)
+
+
+@bp.app_template_filter("club_stamp")
+def club_stamp(iso: str | None) -> str:
+    """A stored UTC time with its day, as the club reads it (``2026-04-01 21:43``)."""
+    return clubtime.stamp(get_db(), iso)
+
