@@ -34,7 +34,7 @@ def club(tmp_path_factory):
     j.register_tables([{"id": "t1", "name": "卓1", "url": "sim://"},
                        {"id": "t2", "name": "卓2", "url": "sim://"}])
     j.update_table("t1", connected=1, mode=1, cycle_state="idle", lid="closed", errors=[])
-    j.update_table("t2", connected=1, mode=4, cycle_state="shuffling", lid="closed", errors=[])
+    j.update_table("t2", connected=1, mode=4, cycle_state="cycling", lid="closed", errors=[])
     j.heartbeat(pid=1, started=True)
     j.close()
     server = WebServer(path).start()

@@ -32,6 +32,13 @@ def wish_words(db, wants: str) -> str:
     return dict(wish_choices(db)).get(wants, wants)
 
 
+@bp.app_template_global("family_words")
+def family_words(family: str) -> str:
+    """A rule family's name in the page's language (its code if it has none)."""
+    words = waiting.families().get(family)
+    return family if words is None else words[0 if current_lang() == "ja" else 1]
+
+
 def _int(data: dict, name: str, low: int = 1, high: int = 2**63 - 1) -> int:
     raw = data.get(name)
     try:
