@@ -10,9 +10,9 @@ idempotency key and the entry number it expects) until the server has it. The
 service worker (``/tablet/sw.js``) keeps the page, its scripts and styles, so a
 reload without the server shows the last known table and the queue.
 
-Other parts of the app add to the page through templates named
-``tablet/_*.html`` (included in name order with ``screen`` = start, live or
-settlement, and the page's ``view``, ``table`` and ``seats``).
+Other parts of the app add to the page with their own templates, included by name
+in ``tablet/table.html`` (the floor, the R strip, the day's accounts); they see
+``screen`` (start, live or settlement) and the page's ``view``, ``table`` and ``seats``.
 """
 
 from __future__ import annotations
