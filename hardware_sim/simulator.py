@@ -51,6 +51,10 @@ log = logging.getLogger("hardware_sim")
 OUTBUF_LIMIT = 1 << 16   # bytes kept for a reader that does not read (then dropped)
 
 
+ORDER_GAP_S = 1e-6
+"""Chunks held back by a delay are timed at least this far apart: the event loop runs
+timers due at the same moment in no promised order."""
+
 class Simulator:
     """One simulated AMOS JP-EX table. Use :meth:`start`/:meth:`stop` (or ``with``)."""
 
@@ -185,11 +189,16 @@ class Simulator:
             self.stats["bytes_lost"] += len(data)
             return
         data, delay = self.faults.apply(data, "rx") if self.faults.active else (data, 0.0)
-        if delay:
-            at = max(self.now() + delay, self._rx_at)
+        if not data:
+            return
+        # bytes still held back by a delay go first, even once the delay is switched off:
+        # a line never reorders, and a late copy of a frame decoded after newer frames
+        # would look like a new command to the table's one-frame duplicate memory
+        if delay or self._rx_at > self.now():
+            at = max(self.now() + delay, self._rx_at + ORDER_GAP_S)
             self._rx_at = at
-            self._loop.call_later(at - self.now(), self._decode, data)
-        elif data:
+            self._loop.call_at(at, self._decode, data)  # the loop's clock is now()'s
+        else:
             self._decode(data)
 
     def _decode(self, data: bytes) -> None:
@@ -224,10 +233,10 @@ class Simulator:
         data, delay = self.faults.apply(data, "tx", what) if self.faults.active else (data, 0.0)
         if not data:
             return
-        if delay:
-            at = max(self.now() + delay, self._tx_at)
+        if delay or self._tx_at > self.now():     # in order behind any delayed bytes
+            at = max(self.now() + delay, self._tx_at + ORDER_GAP_S)
             self._tx_at = at
-            self._loop.call_later(at - self.now(), self._write_out, data)
+            self._loop.call_at(at, self._write_out, data)
         else:
             self._write_out(data)
 

@@ -272,6 +272,28 @@ def test_lost_reply_is_answered_again_without_running_twice(table):
     assert host.wait_event(P.DiceRolled).dice == roll.dice   # events follow the reply
 
 
+def test_delayed_bytes_stay_ahead_of_later_ones_when_the_delay_is_switched_off(table):
+    """A line never reorders: a command still held back by a delay runs before the next
+    one, even when the delay ends in between. A late copy decoded after newer frames
+    would look new to the table's one-frame memory and run a second time."""
+    host, sim = table
+    run_cycle(host)                                   # walls up: a dice roll runs
+    before = len(sim.executed_names())
+    sim.faults.set(delay=0.3, direction="rx")
+    dice = P.encode_frame(P.RollDice(0).to_frame(20))
+    host.port.write(dice)
+    host.port.write(dice)                             # and its retransmission, both in flight
+    time.sleep(0.05)                                  # the simulator has them, held back
+    sim.faults.clear()
+    host.port.write(P.encode_frame(P.Status().to_frame(21)))   # the next command, at once
+    deadline = time.monotonic() + 5
+    while len(sim.executed_names()) < before + 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.4)                                   # anything still in flight has landed
+    assert sim.executed_names()[before:] == ["ROLL_DICE", "STATUS"]
+    assert sim.link_counters()["duplicates"] == 1
+
+
 def test_corrupted_command_is_nakked_and_retransmitted(table):
     host, sim = table
     sim.faults.once("corrupt", "rx")
