@@ -19,10 +19,12 @@
     var notice = document.getElementById("notice");
     if (notice) { notice.textContent = text; notice.hidden = false; notice.className = "notice error"; }
   }
+  function offline() { say(d.tNeedServer); }   // a member's number is checked by the server
   function refresh() {   // the part now, not at the next poll
     fetch(box.dataset.live, {headers: {"Accept": "application/json"}, credentials: "same-origin"})
       .then(function (r) { return r.json(); })
-      .then(function (data) { if (data.parts) box.querySelector("[data-part=live]").innerHTML = data.parts.live; });
+      .then(function (data) { if (data.parts) box.querySelector("[data-part=live]").innerHTML = data.parts.live; })
+      .catch(function () {});   // the part stays as it was; the next poll tries again
   }
 
   box.addEventListener("click", function (e) {
@@ -32,15 +34,15 @@
       b.disabled = true;
       post(d.callUrl, {reason: b.dataset.callReason}).then(function (res) {
         if (!res.ok) say(res.error.message); refresh();
-      }).catch(function () { say(""); }).then(function () { b.disabled = false; });
+      }).catch(offline).then(function () { b.disabled = false; });
     } else if (b.hasAttribute("data-call-cancel")) {
-      post(d.cancelUrl, {}).then(refresh);
+      post(d.cancelUrl, {}).then(refresh).catch(offline);
     } else if (b.dataset.startSeating) {
       b.disabled = true;
       post(d.startUrl.replace(/\/0\/start$/, "/" + b.dataset.startSeating + "/start"), {})
         .then(function (res) {
           if (res.ok) { window.location.reload(); } else { say(res.error.message); b.disabled = false; }
-        });
+        }).catch(function () { offline(); b.disabled = false; });
     }
   });
 
@@ -75,7 +77,7 @@
       post(d.confirmUrl.replace(/\/0\/confirm$/, "/" + info.dataset.game + "/confirm"),
            {seat: Number(b.dataset.seat), member_no: number}).then(function (res) {
         if (res.ok) window.location.reload(); else say(res.error.message);
-      });
+      }).catch(offline);
     });
   }, true);
 })();
