@@ -551,7 +551,7 @@ def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
     if row:
         return Conflict("records.already_recorded", code="already_recorded",
                         details={"next_seq": last + 1}, seq=expected_seq,
-                        at=clubtime.clock(db, row["created_at"]))
+                        at=clubtime.club_clock(db, row["created_at"]))
     return Conflict("records.out_of_date", code="already_recorded",
                     details={"next_seq": last + 1}, seq=expected_seq, next=last + 1)
 

@@ -15,7 +15,8 @@ from tests.support.web import key
 from web import create_app, games
 from web.db import connect
 from web.errors import UserError
-from web.floor import clock, times
+from web import clubtime
+from web.floor import clock
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
@@ -54,7 +55,7 @@ def test_clock_figures_checked_against_simulated_cycles(tmp_path):
         assert f.hands == 3 and sim.state().cycle_no == 4            # the table's own count
         ours = (asked[-1] - asked[0]) / 60 / 2
         assert f.per_hand == pytest.approx(ours, abs=0.3 / 60)       # within 0.3 s a hand
-        elapsed = (time.time() - times.instant(game["started_at"]).timestamp()) / 60
+        elapsed = (time.time() - clubtime.instant(game["started_at"]).timestamp()) / 60
         assert f.elapsed == pytest.approx(elapsed, abs=0.2 / 60)
         with app.app_context():
             st = clock.status(db, path, game)
@@ -72,7 +73,7 @@ def test_clock_time_limit_last_hand_extra_time_and_end_at_time(db, app):
         clock.set_limit(db, gid, None, extra=5)                   # no limit to extend yet
     clock.set_limit(db, gid, 60)
     game = games.get_game(db, gid)
-    start = times.instant(game["started_at"])
+    start = clubtime.instant(game["started_at"])
     st = clock.status(db, path, game, now=start + timedelta(minutes=50))
     assert st["left"] == 10 and not st["soon"] and not st["last_hand"]
     st = clock.status(db, path, game, now=start + timedelta(minutes=57))
@@ -82,7 +83,7 @@ def test_clock_time_limit_last_hand_extra_time_and_end_at_time(db, app):
     assert not clock.status(db, path, game, now=start + timedelta(minutes=61))["last_hand"]
     # The time is up (the game started 70 minutes ago): the hand being played is the last.
     db.execute("UPDATE games SET started_at = ? WHERE id = ?",
-               [(times.now() - timedelta(minutes=70)).isoformat(), gid])
+               [(clubtime.now() - timedelta(minutes=70)).isoformat(), gid])
     db.conn.commit()
     assert not clock.enforce(db, gid)                             # that hand is not in yet
     games.record_event(db, gid, RON, expected_seq=1, idempotency_key=key())

@@ -12,7 +12,8 @@ import pytest
 from web import games
 from web.audit import audit_entries
 from web.errors import UserError
-from web.floor import calls, clock, nights, pairing, seating, times, waiting
+from web import clubtime
+from web.floor import calls, clock, nights, pairing, seating, waiting
 
 from tests.support.web import key
 
@@ -156,7 +157,7 @@ def test_call_staff_once_per_table_until_answered(db):
     again = calls.call(db, "t1", "score")
     assert again["id"] == first["id"] and again["reason"] == "score"
     assert [c["table_id"] for c in calls.open_calls(db)] == ["t1"]
-    later = times.now() + timedelta(seconds=75)
+    later = clubtime.now() + timedelta(seconds=75)
     assert calls.open_calls(db, later)[0]["waited"] >= 75
     calls.acknowledge(db, first["id"], actor="staff:mika")
     assert calls.open_calls(db) == []

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from flask import current_app, render_template
 
-from .. import games
+from .. import clubtime, games
 from ..db import get_db
-from ..floor import calls, clock, seating, times, waiting
+from ..floor import calls, clock, seating, waiting
 from ..security import tablet_required
 from ..errors import UserError
 from . import actor, body, bp, events, ok
@@ -20,15 +20,16 @@ def tablet_floor(table_id: str) -> dict:
     db = get_db()
     path = current_app.config["DATABASE"]
     table = games.get_table(db, table_id)
-    tz = times.club_zone(db)
+    tz = clubtime.club_zone(db)
     out = {"table_id": table_id, "call": None, "clock": None, "ready": None, "waiting": [],
            "members": {}}
     last = calls.last_call(db, table_id)
     if last is not None:
         at = last["ack_at"] or last["created_at"]
-        if not last["ack_at"] or times.minutes_since(at) < 3:
-            out["call"] = {**last, "waited": int((times.now() - times.instant(
-                last["created_at"])).total_seconds()), "since": times.clock(last["created_at"], tz)}
+        if not last["ack_at"] or clubtime.minutes_since(at) < 3:
+            waited = clubtime.now() - clubtime.instant(last["created_at"])
+            out["call"] = {**last, "waited": int(waited.total_seconds()),
+                           "since": clubtime.clock(last["created_at"], tz)}
     live = games.live_game_id(db, table_id)
     if live is not None:
         clock.enforce(db, live)

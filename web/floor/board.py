@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template
 
+from .. import clubtime
 from ..db import get_db
 from ..i18n import current_lang, t
-from . import times, waiting
+from . import waiting
 
 bp = Blueprint("board", __name__)
 
@@ -32,7 +33,7 @@ def board_data(db) -> dict:
     tables = [{k: v for k, v in tb.items() if k in PUBLIC_TABLE}
               for tb in waiting.shared_outlook(db, current_app.config["DATABASE"])]
     return {"waiting": entries, "tables": tables,
-            "clock": times.clock(times.now(), times.club_zone(db))}
+            "clock": clubtime.clock(clubtime.now(), clubtime.club_zone(db))}
 
 
 @bp.get("/board")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
+from .. import clubtime
 from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, UserError
-from . import times
 
 REASONS = ("score", "drink", "other")
 """点数確認 (a score question), 飲み物 (drinks), その他 (anything else)."""
@@ -72,11 +72,11 @@ def cancel(db, table_id: str) -> dict | None:
 
 def open_calls(db, now=None) -> list[dict]:
     """Every open call, oldest first, with the seconds it has waited."""
-    now = now or times.now()
+    now = now or clubtime.now()
     out = []
     for r in rows(db, "SELECT c.*, t.name AS table_name FROM calls c LEFT JOIN club_tables t "
                       "ON t.id = c.table_id WHERE c.ack_at IS NULL AND c.cancelled_at IS NULL "
                       "ORDER BY c.id"):
-        r["waited"] = int((now - times.instant(r["created_at"])).total_seconds())
+        r["waited"] = int((now - clubtime.instant(r["created_at"])).total_seconds())
         out.append(r)
     return out

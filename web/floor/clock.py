@@ -20,10 +20,9 @@ from datetime import datetime, timedelta
 
 from tablectl import store
 
-from .. import games
+from .. import clubtime, games
 from ..db import one, write_tx
 from ..errors import UserError
-from . import times
 
 EVENT_LIMIT = 500
 """Table events read back per table (a game has a few dozen cycles among them)."""
@@ -66,8 +65,8 @@ def cycle_starts(db_path: str, table_id: str) -> list[float]:
 
 def game_figures(db_path: str, game: dict, now: datetime | None = None) -> Figures:
     """The clock of a stored game at its table."""
-    started = times.instant(game["started_at"]).timestamp()
-    at = (now or times.now()).timestamp()
+    started = clubtime.instant(game["started_at"]).timestamp()
+    at = (now or clubtime.now()).timestamp()
     return figures(cycle_starts(db_path, game["table_id"]), started, at)
 
 
@@ -102,7 +101,7 @@ def deadline(game: dict, limit: dict | None) -> datetime | None:
     """When a game's time is up (its start plus its limit and extra time), or None."""
     if not limit:
         return None
-    return times.instant(game["started_at"]) + timedelta(
+    return clubtime.instant(game["started_at"]) + timedelta(
         minutes=limit["limit_minutes"] + limit["extra_minutes"])
 
 
@@ -110,7 +109,7 @@ def status(db, db_path: str, game: dict, now: datetime | None = None) -> dict:
     """A live game's clock as the console and the tablet show it: the figures, and with a
     limit the minutes left, ``soon`` (less than a hand left), ``last_hand`` (time is up:
     this hand is the last)."""
-    now = now or times.now()
+    now = now or clubtime.now()
     f = game_figures(db_path, game, now)
     out = {**f.as_dict(), "limit": None, "left": None, "soon": False, "last_hand": False}
     limit = limit_of(db, game["id"])
@@ -136,11 +135,11 @@ def enforce(db, game_id: int, now: datetime | None = None) -> bool:
     limit = limit_of(db, game_id)
     end = deadline(game, limit)
     if game["status"] != "live" or end is None or limit["ended"] \
-            or (now or times.now()) < end:
+            or (now or clubtime.now()) < end:
         return False
     last = one(db, "SELECT created_at FROM hand_events WHERE game_id = ? AND kind IN "
                    "('win', 'draw', 'abort', 'chombo') ORDER BY seq DESC LIMIT 1", [game_id])
-    if last is None or times.instant(last["created_at"]) < end:
+    if last is None or clubtime.instant(last["created_at"]) < end:
         return False          # the hand being played when time ran out is not in yet
     view = games.game_view(db, game_id)
     try:

@@ -23,10 +23,10 @@ import functools
 import json
 import time
 
-from .. import engine, games
+from .. import clubtime, engine, games
 from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, UserError
-from . import clock, times
+from . import clock
 
 DEALER_REPEATS = 1.25
 """Hands per dealer turn on average (repeats and draws) for the length estimate."""
@@ -151,8 +151,8 @@ def _history(db) -> dict:
     spans = rows(db, "SELECT g.started_at, g.finished_at, l.hands FROM games g JOIN stats_lines l "
                      "ON l.game_id = g.id AND l.seat = 0 WHERE g.status = 'finished' "
                      "ORDER BY g.id DESC LIMIT 50")
-    minutes = [(times.instant(s["finished_at"]) - times.instant(s["started_at"])).total_seconds()
-               / 60 / s["hands"] for s in spans if s["hands"] and s["finished_at"]]
+    minutes = [(clubtime.instant(s["finished_at"]) - clubtime.instant(s["started_at"]))
+               .total_seconds() / 60 / s["hands"] for s in spans if s["hands"] and s["finished_at"]]
     minutes = [m for m in minutes if 1 <= m <= 30]         # a forgotten game is not a pace
     if len(minutes) >= 3:
         out["per_hand"] = sum(minutes) / len(minutes)
@@ -178,7 +178,7 @@ def shared_outlook(db, db_path: str) -> list[dict]:
 
 def outlook(db, db_path: str, now=None) -> list[dict]:
     """Each club table: what it plays and in how many minutes it is free (0: now)."""
-    now = now or times.now()
+    now = now or clubtime.now()
     history = _history(db)
     out = []
     ready = {r["table_id"] for r in rows(db, "SELECT table_id FROM seatings "

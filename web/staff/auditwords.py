@@ -14,9 +14,8 @@ import lexicon
 from tablectl import commands as table_commands
 from tablectl import words as table_words
 
-from .. import stats_store
+from .. import clubtime, stats_store
 from ..db import rows as _rows
-from ..floor import times
 from ..i18n import current_lang, t
 from . import eventwords
 from .common import signed
@@ -191,7 +190,7 @@ def entries(db, rows: list[dict], tz: str) -> list[dict]:
     for e in rows:
         words = describe(db, e, lang, cache)
         kind, _, target_id = str(e["target"]).partition(":")
-        out.append({**e, **words, "when": times.clock(e["at"], tz, day=True),
+        out.append({**e, **words, "when": clubtime.clock(e["at"], tz, day=True),
                     "who": who(e["actor"]), "target_kind": kind, "target_id": target_id,
                     "action_words": _action(e["action"])})
     return out

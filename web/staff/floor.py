@@ -27,10 +27,10 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
 
-from .. import games, readings
+from .. import clubtime, games, readings
 from ..db import get_db
 from ..errors import UserError
-from ..floor import calls, clock, modechange, seating, times
+from ..floor import calls, clock, modechange, seating
 from ..i18n import current_lang
 from ..security import current_staff, staff_required
 from .common import bp
@@ -49,7 +49,7 @@ def modes() -> list[dict]:
 
 def club_timezone() -> str:
     """The club's time zone, for the times staff read (the club-day settings)."""
-    return times.club_zone(get_db())
+    return clubtime.club_zone(get_db())
 
 
 def _sticks_beside(table: dict | None, players: int) -> list | None:
@@ -101,8 +101,8 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
         "seats": seats,
         "hands": len(hands),
         "started_at": game.get("started_at"),
-        "started": times.clock(game.get("started_at"), tz),
-        "minutes": times.minutes_since(game.get("started_at")),
+        "started": clubtime.clock(game.get("started_at"), tz),
+        "minutes": clubtime.minutes_since(game.get("started_at")),
         "mismatch": [s["seat"] for s in seats if s["diff"]],
     }
 
@@ -146,7 +146,7 @@ def floor_data() -> dict:
         t["proposal"] = seating.proposal(db, tid) \
             if tid in club and not live and not t["ready"] else None
         t["events"] = [{**e, "message": table_words.event(_named(e, lang), lang),
-                        "clock": times.clock(e.get("at"), tz)}
+                        "clock": clubtime.clock(e.get("at"), tz)}
                        for e in store.recent_events(path, tid, limit=3)] if t["in_daemon"] else []
         can = t.get("commands") or CONSOLE_COMMANDS
         t["commands"] = [c for c in CONSOLE_COMMANDS if c in can]
@@ -156,10 +156,10 @@ def floor_data() -> dict:
         t.update(_labels(t, lang))
     open_calls = calls.open_calls(db)
     for c in open_calls:
-        c["since"] = times.clock(c["created_at"], tz)
+        c["since"] = clubtime.clock(c["created_at"], tz)
         c["waited_words"] = _waited(c["waited"])
     return {"daemon": daemon, "tables": tables, "timezone": tz, "calls": open_calls,
-            "clock": times.clock(times.now(), tz)}
+            "clock": clubtime.clock(clubtime.now(), tz)}
 
 
 def _waited(seconds: int) -> str:
@@ -220,7 +220,7 @@ def _command_view(row: dict | None, lang: str, tz: str) -> dict | None:
             "error_message": table_commands.describe(row, lang, tz)
             if row["status"] in ("failed", "timed_out") else None,
             "result": row["result"], "message": table_commands.describe(row, lang, tz),
-            "clock": times.clock(row.get("finished_at") or row.get("created_at"), tz)}
+            "clock": clubtime.clock(row.get("finished_at") or row.get("created_at"), tz)}
 
 
 def floor_parts(data: dict) -> dict:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import segno
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from .. import games, stats_store
+from .. import clubtime, games, stats_store
 from ..auth import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
 from ..db import get_db
 from ..errors import UserError
-from ..floor import times
 from ..i18n import t
 from ..security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
@@ -232,8 +231,8 @@ def tablets():
 
 def _seen(db, rows: list[dict]) -> list[dict]:
     """Tablets with when each was last seen, in the club's time zone."""
-    tz = times.club_zone(db)
-    return [{**r, "last_seen": times.clock(r["last_seen_at"], tz) if r.get("last_seen_at")
+    tz = clubtime.club_zone(db)
+    return [{**r, "last_seen": clubtime.clock(r["last_seen_at"], tz) if r.get("last_seen_at")
              else None} for r in rows]
 
 
@@ -275,8 +274,8 @@ def accounts():
     rows = list_staff(db)
     if wants_json():
         return jsonify({"staff": rows})
-    tz = times.club_zone(db)
-    rows = [{**r, "last_login": times.clock(r["last_login_at"], tz)
+    tz = clubtime.club_zone(db)
+    rows = [{**r, "last_login": clubtime.clock(r["last_login_at"], tz)
              if r.get("last_login_at") else ""} for r in rows]
     return render_template("staff/accounts.html", accounts=rows, roles=ROLES)
 

@@ -16,11 +16,10 @@ from datetime import date
 
 from flask import jsonify, render_template, request
 
-from .. import engine, gamelog, games
+from .. import clubtime, engine, gamelog, games
 from ..audit import audit_entries
 from ..db import get_db
 from ..errors import UserError
-from ..floor import times
 from ..i18n import current_lang, t
 from ..security import actor_name, staff_required, wants_json
 from . import auditwords, eventwords
@@ -36,9 +35,9 @@ def game_list():
     rows = games.list_games(db, status=status, limit=100)
     if wants_json():
         return jsonify({"games": rows})
-    tz = times.club_zone(db)
+    tz = clubtime.club_zone(db)
     for g in rows:
-        g["started"] = times.clock(g["started_at"], tz, day=True)
+        g["started"] = clubtime.clock(g["started_at"], tz, day=True)
     return render_template("staff/games.html", games=rows, status=status)
 
 
@@ -95,10 +94,10 @@ def game_detail(game_id: int):
     rows = _entry_rows(view, names)
     removed = [{**e, "words": eventwords.describe(e["event"], names)}
                for e in games.removed_entries(played)]
-    tz = times.club_zone(db)
+    tz = clubtime.club_zone(db)
     return render_template(
         "staff/game.html", view=view, rows=rows, removed=removed, names=names,
-        standing=games.standing(game, played), started=times.clock(game["started_at"], tz,
+        standing=games.standing(game, played), started=clubtime.clock(game["started_at"], tz,
                                                                      day=True),
         confirmations=_confirmations(db, game, tz),
         audit=auditwords.entries(db, trail, tz), fix=_fix_data(game, names, rows, removed))
@@ -109,7 +108,7 @@ def _confirmations(db, game: dict, tz: str) -> list[dict]:
     by = dict(db.execute("SELECT seat, confirmed_by FROM game_seats WHERE game_id = ?",
                          [game["id"]]).fetchall())
     return [{"seat": s["seat"], "name": s["name"], "by": by.get(s["seat"]),
-             "at": times.clock(s["confirmed_at"], tz) if s.get("confirmed_at") else None}
+             "at": clubtime.clock(s["confirmed_at"], tz) if s.get("confirmed_at") else None}
             for s in game["seats"]]
 
 
@@ -238,7 +237,7 @@ def audit_log():
     rows = audit_entries(db, **query["filters"], limit=500)
     if wants_json():
         return jsonify({"audit": rows})
-    tz = times.club_zone(db)
+    tz = clubtime.club_zone(db)
     staff_names = [(a, auditwords.who(a)) for a in
                    sorted({r["actor"] for r in audit_entries(db, limit=2000)})]
     return render_template("staff/audit.html", entries=auditwords.entries(db, rows, tz),

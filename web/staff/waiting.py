@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from flask import jsonify, redirect, render_template, request, url_for
 
-from .. import games
+from .. import clubtime, games
 from ..db import get_db
 from ..errors import UserError
-from ..floor import calls, clock, nights, seating, times, waiting
+from ..floor import calls, clock, nights, seating, waiting
 from ..i18n import current_lang, t
 from ..security import actor_name, staff_required, wants_json
 from .common import bp, db_path, done, form_data, record
@@ -68,10 +68,10 @@ def _ids(data: dict, name: str) -> list[int]:
 # ----------------------------------------------------------------------------- waiting list
 def waiting_view(db) -> dict:
     """The waiting page's data: the list with estimates, the tables' outlook, proposals."""
-    tz = times.club_zone(db)
+    tz = clubtime.club_zone(db)
     entries = waiting.estimates(db, db_path())
     for e in entries:
-        e["since"] = times.clock(e["added_at"], tz)
+        e["since"] = clubtime.clock(e["added_at"], tz)
         e["wish"] = wish_words(db, e["wants"])
     tables = waiting.outlook(db, db_path())
     for tb in tables:

@@ -81,7 +81,7 @@ def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) 
                     state=view.get("state"), can_undo=view.get("can_undo", False),
                     undo_state=v.undo_state(view),
                     last_hand=v.last_hand_words(view, rules),
-                    started_at=clubtime.clock(db, game.get("started_at")))
+                    started_at=clubtime.club_clock(db, game.get("started_at")))
     if rules is not None:
         data["spec"] = entry_spec(rules)
     if reading is not None:
@@ -151,11 +151,11 @@ def service_worker():
 @bp.app_template_filter("club_time")
 def club_time(iso: str | None) -> str:
     """A stored UTC time as the club reads it (``21:43``)."""
-    return clubtime.clock(get_db(), iso)
+    return clubtime.club_clock(get_db(), iso)
 
 
 @bp.app_template_filter("club_stamp")
 def club_stamp(iso: str | None) -> str:
     """A stored UTC time with its day, as the club reads it (``2026-04-01 21:43``)."""
-    return clubtime.stamp(get_db(), iso)
+    return clubtime.club_clock(get_db(), iso, day=True)
 

@@ -247,7 +247,7 @@ def settlement(view: dict, how: str, db) -> dict | None:
         "rows": rows, "unit": how,
         "has_uma": any(final.get("uma") or []), "has_oka": any(final.get("oka") or []),
         "has_chips": any(final.get("chips") or []),
-        "finished_at": clubtime.clock(db, view["game"].get("finished_at")),
+        "finished_at": clubtime.club_clock(db, view["game"].get("finished_at")),
         "leftover": points(final.get("leftover_deposits") or 0),
     }
 
