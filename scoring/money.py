@@ -24,8 +24,21 @@ from typing import Iterable, Mapping, Sequence
 from .rules import MoneyRules
 
 
+class _Net:
+    """What a player receives (+) or pays (-) in all, from the four money fields."""
+
+    fee: int
+    prize: int
+    chip_yen: int
+
+    @property
+    def net(self) -> int:
+        """What the player receives (+) or pays (-) in all."""
+        return self.prize + self.chip_yen - self.fee
+
+
 @dataclass(frozen=True)
-class SeatMoney:
+class SeatMoney(_Net):
     """One seat's money of one game (yen; chips as counted)."""
 
     fee: int = 0
@@ -36,11 +49,6 @@ class SeatMoney:
     """Net chips at the settlement (+ received, - paid)."""
     chip_yen: int = 0
     """The chips in yen."""
-
-    @property
-    def net(self) -> int:
-        """What the player receives (+) or pays (-) for the game in all."""
-        return self.prize + self.chip_yen - self.fee
 
 
 @dataclass(frozen=True)
@@ -143,7 +151,7 @@ def game_money(
 
 # --------------------------------------------------------------------------- accounts
 @dataclass
-class Account:
+class Account(_Net):
     """A player's money over some games (a day): sums of :class:`SeatMoney`."""
 
     games: int = 0
@@ -151,10 +159,6 @@ class Account:
     prize: int = 0
     chips: int = 0
     chip_yen: int = 0
-
-    @property
-    def net(self) -> int:
-        return self.prize + self.chip_yen - self.fee
 
     def add(self, m: "SeatMoney | Account") -> None:
         """Count one more game's seat money, or add another account's sums."""
