@@ -256,11 +256,6 @@ def mcr_fans(rules: Rules) -> list[dict]:
             for fid in _MCR_RULEBOOK if fid != MCR_FLOWER_FAN]
 
 
-def mcr_fan_points(rules: Rules) -> dict[str, int]:
-    """Points of each MCR fan id under ``rules``."""
-    return {f["id"]: f["points"] for f in mcr_fans(rules)}
-
-
 # --------------------------------------------------------------------------- prices
 def hand_price(rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool,
                dora: int = 0) -> dict:
