@@ -21,13 +21,12 @@ PUBLIC_TABLE = ("table_id", "name", "rule_set", "family", "state", "free_in")
 def board_data(db) -> dict:
     """What the public may see: places, names, wishes and waits; the tables' state."""
     lang = current_lang()
-    fam = waiting.families()
     titles = {f"rules:{r}": r for r in (e["wants"][6:] for e in waiting.waiting(db)
                                          if e["wants"].startswith("rules:"))}
     entries = []
     for e in waiting.estimates(db, current_app.config["DATABASE"], shared=True):
         kind, _, value = e["wants"].partition(":")
-        wish = (fam[value][0] if lang == "ja" else fam[value][1]) if kind == "family" \
+        wish = waiting.family_words(value, lang) if kind == "family" \
             else titles.get(e["wants"], value)
         entries.append({k: v for k, v in {**e, "wish": wish}.items() if k in PUBLIC_ENTRY})
     tables = [{k: v for k, v in tb.items() if k in PUBLIC_TABLE}

@@ -38,6 +38,12 @@ def families() -> dict:
     return dict(engine.stats.FAMILIES)
 
 
+def family_words(family: str, lang: str) -> str:
+    """A rule family's name in ``lang`` (its code if it has none)."""
+    words = engine.stats.FAMILIES.get(family)
+    return family if words is None else words[0 if lang == "ja" else 1]
+
+
 @functools.lru_cache(maxsize=128)
 def _rules_facts(rules_json: str) -> tuple[str, int, float]:
     data = json.loads(rules_json)

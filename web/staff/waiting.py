@@ -22,7 +22,7 @@ from .modes import needs_mode
 def wish_choices(db) -> list[tuple[str, str]]:
     """What a walk-in may ask for: a kind of game, or one of the club's rule sets."""
     lang = current_lang()
-    out = [(f"family:{k}", v[0] if lang == "ja" else v[1]) for k, v in waiting.families().items()]
+    out = [(f"family:{k}", waiting.family_words(k, lang)) for k in waiting.families()]
     out += [(f"rules:{r['id']}", t("floor.wait.rules_choice", title=r["title"], id=r["id"]))
             for r in games.list_rule_sets(db)]
     return out
@@ -35,8 +35,7 @@ def wish_words(db, wants: str) -> str:
 @bp.app_template_global("family_words")
 def family_words(family: str) -> str:
     """A rule family's name in the page's language (its code if it has none)."""
-    words = waiting.families().get(family)
-    return family if words is None else words[0 if current_lang() == "ja" else 1]
+    return waiting.family_words(family, current_lang())
 
 
 def _int(data: dict, name: str, low: int = 1, high: int = 2**63 - 1) -> int:
