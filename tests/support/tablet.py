@@ -16,7 +16,18 @@ SIZES = {"390": {"width": 390, "height": 844}, "768": {"width": 768, "height": 1
          "1024": {"width": 1024, "height": 768}}
 
 
-def seed_club(path: str, tables: dict[str, str], players=("青木", "伊藤", "上田", "遠藤")):
+NAMES = (("青木", "伊藤", "上田", "遠藤"), ("大野", "加藤", "木村", "工藤"),
+         ("小林", "斎藤", "佐藤", "清水"), ("鈴木", "田中", "中村", "西田"),
+         ("橋本", "藤田", "松本", "山田"), ("吉田", "渡辺", "森", "石井"))
+"""Four players for each table of a test club (one person sits at one table at a time)."""
+
+
+def table_players(i: int) -> tuple[str, ...]:
+    """The four players of the club's ``i``-th table."""
+    return NAMES[i] if i < len(NAMES) else tuple(f"{s}{i}" for s in NAMES[0])
+
+
+def seed_club(path: str, tables: dict[str, str], players=NAMES[0]):
     """A club database with ``tables`` ({id: rule set}), members and a tablet secret per
     table: ``(ids, secrets)``."""
     from web import create_app
@@ -215,12 +226,6 @@ def overflow(page) -> tuple[int, int]:
     return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
 
 
-NAMES = (("青木", "伊藤", "上田", "遠藤"), ("大野", "加藤", "木村", "工藤"),
-         ("小林", "斎藤", "佐藤", "清水"), ("鈴木", "田中", "中村", "西田"),
-         ("橋本", "藤田", "松本", "山田"), ("吉田", "渡辺", "森", "石井"))
-"""Four players per table for :func:`running_club`, the first table's as :func:`seed_club`'s."""
-
-
 @contextmanager
 def running_club(path: str, tables: dict[str, str]):
     """A seeded club (:func:`seed_club`) served by a real server process:
@@ -228,15 +233,13 @@ def running_club(path: str, tables: dict[str, str]):
     players who play at that table (``ids``: the first table's)."""
     from tests.support.web_server import WebServer
 
-    # one person sits at one table at a time: each table gets its own four players
-    names = [n for i in range(len(tables)) for n in (NAMES[i] if i < len(NAMES) else
-                                                      [f"{s}{i}" for s in NAMES[0]])]
-    ids, secrets = seed_club(path, tables, names)
+    ids, secrets = seed_club(path, tables,
+                             [n for i in range(len(tables)) for n in table_players(i)])
     seats = {t: ids[4 * i:4 * i + 4] for i, t in enumerate(tables)}
     server = WebServer(path).start()
     try:
-        yield {"server": server, "db": path, "ids": ids[:4], "seats": seats, "secrets": secrets,
-               "url": server.url}
+        yield {"server": server, "db": path, "ids": seats[next(iter(tables))], "seats": seats,
+               "secrets": secrets, "url": server.url}
     finally:
         server.stop()
 
