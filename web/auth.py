@@ -72,6 +72,8 @@ FAILURE_MEMORY_S = 24 * 3600
 """Failures older than this no longer count (nor does anything before a success)."""
 GLOBAL_PER_SECOND = 2.0
 GLOBAL_BURST = 4
+BUSY_RETRY_S = 1
+"""Seconds a sign-in refused because others' checks are busy is told to wait (and waits)."""
 
 
 # ----------------------------------------------------------------------------- schema
@@ -312,6 +314,13 @@ def _waits() -> Waits:
     return current_app.extensions.setdefault("jantaku_login_waits", Waits())
 
 
+def sign_in_wait(app, ip: str) -> int:
+    """Seconds ``ip`` must still wait before its next sign-in, as this process knows it
+    (no database work: the server's event loop asks it of every sign-in)."""
+    waits = app.extensions.get("jantaku_login_waits")
+    return waits.left(ip or "?", time.time()) if waits else 0
+
+
 class FastRefusal:
     """WSGI middleware: a sign-in from an address that must still wait gets its 429 here,
     without Flask, the session or the database (a flood costs the server next to nothing)."""
@@ -321,8 +330,7 @@ class FastRefusal:
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") == "/auth/login" and environ.get("REQUEST_METHOD") == "POST":
-            waits = self.app.extensions.get("jantaku_login_waits")
-            left = waits.left(environ.get("REMOTE_ADDR") or "?", time.time()) if waits else 0
+            left = sign_in_wait(self.app, environ.get("REMOTE_ADDR"))
             if left:
                 return self._refuse(environ, start_response, left)
         return self.wsgi_app(environ, start_response)
@@ -363,7 +371,11 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
                         details={"retry_after": wait})
     gate = _gate()
     if not gate.enter():
-        raise UserError("auth.busy", status=429, code="login_busy", details={"retry_after": 1})
+        # The answer says "in a second": the address waits that second, so a flood that
+        # keeps the checks busy is held back like any address that must wait.
+        _waits().note(ip, now + BUSY_RETRY_S)
+        raise UserError("auth.busy", status=429, code="login_busy",
+                        details={"retry_after": BUSY_RETRY_S})
     try:
         row = one(db, "SELECT id, name, role, session_gen, password_hash FROM staff_users "
                       "WHERE name = ? AND active = 1", [key])

@@ -24,6 +24,7 @@ line on stderr, exit status 2.
 from __future__ import annotations
 
 import argparse
+import functools
 import getpass
 import json
 import logging
@@ -40,14 +41,13 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from waitress.server import create_server
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from tablectl import store
 
 from . import backup as backups
-from . import create_app, games, private_file, readings
-from .auth import ROLES, create_staff, set_staff_password, set_staff_role
+from . import create_app, games, private_file, readings, server
+from .auth import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
 from .db import connect, get_db
 from .errors import UserError
 from .security import create_pairing
@@ -86,24 +86,11 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     return create_app(config)
 
 
-SERVER_THREADS = 8
-"""Worker threads: requests in progress at once (a hand's write is short; SQLite has one writer)."""
-CONNECTION_LIMIT = 500
-"""Open connections at most (idle ones cost a socket, not a thread); more wait in the
-listen backlog until one closes."""
-IDLE_TIMEOUT_S = 60
-"""An idle connection is closed after this long."""
-
-
-def _listen(host: str, port: int, app, *, threads: int = SERVER_THREADS,
-            connection_limit: int = CONNECTION_LIMIT, idle_timeout: int = IDLE_TIMEOUT_S):
-    """A waitress server bound to host:port (not yet serving: call ``run()``)."""
+def _listen(host: str, port: int, app, **options):
+    """The production server for ``app`` on host:port (not yet serving: call ``run()``)."""
     try:
-        return create_server(app, host=host, port=port, threads=threads,
-                             connection_limit=connection_limit, channel_timeout=idle_timeout,
-                             cleanup_interval=max(1, min(30, idle_timeout // 2)),
-                             asyncore_use_poll=True,  # select() stops at 1,024 sockets
-                             ident="", clear_untrusted_proxy_headers=True)
+        return server.listen(host, port, app, must_wait=functools.partial(sign_in_wait, app),
+                             **options)
     except OSError as e:
         reason = e.strerror or str(e)
     raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
@@ -147,9 +134,9 @@ def cmd_serve(args) -> int:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
         # counts the tablet's address, not the proxy's.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
-    server = _listen(args.host, args.port, app, threads=args.threads,
+    httpd = _listen(args.host, args.port, app, threads=args.threads,
                      connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
-    base = _address(args.host, server.effective_port)
+    base = _address(args.host, httpd.effective_port)
     # Pairing QR codes use the configured address, else the bound one: never a request's Host.
     app.config["PUBLIC_URL"] = args.public_url or base
     _stop_on_sigterm()
@@ -157,17 +144,17 @@ def cmd_serve(args) -> int:
     # under load, when the queue is only the work waiting its turn
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     _say(f"Serving on {base}/ (database {Path(db).resolve()})")
-    _serve(server)
+    _serve(httpd)
     _say("Stopped.")
     return 0
 
 
-def _serve(server) -> None:
+def _serve(httpd) -> None:
     """Serve until Ctrl-C / SIGTERM, then close the listening socket and the workers."""
     try:
-        server.run()  # returns on KeyboardInterrupt after stopping its worker threads
+        httpd.run()  # returns on KeyboardInterrupt after stopping its worker threads
     finally:
-        server.close()
+        httpd.close()
 
 
 def cmd_create_staff(args) -> int:
@@ -367,8 +354,8 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     # the session key is kept in the folder, beside the database: a restarted web app
     # still reads the tablets' sessions (and their CSRF tokens)
     app = build_app(str(db), secure_cookies=False)
-    server = _listen(args.host, args.port, app)
-    base = _address(args.host, server.effective_port)
+    httpd = _listen(args.host, args.port, app)
+    base = _address(args.host, httpd.effective_port)
     app.config["PUBLIC_URL"] = base
     codes = seed_demo(app)
     _stop_on_sigterm()
@@ -378,7 +365,7 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
-        _serve(server)
+        _serve(httpd)
     except KeyboardInterrupt:
         pass
     finally:
@@ -465,12 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
                    help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
-    s.add_argument("--threads", type=int, default=SERVER_THREADS,
-                   help=f"worker threads (default {SERVER_THREADS})")
-    s.add_argument("--connection-limit", type=int, default=CONNECTION_LIMIT,
-                   help=f"open connections at most (default {CONNECTION_LIMIT})")
-    s.add_argument("--idle-timeout", type=int, default=IDLE_TIMEOUT_S, metavar="SECONDS",
-                   help=f"close a connection idle this long (default {IDLE_TIMEOUT_S})")
+    s.add_argument("--threads", type=int, default=server.SERVER_THREADS,
+                   help=f"worker threads (default {server.SERVER_THREADS})")
+    s.add_argument("--connection-limit", type=int, default=server.CONNECTION_LIMIT,
+                   help=f"open connections at most (default {server.CONNECTION_LIMIT})")
+    s.add_argument("--idle-timeout", type=int, default=server.IDLE_TIMEOUT_S, metavar="SECONDS",
+                   help=f"close a connection idle this long (default {server.IDLE_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")

@@ -15,7 +15,7 @@ import pytest
 from tests.support.web import english
 
 from web import create_app
-from web.auth import check_login, create_staff
+from web.auth import check_login, create_staff, sign_in_wait
 from web.db import connect, get_db
 from web.errors import UserError
 from web.security import (
@@ -165,6 +165,9 @@ def test_the_global_gate_refuses_a_burst_from_many_addresses(tmp_path):
         assert codes == ["login_failed", "login_failed", "login_busy", "login_busy"]
         # a busy refusal checked no password and recorded nothing
         assert db.execute("SELECT COUNT(*) FROM login_attempts").fetchone()[0] == 2
+        # but its address waits the second the answer names, so the server holds its next
+        # tries back (web/server.py) instead of refusing each one at full cost
+        assert [sign_in_wait(app, f"10.9.0.{i}") for i in range(4)] == [0, 0, 1, 1]
 
 
 def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):

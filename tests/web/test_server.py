@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
+import time
+import types
+import urllib.error
 import urllib.request
 
 from tests.support.web_server import WebServer
-from web.cli import SERVER_THREADS
+from web import server
+from web.auth import Waits, sign_in_wait
+from web.server import SERVER_THREADS, SignInHold
 
 
 def _threads(pid: int) -> int:
@@ -36,3 +42,106 @@ def test_serve_has_no_banner_and_idle_connections_cost_no_threads(tmp_path):
             s.close()
         server.stop()
     assert oct((tmp_path / "club.sqlite").stat().st_mode & 0o777) == "0o600"
+
+
+# --------------------------------------------------------------------------- sign-ins held back
+class _Channel:
+    """What the dispatcher reads of a waitress channel: its client address and its
+    pending requests."""
+
+    def __init__(self, address: str, command: str = "POST", path: str = "/auth/login"):
+        self.addr = (address, 40000)
+        self.requests = [types.SimpleNamespace(command=command, path=path)]
+
+    def service(self):
+        pass
+
+    def cancel(self):
+        self.requests = []
+
+
+def _dispatcher(must_wait, **kw) -> SignInHold:
+    hold = SignInHold(must_wait, **kw)
+    hold.set_thread_count(0)  # nothing takes tasks from the queue: it can be inspected
+    return hold
+
+
+def test_a_sign_in_that_must_wait_is_held_without_a_worker_and_others_go_straight_on():
+    hold = _dispatcher(lambda address: 30 if address == "10.0.0.9" else 0, hold_s=60)
+    try:
+        hold.add_task(_Channel("10.0.0.9"))  # must wait: held
+        hold.add_task(_Channel("10.0.0.8"))  # may try: to the workers
+        hold.add_task(_Channel("10.0.0.9", "POST", "/api/tables/t1/hands"))  # not a sign-in
+        hold.add_task(_Channel("10.0.0.9", "GET", "/auth/login"))  # the form, not a try
+        assert hold.held() == 1
+        assert len(hold.queue) == 3
+    finally:
+        hold.shutdown(timeout=5)
+    assert hold.held() == 0  # cancelled with the queued ones at shutdown
+
+
+def test_one_address_holds_a_bounded_number_of_sign_ins():
+    hold = _dispatcher(lambda address: 30, hold_s=60, per_address=2)
+    try:
+        for _ in range(5):
+            hold.add_task(_Channel("10.0.0.9"))
+        hold.add_task(_Channel("10.0.0.7"))
+        assert hold.held() == 3  # two from .9, one from .7
+        assert len(hold.queue) == 3  # the rest answered at once (their refusal is cheap)
+    finally:
+        hold.shutdown(timeout=5)
+
+
+def test_a_held_sign_in_goes_on_when_its_time_is_up():
+    hold = _dispatcher(lambda address: 30, hold_s=0.05)
+    try:
+        hold.add_task(_Channel("10.0.0.9"))
+        deadline = time.monotonic() + 30
+        while not hold.queue and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(hold.queue) == 1 and hold.held() == 0
+    finally:
+        hold.shutdown(timeout=5)
+
+
+def test_the_real_server_answers_others_while_a_sign_in_is_held(tmp_path):
+    """One worker thread: while an address that must wait has a sign-in held, a tablet's
+    request is still answered (the hold takes no worker), and the held sign-in is answered
+    once the hold ends."""
+    from web.cli import build_app
+
+    app = build_app(str(tmp_path / "club.sqlite"), secure_cookies=False, secret="k")
+    httpd = server.listen("127.0.0.1", 0, app, threads=1, hold_s=60,
+                          must_wait=lambda address: sign_in_wait(app, address))
+    runner = threading.Thread(target=httpd.run, daemon=True)
+    runner.start()
+    url = f"http://127.0.0.1:{httpd.effective_port}"
+    answers: list[int] = []
+
+    def sign_in():
+        req = urllib.request.Request(url + "/auth/login", data=b'{"name":"x","password":"y"}',
+                                     headers={"Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(req, timeout=120)
+        except urllib.error.HTTPError as e:
+            answers.append(e.code)
+        except OSError:
+            answers.append(0)  # dropped at shutdown
+
+    try:
+        app.extensions.setdefault("jantaku_login_waits", Waits()).note(
+            "127.0.0.1", time.time() + 600)
+        trying = threading.Thread(target=sign_in, daemon=True)
+        trying.start()
+        deadline = time.monotonic() + 30
+        while httpd.task_dispatcher.held() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert httpd.task_dispatcher.held() == 1
+        with urllib.request.urlopen(url + "/api/health", timeout=30) as r:
+            assert r.status == 200
+        assert httpd.task_dispatcher.held() == 1 and answers == []  # still held
+    finally:
+        httpd.close()
+        httpd.task_dispatcher.shutdown(timeout=5)
+    trying.join(30)
+    assert answers in ([0], [])  # never reached a worker: dropped with its connection
