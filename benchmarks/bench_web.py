@@ -1,8 +1,8 @@
 """Load benchmark of the club web API: 40 simulated tablets on loopback.
 
-Starts the production server (``python -m web serve``: waitress) on a fresh
-SQLite file with 40 tables, each with a live game and its own paired tablet,
-then in the same run:
+Starts the production server (``python -m web serve``: waitress, one process per
+core) on a fresh SQLite file with 40 tables, each with a live game and its own
+paired tablet, then in the same run:
 
 1. ``GET /api/health`` from 40 concurrent clients (the trivial peer);
 2. ``POST /api/tables/<id>/hands`` from 40 concurrent tablets, each recording
@@ -74,9 +74,11 @@ def setup_club(path: str, tablets: int) -> tuple[dict[str, str], dict[str, list]
     return secrets, seats
 
 
-def start_server(path: str, threads: int | None = None) -> tuple[subprocess.Popen, int]:
+def start_server(path: str, threads: int | None = None,
+                 workers: int | None = None) -> tuple[subprocess.Popen, int]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "JANTAKU_SECRET_KEY": "bench"}
     extra = ["--threads", str(threads)] if threads else []
+    extra += ["--workers", str(workers)] if workers else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "web", "serve", "--db", path, "--host", "127.0.0.1", "--port", "0",
          "--insecure-cookies", *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -287,7 +289,10 @@ def main(argv=None) -> int:
     ap.add_argument("--think", type=float, default=1.0,
                     help="mean seconds a paced tablet waits between requests (a real table "
                          "records a hand every few minutes; 1 s is over 100x that)")
-    ap.add_argument("--threads", type=int, default=None, help="server worker threads")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="worker threads per server process (default: the server's)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="server processes (default: the server's, one per core)")
     ap.add_argument("--login-flood", action="store_true",
                     help="also measure hand recording under a sign-in flood")
     ap.add_argument("--json", help="also write the figures to this file")
@@ -296,7 +301,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "bench.sqlite")
         secrets, seats = setup_club(path, args.tablets)
-        proc, port = start_server(path, args.threads)
+        proc, port = start_server(path, args.threads, args.workers)
         try:
             club = Club(port, secrets, seats, args.hands)
             results = []
@@ -327,7 +332,10 @@ def main(argv=None) -> int:
 
 
 def report(out: dict, args) -> None:
-    print(f"{args.tablets} concurrent tablets on loopback, one server process (waitress; "
+    from web.server import SERVER_THREADS, WORKERS
+
+    print(f"{args.tablets} concurrent tablets on loopback; the production server (waitress, "
+          f"{args.workers or WORKERS} processes of {args.threads or SERVER_THREADS} threads; "
           f"{os.cpu_count()} CPUs, clients on the same machine)")
     print("paced: each tablet waits a random 0-2x{:.2f} s between requests; "
           "saturated: no wait at all".format(args.think))

@@ -9,7 +9,8 @@ is the only place that knows how to open it:
 * :func:`shared` gives the calling thread its own long-lived connection to a
   file, so a hot path does not pay for opening one per call;
 * :func:`write_tx` is the one way to write: ``BEGIN IMMEDIATE`` behind a
-  per-file lock of this process (nested use becomes a savepoint);
+  per-file lock of this process and the file's writer lock between processes
+  (nested use becomes a savepoint);
 * :class:`Migrations` is a named, ordered set of schema steps; every set's
   applied steps are recorded in one table, ``clubdb_migrations``.
 """
@@ -17,9 +18,11 @@ is the only place that knows how to open it:
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
@@ -29,6 +32,8 @@ import sqlite_utils
 BUSY_TIMEOUT_MS = 10_000
 """How long a writer waits for another process's write lock before SQLite gives up."""
 
+WRITER_LOCK_SUFFIX = "-writer"
+"""The writer lock file beside the club file (``club.sqlite-writer``)."""
 MIGRATIONS_TABLE = "clubdb_migrations"
 SHARED_PER_THREAD = 8
 """Open files a thread keeps connections to (the least recently used one is closed)."""
@@ -48,7 +53,11 @@ def connect(path: str | os.PathLike) -> sqlite_utils.Database:
     conn.isolation_level = None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     if path != ":memory:" and conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode = WAL")
+        # Two connections switching a new file at once: one gets "locked" at once, without
+        # the busy timeout. Switch as writers do, one at a time.
+        full = os.path.abspath(path)
+        with _path_lock(full), _writer_file_lock(full):
+            conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = FULL")
     db = sqlite_utils.Database(conn)
@@ -97,8 +106,53 @@ def _process_lock(db: sqlite_utils.Database) -> threading.Lock:
     if path is None:
         path = db.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(db.conn)}"
         db._clubdb_path = path
+    return _path_lock(path)
+
+
+def _path_lock(path: str) -> threading.Lock:
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(path, threading.Lock())
+
+
+_WRITER_FILES: dict[str, int] = {}
+"""This process's open writer-lock file per club file (a process's own: see below)."""
+
+
+def _forget_writer_files() -> None:
+    # A forked child shares its parent's open files, and so its flock: it opens its own.
+    _WRITER_FILES.clear()
+
+
+os.register_at_fork(after_in_child=_forget_writer_files)
+
+
+@contextlib.contextmanager
+def _writer_file_lock(path: str) -> Iterator[None]:
+    """The club file's writer lock between processes: an exclusive ``flock`` on
+    ``<file>-writer``, polled every few milliseconds for at most the busy timeout (then
+    "database is locked", as SQLite would say)."""
+    if path.startswith("memory:"):
+        yield
+        return
+    fd = _WRITER_FILES.get(path)
+    if fd is None:
+        fd = _WRITER_FILES[path] = os.open(path + WRITER_LOCK_SUFFIX,
+                                           os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.0002
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise sqlite3.OperationalError("database is locked") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
@@ -106,16 +160,18 @@ def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     """An all-or-nothing write transaction, taken with BEGIN IMMEDIATE.
 
     IMMEDIATE takes the write lock up front, so a read-then-write inside the
-    block never fails half way on a stale snapshot. Writers of this process
-    queue on a Python lock first: SQLite's busy handler sleeps up to 100 ms
-    between polls, which made tail latency under many tablets seconds long.
-    Other processes still meet the busy timeout. Nested use is a savepoint.
+    block never fails half way on a stale snapshot. Writers queue first on a
+    lock of this process, then on the file's writer lock between processes
+    (the web's server processes, the table daemon): SQLite's own busy handler
+    sleeps up to 100 ms between polls, which made tail latency under many
+    tablets seconds long. Nested use is a savepoint.
     """
     if db.conn.in_transaction:
         with db.atomic():
             yield db
         return
-    with _process_lock(db):
+    lock = _process_lock(db)
+    with lock, _writer_file_lock(db._clubdb_path):
         db.conn.execute("BEGIN IMMEDIATE")
         try:
             yield db

@@ -2,6 +2,7 @@
 back up and restore the club file, and the owner's nightly export and rankings.
 
     python -m web serve --db PATH [--host 127.0.0.1] [--port 8000] [--public-url URL]
+                        [--workers N] [--threads N]
     python -m web create-staff NAME --db PATH [--password-stdin] [--reset] [--role ROLE]
     python -m web backup --db PATH --dir DIR [--keep N]
     python -m web restore BACKUP --db PATH [--force]
@@ -11,9 +12,8 @@ back up and restore the club file, and the owner's nightly export and rankings.
                               [--order rating]
     python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]
 
-``serve`` runs the app on waitress (a production WSGI server: a fixed pool of
-worker threads, a cap on open connections, idle connections closed after a
-timeout, no version banner) and prints ``Serving on http://HOST:PORT/`` once
+``serve`` runs the app on waitress (a production WSGI server, one process per
+core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
 it listens (``--port 0`` picks a free port). ``demo`` writes a demo club
 (database, ``club.toml`` with four simulated tables in different modes), starts
 ``python -m tablectl serve`` on it and the web app, and prints the staff and
@@ -86,15 +86,20 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     return create_app(config)
 
 
-def _listen(host: str, port: int, app, **options):
-    """The production server for ``app`` on host:port (not yet serving: call ``run()``)."""
+def _bind(host: str, port: int) -> list:
+    """The listening sockets for host:port, or a CliError that says what to do."""
     try:
-        return server.listen(host, port, app, must_wait=functools.partial(sign_in_wait, app),
-                             **options)
+        return server.bind(host, port)
     except OSError as e:
         reason = e.strerror or str(e)
     raise CliError(f"cannot listen on {host}:{port}: {reason}; choose another "
                    "port with --port (0 = any free port)")
+
+
+def _serve(socks, app, **options) -> None:
+    """Serve ``app`` on bound sockets until Ctrl-C / SIGTERM (see :func:`web.server.serve`)."""
+    server.serve(socks, app, say=_say, must_wait=functools.partial(sign_in_wait, app),
+                 **options)
 
 
 def _stop_on_sigterm() -> None:
@@ -127,34 +132,31 @@ def _lan_ip() -> str:
 
 
 def cmd_serve(args) -> int:
-    """Run the web app (threaded server) until Ctrl-C / SIGTERM."""
+    """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
     if args.behind_proxy:
         # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
         # counts the tablet's address, not the proxy's.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
-    httpd = _listen(args.host, args.port, app, threads=args.threads,
-                     connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
-    base = _address(args.host, httpd.effective_port)
+    socks = _bind(args.host, args.port)
+    base = _address(args.host, socks[0].getsockname()[1])
     # Pairing QR codes use the configured address, else the bound one: never a request's Host.
     app.config["PUBLIC_URL"] = args.public_url or base
     _stop_on_sigterm()
     # waitress warns on every request queued behind busy workers: one line per request
     # under load, when the queue is only the work waiting its turn
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    _say(f"Serving on {base}/ (database {Path(db).resolve()})")
-    _serve(httpd)
+    processes = "1 process" if args.workers == 1 else f"{args.workers} processes"
+    _say(f"Serving on {base}/ (database {Path(db).resolve()}; {processes} of "
+         f"{args.threads} threads)")
+    try:
+        _serve(socks, app, workers=args.workers, threads=args.threads,
+               connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
+    except KeyboardInterrupt:
+        pass
     _say("Stopped.")
     return 0
-
-
-def _serve(httpd) -> None:
-    """Serve until Ctrl-C / SIGTERM, then close the listening socket and the workers."""
-    try:
-        httpd.run()  # returns on KeyboardInterrupt after stopping its worker threads
-    finally:
-        httpd.close()
 
 
 def cmd_create_staff(args) -> int:
@@ -172,6 +174,12 @@ def cmd_create_staff(args) -> int:
             create_staff(get_db(), args.name, password, role=args.role or "staff")
             _say(f"Staff account {args.name} created.")
     return 0
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"give a whole number of 1 or more, not {value!r}")
+    return int(value)
 
 
 def _db_arg(args) -> str:
@@ -354,8 +362,8 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     # the session key is kept in the folder, beside the database: a restarted web app
     # still reads the tablets' sessions (and their CSRF tokens)
     app = build_app(str(db), secure_cookies=False)
-    httpd = _listen(args.host, args.port, app)
-    base = _address(args.host, httpd.effective_port)
+    socks = _bind(args.host, args.port)
+    base = _address(args.host, socks[0].getsockname()[1])
     app.config["PUBLIC_URL"] = base
     codes = seed_demo(app)
     _stop_on_sigterm()
@@ -365,7 +373,7 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
-        _serve(httpd)
+        _serve(socks, app, workers=1)  # one process: the demo's sticks writer lives in it
     except KeyboardInterrupt:
         pass
     finally:
@@ -452,8 +460,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
                    help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
-    s.add_argument("--threads", type=int, default=server.SERVER_THREADS,
-                   help=f"worker threads (default {server.SERVER_THREADS})")
+    s.add_argument("--workers", type=_positive, default=server.WORKERS,
+                   help=f"server processes (default {server.WORKERS}: one per core)")
+    s.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
+                   help=f"worker threads per process (default {server.SERVER_THREADS})")
     s.add_argument("--connection-limit", type=int, default=server.CONNECTION_LIMIT,
                    help=f"open connections at most (default {server.CONNECTION_LIMIT})")
     s.add_argument("--idle-timeout", type=int, default=server.IDLE_TIMEOUT_S, metavar="SECONDS",

@@ -3,6 +3,8 @@ transactions and named migration sets recorded in one table."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 
@@ -166,3 +168,83 @@ def test_open_shared_migrates_once_per_process(tmp_path):
     assert open_shared(path, [mset]) is open_shared(path, [mset])
     assert runs == [1] and "o" in open_shared(path, [mset]).table_names()
     clubdb.close_shared()
+
+
+def _hold_writer_lock(path) -> int:
+    """Take the file's writer lock as another process would (an open file of its own)."""
+    fd = os.open(str(path) + clubdb.WRITER_LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def test_a_writer_waits_for_another_process_holding_the_writer_lock(tmp_path):
+    path = tmp_path / "w.sqlite"
+    db = connect(path)
+    db.execute("CREATE TABLE t (x)")
+    held = _hold_writer_lock(path)
+    began = threading.Event()
+    done = threading.Event()
+
+    def write():
+        began.set()
+        with write_tx(shared(path)) as w:
+            w.execute("INSERT INTO t VALUES (1)")
+        done.set()
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    assert began.wait(10)
+    assert not done.wait(0.3)  # still waiting: the other process has the lock
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+    fcntl.flock(held, fcntl.LOCK_UN)
+    os.close(held)
+    assert done.wait(30)
+    writer.join(10)
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 1
+    assert oct(os.stat(str(path) + clubdb.WRITER_LOCK_SUFFIX).st_mode & 0o777) == "0o600"
+
+
+def test_a_writer_lock_held_past_the_busy_timeout_is_the_usual_locked_error(tmp_path,
+                                                                          monkeypatch):
+    path = tmp_path / "w.sqlite"
+    db = connect(path)
+    db.execute("CREATE TABLE t (x)")
+    held = _hold_writer_lock(path)
+    monkeypatch.setattr(clubdb, "BUSY_TIMEOUT_MS", 50)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            with write_tx(db):
+                db.execute("INSERT INTO t VALUES (1)")
+    finally:
+        os.close(held)
+    assert not db.conn.in_transaction
+    with write_tx(db):  # and the next write goes in
+        db.execute("INSERT INTO t VALUES (2)")
+    assert db.execute("SELECT x FROM t").fetchall() == [(2,)]
+
+
+def test_a_forked_child_takes_the_writer_lock_with_a_file_of_its_own(tmp_path):
+    """A child shares its parent's open files: with the parent's, its flock would not
+    exclude the parent. It opens its own, so the two exclude each other."""
+    path = tmp_path / "f.sqlite"
+    db = connect(path)
+    db.execute("CREATE TABLE t (x)")
+    with write_tx(db):
+        db.execute("INSERT INTO t VALUES (0)")  # the parent's writer file is open
+    read, write = os.pipe()
+    with write_tx(db):  # the parent holds the lock while the child tries
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                clubdb.close_shared()
+                try:
+                    fcntl.flock(clubdb._WRITER_FILES[str(path)], fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except KeyError:
+                    code = 0  # nothing inherited: the child will open its own file
+                os.write(write, bytes([code]))
+            finally:
+                os._exit(0)
+        got = os.read(read, 1)
+        os.waitpid(pid, 0)
+    assert got == b"\x00"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -11,6 +12,18 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def process_tree(pid: int) -> list[int]:
+    """A process and all its descendants, parents first."""
+    kids: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids += [int(k) for k in f.read().split()]
+    except FileNotFoundError:
+        return []
+    return [pid] + [p for k in kids for p in process_tree(k)]
 
 
 class WebServer:
@@ -59,10 +72,18 @@ class WebServer:
                 time.sleep(0.05)
         raise RuntimeError("web server never answered /api/health")
 
+    def processes(self) -> list[int]:
+        """The server's processes: the one started and its children (its server processes)."""
+        return process_tree(self.proc.pid) if self.proc and self.proc.poll() is None else []
+
     def kill(self) -> None:
-        """SIGKILL: no cleanup, no flush, like a power cut of the process."""
+        """SIGKILL to every server process: no cleanup, no flush, like a power cut."""
         if self.proc and self.proc.poll() is None:
-            self.proc.kill()
+            for pid in reversed(self.processes()):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             self.proc.wait(10)
 
     def stop(self) -> None:

@@ -4,6 +4,7 @@ threads, a cap on connections, no version banner."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import threading
 import time
@@ -11,14 +12,17 @@ import types
 import urllib.error
 import urllib.request
 
-from tests.support.web_server import WebServer
+import pytest
+
+from tests.support.web_server import WebServer, process_tree
 from web import server
 from web.auth import Waits, sign_in_wait
-from web.server import SERVER_THREADS, SignInHold
+from web.server import SERVER_THREADS, WORKERS, SignInHold
 
 
 def _threads(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/task"))
+    """Threads of the server, all its processes together."""
+    return sum(len(os.listdir(f"/proc/{p}/task")) for p in process_tree(pid))
 
 
 def test_serve_has_no_banner_and_idle_connections_cost_no_threads(tmp_path):
@@ -29,8 +33,11 @@ def test_serve_has_no_banner_and_idle_connections_cost_no_threads(tmp_path):
             assert r.status == 200
             assert r.headers.get("Server") is None
             assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+        processes = process_tree(server.proc.pid)
+        # one server process per core under a parent that keeps them going (one core: one)
+        assert len(processes) == (1 if WORKERS == 1 else 1 + WORKERS)
         before = _threads(server.proc.pid)
-        assert before <= SERVER_THREADS + 4
+        assert before <= 1 + WORKERS * (SERVER_THREADS + 4)
         for _ in range(300):  # connections that never send a request
             idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
         with urllib.request.urlopen(server.url + "/api/health", timeout=10) as r:
@@ -42,6 +49,57 @@ def test_serve_has_no_banner_and_idle_connections_cost_no_threads(tmp_path):
             s.close()
         server.stop()
     assert oct((tmp_path / "club.sqlite").stat().st_mode & 0o777) == "0o600"
+
+
+# --------------------------------------------------------------------------- server processes
+def _health(url: str) -> int:
+    with urllib.request.urlopen(url + "/api/health", timeout=30) as r:
+        return r.status
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_server_process_that_dies_is_replaced_and_the_server_keeps_answering(tmp_path):
+    server = WebServer(str(tmp_path / "club.sqlite"), args=("--workers", "2")).start()
+    try:
+        parent, *workers = server.processes()
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            now = server.processes()[1:]
+            if len(now) == 2 and workers[0] not in now:
+                break
+            time.sleep(0.05)
+        assert len(now) == 2 and workers[0] not in now and workers[1] in now
+        assert all(_health(server.url) == 200 for _ in range(20))
+    finally:
+        server.stop()
+    assert not _alive(parent) and not any(_alive(p) for p in now)
+
+
+def test_the_server_processes_end_with_their_parent_however_it_ends(tmp_path):
+    server = WebServer(str(tmp_path / "club.sqlite"), args=("--workers", "2")).start()
+    parent, *workers = server.processes()
+    try:
+        os.kill(parent, signal.SIGKILL)  # not a stop: no chance to stop its processes
+        server.proc.wait(10)
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(p) for p in workers)
+        with pytest.raises(OSError):
+            _health(server.url)  # nobody is left serving the port
+    finally:
+        server.kill()
+        server.stop()
 
 
 # --------------------------------------------------------------------------- sign-ins held back
@@ -111,7 +169,7 @@ def test_the_real_server_answers_others_while_a_sign_in_is_held(tmp_path):
     from web.cli import build_app
 
     app = build_app(str(tmp_path / "club.sqlite"), secure_cookies=False, secret="k")
-    httpd = server.listen("127.0.0.1", 0, app, threads=1, hold_s=60,
+    httpd = server.listen(server.bind("127.0.0.1", 0), app, threads=1, hold_s=60,
                           must_wait=lambda address: sign_in_wait(app, address))
     runner = threading.Thread(target=httpd.run, daemon=True)
     runner.start()
