@@ -139,7 +139,7 @@ def _writer_file_lock(path: str) -> Iterator[None]:
         fd = _WRITER_FILES[path] = os.open(path + WRITER_LOCK_SUFFIX,
                                            os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    pause = 0.0002
+    pause = 0.00005
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -148,7 +148,7 @@ def _writer_file_lock(path: str) -> Iterator[None]:
             if time.monotonic() > deadline:
                 raise sqlite3.OperationalError("database is locked") from None
             time.sleep(pause)
-            pause = min(pause * 2, 0.002)
+            pause = min(pause * 1.5, 0.0005)
     try:
         yield
     finally:
