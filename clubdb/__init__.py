@@ -129,8 +129,9 @@ os.register_at_fork(after_in_child=_forget_writer_files)
 @contextlib.contextmanager
 def _writer_file_lock(path: str) -> Iterator[None]:
     """The club file's writer lock between processes: an exclusive ``flock`` on
-    ``<file>-writer``, polled every few milliseconds for at most the busy timeout (then
-    "database is locked", as SQLite would say)."""
+    ``<file>-writer``, tried every 50 to 500 microseconds for at most the busy timeout
+    (then "database is locked", as SQLite would say). Taken only under this process's
+    lock of the file, so the open file is never shared by two of its threads."""
     if path.startswith("memory:"):
         yield
         return
