@@ -73,6 +73,8 @@ FAILURE_MEMORY_S = 24 * 3600
 GLOBAL_PER_SECOND = 2.0
 GLOBAL_BURST = 4
 BUSY_RETRY_S = 1
+SIGN_IN_PATH = "/auth/login"
+"""Where a sign-in is posted (the refusals in front of Flask look for it)."""
 """Seconds a sign-in refused because others' checks are busy is told to wait (and waits)."""
 
 
@@ -329,7 +331,7 @@ class FastRefusal:
         self.wsgi_app, self.app = wsgi_app, app
 
     def __call__(self, environ, start_response):
-        if environ.get("PATH_INFO") == "/auth/login" and environ.get("REQUEST_METHOD") == "POST":
+        if environ.get("PATH_INFO") == SIGN_IN_PATH and environ.get("REQUEST_METHOD") == "POST":
             left = sign_in_wait(self.app, environ.get("REMOTE_ADDR"))
             if left:
                 return self._refuse(environ, start_response, left)

@@ -38,6 +38,8 @@ from waitress.task import ThreadedTaskDispatcher
 
 import clubdb
 
+from .auth import SIGN_IN_PATH
+
 WORKERS = min(os.cpu_count() or 1, 4)
 """Server processes by default: one per core (at most 4; a club box has few)."""
 SERVER_THREADS = 2
@@ -59,7 +61,6 @@ HOLD_S = 2.0
 HOLD_PER_ADDRESS = 16
 """Sign-ins held at once per address; more are answered at once (their refusal is cheap),
 so one address cannot fill the connection limit with held requests."""
-SIGN_IN_PATH = "/auth/login"
 
 
 class SignInHold(ThreadedTaskDispatcher):
