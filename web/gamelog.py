@@ -6,7 +6,9 @@ once and keeps the result in a small per-process memo keyed by the game's
 last row (its entry number and idempotency key); a writer that appends a row
 hands the engine's new state to :func:`remember`, so the next hand at that
 table starts from it instead of replaying the game again. A row appended by
-another process changes the key, so a stale entry is never used.
+another process changes the key, so a stale entry is never used as it is: the
+process reads the rows it has not seen and advances the engine through them (a
+marker among them, an undo or a correction, takes a whole replay).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from . import engine
 from .db import rows as _rows
-from .errors import NotFound
+from .errors import NotFound, Refused
 
 MEMO_GAMES = 256
 """Games whose state a process keeps (a club has a few dozen tables)."""
@@ -80,12 +82,18 @@ def get_game(db, game_id: int) -> dict:
     return game
 
 
-def event_log(db, game_id: int) -> list[dict]:
-    """Every stored row of a game's log, markers included, in order."""
-    rows = _rows(db, "SELECT * FROM hand_events WHERE game_id = ? ORDER BY seq", [game_id])
+def event_log(db, game_id: int, *, from_seq: int = 0) -> list[dict]:
+    """Every stored row of a game's log (from entry ``from_seq`` on), markers included,
+    in order."""
+    rows = _rows(db, "SELECT * FROM hand_events WHERE game_id = ? AND seq >= ? ORDER BY seq",
+                 [game_id, from_seq])
     for r in rows:
         r["event"] = json.loads(r["event"])
     return rows
+
+
+MARKERS = ("void", "restore", "replace")
+"""Log rows that change an earlier entry rather than add one."""
 
 
 def effective_events(log: list[dict]) -> list[dict]:
@@ -140,14 +148,42 @@ def played(db, game: dict) -> Played:
     key = _memo_key(db, game["id"])
     with _memo_lock:
         hit = _memo.get(key)
-    if hit is not None and hit.tip == _tip(db, game["id"]):
+    tip = _tip(db, game["id"])
+    if hit is not None and hit.tip == tip:
         with _memo_lock:
             if key in _memo:
                 _memo.move_to_end(key)
         return hit
-    out = replay_log(game, event_log(db, game["id"]))
+    out = _caught_up(db, game["id"], hit, tip) if hit is not None and hit.log else None
+    if out is None:
+        out = replay_log(game, event_log(db, game["id"]))
     remember(db, game["id"], out)
     return out
+
+
+def _caught_up(db, game_id: int, hit: Played, tip: tuple | None) -> Played | None:
+    """``hit`` advanced through the rows another process appended since, or None when that
+    takes a whole replay (the memo's last row is not in the log, or a marker came since).
+
+    With several server processes a table's hands land in any of them, so most
+    hands find their process's memo one or two rows behind."""
+    last = hit.log[-1]
+    if tip is None or tip[0] <= last["seq"]:
+        return None
+    rows = event_log(db, game_id, from_seq=last["seq"])
+    if not rows or rows[0]["idempotency_key"] != last["idempotency_key"]:
+        return None
+    newer = rows[1:]
+    if any(r["kind"] in MARKERS for r in newer):
+        return None
+    state, result, effective = hit.state, hit.result, list(hit.effective)
+    try:
+        for r in newer:
+            state, result = engine.advance(state, r["event"])
+            effective.append({"seq": r["seq"], "event": r["event"]})
+    except Refused:
+        return None           # the whole replay says why, in its own words
+    return Played(hit.log + newer, effective, state, result)
 
 
 def replay_log(game: dict, log: list[dict]) -> Played:

@@ -507,12 +507,49 @@ def _view(game: dict, played: Played) -> dict:
         "next_seq": played.next_seq,
         "events": played.effective,
         "replay": {k: v for k, v in replayed.items() if k != "state"},
-        "state": None,
-        "can_undo": any(e["event"].get("event") != "start" for e in played.effective),
+        "state": _live_state(game, played),
+        "can_undo": _can_undo(played),
     }
-    if game["status"] == "live" and not replayed.get("finished"):
-        view["state"] = replayed.get("state")
     return view
+
+
+def _written(game: dict, played: Played, seq: int, **extra) -> dict:
+    """The answer to a write to a game's log: the entry stored (``recorded_seq``, and
+    ``event`` as the club stores it), that entry's hand as the engine scored it, and the
+    game as it now stands. ``event`` and ``hand`` are None for a marker (an undo).
+
+    It stays the same size however long the game is: a tablet sends a hand every few
+    minutes over the club's Wi-Fi, and the whole game (every event and hand) is
+    :func:`game_view`, ``GET /api/games/<id>``."""
+    result = played.result
+    at = next((i for i, e in enumerate(played.effective) if e["seq"] == seq), None)
+    # the engine numbers a game's events from 1 (its start), and names each hand's event so
+    hand = None if at is None else next(
+        (h for h in reversed(result.get("hands") or []) if h["event"] == at + 1), None)
+    return {
+        "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
+        "rules_name": result.get("rules"),
+        "recorded_seq": seq,
+        "event": None if at is None else played.effective[at]["event"],
+        "next_seq": played.next_seq,
+        "hand": hand,
+        "finished": bool(result.get("finished")),
+        "final": result.get("final"),
+        "state": _live_state(game, played),
+        "can_undo": _can_undo(played),
+        **extra,
+    }
+
+
+def _live_state(game: dict, played: Played) -> dict | None:
+    """The engine's state of the hand being played; None once the game is over."""
+    if game["status"] == "live" and not played.result.get("finished"):
+        return played.result.get("state")
+    return None
+
+
+def _can_undo(played: Played) -> bool:
+    return any(e["event"].get("event") != "start" for e in played.effective)
 
 
 def _live_game(db, game_id: int) -> dict:
@@ -541,7 +578,8 @@ def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
         return None
     if row["game_id"] != game_id or row["request_hash"] != _request_hash(request):
         raise Conflict("records.key_reused", code="idempotency_key_reused")
-    return {**game_view(db, game_id), "recorded_seq": row["seq"], "replayed": True}
+    game = get_game(db, game_id)
+    return _written(game, gamelog.played(db, game), row["seq"], replayed=True)
 
 
 def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
@@ -614,7 +652,7 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
                            state, result)
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
-    return {**_view(game, now), "recorded_seq": row["seq"]}
+    return _written(game, now, row["seq"])
 
 
 def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
@@ -640,7 +678,7 @@ def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
         now = gamelog.replay_log(game, before.log + [row])
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
-    return {**_view(game, now), "recorded_seq": row["seq"], "undone": target}
+    return _written(game, now, row["seq"], undone=target)
 
 
 def confirm_result(db, game_id: int, seat: Any, *, actor: str = "",

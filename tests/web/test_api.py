@@ -168,7 +168,34 @@ def test_record_hand_then_retry_records_once(client, t1, db):
     assert first["recorded_seq"] == 1 and first["state"]["scores"] == [21100, 28900, 25000, 25000]
     again = record(client, t1, RON, 1, k=k, expect=200)
     assert again["replayed"] is True and again["state"] == first["state"]
+    assert {**again, "replayed": False} == {**first, "replayed": False}
     assert len(stored_events(db, g["game"]["id"])) == 2  # start + one win
+
+
+def test_a_late_retry_answers_its_own_hand_and_the_game_as_it_stands(client, t1):
+    start(client, t1)
+    k = key()
+    first = record(client, t1, RON, 1, k=k)
+    later = record(client, t1, {"event": "draw", "tenpai": [1]}, 2)
+    again = record(client, t1, RON, 1, k=k, expect=200)
+    assert again["recorded_seq"] == 1 and again["hand"] == first["hand"]
+    assert again["event"] == first["event"] and again["hand"]["type"] == "win"
+    assert again["next_seq"] == 3 and again["state"] == later["state"]
+
+
+def test_a_writes_answer_stays_the_same_size_however_long_the_game(client, t1):
+    """The tablet's answer is the entry, its hand and the state; the whole game is GET."""
+    start(client, t1)
+    sizes = []
+    for seq in range(1, 21):
+        r = client.post("/api/tables/t1/hands", headers=t1, json={
+            "event": {"event": "draw", "tenpai": [0, 1, 2, 3]}, "expected_seq": seq,
+            "idempotency_key": key()})
+        assert r.status_code == 201
+        sizes.append(len(r.data))
+    assert max(sizes) - min(sizes) < 40          # digits of the growing counters only
+    whole = client.get(f"/api/games/{r.get_json()['game']['id']}").get_json()
+    assert len(whole["replay"]["hands"]) == 20 and len(whole["events"]) == 21
 
 
 def test_same_key_for_a_different_hand_is_refused(client, t1):
@@ -354,7 +381,8 @@ def test_finished_game_settlement_is_the_engines_replay(client, t1, db):
     out = play_to_end(client, t1)
     assert out["game"]["status"] == "finished" and out["state"] is None
     engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))
-    assert out["replay"]["final"] == engine["final"] and engine["finished"] is True
+    assert out["final"] == engine["final"] and out["finished"] is engine["finished"] is True
+    assert out["hand"] == engine["hands"][-1] and out["hand"]["type"] == "end"
     assert sum(engine["final"]["result"]) == 0
     assert client.get("/api/tables/t1").get_json()["table"]["id"] == "t1"
     r = record(client, t1, RON, 5, expect=409)
@@ -398,7 +426,9 @@ def test_state_is_always_the_replay_of_stored_events(client, t1, db):
         view = record(client, t1, ev, seq)
         seq += 1
         engine = engine_game.replay(stored_events(db, gid), load_rules("nekohouse-4a"))
-        assert view["state"] == engine["state"] and view["replay"]["hands"] == engine["hands"]
+        assert view["state"] == engine["state"] and view["hand"] == engine["hands"][-1]
+        whole = client.get(f"/api/games/{gid}").get_json()
+        assert whole["replay"]["hands"] == engine["hands"] and whole["state"] == engine["state"]
 
 
 @pytest.mark.parametrize("event", [
@@ -413,8 +443,8 @@ def test_every_event_kind_records_as_the_engine_replays_it(client, t1, db, event
     g = start(client, t1)
     view = record(client, t1, event, 1)
     engine = engine_game.replay(stored_events(db, g["game"]["id"]), load_rules("nekohouse-4a"))
-    assert view["replay"]["hands"][-1]["type"] == event["event"]
-    assert view["replay"]["hands"] == engine["hands"] and view["state"] == engine["state"]
+    assert view["hand"]["type"] == event["event"] and view["recorded_seq"] == 1
+    assert [view["hand"]] == engine["hands"] and view["state"] == engine["state"]
 
 
 def test_points_penalty_that_cannot_be_split_is_refused_in_words(client, t1):

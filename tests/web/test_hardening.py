@@ -58,7 +58,7 @@ def test_a_double_yakuman_records_and_scores_stay_within_64_bits(client, t1, db)
     start(client, t1)
     top = engine.max_yakuman(engine.preset("nekohouse-4a"))
     out = record(client, t1, win(yakuman=top), 1)
-    assert all(abs(s) < 2**31 for s in out["replay"]["hands"][-1]["scores"])
+    assert all(abs(s) < 2**31 for s in out["hand"]["scores"])
 
 
 def test_a_body_over_the_routes_cap_is_413_and_stores_nothing(client, t1, db):

@@ -83,7 +83,7 @@ def test_settlement_sheet_after_the_end(app, client):
     view = record(client, h, {"event": "end"}, 2)
     text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
     assert 'data-testid="settlement"' in text
-    final = view["replay"]["final"]
+    final = view["final"]
     for seat, result in enumerate(final["result"]):
         cell = re.search(rf'data-testid="result-{seat}">([^<]*)<', text).group(1)
         assert cell == f"{result / 1000:+.1f}"         # the club's ±N.N form, in thousands
@@ -256,7 +256,7 @@ def test_history_lines_say_what_happened(app, client, db):
     record(client, h, {"event": "draw", "tenpai": [1]}, 2)                 # E2: dealer tenpai
     ron = {"event": "win", "winners": [{"seat": 2, "han": 3, "fu": 30, "aka": 1}], "from": 1}
     view = record(client, h, ron, 3)
-    assert view["events"][-1]["event"]["winners"][0]["chips"] == 1        # counted per rules
+    assert view["event"]["winners"][0]["chips"] == 1                      # counted per rules
     text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
     lines = [" ".join(re.sub(r"<[^>]+>", " ", m).split())
              for m in re.findall(r'<div class="h-line">(.*?)</div>', text, re.S)]
@@ -321,7 +321,7 @@ def test_chips_are_counted_from_the_counts_entered(app, client):
     start(client, h)
     w = {"seat": 1, "han": 4, "fu": 30, "aka": 1, "ura": 1, "ippatsu": True}
     view = record(client, h, {"event": "win", "winners": [w], "from": 0, "riichi": [1]}, 1)
-    assert view["events"][-1]["event"]["winners"][0]["chips"] == 3
+    assert view["event"]["winners"][0]["chips"] == 3
     assert view["state"]["chips"] == [-3, 3, 0, 0]
     view = record(client, h, {"event": "win", "winners": [{"seat": 2, "yakuman": 1}]}, 2)
     assert view["state"]["chips"] == [-8, -2, 15, -5]

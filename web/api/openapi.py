@@ -65,6 +65,9 @@ def _op(summary: str, *, params=(), body: dict | None = None, ok: tuple = ("200"
 
 
 WRITE_ERRORS = ("400", "404", "409", "413", "422")
+WRITTEN = ("recorded: recorded_seq and the event as stored, its hand as the engine scored it "
+           "(deltas, scores, kyoutaku), next_seq, the live state, finished and final; the "
+           "same size however long the game (the whole game is GET /api/games/{game_id})")
 
 PATHS: dict = {
     "/api/health": {"get": _op("liveness: the server answers", errors=())},
@@ -103,11 +106,12 @@ PATHS: dict = {
     "/api/tables/{table_id}/hands": {"post": _op(
         "record one event exactly once (a retry with the same key answers 200 with "
         "replayed: true; a slot already taken answers 409 already_recorded)",
-        params=[TABLE_ID], secure=True, ok=("201", "recorded; the game's new state"),
+        params=[TABLE_ID], secure=True, ok=("201", WRITTEN),
         errors=WRITE_ERRORS, body=_ref("Submission"))},
     "/api/tables/{table_id}/undo": {"post": _op(
         "void the last hand (appends a void marker; nothing is deleted)",
-        params=[TABLE_ID], secure=True, ok=("201", "undone; the game's new state"),
+        params=[TABLE_ID], secure=True, ok=("201", "undone (" + WRITTEN + "; undone: the "
+                                                  "entry struck, and no event or hand)"),
         errors=WRITE_ERRORS,
         body={"type": "object", "required": ["expected_seq", "idempotency_key"], "properties": {
             "expected_seq": {"type": "integer"}, "idempotency_key": {"type": "string"},
