@@ -7,6 +7,7 @@ sign-in rate limit); every form and state-changing request carries CSRF protecti
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 
@@ -193,6 +194,28 @@ def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
         assert not db.conn.in_transaction
         check_login(db, "staff", "whatever", "10.1.1.1")
     assert seen == ["a writer went ahead"]
+
+
+def test_passwords_are_checked_on_a_thread_of_low_cpu_priority(app, monkeypatch):
+    """A flood's scrypt work gives way to the tablets: each check runs on the process's
+    checker thread at nice CHECK_NICE (or lower still); the request's thread keeps its own."""
+    import web.auth as auth
+
+    seen = []
+
+    def check(stored, password):
+        tid = threading.get_native_id()
+        seen.append((tid, os.getpriority(os.PRIO_PROCESS, tid)))
+        return True
+
+    monkeypatch.setattr(auth, "check_password_hash", check)
+    me = threading.get_native_id()
+    mine = os.getpriority(os.PRIO_PROCESS, me)
+    with app.test_request_context():
+        assert check_login(get_db(), "staff", "whatever", "10.1.1.2")["name"] == "staff"
+        check_login(get_db(), "staff", "whatever", "10.1.1.3")
+    assert len(seen) == 2 and seen[0][0] == seen[1][0] != me
+    assert seen[0][1] >= auth.CHECK_NICE > mine == os.getpriority(os.PRIO_PROCESS, me)
 
 
 def test_passwords_are_stored_hashed(app):
