@@ -523,7 +523,7 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
     :func:`game_view`, ``GET /api/games/<id>``."""
     result = played.result
     at = next((i for i, e in enumerate(played.effective) if e["seq"] == seq), None)
-    # the engine numbers a game's events from 1 (its start), and names each hand's event so
+    # the engine numbers a game's events from 1 (the start) and tags each hand with its number
     hand = None if at is None else next(
         (h for h in reversed(result.get("hands") or []) if h["event"] == at + 1), None)
     return {
