@@ -522,7 +522,9 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
     minutes over the club's Wi-Fi, and the whole game (every event and hand) is
     :func:`game_view`, ``GET /api/games/<id>``."""
     result = played.result
-    at = next((i for i, e in enumerate(played.effective) if e["seq"] == seq), None)
+    effective = played.effective
+    at = next((i for i in range(len(effective) - 1, -1, -1) if effective[i]["seq"] == seq),
+              None)                                   # the newest entry, unless a late retry
     # the engine numbers a game's events from 1 (the start) and tags each hand with its number
     hand = None if at is None else next(
         (h for h in reversed(result.get("hands") or []) if h["event"] == at + 1), None)
@@ -530,7 +532,7 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
         "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
         "rules_name": result.get("rules"),
         "recorded_seq": seq,
-        "event": None if at is None else played.effective[at]["event"],
+        "event": None if at is None else effective[at]["event"],
         "next_seq": played.next_seq,
         "hand": hand,
         "finished": bool(result.get("finished")),
