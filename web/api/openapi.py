@@ -110,8 +110,9 @@ PATHS: dict = {
         errors=WRITE_ERRORS, body=_ref("Submission"))},
     "/api/tables/{table_id}/undo": {"post": _op(
         "void the last hand (appends a void marker; nothing is deleted)",
-        params=[TABLE_ID], secure=True, ok=("201", "undone (" + WRITTEN + "; undone: the "
-                                                  "entry struck, and no event or hand)"),
+        params=[TABLE_ID], secure=True,
+        ok=("201", "undone: the answer of a recorded hand, with undone (the entry struck) "
+                   "and no event or hand"),
         errors=WRITE_ERRORS,
         body={"type": "object", "required": ["expected_seq", "idempotency_key"], "properties": {
             "expected_seq": {"type": "integer"}, "idempotency_key": {"type": "string"},
