@@ -38,6 +38,9 @@ def test_cycle_presses_the_start_button_for_the_configured_time(tmp_path, board)
         assert "was pressed for 300 ms; check that the table started" in \
             commands.describe(row, "en")
         assert "スタートボタンを300 ms押しました" in commands.describe(row, "ja")
+        # the board answers nothing: the release frame is on the line when the command is
+        # done, and the simulated board reads it on its own thread
+        wait_until(lambda: board.presses, 5, "the board saw the button released")
         assert [p.channel for p in board.presses] == [3]
         assert 0.28 <= board.presses[0].seconds <= 0.6
         # honest capabilities: what the board cannot do is refused before anything is sent
