@@ -360,8 +360,17 @@ class FastRefusal:
         return [data]
 
 
-_checker: tuple[int, ThreadPoolExecutor] | None = None
+_checker: ThreadPoolExecutor | None = None
 _checker_lock = threading.Lock()
+
+
+def _forget_checker() -> None:
+    # A forked server process has none of its parent's threads: it starts its own checker.
+    global _checker
+    _checker = None
+
+
+os.register_at_fork(after_in_child=_forget_checker)
 
 
 def _lower_priority() -> None:
@@ -377,10 +386,10 @@ def _password_matches(stored: str, password: str) -> bool:
     """``check_password_hash`` on this process's low-priority checker thread."""
     global _checker
     with _checker_lock:
-        if _checker is None or _checker[0] != os.getpid():   # a forked server process
-            _checker = (os.getpid(), ThreadPoolExecutor(
-                1, thread_name_prefix="jantaku-password", initializer=_lower_priority))
-        pool = _checker[1]
+        if _checker is None:
+            _checker = ThreadPoolExecutor(1, thread_name_prefix="jantaku-password",
+                                          initializer=_lower_priority)
+        pool = _checker
     return pool.submit(check_password_hash, stored, password).result()
 
 

@@ -501,8 +501,7 @@ def game_view(db, game_id: int) -> dict:
 def _view(game: dict, played: Played) -> dict:
     replayed = played.result
     view = {
-        "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
-        "rules_name": replayed.get("rules"),
+        **_about(game, played),
         "players": len(game["seats"]),
         "next_seq": played.next_seq,
         "events": played.effective,
@@ -529,8 +528,7 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
     hand = None if at is None else next(
         (h for h in reversed(result.get("hands") or []) if h["event"] == at + 1), None)
     return {
-        "game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
-        "rules_name": result.get("rules"),
+        **_about(game, played),
         "recorded_seq": seq,
         "event": None if at is None else effective[at]["event"],
         "next_seq": played.next_seq,
@@ -541,6 +539,13 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
         "can_undo": _can_undo(played),
         **extra,
     }
+
+
+def _about(game: dict, played: Played) -> dict:
+    """What every answer about a game starts with: its row as a screen shows it and its
+    rule set's name."""
+    return {"game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
+            "rules_name": played.result.get("rules")}
 
 
 def _live_state(game: dict, played: Played) -> dict | None:
