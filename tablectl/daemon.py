@@ -377,16 +377,6 @@ class TableManager(threading.Thread):
         self._finish(cmd, outcome)
 
     def _finish(self, cmd: dict, outcome: Outcome) -> None:
-        lost = None
-        if outcome.changed or outcome.status != "done":
-            # Whoever sees the outcome sees the table as the command left it: its events
-            # and state are stored first (else a console could read "done" beside "cycling").
-            try:
-                self.drain_events()
-                self._refresh()
-            except LinkDown as e:
-                lost = e                  # the outcome is stored all the same, then the link
-                self.state_dirty = True   # is seen to as after any failure
         if outcome.status == "done":
             self.journal.finish(cmd["id"], "done", outcome.result)
         else:
@@ -398,8 +388,8 @@ class TableManager(threading.Thread):
             self.journal.add_event(self.tid, "command_failed", outcome.code,
                                    data={"id": cmd["id"], "command": cmd["command"],
                                          **outcome.values})
-        if lost is not None:
-            raise lost
+        if outcome.changed or outcome.status != "done":
+            self.state_dirty = True
 
     # ------------------------------------------------------------ events and state
     def drain_events(self) -> None:
