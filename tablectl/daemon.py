@@ -389,6 +389,9 @@ class TableManager(threading.Thread):
                                    data={"id": cmd["id"], "command": cmd["command"],
                                          **outcome.values})
         if outcome.changed or outcome.status != "done":
+            # Read on the next step, after the outcome is stored: a status read before it
+            # would replace the table's one-command memory, and a crash in between would
+            # leave a command in doubt that the table can no longer answer for (run twice).
             self.state_dirty = True
 
     # ------------------------------------------------------------ events and state

@@ -8,7 +8,7 @@ import pytest
 
 from hardware_sim import tiles as T
 from tablectl.modes import MODES, SEATS
-from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, write_config
+from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -91,7 +91,11 @@ def test_state_and_events_reach_the_store(floor):
     sims["auto"].sticks_for(1)
     assert ask(db, "auto", "mode", {"mode": 1})["status"] == "done"
     assert ask(db, "auto", "cycle")["status"] == "done"
-    t = next(t for t in store.list_tables(db) if t["table_id"] == "auto")
+    # the daemon reads the table again right after storing the outcome, never before it
+    # (tablectl/daemon.py, TableManager._finish): wait for that read
+    t = wait_until(lambda: next((t for t in store.list_tables(db) if t["table_id"] == "auto"
+                                 and t["cycle_state"] == "walls_up"), None),
+                   10, "the state after the cycle")
     assert t["connected"] == 1 and t["model"] == "AMOS JP-EX COLOR"
     assert t["mode"] == 1 and t["cycle_state"] == "walls_up"
     assert t["capabilities"] == {"auto_deal": True, "ic_point_sticks": True}
