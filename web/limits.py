@@ -5,7 +5,10 @@
   file a few kilobytes. More is a 413 before anything is parsed.
 * JSON nested deeper than :data:`MAX_JSON_DEPTH` is a 400 (the parser never
   recurses into a 10,000-deep document), and so is JSON that does not parse,
-  with the parser's reason.
+  with the parser's reason. ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON
+  (Python's parser takes them by default): a 400 naming the word. A string (or a
+  key) holding a lone surrogate (``"\\ud800"``) is not text: a 400 naming the
+  field, so no view ever meets a string it cannot encode.
 * ``<int:...>`` in a route only matches ids SQLite can store (1 to 2^63-1):
   anything larger is a 404, never an overflow inside the database driver.
 """
@@ -61,26 +64,82 @@ class _TooDeep(ValueError):
     pass
 
 
+class _NotJSONNumber(ValueError):
+    def __init__(self, word: str):
+        super().__init__(word)
+        self.word = word
+
+
+class _NotText(ValueError):
+    def __init__(self, field: str):
+        super().__init__(field)
+        self.field = field
+
+
+def _refuse_constant(word: str):
+    raise _NotJSONNumber(word)
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can make one
+        return False
+    return True
+
+
+def _check_text(value) -> None:
+    """Raise :class:`_NotText` naming the first string (or key) that is not text."""
+    stack = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not _is_text(item):
+                raise _NotText(path or "body")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                where = f"{path}.{key}" if path else str(key)
+                if not _is_text(key):
+                    raise _NotText(where.encode("utf-8", "replace").decode("utf-8"))
+                stack.append((child, where))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in enumerate(item))
+
+
 class BoundedJSON(DefaultJSONProvider):
-    """Flask's JSON, refusing documents nested deeper than :data:`MAX_JSON_DEPTH`."""
+    """Flask's JSON, refusing documents nested deeper than :data:`MAX_JSON_DEPTH`, the
+    non-JSON words ``NaN`` and ``Infinity``, and strings that are not text."""
 
     def loads(self, s, **kwargs):
+        kwargs.setdefault("parse_constant", _refuse_constant)
         try:
             data = json.loads(s, **kwargs)
         except RecursionError:
             raise _TooDeep() from None
         if _depth(data) > MAX_JSON_DEPTH:
             raise _TooDeep()
+        _check_text(data)
         return data
 
 
+def json_refusal(e: ValueError | None) -> UserError:
+    """Why JSON was refused, in words (for the body and for JSON typed into a form)."""
+    if isinstance(e, _TooDeep):
+        return UserError("http.json_too_deep", code="invalid_json", most=MAX_JSON_DEPTH)
+    if isinstance(e, _NotJSONNumber):
+        return UserError("http.json_not_number", code="invalid_json", word=e.word)
+    if isinstance(e, _NotText):
+        return UserError("field.not_unicode", code="invalid_field",
+                         details={"field": e.field}, field=e.field)
+    return UserError("http.json_invalid", code="invalid_json", reason=str(e)[:200])
+
+
 class BoundedRequest(Request):
-    """Bad JSON is a 400 in words: too deep, or the parser's reason."""
+    """Bad JSON is a 400 in words: too deep, not JSON's numbers, not text, or the
+    parser's reason."""
 
     def on_json_loading_failed(self, e: ValueError | None):
-        if isinstance(e, _TooDeep):
-            raise UserError("http.json_too_deep", code="invalid_json", most=MAX_JSON_DEPTH)
-        raise UserError("http.json_invalid", code="invalid_json", reason=str(e)[:200])
+        raise json_refusal(e)
 
 
 def json_body() -> object:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from flask import jsonify, render_template, request
+from flask import current_app, jsonify, render_template, request
 
 from .. import clubtime, engine, gamelog, games
 from ..audit import audit_entries
 from ..db import get_db
 from ..errors import UserError
 from ..i18n import current_lang, t
+from ..limits import json_refusal
 from ..security import actor_name, staff_required, wants_json
 from . import auditwords, eventwords
 from .common import bp, done, form_data, reason_of
@@ -117,10 +118,12 @@ def _event_field(data: dict) -> dict:
     if isinstance(raw, dict):
         return raw
     try:
-        event = json.loads(str(raw or ""))
+        event = current_app.json.loads(str(raw or ""))
     except json.JSONDecodeError as e:
         raise UserError("records.correction_not_json", code="bad_event", reason=e.msg,
                         pos=e.pos, details={"field": "event"}) from None
+    except ValueError as e:  # NaN, a lone surrogate, too deep: the body's own rules
+        raise json_refusal(e) from None
     if not isinstance(event, dict):
         raise UserError("records.correction_not_object", code="bad_event",
                         details={"field": "event"})
@@ -216,7 +219,8 @@ def game_swap(game_id: int):
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
 
-@bp.post("/games/<int:game_id>/seats/<int:seat>/confirm")
+# Seats count from 0 (the first dealer), not from 1 like row ids.
+@bp.post("/games/<int:game_id>/seats/<int(min=0, max=3):seat>/confirm")
 @staff_required
 def seat_confirm(game_id: int, seat: int):
     """Staff confirm the settlement for the named player of ``seat`` (who confirmed for

