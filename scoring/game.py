@@ -780,7 +780,9 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
                 f"these rules have no deposit penalty ({_rule(rules, 'game', 'deposit_penalty')})",
                 reason="no_deposit_penalty", **_rule_values(rules, "game", "deposit_penalty"),
             )
-        amount = min(g.deposit_penalty, max(state.scores[seat], 0))
+        amount = g.deposit_penalty
+        if g.deposit_penalty_short == "all_in":
+            amount = min(amount, max(state.scores[seat], 0))
         d[seat] -= amount
         state.kyoutaku += amount
         state.hand_deposits.append((seat, amount))

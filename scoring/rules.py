@@ -758,9 +758,17 @@ class GameRules(_Section):
         source="001 和了り放棄 1; 002 4A 和了放棄 (000 has none)",
     )
     deposit_penalty: int = switch(
-        0, "points of the deposit penalty (everything the player has if less; 0 = no such penalty)",
+        0, "points of the deposit penalty (供託罰符; 0 = no such penalty); see "
+        "deposit_penalty_short for a player holding less",
         source="001 1000点供託 1; "
         "002 4A 「持ち点が1000点未満の場合は持ち点すべての供託」 (000 has none)",
+    )
+    deposit_penalty_short: str = switch(
+        "full",
+        "a player holding less than the deposit penalty pays it in full and may go below zero "
+        "(full), or pays everything they hold (all_in)", ("full", "all_in"),
+        source="full: 001 1000点供託 1 「1,000点の罰符を支払う。罰符は供託として扱う。」; "
+        "all_in: 002 4A 「発覚した時点で持ち点が1000点未満の場合は持ち点すべての供託となります」",
     )
     no_losing_final_win: bool = switch(
         False,

@@ -385,6 +385,27 @@ def test_mb_deposit_penalty_1000():
     assert out["hands"][1]["deltas"] == [-1000, 2000, 0, 0]
 
 
+def test_mb_deposit_penalty_is_1000_even_under_1000_and_no_bust():
+    # 001 1000点供託 1 「1,000点の罰符を支払う。罰符は供託として扱う。」: the penalty is 1,000
+    # points whatever the player holds (ねこはうす's 「持ち点すべての供託」 is not 001's), and
+    # 001 基本ルール 11 「ハコ割れ終了なし」 keeps the game going below zero
+    ev = [ron(1, 0, 8, 0), ron(2, 0, 3, 50), ron(3, 0, 1, 70)]  # seat 0 down to 300
+    assert state("mahjongbu", *ev).scores[0] == 300
+    out = play("mahjongbu", *ev, {"event": "penalty", "seat": 0, "kind": "deposit_1000"})
+    assert out["hands"][-1]["deltas"] == [-1000, 0, 0, 0]
+    assert out["hands"][-1]["kyoutaku"] == 1000 and out["hands"][-1]["scores"][0] == -700
+    assert not out["finished"]
+    assert load_rules("mahjongbu").game.deposit_penalty_short == "full"
+
+
+def test_deposit_penalty_short_per_preset():
+    # 001 1000点供託 1 「1,000点の罰符を支払う」 against 002 「発覚した時点で持ち点が1000点未満の
+    # 場合は持ち点すべての供託となります」 (4A, 4B, 3A, 3B)
+    assert load_rules("mahjongbu").game.deposit_penalty_short == "full"
+    for preset in ("nekohouse-4a", "nekohouse-4b", "nekohouse-3a", "nekohouse-3b"):
+        assert load_rules(preset).game.deposit_penalty_short == "all_in", preset
+
+
 # =========================================================================== 002 ねこはうす
 def test_nh4a_west_entry_when_all_below_30000():
     # 002 4A 「南4局終了時全員が3万点未満のとき西入し、1人以上が3万点以上となるか西4局が終了した時点でゲーム終了」  # noqa: E501

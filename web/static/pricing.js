@@ -355,7 +355,8 @@ function onPenalty(st, spec, ev) {
   let d = zeros(n);
   if (ev.kind === "deposit_1000") {
     if (!g.deposit_penalty) { throw new Unpriced("no_deposit_penalty"); }
-    const amount = Math.min(g.deposit_penalty, Math.max(st.scores[seat], 0));
+    const amount = g.deposit_penalty_short === "all_in"
+      ? Math.min(g.deposit_penalty, Math.max(st.scores[seat], 0)) : g.deposit_penalty;
     d[seat] -= amount; st.kyoutaku += amount; st.deposits.push([seat, amount]);
   } else if (ev.kind === "agari_houki") {
     if (!g.agari_houki) { throw new Unpriced("no_agari_houki"); }
