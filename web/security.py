@@ -383,6 +383,10 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 """Scripts and styles only from this server's files: no inline script can run."""
 PRIVATE_PATHS = ("/staff", "/auth")
+LIVE_PATHS = ("/tablet", "/api")
+"""A table's game, its refusals and the floor change with every hand: never answered
+from a cache (a view that says how its own file is cached, the tablet's service-worker
+script, keeps its word)."""
 
 
 def _security_headers(resp):
@@ -390,6 +394,8 @@ def _security_headers(resp):
     if request.path.startswith(PRIVATE_PATHS):
         # staff pages hold names, audit entries and pairing codes: never kept by a cache
         resp.headers["Cache-Control"] = "no-store"
+    elif request.path.startswith(LIVE_PATHS):
+        resp.headers.setdefault("Cache-Control", "no-store")
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
     resp.headers.setdefault("X-Frame-Options", "DENY")
     # Pairing codes travel in URLs: never leak them to another site via Referer.

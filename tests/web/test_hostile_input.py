@@ -97,3 +97,19 @@ def test_staff_confirm_every_seat_through_the_game_pages_own_forms(app, db, owne
     assert f"/staff/games/{gid}/seats/4/confirm" not in page
     assert staff.post(f"/staff/games/{gid}/seats/4/confirm", headers={"Accept": "application/json"},
                       data={"csrf_token": form.group(2)}).status_code == 404
+
+
+# --------------------------------------------------------------------------- no-store
+def test_tablet_and_api_answers_are_never_stored_by_a_cache(client, t1):
+    start(client, t1)
+    answers = {
+        "refused tablet page": client.get("/tablet/t1"),
+        "tablet page": client.get("/tablet/t1", headers=t1),
+        "floor": client.get("/api/tables/t1/floor", headers=t1),
+        "refused floor": client.get("/api/tables/t1/floor"),
+        "game": client.get("/api/tables/t1", headers=t1),
+        "not found": client.get("/api/games/999999"),
+    }
+    for what, r in answers.items():
+        assert r.headers.get("Cache-Control") == "no-store", (what, r.status_code)
+    assert answers["refused tablet page"].status_code == 401
