@@ -25,6 +25,10 @@ RECORDABLE = ("win", "draw", "abort", "chombo", "penalty", "end")
 MAX_HAN = 99
 MAX_FU = 170
 MAX_FAN = 999
+MCR_MAXIMUM_FAN = 328
+"""The most an MCR hand scores without flowers (大三元 字一色 四杠 四暗刻 by concealed kongs,
+妙手回春 杠上开花 不求人 and a double wind pair: 328, the well-known ceiling, as the engine
+scores it); a larger total is a typo (888 for 88), refused in words."""
 MAX_DORA = 60
 MAX_CHIPS = 200
 MAX_POINTS = 1_000_000
@@ -353,6 +357,8 @@ def _mcr_winner(w: dict, rules: engine.Rules, path: str) -> None:
     if fan - flowers < engine.MCR_MINIMUM_FAN:
         raise refuse("mcr_minimum", f"{path}.fan", fan=fan - flowers,
                      minimum=engine.MCR_MINIMUM_FAN)
+    if fan - flowers > MCR_MAXIMUM_FAN:
+        raise refuse("mcr_maximum", f"{path}.fan", fan=fan - flowers, most=MCR_MAXIMUM_FAN)
 
 
 def _fan_picks(w: dict, rules: engine.Rules, path: str) -> int:

@@ -510,6 +510,8 @@ export function createEntry(container, opts) {
       if (P.flowers) { out.flowers = P.flowers; }
       if (out.fan - (P.flowers || 0) < spec.mcr_minimum) {
         problems.push({field: at + ".fan", text: w("entry.bad.mcr_minimum", {who, fan: out.fan - (P.flowers || 0), minimum: spec.mcr_minimum})});
+      } else if (spec.mcr_maximum && out.fan - (P.flowers || 0) > spec.mcr_maximum) {
+        problems.push({field: at + ".fan", text: w("entry.bad.mcr_maximum", {who, fan: out.fan - (P.flowers || 0), most: spec.mcr_maximum})});
       }
       return out;
     }
@@ -575,6 +577,8 @@ export function createEntry(container, opts) {
       event = {event: "chombo", seat: F.seat};
     } else if (kind === "penalty") {
       if (F.seat === null) { problems.push({field: "seat", text: w("entry.need.seat")}); }
+      // no kind yet: nothing to price or ask the server about
+      if (!F.kind) { problems.push({field: "kind", text: w("entry.need.kind")}); }
       event = {event: "penalty", seat: F.seat, kind: F.kind};
       if (F.kind === "points") {
         event.points = F.points;

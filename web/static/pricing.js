@@ -185,6 +185,7 @@ function readWinner(st, spec, w, src) {
   if (spec.family === "mcr") {
     const total = w.fan !== undefined ? w.fan : (w.han || 0);
     if (total - (w.flowers || 0) < spec.mcr_minimum) { throw new Unpriced("mcr_below_minimum"); }
+    if (spec.mcr_maximum && total - (w.flowers || 0) > spec.mcr_maximum) { throw new Unpriced("mcr_above_maximum"); }
     return {seat: w.seat, mcr: total, chips, yakuman: 0, pao: null, yakuless: false, limit: 0};
   }
   const han = w.han || 0, yakuman = w.yakuman || 0, fu = w.fu || 0;

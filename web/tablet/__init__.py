@@ -24,7 +24,7 @@ from pathlib import Path
 import lexicon
 from flask import Blueprint, current_app, make_response, render_template, send_file
 
-from .. import clubtime, gamelog, games, readings
+from .. import clubtime, events, gamelog, games, readings
 from ..db import get_db
 from ..entry import entry_spec
 from ..i18n import current_lang
@@ -83,7 +83,7 @@ def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) 
                     last_hand=v.last_hand_words(view, rules),
                     started_at=clubtime.club_clock(db, game.get("started_at")))
     if rules is not None:
-        data["spec"] = entry_spec(rules)
+        data["spec"] = {**entry_spec(rules), "mcr_maximum": events.MCR_MAXIMUM_FAN}
     if reading is not None:
         data["reading"] = {k: reading.get(k) for k in ("points", "differences", "mismatch",
                                                        "connected")}
