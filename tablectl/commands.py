@@ -57,7 +57,7 @@ _SEAT_NAMES = {"e": 0, "east": 0, "東": 0, "s": 1, "south": 1, "南": 1,
 def parse_seat(text) -> int:
     """A seat as people say it: 1-4 (East=1) or East/South/West/North, E/S/W/N, 東南西北."""
     s = str(text).strip().casefold()
-    if s.isdigit() and 1 <= int(s) <= SEATS:
+    if s.isascii() and s.isdigit() and 1 <= int(s) <= SEATS:
         return int(s) - 1
     if s in _SEAT_NAMES:
         return _SEAT_NAMES[s]

@@ -444,9 +444,10 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
 
 
 # ----------------------------------------------------------------------------- routes
-def _safe_next(target: str | None) -> str:
-    """Only same-site relative paths, so the sign-in page cannot bounce to another site."""
-    if target:
+def _safe_next(target) -> str:
+    """Only same-site relative paths, so the sign-in page cannot bounce to another site
+    (nor put a CR/LF or any other control character into the Location header)."""
+    if isinstance(target, str) and target.isprintable() and " " not in target:
         parts = urlparse(target)
         if not parts.scheme and not parts.netloc and target.startswith("/") \
                 and not target.startswith("//") and "\\" not in target:

@@ -51,6 +51,7 @@ from .auth import ROLES, create_staff, set_staff_password, set_staff_role, sign_
 from .db import connect, get_db
 from .errors import UserError
 from .security import create_pairing
+from .text import whole_number
 
 
 class CliError(Exception):
@@ -177,9 +178,10 @@ def cmd_create_staff(args) -> int:
 
 
 def _positive(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
+    number = whole_number(value)
+    if number is None or number < 1:
         raise argparse.ArgumentTypeError(f"give a whole number of 1 or more, not {value!r}")
-    return int(value)
+    return number
 
 
 def _db_arg(args) -> str:

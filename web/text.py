@@ -39,3 +39,21 @@ def sign_in_name(value) -> str:
     """A staff sign-in name as stored and compared: NFKC, then case-folded."""
     text = unicodedata.normalize("NFKC", value if isinstance(value, str) else "")
     return unicodedata.normalize("NFKC", " ".join(text.split()).casefold())
+
+
+MAX_DIGITS = 19
+"""Digits a whole number from a request may have (2^63-1, SQLite's largest, has 19)."""
+
+
+def whole_number(raw) -> int | None:
+    """``raw`` as a whole number when it is 1 to :data:`MAX_DIGITS` ASCII digits ``0-9``,
+    else None.
+
+    ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
+    reads as another script's number): every number a person or a script types goes
+    through here instead."""
+    if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
+        return None
+    if not (raw.isascii() and raw.isdigit()):
+        return None
+    return int(raw)

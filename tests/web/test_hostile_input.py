@@ -113,3 +113,43 @@ def test_tablet_and_api_answers_are_never_stored_by_a_cache(client, t1):
     for what, r in answers.items():
         assert r.headers.get("Cache-Control") == "no-store", (what, r.status_code)
     assert answers["refused tablet page"].status_code == 401
+
+
+# --------------------------------------------------------------------------- digits
+ODD_DIGITS = ["²", "١٢", "１２", "9" * 5000, "-1"]
+
+
+@pytest.mark.parametrize("raw", ODD_DIGITS)
+def test_only_ascii_digits_are_numbers_in_queries(client, owner, raw):
+    staff, _headers = owner
+    for c, url, field in ((client, "/api/games", "limit"),
+                          (client, "/leaderboard/", "min_games"),
+                          (staff, "/staff/audit", "game")):
+        r = c.get(url, query_string={field: raw}, headers={"Accept": "application/json"})
+        assert r.status_code == 400, (url, raw[:10], r.status_code)
+        assert r.get_json()["error"]["field"] == field
+
+
+def test_the_one_number_helper_takes_ascii_digits_only():
+    from web.text import whole_number
+    assert whole_number("0042") == 42 and whole_number("9" * 19) == int("9" * 19)
+    for raw in ODD_DIGITS + ["", " 1", "9" * 20, None, 12, "1.5", "1e3"]:
+        assert whole_number(raw) is None, raw
+
+
+# --------------------------------------------------------------------------- sign-in next
+@pytest.mark.parametrize("target", ["/staff/players\r\nSet-Cookie: x=1", "/staff/\n",
+                                    "/staff/\x00", "/staff/\t"])
+def test_a_next_with_control_characters_goes_to_the_floor(app, client, target):
+    db = connect(app.config["DATABASE"])
+    create_staff(db, *OWNER, role="owner")
+    db.conn.close()
+    token = client.get("/auth/csrf").get_json()["csrf_token"]
+    r = client.post("/auth/login", data={"name": OWNER[0], "password": OWNER[1],
+                                         "csrf_token": token, "next": target})
+    assert r.status_code == 302
+    assert r.headers["Location"].endswith("/staff/") and "Set-Cookie: x" not in str(r.headers)
+    token = client.get("/auth/csrf").get_json()["csrf_token"]
+    r = client.post("/auth/login", data={"name": OWNER[0], "password": OWNER[1],
+                                         "csrf_token": token, "next": "/staff/players?x=1"})
+    assert r.headers["Location"].endswith("/staff/players?x=1")

@@ -19,6 +19,7 @@ from ..db import get_db
 from ..errors import UserError
 from ..limits import json_body
 from ..security import current_staff, current_tablet_table, tablet_required
+from ..text import whole_number
 from .openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -37,10 +38,11 @@ def _int_arg(name: str, default: int, low: int = 1, high: int = 500) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    value = whole_number(raw)
+    if value is None or not low <= value <= high:
         raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
                         field=name, low=low, high=high, value=raw[:20])
-    return int(raw)
+    return value
 
 
 def actor() -> str:

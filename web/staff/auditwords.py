@@ -17,6 +17,7 @@ from tablectl import words as table_words
 from .. import clubtime, stats_store
 from ..db import rows as _rows
 from ..i18n import current_lang, t
+from ..text import whole_number
 from . import eventwords
 from .common import signed
 
@@ -162,7 +163,7 @@ def describe(db, e: dict, lang: str, cache: dict) -> dict:
     d = e.get("details") or {}
     kind, _, target_id = str(e["target"]).partition(":")
     e = {**e, "target_id": target_id}
-    if kind == "game" and target_id.isdigit():
+    if kind == "game" and whole_number(target_id) is not None:
         e["game_id"] = int(target_id)
         return _game(e, d, _names(db, int(target_id), cache))
     if e["action"].startswith("table."):

@@ -22,6 +22,7 @@ from ..db import get_db
 from ..errors import UserError
 from ..i18n import current_lang, t
 from ..limits import json_refusal
+from ..text import whole_number
 from ..security import actor_name, staff_required, wants_json
 from . import auditwords, eventwords
 from .common import bp, done, form_data, reason_of
@@ -258,10 +259,11 @@ def _audit_query() -> dict:
     if values["target"]:
         filters["target"] = values["target"]
     if values["game"]:
-        if not values["game"].isdigit():
+        game = whole_number(values["game"])
+        if game is None:
             raise UserError("field.not_whole", code="invalid_field", details={"field": "game"},
                             field="game", low=1, high="…")
-        filters["game"] = int(values["game"])
+        filters["game"] = game
     if values["table"]:
         filters["table"] = values["table"]
     if values["actor"]:
