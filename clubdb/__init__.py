@@ -12,7 +12,12 @@ is the only place that knows how to open it:
   per-file lock of this process and the file's writer lock between processes
   (nested use becomes a savepoint);
 * :class:`Migrations` is a named, ordered set of schema steps; every set's
-  applied steps are recorded in one table, ``clubdb_migrations``.
+  applied steps are recorded in one table, ``clubdb_migrations``, and the tables
+  they made in ``clubdb_tables``;
+* :func:`prepare` is the start-up check of a process that serves the file: a path
+  that does not exist becomes a new club file (made whole beside it, then linked
+  into place, so no process ever sees it empty); an existing file must be a
+  sound club file of a version this code knows, else :class:`FileRefused`.
 """
 
 from __future__ import annotations
@@ -35,6 +40,11 @@ BUSY_TIMEOUT_MS = 10_000
 WRITER_LOCK_SUFFIX = "-writer"
 """The writer lock file beside the club file (``club.sqlite-writer``)."""
 MIGRATIONS_TABLE = "clubdb_migrations"
+TABLES_TABLE = "clubdb_tables"
+"""The tables the applied steps made (a file missing one of them is partial)."""
+USER_VERSION = 0
+"""The file format (``PRAGMA user_version``) this code knows; a higher one is newer."""
+SQLITE_HEADER = b"SQLite format 3\x00"
 SHARED_PER_THREAD = 8
 """Open files a thread keeps connections to (the least recently used one is closed)."""
 
@@ -230,13 +240,33 @@ def _legacy_applied(db: sqlite_utils.Database, table: str, column: str, value) -
     return row is not None
 
 
-def migrate(db: sqlite_utils.Database, sets: Iterable[Migrations]) -> list[str]:
-    """Apply every step of ``sets`` (in the order given) not yet recorded; return them as
-    ``"set:name"``. Safe when another process migrates the same file at the same time."""
+def _tables(db) -> set[str]:
+    return {r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+
+
+def _bookkeeping(db: sqlite_utils.Database) -> None:
+    """The two tables migrations are recorded in. A file from before ``clubdb_tables``
+    records the tables it holds when that table is first made."""
     db.execute(
         f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (migration_set TEXT NOT NULL,"
         " name TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (migration_set, name))"
     )
+    if TABLES_TABLE in _tables(db):
+        return
+    with write_tx(db):
+        if TABLES_TABLE in _tables(db):  # another process made it meanwhile
+            return
+        db.execute(f"CREATE TABLE {TABLES_TABLE} (name TEXT PRIMARY KEY, migration_set TEXT"
+                   " NOT NULL, step TEXT NOT NULL)")
+        db.conn.executemany(f"INSERT INTO {TABLES_TABLE} VALUES (?, '', '')",
+                            [(t,) for t in sorted(_tables(db) - {TABLES_TABLE})])
+
+
+def migrate(db: sqlite_utils.Database, sets: Iterable[Migrations]) -> list[str]:
+    """Apply every step of ``sets`` (in the order given) not yet recorded; return them as
+    ``"set:name"``. Safe when another process migrates the same file at the same time."""
+    _bookkeeping(db)
     done = _applied(db)
     applied = []
     for mset in sets:
@@ -249,7 +279,13 @@ def migrate(db: sqlite_utils.Database, sets: Iterable[Migrations]) -> list[str]:
                     continue
                 legacy = mset.legacy.get(name)
                 if not (legacy and _legacy_applied(db, *legacy)):
+                    before = _tables(db)
                     fn(db)
+                    after = _tables(db)
+                    db.conn.executemany(f"INSERT OR REPLACE INTO {TABLES_TABLE} VALUES (?, ?, ?)",
+                                        [(t, mset.name, name) for t in sorted(after - before)])
+                    db.conn.executemany(f"DELETE FROM {TABLES_TABLE} WHERE name = ?",
+                                        [(t,) for t in sorted(before - after)])
                     applied.append(f"{mset.name}:{name}")
                 db.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
                            [mset.name, name, now_iso()])
@@ -270,3 +306,114 @@ def open_shared(path: str | os.PathLike, sets: Iterable[Migrations]) -> sqlite_u
             migrate(db, sets)
             _ENSURED.add(key)
     return db
+
+
+# ----------------------------------------------------------------------------- start-up check
+class FileRefused(Exception):
+    """A club file a process must not serve: ``code`` says why (``empty``, ``not_sqlite``,
+    ``damaged``, ``no_schema``, ``partial``, ``newer``), ``values`` what the words name
+    (always ``file``). Catalogue key: ``clubfile.<code>``."""
+
+    def __init__(self, code: str, path: str, **values):
+        self.code, self.values = code, {"file": path, **values}
+        super().__init__(f"{path}: {code} {values or ''}".strip())
+
+    @property
+    def key(self) -> str:
+        return f"clubfile.{self.code}"
+
+
+def _make_new(path: str) -> None:
+    """A new club file at ``path``: built whole beside it (WAL, the bookkeeping tables),
+    then linked into place, so no other process can find it empty. Another process that
+    made it first wins; its file is as good."""
+    folder, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{name}.new-{os.getpid()}-{threading.get_ident()}")
+    for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(leftover)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    try:
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA user_version = {USER_VERSION}")
+            conn.execute(f"CREATE TABLE {MIGRATIONS_TABLE} (migration_set TEXT NOT NULL, name"
+                         " TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (migration_set,"
+                         " name))")
+            conn.execute(f"CREATE TABLE {TABLES_TABLE} (name TEXT PRIMARY KEY, migration_set"
+                         " TEXT NOT NULL, step TEXT NOT NULL)")
+            conn.commit()
+        finally:
+            conn.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def check_file(path: str | os.PathLike, sets: Iterable[Migrations] = ()) -> None:
+    """Raise :class:`FileRefused` unless ``path`` is a sound club file this code can
+    serve: not empty, a SQLite file that passes ``PRAGMA quick_check``, with the
+    migration bookkeeping and every table its applied steps made, and nothing newer
+    than this code knows (a ``user_version`` above :data:`USER_VERSION`, or a step of
+    one of ``sets`` that is not in the set). Reads the file; changes nothing."""
+    path = str(path)
+    with open(path, "rb") as f:
+        head = f.read(len(SQLITE_HEADER))
+    if not head:
+        raise FileRefused("empty", path)
+    if head != SQLITE_HEADER:
+        raise FileRefused("not_sqlite", path)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        try:
+            found = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as e:
+            raise FileRefused("damaged", path, detail=str(e)) from None
+        if found != ["ok"]:
+            raise FileRefused("damaged", path, detail="; ".join(map(str, found[:3])))
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > USER_VERSION:
+            raise FileRefused("newer", path, steps=f"user_version {version}")
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if MIGRATIONS_TABLE not in tables:
+            raise FileRefused("no_schema", path)
+        known = {(m.name, n) for m in sets for n, _ in m.steps}
+        ours = {m.name for m in sets}
+        newer = sorted(f"{s}:{n}" for s, n in conn.execute(
+            f"SELECT migration_set, name FROM {MIGRATIONS_TABLE}")
+            if s in ours and (s, n) not in known)
+        if newer:
+            raise FileRefused("newer", path, steps=", ".join(newer[:5]))
+        if TABLES_TABLE in tables:
+            missing = sorted(r[0] for r in conn.execute(f"SELECT name FROM {TABLES_TABLE}")
+                             if r[0] not in tables)
+            if missing:
+                raise FileRefused("partial", path, tables=", ".join(missing[:8]))
+    except sqlite3.DatabaseError as e:
+        raise FileRefused("damaged", path, detail=str(e)) from None
+    finally:
+        conn.close()
+
+
+def prepare(path: str | os.PathLike, sets: Iterable[Migrations] = ()) -> bool:
+    """The start-up check of a process that serves ``path``: a path that does not exist
+    becomes a new club file (returns True); an existing one must pass
+    :func:`check_file` (returns False) or :class:`FileRefused` is raised. A new club is
+    made only this way, from a path that does not exist: never from an empty file."""
+    path = str(path)
+    if path == ":memory:":
+        return True
+    if not os.path.exists(path):
+        _make_new(path)
+        return True
+    check_file(path, sets)
+    return False

@@ -451,6 +451,7 @@ class Daemon:
         self.config_path = config_path
         self.cfg = load_config(config_path)
         self._lock = _single_instance(self.cfg.db)
+        _check_database(self.cfg.db)
         self.managers: dict[str, TableManager] = {}
         self.stop_requested = threading.Event()
         self.reload_requested = threading.Event()
@@ -590,6 +591,18 @@ class Daemon:
                 _drop_handlers(m.tlog)
                 self.managers[tid] = TableManager(m.table, self.cfg)
                 self.managers[tid].start()
+
+
+def _check_database(db: str) -> None:
+    """Refuse to start on an empty, damaged, foreign or newer club file (a path that does
+    not exist becomes a new club file): driving tables into such a file would write the
+    night's commands where nobody reads them."""
+    from .store import MIGRATIONS
+
+    try:
+        clubdb.prepare(db, [MIGRATIONS])
+    except clubdb.FileRefused as e:
+        raise ConfigError(W.say(e.key, W.BOTH, **e.values), code="database_refused") from None
 
 
 def _single_instance(db: str):

@@ -88,6 +88,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(board.bp)
     app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)
     db.init_app(app)
+    db.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served
     private_database(app.config["DATABASE"])
     schema.migrate(shared(app.config["DATABASE"]))
     return app

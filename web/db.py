@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite_utils
 from flask import current_app, g
 
+import clubdb
 from clubdb import Migrations, connect, now_iso, shared, write_tx  # noqa: F401  (the web's names)
 
 
@@ -39,6 +40,20 @@ def close_db(_exc=None) -> None:
     db = g.pop("db", None)
     if db is not None and db.conn.in_transaction:
         db.conn.rollback()
+
+
+def prepare(path: str) -> bool:
+    """The start-up check of the club file before the app serves it (:func:`clubdb.prepare`
+    with the web's migration sets): a path that does not exist becomes a new club (True);
+    an empty, damaged, foreign or newer file is refused with a UserError naming the file
+    and the restore command."""
+    from . import schema
+    from .errors import UserError
+
+    try:
+        return clubdb.prepare(path, schema.SETS)
+    except clubdb.FileRefused as e:
+        raise UserError(e.key, **e.values) from None
 
 
 def init_app(app) -> None:

@@ -248,3 +248,43 @@ def test_a_forked_child_takes_the_writer_lock_with_a_file_of_its_own(tmp_path):
         got = os.read(read, 1)
         os.waitpid(pid, 0)
     assert got == b"\x00"
+
+
+def test_the_tables_a_step_makes_or_drops_are_recorded_for_the_start_up_check(tmp_path):
+    path = tmp_path / "c.sqlite"
+    assert clubdb.prepare(path) is True
+    s = Migrations("s")
+
+    @s
+    def make_a_and_b(db):
+        db.execute("CREATE TABLE a (x)")
+        db.execute("CREATE TABLE b (x)")
+
+    @s
+    def drop_b(db):
+        db.execute("DROP TABLE b")
+
+    db = connect(path)
+    migrate(db, [s])
+    recorded = {r[0]: r[1:] for r in db.execute("SELECT * FROM clubdb_tables")}
+    assert recorded == {"a": ("s", "make_a_and_b")}
+    clubdb.check_file(path, [s])  # a table a later step dropped is not missing
+    db.execute("DROP TABLE a")
+    with pytest.raises(clubdb.FileRefused) as e:
+        clubdb.check_file(path, [s])
+    assert e.value.code == "partial" and e.value.values["tables"] == "a"
+
+
+def test_a_file_from_before_the_table_record_records_what_it_holds(tmp_path):
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE clubdb_migrations (migration_set TEXT NOT NULL, name TEXT NOT "
+                 "NULL, applied_at TEXT NOT NULL, PRIMARY KEY (migration_set, name))")
+    conn.execute("CREATE TABLE games (x)")
+    conn.commit()
+    conn.close()
+    clubdb.check_file(path)
+    migrate(connect(path), [])
+    db = connect(path)
+    assert {r[0] for r in db.execute("SELECT name FROM clubdb_tables")} == {
+        "games", "clubdb_migrations"}
