@@ -153,3 +153,33 @@ def test_a_next_with_control_characters_goes_to_the_floor(app, client, target):
     r = client.post("/auth/login", data={"name": OWNER[0], "password": OWNER[1],
                                          "csrf_token": token, "next": "/staff/players?x=1"})
     assert r.headers["Location"].endswith("/staff/players?x=1")
+
+
+# --------------------------------------------------------------------------- invisible characters
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u180e", "\u00ad", "\u034f",
+             "\u061c", "\U000e0001", "\u3164", "\ufe0f"]
+
+
+@pytest.mark.parametrize("mark", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
+def test_names_with_invisible_characters_are_refused_in_words(app, db, owner, mark):
+    staff, headers = owner
+    games.add_player(db, "Player001")
+    before = {"players": db.execute("SELECT COUNT(*) FROM players").fetchone()[0],
+              "staff": db.execute("SELECT COUNT(*) FROM staff_users").fetchone()[0]}
+    for url, body in (("/staff/players", {"name": f"Player{mark}001"}),
+                      ("/staff/accounts", {"name": f"owner1{mark}", "password": "long-enough-1"}),
+                      ("/staff/tables", {"id": "t9", "name": f"卓{mark}9",
+                                         "rule_set": "nekohouse-4a"})):
+        r = staff.post(url, json=body, headers={**headers, "Accept": "application/json"})
+        assert r.status_code == 400, (url, r.status_code, r.get_json())
+        error = r.get_json()["error"]
+        assert error["field"] == "name" and "invisible" in error["message"], error
+    assert db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == before["players"]
+    assert db.execute("SELECT COUNT(*) FROM staff_users").fetchone()[0] == before["staff"]
+    assert db.execute("SELECT COUNT(*) FROM club_tables WHERE id = 't9'").fetchone()[0] == 0
+
+
+def test_a_kanjis_variant_form_is_a_name_not_an_invisible_character(db):
+    assert games.add_player(db, "葛\U000e0100西")["name"] == "葛\U000e0100西"
+    with pytest.raises(Exception, match="invisible"):
+        games.add_player(db, "Ken\U000e0100")
