@@ -88,14 +88,16 @@ class DaemonProcess:
         return (self.config.parent / "daemon.stderr").read_text(errors="replace")
 
 
-def wait_until(pred, timeout: float, what: str, interval: float = 0.02):
+def wait_until(pred, timeout: float, what, interval: float = 0.02):
+    """Poll ``pred`` until it is true (returned) or ``timeout`` s pass (AssertionError
+    naming ``what``; a callable ``what`` is called then, so it can say what was seen)."""
     deadline = time.monotonic() + timeout
     while True:
         v = pred()
         if v:
             return v
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out: {what}")
+            raise AssertionError(f"timed out: {what() if callable(what) else what}")
         time.sleep(interval)
 
 
