@@ -30,7 +30,7 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, overload
 
 import sqlite_utils
 
@@ -54,7 +54,7 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def connect(path: str | os.PathLike) -> sqlite_utils.Database:
+def connect(path: str | os.PathLike[str]) -> sqlite_utils.Database:
     """A new connection to the club file with the pragmas every connection must have."""
     path = str(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
@@ -71,21 +71,23 @@ def connect(path: str | os.PathLike) -> sqlite_utils.Database:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = FULL")
     db = sqlite_utils.Database(conn)
-    db._clubdb_path = os.path.abspath(path) if path != ":memory:" else f"memory:{id(conn)}"
+    # the file's path rides on the connection's Database (sqlite_utils declares no such field)
+    db._clubdb_path = (  # type: ignore[attr-defined]
+        os.path.abspath(path) if path != ":memory:" else f"memory:{id(conn)}")
     return db
 
 
 _local = threading.local()
 
 
-def shared(path: str | os.PathLike) -> sqlite_utils.Database:
+def shared(path: str | os.PathLike[str]) -> sqlite_utils.Database:
     """This thread's open connection to ``path`` (opened on first use and kept).
 
     A connection belongs to one thread: SQLite transactions are per connection,
     so two threads must never interleave statements on one.
     """
     key = os.path.abspath(str(path))
-    cache: OrderedDict = getattr(_local, "dbs", None)
+    cache: OrderedDict[str, sqlite_utils.Database] | None = getattr(_local, "dbs", None)
     if cache is None:
         cache = _local.dbs = OrderedDict()
     db = cache.get(key)
@@ -115,7 +117,7 @@ def _process_lock(db: sqlite_utils.Database) -> threading.Lock:
     path = getattr(db, "_clubdb_path", None)
     if path is None:
         path = db.execute("PRAGMA database_list").fetchone()[2] or f"memory:{id(db.conn)}"
-        db._clubdb_path = path
+        db._clubdb_path = path  # type: ignore[attr-defined]  # see connect
     return _path_lock(path)
 
 
@@ -182,7 +184,7 @@ def write_tx(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
             yield db
         return
     lock = _process_lock(db)
-    with lock, _writer_file_lock(db._clubdb_path):
+    with lock, _writer_file_lock(db._clubdb_path):  # type: ignore[attr-defined]
         db.conn.execute("BEGIN IMMEDIATE")
         try:
             yield db
@@ -213,7 +215,15 @@ class Migrations:
         self.steps: list[tuple[str, Step]] = []
         self.legacy: dict[str, tuple[str, str, object]] = {}
 
-    def __call__(self, fn: Step | None = None, *, legacy: tuple[str, str, object] | None = None):
+    @overload
+    def __call__(self, fn: Step, *, legacy: tuple[str, str, object] | None = None) -> Step: ...
+
+    @overload
+    def __call__(self, fn: None = None, *,
+                 legacy: tuple[str, str, object] | None = None) -> Callable[[Step], Step]: ...
+
+    def __call__(self, fn: Step | None = None, *,
+                 legacy: tuple[str, str, object] | None = None) -> Step | Callable[[Step], Step]:
         """Register ``fn`` as the set's next step (``legacy``: where an older schema
         table recorded it as applied: ``(table, column, value)``)."""
         def register(fn: Step) -> Step:
@@ -233,14 +243,14 @@ def _applied(db: sqlite_utils.Database) -> set[tuple[str, str]]:
     return {(s, n) for s, n in db.execute(f"SELECT migration_set, name FROM {MIGRATIONS_TABLE}")}
 
 
-def _legacy_applied(db: sqlite_utils.Database, table: str, column: str, value) -> bool:
+def _legacy_applied(db: sqlite_utils.Database, table: str, column: str, value: object) -> bool:
     if not db[table].exists():
         return False
     row = db.execute(f"SELECT 1 FROM [{table}] WHERE [{column}] = ?", [value]).fetchone()
     return row is not None
 
 
-def _tables(db) -> set[str]:
+def _tables(db: sqlite_utils.Database) -> set[str]:
     return {r[0] for r in db.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
 
@@ -296,7 +306,7 @@ _ENSURED: set[tuple[str, tuple[str, ...]]] = set()
 _ENSURED_GUARD = threading.Lock()
 
 
-def open_shared(path: str | os.PathLike, sets: Iterable[Migrations]) -> sqlite_utils.Database:
+def open_shared(path: str | os.PathLike[str], sets: Iterable[Migrations]) -> sqlite_utils.Database:
     """:func:`shared`, with ``sets`` brought up to date once per process and file."""
     sets = tuple(sets)
     db = shared(path)
@@ -314,7 +324,7 @@ class FileRefused(Exception):
     ``damaged``, ``no_schema``, ``partial``, ``newer``), ``values`` what the words name
     (always ``file``). Catalogue key: ``clubfile.<code>``."""
 
-    def __init__(self, code: str, path: str, **values):
+    def __init__(self, code: str, path: str, **values: object):
         self.code, self.values = code, {"file": path, **values}
         super().__init__(f"{path}: {code} {values or ''}".strip())
 
@@ -358,7 +368,7 @@ def _make_new(path: str) -> None:
             os.unlink(tmp)
 
 
-def check_file(path: str | os.PathLike, sets: Iterable[Migrations] = ()) -> None:
+def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) -> None:
     """Raise :class:`FileRefused` unless ``path`` is a sound club file this code can
     serve: not empty, a SQLite file that passes ``PRAGMA quick_check``, with the
     migration bookkeeping and every table its applied steps made, and nothing newer
@@ -404,7 +414,7 @@ def check_file(path: str | os.PathLike, sets: Iterable[Migrations] = ()) -> None
         conn.close()
 
 
-def prepare(path: str | os.PathLike, sets: Iterable[Migrations] = ()) -> bool:
+def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) -> bool:
     """The start-up check of a process that serves ``path``: a path that does not exist
     becomes a new club file (returns True); an existing one must pass
     :func:`check_file` (returns False) or :class:`FileRefused` is raised. A new club is

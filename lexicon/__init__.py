@@ -12,6 +12,7 @@ engine stays pure and refuses with codes and values, worded here at the edge.
 
 from __future__ import annotations
 
+from typing import Any
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -21,7 +22,7 @@ DEFAULT_LANG = "ja"
 CATALOGUE = Path(__file__).with_name("catalogue")
 
 
-class _Keep(dict):
+class _Keep(dict[str, Any]):
     """Format values that leave an unknown ``{name}`` as it is instead of raising."""
 
     def __missing__(self, key: str) -> str:
@@ -49,7 +50,7 @@ def has(key: str) -> bool:
     return key in entries()
 
 
-def t(key: str, lang: str = DEFAULT_LANG, **values) -> str:
+def t(key: str, lang: str = DEFAULT_LANG, **values: object) -> str:
     """The text for ``key`` in ``lang`` with ``values`` filled in (the key itself if unknown)."""
     entry = entries().get(key)
     if entry is None:
@@ -58,7 +59,7 @@ def t(key: str, lang: str = DEFAULT_LANG, **values) -> str:
     return text.format_map(_Keep(values)) if values else text
 
 
-def both(key: str, **values) -> str:
+def both(key: str, **values: object) -> str:
     """``"日本語 / English"``: for logs and terminals read by either kind of reader."""
     ja, en = (t(key, lang, **values) for lang in LANGS)
     return ja if ja == en else f"{ja} / {en}"
