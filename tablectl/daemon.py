@@ -383,11 +383,15 @@ class TableManager(threading.Thread):
             self.tlog.warning("#%s %s failed: %s %s\nlast frames:\n%s", cmd["id"],
                               cmd["command"], outcome.code, outcome.values,
                               "\n".join(self.driver.dump()))
+            # the failure's event in the outcome's own transaction: whoever reads the
+            # outcome finds the event (no table traffic in between, so nothing changes
+            # what the table remembers)
             self.journal.finish(cmd["id"], "failed", outcome.result, outcome.code,
-                                error_values=outcome.values)
-            self.journal.add_event(self.tid, "command_failed", outcome.code,
-                                   data={"id": cmd["id"], "command": cmd["command"],
-                                         **outcome.values})
+                                error_values=outcome.values,
+                                event={"table_id": self.tid, "kind": "command_failed",
+                                       "code": outcome.code,
+                                       "data": {"id": cmd["id"], "command": cmd["command"],
+                                                **outcome.values}})
         if outcome.changed or outcome.status != "done":
             # Read on the next step, after the outcome is stored: a status read before it
             # would replace the table's one-command memory, and a crash in between would

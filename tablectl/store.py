@@ -433,10 +433,15 @@ class Journal:
     def add_event(self, table_id: str, kind: str, code: str = "", message: str = "",
                   data: dict | None = None) -> None:
         """Append a table event (``message`` defaults to its words in both languages)."""
+        self._write(lambda: self._insert_event(table_id, kind, code, message, data))
+
+    def _insert_event(self, table_id: str, kind: str, code: str = "", message: str = "",
+                      data: dict | None = None) -> None:
         row = {"kind": kind, "code": code, "data": data}
-        self._exec("INSERT INTO table_events (table_id, kind, code, message, data, at)"
-                   " VALUES (?, ?, ?, ?, ?, ?)",
-                   (table_id, kind, code, message or W.event(row, W.BOTH), _dumps(data), now()))
+        self.db.conn.execute("INSERT INTO table_events (table_id, kind, code, message, data, at)"
+                             " VALUES (?, ?, ?, ?, ?, ?)",
+                             (table_id, kind, code, message or W.event(row, W.BOTH),
+                              _dumps(data), now()))
 
     # ---- commands
     def in_doubt(self, table_id: str) -> list[dict]:
@@ -509,11 +514,13 @@ class Journal:
 
     def finish(self, command_id: int, status: str, result: Any = None,
                error_code: str | None = None, error_message: str | None = None,
-               error_values: dict | None = None) -> None:
+               error_values: dict | None = None, event: dict | None = None) -> None:
         """Mark a command in flight done / failed / timed_out with its result or reason.
 
         A result the daemon journalled earlier (a started cycle's reply) is kept:
         ``result`` only adds to it. A command already finished is left alone.
+        ``event`` (``table_id``, ``kind``, ``code``, ``data``) is stored in the same
+        transaction, so whoever reads the outcome also finds the event.
         """
         if status not in TERMINAL:
             raise ValueError(f"finish() needs one of {TERMINAL}, got {status!r}")
@@ -530,6 +537,8 @@ class Journal:
                 " error_message=?, finished_at=? WHERE id=? AND status IN ('queued','sending')",
                 (status, _dumps(merged), error_code,
                  _dumps(error_values) if error_code else None, error_message, now(), command_id))
+            if event is not None:
+                self._insert_event(**event)
         self._write(write)
 
     # ---- daemon heartbeat
