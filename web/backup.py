@@ -6,7 +6,14 @@ mode a reader sees one snapshot while the tables and tablets go on writing),
 so everything acknowledged before then is in it. The copy is written under a
 temporary name, checked (``PRAGMA integrity_check``), made 0600, synced, and
 only then renamed to ``jantaku-YYYYMMDDTHHMMSSZ.sqlite`` in the backup
-folder; the oldest copies beyond ``keep`` are removed.
+folder; the oldest copies beyond ``keep`` are removed, except the newest one that
+passes ``integrity_check`` and holds the club's data (at least one player or
+game): that one is never removed, whatever the newer ones hold. A database that
+holds no player and no game, or one that fails its check, is not backed up at
+all (refused in words): a copy of nothing never pushes a good copy out.
+Temporary copies left by a run that was killed (their process is gone) are
+removed by the next run. The folder is made 0700 (one made by hand that others
+can read is tightened to 0700, and the run says so); every copy is 0600.
 
 ``restore`` checks a backup before it touches anything: the file must be a
 SQLite database that passes ``integrity_check``, hold the club's tables, and
@@ -26,11 +33,17 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
+import lexicon
 from tablectl import store
+from tablectl.serialport import pid_alive
 
 from . import schema
 
 NAME_RE = re.compile(r"^jantaku-\d{8}T\d{6}Z\.sqlite$")
+TMP_RE = re.compile(r"^\.jantaku-\d{8}T\d{6}Z\.sqlite(?:\.(\d+))?\.tmp(?:-journal|-wal|-shm)?$")
+"""A run's temporary copy (``.<name>.<pid>.tmp``) and SQLite's files beside it."""
+DATA_TABLES = ("players", "games")
+"""A copy holds the club's data when one of these has a row."""
 REQUIRED_TABLES = ("games", "hand_events", "players", "clubdb_migrations")
 
 
@@ -96,17 +109,73 @@ def _unknown_migrations(conn: sqlite3.Connection) -> list[str]:
     return []
 
 
+def holds_data(path: Path) -> bool:
+    """Whether the database at ``path`` holds the club's data: a player or a game."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return any(conn.execute(f"SELECT 1 FROM [{t}] LIMIT 1").fetchone()
+                   for t in DATA_TABLES)
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def _good(path: Path) -> bool:
+    return not check_database(path) and holds_data(path)
+
+
+def secure_folder(folder: Path) -> str | None:
+    """Make the backup folder its owner's only: a new one is made 0700; one that others
+    can read or enter is set to 0700. Returns a note in words when it was tightened."""
+    if not folder.exists():
+        folder.mkdir(parents=True, mode=0o700)
+        os.chmod(folder, 0o700)  # mkdir's mode is cut by the umask, never widened: be exact
+        return None
+    mode = folder.stat().st_mode & 0o777
+    if mode & 0o077:
+        os.chmod(folder, mode & 0o700 | 0o700)
+        return lexicon.both("backup.folder_tightened", folder=str(folder), mode=f"{mode:04o}")
+    return None
+
+
+def clean_leftovers(folder: Path) -> list[str]:
+    """Remove temporary copies left by backup runs that were killed (their process is gone;
+    a copy named without a process is always a leftover). Returns their names."""
+    gone = []
+    for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+        m = TMP_RE.match(p.name)
+        if not m or (m.group(1) and _alive(int(m.group(1)))):
+            continue
+        p.unlink(missing_ok=True)
+        gone.append(p.name)
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    return pid == os.getpid() or pid_alive(pid)
+
+
 def backup(db_path: str | Path, folder: str | Path, *, keep: int = 48,
-           now: datetime | None = None) -> Path:
-    """Write a checked copy of the live database into ``folder``; keep the newest ``keep``."""
+           now: datetime | None = None, notes: list[str] | None = None) -> Path:
+    """Write a checked copy of the live database into ``folder``; keep the newest ``keep``
+    (and always the newest good one, see the module's docstring). ``notes`` gets what the
+    run did besides (a folder tightened, leftovers removed), in words."""
     db_path, folder = Path(db_path), Path(folder)
+    notes = notes if notes is not None else []
     if keep < 1:
         raise BackupError("--keep must be at least 1 (the number of backups to keep)")
     if not db_path.is_file():
         raise BackupError(f"there is no database at {db_path}")
-    folder.mkdir(parents=True, exist_ok=True)
+    note = secure_folder(folder)
+    if note:
+        notes.append(note)
+    gone = clean_leftovers(folder)
+    if gone:
+        notes.append(lexicon.both("backup.leftovers_removed", count=len(gone),
+                                  names=", ".join(gone[:5])))
     final = folder / f"jantaku-{_stamp(now)}.sqlite"
-    tmp = folder / f".{final.name}.tmp"
+    tmp = folder / f".{final.name}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
     src = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
@@ -119,11 +188,16 @@ def backup(db_path: str | Path, folder: str | Path, *, keep: int = 48,
     problems = check_database(tmp)
     if problems:
         tmp.unlink(missing_ok=True)
-        raise BackupError(f"the copy of {db_path} failed its check: {problems[0]}")
+        raise BackupError(lexicon.both("backup.copy_failed_check", db=str(db_path),
+                                       problem=problems[0]))
+    if not holds_data(tmp):
+        tmp.unlink(missing_ok=True)
+        raise BackupError(lexicon.both("backup.no_data", db=str(db_path)))
+    os.chmod(tmp, 0o600)
     _fsync(tmp)
     os.replace(tmp, final)
     _fsync(folder)
-    prune(folder, keep)
+    prune(folder, keep, good=final)
     return final
 
 
@@ -133,9 +207,23 @@ def list_backups(folder: str | Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if NAME_RE.match(p.name)) if folder.is_dir() else []
 
 
-def prune(folder: str | Path, keep: int) -> list[Path]:
-    """Remove all but the newest ``keep`` backups; returns the removed ones."""
+def newest_good(folder: str | Path, known_good: Path | None = None) -> Path | None:
+    """The newest backup in ``folder`` that passes its check and holds the club's data
+    (``known_good``: one just written and checked, not read again)."""
+    for p in reversed(list_backups(folder)):
+        if p == known_good or _good(p):
+            return p
+    return None
+
+
+def prune(folder: str | Path, keep: int, *, good: Path | None = None) -> list[Path]:
+    """Remove all but the newest ``keep`` backups, never the newest good one (see
+    :func:`newest_good`; ``good`` names it when the caller has just checked it);
+    returns the removed ones."""
     gone = list_backups(folder)[:-keep]
+    if gone:
+        spare = newest_good(folder, good)
+        gone = [p for p in gone if p != spare]
     for p in gone:
         p.unlink()
     return gone

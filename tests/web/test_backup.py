@@ -157,3 +157,110 @@ def test_the_systemd_units_run_commands_the_cli_accepts():
         assert args.func.__name__ in ("cmd_backup", "cmd_serve")
     timer = (ROOT / "deploy" / "jantaku-backup.timer").read_text()
     assert "Unit=jantaku-backup.service" in timer and "OnCalendar=" in timer
+
+
+def _empty_club(path) -> None:
+    """A sound club file with no player and no game (what a mistaken fresh start holds)."""
+    create_app({"DATABASE": str(path), "SECRET_KEY": "x", "TESTING": True})
+
+
+def test_rotation_never_removes_the_newest_good_backup_whatever_the_newer_ones_hold(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    club(path)
+    folder = tmp_path / "b"
+    start = datetime(2026, 4, 1, tzinfo=timezone.utc)
+    good = [backup.backup(path, folder, keep=10, now=start + timedelta(hours=h))
+            for h in range(2)]
+    empty = tmp_path / "empty.sqlite"
+    _empty_club(empty)
+    for h in (2, 3):  # newer copies of an empty club, as an older version wrote them
+        (folder / f"jantaku-20260401T0{h}0000Z.sqlite").write_bytes(empty.read_bytes())
+    (folder / "jantaku-20260401T040000Z.sqlite").write_bytes(b"SQLite format 3\x00" + b"\1" * 99)
+    gone = backup.prune(folder, keep=2)
+    assert good[0] in gone and good[1] not in gone
+    assert [p.name for p in backup.list_backups(folder)] == [
+        good[1].name, "jantaku-20260401T030000Z.sqlite", "jantaku-20260401T040000Z.sqlite"]
+
+
+def test_an_empty_or_damaged_database_is_not_backed_up_and_the_good_ones_stay(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    club(path)
+    folder = tmp_path / "b"
+    start = datetime(2026, 4, 1, tzinfo=timezone.utc)
+    for h in range(3):
+        backup.backup(path, folder, keep=3, now=start + timedelta(hours=h))
+    before = sorted(p.name for p in folder.iterdir())
+    empty = tmp_path / "empty.sqlite"
+    _empty_club(empty)
+    zero = tmp_path / "zero.sqlite"
+    zero.write_bytes(b"")
+    for db, words in ((empty, "holds no player and no game"), (zero, "failed its check")):
+        r = cli("backup", "--db", str(db), "--dir", str(folder), "--keep", "2")
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_temporary_copies_of_a_killed_run_are_removed_by_the_next_run(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    club(path)
+    folder = tmp_path / "b"
+    folder.mkdir(mode=0o700)
+    gone_pid = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True).stdout.strip()
+    dead = [f".jantaku-20260401T000000Z.sqlite.{gone_pid}.tmp",
+            f".jantaku-20260401T000000Z.sqlite.{gone_pid}.tmp-journal",
+            ".jantaku-20260331T230000Z.sqlite.tmp"]  # the name older versions used
+    running = f".jantaku-20260401T010000Z.sqlite.{os.getpid()}.tmp"  # a run still going
+    for name in (*dead, running):
+        (folder / name).write_bytes(b"\0" * 1024)
+    r = cli("backup", "--db", path, "--dir", str(folder))
+    assert r.returncode == 0, r.stderr
+    assert "removed 3 temporary file(s)" in r.stdout
+    left = sorted(p.name for p in folder.iterdir())
+    assert running in left and not set(dead) & set(left)
+    assert len(backup.list_backups(folder)) == 1
+
+
+def test_a_real_killed_backup_leaves_nothing_the_next_run_keeps(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    club(path)
+    db = connect(path)
+    with db.conn:  # a bigger file, so the copy is still being written when it is killed
+        db.conn.execute("CREATE TABLE ballast (x)")
+        db.conn.executemany("INSERT INTO ballast VALUES (?)", [(os.urandom(2048),)] * 5000)
+    db.conn.close()
+    folder = tmp_path / "b"
+    folder.mkdir(mode=0o700)
+    proc = subprocess.Popen([sys.executable, "-m", "web", "backup", "--db", path, "--dir",
+                             str(folder)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not any(p.name.endswith(".tmp") for p in folder.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline, "no temporary copy seen"
+        time.sleep(0.001)
+    proc.kill()
+    proc.wait()
+    left = [p.name for p in folder.iterdir() if backup.TMP_RE.match(p.name)]
+    r = cli("backup", "--db", path, "--dir", str(folder))
+    assert r.returncode == 0, r.stderr
+    assert not [p for p in folder.iterdir() if backup.TMP_RE.match(p.name)]
+    assert left  # the kill did leave a temporary copy, and the next run removed it
+
+
+def test_backup_folder_0700_and_files_0600_whatever_the_umask(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    club(path)
+    made = tmp_path / "made" / "b"
+    r = subprocess.run([sys.executable, "-m", "web", "backup", "--db", path, "--dir", str(made)],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT,
+                       preexec_fn=lambda: os.umask(0))
+    assert r.returncode == 0, r.stderr
+    assert made.stat().st_mode & 0o777 == 0o700
+    assert [p.stat().st_mode & 0o777 for p in made.iterdir()] == [0o600]
+    by_hand = tmp_path / "by-hand"
+    by_hand.mkdir()
+    os.chmod(by_hand, 0o755)
+    r = cli("backup", "--db", path, "--dir", str(by_hand))
+    assert r.returncode == 0, r.stderr
+    assert by_hand.stat().st_mode & 0o777 == 0o700
+    assert "could be read by others (0755); it is now 0700" in r.stdout
