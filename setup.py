@@ -37,7 +37,9 @@ COMPILED = [
 ]
 
 
-PACKAGES = ["scoring", "tablectl", "web", "hardware_sim"]
+# every package the project installs (pyproject.toml, [tool.setuptools.packages.find]):
+# an editable install byte-compiles them all (tests/test_packaging.py keeps the two equal)
+PACKAGES = ["scoring", "tablectl", "web", "hardware_sim", "clubdb", "lexicon"]
 
 
 def _warn(message: str) -> None:

@@ -20,16 +20,13 @@ import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from . import commands as C
 from . import store
 from . import words as W
 
 POLL_S = 0.02
-GRACE_S = 2.0
-"""A request not yet taken while the daemon looks stopped waits this long before the
-caller is told: the daemon may be starting, or its heartbeat only late."""
 
 
 @dataclass
@@ -39,7 +36,7 @@ class Answer:
     state: str
     """``done``, ``failed``, ``timed_out``, ``running`` (still carried out when the wait
     ended), ``queued`` or ``pending`` (not taken yet, left for the daemon)."""
-    row: dict
+    row: dict[str, Any]
     tz: str = "Asia/Tokyo"
 
     @property
@@ -64,7 +61,7 @@ class TableClient:
         self.db_path, self.source, self.actor, self.tz = db_path, source, actor, tz
         self.lang = lang            # the language of notes (answers: Answer.text(lang))
 
-    def send(self, table_id: str, command: str, args: dict | None = None, *,
+    def send(self, table_id: str, command: str, args: dict[str, Any] | None = None, *,
              key: str | None = None, wait: float | None = None,
              expires_in: float | None = None, withdraw: bool = True,
              through_pending: bool = True,
@@ -101,7 +98,7 @@ class TableClient:
         row = self._wait(cid, wait, through_pending)
         return self._answer(row, wait, withdraw)
 
-    def _wait(self, cid: int, wait: float, through_pending: bool) -> dict:
+    def _wait(self, cid: int, wait: float, through_pending: bool) -> dict[str, Any]:
         deadline = time.monotonic() + wait
         while True:
             row = store.get_command(self.db_path, cid)
@@ -116,7 +113,7 @@ class TableClient:
                 return row
             time.sleep(POLL_S)
 
-    def _answer(self, row: dict, wait: float, withdraw: bool) -> Answer:
+    def _answer(self, row: dict[str, Any], wait: float, withdraw: bool) -> Answer:
         if row["status"] in store.TERMINAL:
             return Answer(row["status"], row, self.tz)
         if row["status"] == "sending":
@@ -128,7 +125,7 @@ class TableClient:
         return Answer(row["status"], row, self.tz) if row["status"] in store.TERMINAL \
             else Answer("running", row, self.tz)
 
-    def _why_not_taken(self, row: dict, wait: float) -> tuple[str, dict]:
+    def _why_not_taken(self, row: dict[str, Any], wait: float) -> tuple[str, dict[str, Any]]:
         daemon = store.daemon_status(self.db_path)
         if not daemon["running"]:
             return "not_sent_daemon_down", {"state": daemon["state"],
