@@ -24,7 +24,7 @@ import lexicon
 
 from . import stats_store
 from .db import rows as _rows
-from .engine import money
+from . import engine
 
 _GAMES_SQL = (
     "SELECT g.id, g.table_id, g.rule_set, g.started_at, g.finished_at, "
@@ -53,7 +53,7 @@ def day_games(db, day: str) -> list[dict]:
         sits = seats.get(g["id"], [])
         started, finished = _when(g["started_at"]), _when(g["finished_at"])
         minutes = (finished - started).total_seconds() / 60
-        m = money.game_money(
+        m = engine.game_money(
             json.loads(g["money"]) if g["money"] else None,
             [s["rank"] for s in sits],
             [s["chips"] for s in sits],
@@ -71,7 +71,7 @@ def _account_rows(games: list[dict]) -> list[dict]:
         for s, m in zip(g["seats"], g["money"].seats, strict=True):
             people.setdefault(s["player_id"], s)
             lines.append((str(s["player_id"]), m))
-    accts = money.accounts(lines)
+    accts = engine.accounts(lines)
     out = []
     for pid_text, acct in accts.items():
         p = people[int(pid_text)]
@@ -100,14 +100,14 @@ def report(db, day: str) -> dict:
     games = day_games(db, day)
     opens, closes = stats_store.open_hours(day, cfg)
     tables = [(r["id"], r["name"]) for r in _rows(db, "SELECT id, name FROM club_tables")]
-    body = money.daily_report(
-        [money.ReportGame(g["id"], g["table_id"], g["rule_set"], g["family"], g["started"],
-                          g["finished"], g["money"]) for g in games],
+    body = engine.daily_report(
+        [engine.ReportGame(g["id"], g["table_id"], g["rule_set"], g["family"], g["started"],
+                           g["finished"], g["money"]) for g in games],
         tables, opens, closes,
     )
     accts = _account_rows(games)
-    total = money.total_account(
-        money.Account(a["games"], a["fee"], a["prize"], a["chips"], a["chip_yen"]) for a in accts
+    total = engine.total_account(
+        engine.Account(a["games"], a["fee"], a["prize"], a["chips"], a["chip_yen"]) for a in accts
     )
     t = body["total"]
     return {

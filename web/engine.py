@@ -21,31 +21,93 @@ from typing import Any
 import lexicon
 
 from scoring import game as _game
-from scoring import money  # noqa: F401  (fees, prizes, chips and the daily report)
-from scoring import rating  # noqa: F401  (the R rating and dan ladders)
-from scoring import stats  # noqa: F401  (the statistics definitions, read as they are)
+from scoring import stats  # noqa: F401  (TEMPORARY: export and leaderboard, see below)
 from scoring.chips import award_chips
 from scoring.errors import ScoringError
-from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_JA  # noqa: F401
-from scoring.game import GameState  # noqa: F401  (for annotations)
-from scoring.hand import BOOL_FIELDS as HAND_FLAGS  # noqa: F401
-from scoring.hand import INT_FIELDS as HAND_COUNTERS  # noqa: F401
+from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_JA, GameState
+from scoring.hand import BOOL_FIELDS as HAND_FLAGS
+from scoring.hand import INT_FIELDS as HAND_COUNTERS
 from scoring.hand import score_hand as _score_hand
 from scoring.mcr import FANS as _MCR_FANS
 from scoring.mcr import RULEBOOK_FANS as _MCR_RULEBOOK
 from scoring.mcr.evaluate import exclusions as _mcr_exclusions
 from scoring.mcr.evaluate import fan_points as _mcr_fan_points
-from scoring.mcr.score import MCR_FLAGS  # noqa: F401
-from scoring.mcr.score import MINIMUM_FAN as MCR_MINIMUM_FAN  # noqa: F401
+from scoring.mcr.score import MCR_FLAGS
+from scoring.mcr.score import MINIMUM_FAN as MCR_MINIMUM_FAN
 from scoring.mcr.score import options as _mcr_options
+from scoring.money import (
+    Account,
+    GameMoney,
+    ReportGame,
+    accounts,
+    daily_report,
+    game_money,
+    total_account,
+)
 from scoring.points import han_fu_pairs as _han_fu_pairs
 from scoring.points import hand_value as _hand_value
-from scoring.rules import PRESET_IDS, Rules, load_rules  # noqa: F401
+from scoring.rating import (
+    INITIAL_R,
+    DanTable,
+    DanTableError,
+    Ladder,
+    RatedGame,
+    RatedSeat,
+    RatingLine,
+    Standing,
+    dan_tables,
+    name_pair,
+    rank_by_rating,
+)
+from scoring.rules import PRESET_IDS, Rules, load_rules
+from scoring.stats import (
+    FAMILIES,
+    FIGURE_IDS,
+    STREAKS,
+    SUM_NAMES,
+    SUMS,
+    PlayerGame,
+    aggregate,
+    combine,
+    figure,
+    figures,
+    format_figure,
+    line_from_dict,
+    line_options,
+    line_to_dict,
+    player_games,
+    rank_rows,
+    rule_family,
+)
 from scoring.yaku import YAKU as _YAKU
 from scoring.yaku import han_table as _han_table
 
 from .errors import Refused
 from .i18n import t
+
+__all__ = [
+    # a game: its events, state and the engine's refusals
+    "ABORT_KINDS", "END_REASONS", "EVENT_TYPES", "PENALTY_KINDS", "WINDS", "WINDS_JA",
+    "GameState", "ScoringError", "advance", "refusal", "replay", "replayed", "seat_wind",
+    "start",
+    # rules
+    "PRESET_IDS", "RULE_NUMBER_LIMIT", "Rules", "load_rules", "preset", "rules",
+    "rules_from_data", "rules_of_text",
+    # one hand: its inputs, its price, the pickers of the entry forms
+    "HAND_COUNTERS", "HAND_FLAGS", "MCR_FLAGS", "MCR_MINIMUM_FAN", "MCR_FLOWER_FAN",
+    "MCR_REPEATABLE", "chips_for", "counters", "han_fu_pairs", "hand_price", "max_yakuman",
+    "mcr_fans", "price_table", "score_hand", "yaku_choices",
+    # statistics: the figures and their families (scoring.stats)
+    "FAMILIES", "FIGURE_IDS", "STREAKS", "SUM_NAMES", "SUMS", "PlayerGame", "aggregate",
+    "combine", "figure", "figures", "format_figure", "line_from_dict", "line_options",
+    "line_to_dict", "player_games", "rank_rows", "rule_family",
+    # the R rating and the dan ladders (scoring.rating)
+    "INITIAL_R", "DanTable", "DanTableError", "Ladder", "RatedGame", "RatedSeat", "RatingLine",
+    "Standing", "dan_tables", "name_pair", "rank_by_rating",
+    # money: fees, prizes, chips, accounts and the daily report (scoring.money)
+    "Account", "GameMoney", "ReportGame", "accounts", "daily_report", "game_money",
+    "total_account",
+]
 
 END_REASONS = ("time", "agari_yame", "tenpai_yame")
 RULE_NUMBER_LIMIT = 1_000_000

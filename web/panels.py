@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import daily_report, gamelog, rating_store, standings, stats_store
 from .db import get_db
-from .engine import stats
+from . import engine
 from .i18n import current_lang
 
 
@@ -23,7 +23,7 @@ def seat_ratings(view: dict | None) -> dict | None:
         return None
     db = get_db()
     game = gamelog.get_game(db, view["game"]["id"])
-    family = stats.rule_family(game["rules"])
+    family = engine.rule_family(game["rules"])
     ids = [s["player_id"] for s in game["seats"] if not s["guest"]]
     held = rating_store.current(db, family, ids)
     table = standings.dan_tables(db).get(family)

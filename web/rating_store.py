@@ -27,9 +27,9 @@ import sqlite_utils
 from . import standings
 from .db import Migrations, write_tx
 from .db import rows as _rows
-from .engine import rating, stats
+from . import engine
 
-INITIAL_R = rating.INITIAL_R
+INITIAL_R = engine.INITIAL_R
 LINE_COLUMNS = (
     "family", "game_id", "seat", "player_id", "ended_at", "club_day", "games",
     "r_before", "r_after", "change", "peak", "dan_level", "dan_points", "dan_change", "dan_moved",
@@ -102,7 +102,7 @@ _LENGTH_SQL = (
 )
 
 
-def _games_from(db, family: str, key: tuple[str, int]) -> Iterator[tuple[rating.RatedGame, str]]:
+def _games_from(db, family: str, key: tuple[str, int]) -> Iterator[tuple[engine.RatedGame, str]]:
     """The family's rated games from ``key`` (ended_at, game_id) on, in order, each with
     its club day."""
     args = [family, key[0], key[0], key[1]]
@@ -111,28 +111,28 @@ def _games_from(db, family: str, key: tuple[str, int]) -> Iterator[tuple[rating.
     game, seats, day = None, [], ""
     for gid, ended, club_day, pid, rank in db.conn.execute(_INPUT_SQL, args):
         if game is not None and gid != game[0]:
-            yield rating.RatedGame(game[0], game[1], game[2], tuple(seats)), day
+            yield engine.RatedGame(game[0], game[1], game[2], tuple(seats)), day
             seats = []
         game, day = (gid, ended, lengths.get(gid) or "hanchan"), club_day
-        seats.append(rating.RatedSeat(None if pid in guests else str(pid), rank))
+        seats.append(engine.RatedSeat(None if pid in guests else str(pid), rank))
     if game is not None:
-        yield rating.RatedGame(game[0], game[1], game[2], tuple(seats)), day
+        yield engine.RatedGame(game[0], game[1], game[2], tuple(seats)), day
 
 
-def _standing(row) -> rating.Standing:
+def _standing(row) -> engine.Standing:
     r, games, peak, level, points = row
-    return rating.Standing(r, games, level, points or 0, peak)
+    return engine.Standing(r, games, level, points or 0, peak)
 
 
-def _line_row(family: str, day: str, line: rating.RatingLine, ended_at: str) -> tuple:
+def _line_row(family: str, day: str, line: engine.RatingLine, ended_at: str) -> tuple:
     a = line.after
     return (family, line.game_id, line.seat, int(line.player), ended_at, day, a.games,
             line.before.rating, a.rating, line.change, a.peak, a.level, a.points,
             line.dan_change, line.dan_moved)
 
 
-def _write(db, family: str, rated: Iterable[tuple[rating.RatedGame, str]],
-           ladder: rating.Ladder) -> set[str]:
+def _write(db, family: str, rated: Iterable[tuple[engine.RatedGame, str]],
+           ladder: engine.Ladder) -> set[str]:
     """Apply games in order and store their lines; returns the members they touched."""
     rows, touched = [], set()
     for game, day in rated:
@@ -175,9 +175,9 @@ def rebuild(db) -> dict:
             db.execute(f"DROP INDEX IF EXISTS {name}")
         dan = standings.dan_tables(db)
         touched = {}
-        for fam in stats.FAMILIES:
+        for fam in engine.FAMILIES:
             games = list(_games_from(db, fam, ("", 0)))
-            touched[fam] = _write(db, fam, games, rating.Ladder(dan.get(fam)))
+            touched[fam] = _write(db, fam, games, engine.Ladder(dan.get(fam)))
             out[fam] = len(games)
         _create_indexes(db)
         for fam, players in touched.items():
@@ -219,14 +219,14 @@ def refresh(db, game_id: int) -> None:
 def _append(db, family: str, key: tuple[str, int]) -> None:
     """Rate the family's newest game from its players' current standings."""
     games = list(_games_from(db, family, key))
-    ladder = rating.Ladder(standings.dan_tables(db).get(family))
+    ladder = engine.Ladder(standings.dan_tables(db).get(family))
     players = {s.player for g, _ in games for s in g.seats if s.player is not None}
     ladder.standings.update(_current(db, family, players))
     touched = _write(db, family, games, ladder)
     _save_standings(db, family, touched)
 
 
-def _current(db, family: str, players: Iterable[str]) -> dict[str, rating.Standing]:
+def _current(db, family: str, players: Iterable[str]) -> dict[str, engine.Standing]:
     out = {}
     for p in players:
         row = db.conn.execute(
@@ -254,7 +254,7 @@ def rerate_from(db, family: str, key: tuple[str, int]) -> int:
         )
         games = list(_games_from(db, family, key))
         players = gone | {s.player for g, _ in games for s in g.seats if s.player is not None}
-        ladder = rating.Ladder(standings.dan_tables(db).get(family))
+        ladder = engine.Ladder(standings.dan_tables(db).get(family))
         for p in players:
             row = db.conn.execute(
                 "SELECT r_after, games, peak, dan_level, dan_points FROM rating_lines "

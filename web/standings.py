@@ -28,7 +28,7 @@ from flask import has_request_context
 from .audit import audit
 from .db import Migrations, now_iso, write_tx
 from .db import one as _one
-from .engine import rating, stats
+from . import engine
 from .errors import UserError
 from .i18n import t
 
@@ -112,11 +112,11 @@ def read_toml(text: str) -> dict:
 
 
 @functools.lru_cache(maxsize=16)
-def parse_dan(text: str) -> dict[str, rating.DanTable]:
+def parse_dan(text: str) -> dict[str, engine.DanTable]:
     """Every family's dan table from the TOML text (KeyRefused names the key at fault)."""
     try:
-        return rating.dan_tables(read_toml(text), FAMILY_PLAYERS)
-    except rating.DanTableError as e:
+        return engine.dan_tables(read_toml(text), FAMILY_PLAYERS)
+    except engine.DanTableError as e:
         raise KeyRefused(e.key, f"standings.dan.{e.reason}", **e.values) from None
 
 
@@ -161,8 +161,8 @@ def _season(raw: Any, key: str) -> Season:
     if not isinstance(sid, str) or not ID_RE.match(sid):
         raise KeyRefused(f"{key}.id", "standings.season.bad_id")
     try:
-        ja, en = rating.name_pair(raw["name"], f"{key}.name")
-    except rating.DanTableError:
+        ja, en = engine.name_pair(raw["name"], f"{key}.name")
+    except engine.DanTableError:
         raise KeyRefused(f"{key}.name", "standings.dan.name_form") from None
     start, end = _season_day(raw["start"], f"{key}.start"), _season_day(raw["end"], f"{key}.end")
     if start > end:
@@ -173,9 +173,9 @@ def _season(raw: Any, key: str) -> Season:
     if not whole or not 1 <= min_games <= 10_000:
         raise KeyRefused(f"{key}.min_games", "standings.season.min_games", value=str(min_games))
     family = raw.get("family")
-    if family is not None and family not in stats.FAMILIES:
+    if family is not None and family not in engine.FAMILIES:
         raise KeyRefused(f"{key}.family", "standings.season.family",
-                         options=", ".join(stats.FAMILIES))
+                         options=", ".join(engine.FAMILIES))
     return Season(sid, ja, en, start.isoformat(), end.isoformat(), min_games, family)
 
 
@@ -205,7 +205,7 @@ def text_of(db, name: str) -> str | None:
     return row["toml"] if row else None
 
 
-def dan_tables(db) -> dict[str, rating.DanTable]:
+def dan_tables(db) -> dict[str, engine.DanTable]:
     """The club's dan table per family ({} when it has none)."""
     text = text_of(db, "dan")
     return parse_dan(text) if text and text.strip() else {}

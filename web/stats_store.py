@@ -34,7 +34,7 @@ import sqlite_utils
 
 from . import gamelog, rating_store
 from .db import Migrations, now_iso, write_tx
-from .engine import rating, stats
+from . import engine
 from .errors import NotFound, UserError
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ MIGRATIONS = Migrations("stats")
 @MIGRATIONS(legacy=("migrations", "number", 300))
 def _create_stats(db: sqlite_utils.Database) -> None:
     sums = ",\n".join(
-        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in engine.SUM_NAMES
     )
     db.executescript(
         f"""
@@ -119,7 +119,7 @@ def _stats_days_v2(db: sqlite_utils.Database) -> None:
     # cum_games (the player's games in the family up to and including the day)
     # lets one GROUP BY pass find current streaks: see LEADERBOARD_SQL.
     sums = ",\n".join(
-        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in engine.SUM_NAMES
     )
     db.executescript(
         f"""
@@ -143,7 +143,7 @@ def _stats_months(db: sqlite_utils.Database) -> None:
     # A year-long leaderboard adds ~12 month rows per player plus the days of the
     # months the period only partly covers, instead of ~365 day rows.
     sums = ",\n".join(
-        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in stats.SUM_NAMES
+        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in engine.SUM_NAMES
     )
     db.executescript(
         f"""
@@ -309,16 +309,16 @@ def game_lines(game: dict, played: gamelog.Played | None, cfg: dict) -> list[dic
             or not played.result.get("finished")):
         return []
     ids = [s["player_id"] for s in game["seats"]]
-    lines = stats.player_games(
+    lines = engine.player_games(
         game["id"],
         game["finished_at"],
         played.events,
         played.result,
         keys=[str(i) for i in ids],
-        **stats.line_options(game["rules"]),
+        **engine.line_options(game["rules"]),
     )
     extra = {
-        "family": stats.rule_family(game["rules"]),
+        "family": engine.rule_family(game["rules"]),
         "club_day": club_day_of(game["finished_at"], cfg),
     }
     return [_line_row(x, extra) for x in lines]
@@ -332,8 +332,8 @@ def _stored_lines(db, game_id: int, cfg: dict) -> list[dict]:
     return game_lines(game, gamelog.played(db, game), cfg)
 
 
-def _line_row(x: stats.PlayerGame, extra: dict) -> dict:
-    d = stats.line_to_dict(x)
+def _line_row(x: engine.PlayerGame, extra: dict) -> dict:
+    d = engine.line_to_dict(x)
     d["player_id"] = int(d.pop("player"))
     d["busted"] = int(d["busted"])
     d.update(extra)
@@ -420,11 +420,11 @@ def insert_lines(db, rows: Iterable[dict]) -> None:
     )
 
 
-def _as_line(row) -> stats.PlayerGame:
+def _as_line(row) -> engine.PlayerGame:
     d = dict(zip(LINE_COLUMNS, row, strict=True))
     d["player"] = str(d["player_id"])
     d["busted"] = bool(d["busted"])
-    return stats.line_from_dict(d)
+    return engine.line_from_dict(d)
 
 
 _LINE_SQL = f"SELECT {', '.join(LINE_COLUMNS)} FROM stats_lines"
@@ -449,7 +449,7 @@ def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
             "AND club_day < ? ORDER BY club_day DESC LIMIT 1",
             [player_id, family, club_day],
         ).fetchone()
-        sums = stats.aggregate(lines)
+        sums = engine.aggregate(lines)
         _insert_day(db, family, club_day, player_id, (prev[0] if prev else 0) + sums["games"], sums)
     change = len(lines) - (old[0] if old else 0)
     if change:  # later days of this player count this day's games in their running total
@@ -473,9 +473,8 @@ def _refresh_month(db, family: str, month: str, player_id: int) -> None:
         [family, month, player_id],
     )
     if days:
-        _insert_row(
-            db, "stats_months", family, month, player_id, days[-1]["cum_games"], stats.combine(days)
-        )
+        _insert_row(db, "stats_months", family, month, player_id, days[-1]["cum_games"],
+                    engine.combine(days))
 
 
 def _insert_day(db, family: str, club_day: str, player_id: int, cum: int, sums: dict) -> None:
@@ -485,7 +484,7 @@ def _insert_day(db, family: str, club_day: str, player_id: int, cum: int, sums: 
 def _insert_row(
     db, table: str, family: str, key: str, player_id: int, cum: int, sums: dict
 ) -> None:
-    names = stats.SUM_NAMES
+    names = engine.SUM_NAMES
     db.execute(
         f"INSERT INTO {table} (family, club_day, player_id, cum_games, {', '.join(names)}) "
         f"VALUES (?, ?, ?, ?, {', '.join('?' for _ in names)})",
@@ -527,18 +526,18 @@ def rebuild_months(db) -> int:
         for row in cur:
             k = (row["family"], row["club_day"][:7], row["player_id"])
             if k != key and group:
-                _insert_row(db, "stats_months", *key, group[-1]["cum_games"], stats.combine(group))
+                _insert_row(db, "stats_months", *key, group[-1]["cum_games"], engine.combine(group))
                 n, group = n + 1, []
             key = k
             group.append(row)
         if group:
-            _insert_row(db, "stats_months", *key, group[-1]["cum_games"], stats.combine(group))
+            _insert_row(db, "stats_months", *key, group[-1]["cum_games"], engine.combine(group))
             n += 1
     return n
 
 
 def _flush_day(db, key: tuple, group: list, cum: int) -> int:
-    sums = stats.aggregate(group)
+    sums = engine.aggregate(group)
     cum += sums["games"]
     _insert_day(db, *key, cum, sums)
     return cum
@@ -573,7 +572,7 @@ def rebuild_all(db) -> dict:
 # --------------------------------------------------------------------------- reading
 def _sum_sql() -> str:
     return ", ".join(
-        f"{'MAX' if s.how == 'max' else 'SUM'}({s.name}) AS {s.name}" for s in stats.SUMS
+        f"{'MAX' if s.how == 'max' else 'SUM'}({s.name}) AS {s.name}" for s in engine.SUMS
     )
 
 
@@ -585,11 +584,11 @@ def _leaderboard_sql() -> str:
     breaks = ", ".join(
         f"MAX(CASE WHEN {n} < games THEN club_day || printf('%010d', cum_games - {n}) END) "
         f"AS brk_{n}"
-        for n in stats.STREAKS
+        for n in engine.STREAKS
     )
     # Whole months come from stats_months, the days of partly covered months from
     # stats_days (their keys, YYYY-MM and YYYY-MM-DD, sort together correctly).
-    cols = f"club_day, player_id, cum_games, {', '.join(stats.SUM_NAMES)}"
+    cols = f"club_day, player_id, cum_games, {', '.join(engine.SUM_NAMES)}"
     return (
         f"SELECT player_id, {_sum_sql()}, MAX(cum_games) AS cum_last, {breaks} FROM ("
         f"SELECT {cols} FROM stats_days WHERE family = :f "
@@ -628,7 +627,7 @@ def _split(first_day: str, last_day: str) -> dict:
 
 
 def _streaks(r: dict) -> dict:
-    for n in stats.STREAKS:
+    for n in engine.STREAKS:
         brk = r.pop(f"brk_{n}")
         r[n] = r["games"] if brk is None else r["cum_last"] - int(brk[-10:])
     return r
@@ -636,8 +635,8 @@ def _streaks(r: dict) -> dict:
 
 def check_family(family: str) -> str:
     """A rule family id, or a UserError listing them."""
-    if family not in stats.FAMILIES:
-        raise UserError("lb.err.family", value=str(family)[:20], options=", ".join(stats.FAMILIES))
+    if family not in engine.FAMILIES:
+        raise UserError("lb.err.family", value=str(family)[:20], options=", ".join(engine.FAMILIES))
     return family
 
 
@@ -666,7 +665,7 @@ def leaderboard(
     if settings(db)["guests_ranked"] != "1":
         guests = {str(i) for (i,) in db.execute("SELECT id FROM players WHERE guest = 1")}
         sums = {p: v for p, v in sums.items() if p not in guests}
-    rows = stats.rank_rows(sums, min_games=min_games, names=names)
+    rows = engine.rank_rows(sums, min_games=min_games, names=names)
     for row in rows:
         row["player_id"] = int(row["player"])
         row["name"] = names.get(row["player"], f"#{row['player']}")
@@ -677,7 +676,7 @@ def leaderboard(
         row["rating_games"] = st.get("games", 0)
         row["dan_level"] = st.get("dan_level")
         row["dan_points"] = st.get("dan_points")
-    return rating.rank_by_rating(rows) if order == "rating" else rows
+    return engine.rank_by_rating(rows) if order == "rating" else rows
 
 
 def families_played(db) -> list[str]:
@@ -685,12 +684,12 @@ def families_played(db) -> list[str]:
     # one index probe per family (a DISTINCT would read the whole table)
     return [
         f
-        for f in stats.FAMILIES
+        for f in engine.FAMILIES
         if db.execute("SELECT 1 FROM stats_days WHERE family = ? LIMIT 1", [f]).fetchone()
     ]
 
 
-def player_lines(db, player_id: int, family: str) -> list[stats.PlayerGame]:
+def player_lines(db, player_id: int, family: str) -> list[engine.PlayerGame]:
     """One player's lines in a family, oldest first."""
     return [
         _as_line(r)
@@ -708,7 +707,7 @@ def player_families(db, player_id: int) -> list[str]:
             "SELECT DISTINCT family FROM stats_days WHERE player_id = ?", [player_id]
         )
     }
-    return [f for f in stats.FAMILIES if f in have]
+    return [f for f in engine.FAMILIES if f in have]
 
 
 def player_months(db, player_id: int, family: str) -> list[dict]:
@@ -719,7 +718,7 @@ def player_months(db, player_id: int, family: str) -> list[dict]:
         [player_id, family],
     ):
         months.setdefault(r["club_day"][:7], []).append(r)
-    return [{"month": m, **stats.figures(stats.combine(parts))} for m, parts in months.items()]
+    return [{"month": m, **engine.figures(engine.combine(parts))} for m, parts in months.items()]
 
 
 def player(db, player_id: int) -> dict:

@@ -242,7 +242,7 @@ def app_plain(tmp_path):
 def test_rating_refusal_reasons_are_worded_in_both_languages():
     import lexicon
 
-    from web.engine import rating
+    from scoring import rating
 
     for code, english in rating.DAN_ERRORS.items():
         key = f"standings.dan.{code}"

@@ -35,12 +35,12 @@ WINDS = {"tonpuu": 1, "hanchan": 2, "issou": 4}
 
 def families() -> dict:
     """The rule families a wish may name, with their words (ja, en)."""
-    return dict(engine.stats.FAMILIES)
+    return dict(engine.FAMILIES)
 
 
 def family_words(family: str, lang: str) -> str:
     """A rule family's name in ``lang`` (its code if it has none)."""
-    words = engine.stats.FAMILIES.get(family)
+    words = engine.FAMILIES.get(family)
     return family if words is None else words[0 if lang == "ja" else 1]
 
 
@@ -48,7 +48,7 @@ def family_words(family: str, lang: str) -> str:
 def _rules_facts(rules_json: str) -> tuple[str, int, float]:
     data = json.loads(rules_json)
     rules = engine.rules(data)
-    family = engine.stats.rule_family(data)
+    family = engine.rule_family(data)
     repeats = 1.0 if rules.game.renchan == "never" else DEALER_REPEATS
     hands = WINDS.get(rules.game.length, 2) * rules.table.players * repeats
     return family, rules.table.players, hands
@@ -60,7 +60,7 @@ def family_players() -> dict[str, int]:
     out: dict[str, int] = {}
     for pid in engine.PRESET_IDS:
         data = engine.preset(pid).to_dict()
-        out.setdefault(engine.stats.rule_family(data), engine.preset(pid).table.players)
+        out.setdefault(engine.rule_family(data), engine.preset(pid).table.players)
     return out
 
 
