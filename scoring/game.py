@@ -44,6 +44,7 @@ __all__ = [
     "allowed_events",
     "preview",
     "apply_event",
+    "is_void",
     "read_events",
     "EVENT_TYPES",
     "ABORT_KINDS",
@@ -56,6 +57,7 @@ WINDS = "ESWN"
 WINDS_JA = "東南西北"
 ABORT_KINDS = ("kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou")
 PENALTY_KINDS = ("deposit_1000", "agari_houki", "points")
+NO_HANDS = "no_hands"  # the end reason of a game ended before its first hand: it is void
 
 
 class GameEventError(ScoringError):
@@ -920,7 +922,9 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
             line, f"'reason' must be time, agari_yame or tenpai_yame, not {reason!r}",
             reason="end_reason", value=repr(reason),
         )
-    _finish(state, reason)
+    # a game stopped before any hand moved a point has no standing to settle: it ends void
+    # (uma and oka by seat order would rank players who never played)
+    _finish(state, reason if state.hands else NO_HANDS)
     return {"deltas": [0] * state.seat_count}
 
 
@@ -1109,13 +1113,19 @@ def _result(state: GameState) -> dict:
         "players": state.players,
         "hands": state.hands,
         "finished": state.finished,
+        "void": is_void(state),
         "final": _final(state),
         "state": state.to_dict(),
     }
 
 
+def is_void(state: GameState) -> bool:
+    """Whether the game ended before any hand was recorded: it is over, and not settled."""
+    return state.finished and state.end_reason == NO_HANDS
+
+
 def _final(state: GameState) -> dict | None:
-    if not state.finished:
+    if not state.finished or is_void(state):
         return None
     g = state.rules.game
     scores = list(state.scores)

@@ -616,15 +616,24 @@ def _append(db, game_id: int, played: Played, *, kind: str, event: dict, expecte
         raise _slot_taken(db, game_id, expected_seq) from None
 
 
+def _status_of(played: Played) -> str:
+    """The status the engine's result gives a game: void when it ended before any hand
+    (nothing to settle), finished, or live."""
+    if played.result.get("void"):
+        return "void"
+    return "finished" if played.result.get("finished") else "live"
+
+
 def _settle_status(db, game: dict, played: Played) -> None:
-    """Mark the game finished when the engine says so, and bring the leaderboards in step
-    from the engine's result (same transaction as the change). Updates ``game``."""
+    """Mark the game finished (or void, ended with no hand) when the engine says so, and
+    bring the leaderboards in step from the engine's result (same transaction as the
+    change). Updates ``game``."""
     was = game["status"]
     if was == "void":
         return
-    status = "finished" if played.result.get("finished") else "live"
+    status = _status_of(played)
     if status != was:
-        game["finished_at"] = now_iso() if status == "finished" else None
+        game["finished_at"] = None if status == "live" else now_iso()
         db.execute("UPDATE games SET status = ?, finished_at = ? WHERE id = ?",
                    [status, game["finished_at"], game["id"]])
         game["status"] = status
@@ -786,6 +795,8 @@ def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
     after = gamelog.replay_log(game, before.log + [trial])
     if game["status"] == "finished" and not after.result.get("finished"):
         raise Refused("records.would_reopen", game=game["id"])
+    if game["status"] == "finished" and after.result.get("void"):
+        raise Refused("records.would_void", game=game["id"])
     return before, trial, after
 
 
@@ -938,7 +949,9 @@ def unvoid_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     if game["status"] != "void":
         raise Conflict("records.not_void", code="not_void", game=game_id, now=game["status"])
     played = gamelog.played(db, game)
-    status = "finished" if played.result.get("finished") else "live"
+    status = _status_of(played)
+    if status == "void":
+        raise Conflict("records.unvoid_no_hands", code="no_hands", game=game_id)
     with write_tx(db):
         try:
             db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' "

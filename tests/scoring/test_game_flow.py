@@ -880,3 +880,14 @@ def test_a_copied_state_takes_the_next_event_and_leaves_the_original_as_it_was()
     assert nxt.last_line == 3 and nxt.round == "E3" and len(nxt.hands) == 2
     assert nxt.to_dict() == state("netmahjong", ron(1, 0), ron(2, 1, 3, 30)).to_dict()
     assert state("netmahjong").last_line == 1  # after start alone, the next event is line 2
+
+
+# =========================================================================== a game with no hand
+@pytest.mark.parametrize("preset", ["nekohouse-4a", "nekohouse-3a", "mcr"])
+def test_end_before_any_hand_is_void_not_settled(preset):
+    # uma and oka by seat order would rank players who never played a hand
+    out = play(preset, {"event": "end"})
+    assert out["finished"] and out["void"] and out["final"] is None
+    assert out["state"]["end_reason"] == "no_hands"
+    later = play(preset, draw(tenpai=[0]), {"event": "end"})
+    assert later["finished"] and not later["void"] and later["final"]["ranks"]

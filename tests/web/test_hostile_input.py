@@ -76,7 +76,9 @@ def test_nan_and_infinity_are_not_json(client, t1, word):
 # --------------------------------------------------------------------------- staff confirm any seat
 def _finished_game(db) -> int:
     gid = games.start_game(db, "t1", [1, 2, 3, 4], idempotency_key=key())["game"]["id"]
-    games.end_game(db, gid, expected_seq=1, idempotency_key=key())
+    games.record_event(db, gid, {"event": "draw", "tenpai": [0]}, expected_seq=1,
+                       idempotency_key=key())  # a game ended with no hand is void
+    games.end_game(db, gid, expected_seq=2, idempotency_key=key())
     return gid
 
 

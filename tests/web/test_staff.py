@@ -367,8 +367,9 @@ def test_roles_decide_who_may_reset_whom_and_the_log_says_who_did_it(app, staff)
 
 
 # ----------------------------------------------------------------------------- games + audit
-def _finished_game(app) -> int:
-    """A short game recorded through the games service (needs the engine)."""
+def _finished_game(app, *more: dict) -> int:
+    """A short game recorded through the games service (needs the engine): a ron, then
+    ``more`` events, then the end."""
     pytest.importorskip("scoring.game", reason="the game engine is not built")
     with app.app_context():
         db = get_db()
@@ -377,7 +378,9 @@ def _finished_game(app) -> int:
         gid = view["game"]["id"]
         games.record_event(db, gid, {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}],
                                      "from": 0}, expected_seq=1, idempotency_key="hand-0001")
-        games.end_game(db, gid, expected_seq=2, idempotency_key="hand-end-01")
+        for seq, ev in enumerate(more, start=2):
+            games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=f"hand-{seq:04d}")
+        games.end_game(db, gid, expected_seq=2 + len(more), idempotency_key="hand-end-01")
         return gid
 
 
@@ -478,7 +481,7 @@ def test_club_rule_set_can_be_uploaded_as_a_file(app, staff):
 
 
 def test_remove_a_hand_with_reason_replays_without_it(app, staff):
-    gid = _finished_game(app)
+    gid = _finished_game(app, {"event": "draw", "tenpai": [0]})  # a hand stays to settle
     r = post_json(staff, f"/staff/games/{gid}/hands/1/remove", {"reason": ""})
     assert r.status_code == 400
     r = post_json(staff, f"/staff/games/{gid}/hands/9/remove", {"reason": "no such hand"})
@@ -487,7 +490,7 @@ def test_remove_a_hand_with_reason_replays_without_it(app, staff):
                   {"reason": "recorded on the wrong table"})
     assert r.status_code == 200
     view = r.get_json()["game"]
-    assert [e["event"]["event"] for e in view["events"]] == ["start", "end"]
+    assert [e["event"]["event"] for e in view["events"]] == ["start", "draw", "end"]
     with app.app_context():
         entry = audit_entries(get_db(), target=f"game:{gid}")[0]
     assert (entry["action"], entry["actor"], entry["reason"]) == (

@@ -279,7 +279,8 @@ def test_times_are_in_the_clubs_time_zone(app, client, db):
     stats_store.configure(db, timezone_name="America/New_York")
     h = bearer(app, "t1")
     start(client, h)
-    view = record(client, h, {"event": "end"}, 1)
+    record(client, h, {"event": "draw", "tenpai": [0]}, 1)  # a game ended with no hand is void
+    view = record(client, h, {"event": "end"}, 2)
     ended = datetime.fromisoformat(view["game"]["finished_at"])
     local = ended.astimezone(ZoneInfo("America/New_York")).strftime("%H:%M")
     text = cookie_client(app, "t1").get("/tablet/t1").data.decode()
