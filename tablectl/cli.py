@@ -9,6 +9,7 @@ Japanese and English (``--lang ja|en``, or ``$JANTAKU_LANG``, for one of them).
 
 from __future__ import annotations
 
+from typing import Any
 import argparse
 import getpass
 import json
@@ -125,7 +126,7 @@ def cmd_status(args) -> int:
     return 0
 
 
-def _daemon_line(daemon: dict, lang: str, tz: str) -> str:
+def _daemon_line(daemon: dict[str, Any], lang: str, tz: str) -> str:
     state = daemon["state"]
     if state == "running":
         return W.say("table.status.daemon_running", lang, pid=daemon["pid"])
@@ -135,7 +136,7 @@ def _daemon_line(daemon: dict, lang: str, tz: str) -> str:
     return W.say(f"table.status.daemon_{state}", lang)
 
 
-def table_line(t: dict, daemon: dict, lang: str) -> str:
+def table_line(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
     """One table's state in one line of words."""
     if lang == W.BOTH:
         return W.in_both(lambda one: table_line(t, daemon, one), lang)

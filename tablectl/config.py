@@ -86,7 +86,7 @@ def load_config(path: str | Path, tables: bool = True) -> Config:
     return config_from_mapping(data, p, tables)
 
 
-def config_from_mapping(data: dict, path: Path, tables: bool = True) -> Config:
+def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -> Config:
     where = str(path)
     base = path.resolve().parent
     _known(data, _TOP, where)
@@ -114,14 +114,14 @@ def config_from_mapping(data: dict, path: Path, tables: bool = True) -> Config:
                   lock_dir=str(base / lock_dir), timezone=tz)
 
 
-def _known(raw: dict, allowed, where: str) -> None:
+def _known(raw: dict[str, Any], allowed, where: str) -> None:
     for k in raw:
         if k not in allowed:
             raise ConfigError(code="config_unknown_key", where=where, setting=k,
                               allowed=", ".join(allowed))
 
 
-def _text(data: dict, key: str, default: str, where: str) -> str:
+def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
     v = data.get(key, default)
     if not isinstance(v, str) or not v:
         raise ConfigError(code="config_bad_value", where=where, setting=key, value=repr(v),

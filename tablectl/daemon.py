@@ -20,6 +20,7 @@ goes stale meanwhile, which is what ``tablectl status`` and the console show).
 
 from __future__ import annotations
 
+from typing import Any
 import fcntl
 import json
 import logging
@@ -96,7 +97,7 @@ def _drop_handlers(lg: logging.Logger) -> None:
 class Job:
     """One journalled command as the driver sees it (:class:`tablectl.drivers.base.Job`)."""
 
-    def __init__(self, manager: "TableManager", row: dict, resend: int | None = None):
+    def __init__(self, manager: "TableManager", row: dict[str, Any], resend: int | None = None):
         self.manager, self.row = manager, row
         self.id = row["id"]
         self.command = row["command"]
@@ -106,7 +107,7 @@ class Job:
     def sent(self, token: int) -> None:
         self.manager.journal.set_seq(self.id, token)
 
-    def started(self, progress: dict) -> None:
+    def started(self, progress: dict[str, Any]) -> None:
         self.manager.journal.set_progress(self.id, progress)
 
     def wait(self, seconds: float) -> None:
@@ -115,7 +116,7 @@ class Job:
             raise Stopping()
         self.manager.drain_events()
 
-    def state(self, state: dict) -> None:
+    def state(self, state: dict[str, Any]) -> None:
         self.manager.save_state(state)
 
 
@@ -129,7 +130,7 @@ class TableManager(threading.Thread):
         self.tid = table.id
         self.stop_event = threading.Event()
         self.wake = threading.Event()
-        self.events: queue.Queue = queue.Queue()
+        self.events: queue.Queue[Any] = queue.Queue()
         self.tlog = table_logger(cfg.log_dir, table.id)
         self.driver: Driver = driver_class(table.driver)(
             table, cfg.link, lock_dir=cfg.lock_dir, on_event=self._on_event, log=self.tlog)
@@ -141,7 +142,7 @@ class TableManager(threading.Thread):
         self.last_refresh = 0.0
         self.state_dirty = False
         self.halted = False
-        self._stored: dict = {}
+        self._stored: dict[str, Any] = {}
         self._locked_since: float | None = None
 
     def stop(self) -> None:
@@ -290,7 +291,7 @@ class TableManager(threading.Thread):
             self._store(state={"boot_id": identity.boot_id}, **extra)
             self.last_refresh = time.monotonic()
 
-    def save_state(self, state: dict, **extra) -> None:
+    def save_state(self, state: dict[str, Any], **extra) -> None:
         """Store the table's state (only the columns that changed; nothing if none did)."""
         self.last_refresh = time.monotonic()
         self.state_dirty = False
@@ -305,7 +306,7 @@ class TableManager(threading.Thread):
             self.journal.update_table(self.tid, **changed)
             self._stored.update(changed)
 
-    def _set_disconnected(self, reason: str, values: dict | None = None) -> None:
+    def _set_disconnected(self, reason: str, values: dict[str, Any] | None = None) -> None:
         if self.down_since is None:
             self.down_since = time.monotonic()
             self.journal.add_event(self.tid, "disconnected", reason, data=values or {})
@@ -368,7 +369,7 @@ class TableManager(threading.Thread):
                                        data={"id": cmd["id"], "command": cmd["command"]})
 
     # ------------------------------------------------------------ commands
-    def _execute(self, cmd: dict, resend: int | None = None) -> None:
+    def _execute(self, cmd: dict[str, Any], resend: int | None = None) -> None:
         outcome = self.driver.run(Job(self, cmd, resend))
         if outcome.code == "nak_busy" and cmd["attempts"] < BUSY_REQUEUES:
             self.journal.requeue(cmd["id"])   # the booting table will take it shortly
@@ -376,7 +377,7 @@ class TableManager(threading.Thread):
             return
         self._finish(cmd, outcome)
 
-    def _finish(self, cmd: dict, outcome: Outcome) -> None:
+    def _finish(self, cmd: dict[str, Any], outcome: Outcome) -> None:
         if outcome.status == "done":
             self.journal.finish(cmd["id"], "done", outcome.result)
         else:
@@ -425,7 +426,7 @@ class DatabaseWatch(threading.Thread):
     """Wakes the managers when another connection committed (``PRAGMA data_version``):
     one cheap read every 20 ms for the whole daemon, instead of each table polling."""
 
-    def __init__(self, db: str, managers: dict):
+    def __init__(self, db: str, managers: dict[str, Any]):
         super().__init__(name="db-watch", daemon=True)
         self.db, self.managers = db, managers
         self.stop_event = threading.Event()

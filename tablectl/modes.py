@@ -9,6 +9,7 @@ and aliases below, and the number (``4``, ``04``).
 
 from __future__ import annotations
 
+from typing import Any
 from dataclasses import dataclass
 
 import lexicon
@@ -47,7 +48,7 @@ class Mode:
             return 0
         return 35000 if self.players == 3 else 25000
 
-    def sticks(self, kept: list | None = None, start: int | None = None) -> list[int | None]:
+    def sticks(self, kept: list[Any] | None = None, start: int | None = None) -> list[int | None]:
         """What the four drawers hold for a new game in this mode: ``start`` points (default
         :attr:`start_points`) in each playing seat, none elsewhere. Check mode needs
         nothing: the drawers stay as ``kept``."""

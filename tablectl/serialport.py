@@ -27,6 +27,7 @@ import fcntl
 import os
 import termios
 from functools import cache
+from typing import Any
 
 import serial
 
@@ -47,7 +48,7 @@ class PortError(TableError):
 
 
 @cache
-def transports() -> dict:
+def transports() -> dict[str, Any]:
     """Schemes registered by installed packages: ``{scheme: entry point}``."""
     from importlib.metadata import entry_points
 
@@ -93,7 +94,7 @@ def open_port(url: str, settings: SerialSettings, *, lock_dir: str | None,
     return Port(raw, None)
 
 
-def _open_device(path: str, settings: SerialSettings, kwargs: dict,
+def _open_device(path: str, settings: SerialSettings, kwargs: dict[str, Any],
                  lock_dir: str | None) -> Port:
     real = os.path.realpath(path)
     if not os.path.exists(real):

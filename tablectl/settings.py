@@ -4,6 +4,7 @@ them from the club's TOML file; the drivers take them as they are."""
 
 from __future__ import annotations
 
+from typing import Any
 from dataclasses import dataclass, field, fields
 
 from .errors import TableError
@@ -46,7 +47,7 @@ class SerialSettings:
     dtr: bool | None = None
     rts: bool | None = None
 
-    def pyserial(self) -> dict:
+    def pyserial(self) -> dict[str, Any]:
         """Keyword arguments for a pyserial port."""
         return {"baudrate": self.baudrate, "bytesize": self.bytesize, "parity": self.parity,
                 "stopbits": self.stopbits, "rtscts": self.rtscts, "xonxoff": self.xonxoff}
@@ -68,14 +69,14 @@ class TableConfig:
     name: str = ""
     driver: str = "jpex-link"
     serial: SerialSettings = SerialSettings()
-    options: dict = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name or self.id, "url": self.url,
                 "driver": self.driver, "options": dict(self.options)}
 
 
-def serial_settings(raw: dict, defaults: SerialSettings, where: str) -> SerialSettings:
+def serial_settings(raw: dict[str, Any], defaults: SerialSettings, where: str) -> SerialSettings:
     """The serial keys of one table (``baud`` is taken as ``baudrate``), checked."""
     out = {}
     for key, value in raw.items():

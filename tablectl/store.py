@@ -145,13 +145,13 @@ def codes_drivers_and_actors(db: sqlite_utils.Database) -> None:
     db["table_state"].add_column("last_error_values", str)
 
 
-def open_db(db_path: str | os.PathLike) -> sqlite_utils.Database:
+def open_db(db_path: str | os.PathLike[str]) -> sqlite_utils.Database:
     """This thread's connection to the shared SQLite file (created and migrated if needed)."""
     return clubdb.open_shared(db_path, [MIGRATIONS])
 
 
 @contextmanager
-def connect(db_path: str | os.PathLike) -> Iterator[sqlite_utils.Database]:
+def connect(db_path: str | os.PathLike[str]) -> Iterator[sqlite_utils.Database]:
     """The store's connection for one call (this thread's shared one; left open)."""
     yield open_db(db_path)
 
@@ -161,7 +161,7 @@ _JSON_COLS = {"args", "result", "capabilities", "errors", "points", "data", "sta
               "error_values", "commands", "last_error_values"}
 
 
-def _row(cursor, values) -> dict:
+def _row(cursor, values) -> dict[str, Any]:
     out = {}
     for (name, *_), value in zip(cursor.description, values, strict=True):
         if name in _JSON_COLS and value is not None:
@@ -170,7 +170,7 @@ def _row(cursor, values) -> dict:
     return out
 
 
-def _query(db, sql: str, params=()) -> list[dict]:
+def _query(db, sql: str, params=()) -> list[dict[str, Any]]:
     cur = db.conn.execute(sql, params)
     return [_row(cur, v) for v in cur.fetchall()]
 
@@ -180,7 +180,7 @@ def _dumps(value: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- public: callers
-def request_command(db_path, table_id: str, command: str, args: dict | None = None,
+def request_command(db_path, table_id: str, command: str, args: dict[str, Any] | None = None,
                     idempotency_key: str | None = None, *, expires_in: float | None = None,
                     source: str = "", actor: str = "") -> int:
     """Queue ``command`` for ``table_id`` and return its id.
@@ -226,7 +226,7 @@ def request_command(db_path, table_id: str, command: str, args: dict | None = No
         return cur.lastrowid
 
 
-def _in_flight(db, table_id: str, t: float) -> dict | None:
+def _in_flight(db, table_id: str, t: float) -> dict[str, Any] | None:
     """The oldest command in flight on the table; queued ones past their deadline are
     marked timed_out on the way (so a request nobody took does not block the table)."""
     for row in _query(db, "SELECT * FROM table_commands WHERE table_id = ? AND status IN"
@@ -244,7 +244,7 @@ def _count_in_flight(db, table_id: str) -> int:
                            " status IN ('queued', 'sending')", (table_id,)).fetchone()[0]
 
 
-def _expire(db, row: dict, t: float) -> None:
+def _expire(db, row: dict[str, Any], t: float) -> None:
     values = {"waited": round(t - row["created_at"])}
     db.conn.execute(
         "UPDATE table_commands SET status='timed_out', error_code='not_sent', error_values=?,"
@@ -252,14 +252,14 @@ def _expire(db, row: dict, t: float) -> None:
         (_dumps(values), W.code("not_sent", W.BOTH, values), t, row["id"]))
 
 
-def _same_request(row: dict, table_id: str, command: str, args: dict) -> int:
+def _same_request(row: dict[str, Any], table_id: str, command: str, args: dict[str, Any]) -> int:
     if (row["table_id"], row["command"], row["args"]) != (table_id, command, args):
         raise IdempotencyConflict(idempotency_key=row["idempotency_key"], command=row["command"],
                                   table=row["table_id"])
     return row["id"]
 
 
-def _require_table(db, table_id: str, command: str | None = None) -> dict:
+def _require_table(db, table_id: str, command: str | None = None) -> dict[str, Any]:
     rows = _query(db, "SELECT table_id, configured, driver, commands FROM table_state")
     known = {r["table_id"]: r for r in rows if r["configured"]}
     if table_id not in known:
@@ -271,7 +271,7 @@ def _require_table(db, table_id: str, command: str | None = None) -> dict:
     return row
 
 
-def get_command(db_path, command_id: int) -> dict:
+def get_command(db_path, command_id: int) -> dict[str, Any]:
     """One journal row as a dict (args/result/values decoded); StoreError if unknown."""
     rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE id = ?", (command_id,))
     if not rows:
@@ -279,7 +279,7 @@ def get_command(db_path, command_id: int) -> dict:
     return rows[0]
 
 
-def wait_command(db_path, command_id: int, timeout: float) -> dict:
+def wait_command(db_path, command_id: int, timeout: float) -> dict[str, Any]:
     """Poll until the command is done/failed/timed_out or ``timeout`` s pass; return its row."""
     deadline = time.monotonic() + timeout
     while True:
@@ -290,7 +290,7 @@ def wait_command(db_path, command_id: int, timeout: float) -> dict:
 
 
 def withdraw_command(db_path, command_id: int, reason: str = "", code: str = "not_sent",
-                     values: dict | None = None) -> dict:
+                     values: dict[str, Any] | None = None) -> dict[str, Any]:
     """Mark a still-queued command ``timed_out`` so it is never sent; return its row.
 
     ``code`` and ``values`` say why (``not_sent_daemon_down`` ...); ``reason`` is
@@ -308,14 +308,14 @@ def withdraw_command(db_path, command_id: int, reason: str = "", code: str = "no
     return get_command(db_path, command_id)
 
 
-def in_flight(db_path, table_id: str) -> dict | None:
+def in_flight(db_path, table_id: str) -> dict[str, Any] | None:
     """The command in flight on a table (queued or being carried out), if any."""
     rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE table_id = ? AND"
                   " status IN ('queued', 'sending') ORDER BY id LIMIT 1", (table_id,))
     return rows[0] if rows else None
 
 
-def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list[dict]:
+def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The most recent journal rows, newest first."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
     return _query(open_db(db_path),
@@ -323,20 +323,20 @@ def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list
                   (*params, limit))
 
 
-def list_tables(db_path) -> list[dict]:
+def list_tables(db_path) -> list[dict[str, Any]]:
     """State of every configured table, in id order."""
     return _query(open_db(db_path),
                   "SELECT * FROM table_state WHERE configured = 1 ORDER BY table_id")
 
 
-def get_table(db_path, table_id: str) -> dict:
+def get_table(db_path, table_id: str) -> dict[str, Any]:
     """State of one table; UnknownTable if it is not configured."""
     db = open_db(db_path)
     _require_table(db, table_id)
     return _query(db, "SELECT * FROM table_state WHERE table_id = ?", (table_id,))[0]
 
 
-def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list[dict]:
+def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The most recent table events (newest first), for one table or all."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
     return _query(open_db(db_path),
@@ -344,7 +344,7 @@ def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list
                   (*params, limit))
 
 
-def daemon_status(db_path) -> dict:
+def daemon_status(db_path) -> dict[str, Any]:
     """The daemon as its heartbeat shows it: ``state`` is ``running``, ``stale`` (the
     heartbeat stopped coming: the daemon hangs or cannot write, e.g. the database is
     locked; table states are then as of ``heartbeat_at``), ``stopped`` or ``never``;
@@ -403,7 +403,7 @@ class Journal:
         self._write(lambda: self.db.conn.execute(sql, params))
 
     # ---- tables
-    def register_tables(self, tables: list[dict]) -> None:
+    def register_tables(self, tables: list[dict[str, Any]]) -> None:
         """Make the configured tables exactly ``tables`` (id, name, url, driver, commands);
         others are left unconfigured."""
         ids = [t["id"] for t in tables]
@@ -431,12 +431,12 @@ class Journal:
                    (*cols.values(), table_id))
 
     def add_event(self, table_id: str, kind: str, code: str = "", message: str = "",
-                  data: dict | None = None) -> None:
+                  data: dict[str, Any] | None = None) -> None:
         """Append a table event (``message`` defaults to its words in both languages)."""
         self._write(lambda: self._insert_event(table_id, kind, code, message, data))
 
     def _insert_event(self, table_id: str, kind: str, code: str = "", message: str = "",
-                      data: dict | None = None) -> None:
+                      data: dict[str, Any] | None = None) -> None:
         row = {"kind": kind, "code": code, "data": data}
         self.db.conn.execute("INSERT INTO table_events (table_id, kind, code, message, data, at)"
                              " VALUES (?, ?, ?, ?, ?, ?)",
@@ -444,12 +444,12 @@ class Journal:
                               _dumps(data), now()))
 
     # ---- commands
-    def in_doubt(self, table_id: str) -> list[dict]:
+    def in_doubt(self, table_id: str) -> list[dict[str, Any]]:
         """Commands a previous run left in ``sending`` (oldest first)."""
         return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " status = 'sending' ORDER BY id", (table_id,))
 
-    def given_up(self, table_id: str, limit: int = 1) -> list[dict]:
+    def given_up(self, table_id: str, limit: int = 1) -> list[dict[str, Any]]:
         """The latest command(s) marked timed_out because the line stayed down."""
         return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " error_code = 'link_down' ORDER BY id DESC LIMIT ?", (table_id, limit))
@@ -474,7 +474,7 @@ class Journal:
         if rows:
             self._write(lambda: [_expire(self.db, r, t) for r in rows])
 
-    def claim_next(self, table_id: str) -> dict | None:
+    def claim_next(self, table_id: str) -> dict[str, Any] | None:
         """Take the oldest queued command of the table (status -> sending); expire stale ones.
         Nothing is written when nothing waits."""
         if not self.has_queued(table_id):
@@ -514,7 +514,8 @@ class Journal:
 
     def finish(self, command_id: int, status: str, result: Any = None,
                error_code: str | None = None, error_message: str | None = None,
-               error_values: dict | None = None, event: dict | None = None) -> None:
+               error_values: dict[str, Any] | None = None,
+               event: dict[str, Any] | None = None) -> None:
         """Mark a command in flight done / failed / timed_out with its result or reason.
 
         A result the daemon journalled earlier (a started cycle's reply) is kept:

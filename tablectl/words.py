@@ -6,6 +6,7 @@ catalogue (``table.*`` in ``lexicon/catalogue/table.toml``) in the reader's lang
 
 from __future__ import annotations
 
+from typing import Any
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -54,7 +55,7 @@ def mode(n, lang: str) -> str:
         return str(n)
 
 
-def code(name: str | None, lang: str, values: dict | None = None) -> str:
+def code(name: str | None, lang: str, values: dict[str, Any] | None = None) -> str:
     """The words for a code the daemon stores (a table result, its own outcome, a refusal)."""
     if lang == BOTH:
         return in_both(lambda one: code(name, one, values), lang)
@@ -77,7 +78,7 @@ def code(name: str | None, lang: str, values: dict | None = None) -> str:
     return text
 
 
-def _derive(name: str, values: dict, lang: str) -> None:
+def _derive(name: str, values: dict[str, Any], lang: str) -> None:
     """Values whose words depend on the language, made from the stored raw values."""
     if name == "nak_refused":
         values["reason"] = lexicon.t(f"table.nak.{values.get('reason_code')}", lang)
@@ -96,7 +97,7 @@ def daemon_age(state: str | None, age_s: float | None, lang: str) -> str:
     return lexicon.t("table.status.age_stale", lang, age=round(age_s or 0))
 
 
-def link(reason: str | None, lang: str, values: dict | None = None) -> str:
+def link(reason: str | None, lang: str, values: dict[str, Any] | None = None) -> str:
     """Why a table is not connected, in words (``table.link.<reason>``)."""
     if lang == BOTH:
         return in_both(lambda one: link(reason, one, values), lang)
@@ -118,7 +119,7 @@ def clock(at: float | None, tz: str, seconds: bool = False) -> str:
     return t.strftime(fmt)
 
 
-def event(row: dict, lang: str) -> str:
+def event(row: dict[str, Any], lang: str) -> str:
     """One stored table event in words."""
     if lang == BOTH:
         return in_both(lambda one: event(row, one), lang)

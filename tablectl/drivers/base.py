@@ -77,9 +77,9 @@ class Identity:
     """Changes at every power-on of the table; None: the table cannot tell."""
     remembered: tuple[int, int] | None = None
     """The token and wire type of the last command the table says it ran."""
-    features: dict = field(default_factory=dict)
+    features: dict[str, Any] = field(default_factory=dict)
     """What staff should know about this table (``auto_deal``, ``ic_point_sticks``...)."""
-    state: dict | None = None
+    state: dict[str, Any] | None = None
     """The table's whole state, or None for a table that cannot report it."""
 
 
@@ -88,18 +88,18 @@ class Outcome:
     """How a command ended: ``done`` or ``failed`` with a code and the values of its words."""
 
     status: str
-    result: dict | None = None
+    result: dict[str, Any] | None = None
     code: str | None = None
-    values: dict = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
     changed: bool = False
     """The table's state may have changed: the daemon reads it again."""
 
     @classmethod
-    def done(cls, result: dict | None = None, changed: bool = False) -> "Outcome":
+    def done(cls, result: dict[str, Any] | None = None, changed: bool = False) -> "Outcome":
         return cls("done", result, changed=changed)
 
     @classmethod
-    def failed(cls, code: str, result: dict | None = None, changed: bool = True,
+    def failed(cls, code: str, result: dict[str, Any] | None = None, changed: bool = True,
                **values) -> "Outcome":
         return cls("failed", result, code, values, changed)
 
@@ -110,7 +110,7 @@ class TableEvent:
 
     kind: str
     code: str = ""
-    values: dict = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
 
 class LinkDown(TableError):
@@ -142,20 +142,20 @@ class Job(Protocol):
     """What the daemon gives a driver for one command (see :class:`tablectl.daemon.Job`)."""
 
     command: str
-    args: dict
+    args: dict[str, Any]
     resend: int | None
     """Re-send with this token (the daemon resolves a command in doubt); None: a new one."""
 
     def sent(self, token: int) -> None:
         """Journal the token BEFORE the first byte goes out (raises if it cannot)."""
 
-    def started(self, progress: dict) -> None:
+    def started(self, progress: dict[str, Any]) -> None:
         """Journal the table's first answer to a long command: from now on it ran."""
 
     def wait(self, seconds: float) -> None:
         """Wait (the daemon stores events meanwhile); raises :class:`Stopping`."""
 
-    def state(self, state: dict) -> None:
+    def state(self, state: dict[str, Any]) -> None:
         """The table's state as seen during the command."""
 
 
@@ -195,12 +195,12 @@ class Driver(ABC):
     def run(self, job: Job) -> Outcome:
         """Carry out ``job.command``; raises :class:`LinkDown` if the line fails."""
 
-    def resume(self, job: Job, progress: dict) -> Outcome:
+    def resume(self, job: Job, progress: dict[str, Any]) -> Outcome:
         """Follow a long command the journal says was started (by this or an earlier
         run of the daemon) to its end. Drivers without long commands never get one."""
         return Outcome.failed("in_doubt_unknown", progress)
 
-    def refresh(self) -> dict | None:
+    def refresh(self) -> dict[str, Any] | None:
         """The table's state now (None: this table cannot report it)."""
         return None
 

@@ -86,7 +86,7 @@ class Link:
         self._rng = random.SystemRandom()
         self.hello: Any = None
         self.decoder = P.FrameDecoder()
-        self.counters: collections.Counter = collections.Counter()
+        self.counters: collections.Counter[Any] = collections.Counter()
 
     @property
     def connected(self) -> bool:
@@ -332,7 +332,7 @@ class Link:
 
 
 # ---------------------------------------------------------------------------- the driver
-def state_dict(st: P.TableState) -> dict:
+def state_dict(st: P.TableState) -> dict[str, Any]:
     """A protocol TableState as plain JSON-able data (the store's ``state``)."""
     return {
         "mode": st.mode, "pending_mode": st.pending_mode, "cycle_state": st.cycle.name.lower(),
@@ -347,7 +347,7 @@ def _seats(mask: int) -> list[int]:
     return [i for i in range(SEATS) if mask & (1 << i)]
 
 
-def _result(reply) -> dict:
+def _result(reply) -> dict[str, Any]:
     """A reply message as the JSON result stored in the journal."""
     if isinstance(reply, P.SelectModeReply):
         return {"mode": reply.mode, "pending_mode": reply.pending_mode,
@@ -434,7 +434,7 @@ class JpexLinkDriver(Driver):
         return self.link.dump()
 
     # ------------------------------------------------------------ commands
-    def _message(self, command: str, args: dict):
+    def _message(self, command: str, args: dict[str, Any]):
         if command == "mode":
             return P.SelectMode(int(args["mode"]))
         if command == "dice":
@@ -466,7 +466,7 @@ class JpexLinkDriver(Driver):
         values = {"seats": result["seats"]} if result.get("seats") else {}
         return Outcome.failed(P.result_code(reply.result), result, **values)
 
-    def _set_sticks(self, points: list) -> Outcome:
+    def _set_sticks(self, points: list[Any]) -> Outcome:
         """Staff's hands at a simulated table: put these sticks in the drawers (nothing goes
         on the wire; the table reports the change as events)."""
         hand = self.link.simulated("set_sticks")
@@ -476,17 +476,17 @@ class JpexLinkDriver(Driver):
         return Outcome.done({"points": list(points)}, changed=True)
 
     @staticmethod
-    def _nak_values(e: NakError) -> dict:
+    def _nak_values(e: NakError) -> dict[str, Any]:
         if e.code == "nak_busy":
             return {"times": e.values.get("times")}
         return {"reason_code": e.values.get("reason_code")}
 
-    def resume(self, job, progress: dict) -> Outcome:
+    def resume(self, job, progress: dict[str, Any]) -> Outcome:
         started = P.StartCycleReply(P.Result.OK, progress["mode"], progress["cycle_no"],
                                     progress["duration_ms"])
         return self._await_cycle(job, started, progress)
 
-    def _await_cycle(self, job, reply: P.StartCycleReply, result: dict) -> Outcome:
+    def _await_cycle(self, job, reply: P.StartCycleReply, result: dict[str, Any]) -> Outcome:
         """Wait for the cycle the table started to end (events, STATUS polls as a backup)."""
         self._powered_on = False
         wait = reply.duration_ms / 1000
@@ -508,14 +508,14 @@ class JpexLinkDriver(Driver):
             return self._cycle_seen(st, result, reply.cycle_no)
         return Outcome.failed("cycle_overrun", result)
 
-    def _cycle_end(self, code: int, st: P.TableState, result: dict) -> Outcome:
+    def _cycle_end(self, code: int, st: P.TableState, result: dict[str, Any]) -> Outcome:
         result = {**result, "cycle_state": st.cycle.name.lower(),
                   "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
         if code == P.Result.OK:
             return Outcome.done(result, changed=True)
         return Outcome.failed(P.result_code(code), result)
 
-    def _cycle_seen(self, st: P.TableState, result: dict, cycle_no: int) -> Outcome:
+    def _cycle_seen(self, st: P.TableState, result: dict[str, Any], cycle_no: int) -> Outcome:
         """The cycle's end seen through STATUS only (its CYCLE_FINISHED event was lost)."""
         up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
         if st.cycle_no >= cycle_no and (st.cycle in up or (
@@ -527,7 +527,7 @@ class JpexLinkDriver(Driver):
             return Outcome.failed("power_cut", result)   # the table forgot the cycle
         return Outcome.failed("cycle_overrun", result)
 
-    def refresh(self) -> dict:
+    def refresh(self) -> dict[str, Any]:
         st = self.link.transact(P.Status()).state
         self.dealer = st.dealer
         return state_dict(st)

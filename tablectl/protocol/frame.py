@@ -20,6 +20,7 @@ for a stream (docs/protocol.md section 2).
 
 from __future__ import annotations
 
+from typing import Any
 import time
 from dataclasses import dataclass
 
@@ -123,7 +124,7 @@ def encode_frame(frame: Frame) -> bytes:
     return _SOF_BYTE + body + bytes((c >> 8, c & 0xFF))
 
 
-def _scan(buf, bad_crc: list | None = None) -> tuple[int, Frame | None, int]:
+def _scan(buf, bad_crc: list[Any] | None = None) -> tuple[int, Frame | None, int]:
     """Core of the decoder: ``(consumed, frame, frame_start)``; frames whose header
     checked but whose CRC did not are appended to ``bad_crc`` as ``(seq, type)``."""
     n = len(buf)
@@ -218,7 +219,7 @@ class FrameDecoder:
     def reset_counters(self) -> None:
         self.frames = self.garbage_bytes = self.crc_errors = 0
 
-    def counters(self) -> dict:
+    def counters(self) -> dict[str, Any]:
         return {"frames": self.frames, "garbage_bytes": self.garbage_bytes,
                 "crc_errors": self.crc_errors, "pending": len(self._buf)}
 
@@ -257,7 +258,7 @@ class FrameDecoder:
 
     def _drain(self, out: list[Frame]) -> None:
         while self._buf:
-            bad: list = []
+            bad: list[Any] = []
             consumed, frame, start = _scan(self._buf, bad)
             self._note_crc(bad)
             if consumed == 0:
@@ -271,7 +272,7 @@ class FrameDecoder:
             del self._buf[:consumed]
             self._pending_since = None
 
-    def _note_crc(self, bad: list) -> None:
+    def _note_crc(self, bad: list[Any]) -> None:
         self.crc_errors += len(bad)
         if self.on_crc_error is not None:
             for seq, cmd in bad:
