@@ -76,7 +76,7 @@ _JSON_STR: Final = json.encoder.encode_basestring  # the C function json.dumps u
 _ERROR_FIELDS: Final = ("code", "message", "reason", "values")
 
 
-def line_text(out: dict) -> str:
+def line_text(out: dict[str, Any]) -> str:
     """One JSON line. Japanese stays readable, but the characters some readers take for a
     line break (NEL, LS, PS; control characters json escapes already) are written escaped,
     so one result is always exactly one line for any reader."""
@@ -98,7 +98,7 @@ _FU_TEXT: Final = Memo(20_000)  # (reason, fu) -> its JSON text
 _BY_IDENTITY: Final = Memo(4096)  # id(memoized object) -> (the object, its JSON text)
 
 
-def _list_text(memo: Memo, items: list, make: Callable) -> str:
+def _list_text(memo: Memo, items: list[Any], make: Callable[..., Any]) -> str:
     """JSON text of a list, joined from each item's memoized text (a hand's list as a whole
     seldom recurs, its items do: "closed_pon 5p", "riichi" ...)."""
     texts = []
@@ -110,7 +110,7 @@ def _list_text(memo: Memo, items: list, make: Callable) -> str:
     return "[" + ", ".join(texts) + "]"
 
 
-def _shared_text(obj: Any, make: Callable) -> str:
+def _shared_text(obj: Any, make: Callable[..., Any]) -> str:
     """JSON text of an object the engine memoizes and hands out again and again (a price,
     a chip award), kept by the object's identity (checked, and the object held so that its
     id is not reused)."""
@@ -129,7 +129,7 @@ def _json_text(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
-def _one_yaku(y: tuple) -> dict:
+def _one_yaku(y: tuple[Any, ...]) -> dict[str, Any]:
     return yaku_list((y,))[0]
 
 
@@ -162,7 +162,7 @@ def result_text(line_id: Any, res: HandResult) -> str:
     return "".join(parts)
 
 
-def error_text(out: dict) -> str:
+def error_text(out: dict[str, Any]) -> str:
     """``line_text(out)`` of an :func:`scoring.hand.error_line` dict (a third of a random
     batch), joined from its parts instead of walking the dict with json.dumps."""
     err = out["error"]
@@ -321,13 +321,14 @@ def file_share(fd: int, start: int, end: int) -> Callable[[], Iterator[bytes]]:
     return lambda: chunks(_Range(fd, start, end), ROUND)
 
 
-def in_memory(data: bytes) -> Callable[[], tuple]:
+def in_memory(data: bytes) -> Callable[[], tuple[Any, ...]]:
     """A share already in memory."""
     return lambda: (data,)
 
 
 # --------------------------------------------------------------------------- workers
-def score_shares(sources: list, rules: Any, out: Any, scorer: Callable = score_chunk) -> None:
+def score_shares(sources: list[Any], rules: Any, out: Any,
+                 scorer: Callable[..., Any] = score_chunk) -> None:
     """Write the scores of every share of the input to ``out``, in order. A share is a
     function giving its input pieces (bytes of whole lines); the first is scored here while
     a forked child scores each other one into a spool. Forking shares the loaded engine and

@@ -10,7 +10,7 @@ The exceptions are yakuman and counted yakuman, where a ron pays
 
 from __future__ import annotations
 
-from typing import Final, Mapping
+from typing import Any, Final, Mapping
 
 from .errors import InvalidInput
 from .rules import Rules
@@ -20,7 +20,7 @@ _COUNTS: Final = ("ura", "aka", "yakuman", "pocchi")
 _FLAGS: Final = ("ippatsu", "kazoe", "all_star", "tsumo", "closed")
 
 
-def _read_facts(facts: Mapping) -> dict:
+def _read_facts(facts: Mapping[str, Any]) -> dict[str, Any]:
     """Typed copy of the facts, absent ones 0/false; other keys are ignored so a
     hand's whole fact dict (dora, nukidora, ...) may be passed."""
     if not isinstance(facts, Mapping):
@@ -28,7 +28,7 @@ def _read_facts(facts: Mapping) -> dict:
             f"chip facts must be a mapping such as {{'ura': 1, 'tsumo': true}}, not {facts!r}",
             reason="chip_facts_type", value=repr(facts),
         )
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key in _COUNTS:
         v = facts.get(key, 0)
         if type(v) is not int or v < 0:
@@ -55,7 +55,7 @@ def _ron_chips(rules: Rules, tsumo_each: int) -> int:
     return int(tsumo_each * rules.chips.yakuman_ron_factor + 0.5)
 
 
-def _limit_chips(rules: Rules, f: dict) -> tuple[int, int]:
+def _limit_chips(rules: Rules, f: dict[str, Any]) -> tuple[int, int]:
     """(yakuman, kazoe) chips per payer."""
     c = rules.chips
     yakuman = c.yakuman_tsumo if f["yakuman"] else 0
@@ -83,7 +83,7 @@ def as_discarder(rules: Rules, each: int, limit: int) -> int:
     return each - limit + _ron_chips(rules, limit)
 
 
-def award_chips(rules: Rules, facts: Mapping) -> dict:
+def award_chips(rules: Rules, facts: Mapping[str, Any]) -> dict[str, Any]:
     """Chips for one win.
 
     ``facts``: ``ura`` (ura-dora count), ``aka`` (red fives in the hand),

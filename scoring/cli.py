@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 from .errors import ScoringError
 
@@ -68,7 +68,7 @@ def add_hand_arguments(ap: argparse.ArgumentParser) -> None:
                     help="print the batch output line instead of the explanation")
 
 
-def _meld(text: str) -> dict:
+def _meld(text: str) -> dict[str, Any]:
     parts = text.split(":")
     if len(parts) not in (2, 3):
         raise ScoringError(
@@ -81,7 +81,7 @@ def _meld(text: str) -> dict:
     return out
 
 
-def hand_line(args: argparse.Namespace) -> dict:
+def hand_line(args: argparse.Namespace) -> dict[str, Any]:
     """The batch input line the ``hand`` options describe."""
     line = {"hand": args.hand, "win": args.win, "melds": [_meld(m) for m in args.meld],
             "seat_wind": args.seat, "round_wind": args.round, "dora": args.dora, "ura": args.ura,
@@ -112,7 +112,7 @@ def run_hand(args: argparse.Namespace) -> int:
     return 0 if out["ok"] else 1
 
 
-def explanation(line: dict, out: dict, rules) -> list[str]:
+def explanation(line: dict[str, Any], out: dict[str, Any], rules) -> list[str]:
     """A readable account of a scored hand: yaku with han, fu line by line, payments."""
     from .yaku import BY_ID
 
@@ -140,7 +140,7 @@ def explanation(line: dict, out: dict, rules) -> list[str]:
     return rows
 
 
-def _pay_text(pay: dict) -> str:
+def _pay_text(pay: dict[str, Any]) -> str:
     if "ron" in pay:
         return f"{pay['ron']} from the discarder"
     if "all" in pay:
@@ -195,7 +195,7 @@ def run_doc(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- dispatch
 # name -> (help, add_arguments, run); add a subcommand by adding a line
-SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
+SUBCOMMANDS: dict[str, tuple[str, Callable[..., Any], Callable[..., Any]]] = {
     "batch": ("score JSON lines from stdin to stdout (docs/contracts/scoring-batch.md)",
               add_batch_arguments, run_batch),
     "hand": ("score one hand and explain it: yaku, fu line by line, payments",

@@ -20,7 +20,7 @@ concealed tiles are made concealed and not kans, the form :mod:`scoring.yaku` an
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Final
+from typing import Any, Final
 
 from .memo import Memo
 from .tiles import TERMINALS_AND_HONORS
@@ -31,14 +31,14 @@ RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "ta
 KOKUSHI_KINDS: Final = TERMINALS_AND_HONORS
 
 
-def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple]:
+def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple[Any, ...]]:
     """Every way to split ``c[start:end]`` (mutated and restored) into sets."""
     i = start
     while i < end and c[i] == 0:
         i += 1
     if i == end:
         return [()]
-    out: list[tuple] = []
+    out: list[tuple[Any, ...]] = []
     if c[i] >= 3:
         c[i] -= 3
         out += [((TRIP, i),) + rest for rest in _sets(c, i, end, runs)]
@@ -54,7 +54,7 @@ def _sets(c: list[int], start: int, end: int, runs: bool) -> list[tuple]:
     return out
 
 
-def _group(counts: tuple, runs: bool) -> tuple:
+def _group(counts: tuple[Any, ...], runs: bool) -> tuple[Any, ...]:
     """Readings of one suit (or of the honours, ``runs`` false) as ``(pair or None, sets)``
     with kinds relative to the group."""
     total = sum(counts)
@@ -71,7 +71,7 @@ def _group(counts: tuple, runs: bool) -> tuple:
     return tuple(dict.fromkeys(out))
 
 
-def _group_at(counts: tuple, base: int) -> tuple:
+def _group_at(counts: tuple[Any, ...], base: int) -> tuple[Any, ...]:
     """:func:`_group` with kinds moved to the group's place among the 34 (memoized by the
     caller, :func:`_suit_options`)."""
     return tuple(
@@ -86,7 +86,7 @@ def _group_at(counts: tuple, base: int) -> tuple:
 _GROUPS: Final = ((0, 9), (9, 18), (18, 27), (27, 34))
 
 
-def readings(counts: tuple) -> tuple:
+def readings(counts: tuple[Any, ...]) -> tuple[Any, ...]:
     """All ``(pair_kind, sets)`` readings of concealed tiles (3n+2 of them), from their
     34 counts (:func:`shape` answers the same from sorted kinds, memoized)."""
     if sum(counts) % 3 != 2:
@@ -94,9 +94,9 @@ def readings(counts: tuple) -> tuple:
     return _combine(_group_at(counts[b:e], b) for b, e in _GROUPS if any(counts[b:e]))
 
 
-def _combine(group_options) -> tuple:
+def _combine(group_options) -> tuple[Any, ...]:
     """Every choice of one reading per group, joined (at most one group holds the pair)."""
-    combos: list[tuple] = [(None, ())]
+    combos: list[tuple[Any, ...]] = [(None, ())]
     pairs = 0
     for options in group_options:
         if not options:
@@ -124,14 +124,14 @@ def _combine(group_options) -> tuple:
 _SUITS: Final = Memo(1 << 16)  # one suit's sorted kinds -> its readings
 
 
-def _counts_of(kinds, base: int, size: int) -> tuple:
+def _counts_of(kinds, base: int, size: int) -> tuple[Any, ...]:
     c = [0] * size
     for k in kinds:
         c[k - base] += 1
     return tuple(c)
 
 
-def _suit_options(kinds: tuple) -> tuple:
+def _suit_options(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     """:func:`_group_at` of one suit (or the honours) given as its sorted kinds."""
     hit = _SUITS.get(kinds)
     if hit is None:
@@ -141,19 +141,19 @@ def _suit_options(kinds: tuple) -> tuple:
     return hit
 
 
-def _by_suit(kinds: tuple) -> tuple:
+def _by_suit(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     a = bisect_left(kinds, 9)
     b = bisect_left(kinds, 18, a)
     c = bisect_left(kinds, 27, b)
     return tuple(g for g in (kinds[:a], kinds[a:b], kinds[b:c], kinds[c:]) if g)
 
 
-def shape(kinds: tuple) -> tuple:
+def shape(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     """``(readings, seven pairs, seven pairs counting a four of a kind as two, thirteen
     orphans)`` of concealed tiles given as their sorted kinds: the same answers as
     :func:`readings`, :func:`is_chiitoitsu` and :func:`is_kokushi` on their counts."""
     if len(kinds) % 3 != 2:
-        found: tuple = ()
+        found: tuple[Any, ...] = ()
     else:
         found = _combine(_suit_options(g) for g in _by_suit(kinds))
     # cheap necessary conditions first: seven pairs need every count even, kokushi 13 kinds
@@ -200,7 +200,7 @@ def seq_wait(first: int, win: int) -> str:
     return PENCHAN if first % 9 == 0 else RYANMEN
 
 
-def wait_slots(pair: int, sets: tuple, win: int) -> list[tuple[int, str]]:
+def wait_slots(pair: int, sets: tuple[Any, ...], win: int) -> list[tuple[int, str]]:
     """Where ``win`` can sit in a reading: ``(index, wait)`` with index -1 for the pair.
 
     Two identical sets give the same slot, so each (shape, first, wait) is

@@ -10,6 +10,7 @@ the no-fu price lists, and every yaku id.
 
 from __future__ import annotations
 
+from typing import Any
 import argparse
 import dataclasses
 import json
@@ -74,11 +75,11 @@ def _value_cell(value, default, inherited: bool) -> str:
     return f"*{text}*" if inherited else text
 
 
-def _presets() -> list:
+def _presets() -> list[Any]:
     return [load_rules(p) for p in PRESET_IDS]
 
 
-def _section_table(sec: str, cls: type, presets: list, explicit: dict) -> list[str]:
+def _section_table(sec: str, cls: type, presets: list[Any], explicit: dict[str, Any]) -> list[str]:
     head = ["switch", "meaning", "choices", "source", *(r.name for r in presets)]
     lines = [f"## [{sec}]", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in dataclasses.fields(cls):
@@ -99,7 +100,7 @@ def _section_table(sec: str, cls: type, presets: list, explicit: dict) -> list[s
     return lines + [""]
 
 
-def _nofu_tables(presets: list) -> list[str]:
+def _nofu_tables(presets: list[Any]) -> list[str]:
     lines = [
         "## No-fu price lists (`points.nofu_table`)",
         "",

@@ -32,7 +32,7 @@ class ScoringError(Exception):
         self.reason = reason or self.code
         self.values = values
 
-    def as_result(self, code: str | None = None) -> dict:
+    def as_result(self, code: str | None = None) -> dict[str, Any]:
         """The error as the contracts write it (``code`` in place of this one's if given)."""
         return {"code": code or self.code, "message": self.message, "reason": self.reason,
                 "values": self.values}

@@ -18,7 +18,7 @@ class Memo:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.values: dict = {}
+        self.values: dict[object, Any] = {}
 
     def get(self, key: object) -> Any:
         return self.values.get(key)
@@ -34,7 +34,7 @@ class Memo:
     def __len__(self) -> int:
         return len(self.values)
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         # a copy (copy.deepcopy of a game state and its rules) or a pickle starts empty: what
         # a memo holds can always be computed again
         return (Memo, (self.limit,))

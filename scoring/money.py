@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .rules import MoneyRules
 
@@ -81,7 +81,7 @@ class GameMoney:
         return sum(s.chip_yen for s in self.seats if s.chip_yen > 0)
 
 
-def money_rules(section: Mapping | MoneyRules | None) -> MoneyRules:
+def money_rules(section: Mapping[str, Any] | MoneyRules | None) -> MoneyRules:
     """The ``[money]`` switches of a resolved rule set (a game stored before there were
     any: the defaults, which charge nothing)."""
     if isinstance(section, MoneyRules):
@@ -117,7 +117,7 @@ def _to_tops(values: list[int], tops: list[int], total: int) -> None:
 
 
 def game_money(
-    rules: MoneyRules | Mapping | None,
+    rules: MoneyRules | Mapping[str, Any] | None,
     ranks: Sequence[int],
     chips: Sequence[int] | None = None,
     minutes: float = 0,
@@ -168,7 +168,7 @@ class Account(_Net):
         self.chips += m.chips
         self.chip_yen += m.chip_yen
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"games": self.games, "fee": self.fee, "prize": self.prize,
                 "chips": self.chips, "chip_yen": self.chip_yen, "net": self.net}
 
@@ -219,7 +219,7 @@ class ReportRow:
     player_prize: int = 0
     chips: int = 0
     chip_yen: int = 0
-    rule_sets: dict = field(default_factory=dict)
+    rule_sets: dict[str, Any] = field(default_factory=dict)
 
     @property
     def occupancy(self) -> float | None:
@@ -236,7 +236,7 @@ class ReportRow:
         self.chip_yen += g.money.chip_yen_moved
         self.rule_sets[g.rule_set] = self.rule_sets.get(g.rule_set, 0) + 1
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "key": self.key, "label": self.label, "games": self.games, "seats": self.seats,
             "minutes": self.minutes, "open_minutes": self.open_minutes,
@@ -267,7 +267,7 @@ def daily_report(
     tables: Sequence[tuple[str, str]],
     open_from: datetime,
     open_to: datetime,
-) -> dict:
+) -> dict[str, Any]:
     """The day's report (日報): ``tables`` are the club's ``(id, name)`` (a table with no
     game still gets its line, at 0 %); occupancy counts the time a table had a game
     between ``open_from`` and ``open_to``. Returns ``{"tables", "rule_sets", "total",
@@ -276,7 +276,7 @@ def daily_report(
     open_minutes = max(int((open_to - open_from).total_seconds() // 60), 0)
     by_table = {tid: ReportRow(tid, name, open_minutes=open_minutes) for tid, name in tables}
     by_rules: dict[str, ReportRow] = {}
-    spans: dict[tuple[str, str], list] = {}
+    spans: dict[tuple[str, str], list[Any]] = {}
     for g in sorted(games, key=lambda g: g.game_id):
         by_table.setdefault(g.table, ReportRow(g.table, g.table, open_minutes=open_minutes))
         by_table[g.table].add(g)

@@ -48,7 +48,7 @@ class HandValue:
     yakuman: int
     limit: str | None
     value: int
-    pay: dict
+    pay: dict[str, Any]
 
 
 def _up100(x: float) -> int:
@@ -130,7 +130,7 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     )
 
 
-def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset:
+def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset[Any]:
     """:func:`_fu_options` as a set, computed once per rule object (the batch prices
     every reading of every hand, so this is on the hot path)."""
     sets = rules.memo.get("fu_sets")
@@ -194,7 +194,7 @@ def basic_points(rules: Rules, *, han: int, fu: int, yakuman: int = 0) -> tuple[
     return (LIMIT_BASE[limit] if limit else fu * 2 ** (han + 2)), limit
 
 
-def _pay_from_base(rules: Rules, base: int, *, dealer: bool, tsumo: bool) -> dict:
+def _pay_from_base(rules: Rules, base: int, *, dealer: bool, tsumo: bool) -> dict[str, Any]:
     if not tsumo:
         return {"ron": _up100(base * (6 if dealer else 4))}
     # Three players without tsumo loss (折半): the absent North's share (2x base
@@ -208,7 +208,7 @@ def _pay_from_base(rules: Rules, base: int, *, dealer: bool, tsumo: bool) -> dic
 
 
 # --------------------------------------------------------------------------- without fu
-def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict:
+def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict[str, Any]:
     table = rules.points.nofu_table
     if yakuman or (han >= 13 and rules.hand.kazoe_yakuman):
         want = _capped(rules, "yakuman")
@@ -234,7 +234,7 @@ def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict:
     return row
 
 
-def _pay_from_row(row: dict, times: int, *, dealer: bool, tsumo: bool) -> dict:
+def _pay_from_row(row: dict[str, Any], times: int, *, dealer: bool, tsumo: bool) -> dict[str, Any]:
     if not tsumo:
         return {"ron": times * row["dealer_ron" if dealer else "ron"]}
     if dealer:
@@ -243,7 +243,7 @@ def _pay_from_row(row: dict, times: int, *, dealer: bool, tsumo: bool) -> dict:
 
 
 # --------------------------------------------------------------------------- the hand
-def _value(rules: Rules, pay: dict) -> int:
+def _value(rules: Rules, pay: dict[str, Any]) -> int:
     payers = rules.table.players - 1
     if "ron" in pay:
         return pay["ron"]
@@ -252,7 +252,7 @@ def _value(rules: Rules, pay: dict) -> int:
     return pay["dealer"] + pay["non_dealer"] * (payers - 1)
 
 
-def _add_dora(rules: Rules, pay: dict, dora: int) -> dict:
+def _add_dora(rules: Rules, pay: dict[str, Any], dora: int) -> dict[str, Any]:
     """ブー麻雀: dora are not han but points per tile, 「場に1500点」: the discarder pays it
     all, on a tsumo the payers share it."""
     per = rules.points.dora_per_tile
@@ -266,7 +266,7 @@ def _add_dora(rules: Rules, pay: dict, dora: int) -> dict:
 
 def payments(
     rules: Rules, *, han: int, fu: int, yakuman: int = 0, dealer: bool, tsumo: bool
-) -> tuple[str | None, dict]:
+) -> tuple[str | None, dict[str, Any]]:
     """``(limit, pay)`` for any han/fu, whether or not the pair can occur (table cells)."""
     if rules.fu.use_fu:
         base, limit = basic_points(rules, han=han, fu=fu, yakuman=yakuman)
@@ -326,7 +326,7 @@ def hand_value(
 
 
 # --------------------------------------------------------------------------- table money
-def honba_bonus(rules: Rules, honba: int, *, tsumo: bool, yakuless: bool = False) -> dict:
+def honba_bonus(rules: Rules, honba: int, *, tsumo: bool, yakuless: bool = False) -> dict[str, Any]:
     """What the honba (積み棒) add to a win.
 
     Returns ``{"each": per payer, "payers": n, "total": to the winner}``.

@@ -138,7 +138,7 @@ RATING_TIE_RULE = (
 )
 
 
-def rank_by_rating(rows: list[dict]) -> list[dict]:
+def rank_by_rating(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Leaderboard rows (each with ``rating``, ``rating_games`` and a ``rank``) ordered
     and ranked by :data:`RATING_TIE_RULE`; the rows' other order breaks the rest of
     the ties. Returns the same dicts with ``rank`` replaced."""
@@ -233,7 +233,7 @@ def _points(value: Any, key: str, players: int) -> tuple[int, ...]:
     return tuple(_whole(v, f"{key}[{i}]") for i, v in enumerate(value))
 
 
-def _unknown(raw: Mapping, allowed: set[str], key: str) -> None:
+def _unknown(raw: Mapping[str, Any], allowed: set[str], key: str) -> None:
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise DanTableError(f"{key}.{unknown[0]}", "unknown_key",
@@ -302,7 +302,7 @@ def dan_table(raw: Any, family: str, players: int) -> DanTable:
     return DanTable(levels, first)
 
 
-def dan_tables(data: Mapping, families: Mapping[str, int]) -> dict[str, DanTable]:
+def dan_tables(data: Mapping[str, Any], families: Mapping[str, int]) -> dict[str, DanTable]:
     """Every family's ladder from a club's dan TOML (parsed); ``families`` maps each
     family id to its number of players. Refuses with the key at fault."""
     unknown = [k for k in data if k not in families]

@@ -15,7 +15,7 @@ for the box-under default), read here and nowhere else:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import InvalidInput
 from .rules import Rules, load_rules
@@ -70,7 +70,8 @@ def _split(total: int, seats: list[int], to_top: bool = False) -> dict[int, int]
 
 
 def _shared(
-    table: Sequence[int], rank_of: list[int], part: str, remainder: str, splits: list[dict]
+    table: Sequence[int], rank_of: list[int], part: str, remainder: str,
+    splits: list[dict[str, Any]],
 ) -> list[int]:
     """Each seat's share of ``table`` (indexed by position): tied seats split the
     positions they occupy between them (001 基本ルール 6); each split of a tie is
@@ -109,10 +110,10 @@ def _uma_table(rules: Rules, eff: list[int]) -> list[int]:
     return list(row[:n])
 
 
-def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict:
+def _points_result(rules: Rules, eff: list[int], rank_of: list[int]) -> dict[str, Any]:
     st = rules.settlement
     n = len(eff)
-    splits: list[dict] = []
+    splits: list[dict[str, Any]] = []
     uma = _shared(_uma_table(rules, eff), rank_of, "uma", st.tie_remainder, splits)
     oka_total = (st.return_points - st.start_points) * n
     oka = _shared([oka_total] + [0] * (n - 1), rank_of, "oka", st.tie_remainder, splits)
@@ -139,7 +140,8 @@ def floating_seats(scores: Sequence[int], rules: Rules) -> list[int]:
 
 
 def _victory_points(
-    rules: Rules, eff: list[int], order: list[int], *, yakuman_end: dict | None, dabuken: int | None
+    rules: Rules, eff: list[int], order: list[int], *, yakuman_end: dict[str, Any] | None,
+    dabuken: int | None,
 ) -> tuple[list[int], bool]:
     """Victory points per seat and whether the top took マルA or better."""
     st = rules.settlement
@@ -159,7 +161,7 @@ def _victory_points(
     return vp, maru_a
 
 
-def _yakuman_vp(rules: Rules, eff: list[int], end: dict) -> list[int]:
+def _yakuman_vp(rules: Rules, eff: list[int], end: dict[str, Any]) -> list[int]:
     """Double マルA to the yakuman winner (002 ブー麻雀 「達成者のダブルマルA」): the others
     pay the sinking figure of ``vp_double`` each, or, ``yakuman_vp = standing``, by their
     points (floaters the floating figure); the winner takes what they pay. With pao the
@@ -189,10 +191,10 @@ def settle(
     rules,
     *,
     chips: Sequence[int] | None = None,
-    yakuman_end: dict | None = None,
+    yakuman_end: dict[str, Any] | None = None,
     dabuken: int | None = None,
     vp_adjust: Sequence[int] | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Settle a finished game's raw ``scores`` (seat order, seat 0 = first dealer).
 
     ``chips``: net chips per seat; ``yakuman_end``: ``{"winner", "from", "pao"}``

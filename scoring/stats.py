@@ -21,7 +21,7 @@ set, and a leaderboard takes lines of one family only.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 FAMILIES = {
     "riichi4": ("四人打ち", "four-player riichi"),
@@ -34,7 +34,7 @@ WIN_EVENTS = ("win",)
 HAND_EVENTS = ("win", "draw", "abort")
 
 
-def rule_family(rules: dict) -> str:
+def rule_family(rules: dict[str, Any]) -> str:
     """The leaderboard family of a resolved rule set (``Rules.to_dict()``)."""
     if rules["table"].get("family") == "mcr":
         return "mcr"
@@ -43,7 +43,7 @@ def rule_family(rules: dict) -> str:
     return "riichi3" if rules["table"].get("players") == 3 else "riichi4"
 
 
-def line_options(rules: dict) -> dict:
+def line_options(rules: dict[str, Any]) -> dict[str, Any]:
     """The keyword options of :func:`player_games` that a rule set decides.
 
     ``riichi_stake``: a riichi stick's value, taken out of a player's own win or
@@ -80,7 +80,7 @@ class PlayerGame:
     chombo: int
 
 
-def _seats_of(ev: dict, key: str) -> list[int]:
+def _seats_of(ev: dict[str, Any], key: str) -> list[int]:
     v = ev.get(key) or []
     return [s for s in v if isinstance(s, int)]
 
@@ -101,8 +101,8 @@ _TALLIED = (
 def player_games(
     game_id: int,
     ended_at: str,
-    events: list[dict],
-    output: dict,
+    events: list[dict[str, Any]],
+    output: dict[str, Any],
     keys: list[str] | None = None,
     *,
     riichi_stake: int = 0,
@@ -153,7 +153,7 @@ def player_games(
     ]
 
 
-def _count_win(tally: list[dict], ev: dict, deltas: list[int]) -> None:
+def _count_win(tally: list[dict[str, Any]], ev: dict[str, Any], deltas: list[int]) -> None:
     src = ev.get("from")
     for w in ev.get("winners", []):
         s = w["seat"]
@@ -219,14 +219,14 @@ STREAKS: dict[str, Callable[[PlayerGame], bool]] = {
 SUM_NAMES = tuple(s.name for s in SUMS) + tuple(STREAKS)
 
 
-def _time_key(x: PlayerGame) -> tuple:
+def _time_key(x: PlayerGame) -> tuple[Any, ...]:
     return (x.ended_at, x.game_id)
 
 
-def aggregate(lines: Iterable[PlayerGame]) -> dict:
+def aggregate(lines: Iterable[PlayerGame]) -> dict[str, Any]:
     """The sums of one player's lines (any order; streaks follow ``ended_at``)."""
     lines = sorted(lines, key=_time_key)
-    out: dict = {}
+    out: dict[str, Any] = {}
     for s in SUMS:
         values = [s.of(x) for x in lines]
         out[s.name] = (max(values) if values else None) if s.how == "max" else sum(values)
@@ -238,7 +238,7 @@ def aggregate(lines: Iterable[PlayerGame]) -> dict:
     return out
 
 
-def combine(parts: Iterable[dict]) -> dict:
+def combine(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Sums of consecutive stretches, given oldest first, as one stretch's sums."""
     out = {s.name: (None if s.how == "max" else 0) for s in SUMS}
     out.update(dict.fromkeys(STREAKS, 0))
@@ -262,7 +262,7 @@ class Figure:
     ja: str
     en: str
     doc: str
-    compute: Callable[[dict], float | int | None]
+    compute: Callable[[dict[str, Any]], float | int | None]
     fmt: str = "{:.0f}"
 
 
@@ -270,15 +270,15 @@ def _rate(num: float, den: float) -> float | None:
     return None if not den else num / den
 
 
-def _per_game(name: str) -> Callable[[dict], float | None]:
+def _per_game(name: str) -> Callable[[dict[str, Any]], float | None]:
     return lambda a: _rate(a[name], a["games"])
 
 
-def _per(name: str, den: str) -> Callable[[dict], float | None]:
+def _per(name: str, den: str) -> Callable[[dict[str, Any]], float | None]:
     return lambda a: _rate(a[name], a[den])
 
 
-def _get(name: str) -> Callable[[dict], float | int | None]:
+def _get(name: str) -> Callable[[dict[str, Any]], float | int | None]:
     return lambda a: a[name]
 
 
@@ -424,14 +424,15 @@ TIE_RULE = (
 )
 
 
-def figures(sums: dict) -> dict:
+def figures(sums: dict[str, Any]) -> dict[str, Any]:
     """Every figure of :data:`FIGURES` from one player's sums."""
     return {f.id: f.compute(sums) for f in FIGURES}
 
 
 def rank_rows(
-    sums_by_player: dict[str, dict], *, min_games: int = 1, names: dict[str, str] | None = None
-) -> list[dict]:
+    sums_by_player: dict[str, dict[str, Any]], *, min_games: int = 1,
+    names: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
     """Ranked rows from each player's sums, players with fewer than ``min_games`` left out.
 
     ``names`` maps a player key to the name the tie rule sorts by (default: the key).
@@ -455,7 +456,7 @@ def rank_rows(
     return rows
 
 
-def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict]:
+def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict[str, Any]]:
     """Ranked rows, one per player with at least ``min_games`` games (see :func:`rank_rows`)."""
     by_player: dict[str, list[PlayerGame]] = {}
     for line in lines:
@@ -463,7 +464,7 @@ def leaderboard(lines: Iterable[PlayerGame], *, min_games: int = 1) -> list[dict
     return rank_rows({p: aggregate(ls) for p, ls in by_player.items()}, min_games=min_games)
 
 
-def _order_key(row: dict) -> tuple:
+def _order_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (-row["total"], row["avg_rank"], -row["games"], row["player"])
 
 
@@ -479,11 +480,11 @@ def figure(figure_id: str) -> Figure:
     return _BY_ID[figure_id]
 
 
-def line_to_dict(line: PlayerGame) -> dict:
+def line_to_dict(line: PlayerGame) -> dict[str, Any]:
     return asdict(line)
 
 
-def line_from_dict(d: dict) -> PlayerGame:
+def line_from_dict(d: dict[str, Any]) -> PlayerGame:
     names = {f.name for f in fields(PlayerGame)}
     return PlayerGame(**{k: v for k, v in d.items() if k in names})
 

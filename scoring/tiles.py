@@ -166,7 +166,7 @@ def tiles_to_str(tiles) -> str:
     """Canonical ``mpsz`` text, grouped by suit in m, p, s, z, f order."""
     groups: dict[str, list[str]] = {c: [] for c in "mpszf"}
 
-    def order(t: int) -> tuple:
+    def order(t: int) -> tuple[Any, ...]:
         if is_flower(t):
             return (5, t)
         k = kind(t)

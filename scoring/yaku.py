@@ -18,7 +18,7 @@ wait, form) plus the hand-wide facts and the input flags.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Final
+from typing import Any, Callable, Final
 
 from .decompose import RYANMEN, SEQ, TANKI
 from .tiles import CHUN, DRAGONS, HAKU, HATSU, NORTH, WINDS
@@ -401,7 +401,7 @@ def _value(y: Yaku, hr) -> tuple[int, int, int]:
     return closed, opened, ym
 
 
-def han_table(hr) -> tuple:
+def han_table(hr) -> tuple[Any, ...]:
     """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman, per_wait), ...)`` for
     every conditional yaku under these hand rules, split by scope; computed once per rule
     object. ``per_wait``: the yaku reads the wait (scope "wait"), so each wait of a reading
@@ -459,7 +459,7 @@ NEEDS: Final = {
 }
 
 
-def _grouped(rows: list) -> tuple:
+def _grouped(rows: list[Any]) -> tuple[Any, ...]:
     """``(runs, triplets, special forms)`` row groups of the reading yaku."""
     runs = tuple(r for r in rows if r[0].id in _NEEDS_RUNS)
     forms = tuple(r for r in rows if r[0].id in _FORM_ONLY)
@@ -472,7 +472,7 @@ def _possible(row, runs: int, honours: int) -> bool:
     return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
 
 
-def gated_rows(hr) -> dict:
+def gated_rows(hr) -> dict[str, Any]:
     """``{(runs, honour triplets): rows}`` for four-set readings: the reading yaku of
     :func:`han_table` (runs group, then triplets group, registry order within each) that such
     a reading can have (see :data:`NEEDS`); computed once per rule object."""
@@ -489,7 +489,7 @@ def gated_rows(hr) -> dict:
     return hr.memo.put("gated_rows", table)
 
 
-def reference() -> list[dict]:
+def reference() -> list[dict[str, Any]]:
     """Every yaku as a plain dict for docs/rules.md: id, ja, han closed/open, yakuman, switch."""
     return [
         {

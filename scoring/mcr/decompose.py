@@ -16,6 +16,7 @@ Everything works on 34-slot count arrays of kinds (``scoring.tiles``).
 
 from __future__ import annotations
 
+from typing import Any
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -43,9 +44,9 @@ class Set:
 @dataclass(frozen=True)
 class Reading:
     shape: str
-    sets: tuple = ()
+    sets: tuple[Any, ...] = ()
     pair: int | None = None
-    knitted: tuple = ()  # the nine kinds of a knitted straight, if any
+    knitted: tuple[Any, ...] = ()  # the nine kinds of a knitted straight, if any
 
 
 # The six knitted straights: suits (m, p, s) take 147, 258, 369 in some order.

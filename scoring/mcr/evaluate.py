@@ -10,6 +10,7 @@ worth the most.
 
 from __future__ import annotations
 
+from typing import Any
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -46,8 +47,8 @@ class Options:
 class Win:
     """Everything about a hand that is not its reading."""
 
-    concealed: tuple  # 34 counts, winning tile included
-    fixed: tuple  # called sets (Set, open=False for a concealed kong)
+    concealed: tuple[Any, ...]  # 34 counts, winning tile included
+    fixed: tuple[Any, ...]  # called sets (Set, open=False for a concealed kong)
     win: int
     tsumo: bool
     seat: int  # wind kind
@@ -69,7 +70,7 @@ class Win:
 _EXCLUSIONS = Memo(64)  # Options -> exclusions
 
 
-def exclusions(opts: Options) -> dict[str, frozenset]:
+def exclusions(opts: Options) -> dict[str, frozenset[Any]]:
     """Each fan's exclusions under the switches (memoized: a batch asks under the same ones).
     The registry holds 004's reading; a switch set to PyMahjongGB's reading drops or adds the
     exclusion it names."""
@@ -79,7 +80,7 @@ def exclusions(opts: Options) -> dict[str, frozenset]:
     return hit
 
 
-def _exclusions(opts: Options) -> dict[str, frozenset]:
+def _exclusions(opts: Options) -> dict[str, frozenset[Any]]:
     ex = {fid: set(f.excludes) for fid, f in FANS.items()}
     if opts.all_green_full_flush:
         ex["all_green"] -= {"full_flush", "no_honors"}
@@ -163,7 +164,7 @@ def _best_pair_fans(chows: list[int]) -> list[str]:
         f = chow_pair_fan(chows[i], chows[j])
         if f:
             edges.append((i, j, f))
-    best: tuple = ()
+    best: tuple[Any, ...] = ()
     best_key = None
     for n in range(len(edges), 0, -1):
         for sub in combinations(edges, n):
@@ -470,12 +471,12 @@ def is_nine_gates(w: Win) -> bool:
     return False
 
 
-def standard_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter:
+def standard_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter[Any]:
     """Fans of a four-sets-and-a-pair reading (also the knitted-straight one)."""
     sets = _reading_sets(r, w)
     chows = [s.tile for s in sets if s.type == CHOW]
     pungs = [s.tile for s in sets if s.type != CHOW]
-    fans: Counter = Counter(kong_fans(sets, opts))
+    fans: Counter[Any] = Counter(kong_fans(sets, opts))
     counts = w.all_counts
     if r.knitted:
         fans["knitted_straight"] += 1
@@ -507,7 +508,7 @@ def standard_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter:
     return fans
 
 
-def _pair_upgrades(fans: Counter, pair: int) -> None:
+def _pair_upgrades(fans: Counter[Any], pair: int) -> None:
     """Two dragon pungs and a dragon pair are 小三元; three wind pungs and a wind pair 小四風会."""
     if fans["two_dragons_pungs"] and pair in DRAGONS:
         del fans["two_dragons_pungs"]
@@ -517,10 +518,10 @@ def _pair_upgrades(fans: Counter, pair: int) -> None:
         fans["little_four_winds"] += 1
 
 
-def special_fans(r: Reading, w: Win, opts: Options) -> Counter:
+def special_fans(r: Reading, w: Win, opts: Options) -> Counter[Any]:
     """Seven pairs, thirteen orphans and the honours-and-knitted hands."""
     counts = list(w.concealed)
-    fans: Counter = Counter()
+    fans: Counter[Any] = Counter()
     if r.shape == "seven_pairs":
         if _is_shifted_pairs(counts):
             fans["seven_shifted_pairs"] += 1
@@ -565,7 +566,7 @@ SPECIAL_CONCEALED = (
 )
 
 
-def _self_drawn_special(fans: Counter, w: Win, opts: Options) -> None:
+def _self_drawn_special(fans: Counter[Any], w: Win, opts: Options) -> None:
     """A concealed special hand won by self-draw: 不求人 (004:108, 112, 152, 65) or just 自摸."""
     if not w.tsumo or not any(fans[f] for f in SPECIAL_CONCEALED):
         return
@@ -578,7 +579,7 @@ def _self_drawn_special(fans: Counter, w: Win, opts: Options) -> None:
         fans["self_drawn"] = 1
 
 
-def apply_exclusions(fans: Counter, opts: Options) -> Counter:
+def apply_exclusions(fans: Counter[Any], opts: Options) -> Counter[Any]:
     """Drop what each counted fan excludes, highest fans first."""
     ex = exclusions(opts)
     for fid in sorted(fans, key=lambda f: (-FANS[f].points, ORDER[f])):
@@ -588,7 +589,7 @@ def apply_exclusions(fans: Counter, opts: Options) -> Counter:
     return fans
 
 
-def wind_fans(fans: Counter, sets: list[Set], w: Win, opts: Options) -> None:
+def wind_fans(fans: Counter[Any], sets: list[Set], w: Win, opts: Options) -> None:
     """Seat and prevalent wind pungs; under PyMahjongGB's reading each one replaces the
     么九刻 already counted for it, under 004:246 (門風刻、圏風刻と複合する) both count."""
     if fans["big_four_winds"]:
@@ -612,7 +613,7 @@ def wind_fans(fans: Counter, sets: list[Set], w: Win, opts: Options) -> None:
                 fans["pung_of_terminals_or_honors"] -= 1
 
 
-def reading_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter:
+def reading_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter[Any]:
     """All fans of one reading, exclusions applied (chicken hand when nothing else)."""
     if r.shape in ("standard", "knitted"):
         fans = standard_fans(r, w, opts, unique)
@@ -635,11 +636,11 @@ def fan_points(fid: str, opts: Options) -> int:
     return FANS[fid].points
 
 
-def total(fans: Counter, opts: Options) -> int:
+def total(fans: Counter[Any], opts: Options) -> int:
     return sum(fan_points(f, opts) * n for f, n in fans.items())
 
 
-def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter] | None:
+def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter[Any]] | None:
     """The reading worth the most fan (None if the tiles are not a winning hand)."""
     rs = readings(list(w.concealed), w.fixed)
     if not rs:
@@ -659,7 +660,7 @@ def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter] | None:
     return best[1], best[2]
 
 
-def _preferred(fans: Counter, held: Reading) -> bool:
+def _preferred(fans: Counter[Any], held: Reading) -> bool:
     """Between readings worth the same, the one a referee writes down: sets rather than
     seven pairs, and three identical chows or pungs rather than shifted ones."""
     return held.shape == "seven_pairs" or bool(fans["pure_triple_chow"] or fans["triple_pung"])

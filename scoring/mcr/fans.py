@@ -18,6 +18,7 @@ The lists are closed transitively when the module loads, so
 
 from __future__ import annotations
 
+from typing import Any
 from dataclasses import dataclass
 
 
@@ -27,7 +28,7 @@ class Fan:
     points: int
     name_zh: str
     name_ja: str
-    excludes: frozenset
+    excludes: frozenset[Any]
     source: str
 
     @property
@@ -328,11 +329,11 @@ _EXTRA = [
 _READINGS = frozenset({"seven_pairs"})
 
 
-def _close(raw: dict[str, set]) -> dict[str, frozenset]:
+def _close(raw: dict[str, set[Any]]) -> dict[str, frozenset[Any]]:
     """Transitive closure of the exclusion lists (non-repeat principle)."""
     out = {}
     for fid in raw:
-        seen: set = set()
+        seen: set[Any] = set()
         todo = list(raw[fid])
         while todo:
             x = todo.pop()
@@ -358,7 +359,7 @@ RULEBOOK_FANS: tuple[str, ...] = tuple(r[0] for r in _TABLE)
 ORDER = {fid: i for i, fid in enumerate(FANS)}
 
 
-def reference() -> list[dict]:
+def reference() -> list[dict[str, Any]]:
     """Every rulebook fan as a row for docs: id, points, names, exclusions, rulebook line."""
     return [
         {

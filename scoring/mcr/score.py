@@ -7,6 +7,7 @@ person can act on. :func:`payments` turns a total into the four players' point d
 
 from __future__ import annotations
 
+from typing import Any
 from ..errors import InvalidInput, InvalidTiles, ScoringError
 from ..rules import load_rules
 from ..tiles import (
@@ -92,7 +93,7 @@ def options(rules) -> Options:
     )
 
 
-def score_hand(line: dict, rules="mcr") -> dict:
+def score_hand(line: dict[str, Any], rules="mcr") -> dict[str, Any]:
     """Score one batch line under MCR ``rules`` (a Rules object, preset id or TOML path;
     a line's own ``"rules"`` wins); an error result, never an exception."""
     head = {"id": line.get("id") if isinstance(line, dict) else None}
@@ -143,7 +144,7 @@ def score_hand(line: dict, rules="mcr") -> dict:
     }
 
 
-def fan_list(fans, opts: Options) -> list[dict]:
+def fan_list(fans, opts: Options) -> list[dict[str, Any]]:
     """Fans as output rows, biggest first: id, points (all copies), count and names."""
     rows = []
     for fid in sorted(fans, key=lambda f: (-fan_points(f, opts), ORDER[f])):
@@ -162,7 +163,7 @@ def fan_list(fans, opts: Options) -> list[dict]:
     return rows
 
 
-def pay_table(total: int, tsumo: bool) -> dict:
+def pay_table(total: int, tsumo: bool) -> dict[str, Any]:
     """What each payer hands over (004:274-276)."""
     if tsumo:
         return {"all": BASE_PAYMENT + total}
@@ -247,7 +248,7 @@ def parse_line(line, rules) -> tuple[Win, int]:
     return w, flowers
 
 
-def _check_fields(line: dict) -> None:
+def _check_fields(line: dict[str, Any]) -> None:
     unknown = sorted(set(line) - KNOWN)
     if unknown:
         raise InvalidInput(
@@ -267,7 +268,7 @@ def _check_fields(line: dict) -> None:
                                reason="mcr_riichi_field", field=k)
 
 
-def _bool(line: dict, key: str) -> bool:
+def _bool(line: dict[str, Any], key: str) -> bool:
     v = line.get(key, False)
     if not isinstance(v, bool):
         raise InvalidInput(f"{key!r} must be true or false, not {v!r}",
@@ -275,7 +276,7 @@ def _bool(line: dict, key: str) -> bool:
     return v
 
 
-def _text(line: dict, key: str) -> str:
+def _text(line: dict[str, Any], key: str) -> str:
     v = line.get(key)
     if v is None:
         raise InvalidInput(f"the {key!r} field is missing", reason="tiles_missing", field=key)
@@ -285,7 +286,7 @@ def _text(line: dict, key: str) -> str:
     return v
 
 
-def _melds(line: dict) -> list:
+def _melds(line: dict[str, Any]) -> list[Any]:
     melds = line.get("melds", [])
     if not isinstance(melds, list):
         raise InvalidInput(
@@ -298,7 +299,7 @@ def _melds(line: dict) -> list:
     return [parse_meld(m) for m in melds]
 
 
-def _win_tile(line: dict, tiles: list[int]) -> int:
+def _win_tile(line: dict[str, Any], tiles: list[int]) -> int:
     wt = parse_tiles(_text(line, "win"))
     if len(wt) != 1 or is_flower(wt[0]):
         raise InvalidTiles(f"'win' must be one tile such as '5m', not {line['win']!r}",
@@ -309,7 +310,7 @@ def _win_tile(line: dict, tiles: list[int]) -> int:
     return kind(wt[0])
 
 
-def _flowers(line: dict, in_hand: int) -> int:
+def _flowers(line: dict[str, Any], in_hand: int) -> int:
     n = line.get("flowers", 0)
     if not isinstance(n, int) or isinstance(n, bool) or n < 0:
         raise InvalidInput(f"'flowers' must be a whole number 0-8, not {n!r}",
@@ -326,7 +327,7 @@ def _flowers(line: dict, in_hand: int) -> int:
     return n
 
 
-def _wind(line: dict, key: str) -> int:
+def _wind(line: dict[str, Any], key: str) -> int:
     v = line.get(key, "E")
     if v not in WIND_LETTERS:
         raise InvalidInput(f"{key!r} must be one of E, S, W, N, not {v!r}",
@@ -334,7 +335,7 @@ def _wind(line: dict, key: str) -> int:
     return WIND_LETTERS[v]
 
 
-def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
+def _check_flags(flags: dict[str, Any], fixed, counts, win: int, in_melds: int) -> None:
     """Refuse win conditions that cannot happen together or with these tiles."""
     tsumo = flags["tsumo"]
     if flags["kong_replacement"] and not tsumo:
@@ -369,7 +370,7 @@ def _check_flags(flags: dict, fixed, counts, win: int, in_melds: int) -> None:
         )
 
 
-def explanation(line: dict, out: dict) -> list[str]:
+def explanation(line: dict[str, Any], out: dict[str, Any]) -> list[str]:
     """A readable account of a scored MCR line (for ``python -m scoring hand --rules mcr``):
     one row per fan with its id, rulebook name, Japanese reading and points, then the
     flowers, the total and who pays what."""
