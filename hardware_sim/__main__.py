@@ -19,8 +19,8 @@ import socket
 import sys
 import threading
 
-from scoring.tiles import parse_tiles, tile_to_str
 from tablectl.modes import mode_names
+from tablectl.protocol.tiles import tile_code, tile_name
 from tablectl.errors import TableError
 
 from .faults import LinkFaults
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what 'unplug' does: close the pty / drop TCP (hangup) or go silent")
     f.add_argument("--jam", action="store_true", help="start with a jammed motor")
     f.add_argument("--lid-open", action="store_true", help="start with the lid open")
-    f.add_argument("--missing-tile", metavar="TILE",
+    f.add_argument("--missing-tile", metavar="TILE", type=_tile_arg,
                    help="start with TILE (e.g. 5m) missing from the next set")
     f.add_argument("--overrun", type=int, default=0, metavar="N", help="the first N cycles overrun")
     c = p.add_argument_group("control")
@@ -105,11 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _tile(text: str) -> int:
-    ts = parse_tiles(text)
-    if len(ts) != 1:
-        raise ValueError(f"one tile expected, not {text!r}")
-    return ts[0]
+def _tile_arg(text: str) -> int:
+    try:
+        return tile_code(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def control(sim: Simulator, line: str) -> str:
@@ -145,9 +145,9 @@ def _control(sim: Simulator, cmd: str, args: list[str]) -> str:  # noqa: C901 - 
         sim.overrun(int(args[0]) if args else 1)
         return ""
     if cmd == "remove-tile":
-        tile = _tile(args[0]) if args and args[0] not in ("machine", "table") else None
+        tile = tile_code(args[0]) if args and args[0] not in ("machine", "table") else None
         which = args[-1] if args and args[-1] in ("machine", "table") else "machine"
-        return tile_to_str(sim.remove_tile(tile, which))
+        return tile_name(sim.remove_tile(tile, which))
     if cmd == "restore-tiles":
         sim.restore_tiles()
         return ""
@@ -244,8 +244,8 @@ def _start_faults(sim: Simulator, args) -> None:
         sim.jam()
     if args.lid_open:
         sim.open_lid()
-    if args.missing_tile:
-        sim.remove_tile(_tile(args.missing_tile))
+    if args.missing_tile is not None:
+        sim.remove_tile(args.missing_tile)
     if args.overrun:
         sim.overrun(args.overrun)
 

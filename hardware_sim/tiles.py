@@ -1,6 +1,6 @@
 """The tile sets of each mode, the walls, the dice break and the deal.
 
-Tile codes are those of ``scoring.tiles`` (and of the wire protocol):
+Tile codes are those of the wire protocol (``tablectl.protocol.tiles``):
 0-8 1m-9m, 9-17 1p-9p, 18-26 1s-9s, 27-33 1z-7z (East South West North White
 Green Red), 34/35/36 the red fives 0m/0p/0s, 37-44 the flowers 1f-8f
 (1f-4f the seasons 春夏秋冬, 5f-8f the flowers 梅蘭菊竹).

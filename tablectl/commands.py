@@ -74,7 +74,7 @@ def _sticks_ok(v) -> bool:
         for p in v)
 
 
-def parse_sticks(text) -> list:
+def parse_sticks(text) -> list[Any]:
     """Drawer totals as people give them: a mode (``sanma``: its playing seats hold its
     starting sticks, the others none), four totals (``35000,35000,35000,none``), or the
     list itself."""
@@ -111,7 +111,7 @@ class StaffCommand:
     """One staff command (see the module docstring)."""
 
     name: str
-    describe_result: Callable[[dict, str], str]
+    describe_result: Callable[[dict[str, Any], str], str]
     args: tuple[Arg, ...] = ()
     wait: float = 20.0
     console: bool = True
@@ -127,7 +127,7 @@ class StaffCommand:
     def help(self) -> str:
         return W.say(f"table.cmd.{self.name}.help", W.BOTH)
 
-    def check(self, args: dict | None) -> dict:
+    def check(self, args: dict[str, Any] | None) -> dict[str, Any]:
         """The arguments in the store's form, checked; :class:`CommandError` otherwise."""
         args = dict(args or {})
         known = {a.name for a in self.args}
@@ -144,7 +144,7 @@ class StaffCommand:
                                    names=f"{a.name}={args[a.name]!r} ({a.help})")
         return args
 
-    def from_person(self, values: dict) -> dict:
+    def from_person(self, values: dict[str, Any]) -> dict[str, Any]:
         """Arguments from what a person typed or picked (CLI words, form fields)."""
         out = {}
         for a in self.args:
@@ -154,7 +154,7 @@ class StaffCommand:
             out[a.name] = a.parse(v)
         return self.check(out)
 
-    def describe(self, result: dict | None, lang: str) -> str:
+    def describe(self, result: dict[str, Any] | None, lang: str) -> str:
         """The table's answer in words (a done command's result)."""
         if lang == W.BOTH:
             return W.in_both(lambda one: self.describe(result, one), lang)
@@ -165,21 +165,21 @@ class StaffCommand:
 
 
 # --------------------------------------------------------------------------- result words
-def _status(r: dict, lang: str) -> str:
+def _status(r: dict[str, Any], lang: str) -> str:
     return W.say("table.done.status", lang, mode=W.mode(r.get("mode"), lang),
                  cycle=W.say(f"table.cycle.{r.get('cycle_state')}", lang),
                  lid=W.say(f"table.lid.{r.get('lid')}", lang),
                  errors=W.listing((W.code(e, lang) for e in r.get("errors") or []), lang))
 
 
-def _mode(r: dict, lang: str) -> str:
+def _mode(r: dict[str, Any], lang: str) -> str:
     if r.get("applied_now"):
         return W.say("table.done.mode.now", lang, mode=W.mode(r["mode"], lang))
     return W.say("table.done.mode.next", lang, mode=W.mode(r["requested"], lang),
                  current=W.mode(r["mode"], lang))
 
 
-def _cycle(r: dict, lang: str) -> str:
+def _cycle(r: dict[str, Any], lang: str) -> str:
     if "pressed_ms" in r:
         return W.say("table.done.cycle.pressed", lang, ms=r["pressed_ms"])
     if r.get("mode") == 0:
@@ -190,13 +190,13 @@ def _cycle(r: dict, lang: str) -> str:
     return text
 
 
-def _dice(r: dict, lang: str) -> str:
+def _dice(r: dict[str, Any], lang: str) -> str:
     d1, d2 = r["dice"]
     return W.say("table.done.dice", lang, d1=d1, d2=d2, total=d1 + d2,
                  seat=W.seat(r["seat"], lang))
 
 
-def _deal(r: dict, lang: str) -> str:
+def _deal(r: dict[str, Any], lang: str) -> str:
     values = {"seat": W.seat(r["dealer"], lang), "total": sum(r["dice"])}
     if r.get("walls_only"):
         return W.say("table.done.deal.walls_only", lang, **values)
@@ -206,34 +206,34 @@ def _deal(r: dict, lang: str) -> str:
 
 
 def _tiles(codes: list[int], lang: str) -> str:
-    # scoring.tiles is only loaded when a check result is shown: a staff command's
+    # the protocol is only loaded when a check result is shown: a staff command's
     # start-up stays light (benchmarks/bench_cli_start.py)
-    from scoring.tiles import tile_to_str
+    from .protocol.tiles import tile_name
 
-    return " ".join(tile_to_str(t) for t in codes) if codes else W.say("table.none", lang)
+    return " ".join(tile_name(t) for t in codes) if codes else W.say("table.none", lang)
 
 
-def _check(r: dict, lang: str) -> str:
+def _check(r: dict[str, Any], lang: str) -> str:
     if r["ok"]:
         return W.say("table.done.check.ok", lang, counted=r["counted"], expected=r["expected"])
     return W.say("table.done.check.wrong", lang, counted=r["counted"], expected=r["expected"],
                  missing=_tiles(r["missing"], lang), extra=_tiles(r["extra"], lang))
 
 
-def _points(r: dict, lang: str) -> str:
+def _points(r: dict[str, Any], lang: str) -> str:
     seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang), total=p)
                        for i, p in enumerate(r["points"]) if p is not None), lang)
     return W.say("table.done.points", lang, seats=seats)
 
 
-def _sticks(r: dict, lang: str) -> str:
+def _sticks(r: dict[str, Any], lang: str) -> str:
     seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
                              total=W.say("table.none", lang) if p is None else p)
                        for i, p in enumerate(r["points"])), lang)
     return W.say("table.done.sim-sticks", lang, seats=seats)
 
 
-def _reset(r: dict, lang: str) -> str:
+def _reset(r: dict[str, Any], lang: str) -> str:
     text = W.say("table.done.reset", lang,
                  cleared=W.listing((W.code(c, lang) for c in r["cleared"]), lang))
     if r["remaining"]:
@@ -242,7 +242,7 @@ def _reset(r: dict, lang: str) -> str:
     return text
 
 
-def _dealt(r: dict, lang: str) -> str:
+def _dealt(r: dict[str, Any], lang: str) -> str:
     return W.say("table.done.dealt", lang, cycle_no=r["cycle_no"],
                  mode=W.mode(r["mode"], lang), walls=len(r["walls"]),
                  seat=W.seat(r["dealer"], lang))
@@ -276,7 +276,7 @@ def console_commands() -> tuple[str, ...]:
     return tuple(n for n, c in COMMANDS.items() if c.console)
 
 
-def describe(row: dict, lang: str, tz: str = "Asia/Tokyo") -> str:
+def describe(row: dict[str, Any], lang: str, tz: str = "Asia/Tokyo") -> str:
     """A journal row in words, whatever its status."""
     if lang == W.BOTH:
         return W.in_both(lambda one: describe(row, one, tz), lang)
