@@ -41,8 +41,6 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from werkzeug.middleware.proxy_fix import ProxyFix
-
 from tablectl import store
 
 from . import backup as backups
@@ -50,6 +48,7 @@ from . import create_app, games, private_file, readings, server
 from .auth import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
 from .db import connect, get_db
 from .errors import UserError
+from .limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
 from .security import create_pairing
 from .text import whole_number
 
@@ -98,9 +97,11 @@ def _bind(host: str, port: int) -> list:
 
 
 def _serve(socks, app, **options) -> None:
-    """Serve ``app`` on bound sockets until Ctrl-C / SIGTERM (see :func:`web.server.serve`)."""
+    """Serve ``app`` on bound sockets until Ctrl-C / SIGTERM (see :func:`web.server.serve`),
+    refusing a body larger than any route takes before it is read, in the app's words."""
     server.serve(socks, app, say=_say, must_wait=functools.partial(sign_in_wait, app),
-                 **options)
+                 max_body=max(DEFAULT_BODY_LIMIT, *BODY_LIMITS.values()),
+                 refuse=server.worded_refusal(app), **options)
 
 
 def _stop_on_sigterm() -> None:
@@ -136,10 +137,10 @@ def cmd_serve(args) -> int:
     """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
-    if args.behind_proxy:
-        # Trust one proxy's X-Forwarded-For/-Proto/-Host: the sign-in rate limit then
-        # counts the tablet's address, not the proxy's.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
+    # Behind the proxy, waitress believes X-Forwarded-For/-Proto/-Host from the proxy's
+    # address only (its last hop): the sign-in throttle and the audit then see the
+    # client's address, and nobody else can name one.
+    trusted_proxy = server.PROXY_ADDRESS if args.behind_proxy else None
     socks = _bind(args.host, args.port)
     base = _address(args.host, socks[0].getsockname()[1])
     # Pairing QR codes use the configured address, else the bound one: never a request's Host.
@@ -153,7 +154,8 @@ def cmd_serve(args) -> int:
          f"{args.threads} threads)")
     try:
         _serve(socks, app, workers=args.workers, threads=args.threads,
-               connection_limit=args.connection_limit, idle_timeout=args.idle_timeout)
+               connection_limit=args.connection_limit, idle_timeout=args.idle_timeout,
+               request_timeout=args.request_timeout, trusted_proxy=trusted_proxy)
     except KeyboardInterrupt:
         pass
     _say("Stopped.")
@@ -461,7 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--insecure-cookies", action="store_true",
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
-                   help="trust X-Forwarded-* from one reverse proxy (TLS in front of us)")
+                   help="trust X-Forwarded-For/-Proto/-Host from one reverse proxy on "
+                        f"{server.PROXY_ADDRESS} (TLS in front of us)")
     s.add_argument("--workers", type=_positive, default=server.WORKERS,
                    help=f"server processes (default {server.WORKERS}: one per core)")
     s.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
@@ -470,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"open connections at most (default {server.CONNECTION_LIMIT})")
     s.add_argument("--idle-timeout", type=int, default=server.IDLE_TIMEOUT_S, metavar="SECONDS",
                    help=f"close a connection idle this long (default {server.IDLE_TIMEOUT_S})")
+    s.add_argument("--request-timeout", type=_positive, default=server.REQUEST_TIMEOUT_S,
+                   metavar="SECONDS", help="cut off a client whose request has not arrived "
+                   f"whole this long after it began (default {server.REQUEST_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("create-staff", help="add a staff account")

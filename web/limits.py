@@ -150,7 +150,11 @@ def json_body() -> object:
 
 
 def _cap_body() -> None:
-    request.max_content_length = BODY_LIMITS.get(request.endpoint or "", DEFAULT_BODY_LIMIT)
+    limit = BODY_LIMITS.get(request.endpoint or "", DEFAULT_BODY_LIMIT)
+    request.max_content_length = limit
+    if (request.content_length or 0) > limit:  # refused whether or not the route reads it
+        raise UserError("http.body_too_large", status=413, code="request_entity_too_large",
+                        most=f"{limit // 1024} KB")
 
 
 def init_app(app) -> None:

@@ -9,7 +9,19 @@ in different processes queue on the club file's writer lock
 (:func:`clubdb.write_tx`), so nothing is written twice or half.
 
 In each process waitress keeps a fixed pool of worker threads, caps open
-connections, closes idle ones and sends no version banner. Its task dispatcher
+connections, closes idle ones and sends no version banner. The bytes a request
+may carry are bounded where they arrive, before any of them is read into a
+worker: headers at :data:`MAX_HEADER_BYTES`, a body at the app's largest route
+limit (a Content-Length over it is refused at once, a chunked body as soon as
+it passes it), with the app's own words (``refuse``, :func:`worded_refusal`).
+A client that starts a request and stalls (the request line and headers but
+never the blank line, or half a body) is cut off :data:`REQUEST_TIMEOUT_S`
+after its first byte, and at the connection limit a new connection takes the
+place of the one that has waited longest without a request being served, so
+held-open connections can never keep a tablet out. Behind a reverse proxy
+(``trusted_proxy``) waitress takes the client's address and scheme from the
+proxy's last ``X-Forwarded-For`` hop and ``X-Forwarded-Proto``, from that
+proxy only. Its task dispatcher
 is :class:`SignInHold`: a sign-in from an address that must still wait (growing
 delays, :mod:`web.auth`) is held for a while before it reaches a worker, by one
 timer thread and without a worker thread. A flood of sign-ins from such an
@@ -33,8 +45,10 @@ from collections import Counter
 from typing import Callable
 
 from waitress.adjustments import Adjustments
-from waitress.server import create_server
-from waitress.task import ThreadedTaskDispatcher
+from waitress.channel import HTTPChannel
+from waitress.server import MultiSocketServer, TcpWSGIServer
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.utilities import RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
 import clubdb
 
@@ -61,6 +75,19 @@ HOLD_S = 2.0
 HOLD_PER_ADDRESS = 16
 """Sign-ins held at once per address; more are answered at once (their refusal is cheap),
 so one address cannot fill the connection limit with held requests."""
+REQUEST_TIMEOUT_S = 10
+"""A request must arrive whole (headers and body) within this long of its first byte; a
+client that stalls in the middle is cut off (a tablet's request is a few hundred bytes)."""
+MAX_HEADER_BYTES = 16 * 1024
+"""The request line and headers at most (a browser's are well under 4 kB)."""
+PROXY_ADDRESS = "127.0.0.1"
+"""Where the reverse proxy connects from (``serve --behind-proxy``): on the same box."""
+PROXY_HEADERS = frozenset({"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"})
+"""What a trusted reverse proxy may tell us about the client."""
+
+Refuse = Callable[[int, str, dict, dict], "tuple[str, list[tuple[str, str]], bytes]"]
+"""``refuse(status, key, values, environ)``: the answer (status line, headers, body) to a
+request the server refuses itself, worded by catalogue ``key`` (:func:`worded_refusal`)."""
 
 
 class SignInHold(ThreadedTaskDispatcher):
@@ -73,9 +100,10 @@ class SignInHold(ThreadedTaskDispatcher):
     """
 
     def __init__(self, must_wait: Callable[[str], float], *, hold_s: float = HOLD_S,
-                 per_address: int = HOLD_PER_ADDRESS):
+                 per_address: int = HOLD_PER_ADDRESS, trusted_proxy: str | None = None):
         super().__init__()
         self.must_wait, self.hold_s, self.per_address = must_wait, hold_s, per_address
+        self.trusted_proxy = trusted_proxy
         self._held: list[tuple[float, int, str, object]] = []
         self._held_by: Counter = Counter()
         self._order = itertools.count()
@@ -100,9 +128,9 @@ class SignInHold(ThreadedTaskDispatcher):
                         return
         super().add_task(task)
 
-    @staticmethod
-    def _sign_in_address(task) -> str | None:
-        """The client address of a channel whose next request is a sign-in, else None."""
+    def _sign_in_address(self, task) -> str | None:
+        """The client address of a channel whose next request is a sign-in, else None:
+        behind the trusted proxy, the address the proxy names (as the app sees it)."""
         requests = getattr(task, "requests", None)
         addr = getattr(task, "addr", None)
         if not requests or not isinstance(addr, tuple) or not addr:
@@ -111,6 +139,11 @@ class SignInHold(ThreadedTaskDispatcher):
         if getattr(request, "command", "") != "POST" or getattr(request, "path", "") \
                 != SIGN_IN_PATH:
             return None
+        if self.trusted_proxy is not None and addr[0] == self.trusted_proxy:
+            forwarded = getattr(request, "headers", {}).get("X_FORWARDED_FOR", "")
+            hop = forwarded.rsplit(",", 1)[-1].strip()
+            if hop:
+                return hop
         return str(addr[0])
 
     def _release_due(self) -> None:
@@ -168,24 +201,196 @@ def bind(host: str, port: int) -> list[socket.socket]:
     return socks
 
 
+class _Channel(HTTPChannel):
+    """waitress's connection, remembering when the request it is receiving began."""
+
+    request_started: float | None = None
+    """``time.time()`` of the first byte of a request not yet received whole, else None."""
+    served = 0
+    """Requests received whole on this connection."""
+
+    def received(self, data) -> bool:
+        """Take bytes from the client (waitress's parsing), then note whether a request is
+        still arriving and since when."""
+        before = len(self.requests)
+        result = super().received(data)
+        self.served += len(self.requests) - before
+        if self.request is None:
+            self.request_started = None
+        elif self.request_started is None:
+            self.request_started = time.time()
+        return result
+
+
+class _WordedErrorTask(ErrorTask):
+    """waitress's answer to a request it refuses itself, in the app's words when the
+    refusal is one of its limits."""
+
+    def execute(self):
+        refuse = getattr(self.channel.server, "refuse", None)
+        error = self.request.error
+        adj = self.channel.server.adj
+        if refuse is None or not isinstance(error, (RequestEntityTooLarge,
+                                                    RequestHeaderFieldsTooLarge)):
+            return super().execute()
+        if isinstance(error, RequestEntityTooLarge):
+            status, key, most = 413, "http.body_too_large", adj.max_request_body_size - 1
+        else:
+            status, key, most = 431, "http.headers_too_large", adj.max_request_header_size
+        try:
+            line, headers, body = refuse(status, key, {"most": _size_words(most)},
+                                         _refusal_environ(self.request, adj))
+        except Exception:  # noqa: BLE001 - the refusal must be answered whatever happens
+            return super().execute()
+        self.status = line
+        self.response_headers.extend((k, v) for k, v in headers
+                                     if k.lower() not in ("content-length", "connection"))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+_Channel.error_task_class = _WordedErrorTask
+
+
+def _size_words(n: int) -> str:
+    return f"{n // 1024} KB" if n % 1024 == 0 else f"{n:,} bytes"
+
+
+def _refusal_environ(request, adj) -> dict:
+    """A WSGI environ for a refused request: its method, path, query and headers, no body."""
+    from werkzeug.test import EnvironBuilder
+
+    skip = {"CONTENT_LENGTH", "CONTENT_TYPE", "TRANSFER_ENCODING"}
+    headers = {k.replace("_", "-"): v for k, v in (request.headers or {}).items()
+               if k not in skip}
+    builder = EnvironBuilder(path=request.path or "/", method=request.command or "GET",
+                             query_string=request.query or "", headers=headers)
+    try:
+        return builder.get_environ()
+    finally:
+        builder.close()
+
+
+class _Server(TcpWSGIServer):
+    """waitress's TCP server with :class:`_Channel` connections: requests that stall are cut
+    off, and at the connection limit the connection waiting longest without a request in
+    hand makes way for a new one."""
+
+    channel_class = _Channel
+    request_timeout: float = REQUEST_TIMEOUT_S
+    refuse: Refuse | None = None
+
+    def maintenance(self, now):
+        """Close idle connections (waitress) and those whose request stalls."""
+        super().maintenance(now)
+        cutoff = now - self.request_timeout
+        for channel in self.active_channels.values():
+            started = getattr(channel, "request_started", None)
+            if started is not None and started < cutoff and not channel.requests:
+                channel.will_close = True
+
+    def readable(self):
+        """Accept while under the connection limit, or while a connection can make way."""
+        now = time.time()
+        if now >= self.next_channel_cleanup:
+            self.next_channel_cleanup = now + self.adj.cleanup_interval
+            self.maintenance(now)
+        if not self.accepting:
+            return False
+        return len(self._map) < self.adj.connection_limit or self._make_way() is not None
+
+    def handle_accept(self):
+        """Accept a connection; over the limit, close the one that has waited longest."""
+        super().handle_accept()
+        if len(self._map) > self.adj.connection_limit:
+            victim = self._make_way()
+            if victim is not None:
+                victim.handle_close()
+
+    def _make_way(self):
+        """The connection to close for a new one: the oldest half-received request, else the
+        oldest that never sent a request, else the longest idle one; never one whose
+        request is being served or answered. None if every one is busy."""
+        best, best_key = None, None
+        for channel in self.active_channels.values():
+            if channel.requests or channel.total_outbufs_len or channel.will_close:
+                continue
+            started = getattr(channel, "request_started", None)
+            if started is not None:
+                key = (0, started)
+            elif not getattr(channel, "served", 0):
+                key = (1, channel.creation_time)
+            else:
+                key = (2, channel.last_activity)
+            if best_key is None or key < best_key:
+                best, best_key = channel, key
+        return best
+
+
 def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float],
            threads: int = SERVER_THREADS, connection_limit: int = CONNECTION_LIMIT,
-           idle_timeout: int = IDLE_TIMEOUT_S, hold_s: float = HOLD_S):
+           idle_timeout: int = IDLE_TIMEOUT_S, hold_s: float = HOLD_S,
+           request_timeout: float = REQUEST_TIMEOUT_S, max_body: int | None = None,
+           trusted_proxy: str | None = None, refuse: Refuse | None = None):
     """A waitress server for ``app`` on bound sockets, in this process (not yet serving:
-    call ``run()``); ``must_wait(address)``: see :class:`SignInHold`."""
-    dispatcher = SignInHold(must_wait, hold_s=hold_s)
+    call ``run()``); ``must_wait(address)``: see :class:`SignInHold`. ``max_body``: the
+    largest body any route takes (None: waitress's own 1 GB); ``trusted_proxy``: the
+    address of the one reverse proxy whose ``X-Forwarded-*`` headers are believed;
+    ``refuse``: how the server words its own refusals (see :data:`Refuse`)."""
+    dispatcher = SignInHold(must_wait, hold_s=hold_s, trusted_proxy=trusted_proxy)
     dispatcher.set_thread_count(threads)
+    options = {}
+    if max_body is not None:
+        options["max_request_body_size"] = max_body + 1  # waitress refuses at >= its size
+    if trusted_proxy is not None:
+        # waitress sets REMOTE_ADDR and the scheme from the proxy's last hop (the
+        # address it connected from), and drops these headers from anyone else.
+        options.update(trusted_proxy=trusted_proxy, trusted_proxy_count=1,
+                       trusted_proxy_headers=PROXY_HEADERS)
     try:
-        # waitress takes its dispatcher through ``_dispatcher``, the one way to give it ours
-        return create_server(app, sockets=socks, threads=threads, backlog=BACKLOG,
-                             connection_limit=connection_limit, channel_timeout=idle_timeout,
-                             cleanup_interval=max(1, min(30, idle_timeout // 2)),
-                             asyncore_use_poll=True,  # select() stops at 1,024 sockets
-                             ident="", clear_untrusted_proxy_headers=True,
-                             _dispatcher=dispatcher)
+        adj = Adjustments(sockets=socks, threads=threads, backlog=BACKLOG,
+                          connection_limit=connection_limit, channel_timeout=idle_timeout,
+                          cleanup_interval=1,  # cheap: a look at each connection's times
+                          asyncore_use_poll=True,  # select() stops at 1,024 sockets
+                          max_request_header_size=MAX_HEADER_BYTES,
+                          ident="", clear_untrusted_proxy_headers=True, **options)
+        socket_map: dict = {}
+        servers = []
+        for sock in socks:
+            srv = _Server(app, socket_map, True, sock, dispatcher=dispatcher, adj=adj,
+                          bind_socket=False,
+                          sockinfo=(sock.family, sock.type, sock.proto, sock.getsockname()))
+            srv.request_timeout, srv.refuse = request_timeout, refuse
+            servers.append(srv)
+        if len(servers) == 1:
+            return servers[0]
+        return MultiSocketServer(socket_map, adj,
+                                 [(s.effective_host, s.effective_port) for s in servers],
+                                 dispatcher, servers[-1].log_info)
     except BaseException:
         dispatcher.shutdown(timeout=1)
         raise
+
+
+def worded_refusal(app) -> Refuse:
+    """The server's own refusals (a body or headers over its limits) answered as ``app``
+    answers its errors: JSON for /api and JSON callers, a page for people, in the caller's
+    language, with the app's security headers."""
+    from werkzeug.http import HTTP_STATUS_CODES
+
+    from .errors import error_response
+    from .i18n import t
+
+    def refuse(status: int, key: str, values: dict, environ: dict):
+        with app.request_context(environ):
+            code = HTTP_STATUS_CODES[status].lower().replace(" ", "_")  # as the app names it
+            response = app.make_response(error_response(status, code, t(key, **values)))
+            response.status_code = status
+            response = app.process_response(response)
+            return response.status, list(response.headers.items()), response.get_data()
+
+    return refuse
 
 
 def run(httpd) -> None:

@@ -27,13 +27,14 @@ def process_tree(pid: int) -> list[int]:
 
 
 class WebServer:
-    """``python -m web serve`` on a free loopback port, plain http (insecure cookies)."""
+    """``python -m web serve`` on a free loopback port, plain http (insecure cookies unless
+    ``insecure_cookies=False``: behind a TLS proxy)."""
 
     def __init__(self, db_path: str, log_path: str | None = None, port: int = 0,
-                 args: tuple = ()):
+                 args: tuple = (), insecure_cookies: bool = True):
         self.db_path = str(db_path)
         self.port = port
-        self.args = tuple(args)
+        self.args = tuple(args) + (("--insecure-cookies",) if insecure_cookies else ())
         self.log_path = log_path or (self.db_path + ".server.log")
         self.proc: subprocess.Popen | None = None
         self.url = ""
@@ -44,7 +45,7 @@ class WebServer:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "web", "serve", "--db", self.db_path, "--host", "127.0.0.1",
-             "--port", str(self.port), "--insecure-cookies", *self.args],
+             "--port", str(self.port), *self.args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=self._log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
