@@ -10,7 +10,15 @@ club day) writes ``DIR/YYYY-MM-DD/``:
   rule family played (families are never mixed);
 * ``leaderboards.html``: the same, self-contained (inline SVG charts and
   styles, no scripts, prints on A4);
-* ``manifest.json``: every other file with its row count and SHA-256.
+* ``manifest.json``: every other file with its row count and SHA-256, the club
+  day's span and the games still open when the export ran.
+
+Every time in a file is in the club's time zone with its offset (ISO 8601,
+``2026-11-26T21:05:00+09:00``). A game still being played does not hold the
+night back: the finished games are exported and the open ones are listed in the
+manifest (``open_games``); an open game is counted on the club day it finishes.
+The folders are 0700 and the files 0600 whatever the umask (``accounts.csv``
+holds member numbers and money).
 
 CSV files are UTF-8 with a BOM and CRLF line ends, so Excel on a Japanese PC
 opens them right. Nothing in a file depends on when the export ran, and
@@ -22,8 +30,8 @@ file and the folder are fsynced, then it replaces the old folder in one
 a crash leaves the old export or the new one, never half. Leftover
 temporary folders of dead runs are removed by the next run.
 
-Exit status: 0 written; 1 the day still has unfinished games (listed);
-2 the database cannot be read or an option is wrong.
+Exit status: 0 written (open games named on stderr); 2 the database cannot be
+read or an option is wrong.
 """
 
 from __future__ import annotations
@@ -41,16 +49,18 @@ import sqlite3
 import sys
 import time
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 from html import escape
 from pathlib import Path
 
+import lexicon
 from tablectl.config import ConfigError, load_config
 from tablectl.serialport import pid_alive
 
-from . import charts, daily_report, gamelog, standings, stats_store
+from . import charts, clubtime, daily_report, gamelog, standings, stats_store
 from .db import connect
 from .schema import migrate
-from .engine import stats
+from . import engine
 from .errors import UserError
 
 SLOW_ENV = "JANTAKU_EXPORT_SLOW"  # seconds to sleep after each file (tests kill a run mid-way)
@@ -127,6 +137,13 @@ def json_bytes(data) -> bytes:
     return (stats_store.dumps(data) + "\n").encode("utf-8")
 
 
+def local_time(value, zone: str) -> str | None:
+    """A stored time (UTC) as the club reads it: ISO 8601 in ``zone`` with its offset,
+    to the second (``2026-11-26T21:05:00+09:00``); None for no time."""
+    t = clubtime.instant(value)
+    return t.astimezone(ZoneInfo(zone)).isoformat(timespec="seconds") if t else None
+
+
 GAME_COLUMNS = [
     "game_id",
     "club_day",
@@ -168,8 +185,9 @@ def hand_records(replay: dict) -> list[dict]:
     return [h for h in replay["hands"] if h.get("type") != "end"]
 
 
-def day_games(db, day: str) -> list[dict]:
-    """The day's finished games with seats and hands (replayed from their events)."""
+def day_games(db, day: str, zone: str = "UTC") -> list[dict]:
+    """The day's finished games with seats and hands (replayed from their events); their
+    times in ``zone`` with its offset."""
     out = []
     for gid in stats_store.day_games(db, day):
         game = gamelog.get_game(db, gid)
@@ -181,9 +199,9 @@ def day_games(db, day: str) -> list[dict]:
                 "club_day": day,
                 "table_id": game["table_id"],
                 "rule_set": game["rule_set"],
-                "family": stats.rule_family(game["rules"]),
-                "started_at": game["started_at"],
-                "finished_at": game["finished_at"],
+                "family": engine.rule_family(game["rules"]),
+                "started_at": local_time(game["started_at"], zone),
+                "finished_at": local_time(game["finished_at"], zone),
                 "seats": [
                     {
                         "seat": s["seat"] + 1,
@@ -247,7 +265,7 @@ def _hand_rows(games_: list[dict]) -> list[list]:
     ]
 
 
-LB_COLUMNS = ["rank", "player_id", "name", "rating", "dan", *stats.FIGURE_IDS]
+LB_COLUMNS = ["rank", "player_id", "name", "rating", "dan", *engine.FIGURE_IDS]
 
 
 def _with_dan(rows: list[dict], table) -> list[dict]:
@@ -280,7 +298,7 @@ def leaderboards(db, day: str, min_games: int) -> dict:
 
 def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, int]]:
     """Every file of the day's export: name -> (bytes, data rows). No manifest."""
-    games_ = day_games(db, day)
+    games_ = day_games(db, day, stats_store.settings(db)["timezone"])
     boards = leaderboards(db, day, min_games)
     files = {
         "games.csv": (
@@ -323,6 +341,9 @@ def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
     """The daily report (日報) of the day: by table, by rule set, each player's account
     (CSV: a total row last), all of it as JSON and as a printable page."""
     rep = daily_report.report(db, day)
+    zone = rep["timezone"]
+    rep["unfinished"] = [{**g, "started_at": local_time(g["started_at"], zone)}
+                         for g in rep["unfinished"]]
     return {
         "daily-report-tables.csv": (_sheet_csv(daily_report.table_sheet(rep)),
                                     len(rep["tables"])),
@@ -334,14 +355,26 @@ def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]]) -> bytes:
+def open_games(db, day: str, cfg: dict) -> list[dict]:
+    """The games of the club day still being played: id, table and start (club's zone)."""
+    return [{"game_id": g["id"], "table_id": g["table_id"],
+             "started_at": local_time(g["started_at"], cfg["timezone"])}
+            for g in stats_store.unfinished_games(db, day, cfg)]
+
+
+def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]],
+             open_: list[dict] = ()) -> bytes:
+    """The manifest: the club day (its span in the club's zone), the games still open,
+    and every other file with its size, data rows and SHA-256."""
     start, end = stats_store.day_bounds(day, cfg)
     return json_bytes(
         {
             "club_day": day,
-            "club_day_utc": [start, end],
+            "club_day_span": [local_time(start, cfg["timezone"]),
+                              local_time(end, cfg["timezone"])],
             "closing_hour": cfg["closing_hour"],
             "timezone": cfg["timezone"],
+            "open_games": list(open_),
             "files": {
                 name: {"bytes": len(data), "rows": rows, "sha256": hashlib.sha256(data).hexdigest()}
                 for name, (data, rows) in sorted(files.items())
@@ -371,15 +404,15 @@ def _rating_text(value: float | None) -> str:
 
 
 def _board_html(rows: list[dict]) -> str:
-    ids = [f for f in stats.FIGURE_IDS]
+    ids = [f for f in engine.FIGURE_IDS]
     head = "".join(
-        f"<th>{_esc(stats.figure(f).ja)}<br>{_esc(stats.figure(f).en)}</th>" for f in ids
+        f"<th>{_esc(engine.figure(f).ja)}<br>{_esc(engine.figure(f).en)}</th>" for f in ids
     )
     body = "".join(
         f"<tr><td>{r['rank']}</td><td class=n>{_esc(r['name'])}</td>"
         f"<td>{_rating_text(r['rating'])}</td>"
         f"<td class=n>{_esc(r['dan'])}</td>"
-        + "".join(f"<td>{_esc(stats.format_figure(f, r[f]))}</td>" for f in ids)
+        + "".join(f"<td>{_esc(engine.format_figure(f, r[f]))}</td>" for f in ids)
         + "</tr>"
         for r in rows
     )
@@ -400,7 +433,7 @@ def html_page(day: str, boards: dict, games_: list[dict]) -> str:
         b = boards[period]
         span = f"{b['first_day']} – {b['last_day']}" if b["first_day"] else f"– {b['last_day']}"
         for fam, rows in b["families"].items():
-            ja, en = stats.FAMILIES[fam]
+            ja, en = engine.FAMILIES[fam]
             parts.append(f"<section><h2>{_esc(label)} · {_esc(ja)} ({_esc(en)}) · {span}</h2>")
             parts.append(
                 charts.totals_chart([(r["name"], r["total"]) for r in rows[:30]], f"{label} {en}")
@@ -462,7 +495,10 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
+    # 0600 from the first byte, whatever the umask: accounts.csv holds member numbers and money
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "wb") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
@@ -526,17 +562,7 @@ def write_export(
 ) -> dict:
     """Write the day's export folder atomically; returns a summary."""
     cfg = stats_store.settings(db)
-    unfinished = stats_store.unfinished_games(db, day, cfg)
-    if unfinished:
-        listed = "; ".join(
-            f"game {g['id']} at table {g['table_id']} (started {g['started_at'][:16]} UTC)"
-            for g in unfinished
-        )
-        raise ExportError(
-            f"club day {day} still has {len(unfinished)} unfinished game(s): "
-            f"{listed}. Finish, end or void them, then export again.",
-            status=1,
-        )
+    open_ = open_games(db, day, cfg)
     stale = stats_store.repair_stale(db)
     if stale:
         listed = "; ".join(f"game {g['game_id']} ({g['error']})" for g in stale)
@@ -544,14 +570,16 @@ def write_export(
             f"the leaderboards cannot be brought up to date: {listed}. "
             "Correct or void these games, then export again."
         )
-    out.mkdir(parents=True, exist_ok=True)
+    notes = _private_folder(out)
     clean_leftovers(out)
     files = build_files(db, day, min_games=min_games)
-    files_all = {**{k: v[0] for k, v in files.items()}, "manifest.json": manifest(day, cfg, files)}
+    files_all = {**{k: v[0] for k, v in files.items()},
+                 "manifest.json": manifest(day, cfg, files, open_)}
     tmp = out / f".tmp-{day}-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
-    tmp.mkdir()
+    tmp.mkdir(mode=0o700)
+    os.chmod(tmp, 0o700)
     bar = Progress(len(files_all), f"export {day}", stream)
     slow = float(os.environ.get(SLOW_ENV) or 0)
     try:
@@ -575,7 +603,23 @@ def write_export(
         "games": files["games.json"][1],
         "hands": files["hands.csv"][1],
         "pruned": pruned,
+        "open_games": open_,
+        "notes": notes,
     }
+
+
+def _private_folder(out: Path) -> list[str]:
+    """Make the export folder its owner's only (0700): made so when new; one that others
+    can read is tightened, and the run says so. Returns the notes in words."""
+    if not out.exists():
+        out.mkdir(parents=True, mode=0o700)
+        os.chmod(out, 0o700)
+        return []
+    mode = out.stat().st_mode & 0o777
+    if mode & 0o077:
+        os.chmod(out, 0o700)
+        return [lexicon.both("export.folder_tightened", folder=str(out), mode=f"{mode:04o}")]
+    return []
 
 
 # --------------------------------------------------------------------------- command line
@@ -645,6 +689,14 @@ def main_export(args) -> int:
     except OSError as e:
         print(f"python -m web export: cannot write the export: {e}", file=sys.stderr)
         return 2
+    for note in summary["notes"]:
+        print(f"python -m web export: {note}", file=sys.stderr)
+    if summary["open_games"]:
+        listed = ", ".join(f"#{g['game_id']} ({g['table_id']}, {g['started_at'][:16]})"
+                           for g in summary["open_games"])
+        print("python -m web export: " + lexicon.both(
+            "export.open_games", day=summary["day"], count=len(summary["open_games"]),
+            games=listed), file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
@@ -662,7 +714,7 @@ def add_leaderboard_arguments(sp) -> None:
     sp.add_argument(
         "--family",
         default="riichi4",
-        choices=list(stats.FAMILIES),
+        choices=list(engine.FAMILIES),
         help="rule family (never mixed): riichi4, riichi3, boo, mcr",
     )
     sp.add_argument(
@@ -739,13 +791,13 @@ def main_leaderboard(args) -> int:
             )
         )
         return 0
-    print(f"{stats.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
+    print(f"{engine.FAMILIES[args.family][1]}, {args.period} {first} – {last}: {len(rows)} players")
     print("rank  " + f"{'player':<16}" + f"{'R':>7}" + "".join(f"{c:>13}" for c in TEXT_COLUMNS))
     for r in rows:
         rank = "-" if r["rank"] is None else r["rank"]
         print(
             f"{rank:>4}  {r['name']:<16}{_rating_text(r['rating']) or '-':>7}"
-            + "".join(f"{stats.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
+            + "".join(f"{engine.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
         )
     return 0
 

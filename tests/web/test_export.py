@@ -1,5 +1,6 @@
 """``python -m web export``: the dated folder's files (BOM CSV, JSON, self-contained HTML,
-manifest), byte-identical reruns, unfinished games refused, an unreachable
+manifest), byte-identical reruns, open games listed (times in the club's zone), private
+modes, an unreachable
 database, ``--keep``, and a run SIGKILLed mid-way leaving no partial folder.
 Runs the real command in a subprocess."""
 
@@ -10,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -165,21 +167,63 @@ def test_second_run_is_byte_identical(club, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["2026-04-01"]
 
 
-def test_unfinished_games_are_listed_and_refused(club, tmp_path):
+def test_open_games_do_not_hold_the_night_back_and_are_listed_in_the_club_zone(club, tmp_path):
     db = connect(club["path"])
     ids = club["ids"]
     gid = games.start_game(db, "t1", [ids[n] for n in "ABCD"], idempotency_key=uuid.uuid4().hex)[
         "game"
     ]["id"]
+    # 01:00 JST on April 2nd: inside club day 2026-04-01 (it closes at 05:00)
     db.execute("UPDATE games SET started_at = '2026-04-01T16:00:00.000+00:00' WHERE id = ?", [gid])
     db.conn.close()
     out = tmp_path / "exports"
     r = run(club["path"], "--date", "2026-04-01", "--out", str(out))
-    assert r.returncode == 1
-    assert f"game {gid} at table t1" in r.stderr and "unfinished" in r.stderr
-    assert not (out / "2026-04-01").exists()
-    # the next day is not held up by it
-    assert run(club["path"], "--date", "2026-04-02", "--out", str(out)).returncode == 0
+    assert r.returncode == 0, r.stderr
+    assert "exported club day 2026-04-01: 2 games" in r.stdout
+    assert f"#{gid} (t1, 2026-04-02T01:00)" in r.stderr and "open_games" in r.stderr
+    assert "UTC" not in r.stderr and "Traceback" not in r.stderr
+    folder = out / "2026-04-01"
+    man = json.loads((folder / "manifest.json").read_bytes())
+    assert man["open_games"] == [{"game_id": gid, "table_id": "t1",
+                                  "started_at": "2026-04-02T01:00:00+09:00"}]
+    assert man["club_day_span"] == ["2026-04-01T05:00:00+09:00", "2026-04-02T05:00:00+09:00"]
+    rows = read_csv((folder / "games.csv").read_bytes())
+    assert str(gid) not in {r["game_id"] for r in rows}  # the finished games only
+    report = json.loads((folder / "daily-report.json").read_bytes())
+    assert [g["started_at"] for g in report["unfinished"]] == ["2026-04-02T01:00:00+09:00"]
+
+
+def test_every_time_in_the_files_is_in_the_club_zone_with_its_offset(club, tmp_path):
+    out = tmp_path / "exports"
+    assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
+    folder = out / "2026-04-01"
+    rows = read_csv((folder / "games.csv").read_bytes())
+    g2 = [r for r in rows if r["game_id"] == str(club["games"][1])]
+    assert {r["finished_at"][:16] for r in g2} == {"2026-04-02T02:30"}  # 02:30 JST
+    for name in ("games.csv", "games.json", "daily-report.json", "manifest.json"):
+        text = (folder / name).read_text(encoding="utf-8-sig")
+        stamps = re.findall(r"\d{4}-\d\d-\d\dT\d\d:\d\d[^\",\r\n]*", text)
+        assert stamps, name
+        for stamp in stamps:
+            assert stamp.endswith("+09:00"), (name, stamp)
+
+
+def test_exports_are_private_whatever_the_umask(club, tmp_path):
+    out = tmp_path / "new" / "exports"
+    r = run(club["path"], "--date", "2026-04-01", "--out", str(out),
+            preexec_fn=lambda: os.umask(0))
+    assert r.returncode == 0, r.stderr
+    folder = out / "2026-04-01"
+    assert out.stat().st_mode & 0o777 == 0o700 and folder.stat().st_mode & 0o777 == 0o700
+    assert {p.name: p.stat().st_mode & 0o777 for p in folder.iterdir()} == {
+        p.name: 0o600 for p in folder.iterdir()}
+    by_hand = tmp_path / "by-hand"
+    by_hand.mkdir()
+    os.chmod(by_hand, 0o755)
+    r = run(club["path"], "--date", "2026-04-01", "--out", str(by_hand))
+    assert r.returncode == 0, r.stderr
+    assert by_hand.stat().st_mode & 0o777 == 0o700
+    assert "could be read by others (0755); it is now 0700" in r.stderr
 
 
 def test_unreachable_database_and_bad_options(tmp_path):
@@ -294,6 +338,13 @@ def test_systemd_units_run_a_command_the_cli_accepts():
     # after the default closing hour (05:00 Asia/Tokyo), so "yesterday" is a closed day
     assert cal == f"OnCalendar=*-*-* 05:30:00 {stats_store.DEFAULT_SETTINGS['timezone']}"
     assert "Unit=jantaku-export.service" in timer and "Persistent=true" in timer
+
+
+def test_the_export_and_backup_units_write_private_files():
+    for name in ("jantaku-export.service", "jantaku-backup.service"):
+        unit = (ROOT / "deploy" / name).read_text(encoding="utf-8")
+        service = unit.split("[Service]", 1)[1]
+        assert "UMask=0077" in service.splitlines(), name
 
 
 def test_a_game_whose_summary_cannot_be_built_stops_the_export(club, tmp_path, monkeypatch):
