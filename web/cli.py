@@ -195,10 +195,15 @@ def _db_arg(args) -> str:
 
 def cmd_backup(args) -> int:
     """Copy the live database into the backup folder (checked), keeping the newest N."""
+    notes: list[str] = []
     try:
-        path = backups.backup(_db_arg(args), args.dir, keep=args.keep)
+        path = backups.backup(_db_arg(args), args.dir, keep=args.keep, notes=notes)
     except backups.BackupError as e:
+        for note in notes:
+            _say(note)
         raise CliError(str(e)) from None
+    for note in notes:
+        _say(note)
     kept = len(backups.list_backups(args.dir))
     _say(f"Backed up to {path} ({path.stat().st_size:,} bytes; {kept} backup(s) kept).")
     return 0
