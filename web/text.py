@@ -95,3 +95,16 @@ def whole_number(raw) -> int | None:
     if not (raw.isascii() and raw.isdigit()):
         return None
     return int(raw)
+
+
+def text_of(data: dict, key: str) -> str | None:
+    """An optional text field of a form or a JSON object: None when absent (or JSON null),
+    else the text. A JSON number, boolean, list or object is a 422 naming the field, never
+    read as text (``1.5``, ``nan``) nor as "not given" (``0``, ``false``, ``[]``)."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UserError("field.not_text", status=422, code="invalid_field",
+                        details={"field": key}, field=key)
+    return value

@@ -97,8 +97,10 @@ def test_staff_confirm_every_seat_through_the_game_pages_own_forms(app, db, owne
                              [gid]).fetchall())
         assert by[seat] == "staff:mika"
     assert f"/staff/games/{gid}/seats/4/confirm" not in page
-    assert staff.post(f"/staff/games/{gid}/seats/4/confirm", headers={"Accept": "application/json"},
-                      data={"csrf_token": form.group(2)}).status_code == 404
+    for seat in ("4", "²", "-1"):
+        r = staff.post(f"/staff/games/{gid}/seats/{seat}/confirm",
+                       headers={"Accept": "application/json"}, data={"csrf_token": form.group(2)})
+        assert r.status_code in (404, 422), (seat, r.status_code)
 
 
 # --------------------------------------------------------------------------- no-store
@@ -185,3 +187,56 @@ def test_a_kanjis_variant_form_is_a_name_not_an_invisible_character(db):
     assert games.add_player(db, "葛\U000e0100西")["name"] == "葛\U000e0100西"
     with pytest.raises(Exception, match="invisible"):
         games.add_player(db, "Ken\U000e0100")
+
+
+# --------------------------------------------------------------------------- strict staff JSON
+def _staff_json(staff, headers, url, raw):
+    return staff.post(url, data=raw, content_type="application/json",
+                      headers={**headers, "Accept": "application/json"})
+
+
+@pytest.mark.parametrize("url, raw, field", [
+    ("/staff/accounts/ken/active", '{"active": 0}', "active"),
+    ("/staff/accounts/ken/active", '{"active": "false"}', "active"),
+    ("/staff/accounts/ken/active", '{"active": []}', "active"),
+    ("/staff/accounts/ken/active", '{"active": {}}', "active"),
+    ("/staff/accounts/ken/active", '{"active": null}', "active"),
+    ("/staff/accounts/ken/active", '{}', "active"),
+    ("/staff/players/1/active", '{"active": 1}', "active"),
+    ("/staff/tables", '{"id": 1.5, "name": "x", "rule_set": "nekohouse-4a"}', "id"),
+    ("/staff/tables", '{"id": "t9", "name": false, "rule_set": "nekohouse-4a"}', "name"),
+    ("/staff/tables", '{"id": "t9", "name": "x", "rule_set": 0}', "rule_set"),
+    ("/staff/rulesets", '{"id": 1e400, "toml": "extends = \\"simple\\""}', "id"),
+    ("/staff/players", '{"name": 0}', "name"),
+    ("/staff/players", '{"name": ["Ken"]}', "name"),
+    ("/staff/players", '{"name": "Ken", "guest": "yes"}', "guest"),
+    ("/staff/players", '{"name": "Ken", "member_no": 12}', "member_no"),
+    ("/staff/accounts", '{"name": "aki", "password": 1234567890123}', "password"),
+    ("/staff/accounts", '{"name": "aki", "password": "long-enough-1", "role": 2}', "role"),
+    ("/staff/settings", '{"timezone": 9}', "timezone"),
+    ("/staff/settings", '{"guests_ranked": "1"}', "guests_ranked"),
+    ("/staff/tablets", '{"table_id": "t1", "label": {}}', "label"),
+])
+def test_staff_json_takes_its_own_types_only(app, db, owner, url, raw, field):
+    staff, headers = owner
+    create_staff(db, "ken", "ron-ron-ron-ron")
+    counts = "SELECT (SELECT COUNT(*) FROM players), (SELECT COUNT(*) FROM club_tables), " \
+             "(SELECT COUNT(*) FROM staff_users WHERE active = 1), (SELECT COUNT(*) FROM " \
+             "rule_sets), (SELECT COUNT(*) FROM tablet_tokens)"
+    before = db.execute(counts).fetchone()
+    r = _staff_json(staff, headers, url, raw)
+    assert r.status_code in (400, 422), (r.status_code, r.get_json())
+    assert r.get_json()["error"]["field"] == field
+    assert r.get_json()["error"]["message"].startswith(field)
+    assert db.execute(counts).fetchone() == before
+
+
+def test_nan_never_disables_an_account(app, db, owner):
+    staff, headers = owner
+    create_staff(db, "ken", "ron-ron-ron-ron")
+    r = _staff_json(staff, headers, "/staff/accounts/ken/active", '{"active": NaN}')
+    assert r.status_code == 400 and "NaN" in r.get_json()["error"]["message"]
+    assert db.execute("SELECT active FROM staff_users WHERE name = 'ken'").fetchone()[0] == 1
+    r = _staff_json(staff, headers, "/staff/accounts/ken/active", '{"active": false}')
+    assert r.status_code == 200
+    assert db.execute("SELECT active FROM staff_users WHERE name = 'ken'").fetchone()[0] == 0

@@ -12,6 +12,7 @@ from ..errors import UserError, error_response
 from ..i18n import current_lang
 from ..limits import json_body
 from ..security import actor_name, wants_json
+from ..text import text_of
 
 
 bp = Blueprint("staff", "web.staff", url_prefix="/staff")
@@ -29,8 +30,8 @@ def form_data() -> dict:
 
 
 def need(data: dict, key: str) -> str:
-    """A required, non-blank text field (400 naming the field otherwise)."""
-    value = str(data.get(key, "") or "").strip()
+    """A required, non-blank text field (400 naming the field; 422 if it is not text)."""
+    value = (text_of(data, key) or "").strip()
     if not value:
         raise UserError("field.required", code=f"missing_{key}", details={"field": key},
                         field=key)
@@ -39,7 +40,7 @@ def need(data: dict, key: str) -> str:
 
 def reason_of(data: dict) -> str:
     """The reason a staff member gives for a correction (required, in words)."""
-    reason = str(data.get("reason", "") or "").strip()
+    reason = (text_of(data, "reason") or "").strip()
     if len(reason) < 3:
         raise UserError("records.reason_required", code="missing_reason")
     return reason

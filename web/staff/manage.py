@@ -17,6 +17,7 @@ from ..auth import (
 from ..db import get_db
 from ..errors import UserError
 from ..i18n import t
+from ..text import text_of
 from ..security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
@@ -41,9 +42,22 @@ def players():
                            guests_ranked=stats_store.settings(db)["guests_ranked"] == "1")
 
 
-def _flag(data: dict, name: str) -> bool:
-    value = data.get(name, "")
-    return value is True or str(value).lower() in ("1", "true", "on", "yes")
+def _flag(data: dict, name: str, *, required: bool = False) -> bool:
+    """A yes/no field. A form's unticked checkbox is absent (no); a JSON body gives a JSON
+    boolean (422 naming the field for anything else: ``NaN``, ``0``, ``"false"``, ``[]``),
+    and leaves an optional one out for no; a ``required`` one must be there."""
+    if request.is_json:
+        if name not in data and not required:
+            return False
+        value = data.get(name)
+        if not isinstance(value, bool):
+            raise UserError("field.not_bool", status=422, code="invalid_field",
+                            details={"field": name}, field=name)
+        return value
+    if name not in data and required:
+        raise UserError("field.required", code=f"missing_{name}", details={"field": name},
+                        field=name)
+    return str(data.get(name, "")).lower() in ("1", "true", "on", "yes")
 
 
 @bp.post("/players")
@@ -53,7 +67,7 @@ def player_add():
     with who it resembles, unless ``allow_similar`` (it is another person); a guest named
     like an earlier guest is that guest again."""
     data = form_data()
-    member_no = str(data.get("member_no") or "").strip() or None
+    member_no = (text_of(data, "member_no") or "").strip() or None
     guest = _flag(data, "guest")
     row = games.add_player(get_db(), need(data, "name"), guest=guest, member_no=member_no,
                            allow_similar=_flag(data, "allow_similar"))
@@ -69,7 +83,7 @@ def player_add():
 @staff_required
 def player_active(player_id: int):
     """Retire or restore a player (their history stays)."""
-    active = _flag(form_data(), "active")
+    active = _flag(form_data(), "active", required=True)
     row = games.set_player_active(get_db(), player_id, active)
     record("player.restore" if active else "player.retire", f"player:{player_id}")
     return done(t("staff.players.now_active" if active else "staff.players.now_retired",
@@ -95,8 +109,8 @@ def club_settings_save():
     data = form_data()
     db = get_db()
     old = stats_store.settings(db)
-    zone = str(data.get("timezone") or old["timezone"]).strip()
-    closing = str(data.get("closing_hour") or old["closing_hour"]).strip()
+    zone = (text_of(data, "timezone") or old["timezone"]).strip()
+    closing = (text_of(data, "closing_hour") or old["closing_hour"]).strip()
     if (zone, closing) != (old["timezone"], old["closing_hour"]):
         stats_store.configure(db, closing_hour=closing, timezone_name=zone)
     new = stats_store.rank_guests(db, _flag(data, "guests_ranked"))
@@ -170,7 +184,8 @@ def ruleset(rule_set_id: str):
 def ruleset_save():
     """Create or replace a club rule set from TOML; an invalid file changes nothing."""
     data = form_data()
-    rid, text = str(data.get("id", "")).strip(), _uploaded_toml() or str(data.get("toml", ""))
+    rid = (text_of(data, "id") or "").strip()
+    text = _uploaded_toml() or text_of(data, "toml") or ""
     db = get_db()
     try:
         row = games.save_rule_set(db, need(data, "id"), text,
@@ -244,7 +259,7 @@ def tablet_issue():
     db = get_db()
     table = games.get_table(db, need(data, "table_id"))
     pairing = create_pairing(db, table["id"], actor=actor_name(),
-                             label=str(data.get("label", ""))[:60])
+                             label=(text_of(data, "label") or "")[:60])
     record("tablet.issue", f"table:{table['id']}", details={"tablet_id": pairing["id"]})
     url = pairing_url(pairing["code"])
     if wants_json():
@@ -287,13 +302,13 @@ def account_save():
     manager/owner another's); the audit log says who did it to whom."""
     data = form_data()
     db, me = get_db(), current_staff()
-    name, password = need(data, "name"), data.get("password", "")
+    name, password = need(data, "name"), text_of(data, "password") or ""
     if _flag(data, "reset"):
         set_staff_password(db, name, password, by=me)
         record("staff.password", f"staff:{name}")
         text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
     else:
-        role = str(data.get("role") or "staff")
+        role = text_of(data, "role") or "staff"
         create_staff(db, name, password, role=role, by=me)
         record("staff.create", f"staff:{name}", details={"role": role})
         text = msg(f"スタッフ {name} を追加しました", f"Added staff account {name}")
@@ -304,7 +319,7 @@ def account_save():
 @staff_required
 def account_role(name: str):
     """Change an account's role (a manager or owner, never above their own role)."""
-    role = str(form_data().get("role", ""))
+    role = need(form_data(), "role")
     set_staff_role(get_db(), name, role, by=current_staff())
     record("staff.role", f"staff:{name}", details={"role": role})
     return done(msg(f"{name} の役割を {role} にしました", f"{name} is now {role}"),
@@ -315,7 +330,7 @@ def account_role(name: str):
 @staff_required
 def account_active(name: str):
     """Disable or re-enable a staff account (a disabled one is signed out at once)."""
-    active = _flag(form_data(), "active")
+    active = _flag(form_data(), "active", required=True)
     set_staff_active(get_db(), name, active, by=current_staff())
     record("staff.enable" if active else "staff.disable", f"staff:{name}")
     text = msg(f"{name} を{'有効' if active else '無効'}にしました",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from flask import current_app, jsonify, render_template, request
+from flask import abort, current_app, jsonify, render_template, request
 
 from .. import clubtime, engine, gamelog, games
 from ..audit import audit_entries
@@ -220,12 +220,16 @@ def game_swap(game_id: int):
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
 
-# Seats count from 0 (the first dealer), not from 1 like row ids.
-@bp.post("/games/<int:game_id>/seats/<int(min=0, max=3):seat>/confirm")
+@bp.post("/games/<int:game_id>/seats/<seat>/confirm")
 @staff_required
-def seat_confirm(game_id: int, seat: int):
+def seat_confirm(game_id: int, seat: str):
     """Staff confirm the settlement for the named player of ``seat`` (who confirmed for
     whom goes into the game and the audit log)."""
+    # Seats count from 0 (the first dealer): the id converter, which starts at 1 like a
+    # row id, would make seat 0 a 404.
+    seat = whole_number(seat)
+    if seat is None:
+        abort(404)
     view = games.confirm_result(get_db(), game_id, seat, actor=actor_name())
     name = view["game"]["seats"][seat]["name"] if seat < len(view["game"]["seats"]) else seat
     return done(t("staff.fix.done_confirm", name=name), "staff.game_detail",
