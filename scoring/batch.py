@@ -114,10 +114,11 @@ def _shared_text(obj: Any, make: Callable[..., Any]) -> str:
     """JSON text of an object the engine memoizes and hands out again and again (a price,
     a chip award), kept by the object's identity (checked, and the object held so that its
     id is not reused)."""
-    hit = _BY_IDENTITY.get(id(obj))
+    hit: tuple[Any, str] | None = _BY_IDENTITY.get(id(obj))
     if hit is not None and hit[0] is obj:
         return hit[1]
-    return _BY_IDENTITY.put(id(obj), (obj, make(obj)))[1]
+    kept: tuple[Any, str] = _BY_IDENTITY.put(id(obj), (obj, make(obj)))
+    return kept[1]
 
 
 def _price_text(v: Any) -> str:

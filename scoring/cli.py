@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 from .errors import ScoringError
 
@@ -112,7 +112,7 @@ def run_hand(args: argparse.Namespace) -> int:
     return 0 if out["ok"] else 1
 
 
-def explanation(line: dict[str, Any], out: dict[str, Any], rules) -> list[str]:
+def explanation(line: dict[str, Any], out: dict[str, Any], rules: Any) -> list[str]:
     """A readable account of a scored hand: yaku with han, fu line by line, payments."""
     from .yaku import BY_ID
 
@@ -157,7 +157,8 @@ def run_game(args: argparse.Namespace) -> int:
     return game_main(args.rules, sys.stdin, sys.stdout, sys.stderr)
 
 
-def game_main(rules_spec, stdin, stdout, stderr=None) -> int:
+def game_main(rules_spec: Any, stdin: TextIO, stdout: TextIO,
+              stderr: TextIO | None = None) -> int:
     """``python -m scoring game --rules R < events.jsonl > game.json``.
 
     Writes the contract's JSON (docs/contracts/game-events.md); on a refused event writes
@@ -195,7 +196,7 @@ def run_doc(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- dispatch
 # name -> (help, add_arguments, run); add a subcommand by adding a line
-SUBCOMMANDS: dict[str, tuple[str, Callable[..., Any], Callable[..., Any]]] = {
+SUBCOMMANDS: dict[str, tuple[str, Callable[..., Any], Callable[[argparse.Namespace], int]]] = {
     "batch": ("score JSON lines from stdin to stdout (docs/contracts/scoring-batch.md)",
               add_batch_arguments, run_batch),
     "hand": ("score one hand and explain it: yaku, fu line by line, payments",

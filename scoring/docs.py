@@ -53,7 +53,7 @@ default. Sources: {sources}.
 """
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, (list, dict)):
@@ -63,7 +63,7 @@ def _cell(value) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _value_cell(value, default, inherited: bool) -> str:
+def _value_cell(value: object, default: object, inherited: bool) -> str:
     if isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
         text = f"{len(value)} rows, see below"
     elif value == "" or value == [] or value == {}:
@@ -83,7 +83,9 @@ def _section_table(sec: str, cls: type, presets: list[Any], explicit: dict[str, 
     head = ["switch", "meaning", "choices", "source", *(r.name for r in presets)]
     lines = [f"## [{sec}]", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        # a schema field without a default has a default factory
+        default = (f.default if f.default is not dataclasses.MISSING
+                   else f.default_factory())  # type: ignore[operator]
         choices = f.metadata.get("choices")
         row = [
             f"`{f.name}`",

@@ -11,7 +11,7 @@ open hand that would total 20 counts ``fu.open_pinfu_fu`` (30, or 20 in ブー�
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from .decompose import KANCHAN, PENCHAN, TANKI
 from .tiles import tile_to_str
@@ -49,13 +49,13 @@ _SET_LINE: Final = {(1, k, c, n): line for (k, c, n), line in _SET_FU.items()}.g
 _WAIT_LINES: Final = {w: (f"{w} wait", 2) for w in (KANCHAN, PENCHAN, TANKI)}
 
 
-def _set_fu(s) -> tuple[str, int] | None:
+def _set_fu(s: Any) -> tuple[str, int] | None:
     if s[0] == 0:  # a run earns nothing
         return None
     return _SET_FU[(s[1], bool(s[2]), bool(s[3]))]
 
 
-def _pair_fu(ctx, fr) -> tuple[str, int] | None:
+def _pair_fu(ctx: Any, fr: Any) -> tuple[str, int] | None:
     h, p = ctx.inp, ctx.pair
     if p == h.seat_wind and p == h.round_wind:
         return f"pair {tile_to_str(p)} (double wind)", fr.double_wind_pair
@@ -64,7 +64,7 @@ def _pair_fu(ctx, fr) -> tuple[str, int] | None:
     return None
 
 
-def fu_breakdown(ctx, fr, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
+def fu_breakdown(ctx: Any, fr: Any, pinfu: bool) -> tuple[list[tuple[str, int]], int]:
     """``([(reason, fu), ...], total)`` for one reading; ``fr`` is the ``[fu]`` rules."""
     if ctx.form == "chiitoi":
         return [("chiitoitsu (fixed)", fr.chiitoitsu_fu)], fr.chiitoitsu_fu

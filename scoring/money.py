@@ -249,7 +249,8 @@ class ReportRow:
 def _minutes_open(spans: list[tuple[datetime, datetime]], start: datetime, end: datetime) -> int:
     """Whole minutes of the union of ``spans`` that fall inside [start, end)."""
     clipped = sorted((max(a, start), min(b, end)) for a, b in spans if b > start and a < end)
-    total, cur_a, cur_b = 0.0, None, None
+    # cur_a is read only once cur_b is set, and both are set together
+    total, cur_a, cur_b = 0.0, start, None
     for a, b in clipped:
         if cur_b is None or a > cur_b:
             if cur_b is not None:

@@ -188,7 +188,7 @@ def _yakuman_vp(rules: Rules, eff: list[int], end: dict[str, Any]) -> list[int]:
 
 def settle(
     scores: Sequence[int],
-    rules,
+    rules: Any,
     *,
     chips: Sequence[int] | None = None,
     yakuman_end: dict[str, Any] | None = None,
@@ -211,7 +211,7 @@ def settle(
     # settlement but the one with more points still ranks higher
     rank_of = ranks(list(scores), st.ties)
     order = sorted(range(n), key=lambda i: (rank_of[i], i))
-    out = {"scores": list(scores), "ranks": rank_of, "chips": chips}
+    out: dict[str, Any] = {"scores": list(scores), "ranks": rank_of, "chips": chips}
     zero = [0] * n
     if not st.use_points or st.victory_points:
         out.update(base=list(scores) if not st.use_points else zero, uma=zero, oka=zero,

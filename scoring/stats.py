@@ -21,6 +21,7 @@ set, and a leaderboard takes lines of one family only.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from operator import attrgetter
 from typing import Any, Callable, Iterable
 
 FAMILIES = {
@@ -193,7 +194,7 @@ SUMS: tuple[Sum, ...] = (
     Sum("lasts", lambda x: int(_last(x))),
     Sum("busts", lambda x: int(x.busted)),
     *(
-        Sum(n, lambda x, n=n: getattr(x, n))
+        Sum(n, attrgetter(n))
         for n in (
             "hands",
             "wins",
@@ -468,7 +469,7 @@ def _order_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (-row["total"], row["avg_rank"], -row["games"], row["player"])
 
 
-def format_figure(figure_id: str, value) -> str:
+def format_figure(figure_id: str, value: object) -> str:
     """A figure as a person reads it (``—`` where it is undefined, e.g. no wins yet)."""
     if value is None:
         return "—"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final
+from typing import Any, Final, Iterable
 
 from .errors import InvalidTiles
 
@@ -81,7 +81,7 @@ def is_simple(k: int) -> bool:
     return k < 27 and 0 < k % 9 < 8
 
 
-def counts34(tiles) -> list[int]:
+def counts34(tiles: Iterable[int]) -> list[int]:
     """Count tiles per kind; flowers are ignored."""
     c = [0] * 34
     for t in tiles:
@@ -162,7 +162,7 @@ def tile_to_str(t: int) -> str:
     return f"{number(t)}{SUITS[suit(t)]}"
 
 
-def tiles_to_str(tiles) -> str:
+def tiles_to_str(tiles: Iterable[int]) -> str:
     """Canonical ``mpsz`` text, grouped by suit in m, p, s, z, f order."""
     groups: dict[str, list[str]] = {c: [] for c in "mpszf"}
 
@@ -178,7 +178,7 @@ def tiles_to_str(tiles) -> str:
     return "".join("".join(ds) + c for c, ds in groups.items() if ds)
 
 
-def check_copies(tiles, *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
+def check_copies(tiles: Iterable[int], *, red_fives: tuple[int, int, int] = (1, 1, 1)) -> None:
     """Refuse a fifth copy of a kind, or more red fives than the rules have.
 
     ``red_fives`` is how many red fives each suit (m, p, s) has in the set.
@@ -242,7 +242,7 @@ class Meld:
         return f"{self.type}:{tiles_to_str(self.tiles)}"
 
 
-def parse_meld(obj) -> Meld:
+def parse_meld(obj: object) -> Meld:
     """Build a :class:`Meld` from ``{"type": ..., "tiles": ..., "from": ...}``, strictly."""
     if not isinstance(obj, dict):
         raise InvalidTiles(

@@ -14,6 +14,8 @@ bytes, which staff never see).
 
 from __future__ import annotations
 
+from typing import Any
+
 import lexicon
 
 
@@ -22,7 +24,7 @@ class TableError(Exception):
 
     code = "table_error"
 
-    def __init__(self, detail: str = "", code: str | None = None, **values):
+    def __init__(self, detail: str = "", code: str | None = None, **values: Any) -> None:
         super().__init__(detail)
         if code is not None:
             self.code = code

@@ -98,7 +98,7 @@ def mode_names() -> str:
     return "; ".join(f"{m.code} {m.name} ({', '.join(m.aliases)})" for m in MODES)
 
 
-def mode_by_name(text) -> Mode:
+def mode_by_name(text: object) -> Mode:
     """A mode from a number (``4``, ``04``) or a name (``sanma``, ``四人花``...).
 
     Raises :class:`UnknownMode` (code ``unknown_mode``, values ``given`` and

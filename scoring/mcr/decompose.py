@@ -16,7 +16,7 @@ Everything works on 34-slot count arrays of kinds (``scoring.tiles``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -65,7 +65,7 @@ def sets_and_pair(counts: list[int], need: int) -> list[tuple[tuple[Set, ...], i
     return list(_split(counts, need, None, 0))
 
 
-def _split(counts: list[int], need: int, pair: int | None, start: int):
+def _split(counts: list[int], need: int, pair: int | None, start: int) -> Iterator[Any]:
     i = start
     while i < 34 and counts[i] == 0:
         i += 1

@@ -14,6 +14,8 @@ imported only when a table uses them: the staff CLI loads none.
 
 from __future__ import annotations
 
+from typing import Any
+
 import importlib
 from functools import cache
 
@@ -38,7 +40,7 @@ def driver_names() -> list[str]:
     return sorted({**BUILTIN, **_installed()})
 
 
-def driver_class(name: str, where: str = "club.toml"):
+def driver_class(name: str, where: str = "club.toml") -> Any:
     """The driver class called ``name``; :class:`ConfigError` naming the drivers there are."""
     target = BUILTIN.get(name) or _installed().get(name)
     if target is None:

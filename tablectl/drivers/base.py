@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Protocol
+from typing import Any, Callable, ClassVar, Iterable, Protocol
 
 from ..errors import TableError
 from ..settings import ConfigError, LinkSettings, SerialSettings, TableConfig
@@ -100,7 +100,7 @@ class Outcome:
 
     @classmethod
     def failed(cls, code: str, result: dict[str, Any] | None = None, changed: bool = True,
-               **values) -> "Outcome":
+               **values: Any) -> "Outcome":
         return cls("failed", result, code, values, changed)
 
 
@@ -121,7 +121,8 @@ class LinkDown(TableError):
     code = "lost"
     retry = True
 
-    def __init__(self, detail: str = "", code: str | None = None, frames=(), **values):
+    def __init__(self, detail: str = "", code: str | None = None,
+                 frames: Iterable[str] = (), **values: Any) -> None:
         super().__init__(detail, code, **values)
         self.frames = list(frames)
 
