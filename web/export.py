@@ -671,7 +671,7 @@ def main_export(args) -> int:
                 args.date
                 or (stats_store.parse_day(stats_store.today(cfg)) - timedelta(days=1)).isoformat()
             )
-            stats_store.parse_day(day)
+            stats_store.user_day(day)
             summary = write_export(
                 db, day, Path(args.out), min_games=max(args.min_games, 1), keep=args.keep
             )

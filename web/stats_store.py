@@ -186,11 +186,18 @@ def _closing(value: str, key: str = "lb.err.closing_hour") -> time:
         raise UserError(key, value=str(value)[:20]) from None
 
 
+ZONE_NAME_MAX = 64
+"""The longest time-zone name taken (the IANA names are at most about 30 characters)."""
+
+
 def _zone(name: str) -> ZoneInfo:
+    name = str(name)
     try:
-        return ZoneInfo(str(name))
-    except (ZoneInfoNotFoundError, ValueError):
-        raise UserError("lb.err.timezone", value=str(name)[:60]) from None
+        if len(name) > ZONE_NAME_MAX:
+            raise ValueError(name)
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file
+        raise UserError("lb.err.timezone", value=name[:60]) from None
 
 
 def club_day_of(ended_at: str, cfg: dict) -> str:
@@ -206,7 +213,7 @@ def club_day_of(ended_at: str, cfg: dict) -> str:
 def day_bounds(day: str, cfg: dict) -> tuple[str, str]:
     """The UTC instants [start, end) of a club day, as ISO strings."""
     c, zone = _closing(cfg["closing_hour"]), _zone(cfg["timezone"])
-    d = parse_day(day)
+    d = user_day(day)
     start = datetime.combine(d, c, zone)
     end = datetime.combine(d + timedelta(days=1), c, zone)
     return (
@@ -220,7 +227,7 @@ def open_hours(day: str, cfg: dict) -> tuple[datetime, datetime]:
     that ends the day (the whole club day when they are the same)."""
     c, zone = _closing(cfg["closing_hour"]), _zone(cfg["timezone"])
     o = _closing(cfg.get("opening_hour", DEFAULT_SETTINGS["opening_hour"]), "lb.err.opening_hour")
-    d = parse_day(day)
+    d = user_day(day)
     start = datetime.combine(d, c, zone)
     opens = datetime.combine(d, o, zone)
     if opens < start:
@@ -242,11 +249,24 @@ def parse_day(text: str) -> date:
         raise UserError("lb.err.day", value=str(text)[:20]) from None
 
 
+def user_day(text: str) -> date:
+    """A club day a person gave (a URL, a form, ``--date``): a YYYY-MM-DD day whose day
+    before and day after exist too, else a UserError in words. A club day runs into the
+    next calendar day and pages link the day before, so the calendar's first and last
+    days (0001-01-01, 9999-12-31) are refused here rather than overflowing later."""
+    d = parse_day(text)
+    if not date.min < d < date.max:
+        raise UserError("lb.err.day_range", value=d.isoformat(),
+                        first=(date.min + timedelta(days=1)).isoformat(),
+                        last=(date.max - timedelta(days=1)).isoformat())
+    return d
+
+
 def period_range(
     period: str, day: str, start: str | None = None, end: str | None = None
 ) -> tuple[str, str]:
     """The first and last club day of a period ending on ``day`` (to date)."""
-    d = parse_day(day)
+    d = user_day(day)
     if period == "day":
         first = d
     elif period == "month":
@@ -258,7 +278,7 @@ def period_range(
     elif period == "range":
         if not (start and end):
             raise UserError("lb.err.range_needs_both")
-        first, d = parse_day(start), parse_day(end)
+        first, d = user_day(start), user_day(end)
         if first > d:
             raise UserError("lb.err.range_reversed", start=start, end=end)
     else:
