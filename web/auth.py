@@ -191,12 +191,16 @@ def create_staff(db, name: str, password: str, *, role: str = "staff",
     return cur.lastrowid
 
 
-def set_staff_password(db, name: str, password: str, *, by: dict | None = None) -> None:
-    """Set a new password: one's own, or (manager/owner) another's. Every session of the
-    account ends; a disabled account stays disabled."""
+def set_staff_password(db, name: str, password: str, *, by: dict | None = None,
+                       current=None, ip: str = "?") -> None:
+    """Set a new password: one's own (``current`` must be the password now, checked and
+    throttled like a sign-in from ``ip``), or (manager/owner) another's. Every session of
+    the account ends; a disabled account stays disabled."""
     password = _check_password(password)
     target = _account(db, name)
-    if by is None or by["id"] != target["id"]:
+    if by is not None and by["id"] == target["id"]:
+        check_current_password(db, target, current, ip)
+    else:
         _may_manage(by, target["role"])
     with write_tx(db):
         db.execute("UPDATE staff_users SET password_hash = ?, session_gen = session_gen + 1 "
@@ -405,8 +409,30 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
     server is busy checking others, 401 for a wrong name or password (the same words
     for both, so the answer does not reveal which names exist).
     """
+    row = _verify(db, text.sign_in_name(name), password, ip, now)
+    if row is None:
+        raise UserError("auth.wrong", status=401, code="login_failed")
+    return row
+
+
+def check_current_password(db, staff: dict, password, ip: str,
+                           now: float | None = None) -> None:
+    """Refuse (403 in words) unless ``password`` is ``staff``'s current one: asked before
+    a signed-in person sets a new password of their own, so a session left open cannot
+    take the account over. Throttled and recorded exactly like a sign-in from ``ip``."""
+    if not isinstance(password, str) or not password:
+        raise UserError("field.required", code="missing_current_password",
+                        details={"field": "current_password"}, field="current_password")
+    if _verify(db, text.sign_in_name(staff["name"]), password, ip, now) is None:
+        raise UserError("auth.wrong_current", status=403, code="wrong_current_password",
+                        details={"field": "current_password"})
+
+
+def _verify(db, key: str, password: str, ip: str, now: float | None) -> dict | None:
+    """The sign-in check itself: wait while ``ip`` must (429), check the password on the
+    low-priority thread through the global gate, record the attempt; the account's
+    ``{id, name, role, session_gen}``, or None for a wrong name or password."""
     now = time.time() if now is None else now
-    key = text.sign_in_name(name)
     wait = login_wait(db, ip, now)
     if wait:
         _waits().note(ip, now + wait)
@@ -439,7 +465,7 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
         later = login_wait(db, ip, now)
         if later:
             _waits().note(ip, now + later)
-        raise UserError("auth.wrong", status=401, code="login_failed")
+        return None
     return {k: row[k] for k in ("id", "name", "role", "session_gen")}
 
 

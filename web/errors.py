@@ -70,13 +70,18 @@ def wants_json() -> bool:
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None):
-    """The one shape of every error: ``{"ok": false, "error": {"code", "message"}}``."""
+    """The one shape of every error: ``{"ok": false, "error": {"code", "message"}}``, with
+    ``Retry-After`` when the refusal says how long to wait."""
+    # A refusal that says how long to wait says it to HTTP clients too.
+    headers = {"Retry-After": str(details["retry_after"])} if details and \
+        details.get("retry_after") else {}
     if wants_json():
         body = {"ok": False, "error": {"code": code, "message": message}}
         if details:
             body["error"].update(details)
-        return jsonify(body), status
-    return render_template("error.html", status=status, message=message, code=code), status
+        return jsonify(body), status, headers
+    return (render_template("error.html", status=status, message=message, code=code), status,
+            headers)
 
 
 def init_app(app) -> None:

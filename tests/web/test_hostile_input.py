@@ -240,3 +240,47 @@ def test_nan_never_disables_an_account(app, db, owner):
     r = _staff_json(staff, headers, "/staff/accounts/ken/active", '{"active": false}')
     assert r.status_code == 200
     assert db.execute("SELECT active FROM staff_users WHERE name = 'ken'").fetchone()[0] == 0
+
+
+# --------------------------------------------------------------------------- one's own password
+def _can_sign_in(app, name, password, ip="10.9.9.9") -> bool:
+    c = english(app.test_client())
+    c.environ_base["REMOTE_ADDR"] = ip
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    return c.post("/auth/login", json={"name": name, "password": password},
+                  headers={"X-CSRF-Token": token}).status_code == 200
+
+
+def test_changing_ones_own_password_needs_the_current_one(app, owner):
+    staff, headers = owner
+    new = {"name": OWNER[0], "password": "taken-over-123", "reset": True}
+    for current in (None, "", "wrong-password", 12345):
+        body = new if current is None else {**new, "current_password": current}
+        r = staff.post("/staff/accounts", json=body,
+                       headers={**headers, "Accept": "application/json"})
+        assert r.status_code in (400, 403, 422), (current, r.status_code)
+        assert r.get_json()["error"]["field"] == "current_password"
+        if r.status_code == 403:
+            assert "current password is wrong" in r.get_json()["error"]["message"]
+    assert _can_sign_in(app, *OWNER) and not _can_sign_in(app, OWNER[0], "taken-over-123")
+    r = staff.post("/staff/accounts", json={**new, "current_password": OWNER[1]},
+                   headers={**headers, "Accept": "application/json"})
+    assert r.status_code == 200, r.get_json()
+    assert _can_sign_in(app, OWNER[0], "taken-over-123", ip="10.9.9.8")
+
+
+def test_wrong_current_passwords_are_throttled_like_sign_ins(app, owner):
+    staff, headers = owner
+    body = {"name": OWNER[0], "password": "taken-over-123", "reset": True}
+    answers = [staff.post("/staff/accounts", json={**body, "current_password": f"guess-{i}"},
+                          headers={**headers, "Accept": "application/json"}) for i in range(6)]
+    codes = [r.status_code for r in answers]
+    assert codes[:3] == [403, 403, 403] and 429 in codes[3:], codes
+    refused = next(r for r in answers if r.status_code == 429)
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert "Wait" in refused.get_json()["error"]["message"]
+    # the right one while the address must wait is refused too
+    r = staff.post("/staff/accounts", json={**body, "current_password": OWNER[1]},
+                   headers={**headers, "Accept": "application/json"})
+    assert r.status_code == 429
+    assert _can_sign_in(app, *OWNER, ip="10.9.9.7")

@@ -343,6 +343,7 @@ def test_roles_decide_who_may_reset_whom_and_the_log_says_who_did_it(app, staff)
     assert r.status_code == 403
     # but may change their own
     assert post_json(ken, "/staff/accounts", {"name": "ken", "password": "my-own-new-1",
+                                              "current_password": "ron-ron-ron",
                                               "reset": True}).status_code == 200
     # a manager may reset a staff member's password, not the owner's
     aya, _ = sign_in(app, "aya", "tsumo-tsumo")

@@ -304,7 +304,8 @@ def account_save():
     db, me = get_db(), current_staff()
     name, password = need(data, "name"), text_of(data, "password") or ""
     if _flag(data, "reset"):
-        set_staff_password(db, name, password, by=me)
+        set_staff_password(db, name, password, by=me, current=text_of(data, "current_password"),
+                           ip=request.remote_addr or "?")
         record("staff.password", f"staff:{name}")
         text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
     else:

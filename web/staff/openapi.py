@@ -146,10 +146,13 @@ STAFF_PATHS: dict = {
     "/staff/accounts": {
         "get": _op("staff accounts (names, roles, last sign-in)", errors=()),
         "post": _op("add a staff account (role owner/manager/staff, not above your own), or "
-                    "set a new password with reset (your own; another's needs manager or "
-                    "owner); a new password ends every session of the account",
-                    errors=("400", "403", "404", "409"),
+                    "set a new password with reset (your own, with current_password: a wrong "
+                    "one is 403 and counts as a failed sign-in, throttled alike (429 with "
+                    "Retry-After); another's needs manager or owner); a new password ends "
+                    "every session of the account",
+                    errors=("400", "403", "404", "409", "422", "429"),
                     body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL,
+                              current_password=STR,
                               role={"type": "string", "enum": ["staff", "manager", "owner"]}))},
     "/staff/accounts/{name}/role": {"post": _op(
         "change an account's role (manager or owner, never above your own; the last owner "
