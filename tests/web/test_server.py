@@ -3,6 +3,7 @@ threads, a cap on connections, no version banner."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -203,3 +204,82 @@ def test_the_real_server_answers_others_while_a_sign_in_is_held(tmp_path):
         httpd.task_dispatcher.shutdown(timeout=5)
     trying.join(30)
     assert answers in ([0], [])  # never reached a worker: dropped with its connection
+
+
+# --------------------------------------------------------------------------- hostile clients
+HALF_OPEN = b"POST /api/tables/t1/hands HTTP/1.1\r\nHost: club\r\nContent-Length: 80\r\n"
+
+
+def _raw(port: int, data: bytes) -> bytes:
+    """Send bytes as they are and read the answer until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(data)
+        out = b""
+        try:
+            while chunk := s.recv(65536):
+                out += chunk
+        except ConnectionResetError:
+            pass  # closed with the rest of our bytes unread: the answer came first
+        return out
+
+
+def test_half_open_connections_neither_keep_clients_out_nor_stay_open(tmp_path):
+    """More half-open connections (a request line and headers, never the blank line) than
+    the server's connection limit: a real client is still served, and a half-open
+    connection is closed once its request timeout has passed."""
+    server = WebServer(str(tmp_path / "club.sqlite"), args=(
+        "--workers", "1", "--connection-limit", "20", "--request-timeout", "2")).start()
+    held: list[socket.socket] = []
+    try:
+        for _ in range(40):
+            s = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+            s.sendall(HALF_OPEN)
+            held.append(s)
+        with urllib.request.urlopen(server.url + "/api/health", timeout=30) as r:
+            assert r.status == 200
+        # the oldest made way for newer ones, the newest is cut off after its timeout
+        assert held[0].recv(1) == b"" and held[-1].recv(1) == b""
+        with urllib.request.urlopen(server.url + "/api/health", timeout=30) as r:
+            assert r.status == 200
+    finally:
+        for s in held:
+            s.close()
+        server.stop()
+
+
+def test_a_body_over_the_limit_is_refused_in_words_before_it_is_read(tmp_path):
+    """The server refuses a Content-Length over the largest body any route takes without
+    waiting for the body (none is sent here), and a chunked body once it passes it; the
+    answer says which limit, as JSON for the API and a page in the caller's language."""
+    server = WebServer(str(tmp_path / "club.sqlite"), args=("--workers", "1")).start()
+    try:
+        answer = _raw(server.port, b"POST /api/tables/t1/hands HTTP/1.1\r\nHost: club\r\n"
+                                   b"Accept-Language: en\r\nContent-Length: 1000000000\r\n\r\n")
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413") and b"application/json" in head
+        error = json.loads(body)["error"]
+        assert error == {"code": "request_entity_too_large", "message":
+                         "The request body is too large: this server takes at most 256 KB"}
+        answer = _raw(server.port, b"POST /staff/players HTTP/1.1\r\nHost: club\r\n"
+                                   b"Accept: text/html\r\nContent-Length: 300000\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 413") and b"text/html" in answer
+        page = answer.decode()
+        assert "256 KB" in page and "Request Entity" not in page and "waitress" not in page
+        chunk = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+        answer = _raw(server.port, b"POST /api/health HTTP/1.1\r\nHost: club\r\n"
+                                   b"Accept-Language: en\r\nTransfer-Encoding: chunked\r\n\r\n"
+                      + chunk * 5 + b"0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 413") and b"at most 256 KB" in answer
+        # a route that ignores its body still refuses one over its own limit
+        answer = _raw(server.port, b"GET /api/health HTTP/1.1\r\nHost: club\r\n"
+                                   b"Connection: close\r\nAccept-Language: en\r\n"
+                                   b"Content-Length: 100000\r\n\r\n"
+                      + b"y" * 100000)
+        assert answer.startswith(b"HTTP/1.1 413") and b"at most 64 KB" in answer
+        answer = _raw(server.port, b"GET /api/health HTTP/1.1\r\nHost: club\r\nX-Big: "
+                      + b"z" * 20000 + b"\r\n\r\n")
+        assert b" 431 " in answer.split(b"\r\n", 1)[0] and "16 KB" in answer.decode()
+        with urllib.request.urlopen(server.url + "/api/health", timeout=30) as r:
+            assert r.status == 200
+    finally:
+        server.stop()
