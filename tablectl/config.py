@@ -35,7 +35,7 @@ import re
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from .drivers import driver_class, driver_names
 from .settings import (ConfigError, LinkSettings, SerialSettings, TableConfig,
@@ -104,17 +104,17 @@ def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -
     if not isinstance(raw_tables, list):
         raise ConfigError(code="config_bad_value", where=where, setting="tables", value=raw_tables,
                           allowed="[[tables]] entries")
-    tables = tuple(_table(t, i, where) for i, t in enumerate(raw_tables))
-    ids = [t.id for t in tables]
+    configured = tuple(_table(t, i, where) for i, t in enumerate(raw_tables))
+    ids = [t.id for t in configured]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise ConfigError(code="config_duplicate_ids", path=where, ids=", ".join(dupes))
     return Config(path=where, db=str(db_path), log_dir=str(base / log_dir),
-                  link=_link(data.get("link", {}), where), tables=tables,
+                  link=_link(data.get("link", {}), where), tables=configured,
                   lock_dir=str(base / lock_dir), timezone=tz)
 
 
-def _known(raw: dict[str, Any], allowed, where: str) -> None:
+def _known(raw: dict[str, Any], allowed: Collection[str], where: str) -> None:
     for k in raw:
         if k not in allowed:
             raise ConfigError(code="config_unknown_key", where=where, setting=k,
@@ -129,7 +129,7 @@ def _text(data: dict[str, Any], key: str, default: str, where: str) -> str:
     return v
 
 
-def _timezone(name, where: str) -> str:
+def _timezone(name: object, where: str) -> str:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     try:
@@ -147,7 +147,7 @@ def _link(raw: Any, where: str) -> LinkSettings:
                           allowed="a [link] table of settings")
     names = {f.name: f.type for f in fields(LinkSettings)}
     _known(raw, names, where)
-    out = {}
+    out: dict[str, Any] = {}
     for k, v in raw.items():
         if names[k] == "int":
             lo, hi = _LINK_LIMITS[k]

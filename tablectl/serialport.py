@@ -62,11 +62,11 @@ def _scheme(url: str) -> str:
 class Port:
     """An open port and the lock file that goes with it; ``close()`` releases both."""
 
-    def __init__(self, raw, lock_file: str | None):
+    def __init__(self, raw: Any, lock_file: str | None) -> None:
         self.raw = raw
         self.lock_file = lock_file
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
 
     def close(self) -> None:
@@ -121,7 +121,7 @@ def _open_device(path: str, settings: SerialSettings, kwargs: dict[str, Any],
     return Port(raw, lock)
 
 
-def _lines(raw, settings: SerialSettings) -> None:
+def _lines(raw: Any, settings: SerialSettings) -> None:
     if settings.dtr is not None:
         raw.dtr = settings.dtr
     if settings.rts is not None:
@@ -140,7 +140,8 @@ def _open_error(port: str, e: Exception) -> PortError:
             or "refused" in str(e).lower():
         return PortError(code="refused", port=port)
     if no in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT) or "timed out" in str(e):
-        return PortError(code="unreachable", port=port, errno=errno.errorcode.get(no, "timeout"))
+        return PortError(code="unreachable", port=port,
+                         errno=errno.errorcode.get(no, "timeout") if no else "timeout")
     return PortError(code="open_failed", port=port,
                      errno=errno.errorcode.get(no, type(e).__name__) if no else type(e).__name__)
 

@@ -6,7 +6,7 @@ catalogue (``table.*`` in ``lexicon/catalogue/table.toml``) in the reader's lang
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -18,14 +18,14 @@ BOTH = "both"
 LANG_CHOICES = ("ja", "en", BOTH)
 
 
-def say(key: str, lang: str, **values) -> str:
+def say(key: str, lang: str, **values: object) -> str:
     """``lexicon.t`` with ``lang="both"`` meaning ``lexicon.both``."""
     if lang == BOTH:
         return lexicon.both(key, **values)
     return lexicon.t(key, lang, **values)
 
 
-def in_both(render, lang: str) -> str:
+def in_both(render: Callable[[str], str], lang: str) -> str:
     """``render(lang)`` in ``lang``, or in both languages joined (``日本語 / English``)."""
     if lang != BOTH:
         return render(lang)
@@ -33,19 +33,19 @@ def in_both(render, lang: str) -> str:
     return ja if ja == en else f"{ja} / {en}"
 
 
-def listing(items, lang: str) -> str:
-    items = [str(i) for i in items]
-    return lexicon.t("table.list_sep", lang).join(items) if items else lexicon.t("table.none",
+def listing(items: Iterable[object], lang: str) -> str:
+    texts = [str(i) for i in items]
+    return lexicon.t("table.list_sep", lang).join(texts) if texts else lexicon.t("table.none",
                                                                                  lang)
 
 
-def seat(n, lang: str) -> str:
+def seat(n: object, lang: str) -> str:
     """``東`` / ``East`` for seat 0 (a seat number outside 0..3 as it is)."""
     key = f"table.seat.{n}"
     return lexicon.t(key, lang) if lexicon.has(key) else str(n)
 
 
-def mode(n, lang: str) -> str:
+def mode(n: Any, lang: str) -> str:
     """``04 三人標準`` / ``04 three-player 108`` (a number outside the table as it is)."""
     if n is None:
         return "—"

@@ -21,6 +21,8 @@ button is never left held.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 
 from ..errors import TableError
@@ -42,11 +44,11 @@ class LcusRelayDriver(Driver):
     SERIAL_DEFAULTS = SerialSettings(baudrate=9600)
     OPTIONS = {"channel": Option(1, 1, 8), "press_ms": Option(300, 50, 5000, " ms")}
 
-    def __init__(self, table, link, **kw):
+    def __init__(self, table: Any, link: Any, **kw: Any) -> None:
         super().__init__(table, link, **kw)
         self.channel = table.options.get("channel", 1)
         self.press_ms = table.options.get("press_ms", 300)
-        self._port = None
+        self._port: Any = None
 
     @classmethod
     def capabilities(cls) -> dict[str, RunOnce]:
@@ -84,7 +86,7 @@ class LcusRelayDriver(Driver):
             raise LinkDown(str(e), "lost") from None
         self.log.info("relay %d %s", self.channel, "closed" if on else "opened")
 
-    def run(self, job) -> Outcome:
+    def run(self, job: Any) -> Outcome:
         job.sent(0)
         try:
             self._write(True)

@@ -20,7 +20,7 @@ for a stream (docs/protocol.md section 2).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 import time
 from dataclasses import dataclass
 
@@ -61,7 +61,7 @@ def _make_crc_table() -> tuple[int, ...]:
 _CRC_TABLE = _make_crc_table()
 
 
-def crc16(data: bytes, crc: int = 0xFFFF) -> int:
+def crc16(data: bytes | bytearray, crc: int = 0xFFFF) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, MSB first, no xorout).
 
     >>> hex(crc16(b"123456789"))
@@ -99,7 +99,7 @@ class Frame:
     cmd: int
     payload: bytes = b""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not 0 <= self.seq <= 255:
             raise ProtocolError(f"sequence number {self.seq} is not 0..255")
         if not 0 <= self.cmd <= 255:
@@ -124,7 +124,8 @@ def encode_frame(frame: Frame) -> bytes:
     return _SOF_BYTE + body + bytes((c >> 8, c & 0xFF))
 
 
-def _scan(buf, bad_crc: list[Any] | None = None) -> tuple[int, Frame | None, int]:
+def _scan(buf: bytes | bytearray,
+          bad_crc: list[Any] | None = None) -> tuple[int, Frame | None, int]:
     """Core of the decoder: ``(consumed, frame, frame_start)``; frames whose header
     checked but whose CRC did not are appended to ``bad_crc`` as ``(seq, type)``."""
     n = len(buf)
@@ -154,7 +155,7 @@ def _scan(buf, bad_crc: list[Any] | None = None) -> tuple[int, Frame | None, int
         return i + total, Frame(seq, cmd, bytes(buf[i + HEADER_LEN:end])), i
 
 
-def decode_frame(buf) -> tuple[int, Frame | None]:
+def decode_frame(buf: bytes) -> tuple[int, Frame | None]:
     """Decode the first valid frame in ``buf``.
 
     Returns ``(consumed, frame)``:
@@ -193,8 +194,10 @@ class FrameDecoder:
     the bytes.
     """
 
-    def __init__(self, on_crc_error=None, stale_after: float | None = STALE_AFTER_S,
-                 clock=time.monotonic, inter_byte: float | None = INTER_BYTE_TIMEOUT_S):
+    def __init__(self, on_crc_error: Callable[[int, int], object] | None = None,
+                 stale_after: float | None = STALE_AFTER_S,
+                 clock: Callable[[], float] = time.monotonic,
+                 inter_byte: float | None = INTER_BYTE_TIMEOUT_S) -> None:
         self._buf = bytearray()
         self.on_crc_error = on_crc_error
         self.stale_after = stale_after
