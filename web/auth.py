@@ -291,16 +291,62 @@ def _gate() -> _Gate:
 
 def login_wait(db, ip: str, now: float) -> int:
     """Seconds this address must still wait before its next sign-in attempt (0: none)."""
-    free = current_app.config.get("LOGIN_FREE_FAILURES", FREE_FAILURES)
+    return attempts_wait(db, ip, now, current_app.config.get("LOGIN_FREE_FAILURES",
+                                                             FREE_FAILURES))
+
+
+def attempts_wait(db, key: str, now: float, free: int,
+                  memory: float = FAILURE_MEMORY_S) -> int:
+    """Seconds ``key`` must still wait before its next try: the first ``free`` failures
+    (within ``memory`` seconds and since its last success) cost nothing, then each one
+    doubles the wait (2 s, 4 s, ... at most :data:`MAX_DELAY_S`). ``key`` is an address
+    for sign-ins, or names what else is guessed at (:func:`throttled`)."""
     last_ok = db.execute("SELECT MAX(at) FROM login_attempts WHERE ip = ? AND ok = 1",
-                         [ip]).fetchone()[0]
-    since = max(now - FAILURE_MEMORY_S, last_ok or 0)
+                         [key]).fetchone()[0]
+    since = max(now - memory, last_ok or 0)
     count, last = db.execute("SELECT COUNT(*), MAX(at) FROM login_attempts "
-                             "WHERE ip = ? AND ok = 0 AND at > ?", [ip, since]).fetchone()
+                             "WHERE ip = ? AND ok = 0 AND at > ?", [key, since]).fetchone()
     if count < free:
         return 0
     delay = min(2 ** (count - free + 1), MAX_DELAY_S)
     return max(0, int(last + delay - now + 0.999))
+
+
+class Throttle:
+    """The sign-in's growing delays for other guesses: member numbers at a settlement,
+    guests added from a tablet. Each try is kept under every one of its ``keys`` (the
+    tablet, the table or the game) in ``login_attempts``; a try is refused with 429,
+    Retry-After and ``words`` while any key must wait. A failure never is forgotten
+    because of a later success: a right member number for one seat does not buy more
+    guesses at another."""
+
+    def __init__(self, what: str, words: str, free: int, memory: float = FAILURE_MEMORY_S):
+        self.what, self.words, self.free, self.memory = what, words, free, memory
+
+    def check(self, db, keys: list[str], now: float | None = None) -> None:
+        """Refuse (429 in words, ``retry_after``) while any of ``keys`` must wait."""
+        now = time.time() if now is None else now
+        free = current_app.config.get(f"THROTTLE_FREE_{self.what.upper()}", self.free)
+        wait = max(attempts_wait(db, f"{self.what}:{k}", now, free, self.memory)
+                   for k in keys)
+        if wait:
+            raise UserError(self.words, status=429, code=f"{self.what}_rate_limited",
+                            seconds=wait, details={"retry_after": wait})
+
+    def count(self, db, keys: list[str], now: float | None = None) -> None:
+        """Count one try against every key (a wrong guess, or one more guest)."""
+        now = time.time() if now is None else now
+        with write_tx(db):
+            for k in keys:
+                db.execute("INSERT INTO login_attempts (ip, name, at, ok) VALUES (?, ?, ?, 0)",
+                           [f"{self.what}:{k}", self.what, now])
+
+
+MEMBER_NO_GUESSES = Throttle("member_no", "records.member_no_wait", free=3)
+"""Wrong member numbers at a settlement confirmation, per tablet and per game."""
+GUESTS_FROM_TABLETS = Throttle("guest", "tablet.guest_wait", free=8, memory=3600)
+"""Guests a tablet adds, per tablet and per table: a table's evening of walk-ins is free,
+a script adding thousands waits."""
 
 
 class Waits:

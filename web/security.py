@@ -235,6 +235,18 @@ def current_tablet_table() -> str | None:
     return row["table_id"]
 
 
+def caller_key() -> str:
+    """Who is calling, as a throttle's key: ``tablet:ID`` (the paired tablet's own row, so
+    two tablets at one table count apart), ``staff:ID``, or ``addr:ADDRESS``."""
+    staff = current_staff()
+    if staff is not None:
+        return f"staff:{staff['id']}"
+    row = _request_tablet()
+    if row is not None and not row["revoked_at"]:
+        return f"tablet:{row['id']}"
+    return f"addr:{request.remote_addr or '?'}"
+
+
 def current_staff() -> dict | None:
     """The signed-in, active staff account as ``{id, name, role}``, or None.
 

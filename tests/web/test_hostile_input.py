@@ -14,6 +14,7 @@ from tests.support.web import english, key, start
 from web import games
 from web.auth import create_staff
 from web.db import connect
+from web.security import issue_tablet_token
 
 OWNER = ("mika", "mahjong-club")
 
@@ -284,3 +285,79 @@ def test_wrong_current_passwords_are_throttled_like_sign_ins(app, owner):
                    headers={**headers, "Accept": "application/json"})
     assert r.status_code == 429
     assert _can_sign_in(app, *OWNER, ip="10.9.9.7")
+
+
+# --------------------------------------------------------------------------- throttled guesses
+def _member_game(db) -> tuple[int, int]:
+    sato = games.add_player(db, "Sato", member_no="M0042")["id"]
+    gid = games.start_game(db, "t1", [sato, 2, 3, 4], idempotency_key=key())["game"]["id"]
+    games.record_event(db, gid, {"event": "draw", "tenpai": [0]}, expected_seq=1,
+                       idempotency_key=key())
+    games.end_game(db, gid, expected_seq=2, idempotency_key=key())
+    return sato, gid
+
+
+def _time_passes(db, seconds: float) -> None:
+    """Every remembered try happened ``seconds`` earlier (the wait ends without a sleep)."""
+    db.execute("UPDATE login_attempts SET at = at - ?", [seconds])
+    db.conn.commit()
+
+
+def test_member_number_guesses_wait_longer_and_longer(app, db, client, t1):
+    _sato, gid = _member_game(db)
+    url = f"/api/tables/t1/games/{gid}/confirm"
+    codes = [client.post(url, headers=t1, json={"seat": 0, "member_no": f"M{n:04d}"}
+                         ).status_code for n in range(200)]
+    assert codes[:3] == [422, 422, 422] and set(codes[3:]) == {429}, codes[:10]
+    r = client.post(url, headers=t1, json={"seat": 0, "member_no": "M0042"})
+    assert r.status_code == 429, "the right number is refused until the wait ends"
+    assert int(r.headers["Retry-After"]) >= 1 and "wrong member numbers" in \
+        r.get_json()["error"]["message"]
+    # another tablet of the same table: the game's own count still holds it back
+    other = {"Authorization": "Bearer " + issue_tablet_token(db, "t1")}
+    assert client.post(url, headers=other, json={"seat": 0, "member_no": "M0042"}
+                       ).status_code == 429
+    _time_passes(db, 60)
+    assert client.post(url, headers=t1, json={"seat": 0, "member_no": "M0001"}
+                       ).status_code == 422
+    r = client.post(url, headers=t1, json={"seat": 0, "member_no": "M0042"})
+    assert r.status_code == 429  # the wait doubled with that guess
+    _time_passes(db, 120)
+    r = client.post(url, headers=t1, json={"seat": 0, "member_no": "M0042"})
+    assert r.status_code == 200, r.get_json()
+    by = db.execute("SELECT confirmed_by FROM game_seats WHERE game_id = ? AND seat = 0",
+                    [gid]).fetchone()[0]
+    assert by == "self"
+
+
+def test_a_right_number_for_one_seat_buys_no_guesses_at_another(db, client, t1):
+    sato = games.add_player(db, "Sato", member_no="M0042")["id"]
+    suzuki = games.add_player(db, "Suzuki", member_no="M0077")["id"]
+    gid = games.start_game(db, "t1", [sato, suzuki, 3, 4], idempotency_key=key())["game"]["id"]
+    games.record_event(db, gid, {"event": "draw", "tenpai": [0]}, expected_seq=1,
+                       idempotency_key=key())
+    games.end_game(db, gid, expected_seq=2, idempotency_key=key())
+    url = f"/api/tables/t1/games/{gid}/confirm"
+    codes = []
+    for n in range(12):
+        codes.append(client.post(url, headers=t1, json={"seat": 1, "member_no": f"X{n}"}
+                                 ).status_code)
+        client.post(url, headers=t1, json={"seat": 0, "member_no": "M0042"})
+    assert codes.count(422) <= 3 and 429 in codes
+
+
+def test_guests_from_one_tablet_are_throttled_staff_are_not(app, db, client, t1, owner):
+    added = [client.post("/api/tables/t1/guests", headers=t1, json={"name": f"Walk-in {n}"})
+             for n in range(30)]
+    codes = [r.status_code for r in added]
+    assert codes[:8] == [201] * 8 and codes.count(201) < 12 and 429 in codes, codes
+    refused = next(r for r in added if r.status_code == 429)
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert "guests were added" in refused.get_json()["error"]["message"]
+    staff, headers = owner
+    r = staff.post("/staff/players", json={"name": "Walk-in staff", "guest": True},
+                   headers={**headers, "Accept": "application/json"})
+    assert r.status_code == 201
+    _time_passes(db, 3600)
+    assert client.post("/api/tables/t1/guests", headers=t1, json={"name": "Later"}
+                       ).status_code == 201

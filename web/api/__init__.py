@@ -18,7 +18,8 @@ from ..entry import entry_spec
 from ..db import get_db
 from ..errors import UserError
 from ..limits import json_body
-from ..security import current_staff, current_tablet_table, tablet_required
+from ..auth import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
+from ..security import caller_key, current_staff, current_tablet_table, tablet_required
 from ..text import whole_number
 from .openapi import OPENAPI
 
@@ -100,6 +101,10 @@ def add_guest(table_id: str):
     db = get_db()
     games.get_table(db, table_id)
     data = body({"name": events.text(games.MAX_NAME * 4)}, required=("name",))
+    # Every try counts (a similar-name refusal tells names too), per tablet and per table.
+    keys = [caller_key(), f"table:{table_id}"]
+    GUESTS_FROM_TABLETS.check(db, keys)
+    GUESTS_FROM_TABLETS.count(db, keys)
     player = games.add_player(db, data["name"], guest=True)
     return ok({"player": {k: player[k] for k in PUBLIC_PLAYER}}, 201)
 
@@ -219,8 +224,17 @@ def confirm(table_id: str, game_id: int):
     _game_at(db, table_id, game_id)
     data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
                 required=("seat",))
-    return ok(games.confirm_result(db, game_id, data["seat"], actor=actor(),
-                                   member_no=data.get("member_no")))
+    # Member numbers are guessed at per tablet and per game: wait first, then check.
+    keys = [caller_key(), f"game:{game_id}"]
+    MEMBER_NO_GUESSES.check(db, keys)
+    try:
+        view = games.confirm_result(db, game_id, data["seat"], actor=actor(),
+                                    member_no=data.get("member_no"))
+    except UserError as e:
+        if e.code == "confirm_needs_member_no" and data.get("member_no"):
+            MEMBER_NO_GUESSES.count(db, keys)
+        raise
+    return ok(view)
 
 
 @bp.get("/games")
