@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import engine, events
+from .text import whole_number
 
 SUITS = "mps"
 HONOURS = 7
@@ -25,7 +26,7 @@ def _tiles(rules) -> dict:
     removed = set()
     text, digits = rules.table.removed_tiles, ""
     for ch in text:
-        if ch.isdigit():
+        if whole_number(ch) is not None:
             digits += ch
         else:
             removed |= {f"{d}{ch}" for d in digits}
