@@ -20,7 +20,7 @@ concealed tiles are made concealed and not kans, the form :mod:`scoring.yaku` an
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Any, Final
+from typing import Any, Final, Iterable, Sequence
 
 from .memo import Memo
 from .tiles import TERMINALS_AND_HONORS
@@ -94,7 +94,7 @@ def readings(counts: tuple[Any, ...]) -> tuple[Any, ...]:
     return _combine(_group_at(counts[b:e], b) for b, e in _GROUPS if any(counts[b:e]))
 
 
-def _combine(group_options) -> tuple[Any, ...]:
+def _combine(group_options: Iterable[Any]) -> tuple[Any, ...]:
     """Every choice of one reading per group, joined (at most one group holds the pair)."""
     combos: list[tuple[Any, ...]] = [(None, ())]
     pairs = 0
@@ -124,7 +124,7 @@ def _combine(group_options) -> tuple[Any, ...]:
 _SUITS: Final = Memo(1 << 16)  # one suit's sorted kinds -> its readings
 
 
-def _counts_of(kinds, base: int, size: int) -> tuple[Any, ...]:
+def _counts_of(kinds: Iterable[int], base: int, size: int) -> tuple[Any, ...]:
     c = [0] * size
     for k in kinds:
         c[k - base] += 1
@@ -133,7 +133,7 @@ def _counts_of(kinds, base: int, size: int) -> tuple[Any, ...]:
 
 def _suit_options(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     """:func:`_group_at` of one suit (or the honours) given as its sorted kinds."""
-    hit = _SUITS.get(kinds)
+    hit: tuple[Any, ...] | None = _SUITS.get(kinds)
     if hit is None:
         base = 27 if kinds[0] >= 27 else kinds[0] - kinds[0] % 9
         size = 7 if base == 27 else 9
@@ -159,7 +159,7 @@ def shape(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     # cheap necessary conditions first: seven pairs need every count even, kokushi 13 kinds
     even = kinds[0::2] == kinds[1::2]
     special = even or len(set(kinds)) == 13
-    counts = _counts_of(kinds, 0, 34) if special else None
+    counts = _counts_of(kinds, 0, 34) if special else ()  # () is never read: special is False
     return (
         found,
         even and is_chiitoitsu(counts, False),
@@ -168,7 +168,7 @@ def shape(kinds: tuple[Any, ...]) -> tuple[Any, ...]:
     )
 
 
-def is_chiitoitsu(counts, four_as_two_pairs: bool = False) -> bool:
+def is_chiitoitsu(counts: Iterable[int], four_as_two_pairs: bool = False) -> bool:
     """Seven pairs; a four of a kind counts as two pairs only if the rules say so."""
     pairs = 0
     for n in counts:
@@ -181,7 +181,7 @@ def is_chiitoitsu(counts, four_as_two_pairs: bool = False) -> bool:
     return pairs == 7
 
 
-def is_kokushi(counts) -> bool:
+def is_kokushi(counts: Sequence[int]) -> bool:
     """Thirteen orphans: one of each terminal and honour, one of them twice."""
     if sum(counts) != 14:
         return False

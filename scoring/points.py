@@ -55,7 +55,7 @@ def _up100(x: float) -> int:
     return int(-(-x // 100) * 100)
 
 
-def _whole(name: str, value, low: int = 0) -> int:
+def _whole(name: str, value: Any, low: int = 0) -> int:
     if type(value) is not int or value < low:  # type(): a bool is not a count
         raise InvalidInput(f"{name} must be a whole number of at least {low}, not {value!r}",
                            reason="not_a_count", field=name, low=low, value=repr(value))
@@ -130,10 +130,10 @@ def _refuse_pair(rules: Rules, han: int, fu: int, tsumo: bool) -> None:
     )
 
 
-def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset[Any]:
+def _fu_set(rules: Rules, han: int, tsumo: bool) -> frozenset[int]:
     """:func:`_fu_options` as a set, computed once per rule object (the batch prices
     every reading of every hand, so this is on the hot path)."""
-    sets = rules.memo.get("fu_sets")
+    sets: dict[Any, frozenset[int]] | None = rules.memo.get("fu_sets")
     if sets is None:
         sets = {
             (h, t): frozenset(_fu_options(rules, h, t))
@@ -194,7 +194,7 @@ def basic_points(rules: Rules, *, han: int, fu: int, yakuman: int = 0) -> tuple[
     return (LIMIT_BASE[limit] if limit else fu * 2 ** (han + 2)), limit
 
 
-def _pay_from_base(rules: Rules, base: int, *, dealer: bool, tsumo: bool) -> dict[str, Any]:
+def _pay_from_base(rules: Rules, base: int, *, dealer: bool, tsumo: bool) -> dict[str, int]:
     if not tsumo:
         return {"ron": _up100(base * (6 if dealer else 4))}
     # Three players without tsumo loss (折半): the absent North's share (2x base
@@ -212,7 +212,7 @@ def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict[str, Any]:
     table = rules.points.nofu_table
     if yakuman or (han >= 13 and rules.hand.kazoe_yakuman):
         want = _capped(rules, "yakuman")
-        row = next((r for r in table if r.get("limit") == want), None)
+        row: dict[str, Any] | None = next((r for r in table if r.get("limit") == want), None)
         if row is None:
             raise RulesError(
                 f"points.nofu_table has no row with limit = {want!r} to pay this hand",
@@ -234,7 +234,8 @@ def _nofu_row(rules: Rules, han: int, yakuman: int) -> dict[str, Any]:
     return row
 
 
-def _pay_from_row(row: dict[str, Any], times: int, *, dealer: bool, tsumo: bool) -> dict[str, Any]:
+def _pay_from_row(row: dict[str, Any], times: int, *, dealer: bool,
+                  tsumo: bool) -> dict[str, int]:
     if not tsumo:
         return {"ron": times * row["dealer_ron" if dealer else "ron"]}
     if dealer:
@@ -243,7 +244,7 @@ def _pay_from_row(row: dict[str, Any], times: int, *, dealer: bool, tsumo: bool)
 
 
 # --------------------------------------------------------------------------- the hand
-def _value(rules: Rules, pay: dict[str, Any]) -> int:
+def _value(rules: Rules, pay: dict[str, int]) -> int:
     payers = rules.table.players - 1
     if "ron" in pay:
         return pay["ron"]
@@ -252,7 +253,7 @@ def _value(rules: Rules, pay: dict[str, Any]) -> int:
     return pay["dealer"] + pay["non_dealer"] * (payers - 1)
 
 
-def _add_dora(rules: Rules, pay: dict[str, Any], dora: int) -> dict[str, Any]:
+def _add_dora(rules: Rules, pay: dict[str, int], dora: int) -> dict[str, int]:
     """ブー麻雀: dora are not han but points per tile, 「場に1500点」: the discarder pays it
     all, on a tsumo the payers share it."""
     per = rules.points.dora_per_tile
