@@ -45,6 +45,8 @@ TABLES_TABLE = "clubdb_tables"
 USER_VERSION = 0
 """The file format (``PRAGMA user_version``) this code knows; a higher one is newer."""
 SQLITE_HEADER = b"SQLite format 3\x00"
+LEGACY_BOOKKEEPING = ("migrations", "tablectl_migrations")
+"""Where the web app and the daemon recorded their steps before ``clubdb_migrations``."""
 SHARED_PER_THREAD = 8
 """Open files a thread keeps connections to (the least recently used one is closed)."""
 
@@ -307,15 +309,18 @@ _ENSURED_GUARD = threading.Lock()
 
 
 def open_shared(path: str | os.PathLike[str], sets: Iterable[Migrations]) -> sqlite_utils.Database:
-    """:func:`shared`, with ``sets`` brought up to date once per process and file."""
+    """:func:`shared`, with ``sets`` brought up to date once per process and file. The
+    first time, the file is checked as :func:`prepare` does (without the page-by-page
+    quick check): an empty or foreign file is refused, never given a schema."""
     sets = tuple(sets)
-    db = shared(path)
     key = (os.path.abspath(str(path)), tuple(s.name for s in sets))
     if key not in _ENSURED:
         with _ENSURED_GUARD:
-            migrate(db, sets)
-            _ENSURED.add(key)
-    return db
+            if key not in _ENSURED:
+                prepare(path, sets, thorough=False)
+                migrate(shared(path), sets)
+                _ENSURED.add(key)
+    return shared(path)
 
 
 # ----------------------------------------------------------------------------- start-up check
@@ -368,12 +373,15 @@ def _make_new(path: str) -> None:
             os.unlink(tmp)
 
 
-def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) -> None:
+def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
+               thorough: bool = True) -> None:
     """Raise :class:`FileRefused` unless ``path`` is a sound club file this code can
     serve: not empty, a SQLite file that passes ``PRAGMA quick_check``, with the
     migration bookkeeping and every table its applied steps made, and nothing newer
     than this code knows (a ``user_version`` above :data:`USER_VERSION`, or a step of
-    one of ``sets`` that is not in the set). Reads the file; changes nothing."""
+    one of ``sets`` that is not in the set). Reads the file; changes nothing.
+    ``thorough`` False leaves out the quick check, which reads every page (a staff
+    command opening the file checks the rest in milliseconds)."""
     path = str(path)
     with open(path, "rb") as f:
         head = f.read(len(SQLITE_HEADER))
@@ -383,10 +391,8 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) ->
         raise FileRefused("not_sqlite", path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
-        try:
-            found = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
-        except sqlite3.DatabaseError as e:
-            raise FileRefused("damaged", path, detail=str(e)) from None
+        found = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()] if thorough \
+            else ["ok"]
         if found != ["ok"]:
             raise FileRefused("damaged", path, detail="; ".join(map(str, found[:3])))
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -395,6 +401,8 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) ->
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         if MIGRATIONS_TABLE not in tables:
+            if tables & set(LEGACY_BOOKKEEPING):
+                return  # a file from before clubdb: its steps are adopted when migrated
             raise FileRefused("no_schema", path)
         known = {(m.name, n) for m in sets for n, _ in m.steps}
         ours = {m.name for m in sets}
@@ -414,7 +422,8 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) ->
         conn.close()
 
 
-def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) -> bool:
+def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
+            thorough: bool = True) -> bool:
     """The start-up check of a process that serves ``path``: a path that does not exist
     becomes a new club file (returns True); an existing one must pass
     :func:`check_file` (returns False) or :class:`FileRefused` is raised. A new club is
@@ -425,5 +434,5 @@ def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = ()) -> bo
     if not os.path.exists(path):
         _make_new(path)
         return True
-    check_file(path, sets)
+    check_file(path, sets, thorough=thorough)
     return False

@@ -247,6 +247,9 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as e:
         print(f"tablectl: {e}", file=sys.stderr)
         return 2
+    except store.DatabaseRefused as e:
+        print(f"tablectl: {_err(e, args.lang)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -145,9 +145,28 @@ def codes_drivers_and_actors(db: sqlite_utils.Database) -> None:
     db["table_state"].add_column("last_error_values", str)
 
 
+class DatabaseRefused(TableError):
+    """The club file is not one to open (empty, foreign, damaged or newer): the words of
+    :class:`clubdb.FileRefused`, which name the file and the restore command."""
+
+    code = "database_refused"
+
+    def __init__(self, refused: clubdb.FileRefused):
+        super().__init__(str(refused), **refused.values)
+        self._key = refused.key
+
+    @property
+    def key(self) -> str:
+        return self._key
+
+
 def open_db(db_path: str | os.PathLike[str]) -> sqlite_utils.Database:
-    """This thread's connection to the shared SQLite file (created and migrated if needed)."""
-    return clubdb.open_shared(db_path, [MIGRATIONS])
+    """This thread's connection to the shared SQLite file (created and migrated if needed;
+    an empty, foreign or newer file is refused with :class:`DatabaseRefused`)."""
+    try:
+        return clubdb.open_shared(db_path, [MIGRATIONS])
+    except clubdb.FileRefused as e:
+        raise DatabaseRefused(e) from None
 
 
 @contextmanager

@@ -232,7 +232,7 @@ def prune(folder: str | Path, keep: int, *, good: Path | None = None) -> list[Pa
 def _daemon_running(db_path: Path) -> bool:
     try:
         return bool(store.daemon_status(str(db_path))["running"])
-    except sqlite3.Error:
+    except (sqlite3.Error, store.DatabaseRefused):  # an empty or damaged file: no daemon on it
         return False
 
 

@@ -53,12 +53,14 @@ from zoneinfo import ZoneInfo
 from html import escape
 from pathlib import Path
 
+import clubdb
 import lexicon
 from tablectl.config import ConfigError, load_config
 from tablectl.serialport import pid_alive
 
 from . import charts, clubtime, daily_report, gamelog, standings, stats_store
 from .db import connect
+from . import schema
 from .schema import migrate
 from . import engine
 from .errors import UserError
@@ -86,6 +88,11 @@ def open_db(path: str):
             f"cannot open the club database {p}: no such file "
             "(give the right one with --db PATH or the config's db = ...)"
         )
+    try:
+        # an empty or foreign file is refused before a connection could give it a header
+        clubdb.check_file(p, schema.SETS, thorough=False)
+    except clubdb.FileRefused as e:
+        raise ExportError(lexicon.both(e.key, **e.values)) from None
     try:
         db = connect(str(p))
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone():

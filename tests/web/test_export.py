@@ -233,7 +233,12 @@ def test_unreachable_database_and_bad_options(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not a database at all" * 100)
     r = run(junk, "--date", "2026-04-01", "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and "cannot read the club database" in r.stderr
+    assert r.returncode == 2 and "is not a SQLite database" in r.stderr
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    r = run(empty, "--date", "2026-04-01", "--out", str(tmp_path / "o"))
+    assert r.returncode == 2 and "is an empty file" in r.stderr and "Traceback" not in r.stderr
+    assert empty.read_bytes() == b""  # looking did not make it a database
     r = run(junk, "--date", "01/04/2026", "--out", str(tmp_path / "o"))
     assert r.returncode == 2
 

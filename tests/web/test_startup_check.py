@@ -156,3 +156,26 @@ def test_tablectl_serve_refuses_in_one_line_with_exit_2(tmp_path, case):
     assert len(lines) == 1 and "Traceback" not in r.stderr
     assert str(p) in lines[0] and "python -m web restore BACKUP --db" in lines[0]
     assert p.read_bytes() == before
+
+
+def test_a_staff_command_on_an_empty_file_refuses_and_never_gives_it_a_schema(tmp_path):
+    p = tmp_path / "jantaku.db"
+    _empty(p)
+    r = _run("tablectl", "--db", str(p), "--lang", "en", "status")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == (f"tablectl: {p} is an empty file (0 bytes); it is not opened "
+                                f"as a new club. Restore a backup: python -m web restore "
+                                f"BACKUP --db {p}")
+    assert p.read_bytes() == b""  # so the web app still refuses it afterwards
+    with pytest.raises(clubdb.FileRefused):
+        clubdb.open_shared(p, [])
+    assert p.read_bytes() == b""
+
+
+def test_a_file_from_before_clubdb_is_adopted_not_refused(tmp_path):
+    p = tmp_path / "old.db"
+    conn = sqlite3.connect(p)
+    conn.execute("CREATE TABLE tablectl_migrations (name TEXT)")
+    conn.commit()
+    conn.close()
+    assert clubdb.prepare(p) is False
