@@ -54,17 +54,17 @@ def test_every_mode_over_a_real_pty():
             assert Host(port).request(P.Status()).state.mode == 8
 
 
-def test_round_trip_over_pty_is_fast():
+def test_fifty_round_trips_over_a_pty_each_run_once():
+    """Back-to-back commands on a real pty are each answered and run once. How fast is
+    benchmarks/bench_link.py's job (measured against its bound in the same run)."""
     with Simulator() as sim:
         path = sim.serve_pty()
         with serial.Serial(path, 115200, timeout=0.05) as port:
             host = Host(port)
             host.request(P.Hello())
-            t0 = time.perf_counter()
             for _ in range(50):
                 assert host.request(P.Status()).ok
-            per = (time.perf_counter() - t0) / 50
-            assert per < 0.05, per   # generous: CI machines are slow; the benchmark measures it
+        assert sim.executed_names().count("STATUS") == 50
 
 
 def test_pty_unplug_hangup_and_symlink_follows(tmp_path):

@@ -20,7 +20,11 @@ class NoReply(Exception):
 
 
 class Host:
-    def __init__(self, port, timeout: float = 0.3, retries: int = 3):
+    """``timeout``: how long a try waits for its reply before the same frame is sent
+    again. It is long enough for a busy machine: the tests count retransmissions and
+    duplicates, and a reply that is only late must not be counted as lost."""
+
+    def __init__(self, port, timeout: float = 1.0, retries: int = 3):
         self.port = port
         self.timeout = timeout
         self.retries = retries

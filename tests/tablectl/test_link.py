@@ -61,7 +61,7 @@ def test_hello_first_then_commands_continue_after_tables_last_seq(named_sim, lin
 
 
 def test_lost_reply_is_retransmitted_with_same_seq_and_not_run_twice(named_sim, link_to):
-    ln = link_to(named_sim)
+    ln = link_to(named_sim, timeout=1.0)    # a reply only late on a busy machine is not lost
     ln.connect()
     sim = protocol_sim.get("linktest")
     sim.sticks_for(1)
@@ -231,7 +231,9 @@ def _text_device(answer: bytes):
 def test_a_device_that_is_no_jpex_table_is_named_not_called_silent(link_to, answer, code, words):
     path, close = _text_device(answer)
     try:
-        ln = link_to(path, timeout=0.05, retries=1)
+        # the device's answer must be heard before HELLO gives up, or the line is only
+        # silent: the wait is long enough for a busy machine (HELLO waits it out anyway)
+        ln = link_to(path, timeout=0.5, retries=1)
         with pytest.raises(LinkDown) as e:
             ln.connect()
         assert e.value.code == code and words in e.value.text("en")
