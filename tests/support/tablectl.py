@@ -117,6 +117,18 @@ def ask(db, tid: str, command: str, args: dict | None = None, timeout: float = 2
     return row
 
 
+def line_quiet(db, tid: str) -> None:
+    """Return once nothing of the daemon's own is on the table's line.
+
+    After a command that changed the table the daemon reads the table's state once more
+    (after storing the outcome). A fault switched on while that read is on the wire
+    hits the read, not the command the test sends next. A status command that is done
+    means that read is over too.
+    """
+    row = ask(db, tid, "status", timeout=30)
+    assert row["status"] == "done", row
+
+
 def thread_names() -> set[str]:
     return {t.name for t in threading.enumerate()}
 
