@@ -387,6 +387,7 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
         return _Win(seat, _mcr_pay(state, line, w, seat, src), chips=chips)
     if "hand" in w:
         return _hand_winner(state, line, w, seat, src, chips, pao)
+    _check_first_turn(state, line, w, seat)
     han = _int(line, w, "han", 0)
     yakuman = _int(line, w, "yakuman", 0)
     fu = _int(line, w, "fu", 0 if (yakuman or han >= 5 or not rules.fu.use_fu) else None)
@@ -408,6 +409,25 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
                              **{**e.values, **seat_values(state, seat)}) from None
     limit = limit_chips(rules, yakuman=bool(yakuman), kazoe=han >= 13 and rules.hand.kazoe_yakuman)
     return _Win(seat, pay, yakuman, chips, pao, han == 0 and not yakuman, min(chips, limit))
+
+
+FIRST_TURN_YAKU = ("tenhou", "chiihou", "renhou")
+
+
+def _check_first_turn(state: GameState, line: int, w: dict, seat: int) -> None:
+    """A winner's picked tenhou, chiihou or renhou with a tile set aside as nukidora, where
+    the rules say setting one aside ends those rights (002 3A 「北を抜くと一発, 天和, 地和,
+    人和の権利は消滅します。」)."""
+    if not state.rules.hand.nukidora_ends_first_turn or not _int(line, w, "nukidora", 0):
+        return
+    picked = w.get("yaku") if isinstance(w.get("yaku"), list) else []
+    ids = {p.get("id") for p in picked if isinstance(p, dict)}
+    if ids & set(FIRST_TURN_YAKU):
+        raise GameEventError(
+            line, f"winner seat {seat}: in these rules a tile set aside as nukidora ends the "
+            "rights to tenhou, chiihou and renhou: leave them out",
+            reason="first_turn_after_nukidora", **seat_values(state, seat),
+        )
 
 
 def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:

@@ -37,7 +37,7 @@ from .chips import award_chips
 from .errors import InvalidInput, InvalidTiles, ScoringError
 from .fu import fu_breakdown
 from .memo import Memo
-from .rules import Rules, load_rules
+from .rules import HandRules, Rules, load_rules
 from .tiles import (
     EAST,
     HATSU,
@@ -553,6 +553,7 @@ def _flag_problems(inp: HandInput, rules: Rules) -> list[tuple[str, str]]:
     if (inp.tenhou or inp.chiihou or inp.renhou) and inp.melds:
         problems.append(("first_turn_win_with_calls",
                          "tenhou, chiihou and renhou need a hand with no calls"))
+    problems += _after_nukidora(inp, h)
     if inp.tenhou and not inp.dealer:
         problems.append(("tenhou_not_dealer",
                          'tenhou is the dealer\'s (seat_wind "E"); use chiihou'))
@@ -567,6 +568,25 @@ def _flag_problems(inp: HandInput, rules: Rules) -> list[tuple[str, str]]:
         problems.append(("no_ankan_chankan", "this rule set does not allow robbing a closed kan"))
     if rules.table.players == 3 and inp.seat_wind == NORTH:
         problems.append(("north_seat_in_sanma", "three-player seats are E, S and W"))
+    return problems
+
+
+def _after_nukidora(inp: HandInput, h: HandRules) -> list[tuple[str, str]]:
+    """Flags a tile set aside as nukidora has ended where the rules say so (002 3A
+    「北を抜くと一発, 天和, 地和, 人和の権利は消滅します。」). The count cannot say whether a
+    North came before the riichi, so ippatsu is refused only on a win on the tile that
+    replaced one (rinshan with no kan)."""
+    problems: list[tuple[str, str]] = []
+    if not (h.nukidora_ends_first_turn and inp.nukidora):
+        return problems
+    if inp.tenhou or inp.chiihou or inp.renhou:
+        problems.append(("first_turn_after_nukidora",
+                         "in these rules a tile set aside as nukidora ends the rights to tenhou, "
+                         "chiihou and renhou: leave them out"))
+    if inp.ippatsu and inp.rinshan and not inp.kans:
+        problems.append(("ippatsu_after_nukidora",
+                         "in these rules a tile set aside as nukidora ends the right to ippatsu, "
+                         "and this win is on the tile that replaced it: leave ippatsu out"))
     return problems
 
 

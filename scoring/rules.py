@@ -272,6 +272,15 @@ class HandRules(_Section):
         "嶺上開花が成立します」; false: 002 3B 「補充牌でのツモ上がりの場合、"
         "新たに嶺上開花はつきません。(空気扱い)」",
     )
+    nukidora_ends_first_turn: bool = switch(
+        False, "setting a tile aside as nukidora ends the winner's rights to ippatsu, tenhou, "
+        "chiihou and renhou (true); false = they are kept. The hand's nukidora count cannot say "
+        "whether a North came before or after the riichi, so ippatsu is refused only on a win "
+        "on the tile that replaced it",
+        source="true: 002 3A 「北を抜くと一発, 天和, 地和, 人和の権利は消滅します。」; "
+        "false: 002 3B 「花牌を抜いても一発、天和、地和、人和、嶺上開花、海底摸月、"
+        "九種九牌の権利は維持されます。」",
+    )
     pocchi: bool = switch(
         False, "the white pocchi tile drawn after riichi is wild (白ポッチ, 002 4B/3B); the best "
         "tile is chosen",
@@ -318,6 +327,13 @@ class HandRules(_Section):
         True,
         "MCR: 清么九 combines with 双同刻 (004); PyMahjongGB drops 双同刻",
         source="004 64点 清么九",
+    )
+    mcr_all_terminals_terminal_pungs: bool = switch(
+        False,
+        "MCR: 清么九 also scores 么九刻 for each pung (true: the letter of 004's line, which "
+        "does not name 么九刻); false = not counted, as 004 says of 混么九 (「么九刻、全帯么、"
+        "碰碰和とは複合しない」) and as the Chinese Official rules and PyMahjongGB score it",
+        source="004 64点 清么九 「无字、碰碰胡、全带么とは複合しない」",
     )
     mcr_hog_in_green_or_terminal_pairs: bool = switch(
         False,

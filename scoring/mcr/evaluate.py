@@ -36,6 +36,7 @@ class Options:
     concealed_special_self_drawn: str = "fully_concealed"
     all_green_full_flush: bool = False
     all_terminals_double_pung: bool = True
+    all_terminals_terminal_pungs: bool = False
     hog_in_green_or_terminal_pairs: bool = False
     all_five_all_chows: bool = False
     nine_gates_terminal_pungs: str = "none"
@@ -88,6 +89,8 @@ def _exclusions(opts: Options) -> dict[str, frozenset[Any]]:
         ex["nine_gates"].discard("pung_of_terminals_or_honors")
     if not opts.all_terminals_double_pung:
         ex["all_terminals"].add("double_pung")
+    if opts.all_terminals_terminal_pungs:
+        ex["all_terminals"].discard("pung_of_terminals_or_honors")
     if opts.all_five_all_chows:
         ex["all_five"].discard("all_chows")
     if opts.knitted_straight_edge_closed:

@@ -85,6 +85,7 @@ def options(rules) -> Options:
         concealed_special_self_drawn=h.mcr_concealed_special_self_drawn,
         all_green_full_flush=h.mcr_all_green_full_flush,
         all_terminals_double_pung=h.mcr_all_terminals_double_pung,
+        all_terminals_terminal_pungs=h.mcr_all_terminals_terminal_pungs,
         hog_in_green_or_terminal_pairs=h.mcr_hog_in_green_or_terminal_pairs,
         all_five_all_chows=h.mcr_all_five_all_chows,
         nine_gates_terminal_pungs=h.mcr_nine_gates_terminal_pungs,

@@ -30,6 +30,7 @@ SPREAD = {
     "seat_values": lambda call: _seat_keys(call),
     "_rule_values": lambda call: {"switch", "value"},
 }
+FLAG_PROBLEMS = ("_flag_problems", "_after_nukidora")  # scoring/hand.py: flag refusals
 PASSTHROUGH = object()  # a site that hands on another refusal's reason and values
 
 
@@ -79,7 +80,7 @@ def _sites() -> dict[str, list[set[str]]]:
                     for t in n.targets:
                         if isinstance(t, ast.Name) and isinstance(n.value.value, str):
                             assigned.setdefault(t.id, []).append(n.value.value)
-            if func.name == "_flag_problems":  # (reason, message) tuples, no values
+            if func.name in FLAG_PROBLEMS:  # (reason, message) tuples, no values
                 for n in ast.walk(func):
                     if (isinstance(n, ast.Tuple) and len(n.elts) == 2
                             and isinstance(n.elts[0], ast.Constant)):
