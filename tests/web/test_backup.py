@@ -264,3 +264,25 @@ def test_backup_folder_0700_and_files_0600_whatever_the_umask(tmp_path):
     assert r.returncode == 0, r.stderr
     assert by_hand.stat().st_mode & 0o777 == 0o700
     assert "could be read by others (0755); it is now 0700" in r.stdout
+
+
+def test_the_restore_the_refusal_names_brings_an_emptied_club_back(tmp_path):
+    import clubdb
+    from web.schema import SETS
+
+    path = tmp_path / "club.sqlite"
+    club(str(path))
+    clubdb.close_shared()  # the web app and the daemon are stopped before a restore
+    good = backup.backup(str(path), tmp_path / "b")
+    wal = path.with_name(path.name + "-wal")
+    path.write_bytes(b"")  # what the field saw: the file emptied, its -wal still there
+    wal.write_bytes(b"\0" * 4096)
+    r = cli("serve", "--db", str(path), "--port", "0")
+    assert r.returncode == 2 and f"python -m web restore BACKUP --db {path}" in r.stderr
+    r = cli("restore", str(good), "--db", str(path))
+    assert r.returncode == 0, r.stderr
+    assert clubdb.prepare(path, SETS) is False  # served again
+    db = connect(str(path))
+    assert db.execute("SELECT COUNT(*) FROM players").fetchone()[0] == 16
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 4
+    db.conn.close()
