@@ -175,10 +175,12 @@ class DanLevel:
 
 @dataclass(frozen=True)
 class DanTable:
-    """A family's ladder, lowest level first; new players start at ``levels[first]``."""
+    """A family's ladder, lowest level first; new players start at ``levels[first]`` with
+    ``first_points`` points."""
 
     levels: tuple[DanLevel, ...]
     first: int = 0
+    first_points: int = 0
 
     def name(self, level: int, lang: str = "ja") -> str:
         lv = self.levels[level]
@@ -241,7 +243,7 @@ def _unknown(raw: Mapping[str, Any], allowed: set[str], key: str) -> None:
 
 
 LEVEL_KEYS = {"name", "points", "promote", "start", "demote"}
-FAMILY_KEYS = {"points", "start", "level"}
+FAMILY_KEYS = {"points", "start", "start_points", "level"}
 
 
 def _level(raw: Any, key: str, default_points: tuple[int, ...] | None, players: int) -> DanLevel:
@@ -299,7 +301,16 @@ def dan_table(raw: Any, family: str, players: int) -> DanTable:
             raise DanTableError(f"{family}.start", "unknown_start", name=repr(name),
                                 names=", ".join(names))
         first = names.index(name)
-    return DanTable(levels, first)
+    # a newcomer arrives at the first rung as a promoted player would: with its start points
+    # (0 at 二段 with demote would send a newcomer down after a single fourth place)
+    first_points = levels[first].start
+    if "start_points" in raw:
+        first_points = _whole(raw["start_points"], f"{family}.start_points", low=0)
+        promote = levels[first].promote
+        if promote is not None and first_points >= promote:
+            raise DanTableError(f"{family}.start_points", "start_promotes", start=first_points,
+                                promote=promote)
+    return DanTable(levels, first, first_points)
 
 
 def dan_tables(data: Mapping[str, Any], families: Mapping[str, int]) -> dict[str, DanTable]:
@@ -359,7 +370,9 @@ class Ladder:
         found = self.standings.get(player)
         if found is not None:
             return found
-        return Standing(level=self.dan.first if self.dan else None)
+        if self.dan is None:
+            return Standing()
+        return Standing(level=self.dan.first, points=self.dan.first_points)
 
     def apply(self, game: RatedGame) -> list[RatingLine]:
         """Rate one finished game; returns a line per member (guests get none)."""

@@ -578,7 +578,11 @@ def _rating_doc() -> list[str]:
         "family), `promote` (points that take a player up; every level but the highest), "
         "`start` (points on arriving, default 0) and `demote` (whether falling below 0 drops "
         "a player to the level below, at that level's start points; otherwise points stop "
-        "at 0). `start = \"name\"` on the family names the level new players begin at. "
+        "at 0). `start = \"name\"` on the family names the level new players begin at; "
+        "a new player arrives there with that level's `start` points, as a promoted player "
+        "would (so with `start = \"二段\"` below, a newcomer has 50 points at 二段 and a "
+        "single fourth place, -20, does not demote them), or with `start_points` on the "
+        "family when it is given (below that level's `promote`). "
         "Reaching `promote` moves a player up at the next level's start points. Shared "
         "places share their points (halves go up). A ladder counts only games with as many "
         "players as its points. A refusal names the key at fault "
@@ -685,7 +689,7 @@ yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) write
 | `daily-report-tables.csv`, `daily-report-rules.csv` | 日報 by table, by rule set; total last |
 | `accounts.csv` | each player's account for the day, a total row last |
 | `daily-report.json`, `daily-report.html` | the whole report; the page prints on A4 |
-| `manifest.json` | every other file: bytes, rows, SHA-256 |
+| `manifest.json` | the club day's span, the games still open (`open_games`: id, table, start), every other file: bytes, rows, SHA-256 |
 
 Leaderboard rows carry each member's R and dan at the end of the period.
 CSV files are UTF-8 with a BOM and CRLF line ends (Excel on a Japanese PC). The daily
@@ -693,7 +697,12 @@ report's headings are Japanese first (`場代（円） (game fees, yen)`), yen a
 separators (`12,300`, which Excel reads as the number) and occupancy as `62.5%`. Files hold
 no time of the run and are sorted, so a second run is byte-identical. The folder is
 written beside the target, fsynced and swapped in with one rename: a crash leaves the
-old export or the new one. A progress bar shows on a terminal. Exit status: 0 written,
-1 the day has unfinished games (listed), 2 the database cannot be read or an option is
-wrong.
-""".splitlines()
+old export or the new one. A progress bar shows on a terminal. Every time in a file
+(a game's start and end, the club day's span, the report's hours) is in the club's time
+zone with its offset, ISO 8601: `2026-11-26T21:05:00+09:00`. A game still being played
+does not hold the night back: the finished games are exported, the open ones are listed
+in `manifest.json` under `open_games` (and on stderr), and each is counted on the club
+day it finishes. The folders are 0700 and the files 0600 whatever the umask
+(`accounts.csv` holds member numbers and money). Exit status: 0 written, 2 the database
+cannot be read or an option is wrong.
+""".splitlines()  # noqa: E501 (a table row of the page is one line)

@@ -146,3 +146,50 @@ def test_rating_dan_table_refusals_name_the_key(text, key, reason):
         rating.dan_tables(tomllib.loads(text), FAMILIES)
     assert (e.value.key, e.value.reason) == (key, reason)
     assert e.value.message.startswith(key + ": ")
+
+
+# a ladder that starts newcomers above its first rung (docs/stats.md, Dan table)
+ABOVE = """
+[riichi4]
+points = [20, 10, 0, -10]
+start = "二段"
+[[riichi4.level]]
+name = ["初段", "1 dan"]
+promote = 100
+[[riichi4.level]]
+name = ["二段", "2 dan"]
+promote = 200
+start = 50
+demote = true
+points = [20, 10, 0, -20]
+[[riichi4.level]]
+name = ["三段", "3 dan"]
+"""
+
+
+def test_rating_dan_a_newcomer_starts_with_the_start_levels_points():
+    # as a promoted player would arrive: a single fourth place does not demote a newcomer
+    t = rating.dan_tables(tomllib.loads(ABOVE), FAMILIES)["riichi4"]
+    assert (t.first, t.first_points) == (1, 50)
+    ladder = Ladder(t)
+    assert (ladder.standing("A").level, ladder.standing("A").points) == (1, 50)
+    line = play(ladder, 1, {"A": 4, "B": 1, "C": 2, "D": 3})["A"]
+    assert (line.after.level, line.after.points, line.dan_moved) == (1, 30, 0)
+
+
+def test_rating_dan_start_points_on_the_family_override():
+    t = rating.dan_tables(tomllib.loads(ABOVE.replace('start = "二段"',
+                                                      'start = "二段"\nstart_points = 0')),
+                          FAMILIES)["riichi4"]
+    assert t.first_points == 0
+    line = play(Ladder(t), 1, {"A": 4, "B": 1, "C": 2, "D": 3})["A"]
+    assert (line.after.level, line.dan_moved) == (0, -1)  # the club asked for it
+
+
+@pytest.mark.parametrize("value, reason", [("200", "start_promotes"), ("-1", "too_low"),
+                                           ("\"x\"", "not_whole")])
+def test_rating_dan_start_points_refusals_name_the_key(value, reason):
+    text = ABOVE.replace('start = "二段"', f'start = "二段"\nstart_points = {value}')
+    with pytest.raises(rating.DanTableError) as e:
+        rating.dan_tables(tomllib.loads(text), FAMILIES)
+    assert (e.value.key, e.value.reason) == ("riichi4.start_points", reason)
