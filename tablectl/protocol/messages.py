@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from typing import ClassVar
+from typing import Callable, ClassVar, TypeVar, dataclass_transform
 
 from ..errors import PayloadError, UnknownCommand
 from ..modes import MODES, SEATS, Mode
@@ -20,12 +20,15 @@ from .codes import (NO_CMD, PROTOCOL_VERSION, Capability, CycleState, NakReason,
                     is_command)
 from .frame import Frame
 
+_T = TypeVar("_T")
+
 RESULT = F.Enum(Result)
 MODE = F.ModeByte()
 PENDING_MODE = F.ModeByte(optional=True)
 
 
-def structure(cls):
+@dataclass_transform(frozen_default=True, field_specifiers=(F.wire,))
+def structure(cls: type[_T]) -> type[_T]:
     """A frozen dataclass whose fields are wire fields (used inside messages)."""
     return dataclasses.dataclass(frozen=True)(cls)
 
@@ -34,8 +37,8 @@ def structure(cls):
 class SeatPoints:
     """One seat's IC point-stick drawer: sticks present? and their total."""
 
-    present: bool = F.wire(F.Flag(), False)
-    total: int = F.wire(F.i32, 0)
+    present: bool = F.wire(F.Flag(), default=False)
+    total: int = F.wire(F.i32, default=0)
 
 
 _EMPTY_SEATS = tuple(SeatPoints() for _ in range(SEATS))
@@ -46,16 +49,16 @@ SEAT_POINTS = F.Repeat(F.Struct(SeatPoints), SEATS)
 class TableState:
     """The table's whole state (in HELLO and STATUS replies and POWER_ON events)."""
 
-    mode: int = F.wire(MODE, 1)
-    pending_mode: int | None = F.wire(PENDING_MODE, None)
-    cycle: CycleState = F.wire(F.Enum(CycleState), CycleState.IDLE)
-    lid_open: bool = F.wire(F.Flag(), False)
-    dice: tuple[int, int] | None = F.wire(F.Dice(), None)
-    dealer: int = F.wire(F.SEAT, 0)
-    cycle_no: int = F.wire(F.u32, 0)
-    cycle_remaining_ms: int = F.wire(F.u32, 0)
-    errors: tuple[int, ...] = F.wire(F.ByteList(F.u8), ())
-    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, _EMPTY_SEATS)
+    mode: int = F.wire(MODE, default=1)
+    pending_mode: int | None = F.wire(PENDING_MODE, default=None)
+    cycle: CycleState = F.wire(F.Enum(CycleState), default=CycleState.IDLE)
+    lid_open: bool = F.wire(F.Flag(), default=False)
+    dice: tuple[int, int] | None = F.wire(F.Dice(), default=None)
+    dealer: int = F.wire(F.SEAT, default=0)
+    cycle_no: int = F.wire(F.u32, default=0)
+    cycle_remaining_ms: int = F.wire(F.u32, default=0)
+    errors: tuple[int, ...] = F.wire(F.ByteList(F.u8), default=())
+    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, default=_EMPTY_SEATS)
 
     @property
     def mode_info(self) -> Mode:
@@ -64,18 +67,21 @@ class TableState:
 
 STATE = F.Struct(TableState)
 MESSAGES: dict[int, type["Message"]] = {}
+_M = TypeVar("_M", bound="Message")
 
 
-def message(type_byte: int, name: str):
+@dataclass_transform(frozen_default=True, field_specifiers=(F.wire,))
+def message(type_byte: int, name: str) -> Callable[[type[_M]], type[_M]]:
     """Declare a message class: a frozen dataclass, registered under its type byte."""
-    def register(cls):
+    def register(cls: type[_M]) -> type[_M]:
         cls = dataclasses.dataclass(frozen=True)(cls)
         cls.CMD, cls.NAME = type_byte, name
         if type_byte in MESSAGES:
             raise RuntimeError(f"message type 0x{type_byte:02X} defined twice")
         MESSAGES[type_byte] = cls
         if is_command(type_byte - 0x80):
-            MESSAGES[type_byte - 0x80].REPLY = cls
+            # the type byte of a command is registered to a Command, which has REPLY
+            MESSAGES[type_byte - 0x80].REPLY = cls  # type: ignore[attr-defined]
         return cls
     return register
 
@@ -130,7 +136,7 @@ class Hello(Command):
     """Sent by the host after every (re)connect before any other command;
     ``version`` is the highest protocol version the host speaks."""
 
-    version: int = F.wire(F.u8, PROTOCOL_VERSION)
+    version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
 
 
 @message(0x02, "STATUS")
@@ -143,7 +149,7 @@ class SelectMode(Command):
     """Select the game mode 0..8; it applies from the next cycle. Any byte may be
     sent: an out-of-range mode is answered with result UNKNOWN_MODE, not a NAK."""
 
-    mode: int = F.wire(F.u8, 1)
+    mode: int = F.wire(F.u8, default=1)
     CHANGES_STATE: ClassVar[bool] = True
 
 
@@ -159,7 +165,7 @@ class StartCycle(Command):
 class RollDice(Command):
     """Roll the two dice for ``seat`` (whose dice button is pressed: the dealer)."""
 
-    seat: int = F.wire(F.SEAT, 0)
+    seat: int = F.wire(F.SEAT, default=0)
     CHANGES_STATE: ClassVar[bool] = True
 
 
@@ -202,14 +208,14 @@ class HelloReply(Reply):
     """Who the table is and its whole state. ``last_seq``/``last_cmd``: the command
     the table last executed and remembers (``last_cmd == 0``: none since power-on)."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    protocol_version: int = F.wire(F.u8, PROTOCOL_VERSION)
-    model: str = F.wire(F.Text(), "")
-    firmware: str = F.wire(F.Text(), "")
-    capabilities: Capability = F.wire(F.Enum(Capability), Capability(0))
-    boot_id: int = F.wire(F.u16, 0)
-    last_seq: int = F.wire(F.u8, 0)
-    last_cmd: int = F.wire(F.u8, NO_CMD)
+    result: int = F.wire(RESULT, default=Result.OK)
+    protocol_version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
+    model: str = F.wire(F.Text(), default="")
+    firmware: str = F.wire(F.Text(), default="")
+    capabilities: Capability = F.wire(F.Enum(Capability), default=Capability(0))
+    boot_id: int = F.wire(F.u16, default=0)
+    last_seq: int = F.wire(F.u8, default=0)
+    last_cmd: int = F.wire(F.u8, default=NO_CMD)
     state: TableState = F.wire(STATE, factory=TableState)
 
     @property
@@ -223,7 +229,7 @@ class HelloReply(Reply):
 
 @message(0x82, "STATUS_REPLY")
 class StatusReply(Reply):
-    result: int = F.wire(RESULT, Result.OK)
+    result: int = F.wire(RESULT, default=Result.OK)
     state: TableState = F.wire(STATE, factory=TableState)
 
 
@@ -231,26 +237,26 @@ class StatusReply(Reply):
 class SelectModeReply(Reply):
     """``seat_mask``: with POINT_STICKS_MISMATCH, bit n set = seat n is wrong."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    requested: int = F.wire(F.u8, 0)
-    mode: int = F.wire(MODE, 1)
-    pending_mode: int | None = F.wire(PENDING_MODE, None)
-    seat_mask: int = F.wire(F.u8, 0)
+    result: int = F.wire(RESULT, default=Result.OK)
+    requested: int = F.wire(F.u8, default=0)
+    mode: int = F.wire(MODE, default=1)
+    pending_mode: int | None = F.wire(PENDING_MODE, default=None)
+    seat_mask: int = F.wire(F.u8, default=0)
 
 
 @message(0x84, "START_CYCLE_REPLY")
 class StartCycleReply(Reply):
-    result: int = F.wire(RESULT, Result.OK)
-    mode: int = F.wire(MODE, 1)
-    cycle_no: int = F.wire(F.u32, 0)
-    duration_ms: int = F.wire(F.u32, 0)
+    result: int = F.wire(RESULT, default=Result.OK)
+    mode: int = F.wire(MODE, default=1)
+    cycle_no: int = F.wire(F.u32, default=0)
+    duration_ms: int = F.wire(F.u32, default=0)
 
 
 @message(0x85, "ROLL_DICE_REPLY")
 class RollDiceReply(Reply):
-    result: int = F.wire(RESULT, Result.OK)
-    seat: int = F.wire(F.u8, 0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), (0, 0))
+    result: int = F.wire(RESULT, default=Result.OK)
+    seat: int = F.wire(F.u8, default=0)
+    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
 
     @property
     def total(self) -> int:
@@ -261,10 +267,10 @@ class RollDiceReply(Reply):
 class DealReply(Reply):
     """``hand_sizes``: tiles raised per seat (all 0 with WALLS_ONLY)."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    dealer: int = F.wire(F.u8, 0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), (0, 0))
-    hand_sizes: tuple[int, ...] = F.wire(F.Repeat(F.u8, SEATS), (0, 0, 0, 0))
+    result: int = F.wire(RESULT, default=Result.OK)
+    dealer: int = F.wire(F.u8, default=0)
+    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
+    hand_sizes: tuple[int, ...] = F.wire(F.Repeat(F.u8, SEATS), default=(0, 0, 0, 0))
 
     @property
     def walls_only(self) -> bool:
@@ -273,27 +279,27 @@ class DealReply(Reply):
 
 @message(0x87, "READ_POINTS_REPLY")
 class ReadPointsReply(Reply):
-    result: int = F.wire(RESULT, Result.OK)
-    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, _EMPTY_SEATS)
+    result: int = F.wire(RESULT, default=Result.OK)
+    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, default=_EMPTY_SEATS)
 
 
 @message(0x88, "TILE_CHECK_REPLY")
 class TileCheckReply(Reply):
     """``missing``/``extra``: tile codes short or over (one entry per tile)."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    mode: int = F.wire(MODE, 1)
-    expected: int = F.wire(F.u16, 0)
-    counted: int = F.wire(F.u16, 0)
-    missing: tuple[int, ...] = F.wire(F.TILES, ())
-    extra: tuple[int, ...] = F.wire(F.TILES, ())
+    result: int = F.wire(RESULT, default=Result.OK)
+    mode: int = F.wire(MODE, default=1)
+    expected: int = F.wire(F.u16, default=0)
+    counted: int = F.wire(F.u16, default=0)
+    missing: tuple[int, ...] = F.wire(F.TILES, default=())
+    extra: tuple[int, ...] = F.wire(F.TILES, default=())
 
 
 @message(0x89, "CLEAR_ERRORS_REPLY")
 class ClearErrorsReply(Reply):
-    result: int = F.wire(RESULT, Result.OK)
-    cleared: tuple[int, ...] = F.wire(F.CODES, ())
-    remaining: tuple[int, ...] = F.wire(F.CODES, ())
+    result: int = F.wire(RESULT, default=Result.OK)
+    cleared: tuple[int, ...] = F.wire(F.CODES, default=())
+    remaining: tuple[int, ...] = F.wire(F.CODES, default=())
 
 
 @message(0x8A, "DEALT_REPORT_REPLY")
@@ -302,17 +308,17 @@ class DealtReportReply(Reply):
     wall left after the deal (from the break, in draw order; the dead wall at its
     end). ``result`` NOT_READY: no cycle has finished since power-on."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    cycle_no: int = F.wire(F.u32, 0)
-    mode: int = F.wire(MODE, 1)
-    dealer: int = F.wire(F.u8, 0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), (0, 0))
-    break_wall: int = F.wire(F.u8, 0)
-    break_stack: int = F.wire(F.u8, 0)
-    dealt: bool = F.wire(F.Flag(), False)
-    walls: tuple[tuple[int, ...], ...] = F.wire(F.Counted(F.TILES), ())
-    hands: tuple[tuple[int, ...], ...] = F.wire(F.Repeat(F.TILES, SEATS), ((), (), (), ()))
-    live_wall: tuple[int, ...] = F.wire(F.TILES, ())
+    result: int = F.wire(RESULT, default=Result.OK)
+    cycle_no: int = F.wire(F.u32, default=0)
+    mode: int = F.wire(MODE, default=1)
+    dealer: int = F.wire(F.u8, default=0)
+    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
+    break_wall: int = F.wire(F.u8, default=0)
+    break_stack: int = F.wire(F.u8, default=0)
+    dealt: bool = F.wire(F.Flag(), default=False)
+    walls: tuple[tuple[int, ...], ...] = F.wire(F.Counted(F.TILES), default=())
+    hands: tuple[tuple[int, ...], ...] = F.wire(F.Repeat(F.TILES, SEATS), default=((), (), (), ()))
+    live_wall: tuple[int, ...] = F.wire(F.TILES, default=())
 
     @property
     def all_tiles(self) -> tuple[int, ...]:
@@ -323,19 +329,19 @@ class DealtReportReply(Reply):
 
 @message(0x41, "EV_CYCLE_STARTED")
 class CycleStarted(Event):
-    mode: int = F.wire(MODE, 1)
-    cycle_no: int = F.wire(F.u32, 0)
-    duration_ms: int = F.wire(F.u32, 0)
+    mode: int = F.wire(MODE, default=1)
+    cycle_no: int = F.wire(F.u32, default=0)
+    duration_ms: int = F.wire(F.u32, default=0)
 
 
 @message(0x42, "EV_CYCLE_FINISHED")
 class CycleFinished(Event):
     """``result`` OK: walls are up. Otherwise the error that stopped the cycle."""
 
-    result: int = F.wire(RESULT, Result.OK)
-    mode: int = F.wire(MODE, 1)
-    cycle_no: int = F.wire(F.u32, 0)
-    tiles_counted: int = F.wire(F.u16, 0)
+    result: int = F.wire(RESULT, default=Result.OK)
+    mode: int = F.wire(MODE, default=1)
+    cycle_no: int = F.wire(F.u32, default=0)
+    tiles_counted: int = F.wire(F.u16, default=0)
 
     @property
     def ok(self) -> bool:
@@ -344,8 +350,8 @@ class CycleFinished(Event):
 
 @message(0x43, "EV_DICE_ROLLED")
 class DiceRolled(Event):
-    seat: int = F.wire(F.u8, 0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), (0, 0))
+    seat: int = F.wire(F.u8, default=0)
+    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
 
 
 @message(0x44, "EV_ERROR_RAISED")
@@ -353,13 +359,13 @@ class ErrorRaised(Event):
     """``detail``: seat mask for POINT_STICKS_MISMATCH, tiles counted for
     TILE_COUNT_WRONG, 0 otherwise."""
 
-    code: int = F.wire(RESULT, Result.OK)
-    detail: int = F.wire(F.u16, 0)
+    code: int = F.wire(RESULT, default=Result.OK)
+    detail: int = F.wire(F.u16, default=0)
 
 
 @message(0x45, "EV_ERROR_CLEARED")
 class ErrorCleared(Event):
-    code: int = F.wire(RESULT, Result.OK)
+    code: int = F.wire(RESULT, default=Result.OK)
 
 
 @message(0x46, "EV_LID_OPENED")
@@ -374,8 +380,8 @@ class LidClosed(Event):
 
 @message(0x48, "EV_POINTS_CHANGED")
 class PointsChanged(Event):
-    seat: int = F.wire(F.SEAT, 0)
-    points: SeatPoints = F.wire(F.Struct(SeatPoints), SeatPoints())
+    seat: int = F.wire(F.SEAT, default=0)
+    points: SeatPoints = F.wire(F.Struct(SeatPoints), default=SeatPoints())
 
 
 @message(0x49, "EV_POWER_ON")
@@ -383,11 +389,11 @@ class PowerOn(Event):
     """Sent once the table has booted (after power-on or a power cut): the
     unsolicited HELLO. The host must re-run its HELLO handshake."""
 
-    protocol_version: int = F.wire(F.u8, PROTOCOL_VERSION)
-    model: str = F.wire(F.Text(), "")
-    firmware: str = F.wire(F.Text(), "")
-    capabilities: Capability = F.wire(F.Enum(Capability), Capability(0))
-    boot_id: int = F.wire(F.u16, 0)
+    protocol_version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
+    model: str = F.wire(F.Text(), default="")
+    firmware: str = F.wire(F.Text(), default="")
+    capabilities: Capability = F.wire(F.Enum(Capability), default=Capability(0))
+    boot_id: int = F.wire(F.u16, default=0)
     state: TableState = F.wire(STATE, factory=TableState)
 
 
@@ -395,8 +401,8 @@ class PowerOn(Event):
 class ModeChanged(Event):
     """The pending mode took effect (at the start of a cycle)."""
 
-    old: int = F.wire(MODE, 1)
-    new: int = F.wire(MODE, 1)
+    old: int = F.wire(MODE, default=1)
+    new: int = F.wire(MODE, default=1)
 
 
 # ---- NAK ----------------------------------------------------------------------
@@ -406,8 +412,8 @@ class Nak(Message):
     """Link-level refusal of the frame with the same SEQ. Not a result: the
     command was NOT executed."""
 
-    reason: int = F.wire(F.Enum(NakReason), NakReason.BAD_CRC)
-    cmd: int = F.wire(F.u8, 0)
+    reason: int = F.wire(F.Enum(NakReason), default=NakReason.BAD_CRC)
+    cmd: int = F.wire(F.u8, default=0)
 
     @property
     def retryable(self) -> bool:
