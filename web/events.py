@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import lexicon
+
 from . import engine
 from .errors import Refused
 from .limits import ID_MAX
@@ -399,5 +401,6 @@ def _names(y: dict, key: str = "yaku") -> dict:
 
 
 def _fan_names(f: dict, key: str = "yaku") -> dict:
-    """An MCR fan named in a refusal: the rulebook's name, and the English one."""
-    return {f"{key}_ja": f["zh"], f"{key}_en": f["en"]}
+    """An MCR fan named in a refusal, in Japanese kanji (四槓, not the rulebook's 四杠) and
+    in English."""
+    return {f"{key}_ja": lexicon.t(f"mcr.fan.{f['id']}", "ja"), f"{key}_en": f["en"]}

@@ -75,16 +75,29 @@ def page_data(page) -> dict:
 class Tablet:
     """Taps on the tablet page, counted."""
 
-    def __init__(self, page):
+    def __init__(self, page, count_scrolls: bool = False):
         self.page = page
         self.taps = 0
+        self.scrolls = 0
+        self.count_scrolls = count_scrolls
+        """With ``count_scrolls``, a control that is not in sight when it is needed costs a
+        scroll before its tap, counted as a tap too (and in ``scrolls``)."""
 
     # ---------------------------------------------------------------- counted taps
+    def _reach(self, locator) -> None:
+        if self.count_scrolls and not in_sight(locator):
+            self.taps += 1
+            self.scrolls += 1
+            locator.scroll_into_view_if_needed()
+
     def tap(self, selector: str) -> None:
+        target = self.page.locator(selector).first
+        self._reach(target)
         self.taps += 1
-        self.page.locator(selector).first.click()
+        target.click()
 
     def choose(self, selector: str, value: str) -> None:
+        self._reach(self.page.locator(selector).first)
         self.taps += 1
         self.page.select_option(selector, value)
 
@@ -115,6 +128,10 @@ class Tablet:
         for s in seats:
             self.tap(f'[data-testid="riichi-{s}"]')
 
+    def panel_riichi(self, seat: int) -> None:
+        """Mark the seat's riichi in the open entry panel."""
+        self.tap(f'[data-testid="panel-riichi-{seat}"]')
+
     def winner(self, seat: int) -> None:
         self.tap(f'[data-testid="winner-{seat}"]')
 
@@ -126,10 +143,15 @@ class Tablet:
         if yakuman:
             self.tap(f'[data-testid="han-{seat}-y{yakuman}"]')
             return
-        self.tap(f'[data-testid="han-{seat}-h{han}"]')
-        button = self.page.locator(f'[data-testid="fu-{seat}-{fu}"]')
-        if fu is not None and button.count() and button.get_attribute("aria-pressed") != "true":
-            self.tap(f'[data-testid="fu-{seat}-{fu}"]')
+        if self.page.locator(f'[data-testid="han-{seat}-h{han}"]').count():
+            self.tap(f'[data-testid="han-{seat}-h{han}"]')    # a han that needs no fu
+            return
+        # han and fu are one tap; the rarer fu behind 70符以上
+        cell = f'[data-testid="hf-{seat}-{han}-{fu}"]'
+        if not self.page.locator(cell).count():
+            self.tap(f'[data-testid="hf-more-{seat}"]')
+        if self.page.locator(cell).get_attribute("aria-pressed") != "true":
+            self.tap(cell)
 
     def preview(self) -> list[int]:
         """The payments the panel shows (waits until it shows them and the server agreed)."""
@@ -219,6 +241,16 @@ class Tablet:
         self.tap(f'{box} .tile-target[data-target="{target}"]')
         for t in tiles:
             self.tap(f'{box} .tile-key[data-tile="{t}"]')
+
+
+def in_sight(locator) -> bool:
+    """Whether a finger can reach the element now: its middle is inside the window and the
+    element (not a panel or bar over it, nor the edge of a scrolled box) is what is there."""
+    return locator.evaluate(
+        "e => { const r = e.getBoundingClientRect(), x = r.left + r.width / 2,"
+        " y = r.top + r.height / 2;"
+        " if (!r.width || x < 0 || y < 0 || x > innerWidth || y > innerHeight) return false;"
+        " const hit = document.elementFromPoint(x, y); return !!hit && e.contains(hit); }")
 
 
 def overflow(page) -> tuple[int, int]:

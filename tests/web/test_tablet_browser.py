@@ -343,7 +343,7 @@ def test_mcr_four_rounds_with_flowers_and_a_64_fan_hand(browser, club):
 
     ev = checked(club, "t4", fan_win(1, 0, 64, flowers=2))                     # 東1局: 64 + 花2
     assert ev["winners"][0] == {"seat": 1, "fan": 66, "flowers": 2}
-    assert history_lines(tab)[0] == "東1局 ロン 田中←鈴木 66点 花2"
+    assert history_lines(tab)[0] == "東1局 和了 田中←鈴木 66点 花2"               # MCR words
     ev = checked(club, "t4", lambda: fan_picker_win(tab))                       # 東2局
     assert [f["id"] for f in ev["winners"][0]["fans"]] == ["pure_straight", "all_chows",
                                                            "fully_concealed_hand"]
@@ -409,8 +409,6 @@ def test_refusals_are_shown_in_japanese_player_words(browser, club):
     hint(ja("entry.need.discarder"))                                            # 2
     tab.discarder(0)
     hint(ja("entry.need.han", who="南 藤田"))                                    # 3
-    tab.tap('[data-testid="han-1-h2"]')
-    hint(ja("entry.need.fu", who="南 藤田"))                                     # 4
     tab.tap('[data-testid="mode-1-yaku"]')
     hint(ja("entry.need.yaku", who="南 藤田"))                                   # 5
     tab.tap('[data-testid="mode-1-tiles"]')

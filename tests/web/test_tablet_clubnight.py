@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from scoring.hand import score_hand
 from scoring.rules import load_rules
-from tests.support.web import bearer, start
+from tests.support.web import bearer, cookie_client, record, start
 from web import events
 
 
@@ -38,3 +40,95 @@ def test_the_mcr_ceiling_is_what_the_engine_scores_the_best_hand():
         "melds": [{"type": "ankan", "tiles": t} for t in ("1111z", "5555z", "6666z", "7777z")],
     }, load_rules("mcr"))
     assert res["fan"] == events.MCR_MAXIMUM_FAN == 328
+
+
+def test_start_screen_names_rule_sets_in_the_pages_language_only(app):
+    c = cookie_client(app, "t1")
+    ja = c.get("/tablet/t1").data.decode()
+    options = re.findall(r'<option value="(nekohouse-4a|mcr)"[^>]*>([^<]*)</option>', ja)
+    assert dict(options) == {"nekohouse-4a": "ねこはうす 四人打ち半荘戦Aルール",
+                             "mcr": dict(options)["mcr"]}
+    assert "Nekohouse" not in ja and "(nekohouse-4a)" not in ja
+    assert not re.search(r"[A-Za-z]{4,}", dict(options)["mcr"])
+    en = c.get("/tablet/t1?lang=en").data.decode()
+    options = dict(re.findall(r'<option value="(nekohouse-4a)"[^>]*>([^<]*)</option>', en))
+    assert options == {"nekohouse-4a": "Nekohouse four-player hanchan, rule A"}
+
+
+def history_lines(app, lang="ja") -> list[str]:
+    text = cookie_client(app, "t1").get(f"/tablet/t1?lang={lang}").data.decode()
+    return [" ".join(re.sub(r"<[^>]+>", " ", m).split())
+            for m in re.findall(r'<div class="h-line">(.*?)</div>', text, re.S)]
+
+
+def test_a_han_and_fu_paid_as_mangan_says_mangan(app, client):
+    """切り上げ満貫 under 4A: 4翻30符 is paid 8,000 and the line says 満貫."""
+    h = bearer(app, "t1")
+    start(client, h)
+    record(client, h, {"event": "win", "winners": [{"seat": 1, "han": 4, "fu": 30}],
+                       "from": 0}, 1)
+    assert history_lines(app)[0] == "東1局 ロン 伊藤←青木 4翻30符 満貫 8,000"
+    record(client, h, {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}],
+                       "from": 0}, 2)
+    assert history_lines(app)[0] == "東2局 ロン 伊藤←青木 3翻30符 5,800"      # 伊藤 deals
+
+
+def test_mcr_history_uses_the_mcr_buttons_words(app, client):
+    """和了 / 自摸 / 荒牌, as the MCR buttons say, never ロン / ツモ / 流局 全員ノーテン."""
+    h = bearer(app, "t1")
+    start(client, h, rule_set="mcr")
+    record(client, h, {"event": "win", "winners": [{"seat": 1, "fan": 8}], "from": 0}, 1)
+    record(client, h, {"event": "win", "winners": [{"seat": 2, "fan": 10}]}, 2)
+    record(client, h, {"event": "draw", "tenpai": []}, 3)
+    lines = history_lines(app)
+    assert lines == ["東3局 荒牌", "東2局 自摸 上田 10点", "東1局 和了 伊藤←青木 8点"]
+    assert not any(w in " ".join(lines) for w in ("ロン", "ツモ", "流局", "ノーテン"))
+    assert history_lines(app, "en")[0] == "East 3 Draw"
+
+
+SIMPLIFIED = set("杠么无于圈龙对连门风发东两边绝")
+"""Simplified Chinese forms that the rulebook's fan names use and Japanese writes otherwise
+(槓 幺 無 於 圏 ...)."""
+
+
+def test_mcr_fan_names_in_japanese_are_written_in_japanese_kanji(app, client):
+    import lexicon
+    from web import engine
+
+    fans = engine.mcr_fans(engine.load_rules("mcr"))
+    for f in fans:
+        ja = lexicon.t(f"mcr.fan.{f['id']}", "ja")
+        assert not SIMPLIFIED & set(ja), (f["id"], ja)
+        assert lexicon.t(f"mcr.fan.{f['id']}", "en") == f["en"]
+    by_id = {f["id"]: f for f in fans}
+    assert by_id["four_kongs"]["zh"] == "四杠"                   # the rulebook's column stays
+    assert lexicon.t("mcr.fan.four_kongs", "ja") == "四槓"
+    assert lexicon.t("mcr.fan.chicken_hand", "ja") == "無番和"
+    h = bearer(app, "t1")
+    start(client, h, rule_set="mcr")
+    r = client.post("/api/tables/t1/preview", headers={**h, "Accept-Language": "ja"}, json={
+        "event": {"event": "win", "from": 0, "winners": [
+            {"seat": 1, "fans": [{"id": "full_flush"}, {"id": "no_honors"}]}]}})
+    message = r.get_json()["error"]["message"]
+    assert "無字" in message and not SIMPLIFIED & set(message)
+    words = re.search(r'<script type="application/json" id="words">(.*?)</script>',
+                      cookie_client(app, "t1").get("/tablet/t1").data.decode(), re.S).group(1)
+    assert '"mcr.fan.four_kongs": "四槓"' in words
+
+
+def test_results_read_the_same_on_the_tablet_and_the_staff_game_page(app, client):
+    """One form for a settled result: the club's ±N.N (thousands of points) on both."""
+    from web.auth import create_staff
+    from web.db import get_db
+    from tests.web.staff_support import STAFF, staff_client
+
+    h = bearer(app, "t1")
+    game = start(client, h)["game"]["id"]
+    record(client, h, {"event": "win", "winners": [{"seat": 1, "yakuman": 1}], "from": 0}, 1)
+    tablet = cookie_client(app, "t1").get("/tablet/t1").data.decode()
+    shown = dict(re.findall(r'data-testid="result-(\d)">([^<]*)<', tablet))
+    assert shown and all(re.fullmatch(r"[+-]\d+\.\d|0", v) for v in shown.values()), shown
+    with app.app_context():
+        create_staff(get_db(), *STAFF)
+    page = staff_client(app).get(f"/staff/games/{game}").data.decode()
+    assert dict(re.findall(r'data-testid="result-(\d)">([^<]*)<', page)) == shown

@@ -3,10 +3,13 @@ at the tables at 390, 768 and 1024 px found, each fixed where a player sees it."
 
 from __future__ import annotations
 
+import json
+import urllib.request
+
 import pytest
 
 from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
+from tests.support.tablet import SIZES, Tablet, in_sight, open_tablet, overflow, running_club
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -88,3 +91,131 @@ def test_mcr_total_above_the_best_hand_is_refused_before_sending(browser, club):
     assert not page.locator("#panel-record").is_disabled()
     shot(page, "night-mcr-total")
     tab.cancel()
+
+
+# --------------------------------------------------------------------------- a phone at 390×844
+def test_phone_main_actions_and_common_choices_fit_without_scrolling(browser, club):
+    """At 390×844 ロン/ツモ/流局 are in reach on a fresh live game (the R panel open), and the
+    ron panel's common han and fu (40符 of 1 to 4 翻, 5翻 満貫) need no scroll either."""
+    tab = started(browser, club, "t3", size="390")
+    page = tab.page
+    page.evaluate("window.scrollTo(0, 0)")       # the top of the page, as a fresh game opens
+    assert page.locator('[data-testid="seat-ratings"]').get_attribute("open") is not None
+    for action in ("ron", "tsumo", "draw"):
+        assert in_sight(page.locator(f'.action[data-action="{action}"]')), action
+    shot(page, "night-390-live")
+    tab.open("ron")
+    tab.winner(2)
+    tab.discarder(0)
+    for han in (1, 2, 3, 4):
+        assert in_sight(page.locator(f'[data-testid="hf-2-{han}-40"]')), han
+    assert in_sight(page.locator('[data-testid="hf-2-2-30"]'))
+    assert in_sight(page.locator('[data-testid="han-2-h5"]'))
+    assert in_sight(page.locator('[data-testid="panel-riichi-2"]'))
+    assert page.locator("#panel-body").evaluate("b => b.scrollTop") == 0
+    tab.tap('[data-testid="hf-2-2-40"]')
+    tab.preview()
+    assert in_sight(page.locator("#panel-record"))
+    shot(page, "night-390-ron")
+    tab.cancel()
+    page.context.close()
+
+
+def test_ron_with_riichi_in_the_panel_in_six_taps(browser, club):
+    """The winner's riichi is marked beside the ron choices: open, winner, discarder,
+    riichi, 2翻40符, record; the stored event says who declared, the table shows the stick."""
+    tab = started(browser, club, "t4")
+    page = tab.page
+    with tab.counting() as taps:
+        tab.open("ron")
+        tab.winner(2)
+        tab.discarder(3)
+        tab.panel_riichi(2)
+        expect(page.locator('[data-testid="kyoutaku"]')).to_have_text("供託 1,000点")
+        assert page.locator('[data-testid="riichi-2"]').get_attribute("aria-pressed") == "true"
+        tab.hanfu(2, 2, 40)
+        tab.preview()
+        tab.record()
+        assert taps() == 6
+    from tests.support.tablet import stored
+    assert stored(club["db"], "t4")[2][-1] == {
+        "event": "win", "winners": [{"seat": 2, "han": 2, "fu": 40}], "from": 3, "riichi": [2]}
+    page.context.close()
+
+
+# --------------------------------------------------------------------------- offline conflict
+def test_offline_hand_for_a_game_ended_meanwhile(browser, club):
+    """Cut off, a hand is queued while another device ends the game: once the server is back
+    the page shows the server's game (the settlement), the queued hand waits beside it with a
+    reason in words (no raw status), and the 「サーバーにつながりません」 notice is gone."""
+    from tests.web.test_tablet_offline import WIFI, record_offline, ron_entry, send_now, wifi_down
+
+    tab = started(browser, club, "t6", size="768")
+    page = tab.page
+    wifi_down(page)
+    record_offline(tab, ron_entry(tab, 1, 0, 3, 30))
+    expect(page.locator("#notice")).to_contain_text("サーバーにつながりません")
+    other = {"Authorization": "Bearer " + club["secrets"]["t6"],
+             "Content-Type": "application/json"}
+    for seq, event in ((1, {"event": "draw", "tenpai": [0]}), (2, {"event": "end"})):
+        body = json.dumps({"event": event, "expected_seq": seq,
+                           "idempotency_key": f"other-device-{seq}"}).encode()
+        req = urllib.request.Request(club["url"] + "/api/tables/t6/hands", data=body,
+                                     headers=other)
+        assert urllib.request.urlopen(req).status == 201
+    with page.expect_navigation(timeout=60_000):
+        page.unroute(WIFI)
+        send_now(page)
+    tab.ready()
+    expect(page.locator('[data-testid="settlement"]')).to_be_visible()
+    assert page.locator('[data-testid="live"]').count() == 0
+    error = page.locator('[data-testid^="queued-error-"]')
+    expect(error).to_contain_text("終わっています")
+    assert "finished" not in error.text_content()
+    assert page.locator("#notice").is_hidden()
+    assert page.locator('[data-testid="net-state"]').is_hidden()
+    shot(page, "night-offline-game-over-768")
+    tab.tap('[data-testid^="queued-drop-"]')
+    tab.tap('[data-testid^="queued-drop-"]')
+    expect(page.locator('[data-testid="queue-badge"]')).to_be_hidden()
+    page.context.close()
+
+
+# --------------------------------------------------------------------------- the day's accounts
+@pytest.fixture(scope="module")
+def money_club(tmp_path_factory):
+    """The fixture day of the daily report (fees, top prize, chips): t2's game is finished."""
+    from tests.support.web_server import WebServer
+    from tests.web.test_daily_report import build_day
+    from web.db import connect
+    from web.security import issue_tablet_token
+
+    d = build_day(str(tmp_path_factory.mktemp("night-money") / "club.sqlite"))
+    db = connect(d["path"])
+    try:
+        secret = issue_tablet_token(db, "t2", label="night")
+    finally:
+        db.conn.close()
+    server = WebServer(d["path"]).start()
+    yield {"url": server.url, "secrets": {"t2": secret}}
+    server.stop()
+
+
+@pytest.mark.parametrize("size", ["390", "1024"])
+def test_day_accounts_fit_a_phone(browser, money_club, size):
+    """At 390 px the day's account table stays inside the page (it was 516 px wide, 差引
+    outside the card): each player's figures on their own lines, each named."""
+    tab = tablet(browser, money_club, "t2", size=size)
+    page = tab.page
+    accounts = page.locator('[data-testid="day-accounts"]')
+    expect(accounts).to_be_visible()
+    width, inner = overflow(page)
+    assert width <= inner == SIZES[size]["width"], (width, inner)
+    card = accounts.bounding_box()
+    net = page.locator('[data-testid="account-net-0"]')
+    box = net.bounding_box()
+    assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"]
+    expect(page.locator('[data-testid="account-0"]')).to_contain_text("-¥2,450")
+    accounts.scroll_into_view_if_needed()
+    shot(page, f"night-accounts-{size}")
+    page.context.close()

@@ -160,6 +160,9 @@ def test_dropped_answer_double_tap_and_stale_tablet_record_once(browser, club):
     ctx_b = browser.new_context(viewport=SIZES["768"])
     b = Tablet(open_tablet(ctx_b, club["url"], second, "t4", lang="en"))
     assert "Ron" in b.page.locator('.action[data-action="ron"]').text_content()
+    # B's entry panel is open before A records (an open panel holds B's page as it is: no
+    # poll reloads it), so B is still on the old screen when it records below
+    b.open("draw")
     dropped = []
 
     def drop_first_answer(route):
@@ -181,7 +184,6 @@ def test_dropped_answer_double_tap_and_stale_tablet_record_once(browser, club):
     assert dropped and [e["event"] for e in events] == ["start", "draw"]
     assert log[-1]["idempotency_key"] == dropped[0]
     # B, still showing the old screen, records another hand: kept and shown as a choice
-    b.open("draw")
     b.preview()
     b.tap("#panel-record")
     expect(b.page.locator('[data-testid^="queued-error-"]')).to_contain_text("already recorded")

@@ -104,8 +104,10 @@ export function createEntry(container, opts) {
     return row;
   }
   function seatItems(disabled) {
-    return seats.map((s) => ({value: s.seat, label: seatText(s.seat), disabled: disabled ? disabled(s.seat) : false,
-      cls: s.dealer ? "dealer" : ""}));
+    // the dealer is named by a 親 badge: an outline would read as a selection
+    return seats.map((s) => ({value: s.seat, disabled: disabled ? disabled(s.seat) : false,
+      label: s.dealer ? el("span", {}, [seatText(s.seat) + " ", el("span", {class: "dealer-badge", text: w("tablet.dealer")})])
+        : seatText(s.seat)}));
   }
   function section(title, body, cls) {
     return el("section", {class: "entry-section " + (cls || "")}, [title ? el("h3", {text: title}) : null, ...body]);
@@ -137,26 +139,65 @@ export function createEntry(container, opts) {
     return pairsNow().filter((p) => p[0] === han && p[1]).map((p) => p[1]);
   }
   function declared(seat) { return riichi().indexOf(seat) >= 0; }
+  const COMMON_FU = 60;
+
+  // the value a pay cell adds up to, to name the limit a han and fu reach
+  function payTotal(pay) {
+    if (!pay) { return 0; }
+    if ("ron" in pay) { return pay.ron; }
+    if ("all" in pay) { return pay.all * (n - 1); }
+    return pay.dealer + pay.non_dealer * (n - 2);
+  }
+  const LIMITS = [[1, "mangan"], [1.5, "haneman"], [2, "baiman"], [3, "sanbaiman"], [4, "yakuman"]];
+  /** The limit a hand of ``han`` (and ``fu``) is paid as for a non-dealer: "mangan"... or "". */
+  function limitOf(han, fu) {
+    const price = spec.price || {}, table = (price.table || {})[tsumo ? "nt" : "nr"];
+    const mangan = payTotal(((price.mangan || {})[tsumo ? "nt" : "nr"]) || null);
+    if (!table || !mangan) { return ""; }
+    const h = Math.min(han, 13), value = payTotal(table[h + "/" + (h >= 5 || !spec.use_fu ? 0 : fu)]);
+    const hit = LIMITS.find(([x]) => value === mangan * x);
+    return hit ? hit[1] : "";
+  }
 
   function hanfuBlock(seat, P) {
     const out = [];
-    const hanItems = hansNow().map((h) => ({value: "h" + h, label: w("entry.han_n", {n: h})}));
+    const withFu = hansNow().filter((h) => fusFor(h).length);
+    // han and fu in one tap: a row per han, its fu beside it (the common ones; the rest on
+    // request), the way a price list is read
+    if (withFu.length) {
+      const every = withFu.some((h) => fusFor(h).some((f) => f > COMMON_FU));
+      const grid = el("div", {class: "hf-grid", "data-testid": `hf-${seat}`});
+      for (const h of withFu) {
+        const fus = fusFor(h).filter((f) => P.allFu || f <= COMMON_FU || (P.han === h && P.fu === f));
+        grid.appendChild(el("div", {class: "hf-row"}, [el("span", {class: "hf-han", text: w("entry.han_n", {n: h})}),
+          pick(fus.map((f) => {
+            const limit = limitOf(h, f);
+            return {value: f, label: w("entry.fu_n", {n: f}), cls: limit ? "limit" : "",
+              title: w("entry.han_n", {n: h}) + w("entry.fu_n", {n: f}) + (limit ? " " + w("tablet.limit." + limit) : "")};
+          }), {selected: !P.yakuman && P.han === h ? P.fu : null, cls: "fu-pick hf-fus", testid: `hf-${seat}-${h}`,
+            onPick: (f) => { P.yakuman = 0; P.han = h; P.fu = f; changed(); }})]));
+      }
+      if (every) {
+        grid.appendChild(el("button", {type: "button", class: "btn small hf-more", "data-testid": `hf-more-${seat}`,
+          "aria-pressed": P.allFu ? "true" : "false", on: {click: () => { P.allFu = !P.allFu; changed(); }}},
+        [w(P.allFu ? "entry.fewer_fu" : "entry.more_fu")]));
+      }
+      out.push(grid);
+    }
+    const hanItems = hansNow().filter((h) => withFu.indexOf(h) < 0).map((h) => {
+      const limit = limitOf(h, 0);
+      return {value: "h" + h, label: w("entry.han_n", {n: h}) + (limit ? " " + w("tablet.limit." + limit) : ""),
+        cls: limit ? "limit-han" : ""};
+    });
     for (let y = 1; y <= spec.max_yakuman; y++) {
       hanItems.push({value: "y" + y, label: y === 1 ? w("entry.yakuman") : w("entry.yakuman_times", {n: y}), cls: "yakuman"});
     }
     const sel = P.yakuman ? "y" + P.yakuman : (P.han !== null ? "h" + P.han : null);
     out.push(pick(hanItems, {selected: sel, cls: "han-pick", testid: `han-${seat}`, onPick: (v) => {
       if (v[0] === "y") { P.yakuman = Number(v.slice(1)); P.han = null; P.fu = null; }
-      else { P.yakuman = 0; P.han = Number(v.slice(1)); const fus = fusFor(P.han); P.fu = fus.length === 1 ? fus[0] : (fus.indexOf(P.fu) >= 0 ? P.fu : null); }
+      else { P.yakuman = 0; P.han = Number(v.slice(1)); P.fu = null; }
       changed();
     }}));
-    if (!P.yakuman && P.han !== null) {
-      const fus = fusFor(P.han);
-      if (fus.length) {
-        out.push(pick(fus.map((f) => ({value: f, label: w("entry.fu_n", {n: f})})), {selected: P.fu, cls: "fu-pick",
-          testid: `fu-${seat}`, onPick: (v) => { P.fu = v; changed(); }}));
-      }
-    }
     out.push(chipsRow(seat, P));
     return out;
   }
@@ -353,12 +394,17 @@ export function createEntry(container, opts) {
     for (const [id, count] of Object.entries(P.fans)) { total += spec.fans.find((x) => x.id === id).points * count; }
     return total;
   }
+  /** A fan by its name in the page's language (Japanese in Japanese kanji: 四槓, 無番和). */
+  function fanName(f) {
+    const key = "mcr.fan." + f.id;
+    return opts.words[key] !== undefined ? w(key) : (opts.lang === "en" ? f.en : f.zh);
+  }
   function fansBlock(seat, P) {
     const out = [], excluded = excludedBy(P), groups = {};
     for (const f of spec.fans) { (groups[f.points] = groups[f.points] || []).push(f); }
     for (const pts of Object.keys(groups).map(Number).sort((a, b) => b - a)) {
       const items = groups[pts].map((f) => ({value: f.id, disabled: !!excluded[f.id] && !P.fans[f.id],
-        label: (opts.lang === "en" ? f.en : f.zh) + (P.fans[f.id] > 1 ? " ×" + P.fans[f.id] : "")}));
+        label: fanName(f) + (P.fans[f.id] > 1 ? " ×" + P.fans[f.id] : "")}));
       out.push(section(w("entry.fan_n", {n: pts}), [pick(items, {selected: Object.keys(P.fans), cls: "fan-pick", testid: `fans-${seat}`,
         onPick: (id) => {
           const f = spec.fans.find((x) => x.id === id);
@@ -401,6 +447,18 @@ export function createEntry(container, opts) {
     return box;
   }
 
+  /** Who declared riichi, toggled here beside the hand's other choices (the live table's
+   * seat buttons say the same): shown where the tablet can set it. */
+  function riichiRow() {
+    if (!opts.setRiichi || !spec.events.riichi) { return null; }
+    const able = state.riichi_able || seats.map((s) => s.seat);
+    return section(w("tablet.riichi"), [pick(seats.map((s) => ({value: s.seat, label: seatText(s.seat),
+      disabled: !declared(s.seat) && able.indexOf(s.seat) < 0})),
+    {selected: riichi(), cls: "seat-pick riichi-pick", testid: "panel-riichi", onPick: (s) => {
+      opts.setRiichi(s, !declared(s)); changed();
+    }})], "riichi-section");
+  }
+
   function winForm() {
     const out = [];
     const multi = !tsumo && spec.events.max_winners > 1;
@@ -414,13 +472,14 @@ export function createEntry(container, opts) {
       out.push(section(w("entry.discarder"), [pick(seatItems((s) => F.winners.indexOf(s) >= 0),
         {selected: F.from, cls: "seat-pick", testid: "from", onPick: (s) => { F.from = F.from === s ? null : s; changed(); }})], "from-section"));
     }
+    out.push(riichiRow());
     for (const s of F.winners) { out.push(winnerBlock(s)); }
     return out;
   }
 
   // ------------------------------------------------------------ other events
   function drawForm() {
-    const out = [];
+    const out = [riichiRow()];
     if (spec.events.tenpai) {
       out.push(section(w("entry.tenpai"), [pick(seatItems((s) => (state.houki || []).indexOf(s) >= 0),
         {selected: F.tenpai, cls: "seat-pick", testid: "tenpai", onPick: (s) => {

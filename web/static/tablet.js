@@ -37,8 +37,9 @@ function newKey() {
   const a = new Uint8Array(16); crypto.getRandomValues(a);
   return Array.from(a, (b) => ("0" + b.toString(16)).slice(-2)).join("");
 }
-function notice(msg, kind) {
+function notice(msg, kind, whileOffline) {
   const box = $("#notice"); box.textContent = msg || ""; box.className = "notice " + (kind || ""); box.hidden = !msg;
+  box.dataset.offline = whileOffline ? "1" : "";   // true only while the server is away
 }
 const fmt = (x) => x.toLocaleString("en-US");
 const signed = (x) => (x > 0 ? "+" + fmt(x) : (x ? fmt(x) : "0"));
@@ -50,6 +51,7 @@ function setOnline(value) {
   badge.hidden = value;
   badge.textContent = value ? "" : w("offline.offline");
   document.body.classList.toggle("offline", !value);
+  if (value && $("#notice").dataset.offline === "1") { notice(""); }   // the server is back
 }
 
 /** One request with a time limit; a network failure rejects, any HTTP answer resolves. */
@@ -93,7 +95,8 @@ function describe(ev, st) {
   let text = ev.event;
   if (ev.event === "win") {
     const ws = ev.winners.map((x) => x.seat);
-    text = ev.from === undefined ? w("tablet.h.tsumo", {who: who(ws)}) : w("tablet.h.ron", {who: who(ws), src: names()[ev.from]});
+    const m = spec.family === "mcr" ? "_mcr" : "";   // the words of the MCR buttons
+    text = ev.from === undefined ? w("tablet.h.tsumo" + m, {who: who(ws)}) : w("tablet.h.ron" + m, {who: who(ws), src: names()[ev.from]});
     for (const x of ev.winners) {
       if (ev.winners.length > 1) { text += " " + names()[x.seat]; }
       if (spec.family === "mcr") { text += " " + w("tablet.h.fan", {fan: x.fan || (x.hand ? "?" : 0)}); }
@@ -102,6 +105,8 @@ function describe(ev, st) {
       else if (x.fu) { text += " " + w("tablet.h.han_fu", {han: x.han, fu: x.fu}); }
       else { text += " " + w("tablet.h.han", {han: x.han}); }
     }
+  } else if (ev.event === "draw" && spec.family === "mcr") {
+    text = w("tablet.h.draw_mcr");
   } else if (ev.event === "draw") {
     text = (ev.nagashi || []).length ? w("tablet.h.nagashi", {who: who(ev.nagashi)})
       : (!(ev.tenpai || []).length ? w("tablet.h.all_noten") : (ev.tenpai.length === n ? w("tablet.h.all_tenpai") : w("tablet.h.draw", {who: who(ev.tenpai)})));
@@ -115,6 +120,13 @@ function describe(ev, st) {
 // ------------------------------------------------------------------ the running state
 function riichiKey() { return "jantaku-riichi:" + data.game_id + ":" + (known ? known.next_seq + seqEntries().length : 0); }
 function riichiSeats() { try { return JSON.parse(localStorage.getItem(riichiKey()) || "[]"); } catch (e) { return []; } }
+/** Mark or clear a seat's riichi for the hand being played (kept until the hand is recorded). */
+function setRiichi(seat, on) {
+  const seatsOn = riichiSeats().filter((s) => s !== seat);
+  if (on) { seatsOn.push(seat); seatsOn.sort(); }
+  localStorage.setItem(riichiKey(), JSON.stringify(seatsOn));
+  paintTable();
+}
 function seqEntries() { return entries.filter((e) => e.game_id === data.game_id && e.kind !== "confirm"); }
 
 /** Local state = the newest known server state with every queued hand applied. */
@@ -280,7 +292,12 @@ function flush() {
       for (const e of entries) {
         if (e.status !== "queued") { return false; }
         const res = await sendOne(e);
-        if (!res) { return false; }
+        if (!res) {
+          // the game this page shows is over on the server: show what the server has (the
+          // queue, kept on this tablet, is shown on every screen)
+          if (e.conflict && !e.conflict.live && data.status === "live") { location.reload(); }
+          return false;
+        }
         sent += 1;
       }
       retryN = 0;
@@ -413,7 +430,9 @@ function openPanel(kind) {
   } else {
     const st = local || (known && known.state ? pricing.fromServer(known.state, spec) : null);
     panel.form = createEntry(body, {kind, spec, words: WORDS, seats: seatInfo(st), lang: data.lang,
-      riichi: riichiSeats, state: {houki: st ? st.houki : [], yame_offer: st ? st.yame_offer : ""},
+      riichi: riichiSeats, setRiichi: spec.events.riichi ? setRiichi : null,
+      state: {houki: st ? st.houki : [], yame_offer: st ? st.yame_offer : "",
+        riichi_able: st ? pricing.riichiAble(st, spec) : null},
       onChange: refresh});
     if (kind === "end") { rec.textContent = w("tablet.end_do"); }
     refresh();
@@ -524,6 +543,7 @@ function serverCheck(event) {
     }
     const error = errorOf(res);
     if (/^csrf/.test(error.code || "")) { await freshCsrf().catch(() => {}); return {offline: true}; }
+    box.innerHTML = "";   // the refusal is the answer: nothing is being checked any more
     panelError(refusalText(error));
     $("#panel-record").disabled = true;
     return {refused: error};
@@ -578,7 +598,7 @@ async function afterSubmit() {
     return;
   }
   closePanel();
-  if (e && e.status === "queued") { notice(w("offline.kept"), "warn"); }
+  if (e && e.status === "queued") { notice(w("offline.kept"), "warn", true); }
 }
 
 function editEntry(e) {
@@ -609,7 +629,7 @@ function wireStart() {
       }
       if (empty) { empty.value = String(p.id); }
       $("#guest-name").value = "";
-    } catch (e) { notice(w("offline.need_server"), "error"); }
+    } catch (e) { notice(w("offline.need_server"), "error", true); }
   });
   $("#start-game").addEventListener("click", async () => {
     const ids = $$(".start-player").slice(0, players()).map((s) => (s.value ? Number(s.value) : null));
@@ -620,14 +640,27 @@ function wireStart() {
       const res = await call("POST", base + "/games", {players: ids, rule_set: $("#start-rules").value, idempotency_key: startKey});
       if (res.status === 201 || res.status === 200) { location.reload(); return; }
       notice(refusalText(errorOf(res)), "error");
-    } catch (e) { notice(w("offline.need_server"), "error"); }
+    } catch (e) { notice(w("offline.need_server"), "error", true); }
     btn.disabled = false;
   });
 }
 
 function wireSettlement() {
   const again = $("#new-game");
-  if (again) { again.addEventListener("click", () => { $("#start").hidden = false; $("#start").scrollIntoView(); }); }
+  if (again) {
+    again.addEventListener("click", () => {
+      const same = data.again || {}, rules = $("#start-rules");
+      if (rules && same.rule_set && $(`#start-rules option[value="${same.rule_set}"]`)) {
+        rules.value = same.rule_set;
+        rules.dispatchEvent(new Event("change"));
+      }
+      (same.players || []).forEach((pid, i) => {
+        const pick = $(`.start-player[data-seat="${i}"]`);
+        if (pick && $(`option[value="${pid}"]`, pick)) { pick.value = String(pid); }
+      });
+      $("#start").hidden = false; $("#start").scrollIntoView();
+    });
+  }
   for (const b of $$(".confirm-result")) {
     b.addEventListener("click", async () => {
       b.disabled = true;
@@ -658,11 +691,15 @@ function paintReading(reading) {
 }
 
 async function poll() {
-  if (!$("#panel-backdrop").hidden || entries.length || flushing || document.hidden) { return; }
+  // hands still to send hold the page as it is; entries waiting for a person do not keep
+  // a game that is over on screen
+  const sending = entries.some((e) => e.status === "queued") || flushing;
+  if (!$("#panel-backdrop").hidden || sending || document.hidden) { return; }
   try {
     const res = await call("GET", base);
     const game = res.json.game;
-    if (game && data.game_id && (game.game.id !== data.game_id || game.next_seq !== data.next_seq)) { location.reload(); return; }
+    const over = data.game_id && (!game || game.game.id !== data.game_id || game.game.status !== "live");
+    if (over || (game && data.game_id && !entries.length && game.next_seq !== data.next_seq)) { location.reload(); return; }
     paintReading(res.json.reading);
   } catch (e) { /* offline: the badge says so */ }
 }
@@ -686,12 +723,7 @@ async function main() {
   await reloadQueue();
   paintSides();
   for (const b of $$(".riichi-toggle")) {
-    b.addEventListener("click", () => {
-      const on = riichiSeats(), s = Number(b.dataset.seat), i = on.indexOf(s);
-      if (i >= 0) { on.splice(i, 1); } else { on.push(s); on.sort(); }
-      localStorage.setItem(riichiKey(), JSON.stringify(on));
-      paintTable();
-    });
+    b.addEventListener("click", () => { const s = Number(b.dataset.seat); setRiichi(s, riichiSeats().indexOf(s) < 0); });
   }
   const rotate = $("#rotate");
   if (rotate) {

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 import lexicon
-from flask import Blueprint, current_app, make_response, render_template, send_file
+from flask import Blueprint, current_app, g, make_response, render_template, send_file
 
 from .. import clubtime, events, gamelog, games, readings
 from ..db import get_db
@@ -36,7 +36,7 @@ bp = Blueprint("tablet", __name__, url_prefix="/tablet")
 STATIC = Path(__file__).resolve().parent.parent / "static"
 ASSETS = ("jantaku.css", "entry.js", "pricing.js", "queue.js", "tablet.js", "tablet.webmanifest")
 """The files the page needs, cached by the service worker."""
-WORD_AREAS = ("tablet.", "entry.", "offline.")
+WORD_AREAS = ("tablet.", "entry.", "offline.", "mcr.fan.")
 """Catalogue areas the page's scripts word things from (and the common words below)."""
 WORD_KEYS = ("cancel", "ok", "close")
 
@@ -55,6 +55,16 @@ def asset_version() -> str:
 def round_label(label) -> str:
     """``"E1"`` -> ``東1局`` (Japanese) or ``East 1`` (English)."""
     return v.round_words(label)
+
+
+@bp.app_template_global()
+def settled_result(value, game_id: int) -> str:
+    """A game's settled result in the club's one form (``+63.0`` in thousands of points,
+    victory points or MCR points whole), as the tablet's settlement sheet shows it."""
+    units = g.setdefault("result_units", {})
+    if game_id not in units:
+        units[game_id] = v.unit(gamelog.get_game(get_db(), game_id)["rules"])
+    return v.result(value, units[game_id])
 
 
 @bp.app_template_global()
@@ -81,7 +91,10 @@ def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) 
                     state=view.get("state"), can_undo=view.get("can_undo", False),
                     undo_state=v.undo_state(view),
                     last_hand=v.last_hand_words(view, rules),
-                    started_at=clubtime.club_clock(db, game.get("started_at")))
+                    started_at=clubtime.club_clock(db, game.get("started_at")),
+                    # 新しい対局 offers the same table again: its rule set and players by seat
+                    again={"rule_set": game.get("rule_set"),
+                           "players": [s["player_id"] for s in game["seats"]]})
     if rules is not None:
         data["spec"] = {**entry_spec(rules), "mcr_maximum": events.MCR_MAXIMUM_FAN}
     if reading is not None:
@@ -131,6 +144,7 @@ def table_page(table_id: str):
         unit=how, points=v.points, signed=v.signed,
         members=games.list_players(db), guests=games.list_players(db, guests=True),
         rule_sets=rule_sets, offered_rules=_rules_for_mode(db, table, reading, rule_sets),
+        rule_titles={r["id"]: v.rule_title(r["title"]) or r["id"] for r in rule_sets},
         rule_players={r["id"]: games.resolve_rules(db, r["id"]).table.players
                       for r in rule_sets},
         data=_page_data(table, view, rules, reading, db), words=_words(),

@@ -47,6 +47,12 @@ def result(value, how: str) -> str:
     return f"{value:+,}" if value else "0"
 
 
+def rule_title(title: str) -> str:
+    """A rule set's bilingual title (``日本語 / English``) in the page's language only."""
+    ja, sep, en = str(title or "").partition(" / ")
+    return (en if sep and current_lang() == "en" else ja).strip()
+
+
 def wind_name(wind: str) -> str:
     """``E`` -> 東 (Japanese) or East (English)."""
     i = WINDS.index(wind)
@@ -118,8 +124,9 @@ def _winner_words(w: dict, ctx: dict) -> str:
         parts.append(t("tablet.h.yakuman", n=yakuman) if yakuman > 1 else _limit_words("yakuman"))
     elif han >= LIMIT_HAN or not fu:
         parts.append(t("tablet.h.han", han=han) + (" " + _limit_words(limit) if limit else ""))
-    else:
-        parts.append(t("tablet.h.han_fu", han=han, fu=fu))
+    else:  # a han and fu paid as a limit (切り上げ満貫) says so
+        parts.append(t("tablet.h.han_fu", han=han, fu=fu)
+                     + (" " + _limit_words(limit) if limit else ""))
     parts.append(points(value))
     if chips:
         parts.append(f"★{chips}")
@@ -150,14 +157,18 @@ def _winner_price(w: dict, ctx: dict):
 
 def _event_words(ev: dict, ctx: dict) -> str:
     names, kind = ctx["names"], ev.get("event")
+    mcr = ctx["rules"].table.family == "mcr"   # the words of the MCR buttons: 和了 自摸 荒牌
     if kind == "win":
         winners = ev.get("winners") or []
         who = _names([w["seat"] for w in winners], names)
         if ev.get("from") is None:
-            head = t("tablet.h.tsumo", who=who)
+            head = t("tablet.h.tsumo_mcr" if mcr else "tablet.h.tsumo", who=who)
         else:
-            head = t("tablet.h.ron", who=who, src=names[ev["from"]])
+            head = t("tablet.h.ron_mcr" if mcr else "tablet.h.ron", who=who,
+                     src=names[ev["from"]])
         return " ".join([head] + [_winner_words(w, ctx) for w in winners])
+    if kind == "draw" and mcr:
+        return t("tablet.h.draw_mcr")
     if kind == "draw":
         if ev.get("nagashi"):
             return t("tablet.h.nagashi", who=_names(ev["nagashi"], names))
