@@ -44,7 +44,7 @@ def _when(iso: str) -> datetime:
 
 def day_games(db, day: str) -> list[dict]:
     """The day's finished games with their seats and :class:`scoring.money.GameMoney`."""
-    stats_store.parse_day(day)
+    stats_store.user_day(day)
     seats: dict[int, list[dict]] = {}
     for s in _rows(db, _SEATS_SQL, [day]):
         seats.setdefault(s["game_id"], []).append(s)
