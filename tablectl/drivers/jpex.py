@@ -29,7 +29,7 @@ from ..errors import TableError
 from ..modes import MODES, SEATS
 from ..serialport import open_port
 from ..settings import LinkSettings, SerialSettings, TableConfig
-from .base import Driver, Identity, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
+from .base import Driver, Identity, Job, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
 
 
 IDLE_READ_S = 0.5
@@ -74,7 +74,7 @@ class Link:
         self.log = log or logging.getLogger(f"tablectl.link.{url}")
         self.history: collections.deque[str] = collections.deque(maxlen=self.settings.history)
         self._heard: collections.deque[int] = collections.deque(maxlen=48)
-        self._port = None
+        self._port: Any = None  # a pyserial-like port (a Port, or a transport's own)
         self._reader: threading.Thread | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()          # one transaction at a time
@@ -119,7 +119,8 @@ class Link:
                                         daemon=True)
         self._reader.start()
         try:
-            hello = self.transact(P.Hello(), seq=self._hello_seq())
+            hello: P.HelloReply | _OtherVersion = self.transact(P.Hello(),
+                                                                seq=self._hello_seq())
         except LinkTimeout:
             self.close()
             raise self._silence(heard_before) from None
@@ -128,7 +129,8 @@ class Link:
             raise
         if isinstance(hello, _OtherVersion) or hello.protocol_version != P.PROTOCOL_VERSION:
             self.close()
-            version = getattr(hello, "version", None) or hello.protocol_version
+            version = (hello.version if isinstance(hello, _OtherVersion)
+                       else hello.protocol_version)
             raise Unsupported(code="unsupported_version", version=version,
                               ours=P.PROTOCOL_VERSION)
         if self.hello is None or hello.boot_id != self.hello.boot_id:
@@ -197,12 +199,14 @@ class Link:
                 self._on_frame(frame)
 
     def _on_frame(self, frame: P.Frame) -> None:
+        msg: P.Message | _OtherVersion
         try:
             msg = P.message_from_frame(frame)
         except TableError as e:
-            p = frame.payload
-            if frame.cmd == P.HelloReply.CMD and len(p) >= 2 and p[1] != P.PROTOCOL_VERSION:
-                msg = _OtherVersion(p[1])
+            payload = frame.payload
+            if (frame.cmd == P.HelloReply.CMD and len(payload) >= 2
+                    and payload[1] != P.PROTOCOL_VERSION):
+                msg = _OtherVersion(payload[1])
             else:
                 self._record("<-", frame, f"undecodable: {e.detail}")
                 return
@@ -233,7 +237,7 @@ class Link:
         """The sequence number the next command will use."""
         return self._seq
 
-    def transact(self, msg, seq: int | None = None,
+    def transact(self, msg: P.Message, seq: int | None = None,
                  before_send: Callable[[int], None] | None = None) -> Any:
         """Send ``msg`` and return the table's reply message.
 
@@ -254,7 +258,7 @@ class Link:
                 before_send(seq)
             return self._exchange(frame, msg)
 
-    def _exchange(self, frame: P.Frame, msg) -> Any:
+    def _exchange(self, frame: P.Frame, msg: P.Message) -> Any:
         wire = P.encode_frame(frame)
         s = self.settings
         busy = 0
@@ -279,7 +283,7 @@ class Link:
             with self._cond:
                 self._pending = None
 
-    def _on_nak(self, nak) -> None:
+    def _on_nak(self, nak: P.Nak) -> None:
         """A retryable NAK (damaged frame, table booting) means: send again."""
         self.counters["naks"] += 1
         if not nak.retryable:
@@ -287,7 +291,7 @@ class Link:
         if nak.reason == P.NakReason.BUSY:
             self._stop.wait(self.settings.timeout)
 
-    def _write(self, wire: bytes, frame, msg, attempt: int) -> None:
+    def _write(self, wire: bytes, frame: P.Frame, msg: P.Message, attempt: int) -> None:
         if self._down is not None:
             raise self._down
         self._record("->", frame, msg if attempt == 0 else f"{msg} (retry {attempt})")
@@ -300,11 +304,12 @@ class Link:
             self._mark_down(LinkDown(str(e), "lost"))
             raise LinkDown(str(e), "lost", frames=self.dump()) from None
 
-    def _wait(self, timeout: float):
+    def _wait(self, timeout: float) -> Any:
         """The reply (or NAK) to the pending frame, or None after ``timeout`` s."""
         deadline = time.monotonic() + timeout
         with self._cond:
             p = self._pending
+            assert p is not None  # _exchange sets it before it waits and clears it after
             while p.reply is None:
                 if self._down is not None:
                     raise LinkDown(self._down.detail, self._down.code, frames=self.dump(),
@@ -315,7 +320,7 @@ class Link:
                 self._cond.wait(left)
             return p.reply
 
-    def _record(self, direction: str, frame, decoded) -> None:
+    def _record(self, direction: str, frame: P.Frame, decoded: object) -> None:
         line = f"{direction} {P.encode_frame(frame).hex(' ')}  {decoded}"
         self.history.append(f"{time.strftime('%H:%M:%S')} {line}")
         self.log.debug(line)
@@ -324,7 +329,7 @@ class Link:
         """The last frames, oldest first (attached to error logs)."""
         return list(self.history)
 
-    def simulated(self, action: str):
+    def simulated(self, action: str) -> Any:
         """A hand-operated action of a simulated table's port (``set_sticks``), or None on
         a real line: a transport that simulates a table may offer what staff do by hand
         (docs/tablectl.md, "Simulated tables")."""
@@ -347,7 +352,7 @@ def _seats(mask: int) -> list[int]:
     return [i for i in range(SEATS) if mask & (1 << i)]
 
 
-def _result(reply) -> dict[str, Any]:
+def _result(reply: P.Message) -> dict[str, Any]:
     """A reply message as the JSON result stored in the journal."""
     if isinstance(reply, P.SelectModeReply):
         return {"mode": reply.mode, "pending_mode": reply.pending_mode,
@@ -391,7 +396,7 @@ class JpexLinkDriver(Driver):
     NAME = "jpex-link"
     SERIAL_DEFAULTS = SerialSettings(baudrate=P.BAUD)
 
-    def __init__(self, table: TableConfig, link: LinkSettings, **kw):
+    def __init__(self, table: TableConfig, link: LinkSettings, **kw: Any) -> None:
         super().__init__(table, link, **kw)
         self.link = Link(table.url, table.serial, link, lock_dir=self.lock_dir,
                          on_event=self._on_event, log=self.log)
@@ -434,7 +439,7 @@ class JpexLinkDriver(Driver):
         return self.link.dump()
 
     # ------------------------------------------------------------ commands
-    def _message(self, command: str, args: dict[str, Any]):
+    def _message(self, command: str, args: dict[str, Any]) -> P.Command:
         if command == "mode":
             return P.SelectMode(int(args["mode"]))
         if command == "dice":
@@ -443,7 +448,7 @@ class JpexLinkDriver(Driver):
                 "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport,
                 "reset": P.ClearErrors}[command]()
 
-    def run(self, job) -> Outcome:
+    def run(self, job: Job) -> Outcome:
         if job.command == "sim-sticks":
             return self._set_sticks(job.args["points"])
         msg = self._message(job.command, job.args)
@@ -481,12 +486,13 @@ class JpexLinkDriver(Driver):
             return {"times": e.values.get("times")}
         return {"reason_code": e.values.get("reason_code")}
 
-    def resume(self, job, progress: dict[str, Any]) -> Outcome:
+    def resume(self, job: Job, progress: dict[str, Any]) -> Outcome:
         started = P.StartCycleReply(P.Result.OK, progress["mode"], progress["cycle_no"],
                                     progress["duration_ms"])
         return self._await_cycle(job, started, progress)
 
-    def _await_cycle(self, job, reply: P.StartCycleReply, result: dict[str, Any]) -> Outcome:
+    def _await_cycle(self, job: Job, reply: P.StartCycleReply,
+                     result: dict[str, Any]) -> Outcome:
         """Wait for the cycle the table started to end (events, STATUS polls as a backup)."""
         self._powered_on = False
         wait = reply.duration_ms / 1000
@@ -537,7 +543,7 @@ class JpexLinkDriver(Driver):
         return identity.remembered == (token, wire)
 
     # ------------------------------------------------------------ events (reader thread)
-    def _on_event(self, ev) -> None:
+    def _on_event(self, ev: P.Event) -> None:
         if isinstance(ev, P.PowerOn):
             # a restarted table wants HELLO again before any command
             self._rehello = True
@@ -549,7 +555,7 @@ class JpexLinkDriver(Driver):
         self.on_event(_event(ev))
 
 
-def _event(ev) -> TableEvent:
+def _event(ev: P.Event) -> TableEvent:
     if isinstance(ev, P.CycleStarted):
         return TableEvent("cycle_started", values={"mode": ev.mode, "cycle_no": ev.cycle_no})
     if isinstance(ev, P.CycleFinished):

@@ -412,7 +412,7 @@ class Nak(Message):
     """Link-level refusal of the frame with the same SEQ. Not a result: the
     command was NOT executed."""
 
-    reason: int = F.wire(F.Enum(NakReason), default=NakReason.BAD_CRC)
+    reason: NakReason = F.wire(F.Enum(NakReason), default=NakReason.BAD_CRC)
     cmd: int = F.wire(F.u8, default=0)
 
     @property
