@@ -86,6 +86,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(leaderboard.bp)
     app.register_blueprint(board.bp)
+    app.add_url_rule("/favicon.ico", "favicon", tablet.favicon)
     app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)
     db.init_app(app)
     db.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served

@@ -132,3 +132,10 @@ def test_results_read_the_same_on_the_tablet_and_the_staff_game_page(app, client
         create_staff(get_db(), *STAFF)
     page = staff_client(app).get(f"/staff/games/{game}").data.decode()
     assert dict(re.findall(r'data-testid="result-(\d)">([^<]*)<', page)) == shown
+
+
+def test_every_page_has_an_icon(client):
+    """favicon.ico was 404 on every page; it is the club's icon, without signing in."""
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.mimetype == "image/vnd.microsoft.icon"
+    assert r.data[:4] == b"\x00\x00\x01\x00" and b"PNG" in r.data[:40]

@@ -14,7 +14,7 @@ from tests.support.tablet import SIZES, Tablet, in_sight, open_tablet, overflow,
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TABLES = {"t1": "nekohouse-4a", "t2": "mcr", "t3": "nekohouse-4a", "t4": "nekohouse-4a",
-          "t5": "mcr", "t6": "nekohouse-4a"}
+          "t5": "mcr", "t6": "nekohouse-4a", "t7": "nekohouse-4a"}
 
 
 @pytest.fixture(scope="module")
@@ -218,4 +218,44 @@ def test_day_accounts_fit_a_phone(browser, money_club, size):
     expect(page.locator('[data-testid="account-0"]')).to_contain_text("-¥2,450")
     accounts.scroll_into_view_if_needed()
     shot(page, f"night-accounts-{size}")
+    page.context.close()
+
+
+# --------------------------------------------------------------------------- the settlement
+def test_phone_settlement_aligns_results_and_offers_the_same_table_again(browser, club):
+    """At 390 px every result sits at the right end of its player's first line, plus or
+    minus; 新しい対局 comes with the same rule set and players; their R strip counts 1 game."""
+    tab = started(browser, club, "t7", size="390")
+    page = tab.page
+    seq = json.loads(page.locator("#page-data").text_content())["next_seq"]
+    body = json.dumps({"event": {"event": "win", "winners": [{"seat": 1, "yakuman": 1}],
+                                 "from": 0}, "expected_seq": seq,
+                       "idempotency_key": "night-yakuman"}).encode()
+    req = urllib.request.Request(club["url"] + "/api/tables/t7/hands", data=body, headers={
+        "Authorization": "Bearer " + club["secrets"]["t7"], "Content-Type": "application/json"})
+    assert urllib.request.urlopen(req).status == 201                      # 青木 busts
+    page.reload()
+    tab.ready()
+    expect(page.locator('[data-testid="settlement"]')).to_be_visible()
+    rights, values = [], []
+    for seat in range(4):
+        result = page.locator(f'[data-testid="result-{seat}"]').bounding_box()
+        name = page.locator(f'[data-testid="sheet-row-{seat}"] td.name').bounding_box()
+        assert abs(result["y"] - name["y"]) < name["height"], seat      # on the name's line
+        rights.append(round(result["x"] + result["width"]))
+        values.append(page.locator(f'[data-testid="result-{seat}"]').text_content().strip())
+    assert len(set(rights)) == 1, (rights, values)
+    assert any(v.startswith("+") for v in values) and any(v.startswith("-") for v in values)
+    shot(page, "night-settlement-390")
+    tab.tap("#new-game")
+    expect(page.locator("#start")).to_be_visible()
+    assert page.locator("#start-rules").input_value() == "nekohouse-4a"
+    for seat, pid in enumerate(club["seats"]["t7"]):
+        assert page.locator(f'[data-testid="seat-{seat}"]').input_value() == str(pid)
+    with page.expect_navigation():
+        tab.tap("#start-game")                                      # one tap: the same four
+    page.goto(page.url.split("?")[0] + "?lang=en")
+    tab.ready()
+    expect(page.locator('[data-testid="seat-rating-1"]')).to_contain_text("1 game")
+    assert "1 games" not in page.locator('[data-testid="seat-ratings"]').text_content()
     page.context.close()

@@ -151,6 +151,12 @@ def table_page(table_id: str):
     )
 
 
+def favicon():
+    """The club's icon (a 中 tile) for every page: browsers ask for it at the site's root."""
+    return send_file(STATIC / "favicon.ico", mimetype="image/vnd.microsoft.icon",
+                     max_age=7 * 24 * 3600)
+
+
 @bp.get("/sw.js")
 def service_worker():
     """The tablet's service worker, served from /tablet/ so it may control the tablet pages
