@@ -37,6 +37,13 @@ def _points(raw: Any) -> list[int] | None:
     return None
 
 
+def sticks_track_score(rules) -> bool:
+    """Whether a game under ``rules`` keeps its score in the table's point sticks, so a
+    stick reading can be set beside the recorded scores: settled points do; MCR's running
+    totals start at 0 while the drawers hold the table's sticks, so they never do."""
+    return bool(rules.settlement.use_points)
+
+
 def current_scores(view: dict | None) -> list[int] | None:
     """The recorded raw scores now: live state, else the last hand, else None."""
     if not view:

@@ -27,12 +27,13 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
 
-from .. import clubtime, games, readings
+from .. import clubtime, gamelog, games, readings
 from ..db import get_db
 from ..errors import UserError
 from ..floor import calls, clock, modechange, seating
 from ..i18n import current_lang
 from ..security import current_staff, staff_required
+from ..text import whole_number
 from .common import bp
 from .common import db_path, form_data, record
 
@@ -67,7 +68,8 @@ def _sticks_beside(table: dict | None, players: int) -> list | None:
 def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/Tokyo") -> dict:
     """A live game as the floor shows it, from the engine's replay (never a stored copy):
     seats with names, winds and scores, round, honba, deposits, hands played, time since
-    the start, and the point sticks that differ from the recorded scores, seat by seat."""
+    the start, and the point sticks that differ from the recorded scores, seat by seat
+    (only under rules whose score the sticks track: never MCR's running totals)."""
     try:
         view = games.game_view(db, game_id)
     except Exception as e:  # noqa: BLE001 - one broken game must not blank the whole floor
@@ -78,7 +80,8 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
     last = hands[-1] if hands else {}
     game = view["game"]
     scores = readings.current_scores(view) or []
-    sticks = _sticks_beside(reading, len(game.get("seats", [])))
+    track = readings.sticks_track_score(gamelog.rules_of(games.get_game(db, game_id)))
+    sticks = _sticks_beside(reading, len(game.get("seats", []))) if track else None
     dealer = state.get("dealer", last.get("dealer"))
     winds = state.get("seat_winds") or []
     seats = []
@@ -286,7 +289,7 @@ def table_command(table_id: str):
 def _back(data: dict, table_id: str) -> tuple:
     """Where a page form returns to: the guided mode page (``back=mode:NN``) or the floor."""
     back = str(data.get("back") or "")
-    if back.startswith("mode:") and back[5:].isdigit():
+    if back.startswith("mode:") and whole_number(back[5:]) is not None:
         return "staff.mode_guide", {"table_id": table_id, "mode": back[5:]}
     return "staff.floor", {}
 
