@@ -16,11 +16,12 @@ import pytest
 
 from tablectl import store
 from tablectl.modes import MODES
-from tests.support.browser import shot
+from tests.support.browser import expect, shot
 from tests.web.staff_support import (
     cli, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club, table,
     wait_table,
 )
+from web.floor import modechange
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)
@@ -36,6 +37,20 @@ def club(tmp_path_factory):
     })
     yield club
     stop_club(club)
+
+
+RULES = {"t1": (4, 1), "t2": (3, 4)}
+"""Each table's rule set as (players, AMOS mode): a mode that does not fit is confirmed."""
+
+
+def select(page, tid: str, mode: int) -> None:
+    """Select the mode on the guided page; one that does not fit the table's rules is
+    warned about and asked first, and confirmed here."""
+    page.click('[data-testid="select-mode"]')
+    if modechange.misfit(mode, *RULES[tid]):
+        dialog = page.locator("dialog.confirm-dialog")
+        expect(dialog).to_be_visible()
+        dialog.locator('button[value="ok"]').click()
 
 
 def guided_change(page, club, tid: str, mode: int, shots: str | None = None) -> None:
@@ -60,8 +75,8 @@ def guided_change(page, club, tid: str, mode: int, shots: str | None = None) -> 
         page.click('[data-testid="simulate-sticks"]')
         assert "点棒を入れました" in page.locator(".flash").first.text_content()
     step(page, "ready")
-    page.click('[data-testid="select-mode"]')
-    assert "を選択しました" in page.locator(".flash").first.text_content()
+    select(page, tid, mode)
+    expect(page.locator(".flash").first).to_contain_text("を選択しました")
     step(page, "pending")
     if shots:
         shot(page, f"{shots}-pending")
@@ -92,7 +107,7 @@ def test_staff_mode_change_can_be_cancelled_while_pending(browser, club):
     step(page, "sticks")
     page.click('[data-testid="simulate-sticks"]')
     step(page, "ready")
-    page.click('[data-testid="select-mode"]')
+    select(page, "t1", 4)
     step(page, "pending")
     assert table(club["db"], "t1")["pending_mode"] == 4
     no_horizontal_overflow(page)
@@ -162,8 +177,8 @@ def test_staff_mode_and_cycle_from_console_and_cli_at_once(browser, club):
     wait_table(db, "t2", lambda t: t["cycle_state"] == "cycling", "the CLI's cycle running")
     page.goto(club["url"] + "/staff/tables/t2/mode?mode=05")
     step(page, "ready")
-    page.click('[data-testid="select-mode"]')
-    assert "サイクル" in page.locator(".flash").first.text_content()  # sent after the cycle
+    select(page, "t2", 5)
+    expect(page.locator(".flash").first).to_contain_text("サイクル")  # sent after the cycle
     worker.join(60)
     step(page, "pending", timeout=20000)
     assert got["cli2"].returncode == 0

@@ -74,6 +74,23 @@ def guide(table_state: dict, target, in_flight: dict | None = None) -> dict:
             "sticks": mode.sticks(have), "in_flight": in_flight}
 
 
+def misfit(mode_number: int | None, players: int, amos_mode: int) -> str | None:
+    """Why a table mode does not fit a rule set that seats ``players`` on the tile set of
+    mode ``amos_mode``: ``players`` (the mode deals another number of seats), ``tiles``
+    (same seats, another tile set), or None (it fits; check mode and an unknown mode
+    are no game's)."""
+    if mode_number is None or not 0 <= mode_number < len(MODES):
+        return None
+    mode = MODES[mode_number]
+    if mode.is_check:
+        return None
+    if mode.players != players:
+        return "players"
+    if mode.tiles != MODES[amos_mode].tiles:
+        return "tiles"
+    return None
+
+
 def modes() -> tuple[Mode, ...]:
     """Every mode of the table, in order."""
     return MODES

@@ -15,4 +15,4 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 """
 
 from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
-from . import floor, manage, modes, records, report, waiting  # noqa: E402,F401  (their routes register on it)
+from . import floor, manage, modes, names, records, report, waiting  # noqa: E402,F401  (their routes register on it)

@@ -27,6 +27,7 @@ from ..floor import modechange
 from ..i18n import current_lang, t
 from ..security import current_staff, staff_required
 from .common import bp, db_path, done, form_data, record
+from .names import rule_set_name
 from .floor import club_timezone, modes
 
 
@@ -60,11 +61,30 @@ def guide_view(table_id: str, target: int) -> dict:
     if flight is not None:
         spec = table_commands.COMMANDS.get(flight["command"])
         g["running"] = spec.running(lang) if spec else flight["command"]
+    g.update(_fit(table_id, target, lang))
     g["wrong"] = table_words.listing(
         (t("floor.mode.seat_fix", seat=table_words.seat(x["seat"], lang),
            fix=t("floor.mode.seat_put_in" if x["needs"] else "floor.mode.seat_take_out"))
          for x in g["seats"] if not x["ok"]), lang)
     return g
+
+
+def _fit(table_id: str, target: int, lang: str) -> dict:
+    """Whether mode ``target`` fits the table's rule set, and if not the warning in words
+    (shown before staff confirm the change)."""
+    db = get_db()
+    club = _club_table(db, table_id)
+    if club is None:
+        return {"misfit": None, "warning": None}
+    rules = games.resolve_rules(db, club["rule_set"])
+    why = modechange.misfit(target, rules.table.players, rules.table.amos_mode)
+    if why is None:
+        return {"misfit": None, "warning": None}
+    mode = mode_by_name(target)
+    return {"misfit": why, "warning": t(
+        f"floor.mode.misfit.{why}", mode=table_words.mode(target, lang), seats=mode.players,
+        tiles=mode.tiles, rules=rule_set_name(club["rule_set"], lang),
+        players=rules.table.players, want=mode_by_name(rules.table.amos_mode).tiles)}
 
 
 @bp.get("/tables/<table_id>/mode")
@@ -76,12 +96,15 @@ def mode_guide(table_id: str):
     club = _club_table(db, table_id)
     raw = request.args.get("mode")
     target = _target(raw) if raw not in (None, "") else None
-    rules_mode = None
+    rules_mode, misfits = None, set()
     if club is not None:
-        rules_mode = games.resolve_rules(db, club["rule_set"]).table.amos_mode
+        rules = games.resolve_rules(db, club["rule_set"]).table
+        rules_mode = rules.amos_mode
+        misfits = {m.number for m in modechange.modes()
+                   if modechange.misfit(m.number, rules.players, rules.amos_mode)}
     view = guide_view(table_id, target) if target is not None else None
     return render_template("staff/mode.html", table=state, club=club, target=target,
-                           g=view, modes=modes(), rules_mode=rules_mode,
+                           g=view, modes=modes(), rules_mode=rules_mode, misfits=misfits,
                            new_key=lambda: uuid.uuid4().hex)
 
 

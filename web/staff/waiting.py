@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from flask import jsonify, redirect, render_template, request, url_for
 
+from tablectl import store
+from tablectl import words as table_words
+
 from .. import clubtime, games
 from ..db import get_db
 from ..errors import UserError
-from ..floor import calls, clock, nights, seating, waiting
+from ..floor import calls, clock, modechange, nights, seating, waiting
 from ..i18n import current_lang, t
 from ..security import actor_name, staff_required, wants_json
 from .common import bp, db_path, done, form_data, record
+from .names import rule_set_name
 from .modes import needs_mode
 
 
@@ -23,8 +27,7 @@ def wish_choices(db) -> list[tuple[str, str]]:
     """What a walk-in may ask for: a kind of game, or one of the club's rule sets."""
     lang = current_lang()
     out = [(f"family:{k}", waiting.family_words(k, lang)) for k in waiting.families()]
-    out += [(f"rules:{r['id']}", t("floor.wait.rules_choice", title=r["title"], id=r["id"]))
-            for r in games.list_rule_sets(db)]
+    out += [(f"rules:{r['id']}", rule_set_name(r["id"], lang)) for r in games.list_rule_sets(db)]
     return out
 
 
@@ -73,11 +76,31 @@ def waiting_view(db) -> dict:
         e["since"] = clubtime.clock(e["added_at"], tz)
         e["wish"] = wish_words(db, e["wants"])
     tables = waiting.outlook(db, db_path())
+    lang = current_lang()
     for tb in tables:
+        tb.update(_mode_fit(db, tb, lang))
+        tb["rules_name"] = rule_set_name(tb["rule_set"], lang)
+        tb["family_name"] = waiting.family_words(tb["family"], lang)
         tb["ready"] = seating.ready(db, tb["table_id"])
+        # a table whose mode does not fit its rules is offered to nobody until it is changed
         tb["proposal"] = seating.proposal(db, tb["table_id"]) \
-            if tb["state"] == "free" and not tb["ready"] else None
+            if tb["state"] == "free" and not tb["ready"] and not tb["misfit"] else None
     return {"entries": entries, "tables": tables}
+
+
+def _mode_fit(db, tb: dict, lang: str) -> dict:
+    """The mode the table is set to (pending one first) in words, and whether it fits the
+    table's rule set (a table the daemon does not drive is trusted to fit)."""
+    try:
+        state = store.get_table(db_path(), tb["table_id"])
+    except store.StoreError:
+        return {"mode_label": None, "misfit": None, "rules_mode": None}
+    mode = state["pending_mode"] if state.get("pending_mode") is not None \
+        else state.get("mode")
+    rules = games.resolve_rules(db, tb["rule_set"]).table
+    return {"mode_label": table_words.mode(mode, lang) if mode is not None else None,
+            "misfit": modechange.misfit(mode, rules.players, rules.amos_mode),
+            "rules_mode": rules.amos_mode}
 
 
 @bp.get("/waiting")
