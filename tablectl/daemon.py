@@ -20,7 +20,7 @@ goes stale meanwhile, which is what ``tablectl status`` and the console show).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TextIO
 import fcntl
 import json
 import logging
@@ -63,7 +63,7 @@ class Backoff:
         self.attempt = 0
 
     def next(self) -> float:
-        base = min(self.high, self.low * (2 ** self.attempt))
+        base: float = min(self.high, self.low * (2 ** self.attempt))
         self.attempt += 1
         return base * self.rng.uniform(0.5, 1.0)
 
@@ -135,7 +135,8 @@ class TableManager(threading.Thread):
         self.driver: Driver = driver_class(table.driver)(
             table, cfg.link, lock_dir=cfg.lock_dir, on_event=self._on_event, log=self.tlog)
         self.backoff = Backoff(cfg.link.backoff_min, cfg.link.backoff_max)
-        self.journal: Journal | None = None
+        # opened when the thread starts (run), before anything else reads it
+        self.journal: Journal = None  # type: ignore[assignment]
         self.beat = time.monotonic()
         self.boot_id: int | None = None
         self.down_since: float | None = None
@@ -278,7 +279,8 @@ class TableManager(threading.Thread):
             "SELECT state FROM table_state WHERE table_id = ?", (self.tid,)).fetchone()
         if not row or not row[0]:
             return None
-        return json.loads(row[0]).get("boot_id")
+        boot_id: int | None = json.loads(row[0]).get("boot_id")
+        return boot_id
 
     def _adopt(self, identity: Identity) -> None:
         self.boot_id = identity.boot_id
@@ -291,7 +293,7 @@ class TableManager(threading.Thread):
             self._store(state={"boot_id": identity.boot_id}, **extra)
             self.last_refresh = time.monotonic()
 
-    def save_state(self, state: dict[str, Any], **extra) -> None:
+    def save_state(self, state: dict[str, Any], **extra: Any) -> None:
         """Store the table's state (only the columns that changed; nothing if none did)."""
         self.last_refresh = time.monotonic()
         self.state_dirty = False
@@ -300,7 +302,7 @@ class TableManager(threading.Thread):
                     errors=state.get("errors"), points=state.get("points"),
                     state={**state, "boot_id": self.boot_id}, **extra)
 
-    def _store(self, **cols) -> None:
+    def _store(self, **cols: Any) -> None:
         changed = {k: v for k, v in cols.items() if self._stored.get(k, object()) != v}
         if changed:
             self.journal.update_table(self.tid, **changed)
@@ -610,7 +612,7 @@ def _check_database(db: str) -> None:
         raise ConfigError(W.say(e.key, W.BOTH, **e.values), code="database_refused") from None
 
 
-def _single_instance(db: str):
+def _single_instance(db: str) -> TextIO:
     """Hold an exclusive lock next to the store: two daemons driving the same tables
     would number their commands independently and defeat duplicate detection. The
     kernel drops the lock when the process dies, even by kill -9."""
