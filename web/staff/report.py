@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from flask import Response, jsonify, render_template, request
 
-from .. import daily_report, rating_store, standings, stats_store
+from .. import clubtime, daily_report, rating_store, standings, stats_store
 from ..db import get_db
 from ..errors import NotFound, UserError
 from ..export import csv_bytes
@@ -49,7 +49,7 @@ def daily():
         return jsonify(rep)
     d = stats_store.parse_day(day)
     return render_template(
-        "staff/report.html", rep=rep, day=day, body=daily_report.html_body(rep),
+        "staff/report.html", rep=_in_club_time(rep), day=day,
         prev_day=(d - timedelta(days=1)).isoformat(), next_day=(d + timedelta(days=1)).isoformat(),
         sheets=list(SHEETS),
     )
@@ -72,8 +72,16 @@ def daily_csv(sheet: str):
 @staff_required
 def daily_print():
     """The day's report as one printable page (no scripts)."""
-    rep = daily_report.report(get_db(), _day())
-    return Response(daily_report.html_page(rep), mimetype="text/html; charset=utf-8")
+    day = _day()
+    rep = daily_report.report(get_db(), day)
+    return render_template("staff/report_print.html", rep=_in_club_time(rep), day=day)
+
+
+def _in_club_time(rep: dict) -> dict:
+    """The report with each unfinished game's start as the club's clock reads it."""
+    for g in rep["unfinished"]:
+        g["clock"] = clubtime.clock(g["started_at"], rep["timezone"])
+    return rep
 
 
 # ----------------------------------------------------------------------------- standings
