@@ -816,6 +816,26 @@ def preview_correction(db, game_id: int, seq: int, *, kind: str,
             "before": standing(game, before), "after": standing(game, after)}
 
 
+def _seat_result(std: dict, seat: int) -> tuple:
+    """What a player confirms of a seat: its score, rank and result."""
+    return tuple((std.get(k) or [None] * (seat + 1))[seat] for k in ("scores", "ranks", "result"))
+
+
+def _ask_again(db, game_id: int, seats: list[int]) -> list[int]:
+    """Take back the confirmation of ``seats`` (their result changed: what the player
+    confirmed is no longer the result), so each confirms again; seats left alone keep
+    theirs. Returns the seats that had confirmed and now must again."""
+    if not seats:
+        return []
+    marks = ", ".join("?" * len(seats))
+    had = [r["seat"] for r in _rows(db, f"SELECT seat FROM game_seats WHERE game_id = ? AND "
+                                        f"seat IN ({marks}) AND confirmed_at IS NOT NULL",
+                                    [game_id, *seats])]
+    db.execute(f"UPDATE game_seats SET confirmed_at = NULL, confirmed_by = NULL "
+               f"WHERE game_id = ? AND seat IN ({marks})", [game_id, *seats])
+    return sorted(had)
+
+
 def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor: str,
              reason: str) -> dict:
     reason = _require_reason(reason)
@@ -828,9 +848,13 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
         row = _insert_event(db, game_id, trial["seq"], kind, trial["event"],
                             trial["idempotency_key"], actor, target_seq=seq, reason=reason)
         now = Played(before.log + [row], now.effective, now.state, now.result)
+        was, became = standing(game, before), standing(game, now)
+        seats = range(len(game["seats"]))
+        again = _ask_again(db, game_id, [s for s in seats if _seat_result(was, s)
+                                         != _seat_result(became, s)])
         audit(db, actor, CORRECTIONS[kind], f"game:{game_id}", reason,
               {"seq": seq, "old": old.get(seq), "new": event if kind == "replace" else None,
-               "before": standing(game, before), "after": standing(game, now)})
+               "before": was, "after": became, "unconfirmed": again})
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return game_view(db, game_id)
@@ -917,11 +941,15 @@ def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> 
                         rows_[other]["confirmed_by"]])
         now = Played(before.log + stored, after.effective, after.state, after.result)
         game = get_game(db, game_id)
+        was, became = standing({**game, "seats": list(seats.values())}, before), \
+            standing(game, now)
+        moved = {a: b, b: a}                        # where each seat's player was before
+        again = _ask_again(db, game_id, [s for s in range(len(game["seats"])) if _seat_result(
+            was, moved.get(s, s)) != _seat_result(became, s)])
         audit(db, actor, "game.seat_swap", f"game:{game_id}", reason,
               {"seats": [a, b], "before_names": [s["name"] for s in seats.values()],
                "after_names": [s["name"] for s in game["seats"]],
-               "before": standing({**game, "seats": list(seats.values())}, before),
-               "after": standing(game, now)})
+               "before": was, "after": became, "unconfirmed": again})
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return game_view(db, game_id)

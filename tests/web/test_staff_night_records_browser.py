@@ -1,0 +1,154 @@
+"""The staff console's records on a club night, in real Chromium against ``python -m web
+serve`` (no table daemon): a correction that changes players' results asks exactly
+those players to confirm again; the correction form names a refused field in words; the
+daily report (日報) in one language, with names and one sign for money paid."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+from tests.support.browser import expect, shot
+from tests.support.web_server import WebServer
+from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
+from tests.web.test_daily_report import DAY, build_day, jst
+from web import create_app, games
+from web.auth import create_staff
+from web.db import connect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
+
+LAPTOP, PHONE = {"width": 1024, "height": 768}, {"width": 390, "height": 844}
+NAMES = ("中村", "伊藤", "佐藤", "加藤")
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0, "riichi": [2]}
+DRAW = {"event": "draw", "tenpai": [0, 3]}
+
+
+def _game(db, table, events) -> int:
+    ids = [p["id"] for p in games.list_players(db) if p["name"] in NAMES]
+    ids.sort(key=lambda i: NAMES.index(games.get_player(db, i)["name"]))
+    gid = games.start_game(db, table, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
+    for i, e in enumerate(events, 1):
+        games.record_event(db, gid, e, expected_seq=i, idempotency_key=uuid.uuid4().hex)
+    games.end_game(db, gid, expected_seq=len(events) + 1, idempotency_key=uuid.uuid4().hex)
+    return gid
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("staff-night-records") / "club.sqlite")
+    create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
+    db = connect(path)
+    create_staff(db, *STAFF)
+    games.save_table(db, "t1", "卓1", "nekohouse-4a")
+    for n in NAMES:
+        games.add_player(db, n)
+    confirmed = _game(db, "t1", [RON, DRAW])
+    for seat in range(4):
+        games.confirm_result(db, confirmed, seat, actor="staff:" + STAFF[0])
+    other = _game(db, "t1", [RON, DRAW])
+    db.conn.close()
+    server = WebServer(path).start()
+    yield {"url": server.url, "db": path, "confirmed": confirmed, "other": other}
+    server.stop()
+
+
+def test_correction_asks_again_only_the_seats_whose_result_changed(browser, club):
+    page = sign_in(browser, club, LAPTOP)
+    gid = club["confirmed"]
+    page.goto(f"{club['url']}/staff/games/{gid}")
+    for seat in range(4):
+        expect(page.locator(f'[data-testid="confirmed-{seat}"]')).to_contain_text("✓")
+    page.click('[data-testid="fix-1"]')
+    page.select_option('[data-testid="fix-han-0"]', "4")
+    expect(page.locator('[data-testid="fix-preview"]')).to_contain_text("4翻30符")
+    page.fill('[data-testid="fix-reason"]', "4翻の申告ミス")
+    page.click('[data-testid="fix-submit"]')
+    expect(page.locator(".flash")).to_contain_text("訂正しました")
+    # 伊藤 won more, 中村 paid more and 佐藤 moved from fourth to third: each confirms
+    # again; 加藤 (second, 26,500 both ways) keeps the confirmation given.
+    for seat in (0, 1, 2):
+        cell = page.locator(f'[data-testid="confirmed-{seat}"]')
+        assert "✓" not in cell.text_content()
+        expect(cell.locator(f'[data-testid="confirm-for-{seat}"]')).to_be_visible()
+    expect(page.locator('[data-testid="confirmed-3"]')).to_contain_text("✓")
+    shot(page, "staff-correct-reconfirm-1024")
+    db = connect(club["db"])
+    try:
+        seats = games.get_game(db, gid)["seats"]
+    finally:
+        db.conn.close()
+    assert [bool(s.get("confirmed_at")) for s in seats] == [False, False, False, True]
+    assert page.js_errors == []
+
+
+def test_correction_that_changes_no_result_keeps_every_confirmation(browser, club):
+    """Riichi moved from 佐藤 to nobody changes scores; a correction to the same hand
+    again (same result) leaves every ✓ in place."""
+    gid = club["other"]
+    db = connect(club["db"])
+    try:
+        for seat in range(4):
+            games.confirm_result(db, gid, seat, actor="staff:" + STAFF[0])
+        games.correct_hand(db, gid, 2, {"event": "draw", "tenpai": [3, 0]},
+                           actor="staff:" + STAFF[0], reason="同じ結果")
+        seats = games.get_game(db, gid)["seats"]
+    finally:
+        db.conn.close()
+    assert all(s.get("confirmed_at") for s in seats)
+
+
+@pytest.fixture(scope="module")
+def day_club(tmp_path_factory):
+    d = build_day(str(tmp_path_factory.mktemp("staff-night-report") / "club.sqlite"))
+    db = connect(d["path"])
+    create_staff(db, *STAFF)
+    live = games.start_game(db, "t4", [d["ids"][n] for n in "ABCD"],
+                            idempotency_key=uuid.uuid4().hex)["game"]["id"]
+    db.execute("UPDATE games SET started_at = ? WHERE id = ?", [jst(DAY, "22:15"), live])
+    db.conn.close()
+    server = WebServer(d["path"]).start()
+    yield {**d, "url": server.url, "live": live}
+    server.stop()
+
+
+ENGLISH = re.compile(r"[A-Za-z]{3,}")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["390", "1024"])
+def test_daily_report_in_one_language_with_names_and_one_sign(browser, day_club, viewport):
+    page = sign_in(browser, day_club, viewport)
+    page.goto(f"{day_club['url']}/staff/report?day={DAY}")
+    report = page.locator(".report")
+    text = report.inner_text()
+    # Japanese page: no English, no raw ids; tables, rule sets and families by name
+    assert ENGLISH.findall(text.replace("Asia/Tokyo", "")) == []
+    for raw in ("house-4a", "house-3a", "riichi4", "riichi3", "t1", "t4"):
+        assert raw not in text
+    unfinished = page.locator('[data-testid="report-unfinished"]')
+    expect(unfinished).to_contain_text(f"対局 #{day_club['live']}（卓4、{DAY} 22:15 開始）")
+    expect(page.locator('[data-testid="report-rules"]')).to_contain_text("三人打ち")
+    # one sign: what a player pays is negative (場代 like トップ賞 paid), as in 差引
+    a = page.locator('[data-testid="report-accounts"] tr[data-player="A"]')
+    expect(a).to_contain_text("-¥1,100")                 # 場代 paid
+    c = page.locator('[data-testid="report-accounts"] tr[data-player="C"]')
+    expect(c).to_contain_text("-¥600")                   # トップ賞 paid
+    no_horizontal_overflow(page)
+    shot(page, f"staff-report-ja-{viewport['width']}")
+    page.goto(f"{day_club['url']}/staff/report?day={DAY}&lang=en")
+    text = page.locator(".report").inner_text()
+    for name in ("卓2 東風", "卓3 三麻", "卓1", "卓4", "ゲスト1"):   # the club's own names stay
+        text = text.replace(name, "")
+    assert JAPANESE.findall(text) == [], text
+    expect(page.locator('[data-testid="report-unfinished"]')).to_contain_text(
+        f"game #{day_club['live']} (卓4, started {DAY} 22:15)")
+    shot(page, f"staff-report-en-{viewport['width']}")
+    # the printable page is the same report, in the reader's language
+    page.goto(f"{day_club['url']}/staff/report/print?day={DAY}&lang=ja")
+    text = page.locator("body").inner_text()
+    assert "日報" in text and "Daily report" not in text and "-¥1,100" in text
+    assert page.js_errors == []
