@@ -49,12 +49,6 @@ _SET_LINE: Final = {(1, k, c, n): line for (k, c, n), line in _SET_FU.items()}.g
 _WAIT_LINES: Final = {w: (f"{w} wait", 2) for w in (KANCHAN, PENCHAN, TANKI)}
 
 
-def _set_fu(s: Any) -> tuple[str, int] | None:
-    if s[0] == 0:  # a run earns nothing
-        return None
-    return _SET_FU[(s[1], bool(s[2]), bool(s[3]))]
-
-
 def _pair_fu(ctx: Any, fr: Any) -> tuple[str, int] | None:
     h, p = ctx.inp, ctx.pair
     if p == h.seat_wind and p == h.round_wind:

@@ -414,7 +414,7 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
 FIRST_TURN_YAKU = ("tenhou", "chiihou", "renhou")
 
 
-def _check_first_turn(state: GameState, line: int, w: dict, seat: int) -> None:
+def _check_first_turn(state: GameState, line: int, w: dict[str, Any], seat: int) -> None:
     """A winner's picked tenhou, chiihou or renhou with a tile set aside as nukidora, where
     the rules say setting one aside ends those rights (002 3A 「北を抜くと一発, 天和, 地和,
     人和の権利は消滅します。」)."""

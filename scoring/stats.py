@@ -20,7 +20,7 @@ set, and a leaderboard takes lines of one family only.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Callable, Iterable
 
@@ -56,9 +56,13 @@ def line_options(rules: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_TALLY: dict[str, Any] = {"tally": True}  # a count player_games adds up over the events
+
+
 @dataclass(frozen=True)
 class PlayerGame:
-    """One player's line of one finished game."""
+    """One player's line of one finished game: the one list of its facts (the stores'
+    columns derive from these fields; those marked ``tally`` are counted over the events)."""
 
     game_id: int
     player: str
@@ -69,16 +73,16 @@ class PlayerGame:
     result: float  # settled result in the rule's unit (points or victory points)
     final_score: int  # raw points at the end
     busted: bool  # finished below zero (飛び)
-    hands: int  # hands played (wins, draws, aborts)
-    wins: int
-    tsumo_wins: int
-    deal_ins: int
-    riichi: int
-    win_points: int  # points received over all winning hands (payment, honba, pot)
-    deal_in_points: int  # points paid over all hands dealt into
+    hands: int = field(metadata=_TALLY)  # hands played (wins, draws, aborts)
+    wins: int = field(metadata=_TALLY)
+    tsumo_wins: int = field(metadata=_TALLY)
+    deal_ins: int = field(metadata=_TALLY)
+    riichi: int = field(metadata=_TALLY)
+    win_points: int = field(metadata=_TALLY)  # received over all winning hands (pay, honba, pot)
+    deal_in_points: int = field(metadata=_TALLY)  # paid over all hands dealt into
     chips: int
-    penalties: int
-    chombo: int
+    penalties: int = field(metadata=_TALLY)
+    chombo: int = field(metadata=_TALLY)
 
 
 def _seats_of(ev: dict[str, Any], key: str) -> list[int]:
@@ -86,17 +90,7 @@ def _seats_of(ev: dict[str, Any], key: str) -> list[int]:
     return [s for s in v if isinstance(s, int)]
 
 
-_TALLIED = (
-    "hands",
-    "wins",
-    "tsumo_wins",
-    "deal_ins",
-    "riichi",
-    "win_points",
-    "deal_in_points",
-    "penalties",
-    "chombo",
-)
+_TALLIED = tuple(f.name for f in fields(PlayerGame) if f.metadata.get("tally"))
 
 
 def player_games(

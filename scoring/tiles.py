@@ -76,11 +76,6 @@ def is_terminal(k: int) -> bool:
     return k < 27 and k % 9 in (0, 8)
 
 
-def is_simple(k: int) -> bool:
-    """2-8 of a suit (中張牌)."""
-    return k < 27 and 0 < k % 9 < 8
-
-
 def counts34(tiles: Iterable[int]) -> list[int]:
     """Count tiles per kind; flowers are ignored."""
     c = [0] * 34

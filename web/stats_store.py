@@ -23,6 +23,7 @@ A *club day* ends at the club's closing hour (``stats_settings``: default
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -44,29 +45,11 @@ DEFAULT_SETTINGS = {"closing_hour": "05:00", "timezone": "Asia/Tokyo", "opening_
 """``guests_ranked``: "1" puts guests on the leaderboards (off by default: walk-ins are
 not ranked among the members)."""
 PERIODS = ("day", "month", "season", "all", "range")
-LINE_COLUMNS = (
-    "game_id",
-    "seat",
-    "player_id",
-    "family",
-    "club_day",
-    "ended_at",
-    "players",
-    "rank",
-    "result",
-    "final_score",
-    "busted",
-    "hands",
-    "wins",
-    "tsumo_wins",
-    "deal_ins",
-    "riichi",
-    "win_points",
-    "deal_in_points",
-    "chips",
-    "penalties",
-    "chombo",
-)
+LINE_COLUMNS = ("game_id", "seat", "player_id", "family", "club_day") + tuple(
+    f.name for f in dataclasses.fields(engine.PlayerGame) if f.name not in ("game_id", "seat",
+                                                                           "player"))
+"""The columns of ``stats_lines``: a PlayerGame's fields (its player as ``player_id``) and
+the family and club day it is filed under."""
 
 
 MIGRATIONS = Migrations("stats")
