@@ -118,6 +118,12 @@ def test_phone_main_actions_and_common_choices_fit_without_scrolling(browser, cl
     assert in_sight(page.locator("#panel-record"))
     shot(page, "night-390-ron")
     tab.cancel()
+    # folded, the R strip is its one line: no empty band under it
+    strip = page.locator('[data-testid="seat-ratings"]')
+    page.locator('[data-testid="seat-ratings"] summary').click()
+    expect(page.locator('[data-testid="seat-rating-0"]')).to_be_hidden()
+    summary = page.locator('[data-testid="seat-ratings"] summary').bounding_box()
+    assert strip.bounding_box()["height"] <= summary["height"] + 8
     page.context.close()
 
 
