@@ -7,6 +7,11 @@
 * every valid frame gives the same result whole, in halves and byte by byte,
   with garbage before and after skipped;
 * the message layer never raises anything but ProtocolError subclasses.
+
+The decoders here have both time rules off, so decoding is a pure function of the
+bytes. With the inter-byte timeout on, a byte-by-byte feed that a busy machine
+paused for longer than the timeout would rightly drop its half frame
+(tests/tablectl/test_protocol.py tests the time rules with a clock of its own).
 """
 
 from __future__ import annotations
@@ -28,17 +33,17 @@ frames = st.builds(
 
 
 def feed_whole(data: bytes) -> list[P.Frame]:
-    return P.FrameDecoder(stale_after=None).feed(data)
+    return P.FrameDecoder(stale_after=None, inter_byte=None).feed(data)
 
 
 def feed_halves(data: bytes, cut: int | None = None) -> list[P.Frame]:
-    d = P.FrameDecoder(stale_after=None)
+    d = P.FrameDecoder(stale_after=None, inter_byte=None)
     k = len(data) // 2 if cut is None else cut
     return d.feed(data[:k]) + d.feed(data[k:])
 
 
 def feed_bytes(data: bytes) -> list[P.Frame]:
-    d = P.FrameDecoder(stale_after=None)
+    d = P.FrameDecoder(stale_after=None, inter_byte=None)
     out: list[P.Frame] = []
     for i in range(len(data)):
         out += d.feed(data[i:i + 1])
@@ -92,7 +97,7 @@ def test_valid_frame_every_way_with_garbage_around(frame, before, after, cut):
 def test_stream_of_frames_split_anywhere(fs, data):
     wire = b"".join(P.encode_frame(f) for f in fs)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=6)))
-    d = P.FrameDecoder(stale_after=None)
+    d = P.FrameDecoder(stale_after=None, inter_byte=None)
     got, last = [], 0
     for c in cuts + [len(wire)]:
         got += d.feed(wire[last:c])
