@@ -21,7 +21,6 @@ from typing import Any
 import lexicon
 
 from scoring import game as _game
-from scoring import stats  # noqa: F401  (TEMPORARY: export and leaderboard, see below)
 from scoring.chips import award_chips
 from scoring.errors import ScoringError
 from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_JA, GameState

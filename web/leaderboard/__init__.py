@@ -20,21 +20,22 @@ from flask import Blueprint, jsonify, render_template, request
 
 from .. import charts, gamelog, rating_store, standings, stats_store
 from ..db import get_db
-from ..engine import stats
+from .. import engine
 from ..errors import UserError
 from ..i18n import current_lang, t
+from ..text import whole_number
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
 
 
 def family_name(family: str) -> str:
-    ja, en = stats.FAMILIES[family]
+    ja, en = engine.FAMILIES[family]
     return ja if current_lang() == "ja" else en
 
 
 def figure_name(fid: str) -> str:
-    f = stats.figure(fid)
+    f = engine.figure(fid)
     return f.ja if current_lang() == "ja" else f.en
 
 
@@ -44,11 +45,23 @@ thousands of points (+59.0, not +59,000.0)."""
 POINT_FAMILIES = ("riichi4", "riichi3")
 
 
+def shown_result(value: float, family: str | None) -> float:
+    """A settled result in the unit the club reads it in: thousands of points in point
+    families (+69.0), as it is elsewhere (MCR totals, victory points). The table and the
+    charts both show this number."""
+    return value / 1000 if family in POINT_FAMILIES else value
+
+
 @bp.app_template_global("fmt_figure")
 def _fmt_figure(fid, value, family: str | None = None):
     if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
-        return RESULT_FIGURES[fid].format(value / 1000)
-    return stats.format_figure(fid, value)
+        return RESULT_FIGURES[fid].format(shown_result(value, family))
+    return engine.format_figure(fid, value)
+
+
+CHART_WIDTH = 360
+"""The leaderboard's charts are drawn for a phone's width (their words stay readable at
+390 px) and grow with the page up to the width the stylesheet allows."""
 
 
 def dan_name(family: str, level: int | None) -> str:
@@ -68,17 +81,18 @@ def fmt_rating(value) -> str:
 def _figure_columns(family: str) -> list[str]:
     # Three-player tables have no fourth place; MCR has no busting or riichi.
     skip = {"riichi3": {"fourths"}, "mcr": {"bust_rate", "riichi_rate"}}.get(family, set())
-    return [f for f in stats.FIGURE_IDS if f not in skip]
+    return [f for f in engine.FIGURE_IDS if f not in skip]
 
 
 def _int_arg(name: str, default: int, low: int = 0, high: int = 100_000) -> int:
     raw = request.args.get(name, "")
     if raw == "":
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    value = whole_number(raw)
+    if value is None or not low <= value <= high:
         raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
                         field=name, low=low, high=high, value=raw[:20])
-    return int(raw)
+    return value
 
 
 def board_query(db) -> dict:
@@ -137,10 +151,12 @@ def board():
     if q["order"] == "rating":
         rated = [r for r in q["rows"] if r["rating"] is not None][:30]
         chart = charts.totals_chart([(r["name"], r["rating"] - rating_store.INITIAL_R)
-                                     for r in rated], t("lb.rating_chart")) if rated else ""
+                                     for r in rated], t("lb.rating_chart"),
+                                    width=CHART_WIDTH) if rated else ""
     else:
         chart = (
-            charts.totals_chart([(r["name"], r["total"]) for r in q["rows"][:30]], t("lb.title"))
+            charts.totals_chart([(r["name"], shown_result(r["total"], q["family"]))
+                                 for r in q["rows"][:30]], t("lb.title"), width=CHART_WIDTH)
             if q["rows"]
             else ""
         )
@@ -152,7 +168,7 @@ def board():
         orders=stats_store.ORDERS,
         family_name=family_name,
         figure_name=figure_name,
-        all_families=list(stats.FAMILIES),
+        all_families=list(engine.FAMILIES),
     )
 
 
@@ -164,8 +180,8 @@ def player_page(player_id: int):
     family = request.args.get("family") or (families or ["riichi4"])[0]
     stats_store.check_family(family)
     lines = stats_store.player_lines(db, player_id, family)
-    sums = stats.aggregate(lines)
-    figs = stats.figures(sums)
+    sums = engine.aggregate(lines)
+    figs = engine.figures(sums)
     n_places = 3 if family == "riichi3" else 4
     places = (
         ["1着", "2着", "3着", "4着"] if current_lang() == "ja" else ["1st", "2nd", "3rd", "4th"]
@@ -182,14 +198,15 @@ def player_page(player_id: int):
         columns=_figure_columns(family),
         months=stats_store.player_months(db, player_id, family),
         lines=lines,
-        results_svg=charts.results_chart([x.result for x in lines], t("lb.results_chart"))
+        results_svg=charts.results_chart([shown_result(x.result, family) for x in lines],
+                                         t("lb.results_chart"), width=CHART_WIDTH)
         if lines
         else "",
         placement_svg=charts.placement_chart(counts, places, t("lb.placements")) if lines else "",
         rating=now,
         dan=dan_name(family, now["dan_level"]) if now else "",
         rating_svg=charts.rating_chart([h["r_after"] for h in history], t("lb.rating_chart"),
-                                       start=rating_store.INITIAL_R,
+                                       start=rating_store.INITIAL_R, width=CHART_WIDTH,
                                        moves=[h["dan_moved"] for h in history])
         if history else "",
         family_name=family_name,
@@ -214,5 +231,5 @@ def game_page(game_id: int):
         svg=svg,
         final=result.get("final"),
         family_name=family_name,
-        family=stats.rule_family(game["rules"]),
+        family=engine.rule_family(game["rules"]),
     )
