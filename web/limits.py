@@ -41,7 +41,12 @@ BODY_LIMITS = {
 
 
 class IdConverter(IntegerConverter):
-    """``<int:name>``: a whole number from 1 to 2^63-1 (a SQLite row id)."""
+    """``<int:name>``: a whole number from 1 to 2^63-1 (a SQLite row id), in ASCII digits.
+
+    Werkzeug's ``\\d+`` also matches ``١٢`` and 5,000 nines (which ``int()`` then refuses
+    with a ValueError, a 500): 1 to 19 ASCII digits match, anything else is a 404."""
+
+    regex = r"[0-9]{1,19}"
 
     def __init__(self, map, fixed_digits=0, min=1, max=ID_MAX, signed=False):  # noqa: A002
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)

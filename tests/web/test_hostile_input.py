@@ -361,3 +361,9 @@ def test_guests_from_one_tablet_are_throttled_staff_are_not(app, db, client, t1,
     _time_passes(db, 3600)
     assert client.post("/api/tables/t1/guests", headers=t1, json={"name": "Later"}
                        ).status_code == 201
+
+
+@pytest.mark.parametrize("raw", ["9" * 5000, "١٢", "１", "²"])
+def test_ids_in_paths_are_ascii_digits_else_404(client, raw):
+    r = client.get(f"/api/games/{raw}")
+    assert r.status_code == 404
