@@ -732,7 +732,9 @@ def _confirmer(actor: str, player: dict, member_no: Any) -> str:
         return "tablet"
     given = text.clean(str(member_no), "member_no", MAX_NAME) if member_no else ""
     if given.casefold() != str(player["member_no"]).casefold():
-        raise Refused("records.confirm_needs_member_no", code="confirm_needs_member_no",
+        # a number that is not theirs is said to be wrong, not asked for again
+        raise Refused("records.confirm_wrong_member_no" if given
+                      else "records.confirm_needs_member_no", code="confirm_needs_member_no",
                       details={"field": "member_no"}, name=player["name"])
     return "self"
 

@@ -139,3 +139,28 @@ def test_every_page_has_an_icon(client):
     r = client.get("/favicon.ico")
     assert r.status_code == 200 and r.mimetype == "image/vnd.microsoft.icon"
     assert r.data[:4] == b"\x00\x00\x01\x00" and b"PNG" in r.data[:40]
+
+
+def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
+    """Settlement confirmation: no number asks for it; a wrong one says it is not theirs
+    (it used to ask for the number again), and says who can tell them theirs."""
+    from web import games
+
+    sato = games.add_player(db, "佐藤", member_no="M001")["id"]
+    h = bearer(app, "t1")
+    gid = start(client, h, players=(sato, 2, 3, 4))["game"]["id"]
+    record(client, h, {"event": "win", "winners": [{"seat": 1, "yakuman": 1}], "from": 0}, 1)
+    url = f"/api/tables/t1/games/{gid}/confirm"
+
+    def confirm(body, lang="ja"):
+        return client.post(url, headers={**h, "Accept-Language": lang}, json=body)
+
+    asked = confirm({"seat": 0}).get_json()["error"]["message"]
+    assert "会員番号を入力してください" in asked
+    r = confirm({"seat": 0, "member_no": "M002"})
+    wrong = r.get_json()["error"]["message"]
+    assert r.status_code == 422 and wrong != asked
+    assert "佐藤 さんの会員番号ではありません" in wrong and "スタッフにお尋ねください" in wrong
+    assert "not 佐藤's member number" in confirm({"seat": 0, "member_no": "M003"},
+                                                 "en").get_json()["error"]["message"]
+    assert confirm({"seat": 0, "member_no": "m001"}).status_code == 200

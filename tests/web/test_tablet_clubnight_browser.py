@@ -14,7 +14,7 @@ from tests.support.tablet import SIZES, Tablet, in_sight, open_tablet, overflow,
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TABLES = {"t1": "nekohouse-4a", "t2": "mcr", "t3": "nekohouse-4a", "t4": "nekohouse-4a",
-          "t5": "mcr", "t6": "nekohouse-4a", "t7": "nekohouse-4a"}
+          "t5": "mcr", "t6": "nekohouse-4a", "t7": "nekohouse-4a", "t8": "nekohouse-4a"}
 
 
 @pytest.fixture(scope="module")
@@ -264,4 +264,44 @@ def test_phone_settlement_aligns_results_and_offers_the_same_table_again(browser
     tab.ready()
     expect(page.locator('[data-testid="seat-rating-1"]')).to_contain_text("1 game")
     assert "1 games" not in page.locator('[data-testid="seat-ratings"]').text_content()
+    page.context.close()
+
+
+def api_record(club, table: str, event: dict, seq: int) -> None:
+    body = json.dumps({"event": event, "expected_seq": seq,
+                       "idempotency_key": f"night-{table}-{seq}"}).encode()
+    req = urllib.request.Request(club["url"] + f"/api/tables/{table}/hands", data=body, headers={
+        "Authorization": "Bearer " + club["secrets"][table], "Content-Type": "application/json"})
+    assert urllib.request.urlopen(req).status == 201
+
+
+def test_member_confirms_with_a_hint_and_a_wrong_number_is_named_wrong(browser, club):
+    from web.db import connect
+
+    pid = club["seats"]["t8"][0]
+    db = connect(club["db"])
+    try:
+        db.execute("UPDATE players SET member_no = 'M808' WHERE id = ?", [pid])
+    finally:
+        db.conn.close()
+    tab = started(browser, club, "t8", size="390")
+    page = tab.page
+    api_record(club, "t8", {"event": "win", "winners": [{"seat": 1, "yakuman": 1}],
+                            "from": 0}, json.loads(page.locator("#page-data").text_content())[
+                                "next_seq"])
+    page.reload()
+    tab.ready()
+    tab.tap('[data-testid="confirm-0"]')
+    dialog = page.locator("dialog.confirm-dialog")
+    expect(dialog.locator('[data-testid="member-no-hint"]')).to_have_text(
+        "会員番号がわからないときは、スタッフにお尋ねください")
+    shot(page, "night-member-number-390")
+    dialog.locator("input").fill("M999")
+    dialog.locator('button[value="ok"]').click()
+    expect(page.locator("#notice")).to_contain_text("会員番号ではありません")
+    assert "入力してください" not in page.locator("#notice").text_content().split("。")[0]
+    tab.tap('[data-testid="confirm-0"]')
+    dialog.locator("input").fill("m808")
+    dialog.locator('button[value="ok"]').click()
+    expect(page.locator('[data-testid="confirmed-0"]')).to_be_visible()
     page.context.close()

@@ -53,10 +53,12 @@
       dialog = document.createElement("dialog");
       dialog.className = "confirm-dialog";
       dialog.innerHTML = '<form method="dialog"><p class="q"></p><input name="no" class="big" autocomplete="off" inputmode="text">' +
+        '<p class="hint" data-testid="member-no-hint"></p>' +
         '<div class="row"><button class="btn" value="cancel"></button><button class="btn primary" value="ok"></button></div></form>';
       document.body.appendChild(dialog);
     }
     dialog.querySelector(".q").textContent = d.tMemberNo.replace("{name}", name);
+    dialog.querySelector(".hint").textContent = d.tMemberHint || "";   // where the number is
     dialog.querySelector('[value="cancel"]').textContent = d.tCancel;
     dialog.querySelector('[value="ok"]').textContent = d.tOk;
     var input = dialog.querySelector("input");
