@@ -366,9 +366,10 @@ class TableManager(threading.Thread):
             return
         for cmd in self.journal.given_up(self.tid):
             if cmd["seq"] is not None and self.driver.ran(cmd["seq"], cmd["command"], identity):
-                self.journal.note_late_outcome(cmd["id"], "link_down_ran")
-                self.journal.add_event(self.tid, "late_outcome", "link_down_ran",
-                                       data={"id": cmd["id"], "command": cmd["command"]})
+                self.journal.note_late_outcome(
+                    cmd["id"], "link_down_ran",
+                    event={"table_id": self.tid, "kind": "late_outcome", "code": "link_down_ran",
+                           "data": {"id": cmd["id"], "command": cmd["command"]}})
 
     # ------------------------------------------------------------ commands
     def _execute(self, cmd: dict[str, Any], resend: int | None = None) -> None:

@@ -473,10 +473,17 @@ class Journal:
         return _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " error_code = 'link_down' ORDER BY id DESC LIMIT ?", (table_id, limit))
 
-    def note_late_outcome(self, command_id: int, code: str) -> None:
-        """Record that a command given up as timed_out was later found to have run."""
-        self._exec("UPDATE table_commands SET error_code=?, error_message=error_message"
-                   " || ' — ' || ? WHERE id=?", (code, W.code(code, W.BOTH), command_id))
+    def note_late_outcome(self, command_id: int, code: str,
+                          event: dict[str, Any] | None = None) -> None:
+        """Record that a command given up as timed_out was later found to have run;
+        ``event`` (as in :meth:`finish`) is stored in the same transaction."""
+        def write() -> None:
+            self.db.conn.execute("UPDATE table_commands SET error_code=?, error_message="
+                                 "error_message || ' — ' || ? WHERE id=?",
+                                 (code, W.code(code, W.BOTH), command_id))
+            if event is not None:
+                self._insert_event(**event)
+        self._write(write)
 
     def has_queued(self, table_id: str) -> bool:
         """Whether a command waits for the table (a read: no write while nothing changes)."""
