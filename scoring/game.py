@@ -86,7 +86,7 @@ def _rule(rules: Rules, section: str, name: str) -> str:
     return f"{rules.name}: {section}.{name} = {value!r}" + (f"; rulebook: {src}" if src else "")
 
 
-def _rule_values(rules: Rules, section: str, name: str) -> dict:
+def _rule_values(rules: Rules, section: str, name: str) -> dict[str, Any]:
     """The switch a refusal rests on, as values: ``switch`` and its ``value``."""
     return {"switch": f"{section}.{name}",
             "value": toml_value(getattr(getattr(rules, section), name))}
@@ -96,7 +96,7 @@ SEATS_JA = tuple(w + "家" for w in WINDS_JA)  # 東家 南家 西家 北家
 SEATS_EN = ("East", "South", "West", "North")
 
 
-def seat_values(state: GameState, seat: int, key: str = "seat") -> dict:
+def seat_values(state: GameState, seat: int, key: str = "seat") -> dict[str, Any]:
     """A seat named in a refusal: its number, its player and its seat wind this hand in
     player words (``seat_ja`` 「東家」, ``seat_en`` "East"), never "seat 0"."""
     wind = (seat - state.dealer) % state.seat_count
@@ -122,13 +122,13 @@ class GameState:
     end_reason: str = ""
     extension: bool = False  # playing the West round of 西入
     yame_offer: str = ""  # "agari_yame"/"tenpai_yame" the dealer may declare now
-    houki: set = field(default_factory=set)
-    hand_deposits: list = field(default_factory=list)  # (seat, points) this hand
+    houki: set[Any] = field(default_factory=set)
+    hand_deposits: list[Any] = field(default_factory=list)  # (seat, points) this hand
     chips: list[int] = field(default_factory=list)
     vp_adjust: list[int] = field(default_factory=list)
-    yakuman_end: dict | None = None
+    yakuman_end: dict[str, Any] | None = None
     dabuken: int | None = None
-    hands: list[dict] = field(default_factory=list)
+    hands: list[dict[str, Any]] = field(default_factory=list)
     last_line: int = 0  # the line of the last event applied: the next one is last_line + 1
 
     @property
@@ -172,7 +172,7 @@ class GameState:
             hands=list(self.hands),
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The live view the tablet shows."""
         return {
             "players": list(self.players),
@@ -221,7 +221,7 @@ def _riichi_ok(state: GameState, seat: int) -> bool:
 
 def _hand_pay(
     rules: Rules, *, han: int, fu: int, yakuman: int, dealer: bool, tsumo: bool, dora: int = 0
-) -> dict:
+) -> dict[str, Any]:
     """``pay`` of a han/fu hand (:func:`scoring.points.hand_value`)."""
     return hand_value(
         rules, han=han, fu=fu, yakuman=yakuman, dealer=dealer, tsumo=tsumo, dora=dora
@@ -242,7 +242,7 @@ def _check_pair(rules: Rules, line: int, han: int, fu: int, tsumo: bool) -> None
 
 
 # --------------------------------------------------------------------------- payments
-def _spread(pay: dict, n: int, winner: int, dealer: int, src: int | None) -> list[int]:
+def _spread(pay: dict[str, Any], n: int, winner: int, dealer: int, src: int | None) -> list[int]:
     """Per-seat deltas of one ``pay`` dict (contract shape) for ``winner``."""
     d = [0] * n
     if src is not None:
@@ -291,7 +291,7 @@ def _seat(state: GameState, line: int, value: Any, what: str) -> int:
     return value
 
 
-def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
+def _seats(state: GameState, line: int, ev: dict[str, Any], key: str) -> list[int]:
     value = ev.get(key, [])
     if not isinstance(value, list):
         raise GameEventError(line, f"'{key}' must be a list of seat numbers, not {value!r}",
@@ -303,7 +303,7 @@ def _seats(state: GameState, line: int, ev: dict, key: str) -> list[int]:
     return seats
 
 
-def _int(line: int, ev: dict, key: str, default: int | None = None, low: int = 0) -> int:
+def _int(line: int, ev: dict[str, Any], key: str, default: int | None = None, low: int = 0) -> int:
     value = ev.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise GameEventError(
@@ -347,7 +347,7 @@ def _riichi_ok_points(rules: Rules, have: int, deposit: int) -> bool:
 @dataclass
 class _Win:
     seat: int
-    pay: dict
+    pay: dict[str, Any]
     yakuman: int = 0
     chips: int = 0  # what each payer of a tsumo pays (all of it for a ron)
     pao: int | None = None
@@ -430,7 +430,8 @@ def _check_first_turn(state: GameState, line: int, w: dict[str, Any], seat: int)
         )
 
 
-def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+def _hand_facts(state: GameState, line: int, w: dict[str, Any], seat: int,
+                src: int | None) -> dict[str, Any]:
     """The winner's ``hand`` (a scoring-batch input object), checked against what the game
     knows: tsumo (no ``from``), the seat and round winds. A hand that says otherwise would be
     paid wrongly, so it is refused; the game's facts are returned as the line's fields."""
@@ -461,7 +462,8 @@ def _hand_facts(state: GameState, line: int, w: dict, seat: int, src: int | None
     return facts
 
 
-def _scored_hand(state: GameState, line: int, w: dict, seat: int, src: int | None) -> HandResult:
+def _scored_hand(state: GameState, line: int, w: dict[str, Any], seat: int,
+                 src: int | None) -> HandResult:
     """The winner's hand scored through the typed hand API."""
     facts = _hand_facts(state, line, w, seat, src)
     try:
@@ -481,7 +483,8 @@ def _not_scored(state: GameState, line: int, seat: int, e: ScoringError) -> Game
 
 
 def _hand_winner(
-    state: GameState, line: int, w: dict, seat: int, src: int | None, chips: int, pao: int | None
+    state: GameState, line: int, w: dict[str, Any], seat: int, src: int | None, chips: int,
+    pao: int | None,
 ) -> _Win:
     res = _scored_hand(state, line, w, seat, src)
     if chips:  # the event's own count wins over the hand's
@@ -491,7 +494,8 @@ def _hand_winner(
     return _Win(seat, res.value.pay, res.yakuman, chips, pao, res.yakuless, limit)
 
 
-def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+def _mcr_pay(state: GameState, line: int, w: dict[str, Any], seat: int,
+             src: int | None) -> dict[str, Any]:
     if "hand" in w:
         total = _scored_mcr(state, line, w, seat, src)["total"]
     else:
@@ -506,7 +510,8 @@ def _mcr_pay(state: GameState, line: int, w: dict, seat: int, src: int | None) -
     return {"mcr_total": total}
 
 
-def _scored_mcr(state: GameState, line: int, w: dict, seat: int, src: int | None) -> dict:
+def _scored_mcr(state: GameState, line: int, w: dict[str, Any], seat: int,
+                src: int | None) -> dict[str, Any]:
     """The winner's MCR hand scored by :func:`scoring.mcr.score_hand` (MCR's own API)."""
     out = mcr.score_hand({**w["hand"], **_hand_facts(state, line, w, seat, src)}, state.rules)
     if not out["ok"]:
@@ -627,7 +632,7 @@ def _order_winners(state: GameState, line: int, winners: list[_Win], src: int | 
     return winners
 
 
-def _on_win(state: GameState, line: int, ev: dict) -> dict:
+def _on_win(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     src = ev.get("from")
     if src is not None:
         src = _seat(state, line, src, "'from'")
@@ -680,7 +685,7 @@ def _nagashi_deltas(state: GameState, line: int, seats: list[int]) -> list[int]:
     return d
 
 
-def _on_draw(state: GameState, line: int, ev: dict) -> dict:
+def _on_draw(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     rules = state.rules
     tenpai = _seats(state, line, ev, "tenpai")
     riichi = _seats(state, line, ev, "riichi")
@@ -718,7 +723,8 @@ def _on_draw(state: GameState, line: int, ev: dict) -> dict:
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": "tenpai_yame"}
 
 
-def _nagashi_win(state: GameState, line: int, seats: list[int], riichi: list[int]) -> dict:
+def _nagashi_win(state: GameState, line: int, seats: list[int],
+                 riichi: list[int]) -> dict[str, Any]:
     """Nagashi as a tsumo win (000 (5) 流し満貫 「満貫のツモあがりの扱いになります」): each
     nagashi player is paid as a mangan (or yakuman) tsumo, and the hand ends as after a tsumo
     by the first of them counting from the dealer: they collect the honba and the deposits,
@@ -735,7 +741,7 @@ def _nagashi_win(state: GameState, line: int, seats: list[int], riichi: list[int
     return {"deltas": deltas, "renchan": renchan, "honba_up": renchan, "yame": "agari_yame"}
 
 
-def _on_abort(state: GameState, line: int, ev: dict) -> dict:
+def _on_abort(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     rules = state.rules
     kind = ev.get("kind")
     if kind not in ABORT_KINDS:
@@ -785,12 +791,12 @@ def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
     return [-x for x in _spread(pay, n, seat, state.dealer, None)]
 
 
-def _on_chombo(state: GameState, line: int, ev: dict) -> dict:
+def _on_chombo(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     seat = _seat(state, line, ev.get("seat"), "'seat'")
     return {"deltas": _chombo_deltas(state, line, seat), "chombo": True}
 
 
-def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
+def _on_penalty(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     rules, g = state.rules, state.rules.game
     seat = _seat(state, line, ev.get("seat"), "'seat'")
     kind = ev.get("kind")
@@ -825,7 +831,7 @@ def _on_penalty(state: GameState, line: int, ev: dict) -> dict:
     return {"deltas": d, "penalty": True}
 
 
-def _points_penalty(state: GameState, line: int, ev: dict, seat: int) -> list[int]:
+def _points_penalty(state: GameState, line: int, ev: dict[str, Any], seat: int) -> list[int]:
     points = _int(line, ev, "points", None, low=1)
     d = [0] * state.seat_count
     if ev.get("to") is not None:
@@ -922,7 +928,7 @@ def _finish(state: GameState, reason: str) -> None:
     state.finished, state.end_reason = True, reason
 
 
-def _on_end(state: GameState, line: int, ev: dict) -> dict:
+def _on_end(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     reason = ev.get("reason", "time")
     if reason in ("agari_yame", "tenpai_yame"):
         if state.yame_offer != reason:
@@ -948,7 +954,7 @@ def _on_end(state: GameState, line: int, ev: dict) -> dict:
     return {"deltas": [0] * state.seat_count}
 
 
-def _on_start(state: GameState, line: int, ev: dict) -> dict:
+def _on_start(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     players = ev.get("players")
     n = state.rules.table.players
     if (
@@ -1099,7 +1105,7 @@ def _new_state(rules) -> GameState:
     return GameState(rules=load_rules(rules))
 
 
-def apply_event(state: GameState, line: int, event: dict) -> None:
+def apply_event(state: GameState, line: int, event: dict[str, Any]) -> None:
     """Apply one more event (the game's ``line``-th) to a live state, in place.
 
     For callers that grow a game hand by hand (generators, simulations)
@@ -1108,7 +1114,7 @@ def apply_event(state: GameState, line: int, event: dict) -> None:
     _apply(state, line, event)
 
 
-def state_after(events: Iterable[dict], rules) -> GameState:
+def state_after(events: Iterable[dict[str, Any]], rules) -> GameState:
     """The game state after ``events`` (raises :class:`GameEventError`)."""
     state = _new_state(rules)
     for line, ev in enumerate(events, start=1):
@@ -1116,7 +1122,7 @@ def state_after(events: Iterable[dict], rules) -> GameState:
     return state
 
 
-def advance(state: GameState, event: dict) -> tuple[GameState, dict]:
+def advance(state: GameState, event: dict[str, Any]) -> tuple[GameState, dict[str, Any]]:
     """Apply one more event to a live ``state`` without changing it: the new state
     and the game's result after the event, the same dict :func:`replay` returns for
     all the events so far (the event's own record is ``result["hands"][-1]``).
@@ -1126,7 +1132,7 @@ def advance(state: GameState, event: dict) -> tuple[GameState, dict]:
     return new, _result(new)
 
 
-def _result(state: GameState) -> dict:
+def _result(state: GameState) -> dict[str, Any]:
     """The game-events contract's output for a state (see :func:`replay`)."""
     return {
         "rules": state.rules.name,
@@ -1144,7 +1150,7 @@ def is_void(state: GameState) -> bool:
     return state.finished and state.end_reason == NO_HANDS
 
 
-def _final(state: GameState) -> dict | None:
+def _final(state: GameState) -> dict[str, Any] | None:
     if not state.finished or is_void(state):
         return None
     g = state.rules.game
@@ -1170,14 +1176,14 @@ def _final(state: GameState) -> dict | None:
     return out
 
 
-def replay(events: list[dict], rules) -> dict:
+def replay(events: list[dict[str, Any]], rules) -> dict[str, Any]:
     """Replay a whole game: the contract's output (``rules``, ``hands``,
     ``finished``, ``final``).  Raises :class:`GameEventError` on the first event
     the rules refuse."""
     return _result(state_after(events, rules))
 
 
-def preview(events: list[dict], new_event: dict, rules) -> dict:
+def preview(events: list[dict[str, Any]], new_event: dict[str, Any], rules) -> dict[str, Any]:
     """What ``new_event`` would do after ``events``, without keeping it:
     ``deltas``, ``scores`` and ``kyoutaku`` after it, and the next ``state``."""
     trial = state_after(events, rules)
@@ -1192,13 +1198,13 @@ def preview(events: list[dict], new_event: dict, rules) -> dict:
     }
 
 
-def read_events(lines: Iterable[str]) -> list[dict]:
+def read_events(lines: Iterable[str]) -> list[dict[str, Any]]:
     """Parse JSON Lines.  Trailing blank lines are ignored; a blank line inside
     the game is refused, so an event's number is always its line in the file."""
     texts = [t for t in lines]
     while texts and not texts[-1].strip():
         texts.pop()
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
     for i, text in enumerate(texts, start=1):
         if not text.strip():
             raise GameEventError(i, "blank line inside the game: one event per line, no gaps",

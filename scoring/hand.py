@@ -104,7 +104,7 @@ class HandInput:
 
     hand: list[int]
     win: int
-    melds: list
+    melds: list[Any]
     tsumo: bool
     riichi: bool
     double_riichi: bool
@@ -128,7 +128,7 @@ class HandInput:
     kyoutaku: int
     flags: int  # the true BOOL_FIELDS as bits (_FLAG_BIT): one small key for memos
 
-    def __init__(self, hand: list[int], win: int, melds: list | None = None) -> None:
+    def __init__(self, hand: list[int], win: int, melds: list[Any] | None = None) -> None:
         self.hand = hand
         self.win = win
         self.melds = [] if melds is None else melds
@@ -210,10 +210,10 @@ class HandResult:
         self.kazoe = kazoe
         self.yakuless = yakuless
         self.dora_count = 0
-        self.facts: dict = {}
+        self.facts: dict[str, Any] = {}
         self.value: Any = None  # a points.HandValue once the reading is priced
         self.pocchi_as: int | None = None
-        self.chips: dict = {}
+        self.chips: dict[str, Any] = {}
         self.honba_bonus = 0
         self.kyoutaku_bonus = 0
         self.error: HandError | None = None
@@ -226,7 +226,7 @@ class HandResult:
         return out
 
 # --------------------------------------------------------------------------- parsing
-def _bool(line: dict, name: str) -> bool:
+def _bool(line: dict[str, Any], name: str) -> bool:
     v = line.get(name)
     if v is None:
         return False
@@ -236,7 +236,7 @@ def _bool(line: dict, name: str) -> bool:
     return v
 
 
-def _int(line: dict, name: str) -> int:
+def _int(line: dict[str, Any], name: str) -> int:
     v = line.get(name)
     if v is None:
         return 0
@@ -246,7 +246,7 @@ def _int(line: dict, name: str) -> int:
     return v
 
 
-def _wind(line: dict, name: str) -> int:
+def _wind(line: dict[str, Any], name: str) -> int:
     v = line.get(name)
     if v is None:
         return WIND_LETTERS["E"]
@@ -269,7 +269,7 @@ _PARSED: Final = Memo(4096)  # tile text -> tiles
 _SEGMENTS: Final = Memo(4096)  # one suit's piece of tile text ("406s") -> its tiles
 
 
-def _segment(seg: str) -> tuple | None:
+def _segment(seg: str) -> tuple[Any, ...] | None:
     """The tiles of one ``digits + suit letter`` piece such as ``"406s"``, or None."""
     table = _DIGITS.get(seg[-1:])
     if table is None or len(seg) < 2:
@@ -283,7 +283,7 @@ def _segment(seg: str) -> tuple | None:
     return _SEGMENTS.put(seg, tuple(out))
 
 
-def _fast_tiles(text: str) -> tuple | None:
+def _fast_tiles(text: str) -> tuple[Any, ...] | None:
     """The tiles of plain well-formed ``mpsz`` text, or None to let the strict parser
     explain what is wrong. Batches repeat indicator strings, so results are memoized.
 
@@ -297,7 +297,7 @@ def _fast_tiles(text: str) -> tuple | None:
     pieces = cut.split(",")
     if pieces.pop():  # the text must end with a suit letter
         return None
-    out: tuple = ()
+    out: tuple[Any, ...] = ()
     for seg in pieces:
         tiles = _SEGMENTS.get(seg) or _segment(seg)
         if tiles is None:
@@ -306,7 +306,7 @@ def _fast_tiles(text: str) -> tuple | None:
     return _PARSED.put(text, out)
 
 
-def _tiles(line: dict, name: str, required: bool = False) -> list[int]:
+def _tiles(line: dict[str, Any], name: str, required: bool = False) -> list[int]:
     v = line.get(name)
     if v is None or (v == "" and not required):
         if required:
@@ -385,7 +385,7 @@ def parse_input(
 _BOOL_SET: Final = frozenset(BOOL_FIELDS)
 
 
-def _set_flags(inp: HandInput, line: dict) -> None:
+def _set_flags(inp: HandInput, line: dict[str, Any]) -> None:
     """Copy the true flags; any value but true, false or null is refused, the first bad one
     in BOOL_FIELDS order named (the set intersection is made in C: a line names few flags)."""
     bad = False
@@ -457,12 +457,12 @@ class Derived:
     def __init__(self, rules: Rules) -> None:
         text = rules.table.removed_tiles
         tiles = parse_tiles(text, allow_flowers=False) if text else []
-        self.removed: frozenset = frozenset(kind(x) for x in tiles)
-        self.dora_of: tuple = _dora_of(self.removed)
+        self.removed: frozenset[Any] = frozenset(kind(x) for x in tiles)
+        self.dora_of: tuple[Any, ...] = _dora_of(self.removed)
         per_hand, per_reading = han_table(rules.hand)
-        self.fixed_rows: tuple = per_hand  # situation and whole-hand yaku
-        self.gated: dict = gated_rows(rules.hand)  # reading yaku of a four-set reading
-        self.forms: tuple = per_reading[2]  # seven pairs and thirteen orphans
+        self.fixed_rows: tuple[Any, ...] = per_hand  # situation and whole-hand yaku
+        self.gated: dict[str, Any] = gated_rows(rules.hand)  # reading yaku of a four-set reading
+        self.forms: tuple[Any, ...] = per_reading[2]  # seven pairs and thirteen orphans
 
 
 def derived(rules: Rules) -> Derived:
@@ -473,12 +473,12 @@ def derived(rules: Rules) -> Derived:
     return hit
 
 
-def removed_kinds(rules: Rules) -> frozenset:
+def removed_kinds(rules: Rules) -> frozenset[Any]:
     """Kinds the rule set's tiles leave out (``table.removed_tiles``; three-player: 2m-8m)."""
     return derived(rules).removed
 
 
-def _copies_ok(every: list[int], t, removed: frozenset) -> bool:
+def _copies_ok(every: list[int], t, removed: frozenset[Any]) -> bool:
     """One counting pass for the common case that every copy limit holds."""
     c = [0] * 37
     for x in every:
@@ -624,7 +624,7 @@ class HandFacts:
 
     __slots__ = (*_FACT_NAMES, "bits")
 
-    def __init__(self, inp: HandInput, rules: Rules, conc: tuple, kinds: set):
+    def __init__(self, inp: HandInput, rules: Rules, conc: tuple[Any, ...], kinds: set[Any]):
         """``conc``: the concealed tiles' sorted kinds; ``kinds``: every kind in the hand."""
         self.has_honor = honor = not kinds.isdisjoint(_HONORS)
         self.has_terminal = terminal = not kinds.isdisjoint(_TERMINALS)
@@ -663,7 +663,7 @@ class HandFacts:
 _YAKUHAI: Final = Memo(64)  # (seat wind, round wind, North switch) -> yakuhai kinds
 
 
-def _yakuhai(key: tuple, inp: HandInput, rules: Rules) -> frozenset:
+def _yakuhai(key: tuple[Any, ...], inp: HandInput, rules: Rules) -> frozenset[Any]:
     """yakuhai_kinds, memoized on the winds and the North switch it reads."""
     return _YAKUHAI.put(key, frozenset(yakuhai_kinds(inp, rules.hand)))
 
@@ -676,7 +676,7 @@ def _step(k: int) -> int:
     return 31 + (k - 31 + 1) % 3
 
 
-def next_kind(k: int, removed: frozenset = frozenset()) -> int:
+def next_kind(k: int, removed: frozenset[Any] = frozenset()) -> int:
     """The dora an indicator of kind ``k`` points at: the next kind of its cycle that is
     in the set (three-player without 2m-8m: 1m -> 9m, 9m -> 1m; 000 (6) ネクスト牌)."""
     d = _step(k)
@@ -685,12 +685,12 @@ def next_kind(k: int, removed: frozenset = frozenset()) -> int:
     return d
 
 
-def _dora_of(removed: frozenset) -> tuple:
+def _dora_of(removed: frozenset[Any]) -> tuple[Any, ...]:
     """The dora kind each indicator tile (0..36, red fives too) points at."""
     return tuple(next_kind(kind(t), removed) for t in range(37))
 
 
-def _count_indicated(indicators, kinds: list, dora_of: tuple) -> tuple[int, int]:
+def _count_indicated(indicators, kinds: list[Any], dora_of: tuple[Any, ...]) -> tuple[int, int]:
     """(dora in the hand, how many indicators point at North); ``kinds``: every tile's kind."""
     n = north = 0
     for t in indicators:
@@ -700,8 +700,8 @@ def _count_indicated(indicators, kinds: list, dora_of: tuple) -> tuple[int, int]
     return n, north
 
 
-def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int],
-                dora_of: tuple) -> dict:
+def dora_counts(inp: HandInput, rules: Rules, kinds: list[Any], tiles: list[int],
+                dora_of: tuple[Any, ...]) -> dict[str, Any]:
     """Dora, aka, ura and nukidora of the hand (a kan's four tiles all count); ``kinds`` are
     the kinds of ``tiles``, every tile of the hand; ``dora_of`` :attr:`Derived.dora_of`."""
     dora, north = _count_indicated(inp.dora, kinds, dora_of) if inp.dora else (0, 0)
@@ -721,7 +721,7 @@ def dora_counts(inp: HandInput, rules: Rules, kinds: list, tiles: list[int],
 
 
 # --------------------------------------------------------------------------- readings
-def _meld_sets(melds) -> tuple:
+def _meld_sets(melds) -> tuple[Any, ...]:
     out = []
     for m in melds:
         shape = dec.SEQ if m.type == "chi" else dec.TRIP
@@ -729,7 +729,7 @@ def _meld_sets(melds) -> tuple:
     return tuple(out)
 
 
-def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> list[Ctx]:
+def contexts(inp: HandInput, rules: Rules, conc: tuple[Any, ...], facts: HandFacts) -> list[Ctx]:
     """Every reading of the hand with every wait of the winning tile; ``conc``: the
     concealed tiles' sorted kinds."""
     hr = rules.hand
@@ -757,7 +757,7 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple, facts: HandFacts) -> lis
     return out
 
 
-def _reading_rows(ctx: Ctx, gated: dict, forms: tuple) -> tuple:
+def _reading_rows(ctx: Ctx, gated: dict[str, Any], forms: tuple[Any, ...]) -> tuple[Any, ...]:
     """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`);
     ``gated`` and ``forms``: the rules' gated rows and seven pairs / thirteen orphans rows."""
     if ctx.form != "std":
@@ -765,8 +765,8 @@ def _reading_rows(ctx: Ctx, gated: dict, forms: tuple) -> tuple:
     return gated[(len(ctx.seqs), ctx.n_honours)]
 
 
-def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ()),
-             known: list | None = None) -> tuple[list, list]:
+def _yaku_of(ctx: Ctx, table: tuple[Any, ...], fixed: tuple[Any, ...] = ((), ()),
+             known: list[Any] | None = None) -> tuple[list[Any], list[Any]]:
     """(ordinary [(id, han)], yakuman [(id, n)]) of one reading, after the ``fixed``
     ones found once for the whole hand. ``known``: what each row gave for another wait of
     the same reading (only the rows that read the wait are checked again)."""
@@ -786,7 +786,7 @@ def _yaku_of(ctx: Ctx, table: tuple, fixed: tuple = ((), ()),
     return plain, ymn
 
 
-def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple) -> tuple:
+def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple[Any, ...]) -> tuple[Any, ...]:
     """The situation and whole-hand yaku (``scope`` other than "reading" in the registry).
     They read only the flags, winds, closedness and hand facts, so they are checked once per
     such combination (few recur across a batch) instead of once per hand."""
@@ -801,7 +801,7 @@ def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple) -> tuple:
     return hit
 
 
-def _bonus(dc: dict, hr) -> tuple[list, list]:
+def _bonus(dc: dict[str, Any], hr) -> tuple[list[Any], list[Any]]:
     """(bonus entries that count as yaku, bonus entries that count only after a yaku)."""
     as_yaku: list[tuple[str, int]] = []
     after: list[tuple[str, int]] = []
@@ -814,8 +814,8 @@ def _bonus(dc: dict, hr) -> tuple[list, list]:
     return as_yaku, after
 
 
-def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple,
-                  rows: tuple) -> HandResult | None:
+def score_reading(ctx: Ctx, rules: Rules, bonus: tuple[Any, ...], fixed: tuple[Any, ...],
+                  rows: tuple[Any, ...]) -> HandResult | None:
     """Han, fu and yaku of one reading; None if it has too few han to win. ``bonus`` is
     :func:`_bonus` of the hand, ``fixed`` its situation and whole-hand yaku, ``rows`` the
     reading yaku to check (:func:`_reading_rows`)."""
@@ -855,7 +855,7 @@ def score_reading(ctx: Ctx, rules: Rules, bonus: tuple, fixed: tuple,
     )
 
 # --------------------------------------------------------------------------- evaluation
-def _chip_facts(inp: HandInput, res: HandResult, dc: dict) -> dict:
+def _chip_facts(inp: HandInput, res: HandResult, dc: dict[str, Any]) -> dict[str, Any]:
     return {
         "ura": dc["ura"],
         "aka": dc["aka"],
@@ -916,7 +916,7 @@ def score(inp: HandInput, rules: Rules) -> HandResult:
     return res
 
 
-def chips_of(rules: Rules, facts: dict) -> dict:
+def chips_of(rules: Rules, facts: dict[str, Any]) -> dict[str, Any]:
     """:func:`scoring.chips.award_chips`, memoized with the rules (a few small facts decide
     it). The dict is shared: do not change it."""
     key = ("chips",) + tuple(facts.values())
@@ -1026,14 +1026,14 @@ def line_rules(line: Any, rules: Any) -> Rules:
     return rules if type(rules) is Rules else load_rules(rules)
 
 
-def yaku_list(yaku) -> list[dict]:
+def yaku_list(yaku) -> list[dict[str, Any]]:
     """The contract's ``yaku`` list of ``[(id, han, yakuman), ...]``."""
     return [
         ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in yaku
     ]
 
 
-def result_line(line_id: Any, res: HandResult) -> dict:
+def result_line(line_id: Any, res: HandResult) -> dict[str, Any]:
     """The contract's output object of a scored hand (``res.error`` is None)."""
     v = res.value
     out = {
@@ -1058,13 +1058,13 @@ def result_line(line_id: Any, res: HandResult) -> dict:
     return out
 
 
-def error_line(line_id: Any, error: ScoringError) -> dict:
+def error_line(line_id: Any, error: ScoringError) -> dict[str, Any]:
     """The contract's output object of a line that cannot be scored."""
     code = error.code if error.code in CONTRACT_CODES else "invalid_input"
     return {"id": line_id, "ok": False, "error": error.as_result(code)}
 
 
-def score_hand(line: Any, rules: Any) -> dict:  # Any: anything a caller sends is answered
+def score_hand(line: Any, rules: Any) -> dict[str, Any]:  # Any: anything a caller sends is answered
     """Score one input line (riichi or, under MCR rules, :func:`scoring.mcr.score_hand`) to
     the contract's output object. Never raises for bad input."""
     line_id = line.get("id") if isinstance(line, dict) else None

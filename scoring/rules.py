@@ -55,7 +55,7 @@ def refusal(reason: str, message: str, **values: Any) -> RulesError:
     return RulesError(message, reason=reason, **values)
 
 
-def switch(default: Any, doc: str, choices: tuple | None = None, source: str = ""):
+def switch(default: Any, doc: str, choices: tuple[Any, ...] | None = None, source: str = ""):
     """Declare one rule switch: its default, a one-line meaning, allowed values
     and (optionally) the rulebook passage it comes from."""
     kw: dict[str, Any] = {"metadata": {"doc": doc, "choices": choices, "source": source}}
@@ -108,7 +108,7 @@ class TableRules(_Section):
         4, "number of players at the table", (3, 4),
         source="002 三人打ち半荘戦A/Bルール; 000 (3) 「4人で対戦します」",
     )
-    red_fives: list = switch(
+    red_fives: list[Any] = switch(
         [1, 1, 1], "red fives in the set per suit [m, p, s] (3B: [0, 4, 4])",
         source="000 (6) 赤ドラ 「一枚づつ」; 002 3B 「赤伍筒、赤伍索は各4枚」",
     )
@@ -289,7 +289,7 @@ class HandRules(_Section):
         False, "a pocchi taken as 5p or 5s counts as a red five (002 3B); false = never red "
         "(002 4B)",
     )
-    han_override: dict = switch(
+    han_override: dict[str, Any] = switch(
         {}, "per-yaku [closed, open] han that differ from the standard table, by yaku id "
         "(3B: chanta = [4, 2]); 5 marks a mangan-valued yaku (ブー麻雀); 0 = not counted that way",
     )
@@ -436,7 +436,7 @@ class PointsRules(_Section):
         "it is split between the two payers (折半). Four-player tables ignore this",
         source="002 3A 「ツモ損あり」; 3B 「ツモ損…はありません」",
     )
-    nofu_table: list = switch(
+    nofu_table: list[Any] = switch(
         [], "the price list used when fu.use_fu = false: rows {han (lowest han of the row), "
         "limit, ron, tsumo = [each non-dealer, dealer], dealer_ron, dealer_tsumo (each)}",
         source="002 点数表 (符計算なしルール); 003 点数 (1飜 1,500 … 13飜 48,000)",
@@ -544,7 +544,7 @@ def _check_nofu_row(i: int, row: Any) -> None:
         )
 
 
-def check_nofu_table(table: list) -> None:
+def check_nofu_table(table: list[Any]) -> None:
     """Refuse a malformed no-fu price list, naming the row."""
     last = 0
     for i, row in enumerate(table):
@@ -724,7 +724,7 @@ class GameRules(_Section):
         source="win: 000 (5) 流し満貫 「満貫のツモあがりの扱いになります」; draw: 002 4A/4B/3A "
         "「流し満貫あり」 and 3B 「流しは役満とします」 say nothing more: played as a draw (流局)",
     )
-    abortive_draws: list = switch(
+    abortive_draws: list[Any] = switch(
         ["suufon", "suukan", "sanchahou"],
         "abortive draws the rules have (kyuushu, suufon, suukan, suucha_riichi, sanchahou); "
         "any other is refused",
@@ -837,11 +837,11 @@ class SettlementRules(_Section):
         "(always on when game.bust is false)",
         source="000 (3) 清算 「持ち点が0点未満の場合、0点として計算します」",
     )
-    uma: list = switch(
+    uma: list[Any] = switch(
         [20000, 10000, -10000, -20000], "uma by rank, one entry per player",
         source="000 (3) ウマ 「1位+20000 2位+10000 3位−10000 4位−20000」",
     )
-    uma_by_floaters: dict = switch(
+    uma_by_floaters: dict[str, Any] = switch(
         {}, "uma rows chosen by how many players end at or above return_points, keys \"1\" \"2\" "
         "\"3\" (浮きウマ / 沈みウマ); a count with no row uses uma",
         source="000 (3) ウマ 【ローカルルール】 シチゴサン, 沈みウマ",
@@ -875,12 +875,12 @@ class SettlementRules(_Section):
         False, "the result is victory points (勝利点) by how many players float (ブー麻雀)",
         source="002 ブー麻雀（続き） 勝利点の表",
     )
-    vp_by_floaters: dict = switch(
+    vp_by_floaters: dict[str, Any] = switch(
         {"1": [9, 0, -3], "2": [4, 0, -2], "3": [1, 0, -1]},
         "victory points [top, floating, sinking] by how many players float (マルA/B/C)",
         source="002 ブー麻雀（続き） 「マルA +9 0 -3 / マルB +4 0 -2 / マルC +1 0 -1」",
     )
-    vp_double: list = switch(
+    vp_double: list[Any] = switch(
         [18, 0, -6], "victory points [top, floating, sinking] of a double マルA "
         "(yakuman, or マルA by the holder of the ダブ権)",
         source="002 ブー麻雀（続き） 「ダブルマルA +18 0 -6」",
@@ -1025,7 +1025,7 @@ class Rules:
         # live; an attribute, not a dataclass field, so it is never compared or stored
         object.__setattr__(self, "memo", Memo(1 << 16))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Every switch's value, for storing with a game (:func:`load_rules` reads it back)."""
         return dataclasses.asdict(self)
 
@@ -1060,7 +1060,7 @@ def _preset_text(preset: str) -> str:
         ) from None
 
 
-def _merge(base: dict, over: Mapping) -> dict:
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in base.items()}
     for k, v in over.items():
         if k == "extends":
@@ -1072,7 +1072,7 @@ def _merge(base: dict, over: Mapping) -> dict:
     return out
 
 
-def _raw(spec: str, seen: tuple = ()) -> dict:
+def _raw(spec: str, seen: tuple[Any, ...] = ()) -> dict[str, Any]:
     """The merged raw mapping of a preset id or TOML path, following ``extends``."""
     if spec in seen:
         chain = " -> ".join(seen + (spec,))
@@ -1111,7 +1111,7 @@ def _raw(spec: str, seen: tuple = ()) -> dict:
     return data
 
 
-def _build(data: dict, name: str) -> Rules:
+def _build(data: dict[str, Any], name: str) -> Rules:
     unknown = set(data) - set(SECTIONS) - {"name", "title", "extends"}
     if unknown:
         raise refusal(
@@ -1144,7 +1144,7 @@ def _build(data: dict, name: str) -> Rules:
     return rules
 
 
-def _derived(sec: str, values: Mapping) -> Mapping:
+def _derived(sec: str, values: Mapping[str, Any]) -> Mapping[str, Any]:
     """Switches that follow from others when a rules file leaves them out: without busting
     there is no agari-yame (000 (3) 【ローカルルール】 「ブットビなしを選択した場合は、
     あがりやめはできません」)."""
@@ -1195,7 +1195,7 @@ def _cross_check(rules: "Rules") -> None:
         )
 
 
-def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
+def _check_type(sec: str, key: str, f: dataclasses.Field[Any], value: Any) -> None:
     default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
     expected = type(default)
     ok = isinstance(value, expected)
@@ -1218,7 +1218,7 @@ def _check_type(sec: str, key: str, f: dataclasses.Field, value: Any) -> None:
 _LOADED_PRESETS = Memo(len(PRESET_IDS))  # preset id -> Rules: package data never changes
 
 
-def load_rules(spec: "str | Path | Mapping | Rules") -> Rules:
+def load_rules(spec: "str | Path | Mapping[str, Any] | Rules") -> Rules:
     """Load a preset id, a TOML file path, or a mapping (may have ``extends``).
 
     A shipped preset is read once per process and the same :class:`Rules` given out again
@@ -1243,7 +1243,7 @@ def set_switches(spec: str) -> set[tuple[str, str]]:
     return {(sec, key) for sec in SECTIONS for key in _derived(sec, data.get(sec, {}))}
 
 
-def switches() -> list[tuple[str, str, Any, str, tuple | None]]:
+def switches() -> list[tuple[str, str, Any, str, tuple[Any, ...] | None]]:
     """Every switch as ``(section, name, default, doc, choices)``, for docs/rules.md."""
     out = []
     for sec, cls in SECTIONS.items():
