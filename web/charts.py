@@ -156,8 +156,10 @@ def score_lines(
 
 
 def totals_chart(rows: Sequence[tuple[str, float]], title: str, *, width: int = 720) -> str:
-    """Players' totals as horizontal bars around zero (the leaderboard at a glance)."""
-    row, left, right = 22, 150, width - 70
+    """Players' totals as horizontal bars around zero (the leaderboard at a glance), each
+    with its value as given (the caller passes the unit its table shows); names take at
+    most 30% of the width, values the last 56 px."""
+    row, left, right = 22, min(150, round(width * 0.3)), width - 56
     height = row * len(rows) + 8
     values = [v for _, v in rows] + [0.0]
     lo, hi = min(values), max(values)

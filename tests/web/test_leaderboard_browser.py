@@ -82,3 +82,31 @@ def test_leaderboard_player_and_game_pages(server, browser):
     assert page.locator('[data-testid="game-hands"] tbody tr').count() == 4 + 1  # hands + final
     e2e.shot(page, "leaderboard-game-portrait")
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("width", [390, 1024])
+def test_leaderboard_chart_says_what_the_table_says_readably(server, browser, width):
+    """The chart's value beside each name is the table's total (thousands: +54.0, not
+    +54,000.0), its words at least 11 px tall on a phone, and the page never scrolls
+    sideways."""
+    srv, club = server
+    page = _page(browser, {"width": width, "height": 844})
+    page.goto(f"{srv.url}/leaderboard/?family=riichi4&period=all&day=2026-04-02")
+    rows = page.locator('[data-testid="leaderboard"] tbody tr')
+    totals = {rows.nth(i).locator("td.name").inner_text():
+              rows.nth(i).locator("td").nth(5).inner_text() for i in range(rows.count())}
+    texts = page.locator("svg.totals-chart text").evaluate_all(
+        "els => els.map(e => e.textContent)")
+    labels = dict(zip(texts[0::2], texts[1::2], strict=True))
+    assert labels == totals, (labels, totals)
+    assert all("," not in v for v in labels.values())          # never 1000x the table
+    heights = page.locator("svg.totals-chart text").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().height)")
+    assert min(heights) >= 11, heights
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= width
+    e2e.shot(page, f"leaderboard-chart-{width}")
+    # the player's results chart counts in the same unit
+    page.locator('[data-testid="leaderboard"] td.name a').first.click()
+    results = page.locator("svg.results-chart title").all_text_contents()
+    assert results and all(",000" not in r for r in results), results
+    assert page.js_errors == []
