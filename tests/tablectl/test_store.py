@@ -201,8 +201,10 @@ def test_a_locked_database_is_waited_out_by_the_journal(db):
                                                                  time.sleep(0.05)))
     other = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
-    threading.Timer(0.5, lambda: other.execute("COMMIT")).start()
+    release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+    release.start()
     j.add_event("t1", "lid_opened")
+    release.join(10)                                   # its COMMIT has returned: close
     assert len(waits) >= 2 and store.recent_events(db, "t1")[0]["kind"] == "lid_opened"
     other.close()
     with pytest.raises(sqlite3.OperationalError):      # without patience: the error
