@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from . import mcr
 from .chips import as_discarder, limit_chips
@@ -420,7 +420,8 @@ def _check_first_turn(state: GameState, line: int, w: dict[str, Any], seat: int)
     人和の権利は消滅します。」)."""
     if not state.rules.hand.nukidora_ends_first_turn or not _int(line, w, "nukidora", 0):
         return
-    picked = w.get("yaku") if isinstance(w.get("yaku"), list) else []
+    yaku = w.get("yaku")
+    picked = yaku if isinstance(yaku, list) else []
     ids = {p.get("id") for p in picked if isinstance(p, dict)}
     if ids & set(FIRST_TURN_YAKU):
         raise GameEventError(
@@ -551,7 +552,7 @@ def _hand_part(state: GameState, w: _Win, src: int | None) -> list[int]:
         return _spread(w.pay, n, w.seat, dealer, src)
     if w.yakuman <= 1:
         return _pao_split(_spread(w.pay, n, w.seat, dealer, src), w.seat, w.pao, src)
-    kw = {"han": 0, "fu": 0, "dealer": w.seat == dealer, "tsumo": src is None}
+    kw: dict[str, Any] = {"han": 0, "fu": 0, "dealer": w.seat == dealer, "tsumo": src is None}
     one = _spread(_hand_pay(state.rules, yakuman=1, **kw), n, w.seat, dealer, src)
     rest = _spread(_hand_pay(state.rules, yakuman=w.yakuman - 1, **kw), n, w.seat, dealer, src)
     return _add(_pao_split(one, w.seat, w.pao, src), rest)
@@ -1101,7 +1102,7 @@ def _redo_hand(state: GameState) -> None:
 
 
 # --------------------------------------------------------------------------- public API
-def _new_state(rules) -> GameState:
+def _new_state(rules: str | Mapping[str, Any] | Rules) -> GameState:
     return GameState(rules=load_rules(rules))
 
 
@@ -1114,7 +1115,8 @@ def apply_event(state: GameState, line: int, event: dict[str, Any]) -> None:
     _apply(state, line, event)
 
 
-def state_after(events: Iterable[dict[str, Any]], rules) -> GameState:
+def state_after(events: Iterable[dict[str, Any]],
+                rules: str | Mapping[str, Any] | Rules) -> GameState:
     """The game state after ``events`` (raises :class:`GameEventError`)."""
     state = _new_state(rules)
     for line, ev in enumerate(events, start=1):
@@ -1176,14 +1178,15 @@ def _final(state: GameState) -> dict[str, Any] | None:
     return out
 
 
-def replay(events: list[dict[str, Any]], rules) -> dict[str, Any]:
+def replay(events: list[dict[str, Any]], rules: str | Mapping[str, Any] | Rules) -> dict[str, Any]:
     """Replay a whole game: the contract's output (``rules``, ``hands``,
     ``finished``, ``final``).  Raises :class:`GameEventError` on the first event
     the rules refuse."""
     return _result(state_after(events, rules))
 
 
-def preview(events: list[dict[str, Any]], new_event: dict[str, Any], rules) -> dict[str, Any]:
+def preview(events: list[dict[str, Any]], new_event: dict[str, Any],
+            rules: str | Mapping[str, Any] | Rules) -> dict[str, Any]:
     """What ``new_event`` would do after ``events``, without keeping it:
     ``deltas``, ``scores`` and ``kyoutaku`` after it, and the next ``state``."""
     trial = state_after(events, rules)

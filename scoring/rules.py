@@ -55,7 +55,8 @@ def refusal(reason: str, message: str, **values: Any) -> RulesError:
     return RulesError(message, reason=reason, **values)
 
 
-def switch(default: Any, doc: str, choices: tuple[Any, ...] | None = None, source: str = ""):
+def switch(default: Any, doc: str, choices: tuple[Any, ...] | None = None,
+           source: str = "") -> Any:
     """Declare one rule switch: its default, a one-line meaning, allowed values
     and (optionally) the rulebook passage it comes from."""
     kw: dict[str, Any] = {"metadata": {"doc": doc, "choices": choices, "source": source}}
@@ -74,9 +75,9 @@ class _Section:
     if TYPE_CHECKING:  # set in __post_init__: not a dataclass field, so not compared or stored
         memo: Memo
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "memo", Memo(256))
-        for f in fields(self):
+        for f in fields(self):  # type: ignore[arg-type]  # every section is a dataclass
             value = getattr(self, f.name)
             choices = f.metadata.get("choices")
             if choices is not None and value not in choices:
@@ -1018,7 +1019,7 @@ class Rules:
     money: MoneyRules = field(default_factory=MoneyRules)
 
     if TYPE_CHECKING:  # an attribute, not a dataclass field (see __post_init__)
-        memo: Memo
+        memo: Memo = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         # ``memo``: prices, chips and situation yaku derived from these rules, kept while they
@@ -1196,7 +1197,9 @@ def _cross_check(rules: "Rules") -> None:
 
 
 def _check_type(sec: str, key: str, f: dataclasses.Field[Any], value: Any) -> None:
-    default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    # a switch without a default has a default factory
+    default = (f.default if f.default is not dataclasses.MISSING
+               else f.default_factory())  # type: ignore[operator]
     expected = type(default)
     ok = isinstance(value, expected)
     if expected is int and isinstance(value, bool):
@@ -1232,7 +1235,10 @@ def load_rules(spec: "str | Path | Mapping[str, Any] | Rules") -> Rules:
         return _build(data, name=str(data.get("name", "custom")))
     spec = str(spec)
     if spec in PRESET_IDS:
-        return _LOADED_PRESETS.get(spec) or _LOADED_PRESETS.put(spec, _build(_raw(spec), spec))
+        loaded: Rules | None = _LOADED_PRESETS.get(spec)
+        if loaded is None:
+            loaded = _LOADED_PRESETS.put(spec, _build(_raw(spec), spec))
+        return loaded
     return _build(_raw(spec), name=Path(spec).stem if spec.endswith(".toml") else spec)
 
 
@@ -1248,6 +1254,7 @@ def switches() -> list[tuple[str, str, Any, str, tuple[Any, ...] | None]]:
     out = []
     for sec, cls in SECTIONS.items():
         for f in fields(cls):
-            default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+            default = (f.default if f.default is not dataclasses.MISSING
+                       else f.default_factory())  # type: ignore[operator]  # as in _check_type
             out.append((sec, f.name, default, f.metadata["doc"], f.metadata.get("choices")))
     return out
