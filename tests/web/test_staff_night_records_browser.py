@@ -5,6 +5,7 @@ daily report (日報) in one language, with names and one sign for money paid.""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 
@@ -151,4 +152,27 @@ def test_daily_report_in_one_language_with_names_and_one_sign(browser, day_club,
     page.goto(f"{day_club['url']}/staff/report/print?day={DAY}&lang=ja")
     text = page.locator("body").inner_text()
     assert "日報" in text and "Daily report" not in text and "-¥1,100" in text
+    assert page.js_errors == []
+
+
+@pytest.mark.parametrize("lang", ["ja-JP", "en-US"])
+def test_correction_form_names_a_refused_field_in_words(browser, club, lang):
+    """A chip count out of range is refused beside the form naming the field as staff see
+    it (「1人目の和了者のチップ」), never its path in the request."""
+    page = sign_in(browser, club, PHONE, lang=lang)
+    page.goto(f"{club['url']}/staff/games/{club['other']}")
+    page.click('[data-testid="fix-1"]')
+    page.locator("#fix details.advanced summary").click()
+    event = dict(RON, winners=[{"seat": 1, "han": 3, "fu": 30, "chips": -1}])
+    page.fill("#fix textarea[name=event]", json.dumps(event))
+    words = "1人目の和了者のチップ: -1 は範囲外です" if lang == "ja-JP" else \
+        "chips of winner 1: -1 is out of range"
+    expect(page.locator('[data-testid="fix-preview-error"]')).to_contain_text(words)
+    page.fill('[data-testid="fix-reason"]', "チップの訂正")
+    page.click('[data-testid="fix-submit"]')
+    error = page.locator('[data-testid="fix-error"]')
+    expect(error).to_contain_text(words)
+    assert "winners[" not in error.text_content() and "event." not in error.text_content()
+    no_horizontal_overflow(page)
+    shot(page, f"staff-correct-field-words-390-{lang[:2]}")
     assert page.js_errors == []
