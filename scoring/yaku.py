@@ -53,13 +53,14 @@ class Ctx:
         "found",
     )
 
-    def __init__(self, inp, rules, facts, form, sets, pair, wait, closed, first=None):
+    def __init__(self, inp: Any, rules: Any, facts: Any, form: str, sets: Any, pair: Any,
+                 wait: Any, closed: Any, first: Any = None) -> None:
         """``first``: the context of another wait of the same reading (the same sets and
         pair), whose derived counts and wait-independent yaku this one shares."""
         self.inp = inp  # HandInput (flags, winds, win tile)
         self.rules = rules  # HandRules
         self.facts = facts  # HandFacts (hand-wide facts, same for every reading)
-        self.form = form
+        self.form: str = form
         self.sets = sets
         self.pair = pair
         self.wait = wait
@@ -125,13 +126,13 @@ def _peikou(c: Ctx) -> int:
     return sum(seqs.count(k) // 2 for k in kinds)
 
 
-def _set_has(s, test) -> bool:
+def _set_has(s: Any, test: Callable[[int], bool]) -> bool:
     if s[0] == SEQ:
         return test(s[1]) or test(s[1] + 2)
     return test(s[1])
 
 
-def _outside(c: Ctx, test) -> bool:
+def _outside(c: Ctx, test: Callable[[int], bool]) -> bool:
     """Every set and the pair hold a tile passing ``test``, with at least one run."""
     if not c.seqs or not test(c.pair):
         return False
@@ -149,7 +150,7 @@ def _terminal(k: int) -> bool:
     return k < 27 and k % 9 in (0, 8)
 
 
-def yakuhai_kinds(h, r) -> set[int]:
+def yakuhai_kinds(h: Any, r: Any) -> set[int]:
     """Kinds whose triplet is a yakuhai (and whose pair earns fu)."""
     out = set(DRAGONS) | {h.seat_wind, h.round_wind}
     if r.north_yakuhai:
@@ -387,7 +388,7 @@ CONDITIONAL: Final = tuple(y for y in YAKU if y.cond is not None)
 _RENHOU: Final = {"yakuman": (0, 0, 1), "baiman": (8, 0, 0), "mangan": (5, 0, 0), "off": (0, 0, 0)}
 
 
-def _value(y: Yaku, hr) -> tuple[int, int, int]:
+def _value(y: Yaku, hr: Any) -> tuple[int, int, int]:
     """(closed han, open han, yakuman) of one yaku under hand rules ``hr``."""
     closed, opened, ym = y.han_closed, y.han_open, y.yakuman
     if y.id == "tanyao" and not hr.kuitan:
@@ -401,12 +402,12 @@ def _value(y: Yaku, hr) -> tuple[int, int, int]:
     return closed, opened, ym
 
 
-def han_table(hr) -> tuple[Any, ...]:
+def han_table(hr: Any) -> tuple[Any, ...]:
     """``(per_hand, per_reading)``: ``((yaku, closed, open, yakuman, per_wait), ...)`` for
     every conditional yaku under these hand rules, split by scope; computed once per rule
     object. ``per_wait``: the yaku reads the wait (scope "wait"), so each wait of a reading
     checks it again."""
-    hit = hr.memo.get("han_table")
+    hit: tuple[Any, ...] | None = hr.memo.get("han_table")
     if hit is not None:
         return hit
     rows = [(y,) + _value(y, hr) + (y.scope == _WAIT,) for y in CONDITIONAL]
@@ -418,7 +419,8 @@ def han_table(hr) -> tuple[Any, ...]:
         tuple(r for r in rows if r[0].scope in per_hand),
         _grouped([r for r in rows if r[0].scope not in per_hand]),
     )
-    return hr.memo.put("han_table", table)
+    hr.memo.put("han_table", table)
+    return table
 
 
 # reading yaku by what a reading must have for them to be possible; a reading without
@@ -467,26 +469,27 @@ def _grouped(rows: list[Any]) -> tuple[Any, ...]:
     return runs, trips, forms
 
 
-def _possible(row, runs: int, honours: int) -> bool:
+def _possible(row: Any, runs: int, honours: int) -> bool:
     need = NEEDS.get(row[0].id, (0, 0, 0))
     return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
 
 
-def gated_rows(hr) -> dict[str, Any]:
+def gated_rows(hr: Any) -> dict[tuple[int, int], Any]:
     """``{(runs, honour triplets): rows}`` for four-set readings: the reading yaku of
     :func:`han_table` (runs group, then triplets group, registry order within each) that such
     a reading can have (see :data:`NEEDS`); computed once per rule object."""
-    hit = hr.memo.get("gated_rows")
+    hit: dict[tuple[int, int], Any] | None = hr.memo.get("gated_rows")
     if hit is not None:
         return hit
     runs_rows, trip_rows, _forms = han_table(hr)[1]
-    table = {}
+    table: dict[tuple[int, int], Any] = {}
     for runs in range(5):
         for honours in range(5 - runs):
             table[(runs, honours)] = tuple(
                 r for r in runs_rows + trip_rows if _possible(r, runs, honours)
             )
-    return hr.memo.put("gated_rows", table)
+    hr.memo.put("gated_rows", table)
+    return table
 
 
 def reference() -> list[dict[str, Any]]:
