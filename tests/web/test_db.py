@@ -100,11 +100,12 @@ def test_a_correction_that_reopens_a_finished_game_is_refused(client, t1, db):
     g = start(client, t1)
     gid = g["game"]["id"]
     record(client, t1, RON, 1)
-    record(client, t1, {"event": "end"}, 2)
+    record(client, t1, {"event": "draw", "tenpai": [0]}, 2)  # a hand stays to settle
+    record(client, t1, {"event": "end"}, 3)
     with pytest.raises(UserError, match="no longer be over"):
-        games.remove_hand(db, gid, 2, actor="staff:a", reason="not ended")
+        games.remove_hand(db, gid, 3, actor="staff:a", reason="not ended")
     games.remove_hand(db, gid, 1, actor="staff:a", reason="hand never happened")
-    assert games.game_view(db, gid)["replay"]["hands"][0]["type"] == "end"
+    assert [h["type"] for h in games.game_view(db, gid)["replay"]["hands"]] == ["draw", "end"]
 
 
 def test_void_a_game_with_reason(client, t1, db):

@@ -181,7 +181,7 @@ def test_staff_confirm_settlement_says_who_confirmed_for_whom(db, staff, client,
 
 def test_staff_audit_in_words_filtered_by_game_table_staff_and_day(app, db, staff):
     gid = game(db)
-    g2 = game(db, table="t2", events=(RON,))
+    g2 = game(db, table="t2", events=(RON, TSUMO))  # a hand stays after the removal
     games.correct_hand(db, gid, 1, {**RON, "winners": [{"seat": 1, "han": 4, "fu": 30}]},
                        actor="staff:mika", reason="4翻でした")
     games.remove_hand(db, g2, 1, actor="staff:ken", reason="卓2の記録ミス")
