@@ -164,3 +164,29 @@ def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
     assert "not 佐藤's member number" in confirm({"seat": 0, "member_no": "M003"},
                                                  "en").get_json()["error"]["message"]
     assert confirm({"seat": 0, "member_no": "m001"}).status_code == 200
+
+
+def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, client):
+    """An MCR table's card on the staff floor has no 本場 / 供託 (MCR has neither)."""
+    from web.auth import create_staff
+    from web.db import get_db
+    from tests.web.staff_support import STAFF, staff_client
+
+    from web import games
+    from web.db import connect
+
+    db = connect(app.config["DATABASE"])
+    try:
+        others = [games.add_player(db, n)["id"] for n in ("加藤", "木村", "工藤")]
+    finally:
+        db.conn.close()
+    start(client, bearer(app, "t1"), rule_set="mcr")
+    start(client, bearer(app, "t2"), table="t2", players=(5, *others))
+    with app.app_context():
+        create_staff(get_db(), *STAFF)
+    staff = staff_client(app)
+    staff.environ_base["HTTP_ACCEPT_LANGUAGE"] = "ja"
+    page = staff.get("/staff/").data.decode()
+    lines = dict(re.findall(r'data-testid="game-link-(t\d)">.*?</a>(.*?)</p>', page, re.S))
+    assert "本場" not in lines["t1"] and "供託" not in lines["t1"], lines["t1"]
+    assert "本場" in lines["t2"] and "供託" in lines["t2"], lines["t2"]

@@ -80,7 +80,8 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
     last = hands[-1] if hands else {}
     game = view["game"]
     scores = readings.current_scores(view) or []
-    track = readings.sticks_track_score(gamelog.rules_of(games.get_game(db, game_id)))
+    rules = gamelog.rules_of(games.get_game(db, game_id))
+    track = readings.sticks_track_score(rules)
     sticks = _sticks_beside(reading, len(game.get("seats", []))) if track else None
     dealer = state.get("dealer", last.get("dealer"))
     winds = state.get("seat_winds") or []
@@ -97,8 +98,10 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
         "names": [s["name"] for s in seats],
         "rule_set": game.get("rule_set"),
         "round": state.get("round") or last.get("round"),
-        "honba": state.get("honba", last.get("honba")),
-        "kyoutaku": state.get("kyoutaku", last.get("kyoutaku")),
+        # None where the rules have no honba (MCR) or no riichi sticks (MCR): not shown
+        "honba": state.get("honba", last.get("honba")) if rules.game.honba else None,
+        "kyoutaku": state.get("kyoutaku", last.get("kyoutaku"))
+        if rules.table.family != "mcr" else None,
         "dealer": dealer,
         "scores": scores,
         "seats": seats,
