@@ -190,3 +190,18 @@ def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, 
     lines = dict(re.findall(r'data-testid="game-link-(t\d)">.*?</a>(.*?)</p>', page, re.S))
     assert "本場" not in lines["t1"] and "供託" not in lines["t1"], lines["t1"]
     assert "本場" in lines["t2"] and "供託" in lines["t2"], lines["t2"]
+
+
+def test_the_game_staff_made_ready_names_its_rule_set(app, db):
+    """The tablet's card of the game staff made ready reads the rule set's name in the
+    page's language, never its id."""
+    from web.floor import seating
+
+    seating.seat(db, "t1", [1, 2, 3, 4], method="random", actor="staff:test")
+    c = cookie_client(app, "t1")
+    card = re.search(r'data-testid="ready-game">(.*?)</div>', c.get("/tablet/t1").data.decode(),
+                     re.S).group(1)
+    assert "ねこはうす 四人打ち半荘戦Aルール" in card and "nekohouse-4a" not in card
+    card = re.search(r'data-testid="ready-game">(.*?)</div>',
+                     c.get("/tablet/t1?lang=en").data.decode(), re.S).group(1)
+    assert "Nekohouse four-player hanchan, rule A" in card and "ねこはうす" not in card

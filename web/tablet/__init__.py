@@ -68,6 +68,15 @@ def settled_result(value, game_id: int) -> str:
 
 
 @bp.app_template_global()
+def rule_set_title(rule_set_id: str | None) -> str:
+    """A rule set by its title in the page's language (its id only if it has none)."""
+    titles = g.setdefault("tablet_rule_titles", {})
+    if not titles:
+        titles.update({r["id"]: r["title"] for r in games.list_rule_sets(get_db())})
+    return v.rule_title(titles.get(rule_set_id) or "") or str(rule_set_id or "")
+
+
+@bp.app_template_global()
 def asset(name: str) -> str:
     """The versioned URL of a static file of the page."""
     return f"/static/{name}?v={asset_version()}"
