@@ -29,7 +29,7 @@ The JSON Lines runtime around this (``python -m scoring batch``) is :mod:`scorin
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Iterable
 
 from . import decompose as dec
 from . import points
@@ -280,7 +280,9 @@ def _segment(seg: str) -> tuple[Any, ...] | None:
         if t is None:
             return None
         out.append(t)
-    return _SEGMENTS.put(seg, tuple(out))
+    segment = tuple(out)
+    _SEGMENTS.put(seg, segment)
+    return segment
 
 
 def _fast_tiles(text: str) -> tuple[Any, ...] | None:
@@ -290,7 +292,7 @@ def _fast_tiles(text: str) -> tuple[Any, ...] | None:
     A hand is cut after each suit letter by C string methods, and each piece ("123m")
     is looked up: the pieces of different hands recur far more often than whole hands,
     so the per-character work is done once per piece, not once per hand."""
-    hit = _PARSED.get(text)
+    hit: tuple[Any, ...] | None = _PARSED.get(text)
     if hit is not None:
         return hit
     cut = text.replace("m", "m,").replace("p", "p,").replace("s", "s,").replace("z", "z,")
@@ -303,7 +305,8 @@ def _fast_tiles(text: str) -> tuple[Any, ...] | None:
         if tiles is None:
             return None
         out += tiles
-    return _PARSED.put(text, out)
+    _PARSED.put(text, out)
+    return out
 
 
 def _tiles(line: dict[str, Any], name: str, required: bool = False) -> list[int]:
@@ -327,7 +330,7 @@ def _tiles(line: dict[str, Any], name: str, required: bool = False) -> list[int]
 _MELDS: Final = Memo(4096)  # (type, tiles, from) -> Meld
 
 
-def _meld(obj):
+def _meld(obj: Any) -> Any:
     """parse_meld, memoized on the meld's fields (the same melds recur across a batch)."""
     if type(obj) is dict and len(obj) <= 3:
         mtype, tiles, frm = key = (obj.get("type"), obj.get("tiles"), obj.get("from"))
@@ -461,15 +464,17 @@ class Derived:
         self.dora_of: tuple[Any, ...] = _dora_of(self.removed)
         per_hand, per_reading = han_table(rules.hand)
         self.fixed_rows: tuple[Any, ...] = per_hand  # situation and whole-hand yaku
-        self.gated: dict[str, Any] = gated_rows(rules.hand)  # reading yaku of a four-set reading
+        # reading yaku of a four-set reading, by (runs, honour triplets)
+        self.gated: dict[tuple[int, int], tuple[Any, ...]] = gated_rows(rules.hand)
         self.forms: tuple[Any, ...] = per_reading[2]  # seven pairs and thirteen orphans
 
 
 def derived(rules: Rules) -> Derived:
     """The :class:`Derived` of ``rules``, kept with them."""
-    hit = rules.memo.get("derived")
+    hit: Derived | None = rules.memo.get("derived")
     if hit is None:
-        hit = rules.memo.put("derived", Derived(rules))
+        hit = Derived(rules)
+        rules.memo.put("derived", hit)
     return hit
 
 
@@ -478,7 +483,7 @@ def removed_kinds(rules: Rules) -> frozenset[Any]:
     return derived(rules).removed
 
 
-def _copies_ok(every: list[int], t, removed: frozenset[Any]) -> bool:
+def _copies_ok(every: list[int], t: Any, removed: frozenset[Any]) -> bool:
     """One counting pass for the common case that every copy limit holds."""
     c = [0] * 37
     for x in every:
@@ -493,7 +498,7 @@ def _copies_ok(every: list[int], t, removed: frozenset[Any]) -> bool:
     return removed.isdisjoint(every)
 
 
-def _check_plain_fives(every: list[int], red_fives) -> None:
+def _check_plain_fives(every: list[int], red_fives: Iterable[int]) -> None:
     """With n red fives in a suit there are only 4 - n plain ones."""
     for s, reds in enumerate(red_fives):
         plain = sum(1 for x in every if x == 9 * s + 4)
@@ -665,7 +670,9 @@ _YAKUHAI: Final = Memo(64)  # (seat wind, round wind, North switch) -> yakuhai k
 
 def _yakuhai(key: tuple[Any, ...], inp: HandInput, rules: Rules) -> frozenset[Any]:
     """yakuhai_kinds, memoized on the winds and the North switch it reads."""
-    return _YAKUHAI.put(key, frozenset(yakuhai_kinds(inp, rules.hand)))
+    kinds = frozenset(yakuhai_kinds(inp, rules.hand))
+    _YAKUHAI.put(key, kinds)
+    return kinds
 
 
 def _step(k: int) -> int:
@@ -690,7 +697,8 @@ def _dora_of(removed: frozenset[Any]) -> tuple[Any, ...]:
     return tuple(next_kind(kind(t), removed) for t in range(37))
 
 
-def _count_indicated(indicators, kinds: list[Any], dora_of: tuple[Any, ...]) -> tuple[int, int]:
+def _count_indicated(indicators: Iterable[int], kinds: list[Any],
+                     dora_of: tuple[Any, ...]) -> tuple[int, int]:
     """(dora in the hand, how many indicators point at North); ``kinds``: every tile's kind."""
     n = north = 0
     for t in indicators:
@@ -721,7 +729,7 @@ def dora_counts(inp: HandInput, rules: Rules, kinds: list[Any], tiles: list[int]
 
 
 # --------------------------------------------------------------------------- readings
-def _meld_sets(melds) -> tuple[Any, ...]:
+def _meld_sets(melds: Iterable[Any]) -> tuple[Any, ...]:
     out = []
     for m in melds:
         shape = dec.SEQ if m.type == "chi" else dec.TRIP
@@ -757,7 +765,8 @@ def contexts(inp: HandInput, rules: Rules, conc: tuple[Any, ...], facts: HandFac
     return out
 
 
-def _reading_rows(ctx: Ctx, gated: dict[str, Any], forms: tuple[Any, ...]) -> tuple[Any, ...]:
+def _reading_rows(ctx: Ctx, gated: dict[tuple[int, int], tuple[Any, ...]],
+                  forms: tuple[Any, ...]) -> tuple[Any, ...]:
     """The reading yaku worth checking for this reading (see :func:`scoring.yaku.gated_rows`);
     ``gated`` and ``forms``: the rules' gated rows and seven pairs / thirteen orphans rows."""
     if ctx.form != "std":
@@ -794,14 +803,15 @@ def _fixed_yaku(ctx: Ctx, rules: Rules, rows: tuple[Any, ...]) -> tuple[Any, ...
     # one int: the flags (14 bits), the winds (2 bits each), closedness, the hand facts
     key = inp.flags | (inp.seat_wind - 27) << 14 | (inp.round_wind - 27) << 16
     key |= ctx.closed << 18 | ctx.facts.bits << 19
-    hit = rules.memo.get(key)
+    hit: tuple[Any, ...] | None = rules.memo.get(key)
     if hit is None:
         plain, ymn = _yaku_of(ctx, rows)
-        hit = rules.memo.put(key, (tuple(plain), tuple(ymn)))
+        hit = (tuple(plain), tuple(ymn))
+        rules.memo.put(key, hit)
     return hit
 
 
-def _bonus(dc: dict[str, Any], hr) -> tuple[list[Any], list[Any]]:
+def _bonus(dc: dict[str, Any], hr: Any) -> tuple[list[Any], list[Any]]:
     """(bonus entries that count as yaku, bonus entries that count only after a yaku)."""
     as_yaku: list[tuple[str, int]] = []
     after: list[tuple[str, int]] = []
@@ -871,11 +881,11 @@ def _chip_facts(inp: HandInput, res: HandResult, dc: dict[str, Any]) -> dict[str
     }
 
 
-def _value(rules: Rules, res: HandResult, inp: HandInput):
+def _value(rules: Rules, res: HandResult, inp: HandInput) -> points.HandValue:
     """The price of a reading, memoized with the rules (a few small numbers decide it)."""
     dora = 0 if rules.hand.dora_as_han else res.dora_count
     key = ("value", res.han, res.fu, res.yakuman, inp.dealer, inp.tsumo, res.kazoe, dora)
-    hit = rules.memo.get(key)
+    hit: points.HandValue | None = rules.memo.get(key)
     if hit is None:
         hit = rules.memo.put(key, points.hand_value(
             rules,
@@ -920,9 +930,10 @@ def chips_of(rules: Rules, facts: dict[str, Any]) -> dict[str, Any]:
     """:func:`scoring.chips.award_chips`, memoized with the rules (a few small facts decide
     it). The dict is shared: do not change it."""
     key = ("chips",) + tuple(facts.values())
-    hit = rules.memo.get(key)
+    hit: dict[str, Any] | None = rules.memo.get(key)
     if hit is None:
-        hit = rules.memo.put(key, award_chips(rules, facts))
+        hit = award_chips(rules, facts)
+        rules.memo.put(key, hit)
     return hit
 
 
@@ -1026,7 +1037,7 @@ def line_rules(line: Any, rules: Any) -> Rules:
     return rules if type(rules) is Rules else load_rules(rules)
 
 
-def yaku_list(yaku) -> list[dict[str, Any]]:
+def yaku_list(yaku: Iterable[Any]) -> list[dict[str, Any]]:
     """The contract's ``yaku`` list of ``[(id, han, yakuman), ...]``."""
     return [
         ({"name": i, "han": h, "yakuman": m} if m else {"name": i, "han": h}) for i, h, m in yaku

@@ -474,15 +474,15 @@ def _possible(row: Any, runs: int, honours: int) -> bool:
     return need[0] <= runs and need[1] <= 4 - runs and need[2] <= honours
 
 
-def gated_rows(hr: Any) -> dict[tuple[int, int], Any]:
+def gated_rows(hr: Any) -> dict[tuple[int, int], tuple[Any, ...]]:
     """``{(runs, honour triplets): rows}`` for four-set readings: the reading yaku of
     :func:`han_table` (runs group, then triplets group, registry order within each) that such
     a reading can have (see :data:`NEEDS`); computed once per rule object."""
-    hit: dict[tuple[int, int], Any] | None = hr.memo.get("gated_rows")
+    hit: dict[tuple[int, int], tuple[Any, ...]] | None = hr.memo.get("gated_rows")
     if hit is not None:
         return hit
     runs_rows, trip_rows, _forms = han_table(hr)[1]
-    table: dict[tuple[int, int], Any] = {}
+    table: dict[tuple[int, int], tuple[Any, ...]] = {}
     for runs in range(5):
         for honours in range(5 - runs):
             table[(runs, honours)] = tuple(
