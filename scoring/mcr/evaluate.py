@@ -10,7 +10,7 @@ worth the most.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -75,9 +75,10 @@ def exclusions(opts: Options) -> dict[str, frozenset[Any]]:
     """Each fan's exclusions under the switches (memoized: a batch asks under the same ones).
     The registry holds 004's reading; a switch set to PyMahjongGB's reading drops or adds the
     exclusion it names."""
-    hit = _EXCLUSIONS.get(opts)
+    hit: dict[str, frozenset[Any]] | None = _EXCLUSIONS.get(opts)
     if hit is None:
-        hit = _EXCLUSIONS.put(opts, _exclusions(opts))
+        hit = _exclusions(opts)
+        _EXCLUSIONS.put(opts, hit)
     return hit
 
 
@@ -180,7 +181,7 @@ def _best_pair_fans(chows: list[int]) -> list[str]:
     return [e[2] for e in best]
 
 
-def _acyclic_distinct(edges, n: int) -> bool:
+def _acyclic_distinct(edges: Iterable[tuple[int, int, str]], n: int) -> bool:
     parent = list(range(n))
 
     def root(x: int) -> int:
@@ -224,7 +225,7 @@ def chow_fans(chows: list[int]) -> list[str]:
     return _best_pair_fans(chows)
 
 
-def _points(fids) -> int:
+def _points(fids: Iterable[str]) -> int:
     return sum(FANS[f].points for f in fids)
 
 
@@ -269,8 +270,8 @@ def pung_fans(pungs: list[int]) -> list[str]:
             if fan:
                 rest = [i for i in range(len(ks)) if i not in trio]
                 for r in rest:  # the fourth pung combines once (account-once)
-                    extra = [pung_pair_fan(ks[i], ks[r]) for i in trio]
-                    extra = [f for f in extra if f]
+                    pairs = [pung_pair_fan(ks[i], ks[r]) for i in trio]
+                    extra = [f for f in pairs if f]
                     return [fan] + extra[:1]
                 return [fan]
     out = []
@@ -481,6 +482,7 @@ def standard_fans(r: Reading, w: Win, opts: Options, unique: bool) -> Counter[An
     pungs = [s.tile for s in sets if s.type != CHOW]
     fans: Counter[Any] = Counter(kong_fans(sets, opts))
     counts = w.all_counts
+    assert r.pair is not None  # a four-sets-and-a-pair reading has its pair
     if r.knitted:
         fans["knitted_straight"] += 1
         if len(chows) == 1 and r.pair < 27:
@@ -660,6 +662,7 @@ def best_reading(w: Win, opts: Options) -> tuple[Reading, Counter[Any]] | None:
         value = total(fans, opts)
         if best is None or value > best[0] or (value == best[0] and _preferred(fans, best[1])):
             best = (value, r, fans)
+    assert best is not None  # rs is not empty: the hand has at least one reading
     return best[1], best[2]
 
 

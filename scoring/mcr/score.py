@@ -7,9 +7,10 @@ person can act on. :func:`payments` turns a total into the four players' point d
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from typing import Any, Sequence
 from ..errors import InvalidInput, InvalidTiles, ScoringError
-from ..rules import load_rules
+from ..rules import Rules, load_rules
 from ..tiles import (
     WIND_LETTERS,
     check_copies,
@@ -76,7 +77,7 @@ _MELD_SET = {
 }
 
 
-def options(rules) -> Options:
+def options(rules: Rules) -> Options:
     """The MCR switches of a rule set (``rules.hand.mcr_*``), in one place."""
     h = rules.hand
     return Options(
@@ -94,7 +95,7 @@ def options(rules) -> Options:
     )
 
 
-def score_hand(line: dict[str, Any], rules="mcr") -> dict[str, Any]:
+def score_hand(line: dict[str, Any], rules: Any = "mcr") -> dict[str, Any]:
     """Score one batch line under MCR ``rules`` (a Rules object, preset id or TOML path;
     a line's own ``"rules"`` wins); an error result, never an exception."""
     head = {"id": line.get("id") if isinstance(line, dict) else None}
@@ -145,7 +146,7 @@ def score_hand(line: dict[str, Any], rules="mcr") -> dict[str, Any]:
     }
 
 
-def fan_list(fans, opts: Options) -> list[dict[str, Any]]:
+def fan_list(fans: Counter[Any], opts: Options) -> list[dict[str, Any]]:
     """Fans as output rows, biggest first: id, points (all copies), count and names."""
     rows = []
     for fid in sorted(fans, key=lambda f: (-fan_points(f, opts), ORDER[f])):
@@ -206,7 +207,7 @@ def payments(total: int, winner: int, discarder: int | None, players: int = 4) -
 
 
 # ---------------------------------------------------------------- input
-def parse_line(line, rules) -> tuple[Win, int]:
+def parse_line(line: Any, rules: Rules) -> tuple[Win, int]:
     """Validate a batch line and build the :class:`Win` (raises ScoringError)."""
     if not isinstance(line, dict):
         raise InvalidInput('each line must be a JSON object such as {"hand": "...", "win": "..."}',
@@ -336,7 +337,8 @@ def _wind(line: dict[str, Any], key: str) -> int:
     return WIND_LETTERS[v]
 
 
-def _check_flags(flags: dict[str, Any], fixed, counts, win: int, in_melds: int) -> None:
+def _check_flags(flags: dict[str, Any], fixed: Sequence[Any], counts: Sequence[int], win: int,
+                 in_melds: int) -> None:
     """Refuse win conditions that cannot happen together or with these tiles."""
     tsumo = flags["tsumo"]
     if flags["kong_replacement"] and not tsumo:
