@@ -13,21 +13,24 @@ connections, closes idle ones and sends no version banner. The bytes a request
 may carry are bounded where they arrive, before any of them is read into a
 worker: headers at :data:`MAX_HEADER_BYTES`, a body at the app's largest route
 limit (a Content-Length over it is refused at once, a chunked body as soon as
-it passes it), with the app's own words (``refuse``, :func:`worded_refusal`).
-A client that starts a request and stalls (the request line and headers but
-never the blank line, or half a body) is cut off :data:`REQUEST_TIMEOUT_S`
-after its first byte, and at the connection limit a new connection takes the
-place of the one that has waited longest without a request being served, so
-held-open connections can never keep a tablet out. Behind a reverse proxy
-(``trusted_proxy``) waitress takes the client's address and scheme from the
-proxy's last ``X-Forwarded-For`` hop and ``X-Forwarded-Proto``, from that
-proxy only. Its task dispatcher
-is :class:`SignInHold`: a sign-in from an address that must still wait (growing
-delays, :mod:`web.auth`) is held for a while before it reaches a worker, by one
-timer thread and without a worker thread. A flood of sign-ins from such an
-address then gets a handful of answers a second instead of thousands, and the
-tablets' requests keep the interpreter; a person who tries again too soon sees
-the same refusal, a moment later.
+it passes it), in the app's own words (:func:`worded_refusal`). A client that
+starts a request and stalls (the request line and headers but never the blank
+line, or half a body) is cut off :data:`REQUEST_TIMEOUT_S` after its first
+byte; at the connection limit a new connection takes the place of the one that
+has waited longest without a request being served, so held-open connections
+can never keep a tablet out; and the event loop (:func:`_poll_loop`, epoll)
+looks at a connection that only waits for bytes when something happens to it,
+so hundreds of held connections do not slow each request down. Behind a
+reverse proxy (``trusted_proxy``) waitress takes the client's address and
+scheme from the proxy's last ``X-Forwarded-For`` hop and ``X-Forwarded-Proto``,
+from that proxy only.
+
+Its task dispatcher is :class:`SignInHold`: a sign-in from an address that must
+still wait (growing delays, :mod:`web.auth`) is held for a while before it
+reaches a worker, by one timer thread and without a worker thread. A flood of
+sign-ins from such an address then gets a handful of answers a second instead
+of thousands, and the tablets' requests keep the interpreter; a person who
+tries again too soon sees the same refusal, a moment later.
 """
 
 from __future__ import annotations
@@ -36,14 +39,16 @@ import ctypes
 import heapq
 import itertools
 import os
+import select
 import signal
 import socket
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import Callable
 
+from waitress import wasyncore
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import MultiSocketServer, TcpWSGIServer
@@ -221,6 +226,14 @@ class _Channel(HTTPChannel):
             self.request_started = time.time()
         return result
 
+    def send_continue(self):
+        """Send "100 Continue" (waitress), and have the poll loop ask this connection again:
+        a worker thread sends it after the request before, which the loop does not see."""
+        super().send_continue()
+        marked = getattr(self._map, "marked", None)
+        if marked is not None and self._fileno is not None:
+            marked.append(self._fileno)
+
 
 class _WordedErrorTask(ErrorTask):
     """waitress's answer to a request it refuses itself, in the app's words when the
@@ -272,6 +285,99 @@ def _refusal_environ(request, adj) -> dict:
         builder.close()
 
 
+_IN = select.POLLIN | select.POLLPRI
+_OUT = select.POLLOUT
+
+
+class _Map(dict):
+    """waitress's socket map (descriptor -> dispatcher), noting the descriptors that come,
+    go or are marked for a second look (:func:`_poll_loop`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.changed: set[int] = set()
+        self.marked: deque[int] = deque()
+        """Descriptors marked from worker threads (before they wake the loop)."""
+
+    def __setitem__(self, fd, obj):
+        super().__setitem__(fd, obj)
+        self.changed.add(fd)
+
+    def __delitem__(self, fd):
+        super().__delitem__(fd)
+        self.changed.add(fd)
+
+
+def _wants(obj) -> int:
+    """What a dispatcher waits for, as wasyncore's poll loop asks it."""
+    flags = _IN if obj.readable() else 0
+    if obj.writable() and not obj.accepting:
+        flags |= _OUT
+    return flags
+
+
+def _poll_loop(socket_map: _Map, timeout: float) -> None:
+    """wasyncore's poll loop on one epoll set, kept between rounds.
+
+    wasyncore asks every connection what it waits for on every round, so each held
+    connection costs every request time on the event loop. Here a connection that only
+    waits for bytes, with nothing in hand (an idle or half-received one), is asked again
+    only when something happens to it: it is ready, it comes or goes, or the server marks
+    it (maintenance). The listening sockets, the wake-up pipe and every connection with a
+    request in hand or bytes to send are asked every round, as before.
+    """
+    ep = select.epoll()
+    registered: dict[int, int] = {}
+    every_round: set[int] = set(socket_map)
+    ready: set[int] = set()
+    try:
+        while socket_map:
+            fixed = [fd for fd in every_round if not isinstance(socket_map.get(fd), HTTPChannel)]
+            for fd in fixed:  # first: a server's maintenance may mark connections
+                _register(ep, registered, socket_map, fd, every_round, fd in socket_map.changed)
+            while socket_map.marked:
+                socket_map.changed.add(socket_map.marked.popleft())
+            changed, socket_map.changed = socket_map.changed, set()
+            for fd in (every_round | changed | ready).difference(fixed):
+                _register(ep, registered, socket_map, fd, every_round, fd in changed)
+            ready = set()
+            for fd, flags in ep.poll(timeout):
+                obj = socket_map.get(fd)
+                if obj is not None:
+                    ready.add(fd)
+                    wasyncore.readwrite(obj, flags)
+    finally:
+        ep.close()
+
+
+def _register(ep, registered: dict, socket_map: dict, fd: int, every_round: set,
+              new: bool) -> None:
+    """Bring ``fd``'s entry in the epoll set in line with what its dispatcher waits for,
+    and note whether it must be asked every round."""
+    obj = socket_map.get(fd)
+    flags = _wants(obj) if obj is not None else 0
+    old = registered.pop(fd, 0)
+    if new or flags != old:
+        if old or new:
+            try:
+                ep.unregister(fd)
+            except OSError:
+                pass  # closed (epoll forgot it) or never registered
+        if flags:
+            try:
+                ep.register(fd, flags)
+            except FileExistsError:
+                ep.modify(fd, flags)
+    if flags:
+        registered[fd] = flags
+    if obj is None:
+        every_round.discard(fd)
+    elif isinstance(obj, HTTPChannel) and flags == _IN and not obj.requests:
+        every_round.discard(fd)  # waits for bytes only: asked again when something happens
+    else:
+        every_round.add(fd)
+
+
 class _Server(TcpWSGIServer):
     """waitress's TCP server with :class:`_Channel` connections: requests that stall are cut
     off, and at the connection limit the connection waiting longest without a request in
@@ -282,13 +388,26 @@ class _Server(TcpWSGIServer):
     refuse: Refuse | None = None
 
     def maintenance(self, now):
-        """Close idle connections (waitress) and those whose request stalls."""
-        super().maintenance(now)
-        cutoff = now - self.request_timeout
-        for channel in self.active_channels.values():
+        """Close connections idle for the channel timeout and those whose request stalls
+        past the request timeout."""
+        idle_cutoff = now - self.adj.channel_timeout
+        stall_cutoff = now - self.request_timeout
+        changed = getattr(self._map, "changed", set())
+        for fd, channel in self.active_channels.items():
+            if channel.requests:
+                continue
             started = getattr(channel, "request_started", None)
-            if started is not None and started < cutoff and not channel.requests:
+            if channel.last_activity < idle_cutoff or (
+                    started is not None and started < stall_cutoff):
                 channel.will_close = True
+                changed.add(fd)  # the poll loop asks it again
+
+    def run(self):
+        """Serve until KeyboardInterrupt (as waitress does), on :func:`_poll_loop`."""
+        try:
+            _poll_loop(self._map, self.adj.asyncore_loop_timeout)
+        except (SystemExit, KeyboardInterrupt):
+            self.task_dispatcher.shutdown()
 
     def readable(self):
         """Accept while under the connection limit, or while a connection can make way."""
@@ -328,6 +447,18 @@ class _Server(TcpWSGIServer):
         return best
 
 
+class _MultiServer(MultiSocketServer):
+    """waitress's server on several sockets (an address that names IPv4 and IPv6), on
+    :func:`_poll_loop`."""
+
+    def run(self):
+        """Serve until KeyboardInterrupt (as waitress does)."""
+        try:
+            _poll_loop(self.map, self.adj.asyncore_loop_timeout)
+        except (SystemExit, KeyboardInterrupt):
+            self.task_dispatcher.shutdown()
+
+
 def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float],
            threads: int = SERVER_THREADS, connection_limit: int = CONNECTION_LIMIT,
            idle_timeout: int = IDLE_TIMEOUT_S, hold_s: float = HOLD_S,
@@ -355,7 +486,7 @@ def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float]
                           asyncore_use_poll=True,  # select() stops at 1,024 sockets
                           max_request_header_size=MAX_HEADER_BYTES,
                           ident="", clear_untrusted_proxy_headers=True, **options)
-        socket_map: dict = {}
+        socket_map = _Map()
         servers = []
         for sock in socks:
             srv = _Server(app, socket_map, True, sock, dispatcher=dispatcher, adj=adj,
@@ -365,9 +496,9 @@ def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float]
             servers.append(srv)
         if len(servers) == 1:
             return servers[0]
-        return MultiSocketServer(socket_map, adj,
-                                 [(s.effective_host, s.effective_port) for s in servers],
-                                 dispatcher, servers[-1].log_info)
+        return _MultiServer(socket_map, adj,
+                            [(s.effective_host, s.effective_port) for s in servers],
+                            dispatcher, servers[-1].log_info)
     except BaseException:
         dispatcher.shutdown(timeout=1)
         raise
