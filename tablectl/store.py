@@ -32,7 +32,7 @@ import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence, TypeVar, Union
 
 import sqlite_utils
 
@@ -41,6 +41,10 @@ import clubdb
 from . import commands as C
 from . import words as W
 from .errors import TableError
+
+DbPath = Union[str, "os.PathLike[str]"]
+"""Where the club file is: a path as text or a path object."""
+_T = TypeVar("_T")
 
 COMMANDS = tuple(C.COMMANDS)
 """Commands a caller may request (one row each in :mod:`tablectl.commands`)."""
@@ -104,19 +108,19 @@ MIGRATIONS = clubdb.Migrations("tablectl")
 
 @MIGRATIONS(legacy=("tablectl_migrations", "name", "0001_tables"))
 def create_tables(db: sqlite_utils.Database) -> None:
-    db["table_state"].create({
+    db.table("table_state").create({
         "table_id": str, "name": str, "url": str, "configured": int,
         "connected": int, "model": str, "firmware": str, "capabilities": str,
         "mode": int, "pending_mode": int, "cycle_state": str, "lid": str,
         "errors": str, "points": str, "last_error": str, "state": str,
         "updated_at": float,
     }, pk="table_id", not_null={"table_id"}, defaults={"configured": 1, "connected": 0})
-    db["table_events"].create({
+    db.table("table_events").create({
         "id": int, "table_id": str, "kind": str, "code": str, "message": str,
         "data": str, "at": float,
     }, pk="id", foreign_keys=[("table_id", "table_state", "table_id")])
-    db["table_events"].create_index(["table_id", "id"])
-    db["table_commands"].create({
+    db.table("table_events").create_index(["table_id", "id"])
+    db.table("table_commands").create({
         "id": int, "table_id": str, "command": str, "args": str,
         "idempotency_key": str, "status": str, "result": str,
         "error_code": str, "error_message": str, "created_at": float,
@@ -125,9 +129,9 @@ def create_tables(db: sqlite_utils.Database) -> None:
     }, pk="id", not_null={"table_id", "command", "status", "idempotency_key"},
         defaults={"status": "queued", "attempts": 0},
         foreign_keys=[("table_id", "table_state", "table_id")])
-    db["table_commands"].create_index(["idempotency_key"], unique=True)
-    db["table_commands"].create_index(["table_id", "status", "id"])
-    db["tablectl_daemon"].create({
+    db.table("table_commands").create_index(["idempotency_key"], unique=True)
+    db.table("table_commands").create_index(["table_id", "status", "id"])
+    db.table("tablectl_daemon").create({
         "id": int, "pid": int, "started_at": float, "heartbeat_at": float,
         "config": str, "stopped_at": float,
     }, pk="id")
@@ -137,12 +141,12 @@ def create_tables(db: sqlite_utils.Database) -> None:
 def codes_drivers_and_actors(db: sqlite_utils.Database) -> None:
     """Outcomes as codes and values, who asked, what a command waits behind, and each
     table's driver with the commands it can do."""
-    db["table_commands"].add_column("actor", str)
-    db["table_commands"].add_column("error_values", str)
-    db["table_commands"].add_column("waits_for", int)
-    db["table_state"].add_column("driver", str)
-    db["table_state"].add_column("commands", str)
-    db["table_state"].add_column("last_error_values", str)
+    db.table("table_commands").add_column("actor", str)
+    db.table("table_commands").add_column("error_values", str)
+    db.table("table_commands").add_column("waits_for", int)
+    db.table("table_state").add_column("driver", str)
+    db.table("table_state").add_column("commands", str)
+    db.table("table_state").add_column("last_error_values", str)
 
 
 class DatabaseRefused(TableError):
@@ -152,7 +156,7 @@ class DatabaseRefused(TableError):
     code = "database_refused"
 
     def __init__(self, refused: clubdb.FileRefused):
-        super().__init__(str(refused), **refused.values)
+        super().__init__(str(refused), None, **refused.values)
         self._key = refused.key
 
     @property
@@ -180,7 +184,7 @@ _JSON_COLS = {"args", "result", "capabilities", "errors", "points", "data", "sta
               "error_values", "commands", "last_error_values"}
 
 
-def _row(cursor, values) -> dict[str, Any]:
+def _row(cursor: sqlite3.Cursor, values: Sequence[Any]) -> dict[str, Any]:
     out = {}
     for (name, *_), value in zip(cursor.description, values, strict=True):
         if name in _JSON_COLS and value is not None:
@@ -189,7 +193,8 @@ def _row(cursor, values) -> dict[str, Any]:
     return out
 
 
-def _query(db, sql: str, params=()) -> list[dict[str, Any]]:
+def _query(db: sqlite_utils.Database, sql: str,
+           params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     cur = db.conn.execute(sql, params)
     return [_row(cur, v) for v in cur.fetchall()]
 
@@ -199,7 +204,8 @@ def _dumps(value: Any) -> str | None:
 
 
 # --------------------------------------------------------------------------- public: callers
-def request_command(db_path, table_id: str, command: str, args: dict[str, Any] | None = None,
+def request_command(db_path: DbPath, table_id: str, command: str,
+                    args: dict[str, Any] | None = None,
                     idempotency_key: str | None = None, *, expires_in: float | None = None,
                     source: str = "", actor: str = "") -> int:
     """Queue ``command`` for ``table_id`` and return its id.
@@ -242,10 +248,12 @@ def request_command(db_path, table_id: str, command: str, args: dict[str, Any] |
             " VALUES (?, ?, ?, ?, 'queued', ?, ?, 0, ?, ?, ?)",
             (table_id, command, _dumps(args), key, t,
              None if expires_in is None else t + expires_in, source, actor, waits_for))
-        return cur.lastrowid
+        command_id = cur.lastrowid
+        assert command_id is not None  # an INSERT sets it
+        return command_id
 
 
-def _in_flight(db, table_id: str, t: float) -> dict[str, Any] | None:
+def _in_flight(db: sqlite_utils.Database, table_id: str, t: float) -> dict[str, Any] | None:
     """The oldest command in flight on the table; queued ones past their deadline are
     marked timed_out on the way (so a request nobody took does not block the table)."""
     for row in _query(db, "SELECT * FROM table_commands WHERE table_id = ? AND status IN"
@@ -258,12 +266,13 @@ def _in_flight(db, table_id: str, t: float) -> dict[str, Any] | None:
     return None
 
 
-def _count_in_flight(db, table_id: str) -> int:
-    return db.conn.execute("SELECT count(*) FROM table_commands WHERE table_id = ? AND"
-                           " status IN ('queued', 'sending')", (table_id,)).fetchone()[0]
+def _count_in_flight(db: sqlite_utils.Database, table_id: str) -> int:
+    n: int = db.conn.execute("SELECT count(*) FROM table_commands WHERE table_id = ? AND"
+                             " status IN ('queued', 'sending')", (table_id,)).fetchone()[0]
+    return n
 
 
-def _expire(db, row: dict[str, Any], t: float) -> None:
+def _expire(db: sqlite_utils.Database, row: dict[str, Any], t: float) -> None:
     values = {"waited": round(t - row["created_at"])}
     db.conn.execute(
         "UPDATE table_commands SET status='timed_out', error_code='not_sent', error_values=?,"
@@ -275,10 +284,11 @@ def _same_request(row: dict[str, Any], table_id: str, command: str, args: dict[s
     if (row["table_id"], row["command"], row["args"]) != (table_id, command, args):
         raise IdempotencyConflict(idempotency_key=row["idempotency_key"], command=row["command"],
                                   table=row["table_id"])
-    return row["id"]
+    return int(row["id"])
 
 
-def _require_table(db, table_id: str, command: str | None = None) -> dict[str, Any]:
+def _require_table(db: sqlite_utils.Database, table_id: str,
+                   command: str | None = None) -> dict[str, Any]:
     rows = _query(db, "SELECT table_id, configured, driver, commands FROM table_state")
     known = {r["table_id"]: r for r in rows if r["configured"]}
     if table_id not in known:
@@ -290,7 +300,7 @@ def _require_table(db, table_id: str, command: str | None = None) -> dict[str, A
     return row
 
 
-def get_command(db_path, command_id: int) -> dict[str, Any]:
+def get_command(db_path: DbPath, command_id: int) -> dict[str, Any]:
     """One journal row as a dict (args/result/values decoded); StoreError if unknown."""
     rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE id = ?", (command_id,))
     if not rows:
@@ -298,7 +308,7 @@ def get_command(db_path, command_id: int) -> dict[str, Any]:
     return rows[0]
 
 
-def wait_command(db_path, command_id: int, timeout: float) -> dict[str, Any]:
+def wait_command(db_path: DbPath, command_id: int, timeout: float) -> dict[str, Any]:
     """Poll until the command is done/failed/timed_out or ``timeout`` s pass; return its row."""
     deadline = time.monotonic() + timeout
     while True:
@@ -308,7 +318,7 @@ def wait_command(db_path, command_id: int, timeout: float) -> dict[str, Any]:
         time.sleep(0.02)
 
 
-def withdraw_command(db_path, command_id: int, reason: str = "", code: str = "not_sent",
+def withdraw_command(db_path: DbPath, command_id: int, reason: str = "", code: str = "not_sent",
                      values: dict[str, Any] | None = None) -> dict[str, Any]:
     """Mark a still-queued command ``timed_out`` so it is never sent; return its row.
 
@@ -327,14 +337,15 @@ def withdraw_command(db_path, command_id: int, reason: str = "", code: str = "no
     return get_command(db_path, command_id)
 
 
-def in_flight(db_path, table_id: str) -> dict[str, Any] | None:
+def in_flight(db_path: DbPath, table_id: str) -> dict[str, Any] | None:
     """The command in flight on a table (queued or being carried out), if any."""
     rows = _query(open_db(db_path), "SELECT * FROM table_commands WHERE table_id = ? AND"
                   " status IN ('queued', 'sending') ORDER BY id LIMIT 1", (table_id,))
     return rows[0] if rows else None
 
 
-def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+def list_commands(db_path: DbPath, table_id: str | None = None,
+                  limit: int = 50) -> list[dict[str, Any]]:
     """The most recent journal rows, newest first."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
     return _query(open_db(db_path),
@@ -342,20 +353,21 @@ def list_commands(db_path, table_id: str | None = None, limit: int = 50) -> list
                   (*params, limit))
 
 
-def list_tables(db_path) -> list[dict[str, Any]]:
+def list_tables(db_path: DbPath) -> list[dict[str, Any]]:
     """State of every configured table, in id order."""
     return _query(open_db(db_path),
                   "SELECT * FROM table_state WHERE configured = 1 ORDER BY table_id")
 
 
-def get_table(db_path, table_id: str) -> dict[str, Any]:
+def get_table(db_path: DbPath, table_id: str) -> dict[str, Any]:
     """State of one table; UnknownTable if it is not configured."""
     db = open_db(db_path)
     _require_table(db, table_id)
     return _query(db, "SELECT * FROM table_state WHERE table_id = ?", (table_id,))[0]
 
 
-def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+def recent_events(db_path: DbPath, table_id: str | None = None,
+                  limit: int = 50) -> list[dict[str, Any]]:
     """The most recent table events (newest first), for one table or all."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
     return _query(open_db(db_path),
@@ -363,7 +375,7 @@ def recent_events(db_path, table_id: str | None = None, limit: int = 50) -> list
                   (*params, limit))
 
 
-def daemon_status(db_path) -> dict[str, Any]:
+def daemon_status(db_path: DbPath) -> dict[str, Any]:
     """The daemon as its heartbeat shows it: ``state`` is ``running``, ``stale`` (the
     heartbeat stopped coming: the daemon hangs or cannot write, e.g. the database is
     locked; table states are then as of ``heartbeat_at``), ``stopped`` or ``never``;
@@ -396,8 +408,8 @@ class Journal:
     Without it the lock error is raised.
     """
 
-    def __init__(self, db_path, *, busy_timeout_ms: int | None = None,
-                 patience: Callable[[float], None] | None = None):
+    def __init__(self, db_path: DbPath, *, busy_timeout_ms: int | None = None,
+                 patience: Callable[[float], None] | None = None) -> None:
         self.db_path = str(db_path)
         self.db = open_db(db_path)
         if busy_timeout_ms is not None:
@@ -407,7 +419,7 @@ class Journal:
     def close(self) -> None:
         """Nothing to release: the connection is the thread's shared one."""
 
-    def _write(self, fn: Callable[[], Any]) -> Any:
+    def _write(self, fn: Callable[[], _T]) -> _T:
         start = time.monotonic()
         while True:
             try:
@@ -418,7 +430,7 @@ class Journal:
                     raise
                 self.patience(time.monotonic() - start)
 
-    def _exec(self, sql: str, params=()) -> None:
+    def _exec(self, sql: str, params: Sequence[Any] = ()) -> None:
         self._write(lambda: self.db.conn.execute(sql, params))
 
     # ---- tables
@@ -427,7 +439,7 @@ class Journal:
         others are left unconfigured."""
         ids = [t["id"] for t in tables]
 
-        def write():
+        def write() -> None:
             self.db.conn.execute(
                 f"UPDATE table_state SET configured = 0 WHERE table_id NOT IN "
                 f"({','.join('?' * len(ids))})", ids)
@@ -441,7 +453,7 @@ class Journal:
                      _dumps(t.get("commands")), now()))
         self._write(write)
 
-    def update_table(self, table_id: str, **fields) -> None:
+    def update_table(self, table_id: str, **fields: Any) -> None:
         """Set some state columns of one table (JSON columns take Python values)."""
         cols = {k: (_dumps(v) if k in _JSON_COLS else v) for k, v in fields.items()}
         cols["updated_at"] = now()
@@ -498,7 +510,10 @@ class Journal:
                       " status = 'queued' AND expires_at IS NOT NULL AND expires_at < ?",
                       (table_id, t))
         if rows:
-            self._write(lambda: [_expire(self.db, r, t) for r in rows])
+            def expire() -> None:
+                for r in rows:
+                    _expire(self.db, r, t)
+            self._write(expire)
 
     def claim_next(self, table_id: str) -> dict[str, Any] | None:
         """Take the oldest queued command of the table (status -> sending); expire stale ones.
@@ -506,7 +521,7 @@ class Journal:
         if not self.has_queued(table_id):
             return None
 
-        def claim():
+        def claim() -> dict[str, Any] | None:
             t = now()
             for row in _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                               " status = 'queued' ORDER BY id", (table_id,)):
@@ -554,7 +569,7 @@ class Journal:
         if error_code and error_message is None:
             error_message = W.code(error_code, W.BOTH, error_values)
 
-        def write():
+        def write() -> None:
             old = self.db.conn.execute("SELECT result FROM table_commands WHERE id=?",
                                        (command_id,)).fetchone()
             kept = json.loads(old[0]) if old and old[0] else None
