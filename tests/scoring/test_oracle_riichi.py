@@ -359,12 +359,13 @@ def oracle(line, sanma=False, options=None):
 
 
 # nekohouse-3a (North nukidora, 1m indicator -> 9m, tsumo loss as the library pays) with the
-# library's yakuman stacking and no kiriage
+# library's yakuman stacking and no kiriage; the library keeps tenhou and chiihou beside a
+# North set aside (3A's own line is pinned in test_nukidora_first_turn.py)
 RULES_SANMA = load_rules(
     {
         "extends": "nekohouse-3a",
         "name": "oracle-sanma",
-        "hand": {"yakuman_stacking": True, "renhou": "mangan"},
+        "hand": {"yakuman_stacking": True, "renhou": "mangan", "nukidora_ends_first_turn": False},
         "points": {"kiriage_mangan": False},
     }
 )
