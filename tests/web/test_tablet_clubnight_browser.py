@@ -305,3 +305,37 @@ def test_member_confirms_with_a_hint_and_a_wrong_number_is_named_wrong(browser, 
     dialog.locator('button[value="ok"]').click()
     expect(page.locator('[data-testid="confirmed-0"]')).to_be_visible()
     page.context.close()
+
+
+# --------------------------------------------------------------------------- the ron panel's words
+def test_ron_panel_names_limits_marks_the_dealer_by_a_badge_and_drops_checking(browser, club):
+    tab = started(browser, club, "t1")
+    page = tab.page
+    dealer = json.loads(page.locator("#page-data").text_content())["state"]["dealer"]
+    other = (dealer + 1) % 4
+    tab.open("ron")
+    tab.winner(other)
+    for han, words in ((5, "5翻 満貫"), (6, "6翻 跳満"), (8, "8翻 倍満"), (11, "11翻 三倍満"),
+                       (13, "13翻 役満")):
+        expect(page.locator(f'[data-testid="han-{other}-h{han}"]')).to_have_text(words)
+    cell = page.locator(f'[data-testid="hf-{other}-4-30"]')          # 切り上げ満貫
+    assert "limit" in cell.get_attribute("class") and "満貫" in cell.get_attribute("title")
+    assert "limit" not in page.locator(f'[data-testid="hf-{other}-3-30"]').get_attribute("class")
+    # the dealer: a 親 badge, the same outline as everyone else (an outline read as picked)
+    mark = page.locator(f'[data-testid="from-{dealer}"]')
+    expect(mark.locator(".dealer-badge")).to_have_text("親")
+    plain = page.locator(f'[data-testid="from-{(dealer + 2) % 4}"]')
+    style = "e => getComputedStyle(e).borderColor"
+    assert mark.evaluate(style) == plain.evaluate(style)
+    assert mark.get_attribute("aria-pressed") == "false"
+    # a refusal replaces 確認中…: tiles that are no hand
+    tab.discarder(dealer)
+    tab.tap(f'[data-testid="mode-{other}-tiles"]')
+    tab.tiles(other, ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z",
+                      "3z"])
+    tab.tiles(other, ["4z"], "win")
+    tab.error()
+    assert "確認中" not in page.locator("#panel-preview").text_content()
+    shot(page, "night-ron-refused-1024")
+    tab.cancel()
+    page.context.close()
