@@ -44,7 +44,6 @@ TABLES_TABLE = "clubdb_tables"
 """The tables the applied steps made (a file missing one of them is partial)."""
 USER_VERSION = 0
 """The file format (``PRAGMA user_version``) this code knows; a higher one is newer."""
-SQLITE_HEADER = b"SQLite format 3\x00"
 LEGACY_BOOKKEEPING = ("migrations", "tablectl_migrations")
 """Where the web app and the daemon recorded their steps before ``clubdb_migrations``."""
 SHARED_PER_THREAD = 8
@@ -383,12 +382,11 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
     ``thorough`` False leaves out the quick check, which reads every page (a staff
     command opening the file checks the rest in milliseconds)."""
     path = str(path)
-    with open(path, "rb") as f:
-        head = f.read(len(SQLITE_HEADER))
-    if not head:
+    # Never open and close a file descriptor of our own on the club file: closing one drops
+    # every POSIX lock this process holds on it, SQLite's included, and another process
+    # could then take itself for the last connection and delete the -wal under ours.
+    if os.stat(path).st_size == 0:
         raise FileRefused("empty", path)
-    if head != SQLITE_HEADER:
-        raise FileRefused("not_sqlite", path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         found = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()] if thorough \
@@ -417,6 +415,8 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
             if missing:
                 raise FileRefused("partial", path, tables=", ".join(missing[:8]))
     except sqlite3.DatabaseError as e:
+        if "file is not a database" in str(e):
+            raise FileRefused("not_sqlite", path) from None
         raise FileRefused("damaged", path, detail=str(e)) from None
     finally:
         conn.close()

@@ -288,3 +288,38 @@ def test_a_file_from_before_the_table_record_records_what_it_holds(tmp_path):
     db = connect(path)
     assert {r[0] for r in db.execute("SELECT name FROM clubdb_tables")} == {
         "games", "clubdb_migrations"}
+
+
+def test_checking_the_file_never_drops_the_locks_of_this_process_connections(tmp_path):
+    """Closing a descriptor of the club file drops every POSIX lock the process holds on
+    it: another process closing its connection then takes itself for the last one and
+    deletes the -wal under ours, which from then on reads a stale club."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "c.sqlite"
+    clubdb.prepare(path)
+    s = Migrations("s")
+
+    @s
+    def make_t(db):
+        db.execute("CREATE TABLE t (x)")
+
+    db = open_shared(path, [s])
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+    clubdb.check_file(path, [s])
+    clubdb.check_file(path, [s], thorough=False)
+    write = ("import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+             "c.execute('INSERT INTO t VALUES (1)'); c.commit(); c.close()")
+    subprocess.run([sys.executable, "-c", write, str(path)], check=True, timeout=60)
+    assert os.path.exists(f"{path}-wal")
+    # a second process writes and stays (the daemon): this process must read its row
+    hold = write.replace("c.close()", "print('written', flush=True); sys.stdin.read()")
+    other = subprocess.Popen([sys.executable, "-c", hold, str(path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "written"
+        assert db.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 2
+    finally:
+        other.stdin.close()
+        other.wait(timeout=60)
