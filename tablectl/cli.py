@@ -31,7 +31,7 @@ class CliError(Exception):
 
 
 # --------------------------------------------------------------------------- plumbing
-def _place(args) -> tuple[str, str]:
+def _place(args: argparse.Namespace) -> tuple[str, str]:
     """The store's path and the club's time zone; the store must exist (a typo must not
     create an empty store)."""
     tz = DEFAULT_TIMEZONE
@@ -53,7 +53,7 @@ def _place(args) -> tuple[str, str]:
     return str(path), tz
 
 
-def _emit(args, data, text: str) -> None:
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
@@ -68,7 +68,7 @@ def _user() -> str:
 
 
 # --------------------------------------------------------------------------- table commands
-def run_table_command(args) -> int:
+def run_table_command(args: argparse.Namespace) -> int:
     """Send one staff command (``args.command``) to ``args.table`` and report its outcome."""
     spec = C.get(args.command)
     db, tz = _place(args)
@@ -98,7 +98,7 @@ def _err(e: TableError, lang: str) -> str:
 
 
 # --------------------------------------------------------------------------- status / show / serve
-def cmd_status(args) -> int:
+def cmd_status(args: argparse.Namespace) -> int:
     """Every table: connected?, model, mode, cycle, errors; and whether the daemon runs.
     With a TABLE: ask that table for its state now."""
     if args.table:
@@ -161,7 +161,7 @@ def table_line(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
     return "; ".join(parts)
 
 
-def cmd_show(args) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
     """One journalled command by id."""
     db, tz = _place(args)
     try:
@@ -180,7 +180,7 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: argparse.Namespace) -> int:
     """Run the daemon (normally under systemd)."""
     from .daemon import serve
 
@@ -212,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = _common(True)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    st = sub.add_parser("status", help=cmd_status.__doc__.splitlines()[0], parents=[common])
+    st = sub.add_parser("status", help=(cmd_status.__doc__ or "").splitlines()[0],
+                        parents=[common])
     st.add_argument("table", metavar="TABLE", nargs="?", help="ask this table (e.g. t1)")
     st.add_argument("--wait", type=float, default=None, help="seconds to wait for the table")
     st.set_defaults(func=cmd_status)
@@ -243,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except CliError as e:
         print(f"tablectl: {e}", file=sys.stderr)
         return 2

@@ -37,16 +37,16 @@ class Arg:
     help: str
 
 
-def _mode_ok(v) -> bool:
+def _mode_ok(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(MODES)
 
 
-def parse_mode(text) -> int:
+def parse_mode(text: object) -> int:
     """A mode from a number (``4``, ``04``) or a name; :class:`UnknownMode` otherwise."""
     return mode_by_name(text).number
 
 
-def _seat_ok(v) -> bool:
+def _seat_ok(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < SEATS
 
 
@@ -54,7 +54,7 @@ _SEAT_NAMES = {"e": 0, "east": 0, "東": 0, "s": 1, "south": 1, "南": 1,
                "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3}
 
 
-def parse_seat(text) -> int:
+def parse_seat(text: object) -> int:
     """A seat as people say it: 1-4 (East=1) or East/South/West/North, E/S/W/N, 東南西北."""
     s = str(text).strip().casefold()
     if s.isascii() and s.isdigit() and 1 <= int(s) <= SEATS:
@@ -68,13 +68,13 @@ MAX_STICKS = 1_000_000
 """The most one drawer's sticks can be worth (far above any starting total)."""
 
 
-def _sticks_ok(v) -> bool:
+def _sticks_ok(v: object) -> bool:
     return isinstance(v, list) and len(v) == SEATS and all(
         p is None or (isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= MAX_STICKS)
         for p in v)
 
 
-def parse_sticks(text) -> list[Any]:
+def parse_sticks(text: object) -> list[Any]:
     """Drawer totals as people give them: a mode (``sanma``: its playing seats hold its
     starting sticks, the others none), four totals (``35000,35000,35000,none``), or the
     list itself."""
@@ -83,7 +83,7 @@ def parse_sticks(text) -> list[Any]:
     s = str(text).strip()
     if "," not in s:
         return mode_by_name(s).sticks()
-    out = []
+    out: list[int | None] = []
     for part in s.split(","):
         p = part.strip().casefold()
         if p in ("none", "-", "—", ""):
@@ -294,5 +294,5 @@ def describe(row: dict[str, Any], lang: str, tz: str = "Asia/Tokyo") -> str:
     if status == "sending":
         return W.say("table.wait.sending", lang, id=row["id"], command=name)
     if row.get("error_values") is None and row.get("error_message"):
-        return row["error_message"]     # written by an older daemon, without codes
+        return str(row["error_message"])  # written by an older daemon, without codes
     return W.code(row.get("error_code"), lang, row.get("error_values"))
