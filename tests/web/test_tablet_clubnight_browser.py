@@ -161,6 +161,19 @@ def test_offline_hand_for_a_game_ended_meanwhile(browser, club):
     wifi_down(page)
     record_offline(tab, ron_entry(tab, 1, 0, 3, 30))
     expect(page.locator("#notice")).to_contain_text("サーバーにつながりません")
+    # at 390 px the top bar's badges stay one line each, inside the page
+    page.set_viewport_size(SIZES["390"])
+    for badge in ('[data-testid="net-state"]', '[data-testid="queue-badge"]'):
+        box = page.locator(badge)
+        expect(box).to_be_visible()
+        lines = box.evaluate("e => { const r = document.createRange(); r.selectNodeContents(e);"
+                             " return new Set(Array.from(r.getClientRects(),"
+                             " x => Math.round(x.top))).size; }")
+        assert lines == 1, badge                                        # no wrapped text
+    width, inner = overflow(page)
+    assert width <= inner
+    shot(page, "night-offline-badges-390")
+    page.set_viewport_size(SIZES["768"])
     other = {"Authorization": "Bearer " + club["secrets"]["t6"],
              "Content-Type": "application/json"}
     for seq, event in ((1, {"event": "draw", "tenpai": [0]}), (2, {"event": "end"})):
