@@ -46,7 +46,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from typing import Callable
+from typing import Any, Callable
 
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
@@ -109,7 +109,7 @@ class SignInHold(ThreadedTaskDispatcher):
         super().__init__()
         self.must_wait, self.hold_s, self.per_address = must_wait, hold_s, per_address
         self.trusted_proxy = trusted_proxy
-        self._held: list[tuple[float, int, str, object]] = []
+        self._held: list[tuple[float, int, str, Any]] = []
         self._held_by: Counter = Counter()
         self._order = itertools.count()
         self._cv = threading.Condition()
@@ -386,13 +386,14 @@ class _Server(TcpWSGIServer):
     channel_class = _Channel
     request_timeout: float = REQUEST_TIMEOUT_S
     refuse: Refuse | None = None
+    next_channel_cleanup: float  # waitress's own, set in its __init__
 
     def maintenance(self, now):
         """Close connections idle for the channel timeout and those whose request stalls
         past the request timeout."""
         idle_cutoff = now - self.adj.channel_timeout
         stall_cutoff = now - self.request_timeout
-        changed = getattr(self._map, "changed", set())
+        changed: set[int] = getattr(self._map, "changed", set())
         for fd, channel in self.active_channels.items():
             if channel.requests:
                 continue
@@ -471,7 +472,7 @@ def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float]
     ``refuse``: how the server words its own refusals (see :data:`Refuse`)."""
     dispatcher = SignInHold(must_wait, hold_s=hold_s, trusted_proxy=trusted_proxy)
     dispatcher.set_thread_count(threads)
-    options = {}
+    options: dict[str, Any] = {}
     if max_body is not None:
         options["max_request_body_size"] = max_body + 1  # waitress refuses at >= its size
     if trusted_proxy is not None:
