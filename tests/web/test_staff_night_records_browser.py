@@ -51,9 +51,12 @@ def club(tmp_path_factory):
     for seat in range(4):
         games.confirm_result(db, confirmed, seat, actor="staff:" + STAFF[0])
     other = _game(db, "t1", [RON, DRAW])
+    games.save_table(db, "t2", "卓2 四人A", "nekohouse-4a")
+    ids = [p["id"] for p in games.list_players(db) if p["name"] in NAMES]
+    live = games.start_game(db, "t2", ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     db.conn.close()
     server = WebServer(path).start()
-    yield {"url": server.url, "db": path, "confirmed": confirmed, "other": other}
+    yield {"url": server.url, "db": path, "confirmed": confirmed, "other": other, "live": live}
     server.stop()
 
 
@@ -83,6 +86,10 @@ def test_correction_asks_again_only_the_seats_whose_result_changed(browser, club
     finally:
         db.conn.close()
     assert [bool(s.get("confirmed_at")) for s in seats] == [False, False, False, True]
+    # the audit log says who was asked again
+    page.goto(f"{club['url']}/staff/audit?game={gid}")
+    corrected = page.locator('.audit-entry[data-action="hand.correct"]').first
+    expect(corrected.locator(".after")).to_contain_text("確認し直し: 中村、伊藤、佐藤")
     assert page.js_errors == []
 
 
@@ -175,4 +182,60 @@ def test_correction_form_names_a_refused_field_in_words(browser, club, lang):
     assert "winners[" not in error.text_content() and "event." not in error.text_content()
     no_horizontal_overflow(page)
     shot(page, f"staff-correct-field-words-390-{lang[:2]}")
+    assert page.js_errors == []
+
+
+def test_console_pages_name_tables_and_rule_sets_in_the_pages_language(browser, club):
+    """Tables by the club's names (卓2 四人A), rule sets by their names in the page's
+    language, never an id, a bilingual title or a request's field: the waiting list,
+    the games, a game, the tablets and their pairing page, event nights."""
+    page = sign_in(browser, club, PHONE)
+
+    def main_text() -> str:
+        return page.locator("main").inner_text()
+
+    page.goto(f"{club['url']}/staff/waiting")
+    wishes = page.locator('[data-testid="waiting-wish"] option').all_text_contents()
+    assert "ねこはうす 四人打ち半荘戦Aルール" in wishes
+    assert not [w for w in wishes if "/" in w or "nekohouse" in w or ENGLISH.search(
+        w.replace("MCR", ""))], wishes
+    # a player at a table is named at the table by its name
+    page.select_option('[data-testid="waiting-player"]', label="中村")
+    page.click('[data-testid="waiting-submit"]')
+    expect(page.locator('[data-testid="waiting-error"]')).to_contain_text(
+        "中村 さんは卓2 四人Aで対局中です")
+    no_horizontal_overflow(page)
+    shot(page, "staff-waiting-names-390")
+
+    page.goto(f"{club['url']}/staff/games")
+    text = main_text()
+    assert "卓2 四人A" in text and "ねこはうす 四人打ち半荘戦Aルール" in text
+    assert "nekohouse" not in text and "t2" not in text
+    page.goto(f"{club['url']}/staff/games/{club['live']}")
+    facts = page.locator(".facts-line").inner_text()
+    assert "卓2 四人A" in facts and "ねこはうす 四人打ち半荘戦Aルール" in facts, facts
+    assert "Nekohouse" not in facts and "t2" not in facts
+
+    page.goto(f"{club['url']}/staff/nights")
+    rules = page.locator('[data-testid="night-rules"] option').all_text_contents()
+    assert "ねこはうす 四人打ち半荘戦Aルール" in rules and not [r for r in rules if "(" in r
+                                                          and "MCR" not in r]
+
+    page.goto(f"{club['url']}/staff/tablets")
+    page.select_option('select[name="table_id"]', "t1")
+    page.fill('input[name="label"]', "demo")
+    page.locator('form[action$="/staff/tablets"] button').click()
+    expect(page.locator("#issued h1")).to_contain_text("卓1")
+    assert "(t1)" not in page.locator("#issued h1").inner_text()
+    assert "t1" not in page.locator("table.list").inner_text()
+    url = page.locator("[data-pair-url]").get_attribute("href")
+    tablet = browser.new_context(viewport=PHONE, locale="ja-JP").new_page()
+    tablet.goto(url)
+    expect(tablet.locator('[data-testid="pair-table"]')).to_have_text("卓1")
+    assert "t1" not in tablet.locator("main").inner_text()
+    assert "demo" not in tablet.locator("main").inner_text()
+    shot(tablet, "pair-names-390")
+    page.goto(f"{club['url']}/staff/games/{club['live']}?lang=en")
+    facts = page.locator(".facts-line").inner_text()
+    assert "Nekohouse four-player hanchan, rule A" in facts and "ねこはうす" not in facts
     assert page.js_errors == []

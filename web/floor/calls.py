@@ -9,6 +9,7 @@ import sqlite3
 from .. import clubtime
 from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, UserError
+from .store import table_name
 
 REASONS = ("score", "drink", "other")
 """点数確認 (a score question), 飲み物 (drinks), その他 (anything else)."""
@@ -54,7 +55,8 @@ def acknowledge(db, call_id: int, *, actor: str) -> dict:
     """Someone is on their way: the call leaves the list."""
     row = get(db, call_id)
     if row["ack_at"] or row["cancelled_at"]:
-        raise Conflict("floor.call.done", code="call_done", table=row["table_id"])
+        raise Conflict("floor.call.done", code="call_done",
+                       table=table_name(db, row["table_id"]))
     with write_tx(db):
         db.execute("UPDATE calls SET ack_at = ?, ack_by = ? WHERE id = ?",
                    [now_iso(), actor, call_id])

@@ -18,6 +18,7 @@ from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, UserError
 from ..text import clean
 from . import pairing, seating, waiting
+from .store import table_name
 
 PAIRINGS = ("swiss", "random")
 
@@ -127,7 +128,7 @@ def next_round(db, night_id: int, *, actor: str, rng=None) -> list[dict]:
         status = games.get_game(db, s["game_id"])["status"] if s["game_id"] else "ready"
         if status not in ("finished", "void"):
             raise Conflict("floor.night.round_running", code="round_running",
-                           round=number - 1, table=s["table_id"])
+                           round=number - 1, table=table_name(db, s["table_id"]))
     _fits(len(night["players"]), night["size"], len(night["tables"]))
     if night["pairing"] == "random" or number == 1:
         groups = pairing.random_tables(night["players"], night["size"], rng=rng)
@@ -138,9 +139,11 @@ def next_round(db, night_id: int, *, actor: str, rng=None) -> list[dict]:
     used = night["tables"][:len(groups)]       # more tables than games: the first ones
     for table_id in used:                      # all free first: a round is seated whole
         if games.live_game_id(db, table_id) is not None:
-            raise Conflict("floor.seat.table_busy", code="game_in_progress", table=table_id)
+            raise Conflict("floor.seat.table_busy", code="game_in_progress",
+                           table=table_name(db, table_id))
         if seating.ready(db, table_id) is not None:
-            raise Conflict("floor.seat.already_ready", code="already_ready", table=table_id)
+            raise Conflict("floor.seat.already_ready", code="already_ready",
+                           table=table_name(db, table_id))
     made = []
     for table_id, group in zip(used, groups, strict=True):
         made.append(seating.seat(db, table_id, group, method="random",

@@ -20,6 +20,7 @@ from ..audit import audit
 from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, Refused, UserError
 from . import clock, waiting
+from .store import table_name
 
 WIND_TILES = ("E", "S", "W", "N")
 JA_WINDS = {"E": "東", "S": "南", "W": "西", "N": "北"}
@@ -104,10 +105,12 @@ def seat(db, table_id: str, player_ids: list[int], *, method: str = "random",
     result = draw([p["id"] for p in players], method, winds, rng)
     with write_tx(db):
         if games.live_game_id(db, table_id) is not None:
-            raise Conflict("floor.seat.table_busy", code="game_in_progress", table=table_id)
+            raise Conflict("floor.seat.table_busy", code="game_in_progress",
+                           table=table_name(db, table_id))
         if one(db, "SELECT id FROM seatings WHERE table_id = ? AND status = 'ready'",
                [table_id]):
-            raise Conflict("floor.seat.already_ready", code="already_ready", table=table_id)
+            raise Conflict("floor.seat.already_ready", code="already_ready",
+                           table=table_name(db, table_id))
         _not_seated_elsewhere(db, players)
         if rule_set != table["rule_set"]:
             games.save_table(db, table_id, table["name"], rule_set, actor=actor)
@@ -133,7 +136,7 @@ def _not_seated_elsewhere(db, players: list[dict]) -> None:
         for p in players:
             if p["id"] in taken:
                 raise Conflict("floor.seat.player_ready_elsewhere", code="player_seated",
-                               name=p["name"], table=r["table_id"])
+                               name=p["name"], table=table_name(db, r["table_id"]))
 
 
 def cancel(db, seating_id: int, *, actor: str) -> dict:

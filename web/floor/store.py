@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from ..db import Migrations
+from ..db import Migrations, one
 
 MIGRATIONS = Migrations("floor")
+
+
+def table_name(db, table_id) -> str:
+    """A club table as people call it (its name, 卓2), for every sentence a person reads;
+    its id only for a table the club does not have."""
+    row = one(db, "SELECT name FROM club_tables WHERE id = ?", [str(table_id)])
+    return row["name"] if row and row["name"] else str(table_id)
 
 
 @MIGRATIONS

@@ -27,6 +27,7 @@ from .. import clubtime, engine, games
 from ..db import now_iso, one, rows, write_tx
 from ..errors import Conflict, NotFound, UserError
 from . import clock
+from .store import table_name
 
 DEALER_REPEATS = 1.25
 """Hands per dealer turn on average (repeats and draws) for the length estimate."""
@@ -110,7 +111,7 @@ def add(db, player_id: int, wants: str, *, actor: str) -> dict:
                    "WHERE s.player_id = ? AND g.status = 'live'", [player_id])
     if seat:
         raise Conflict("floor.wait.playing", code="player_seated", name=player["name"],
-                       table=seat["table_id"])
+                       table=table_name(db, seat["table_id"]))
     with write_tx(db):
         if one(db, "SELECT id FROM waiting WHERE player_id = ? AND status = 'waiting'",
                [player_id]):

@@ -95,6 +95,11 @@ def _game(e: dict, d: dict, names: list[str]) -> dict:
                            extra=d.get("extra"))
     else:
         out["summary"] = t("staff.audit.do.other", action=action, target=e["target"])
+    again = d.get("unconfirmed")
+    if again and kind in ("hand.correct", "hand.remove", "hand.restore", "game.seat_swap"):
+        shown = d.get("after_names") or names
+        out["after"].append(t("staff.audit.confirm_again", names=t("floor.list_sep").join(
+            shown[s] if isinstance(s, int) and s < len(shown) else str(s) for s in again)))
     out["before"] = [x for x in out["before"] if x]
     out["after"] = [x for x in out["after"] if x]
     return out

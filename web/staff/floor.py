@@ -33,7 +33,7 @@ from ..errors import UserError
 from ..floor import calls, clock, modechange, seating
 from ..i18n import current_lang
 from ..security import current_staff, staff_required
-from ..text import whole_number
+from ..text import text_of, whole_number
 from .common import bp
 from .common import db_path, form_data, record
 
@@ -261,7 +261,7 @@ def table_command(table_id: str):
     """Send a command to a table through the daemon and report the table's answer."""
     lang = current_lang()
     data = form_data()
-    command = str(data.get("command", "")).strip()
+    command = (text_of(data, "command") or "").strip()
     if command not in CONSOLE_COMMANDS:
         raise UserError(table_words.code("unknown_command", lang, {
             "command": command, "choices": ", ".join(CONSOLE_COMMANDS)}), code="bad_command")
@@ -270,7 +270,7 @@ def table_command(table_id: str):
         args = spec.from_person({a.name: data.get(a.name) for a in spec.args})
     except TableError as e:
         raise UserError(e.text(lang), code=e.code) from None
-    key = str(data.get("idempotency_key") or "").strip() or f"staff-{uuid.uuid4().hex}"
+    key = (text_of(data, "idempotency_key") or "").strip() or f"staff-{uuid.uuid4().hex}"
     wait = float(current_app.config.get("TABLE_COMMAND_WAIT", DEFAULT_COMMAND_WAIT))
     staff = current_staff()
     client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
@@ -291,7 +291,7 @@ def table_command(table_id: str):
 
 def _back(data: dict, table_id: str) -> tuple:
     """Where a page form returns to: the guided mode page (``back=mode:NN``) or the floor."""
-    back = str(data.get("back") or "")
+    back = text_of(data, "back") or ""
     if back.startswith("mode:") and whole_number(back[5:]) is not None:
         return "staff.mode_guide", {"table_id": table_id, "mode": back[5:]}
     return "staff.floor", {}

@@ -26,8 +26,9 @@ from ..errors import UserError
 from ..floor import modechange
 from ..i18n import current_lang, t
 from ..security import current_staff, staff_required
+from ..text import text_of
 from .common import bp, db_path, done, form_data, record
-from .names import rule_set_name
+from .names import rule_set_name, table_name
 from .floor import club_timezone, modes
 
 
@@ -166,14 +167,14 @@ def sim_sticks(table_id: str):
     state = _table(table_id)
     if not modechange.is_simulated(state):
         raise UserError("floor.mode.not_simulated", status=409, code="not_simulated",
-                        table=table_id)
+                        table=table_name(table_id))
     points = mode_by_name(target).sticks(modechange.drawers(state),
                                          _start_points(get_db(), table_id, target))
     staff = current_staff()
     client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
                          tz=club_timezone())
     wait = float(current_app.config.get("TABLE_COMMAND_WAIT", 5.0))
-    key = str(data.get("idempotency_key") or "").strip() or uuid.uuid4().hex
+    key = (text_of(data, "idempotency_key") or "").strip() or uuid.uuid4().hex
     try:
         answer = client.send(table_id, "sim-sticks", {"points": points}, key=f"web-{key}",
                              wait=wait, expires_in=max(wait, 30.0), withdraw=False)
@@ -190,6 +191,7 @@ def sim_sticks(table_id: str):
         raise UserError("floor.table_refused", status=409,
                         code=answer.row.get("error_code") or "failed",
                         what=answer.text(lang))
-    return done(t("floor.mode.sticks_set", table=table_id, mode=table_words.mode(target, lang)),
+    return done(t("floor.mode.sticks_set", table=table_name(table_id),
+                  mode=table_words.mode(target, lang)),
                 "staff.mode_guide", payload={"points": points}, table_id=table_id,
                 mode=f"{target:02d}")
