@@ -22,7 +22,7 @@ from ..security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
     staff_required, wants_json,
 )
-from .common import bp, done, form_data, msg, need, record
+from .common import bp, done, flag_of, form_data, msg, need, record
 from .modes import needs_mode
 
 
@@ -42,22 +42,7 @@ def players():
                            guests_ranked=stats_store.settings(db)["guests_ranked"] == "1")
 
 
-def _flag(data: dict, name: str, *, required: bool = False) -> bool:
-    """A yes/no field. A form's unticked checkbox is absent (no); a JSON body gives a JSON
-    boolean (422 naming the field for anything else: ``NaN``, ``0``, ``"false"``, ``[]``),
-    and leaves an optional one out for no; a ``required`` one must be there."""
-    if request.is_json:
-        if name not in data and not required:
-            return False
-        value = data.get(name)
-        if not isinstance(value, bool):
-            raise UserError("field.not_bool", status=422, code="invalid_field",
-                            details={"field": name}, field=name)
-        return value
-    if name not in data and required:
-        raise UserError("field.required", code=f"missing_{name}", details={"field": name},
-                        field=name)
-    return str(data.get(name, "")).lower() in ("1", "true", "on", "yes")
+_flag = flag_of
 
 
 @bp.post("/players")
