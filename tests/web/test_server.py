@@ -139,6 +139,29 @@ def test_a_sign_in_that_must_wait_is_held_without_a_worker_and_others_go_straigh
     assert hold.held() == 0  # cancelled with the queued ones at shutdown
 
 
+def test_behind_the_proxy_a_sign_in_is_held_by_the_address_the_proxy_names():
+    """From the trusted proxy the hold asks about the last X-Forwarded-For hop (the address
+    the app and its throttle see); from anyone else, about the connection's own address."""
+    asked: list[str] = []
+
+    def must_wait(address):
+        asked.append(address)
+        return 30 if address == "192.0.2.7" else 0
+
+    hold = _dispatcher(must_wait, hold_s=60, trusted_proxy="127.0.0.1")
+    try:
+        proxied = _Channel("127.0.0.1")
+        proxied.requests[0].headers = {"X_FORWARDED_FOR": "10.9.9.9, 192.0.2.7"}
+        hold.add_task(proxied)
+        forged = _Channel("10.0.0.5")  # not the proxy: its header is not believed
+        forged.requests[0].headers = {"X_FORWARDED_FOR": "192.0.2.7"}
+        hold.add_task(forged)
+        assert asked == ["192.0.2.7", "10.0.0.5"]
+        assert hold.held() == 1 and len(hold.queue) == 1
+    finally:
+        hold.shutdown(timeout=5)
+
+
 def test_one_address_holds_a_bounded_number_of_sign_ins():
     hold = _dispatcher(lambda address: 30, hold_s=60, per_address=2)
     try:
