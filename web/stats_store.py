@@ -28,7 +28,7 @@ import json
 import logging
 import sqlite3
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Iterable
+from typing import Any, Iterable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
@@ -499,7 +499,9 @@ def rebuild_days(db) -> int:
     """Recompute every day row from ``stats_lines``; returns the number of rows."""
     with write_tx(db):
         db.execute("DELETE FROM stats_days")
-        n, key, group, cum = 0, None, [], 0
+        n, cum = 0, 0
+        key: Any = None
+        group: list[Any] = []
         cur = db.execute(f"{_LINE_SQL} ORDER BY family, player_id, club_day")
         for row in cur:
             k = (row[3], row[4], row[2])
@@ -522,24 +524,28 @@ def rebuild_months(db) -> int:
     """Recompute every month row from ``stats_days``; returns the number of rows."""
     with write_tx(db):
         db.execute("DELETE FROM stats_months")
-        n, key, group = 0, None, []
+        n = 0
+        key: Any = None
+        group: list[Any] = []
         cur = db.execute_returning_dicts(
             "SELECT * FROM stats_days ORDER BY family, player_id, club_day"
         )
         for row in cur:
             k = (row["family"], row["club_day"][:7], row["player_id"])
             if k != key and group:
-                _insert_row(db, "stats_months", *key, group[-1]["cum_games"], engine.combine(group))
+                _insert_row(db, "stats_months", key[0], key[1], key[2], group[-1]["cum_games"],
+                            engine.combine(group))
                 n, group = n + 1, []
             key = k
             group.append(row)
         if group:
-            _insert_row(db, "stats_months", *key, group[-1]["cum_games"], engine.combine(group))
+            _insert_row(db, "stats_months", key[0], key[1], key[2], group[-1]["cum_games"],
+                        engine.combine(group))
             n += 1
     return n
 
 
-def _flush_day(db, key: tuple, group: list, cum: int) -> int:
+def _flush_day(db, key: tuple[str, str, int], group: list, cum: int) -> int:
     sums = engine.aggregate(group)
     cum += sums["games"]
     _insert_day(db, *key, cum, sums)
