@@ -30,7 +30,7 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator, overload
+from typing import Any, Callable, Iterable, Iterator, overload
 
 import sqlite_utils
 
@@ -329,7 +329,8 @@ class FileRefused(Exception):
     (always ``file``). Catalogue key: ``clubfile.<code>``."""
 
     def __init__(self, code: str, path: str, **values: object):
-        self.code, self.values = code, {"file": path, **values}
+        self.code = code
+        self.values: dict[str, Any] = {"file": path, **values}
         super().__init__(f"{path}: {code} {values or ''}".strip())
 
     @property

@@ -43,7 +43,7 @@ MAX_PICKS = 40
 MAX_FLOWERS = 8
 YAKU_ID = 40
 
-Check = Callable[[Any, str, "Ctx"], Any]
+Check = Callable[[Any, str, "Ctx | None"], Any]
 
 
 class Ctx:

@@ -592,7 +592,9 @@ def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
 def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
     row = _one(db, "SELECT seq, kind, created_at, actor FROM hand_events "
                    "WHERE game_id = ? AND seq = ?", [game_id, expected_seq])
-    last = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])["m"]
+    top = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])
+    assert top is not None  # an aggregate query always has its one row
+    last = top["m"]
     if row:
         return Conflict("records.already_recorded", code="already_recorded",
                         details={"next_seq": last + 1}, seq=expected_seq,
@@ -787,7 +789,7 @@ def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
     if kind == "restore":
         if seq not in {e["seq"] for e in removed_entries(before)}:
             raise NotFound("records.not_removed", game=game["id"], seq=seq)
-        marker = {"restore": seq}
+        marker: dict | None = {"restore": seq}
     else:
         if seq not in current or seq == 0:
             raise NotFound("records.no_entry", game=game["id"], seq=seq)
