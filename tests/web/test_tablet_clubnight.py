@@ -130,8 +130,19 @@ def test_results_read_the_same_on_the_tablet_and_the_staff_game_page(app, client
     assert shown and all(re.fullmatch(r"[+-]\d+\.\d|0", v) for v in shown.values()), shown
     with app.app_context():
         create_staff(get_db(), *STAFF)
-    page = staff_client(app).get(f"/staff/games/{game}").data.decode()
+    staff = staff_client(app)
+    page = staff.get(f"/staff/games/{game}").data.decode()
     assert dict(re.findall(r'data-testid="result-(\d)">([^<]*)<', page)) == shown
+    # the correction form's preview of the results before and after: the same form
+    token = staff.get("/auth/csrf").get_json()["csrf_token"]
+    fixed = {"event": "win", "winners": [{"seat": 2, "yakuman": 1}], "from": 0}
+    html = staff.post(f"/staff/games/{game}/hands/1/preview", json={"event": fixed},
+                      headers={"X-CSRF-Token": token, "Accept": "application/json"}
+                      ).get_json()
+    assert "html" in html, html
+    html = html["html"]
+    results = re.findall(r"\(([+-]?[\d.,]+)\)", html)
+    assert results and all(re.fullmatch(r"[+-]\d+\.\d|0", v) for v in results), results
 
 
 def test_every_page_has_an_icon(client):

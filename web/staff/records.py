@@ -143,7 +143,7 @@ def hand_preview(game_id: int, seq: int):
     db = get_db()
     out = games.preview_correction(db, game_id, seq, kind=kind, event=event)
     names = out["before"]["names"]
-    html = render_template("staff/_fix_preview.html", p=out,
+    html = render_template("staff/_fix_preview.html", p=out, game_id=game_id,
                            old=eventwords.describe(out["old"], names),
                            new=eventwords.describe(out["new"], names) if event else None)
     return jsonify({"ok": True, **out, "html": html})
