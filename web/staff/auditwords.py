@@ -7,6 +7,8 @@ with players' names, event words (:mod:`.eventwords`) and times in the club's zo
 
 from __future__ import annotations
 
+from typing import Any
+
 import difflib
 
 import lexicon
@@ -66,8 +68,8 @@ def _game(e: dict, d: dict, names: list[str]) -> dict:
     kind = {"game.replace": "hand.correct"}.get(action, action)
     if action == "game.void" and seq is not None:
         kind = "hand.remove"          # entries written before hands had their own names
-    out = {"summary": t(f"staff.audit.do.{kind}", seq=seq, game=e["game_id"]),
-           "before": [], "after": []}
+    out: dict[str, Any] = {"summary": t(f"staff.audit.do.{kind}", seq=seq, game=e["game_id"]),
+                           "before": [], "after": []}
     if kind in ("hand.correct", "hand.remove", "hand.restore"):
         old = eventwords.describe(d.get("old"), names) if d.get("old") else None
         new = eventwords.describe(d.get("new"), names) if d.get("new") else None
@@ -156,7 +158,7 @@ def _seating(e: dict, d: dict) -> dict:
 
 def _generic(e: dict, d: dict) -> dict:
     key = f"staff.audit.do.{e['action']}"
-    values = {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
+    values: dict[str, Any] = {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
     summary = t(key, target=e["target_id"], **values)
     if summary == key:
         summary = t("staff.audit.do.other", action=e["action"], target=e["target"])
@@ -191,7 +193,8 @@ def _action(action: str) -> str:
 
 def entries(db, rows: list[dict], tz: str) -> list[dict]:
     """Audit rows as the page shows them (newest first, as given)."""
-    lang, cache = current_lang(), {}
+    lang = current_lang()
+    cache: dict[Any, Any] = {}
     out = []
     for e in rows:
         words = describe(db, e, lang, cache)
