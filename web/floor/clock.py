@@ -65,7 +65,9 @@ def cycle_starts(db_path: str, table_id: str) -> list[float]:
 
 def game_figures(db_path: str, game: dict, now: datetime | None = None) -> Figures:
     """The clock of a stored game at its table."""
-    started = clubtime.instant(game["started_at"]).timestamp()
+    start = clubtime.instant(game["started_at"])
+    assert start is not None  # a stored game has its start time
+    started = start.timestamp()
     at = (now or clubtime.now()).timestamp()
     return figures(cycle_starts(db_path, game["table_id"]), started, at)
 
@@ -101,7 +103,9 @@ def deadline(game: dict, limit: dict | None) -> datetime | None:
     """When a game's time is up (its start plus its limit and extra time), or None."""
     if not limit:
         return None
-    return clubtime.instant(game["started_at"]) + timedelta(
+    start = clubtime.instant(game["started_at"])
+    assert start is not None  # a stored game has its start time
+    return start + timedelta(
         minutes=limit["limit_minutes"] + limit["extra_minutes"])
 
 
@@ -114,7 +118,7 @@ def status(db, db_path: str, game: dict, now: datetime | None = None) -> dict:
     out = {**f.as_dict(), "limit": None, "left": None, "soon": False, "last_hand": False}
     limit = limit_of(db, game["id"])
     end = deadline(game, limit)
-    if end is not None:
+    if end is not None and limit:  # a deadline comes from a limit
         left = (end - now).total_seconds() / 60
         out.update(limit=limit["limit_minutes"], extra=limit["extra_minutes"],
                    deadline=end.isoformat(), left=round(max(left, 0.0), 1),
@@ -134,12 +138,13 @@ def enforce(db, game_id: int, now: datetime | None = None) -> bool:
     game = games.get_game(db, game_id)
     limit = limit_of(db, game_id)
     end = deadline(game, limit)
-    if game["status"] != "live" or end is None or limit["ended"] \
+    if game["status"] != "live" or end is None or not limit or limit["ended"] \
             or (now or clubtime.now()) < end:
         return False
     last = one(db, "SELECT created_at FROM hand_events WHERE game_id = ? AND kind IN "
                    "('win', 'draw', 'abort', 'chombo') ORDER BY seq DESC LIMIT 1", [game_id])
-    if last is None or clubtime.instant(last["created_at"]) < end:
+    # a stored hand has its time
+    if last is None or clubtime.instant(last["created_at"]) < end:  # type: ignore[operator]
         return False          # the hand being played when time ran out is not in yet
     view = games.game_view(db, game_id)
     try:
