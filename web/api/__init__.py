@@ -224,9 +224,11 @@ def confirm(table_id: str, game_id: int):
     _game_at(db, table_id, game_id)
     data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
                 required=("seat",))
-    # Member numbers are guessed at per tablet and per game: wait first, then check.
+    # Member numbers are guessed at per tablet and per game: wait first, then check (a
+    # confirmation without one guesses nothing: a guest's goes on).
     keys = [caller_key(), f"game:{game_id}"]
-    MEMBER_NO_GUESSES.check(db, keys)
+    if data.get("member_no"):
+        MEMBER_NO_GUESSES.check(db, keys)
     try:
         view = games.confirm_result(db, game_id, data["seat"], actor=actor(),
                                     member_no=data.get("member_no"))
