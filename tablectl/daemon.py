@@ -476,8 +476,9 @@ class Daemon:
         pid = os.getpid()
         self.journal.patience = self._patience
         try:
-            self.journal.heartbeat(pid, self.config_path, started=True)
+            # the tables first: whoever sees this daemon running finds the tables it drives
             self._apply(self.cfg)
+            self.journal.heartbeat(pid, self.config_path, started=True)
         except Stopping:
             return self._close(0)
         self.journal.patience = None

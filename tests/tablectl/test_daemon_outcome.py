@@ -4,6 +4,7 @@ is already there (a failed command's ``command_failed``, a given-up command's
 outcome."""
 
 import sqlite3
+import threading
 
 from tablectl import store
 from tablectl.config import load_config
@@ -86,3 +87,32 @@ def test_a_late_outcome_is_never_seen_without_its_event(tmp_path):
     finally:
         manager.journal.reader.close()
         _drop_handlers(manager.tlog)
+
+
+def test_a_daemon_is_seen_running_only_with_its_tables_registered(tmp_path):
+    """The first heartbeat says the daemon runs: a request made on seeing it finds the
+    daemon's tables (not 'no such table: has the daemon ever started?')."""
+    from tablectl.daemon import Daemon
+    from tests.support.tablectl import sim_on_pty, wait_connected
+
+    sim, path = sim_on_pty(tmp_path, "t1")
+    dm = Daemon(str(write_config(tmp_path, {"t1": path})))
+    tables_at_first_beat = []
+    beat = dm.journal.heartbeat
+
+    def heartbeat(pid, config="", started=False):
+        if started:
+            tables_at_first_beat.append([t["table_id"] for t in store.list_tables(dm.cfg.db)])
+        beat(pid, config, started)
+
+    dm.journal.heartbeat = heartbeat
+    runner = threading.Thread(target=dm.run, name="daemon-under-test")
+    runner.start()
+    try:
+        wait_connected(dm.cfg.db, "t1", 30)
+        assert tables_at_first_beat == [["t1"]]
+        assert store.request_command(dm.cfg.db, "t1", "status")
+    finally:
+        dm.stop_requested.set()
+        runner.join(30)
+        sim.stop()
