@@ -46,7 +46,7 @@ from tablectl import store
 from . import backup as backups
 from . import create_app, games, private_file, readings, server
 from .auth import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
-from .db import connect, get_db
+from .db import connect, get_db, prepare
 from .errors import UserError
 from .limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
 from .security import create_pairing
@@ -79,6 +79,7 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
     path = Path(db).resolve()
     if not path.parent.is_dir():
         raise CliError(f"the folder for the database does not exist: {path.parent}")
+    prepare(str(path))  # a file that is refused gets no session key beside it
     config = {"DATABASE": str(path), "SECRET_KEY": secret or _secret_for(path),
               "COOKIE_SECURE": secure_cookies}
     if public_url:

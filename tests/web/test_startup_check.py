@@ -132,6 +132,7 @@ def test_web_serve_refuses_in_one_line_with_exit_2(tmp_path, case):
     assert str(p) in lines[0] and f"python -m web restore BACKUP --db {p}" in lines[0]
     assert "バックアップから戻してください" in lines[0]
     assert "Serving on" not in r.stdout
+    assert sorted(x.name for x in tmp_path.iterdir() if x.name.endswith(".secret")) == []
 
 
 def test_create_staff_refuses_an_empty_file(tmp_path):
