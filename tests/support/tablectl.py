@@ -49,7 +49,10 @@ class DaemonProcess:
         self.db = str(config.parent / "jantaku.db")
         self.proc: subprocess.Popen | None = None
 
-    def start(self, wait_tables: tuple[str, ...] = (), timeout: float = 20) -> "DaemonProcess":
+    def start(self, wait_tables: tuple[str, ...] = (), timeout: float = 60) -> "DaemonProcess":
+        """Start the daemon and return once it runs and ``wait_tables`` are connected.
+        ``timeout`` is for each wait; it is generous because on a loaded machine a
+        starting interpreter gets only a small share of a core."""
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.log = open(self.config.parent / "daemon.stderr", "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", "tablectl", "serve", "--config",
@@ -101,7 +104,7 @@ def wait_until(pred, timeout: float, what, interval: float = 0.02):
         time.sleep(interval)
 
 
-def wait_connected(db, tid: str, timeout: float = 20) -> dict:
+def wait_connected(db, tid: str, timeout: float = 60) -> dict:
     def ok():
         rows = [t for t in store.list_tables(db) if t["table_id"] == tid and t["connected"]]
         return rows[0] if rows else None
