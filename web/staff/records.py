@@ -202,6 +202,13 @@ def game_unvoid(game_id: int):
                 payload={"game": {"id": row["id"], "status": row["status"]}}, game_id=game_id)
 
 
+def _seat_number(value) -> int | None:
+    """A seat given as a JSON whole number or as a form's ASCII digits, else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return whole_number(value)
+
+
 @bp.post("/games/<int:game_id>/swap")
 @staff_required
 def game_swap(game_id: int):
@@ -209,11 +216,11 @@ def game_swap(game_id: int):
     its players and is priced again at their true seats (reason required)."""
     data = form_data()
     reason = reason_of(data)
-    try:
-        a, b = int(str(data.get("a"))), int(str(data.get("b")))
-    except ValueError:
-        raise UserError("records.swap_same_seat", code="invalid_field",
-                        details={"field": "b"}) from None
+    a, b = _seat_number(data.get("a")), _seat_number(data.get("b"))
+    if a is None or b is None:
+        field = "a" if a is None else "b"
+        raise UserError("field.not_whole", code="invalid_field", details={"field": field},
+                        field=field, low=0, high=3)
     view = games.swap_seats(get_db(), game_id, a, b, actor=actor_name(), reason=reason)
     names = [s["name"] for s in view["game"]["seats"]]
     return done(t("staff.fix.done_swap", game=game_id, names=" / ".join(names)),
