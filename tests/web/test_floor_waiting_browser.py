@@ -90,7 +90,7 @@ def test_waiting_list_seating_mode_and_game_start(browser, club):
     for i, wind in enumerate(["S", "N", "E", "W"]):        # 佐藤 drew 南, 鈴木 北 ...
         card.locator(f'[data-testid="wind-t1-{i}"]').select_option(wind)
     card.locator('[data-testid="seat-wind-t1"]').click()
-    expect(page.locator(".flash").first).to_contain_text("卓 t1 の席を決めました")
+    expect(page.locator(".flash").first).to_contain_text("卓1の席を決めました")
     expect(page.locator('[data-testid="ready-t1"]')).to_contain_text("高橋")
     seated = [s.text_content() for s in page.locator('[data-testid="ready-t1"] li').all()]
     assert [re.sub(r"\s+", "", s) for s in seated] == ["東高橋", "南佐藤", "西田中", "北鈴木"]
@@ -128,7 +128,7 @@ def test_waiting_list_seating_mode_and_game_start(browser, club):
     card = page.locator('.table-mini[data-table="t2"]')
     expect(card.locator('[data-testid="proposal-t2"]')).to_contain_text("伊藤、渡辺、ゲスト花子")
     card.locator('[data-testid="seat-random-t2"]').click()
-    expect(page.locator(".flash").first).to_contain_text("卓 t2 の席を決めました")
+    expect(page.locator(".flash").first).to_contain_text("卓2 三人の席を決めました")
     tab2 = tablet(browser, club, "t2", PHONE)
     expect(tab2.locator('[data-testid="ready-game"]')).to_be_visible()
     no_horizontal_overflow(tab2)

@@ -18,8 +18,9 @@ from ..errors import UserError
 from ..floor import calls, clock, modechange, nights, seating, waiting
 from ..i18n import current_lang, t
 from ..security import actor_name, staff_required, wants_json
-from .common import bp, db_path, done, form_data, record
-from .names import rule_set_name
+from ..text import text_of, whole_number
+from .common import bp, db_path, done, flag_of, form_data, given, record
+from .names import rule_set_name, table_name
 from .modes import needs_mode
 
 
@@ -43,11 +44,18 @@ def family_words(family: str) -> str:
 
 def _int(data: dict, name: str, low: int = 1, high: int = 2**63 - 1) -> int:
     raw = data.get(name)
-    try:
-        value = int(str(raw).strip())
-    except (TypeError, ValueError):
+    # JSON gives a JSON whole number; a form's text is ASCII digits (an optional sign).
+    if isinstance(raw, str):
+        text = raw.strip()
+        negative = text.startswith("-")
+        value = whole_number(text[1:] if negative else text)
+        if value is not None and negative:
+            value = -value
+    else:
+        value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    if value is None:
         raise UserError("field.not_whole", code="invalid_field", details={"field": name},
-                        field=name, low=low, high=high) from None
+                        field=name, low=low, high=high)
     if not low <= value <= high:
         raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
                         field=name, low=low, high=high, value=value)
@@ -133,16 +141,15 @@ def waiting_add():
     """Put a walk-in on the list: a player (``player_id``) or a guest by ``name``."""
     data = form_data()
     db = get_db()
-    wants = waiting.check_wish(db, str(data.get("wants") or ""))
-    if str(data.get("player_id") or "").strip():
+    wants = waiting.check_wish(db, text_of(data, "wants") or "")
+    if given(data, "player_id"):
         player = games.get_player(db, _int(data, "player_id"))
     else:
-        name = str(data.get("name") or "").strip()
+        name = (text_of(data, "name") or "").strip()
         if not name:
             raise UserError("floor.wait.who", code="invalid_field", details={"field": "name"})
         player = games.add_player(db, name, guest=True,
-                                  allow_similar=str(data.get("allow_similar", "")).lower()
-                                  in ("1", "true", "on", "yes"))
+                                  allow_similar=flag_of(data, "allow_similar"))
         if not player.get("reused"):
             record("player.create", f"player:{player['id']}",
                    details={"name": player["name"], "guest": True})
@@ -175,12 +182,12 @@ def table_seat(table_id: str):
     winds = data.get("winds")
     if winds is None and not request.is_json:
         winds = {str(p): request.form.get(f"wind_{p}", "") for p in players}
-    rule_set = str(data.get("rule_set") or "").strip() or None
-    made = seating.seat(db, table_id, players, method=str(data.get("method") or "random"),
+    rule_set = (text_of(data, "rule_set") or "").strip() or None
+    made = seating.seat(db, table_id, players, method=text_of(data, "method") or "random",
                         winds=winds if isinstance(winds, dict) else None, rule_set=rule_set,
                         actor=actor_name())
     names = " ".join(f"{t('floor.wind.' + 'ESWN'[s['seat']])} {s['name']}" for s in made["seats"])
-    message = t("floor.seat.done", table=table_id, seats=names)
+    message = t("floor.seat.done", table=table_name(table_id), seats=names)
     if wants_json():
         return jsonify({"ok": True, "message": message, "seating": made}), 201
     target = needs_mode(db, table_id, made["rule_set"])
@@ -189,7 +196,7 @@ def table_seat(table_id: str):
 
         flash(message + " " + t("floor.seat.mode_next"), "ok")
         return redirect(url_for("staff.mode_guide", table_id=table_id, mode=f"{target:02d}"))
-    return done(message, str(data.get("back") or "") == "floor" and "staff.floor"
+    return done(message, text_of(data, "back") == "floor" and "staff.floor"
                 or "staff.waiting_page", 201, {"seating": made})
 
 
@@ -198,7 +205,8 @@ def table_seat(table_id: str):
 def seating_cancel(seating_id: int):
     """Take back a game made ready; its players go back to their places on the list."""
     s = seating.cancel(get_db(), seating_id, actor=actor_name())
-    return done(t("floor.seat.cancelled_done", table=s["table_id"]), "staff.waiting_page",
+    return done(t("floor.seat.cancelled_done", table=table_name(s["table_id"])),
+                "staff.waiting_page",
                 payload={"seating": s})
 
 
@@ -210,7 +218,7 @@ def call_ack(call_id: int):
     row = calls.acknowledge(get_db(), call_id, actor=actor_name())
     record("call.ack", f"table:{row['table_id']}", details={"call": call_id,
                                                             "reason": row["reason"]})
-    return done(t("floor.call.acked", table=row["table_id"]), "staff.floor",
+    return done(t("floor.call.acked", table=table_name(row["table_id"])), "staff.floor",
                 payload={"call": row})
 
 
@@ -225,12 +233,12 @@ def table_clock(table_id: str):
     if gid is None:
         games.get_table(db, table_id)
         raise UserError("records.no_live_game", status=409, code="no_live_game", table=table_id)
-    limit = _int(data, "limit", 5, 600) if str(data.get("limit") or "").strip() else None
-    extra = _int(data, "extra", -120, 120) if str(data.get("extra") or "").strip() else 0
+    limit = _int(data, "limit", 5, 600) if given(data, "limit") else None
+    extra = _int(data, "extra", -120, 120) if given(data, "extra") else 0
     row = clock.set_limit(db, gid, limit, extra)
     record("clock.set", f"game:{gid}", details={"limit": row["limit_minutes"],
                                                  "extra": row["extra_minutes"]})
-    return done(t("floor.clock.set", table=table_id, limit=row["limit_minutes"],
+    return done(t("floor.clock.set", table=table_name(table_id), limit=row["limit_minutes"],
                   extra=row["extra_minutes"]), "staff.floor", payload={"clock": row})
 
 
@@ -260,12 +268,11 @@ def night_create():
     if not isinstance(tables, list) or not all(isinstance(x, str) for x in tables):
         raise UserError("field.not_list", code="invalid_field", details={"field": "tables"},
                         field="tables")
-    limit = _int(data, "time_limit", 5, 600) if str(data.get("time_limit") or "").strip() \
-        else None
-    night = nights.create(get_db(), name=str(data.get("name") or ""),
-                          rule_set=str(data.get("rule_set") or ""),
+    limit = _int(data, "time_limit", 5, 600) if given(data, "time_limit") else None
+    night = nights.create(get_db(), name=text_of(data, "name") or "",
+                          rule_set=text_of(data, "rule_set") or "",
                           rounds=_int(data, "rounds", 1, 20),
-                          pairing_method=str(data.get("pairing") or "swiss"), tables=tables,
+                          pairing_method=text_of(data, "pairing") or "swiss", tables=tables,
                           players=_ids(data, "players"), time_limit=limit, actor=actor_name())
     return done(t("floor.night.created", name=night["name"]), "staff.night_detail", 201,
                 {"night": night}, night_id=night["id"])
