@@ -51,6 +51,22 @@ class BackupError(Exception):
     """Why a backup or a restore cannot be done, in words (nothing was changed)."""
 
 
+Problem = tuple[str, dict]
+"""A reason in the catalogue: its key and the values its sentence names."""
+
+
+def words(key: str, **values) -> str:
+    """``"日本語 / English"`` for ``key``; a value that is a :data:`Problem` is worded in
+    the same language as the sentence around it."""
+    def say(lang: str) -> str:
+        filled = {k: lexicon.t(v[0], lang, **v[1]) if isinstance(v, tuple) else v
+                  for k, v in values.items()}
+        return lexicon.t(key, lang, **filled)
+
+    ja, en = say("ja"), say("en")
+    return ja if ja == en else f"{ja} / {en}"
+
+
 def _stamp(now: datetime | None = None) -> str:
     return (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
 
@@ -75,28 +91,30 @@ def _copy(src: sqlite3.Connection, dest_path: Path) -> None:
         dest.close()
 
 
-def check_database(path: Path) -> list[str]:
-    """Problems that make ``path`` unusable as the club's database ([] if none)."""
+def check_database(path: Path) -> list[Problem]:
+    """Problems that make ``path`` unusable as the club's database ([] if none), each a
+    catalogue key and its values (:func:`words` says them)."""
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as e:
-        return [f"cannot open it: {e}"]
+        return [("backup.problem.cannot_open", {"detail": str(e)})]
     try:
         rows = conn.execute("PRAGMA integrity_check").fetchall()
         if [r[0] for r in rows] != ["ok"]:
-            return ["integrity check failed: " + "; ".join(str(r[0]) for r in rows[:5])]
+            return [("backup.problem.integrity",
+                     {"detail": "; ".join(str(r[0]) for r in rows[:5])})]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         missing = [t for t in REQUIRED_TABLES if t not in names]
         if missing:
-            return [f"it is not a Jantaku club database (no {', '.join(missing)} table)"]
+            return [("backup.problem.not_club", {"tables": ", ".join(missing)})]
         return _unknown_migrations(conn)
     except sqlite3.DatabaseError as e:
-        return [f"it is not a readable SQLite database: {e}"]
+        return [("backup.problem.unreadable", {"detail": str(e)})]
     finally:
         conn.close()
 
 
-def _unknown_migrations(conn: sqlite3.Connection) -> list[str]:
+def _unknown_migrations(conn: sqlite3.Connection) -> list[Problem]:
     """Migrations of the web's sets recorded in the file but unknown to this program."""
     known = {(m.name, name) for m in schema.SETS for name, _ in m.steps}
     ours = {m.name for m in schema.SETS}
@@ -104,8 +122,7 @@ def _unknown_migrations(conn: sqlite3.Connection) -> list[str]:
         "SELECT migration_set, name FROM clubdb_migrations")}
     newer = sorted(f"{s}:{n}" for s, n in applied if s in ours and (s, n) not in known)
     if newer:
-        return ["it was written by a newer version of Jantaku (schema steps "
-                f"{', '.join(newer)} are unknown here): upgrade Jantaku first"]
+        return [("backup.problem.newer", {"steps": ", ".join(newer)})]
     return []
 
 
@@ -135,7 +152,7 @@ def secure_folder(folder: Path) -> str | None:
     mode = folder.stat().st_mode & 0o777
     if mode & 0o077:
         os.chmod(folder, mode & 0o700 | 0o700)
-        return lexicon.both("backup.folder_tightened", folder=str(folder), mode=f"{mode:04o}")
+        return words("backup.folder_tightened", folder=str(folder), mode=f"{mode:04o}")
     return None
 
 
@@ -164,16 +181,16 @@ def backup(db_path: str | Path, folder: str | Path, *, keep: int = 48,
     db_path, folder = Path(db_path), Path(folder)
     notes = notes if notes is not None else []
     if keep < 1:
-        raise BackupError("--keep must be at least 1 (the number of backups to keep)")
+        raise BackupError(words("backup.keep_at_least_1"))
     if not db_path.is_file():
-        raise BackupError(f"there is no database at {db_path}")
+        raise BackupError(words("backup.no_database", db=str(db_path)))
     note = secure_folder(folder)
     if note:
         notes.append(note)
     gone = clean_leftovers(folder)
     if gone:
-        notes.append(lexicon.both("backup.leftovers_removed", count=len(gone),
-                                  names=", ".join(gone[:5])))
+        notes.append(words("backup.leftovers_removed", count=len(gone),
+                           names=", ".join(gone[:5])))
     final = folder / f"jantaku-{_stamp(now)}.sqlite"
     tmp = folder / f".{final.name}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
@@ -182,17 +199,17 @@ def backup(db_path: str | Path, folder: str | Path, *, keep: int = 48,
         _copy(src, tmp)
     except sqlite3.Error as e:
         tmp.unlink(missing_ok=True)
-        raise BackupError(f"cannot read the database {db_path}: {e}") from None
+        raise BackupError(words("backup.cannot_read", db=str(db_path), detail=str(e))) from None
     finally:
         src.close()
     problems = check_database(tmp)
     if problems:
         tmp.unlink(missing_ok=True)
-        raise BackupError(lexicon.both("backup.copy_failed_check", db=str(db_path),
-                                       problem=problems[0]))
+        raise BackupError(words("backup.copy_failed_check", db=str(db_path),
+                                problem=problems[0]))
     if not holds_data(tmp):
         tmp.unlink(missing_ok=True)
-        raise BackupError(lexicon.both("backup.no_data", db=str(db_path)))
+        raise BackupError(words("backup.no_data", db=str(db_path)))
     os.chmod(tmp, 0o600)
     _fsync(tmp)
     os.replace(tmp, final)
@@ -242,13 +259,13 @@ def restore(backup_path: str | Path, db_path: str | Path, *, force: bool = False
     was saved (None if there was none)."""
     backup_path, db_path = Path(backup_path), Path(db_path)
     if not backup_path.is_file():
-        raise BackupError(f"there is no backup at {backup_path}")
+        raise BackupError(words("backup.no_backup", backup=str(backup_path)))
     problems = check_database(backup_path)
     if problems:
-        raise BackupError(f"{backup_path} cannot be restored: {problems[0]}; nothing was changed")
+        raise BackupError(words("backup.cannot_restore", backup=str(backup_path),
+                                problem=problems[0]))
     if db_path.exists() and not force and _daemon_running(db_path):
-        raise BackupError("the table daemon is running on this database: stop tablectl and "
-                          "the web app first (or give --force); nothing was changed")
+        raise BackupError(words("backup.daemon_running"))
     saved = None
     if db_path.exists():
         saved = db_path.with_name(f"{db_path.name}.before-restore-{_stamp(now)}")

@@ -206,7 +206,8 @@ def cmd_backup(args) -> int:
     for note in notes:
         _say(note)
     kept = len(backups.list_backups(args.dir))
-    _say(f"Backed up to {path} ({path.stat().st_size:,} bytes; {kept} backup(s) kept).")
+    _say(backups.words("backup.done", path=str(path), size=f"{path.stat().st_size:,}",
+                       kept=kept))
     return 0
 
 
@@ -216,8 +217,9 @@ def cmd_restore(args) -> int:
         saved = backups.restore(args.backup, _db_arg(args), force=args.force)
     except backups.BackupError as e:
         raise CliError(str(e)) from None
-    _say(f"Restored {args.backup} into {Path(_db_arg(args)).resolve()}."
-         + (f" The database it replaced is saved as {saved}." if saved else ""))
+    into = str(Path(_db_arg(args)).resolve())
+    _say(backups.words("backup.restored_saved", backup=args.backup, db=into, saved=str(saved))
+         if saved else backups.words("backup.restored", backup=args.backup, db=into))
     return 0
 
 
