@@ -159,8 +159,10 @@ def test_offline_hand_for_a_game_ended_meanwhile(browser, club):
     tab = started(browser, club, "t6", size="768")
     page = tab.page
     wifi_down(page)
-    record_offline(tab, ron_entry(tab, 1, 0, 3, 30))
+    record_offline(tab, ron_entry(tab, 1, 0, 4, 30))
     expect(page.locator("#notice")).to_contain_text("サーバーにつながりません")
+    # the queued line words a 切り上げ満貫 as the server's history does
+    expect(page.locator('[data-testid^="queued-"] .q-line')).to_contain_text("4翻30符 満貫")
     # at 390 px the top bar's badges stay one line each, inside the page
     page.set_viewport_size(SIZES["390"])
     for badge in ('[data-testid="net-state"]', '[data-testid="queue-badge"]'):

@@ -89,6 +89,17 @@ function roundWords(st) {
   if (st.honba && spec.events.honba) { out += w("tablet.honba_label", {n: st.honba}); }
   return out;
 }
+const LIMITS = [[1, "mangan"], [1.5, "haneman"], [2, "baiman"], [3, "sanbaiman"], [4, "yakuman"]];
+/** " 満貫" where a han (and fu) is paid as a limit, as the server's history line says it. */
+function limitWords(x, tsumo) {
+  try {
+    const value = pricing.payValue(spec, pricing.handPay(spec, {han: x.han, fu: x.fu || 0, dealer: false, tsumo}));
+    const mangan = pricing.payValue(spec, spec.price.mangan[tsumo ? "nt" : "nr"]);
+    const hit = LIMITS.find(([k]) => value === mangan * k);
+    return hit ? " " + w("tablet.limit." + hit[1]) : "";
+  } catch (e) { return ""; }   // rules without a price for it: the line stays bare
+}
+
 /** What an event says, in history words (東2局1本場 ロン 中村←伊藤 3翻30符). */
 function describe(ev, st) {
   const who = (seats) => seats.map((s) => names()[s]).join(w("tablet.name_join"));
@@ -102,8 +113,8 @@ function describe(ev, st) {
       if (spec.family === "mcr") { text += " " + w("tablet.h.fan", {fan: x.fan || (x.hand ? "?" : 0)}); }
       else if (x.yakuman) { text += " " + (x.yakuman > 1 ? w("tablet.h.yakuman", {n: x.yakuman}) : w("tablet.limit.yakuman")); }
       else if (x.hand) { text += " " + w("entry.mode.tiles"); }
-      else if (x.fu) { text += " " + w("tablet.h.han_fu", {han: x.han, fu: x.fu}); }
-      else { text += " " + w("tablet.h.han", {han: x.han}); }
+      else if (x.fu) { text += " " + w("tablet.h.han_fu", {han: x.han, fu: x.fu}) + limitWords(x, ev.from === undefined); }
+      else { text += " " + w("tablet.h.han", {han: x.han}) + limitWords(x, ev.from === undefined); }
     }
   } else if (ev.event === "draw" && spec.family === "mcr") {
     text = w("tablet.h.draw_mcr");
