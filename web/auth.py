@@ -52,6 +52,7 @@ from flask import (
 )
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
+from werkzeug.wrappers import Response as BaseResponse
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from . import text
@@ -504,7 +505,7 @@ def _verify(db, key: str, password: str, ip: str, now: float | None) -> dict | N
                    [ip, key[:MAX_NAME_LENGTH], now, int(ok)])
         # Old attempts are only noise once they no longer count.
         db.execute("DELETE FROM login_attempts WHERE at < ?", [now - FAILURE_MEMORY_S])
-        if ok:
+        if ok and row:  # ok implies the row
             db.execute("UPDATE staff_users SET last_login_at = ? WHERE id = ?",
                        [now_iso(), row["id"]])
     if not ok:
@@ -512,6 +513,7 @@ def _verify(db, key: str, password: str, ip: str, now: float | None) -> dict | N
         if later:
             _waits().note(ip, now + later)
         return None
+    assert row is not None  # ok implies the row
     return {k: row[k] for k in ("id", "name", "role", "session_gen")}
 
 
@@ -603,6 +605,7 @@ def pair_post():
     data = json_body() if request.is_json else request.form
     code = str(data.get("code", "") if isinstance(data, dict) or hasattr(data, "get") else "")
     secret, row = redeem_pairing(get_db(), code)
+    resp: BaseResponse
     if wants_json():
         resp = jsonify({"ok": True, "table_id": row["table_id"], "tablet_id": row["id"],
                         "token": secret})

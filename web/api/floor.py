@@ -5,6 +5,8 @@ ready). Registered on the API blueprint; described in the OpenAPI document."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app, render_template
 
 from .. import clubtime, games
@@ -21,13 +23,14 @@ def tablet_floor(table_id: str) -> dict:
     path = current_app.config["DATABASE"]
     table = games.get_table(db, table_id)
     tz = clubtime.club_zone(db)
-    out = {"table_id": table_id, "call": None, "clock": None, "ready": None, "waiting": [],
-           "members": {}}
+    out: dict[str, Any] = {"table_id": table_id, "call": None, "clock": None, "ready": None,
+                           "waiting": [], "members": {}}
     last = calls.last_call(db, table_id)
     if last is not None:
         at = last["ack_at"] or last["created_at"]
-        if not last["ack_at"] or clubtime.minutes_since(at) < 3:
-            waited = clubtime.now() - clubtime.instant(last["created_at"])
+        # a call has its time
+        if not last["ack_at"] or clubtime.minutes_since(at) < 3:  # type: ignore[operator]
+            waited = clubtime.now() - clubtime.instant(last["created_at"])  # type: ignore[operator]
             out["call"] = {**last, "waited": int(waited.total_seconds()),
                            "since": clubtime.clock(last["created_at"], tz)}
     live = games.live_game_id(db, table_id)

@@ -19,6 +19,8 @@ counts its next game again).
 
 from __future__ import annotations
 
+from typing import Any
+
 import functools
 import json
 import time
@@ -149,7 +151,7 @@ def waiting(db) -> list[dict]:
 # --------------------------------------------------------------------------- the estimate
 def _history(db) -> dict:
     """The club's finished games: hands per game by rule set, minutes per hand overall."""
-    out = {"hands": {}, "per_hand": None}
+    out: dict[str, Any] = {"hands": {}, "per_hand": None}
     for r in rows(db, "SELECT g.rule_set, AVG(l.hands) AS hands, COUNT(*) AS n FROM games g "
                       "JOIN stats_lines l ON l.game_id = g.id AND l.seat = 0 "
                       "WHERE g.status = 'finished' GROUP BY g.rule_set"):
@@ -158,7 +160,9 @@ def _history(db) -> dict:
     spans = rows(db, "SELECT g.started_at, g.finished_at, l.hands FROM games g JOIN stats_lines l "
                      "ON l.game_id = g.id AND l.seat = 0 WHERE g.status = 'finished' "
                      "ORDER BY g.id DESC LIMIT 50")
-    minutes = [(clubtime.instant(s["finished_at"]) - clubtime.instant(s["started_at"]))
+    # a finished game has both its times
+    minutes = [(clubtime.instant(s["finished_at"])  # type: ignore[operator]
+                - clubtime.instant(s["started_at"]))
                .total_seconds() / 60 / s["hands"] for s in spans if s["hands"] and s["finished_at"]]
     minutes = [m for m in minutes if 1 <= m <= 30]         # a forgotten game is not a pace
     if len(minutes) >= 3:

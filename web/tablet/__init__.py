@@ -133,13 +133,13 @@ def table_page(table_id: str):
     table = games.get_table(db, table_id)
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game and game["status"] != "void" else None
-    rules = gamelog.rules_of(game) if view else None
+    rules = gamelog.rules_of(game) if view and game else None  # a view is of a game
     raw = readings.table_reading(current_app.config["DATABASE"], table_id)
     reading = readings.compare(raw, view)
     if rules is not None and not rules.settlement.use_points:
         reading = None  # no point sticks to compare (MCR totals start at 0)
     rule_sets = games.list_rule_sets(db)
-    how = v.unit(game["rules"]) if view else "thousands"
+    how = v.unit(game["rules"]) if view and game else "thousands"
     screen = "start"
     if view and view["game"]["status"] == "live":
         screen = "live"
@@ -149,7 +149,7 @@ def table_page(table_id: str):
         "tablet/table.html",
         table=table, view=view, seats=v.seats(view), reading=reading, screen=screen,
         history=v.history(view, rules) if view else [],
-        sheet=v.settlement(view, how, db) if screen == "settlement" else None,
+        sheet=v.settlement(view, how, db) if screen == "settlement" and view else None,
         unit=how, points=v.points, signed=v.signed,
         members=games.list_players(db), guests=games.list_players(db, guests=True),
         rule_sets=rule_sets, offered_rules=_rules_for_mode(db, table, reading, rule_sets),
