@@ -108,6 +108,11 @@ def test_mode_that_does_not_fit_the_rules_is_warned_before_it_is_confirmed(brows
     shot(page, "staff-waiting-misfit-390")
     page.goto(club["url"] + "/staff/waiting?lang=en")
     expect(card.locator('[data-testid="misfit-t1"]')).to_contain_text("does not fit")
+    # the audit log names the table as staff call it
+    page.goto(club["url"] + "/staff/audit?table=t1&lang=ja")
+    mode = page.locator('.audit-entry[data-action="table.mode"]').first
+    expect(mode).to_contain_text("卓1 四人A: モード変更")
+    assert "t1" not in page.locator(".audit-list").inner_text()
     assert page.js_errors == []
     # back to the table's own mode for the other tests
     page.goto(club["url"] + "/staff/tables/t1/mode?mode=01")

@@ -21,7 +21,9 @@ from ..db import rows as _rows
 from ..i18n import current_lang, t
 from ..text import whole_number
 from . import eventwords
+from ..floor.store import table_name
 from .common import signed
+from .names import rule_set_name
 
 
 def club_day(db, day: str) -> tuple[str, str]:
@@ -128,10 +130,10 @@ def _table(e: dict, d: dict, lang: str) -> dict:
            "after": []}
     if old:
         out["before"] = [t("staff.audit.table_is", name=old.get("name"),
-                           rules=old.get("rule_set"))]
+                           rules=rule_set_name(old.get("rule_set")))]
     if "name" in new:
         out["after"] = [t("staff.audit.table_is", name=new.get("name"),
-                          rules=new.get("rule_set"))]
+                          rules=rule_set_name(new.get("rule_set")))]
     return out
 
 
@@ -151,7 +153,7 @@ def _seating(e: dict, d: dict) -> dict:
     seats = " ".join(f"{t('floor.wind.' + 'ESWN'[i])} {n}" for i, n in enumerate(names))
     method = (d.get("draw") or {}).get("method")
     return {"summary": t(f"staff.audit.do.{e['action']}", table=e["target_id"],
-                         rules=d.get("rule_set", ""),
+                         rules=rule_set_name(d.get("rule_set")) if d.get("rule_set") else "",
                          method=t(f"floor.seat.draw.{method}") if method else ""),
             "before": [], "after": [seats] if seats else []}
 
@@ -169,7 +171,7 @@ def describe(db, e: dict, lang: str, cache: dict) -> dict:
     """One audit entry in words: ``summary``, and ``before``/``after`` lines."""
     d = e.get("details") or {}
     kind, _, target_id = str(e["target"]).partition(":")
-    e = {**e, "target_id": target_id}
+    e = {**e, "target_id": table_name(db, target_id) if kind == "table" else target_id}
     if kind == "game" and whole_number(target_id) is not None:
         e["game_id"] = int(target_id)
         return _game(e, d, _names(db, int(target_id), cache))
