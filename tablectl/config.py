@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any, Collection
 
 from .drivers import driver_class, driver_names
-from .settings import (ConfigError, LinkSettings, SerialSettings, TableConfig,
-                       serial_settings)
+from .settings import ConfigError as ConfigError  # the config's refusals, for its callers
+from .settings import LinkSettings, SerialSettings, TableConfig, serial_settings
 
 DEFAULT_LOCK_DIR = "/run/lock"
 DEFAULT_TIMEZONE = "Asia/Tokyo"

@@ -49,7 +49,9 @@ def audit(
             [now_iso(), actor, action, target, reason or "",
              json.dumps(details or {}, ensure_ascii=False, sort_keys=True)],
         )
-        return cur.lastrowid
+        entry_id = cur.lastrowid
+        assert entry_id is not None  # an INSERT sets it
+        return entry_id
 
 
 def audit_entries(db: sqlite_utils.Database, *, target: str | None = None,

@@ -9,6 +9,8 @@ schema refuse); the handlers here word it in the caller's language.
 
 from __future__ import annotations
 
+from typing import Any
+
 import lexicon
 from flask import has_request_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -76,7 +78,7 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     headers = {"Retry-After": str(details["retry_after"])} if details and \
         details.get("retry_after") else {}
     if wants_json():
-        body = {"ok": False, "error": {"code": code, "message": message}}
+        body: dict[str, Any] = {"ok": False, "error": {"code": code, "message": message}}
         if details:
             body["error"].update(details)
         return jsonify(body), status, headers

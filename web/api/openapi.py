@@ -46,7 +46,7 @@ TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type
 GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 RULE_SET_ID = {"name": "rule_set_id", "in": "path", "required": True,
                "schema": {"type": "string"}, "description": "a preset id or a club rule set id"}
-BEARER = [{"tabletToken": []}, {"tabletCookie": []}]
+BEARER: list[dict[str, list[str]]] = [{"tabletToken": []}, {"tabletCookie": []}]
 
 
 def _op(summary: str, *, params=(), body: dict | None = None, ok: tuple = ("200", "OK"),

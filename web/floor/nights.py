@@ -146,7 +146,8 @@ def next_round(db, night_id: int, *, actor: str, rng=None) -> list[dict]:
                            table=table_name(db, table_id))
     made = []
     for table_id, group in zip(used, groups, strict=True):
-        made.append(seating.seat(db, table_id, group, method="random",
+        # the groups hold the night's player ids
+        made.append(seating.seat(db, table_id, group, method="random",  # type: ignore[arg-type]
                                  rule_set=night["rule_set"], actor=actor,
                                  night=(night_id, number), rng=rng))
     return made

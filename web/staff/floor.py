@@ -131,7 +131,7 @@ def floor_data() -> dict:
                            "points", "model", "commands", "last_error_values", "url"))
     tables += [{**blank, "table_id": tid, "name": c["name"], "connected": 0, "in_daemon": False}
                for tid, c in club.items() if tid not in known]
-    last = {}
+    last: dict = {}
     for row in store.list_commands(path, limit=200):
         last.setdefault(str(row["table_id"]), row)
     for t in tables:
@@ -146,7 +146,7 @@ def floor_data() -> dict:
         if live and clock.enforce(db, live):          # its time is up and its last hand is in
             live = None
         t["game"] = game_summary(db, live, t if t["in_daemon"] else None, tz) if live else None
-        if t["game"] and "error" not in t["game"]:
+        if live and t["game"] and "error" not in t["game"]:  # a game summary is of a live game
             t["game"]["clock"] = clock.status(db, path, games.get_game(db, live))
         t["ready"] = seating.ready(db, tid) if tid in club and not live else None
         t["proposal"] = seating.proposal(db, tid) \
@@ -179,7 +179,7 @@ def _named(event: dict, lang: str) -> dict:
     """A table event whose data names a staff command by its code, with the command's
     words instead (「#27 モード変更 失敗: …」, not 「#27 mode 失敗」)."""
     data = event.get("data") or {}
-    spec = table_commands.COMMANDS.get(data.get("command"))
+    spec = table_commands.COMMANDS.get(data.get("command"))  # type: ignore[arg-type]  # None: no such
     if spec is None:
         return event
     return {**event, "data": {**data, "command": spec.label(lang)}}

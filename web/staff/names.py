@@ -63,7 +63,7 @@ def field_words(path: str, lang: str | None = None) -> str:
     from ..i18n import t
 
     lang = lang or current_lang()
-    parts = []
+    parts: list[str] = []
     for name, index in _SEGMENT.findall(str(path)):
         if name == "event" and not parts and not index:
             continue                                   # the form itself, not a field

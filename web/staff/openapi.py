@@ -27,7 +27,7 @@ ERR = {
     "429": "too many failed sign-ins for this name from this address; wait and retry",
     "413": "the body is larger than this route takes",
 }
-STAFF = [{"staffSession": [], "csrfHeader": []}]
+STAFF: list[dict[str, list[str]]] = [{"staffSession": [], "csrfHeader": []}]
 
 
 def _obj(required=(), **props) -> dict:
@@ -217,7 +217,7 @@ STAFF_PATHS: dict = {
 
 NIGHT, SEATING, CALL = _path("night_id", INT), _path("seating_id", INT), _path("call_id", INT)
 ENTRY = _path("entry_id", INT)
-TABLET = [{"tabletToken": []}, {"tabletCookie": []}]
+TABLET_SECURITY: list[dict[str, list[str]]] = [{"tabletToken": []}, {"tabletCookie": []}]
 WISH = {"type": "string", "description": "family:riichi4 | family:riichi3 | family:boo | "
                                          "family:mcr, or rules:<rule set id>"}
 
@@ -226,7 +226,7 @@ def _tablet_op(summary: str, *, params=(), body: dict | None = None, ok="200",
                errors=("400", "404")) -> dict:
     op = _op(summary, params=params, body=body, ok=ok, errors=errors, staff=False)
     op["tags"] = ["tablet"]
-    op["security"] = TABLET
+    op["security"] = TABLET_SECURITY
     op["responses"]["401"] = {"description": "no paired tablet token", **_json(_ref("Error"))}
     op["responses"]["403"] = {"description": "a tablet of another table", **_json(_ref("Error"))}
     return op

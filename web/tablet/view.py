@@ -76,7 +76,8 @@ def seats(view: dict | None) -> list[dict]:
     if not view:
         return []
     names = [s["name"] for s in view["game"]["seats"]]
-    scores = readings.current_scores(view) or [None] * len(names)
+    # no scores yet: a None per seat (the gaps below skip them)
+    scores = readings.current_scores(view) or [None] * len(names)  # type: ignore[list-item]
     state = view.get("state") or {}
     dealer = state.get("dealer")
     chips = state.get("chips") or (view["replay"].get("final") or {}).get("chips") or []
