@@ -66,7 +66,7 @@ class Ctx:
         self.wait = wait
         self.closed = closed
         self.first = first
-        self.found = None  # list: what each yaku row gave, for the reading's other waits
+        self.found: list[Any] | None = None  # what each yaku row gave, for the other waits
         # derived once here so each condition is a cheap look-up
         seqs, trips, ankou, kans, honours = [], set(), 0, 0, 0
         if first is not None:
