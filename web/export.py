@@ -84,10 +84,7 @@ def open_db(path: str):
     """The club database, or an ExportError saying why it cannot be read."""
     p = Path(path)
     if not p.is_file():
-        raise ExportError(
-            f"cannot open the club database {p}: no such file "
-            "(give the right one with --db PATH or the config's db = ...)"
-        )
+        raise ExportError(lexicon.both("export.no_db", db=str(p)))
     try:
         # an empty or foreign file is refused before a connection could give it a header
         clubdb.check_file(p, schema.SETS, thorough=False)
@@ -96,11 +93,11 @@ def open_db(path: str):
     try:
         db = connect(str(p))
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone():
-            raise ExportError(f"{p} is not a Jantaku club database (it has no games table)")
+            raise ExportError(lexicon.both("export.not_club", db=str(p)))
         migrate(db)  # brings the summary tables in (built from the games on first use)
         return db
     except sqlite3.DatabaseError as e:
-        raise ExportError(f"cannot read the club database {p}: {e}") from None
+        raise ExportError(lexicon.both("export.cannot_read", db=str(p), detail=str(e))) from None
 
 
 # --------------------------------------------------------------------------- file contents
@@ -572,11 +569,8 @@ def write_export(
     open_ = open_games(db, day, cfg)
     stale = stats_store.repair_stale(db)
     if stale:
-        listed = "; ".join(f"game {g['game_id']} ({g['error']})" for g in stale)
-        raise ExportError(
-            f"the leaderboards cannot be brought up to date: {listed}. "
-            "Correct or void these games, then export again."
-        )
+        listed = "; ".join(f"#{g['game_id']} ({g['error']})" for g in stale)
+        raise ExportError(lexicon.both("export.stale", games=listed))
     notes = _private_folder(out)
     clean_leftovers(out)
     files = build_files(db, day, min_games=min_games)
@@ -663,14 +657,14 @@ def _db_path(args) -> str:
     try:
         return load_config(args.config).db
     except ConfigError as e:
-        raise ExportError(f"{e.message} (or give the database directly with --db PATH)") from None
+        raise ExportError(lexicon.both("export.config", problem=e.message)) from None
 
 
 def main_export(args) -> int:
     """``python -m web export``: returns the exit status; errors are printed as one line."""
     try:
         if args.keep is not None and args.keep < 1:
-            raise ExportError("--keep must be at least 1 (the number of dated folders to keep)")
+            raise ExportError(lexicon.both("export.keep_at_least_1"))
         db = open_db(_db_path(args))
         try:
             cfg = stats_store.settings(db)
@@ -691,10 +685,12 @@ def main_export(args) -> int:
         print(f"python -m web export: {e.message}", file=sys.stderr)
         return e.status
     except sqlite3.DatabaseError as e:  # e.g. locked for longer than the busy timeout
-        print(f"python -m web export: cannot read the club database: {e}", file=sys.stderr)
+        print("python -m web export: " + lexicon.both("export.cannot_read", db=args.db,
+                                                      detail=str(e)), file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"python -m web export: cannot write the export: {e}", file=sys.stderr)
+        print("python -m web export: " + lexicon.both("export.cannot_write", detail=str(e)),
+              file=sys.stderr)
         return 2
     for note in summary["notes"]:
         print(f"python -m web export: {note}", file=sys.stderr)
@@ -707,11 +703,12 @@ def main_export(args) -> int:
     if getattr(args, "json", False):
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
-        print(
-            f"exported club day {summary['day']}: {summary['games']} games, {summary['hands']} "
-            f"hands, {summary['files']} files in {summary['folder']}"
-            + (f"; removed {', '.join(summary['pruned'])}" if summary["pruned"] else "")
-        )
+        values = {k: summary[k] for k in ("day", "games", "hands", "files", "folder")}
+        if summary["pruned"]:
+            print(lexicon.both("export.done_pruned", **values,
+                               pruned=", ".join(summary["pruned"])))
+        else:
+            print(lexicon.both("export.done", **values))
     return 0
 
 

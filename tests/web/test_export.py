@@ -363,7 +363,7 @@ def test_a_game_whose_summary_cannot_be_built_stops_the_export(club, tmp_path, m
         raise RuntimeError("cannot replay")
 
     monkeypatch.setattr(stats_store, "game_lines", broken)
-    with pytest.raises(export.ExportError, match=f"game {club['games'][1]} .*cannot replay"):
+    with pytest.raises(export.ExportError, match=f"#{club['games'][1]} .*cannot replay"):
         export.write_export(db, "2026-04-01", tmp_path / "out")
     assert not (tmp_path / "out" / "2026-04-01").exists()
     monkeypatch.undo()
