@@ -450,7 +450,7 @@ def add_club_day_commands(sub) -> None:
     for name, fn, add_arguments in (("export", cmd_export, add_export_arguments),
                                     ("leaderboard", cmd_leaderboard, add_leaderboard_arguments),
                                     ("club-day", cmd_club_day, add_club_day_arguments)):
-        sp = sub.add_parser(name, help=fn.__doc__.strip().splitlines()[0])
+        sp = sub.add_parser(name, help=(fn.__doc__ or "").strip().splitlines()[0])
         sp.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
         sp.add_argument("--json", action="store_true", help="answer in JSON for scripts")
         add_arguments(sp)

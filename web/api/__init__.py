@@ -149,8 +149,8 @@ def start_game(table_id: str):
                  "idempotency_key": events.idempotency_key},
                 required=("players", "idempotency_key"))
     view = games.start_game(
-        get_db(), table_id, data.get("players"), rule_set=data.get("rule_set"),
-        idempotency_key=data.get("idempotency_key"), actor=actor(),
+        get_db(), table_id, data["players"], rule_set=data.get("rule_set"),
+        idempotency_key=data["idempotency_key"], actor=actor(),
     )
     return ok(view, 200 if view.get("replayed") else 201)
 
@@ -174,9 +174,9 @@ def record(table_id: str):
     db = get_db()
     data = body({"event": events.event_field, **WRITE_FIELDS},
                 required=("event", "expected_seq", "idempotency_key"))
-    view = games.record_event(db, _game_for_write(db, table_id, data), data.get("event"),
-                              expected_seq=data.get("expected_seq"),
-                              idempotency_key=data.get("idempotency_key"), actor=actor())
+    view = games.record_event(db, _game_for_write(db, table_id, data), data["event"],
+                              expected_seq=data["expected_seq"],
+                              idempotency_key=data["idempotency_key"], actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
 
 
@@ -186,8 +186,8 @@ def undo(table_id: str):
     db = get_db()
     data = body(WRITE_FIELDS, required=("expected_seq", "idempotency_key"))
     view = games.undo_last(db, _game_for_write(db, table_id, data),
-                           expected_seq=data.get("expected_seq"),
-                           idempotency_key=data.get("idempotency_key"), actor=actor())
+                           expected_seq=data["expected_seq"],
+                           idempotency_key=data["idempotency_key"], actor=actor())
     return ok(view, 200 if view.get("replayed") else 201)
 
 

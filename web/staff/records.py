@@ -234,11 +234,12 @@ def seat_confirm(game_id: int, seat: str):
     whom goes into the game and the audit log)."""
     # Seats count from 0 (the first dealer): the id converter, which starts at 1 like a
     # row id, would make seat 0 a 404.
-    seat = whole_number(seat)
-    if seat is None:
+    number = whole_number(seat)
+    if number is None:
         abort(404)
-    view = games.confirm_result(get_db(), game_id, seat, actor=actor_name())
-    name = view["game"]["seats"][seat]["name"] if seat < len(view["game"]["seats"]) else seat
+    view = games.confirm_result(get_db(), game_id, number, actor=actor_name())
+    seats = view["game"]["seats"]
+    name = seats[number]["name"] if number < len(seats) else number
     return done(t("staff.fix.done_confirm", name=name), "staff.game_detail",
                 payload={"game": view}, game_id=game_id)
 

@@ -236,6 +236,7 @@ def table_clock(table_id: str):
     limit = _int(data, "limit", 5, 600) if given(data, "limit") else None
     extra = _int(data, "extra", -120, 120) if given(data, "extra") else 0
     row = clock.set_limit(db, gid, limit, extra)
+    assert row is not None  # the limit just set
     record("clock.set", f"game:{gid}", details={"limit": row["limit_minutes"],
                                                  "extra": row["extra_minutes"]})
     return done(t("floor.clock.set", table=table_name(table_id), limit=row["limit_minutes"],
