@@ -374,14 +374,16 @@ def _make_new(path: str) -> None:
 
 
 def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
-               thorough: bool = True) -> None:
+               thorough: bool = True, every_set: Iterable[str] | None = None) -> None:
     """Raise :class:`FileRefused` unless ``path`` is a sound club file this code can
     serve: not empty, a SQLite file that passes ``PRAGMA quick_check``, with the
     migration bookkeeping and every table its applied steps made, and nothing newer
     than this code knows (a ``user_version`` above :data:`USER_VERSION`, or a step of
     one of ``sets`` that is not in the set). Reads the file; changes nothing.
     ``thorough`` False leaves out the quick check, which reads every page (a staff
-    command opening the file checks the rest in milliseconds)."""
+    command opening the file checks the rest in milliseconds). ``every_set``: the names
+    of every migration set of the product, when the caller knows them all: a set
+    recorded in the file outside them is newer too."""
     path = str(path)
     # Never open and close a file descriptor of our own on the club file: closing one drops
     # every POSIX lock this process holds on it, SQLite's included, and another process
@@ -405,9 +407,10 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
             raise FileRefused("no_schema", path)
         known = {(m.name, n) for m in sets for n, _ in m.steps}
         ours = {m.name for m in sets}
+        every = set(every_set) | ours if every_set is not None else None
         newer = sorted(f"{s}:{n}" for s, n in conn.execute(
             f"SELECT migration_set, name FROM {MIGRATIONS_TABLE}")
-            if s in ours and (s, n) not in known)
+            if (s in ours and (s, n) not in known) or (every is not None and s not in every))
         if newer:
             raise FileRefused("newer", path, steps=", ".join(newer[:5]))
         if TABLES_TABLE in tables:
@@ -424,7 +427,7 @@ def check_file(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
 
 
 def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
-            thorough: bool = True) -> bool:
+            thorough: bool = True, every_set: Iterable[str] | None = None) -> bool:
     """The start-up check of a process that serves ``path``: a path that does not exist
     becomes a new club file (returns True); an existing one must pass
     :func:`check_file` (returns False) or :class:`FileRefused` is raised. A new club is
@@ -435,5 +438,5 @@ def prepare(path: str | os.PathLike[str], sets: Iterable[Migrations] = (), *,
     if not os.path.exists(path):
         _make_new(path)
         return True
-    check_file(path, sets, thorough=thorough)
+    check_file(path, sets, thorough=thorough, every_set=every_set)
     return False

@@ -49,7 +49,7 @@ _CHECKED: dict[str, tuple] = {}
 
 
 def _stat(path: str) -> tuple:
-    out = []
+    out: list[tuple[int, int, int] | None] = []
     for name in (path, path + "-wal"):
         try:
             st = os.stat(name)
@@ -71,8 +71,12 @@ def prepare(path: str) -> bool:
     key = os.path.abspath(path)
     if path != ":memory:" and _CHECKED.get(key) == _stat(key):
         return False
+    from tablectl.store import MIGRATIONS as TABLECTL
+
     try:
-        new = clubdb.prepare(path, schema.SETS)
+        # the web app knows every set of the product: the daemon's as well as its own
+        new = clubdb.prepare(path, schema.SETS,
+                             every_set=[m.name for m in (*schema.SETS, TABLECTL)])
     except clubdb.FileRefused as e:
         raise UserError(e.key, **e.values) from None
     if path != ":memory:":

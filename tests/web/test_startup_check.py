@@ -73,6 +73,14 @@ def _newer_step(p: Path) -> None:
     conn.close()
 
 
+def _newer_set(p: Path) -> None:
+    club_file(p)
+    conn = sqlite3.connect(p)
+    conn.execute("INSERT INTO clubdb_migrations VALUES ('tournaments', 'create', 'x')")
+    conn.commit()
+    conn.close()
+
+
 def _newer_format(p: Path) -> None:
     club_file(p)
     conn = sqlite3.connect(p)
@@ -89,6 +97,7 @@ CASES = {
     "partial": (_partial, "partial"),
     "newer_step": (_newer_step, "newer"),
     "newer_format": (_newer_format, "newer"),
+    "newer_set": (_newer_set, "newer"),
 }
 
 
@@ -99,7 +108,7 @@ def test_a_bad_club_file_is_refused_and_left_as_it_was(tmp_path, case):
     make(p)
     before = p.read_bytes()
     with pytest.raises(clubdb.FileRefused) as e:
-        clubdb.prepare(p, SETS)
+        clubdb.prepare(p, SETS, every_set=[m.name for m in SETS] + ["tablectl"])
     assert e.value.code == code
     with pytest.raises(UserError) as e:
         create_app({"DATABASE": str(p), "SECRET_KEY": "t", "TESTING": True})
