@@ -306,3 +306,26 @@ def test_a_body_over_the_limit_is_refused_in_words_before_it_is_read(tmp_path):
             assert r.status == 200
     finally:
         server.stop()
+
+
+def test_a_request_waiting_for_100_continue_behind_another_gets_it(tmp_path):
+    """Two requests in one send, the second asking for "100 Continue": a worker sends
+    it once the first is answered, and the event loop must then write it."""
+    server = WebServer(str(tmp_path / "club.sqlite"), args=("--workers", "1")).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: club\r\n\r\n"
+                      b"GET /api/health HTTP/1.1\r\nHost: club\r\nExpect: 100-continue\r\n"
+                      b"Content-Length: 2\r\n\r\n")
+            data = b""
+            while b"100 Continue" not in data:
+                chunk = s.recv(4096)
+                assert chunk, data
+                data += chunk
+            s.sendall(b"{}")
+            while data.count(b"HTTP/1.1 200") < 2:
+                chunk = s.recv(4096)
+                assert chunk, data
+                data += chunk
+    finally:
+        server.stop()
