@@ -233,7 +233,7 @@ class TableManager(threading.Thread):
     # ------------------------------------------------------------ connection
     def _connect(self) -> None:
         self._give_up_in_doubt()
-        self.journal.expire_queued(self.tid)
+        self.journal.expire_queued(self.tid, self._not_connected())
         try:
             identity = self.driver.connect()
         except LinkDown as e:
@@ -258,6 +258,15 @@ class TableManager(threading.Thread):
             self._recover(identity, rebooted)
         except LinkDown as e:
             self._link_failed(e)
+
+    def _not_connected(self) -> tuple[str, dict[str, Any]] | None:
+        """Why a request expires unsent while this manager cannot reach its table (None
+        before the first try: then the daemon itself was away)."""
+        if self.down_since is None:
+            return None
+        return "not_sent_disconnected", {"table": self.tid,
+                                         "reason_code": self._stored.get("last_error"),
+                                         "reason_values": self._stored.get("last_error_values")}
 
     def _pause_reconnect(self, delay: float) -> None:
         """Wait ``delay`` before reconnecting, but try at once when a missing device node

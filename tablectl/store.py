@@ -272,12 +272,15 @@ def _count_in_flight(db: sqlite_utils.Database, table_id: str) -> int:
     return n
 
 
-def _expire(db: sqlite_utils.Database, row: dict[str, Any], t: float) -> None:
-    values = {"waited": round(t - row["created_at"])}
+def _expire(db: sqlite_utils.Database, row: dict[str, Any], t: float,
+            why: tuple[str, dict[str, Any]] | None = None) -> None:
+    """A queued request past its deadline is never sent: ``why`` (code, values) when the
+    reason is known, else ``not_sent`` with how long it waited."""
+    code, values = why or ("not_sent", {"waited": round(t - row["created_at"])})
     db.conn.execute(
-        "UPDATE table_commands SET status='timed_out', error_code='not_sent', error_values=?,"
+        "UPDATE table_commands SET status='timed_out', error_code=?, error_values=?,"
         " error_message=?, finished_at=? WHERE id=? AND status='queued'",
-        (_dumps(values), W.code("not_sent", W.BOTH, values), t, row["id"]))
+        (code, _dumps(values), W.code(code, W.BOTH, values), t, row["id"]))
 
 
 def _same_request(row: dict[str, Any], table_id: str, command: str, args: dict[str, Any]) -> int:
@@ -503,8 +506,10 @@ class Journal:
             "SELECT 1 FROM table_commands WHERE table_id = ? AND status = 'queued' LIMIT 1",
             (table_id,)).fetchone() is not None
 
-    def expire_queued(self, table_id: str) -> None:
-        """Mark queued commands past their deadline timed_out (a write only if there are)."""
+    def expire_queued(self, table_id: str, why: tuple[str, dict[str, Any]] | None = None) -> None:
+        """Mark queued commands past their deadline timed_out (a write only if there are);
+        ``why``: the code and values of the reason, when the daemon knows it (the table
+        is not connected), the same words a waiting client would give."""
         t = now()
         rows = _query(self.db, "SELECT * FROM table_commands WHERE table_id = ? AND"
                       " status = 'queued' AND expires_at IS NOT NULL AND expires_at < ?",
@@ -512,7 +517,7 @@ class Journal:
         if rows:
             def expire() -> None:
                 for r in rows:
-                    _expire(self.db, r, t)
+                    _expire(self.db, r, t, why)
             self._write(expire)
 
     def claim_next(self, table_id: str) -> dict[str, Any] | None:

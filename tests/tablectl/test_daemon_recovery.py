@@ -104,6 +104,29 @@ def test_requests_made_while_the_daemon_is_down_run_when_it_starts(rig):
     assert sim.executed_names().count("ROLL_DICE") == 0
 
 
+def test_a_request_that_expires_while_its_table_is_away_says_why(tmp_path):
+    """The daemon runs, the table's adapter is pulled: a request left to expire is never
+    sent, and its row says the table is not connected and why (as a client that gave up
+    waiting would), not only that it waited too long."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.unplug()
+        wait_until(lambda: store.get_table(d.db, "t1")["connected"] == 0, 30, "unplugged")
+        cid = store.request_command(d.db, "t1", "points", expires_in=0.2)
+        row = store.wait_command(d.db, cid, 30)
+        assert row["status"] == "timed_out" and row["error_code"] == "not_sent_disconnected", row
+        assert row["error_values"]["table"] == "t1"
+        assert row["error_values"]["reason_code"] in ("lost", "port_missing"), row
+        assert "table t1 is not connected (" in row["error_message"]
+        assert "卓 t1 と通信できません" in row["error_message"]
+        assert sim.executed_names().count("READ_POINTS") == 0
+    finally:
+        d.stop()
+        sim.stop()
+
+
 def test_command_on_the_wire_when_the_table_vanishes_times_out_then_late_outcome(tmp_path):
     """The table runs the command, then goes silent for longer than in_doubt_timeout:
     the command is timed_out (link_down), never repeated; when the table returns
