@@ -2,7 +2,8 @@
 back up and restore the club file, and the owner's nightly export and rankings.
 
     python -m web serve --db PATH [--host 127.0.0.1] [--port 8000] [--public-url URL]
-                        [--workers N] [--threads N]
+                        [--workers N] [--threads N] [--behind-proxy] [--insecure-cookies]
+                        [--connection-limit N] [--idle-timeout S] [--request-timeout S]
     python -m web create-staff NAME --db PATH [--password-stdin] [--reset] [--role ROLE]
     python -m web backup --db PATH --dir DIR [--keep N]
     python -m web restore BACKUP --db PATH [--force]
