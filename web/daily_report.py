@@ -203,7 +203,8 @@ def account_sheet(rep: dict) -> tuple[list[str], list[list]]:
     keys += [f"report.acct.{k}" for k in ACCOUNT_KEYS]
 
     def cells(a: dict) -> list:
-        return [a["games"], Yen(a["fee"]), Yen(a["prize"]), a["chips"], Yen(a["chip_yen"]),
+        # one sign, the net's: what a player pays is negative (the fee), received positive
+        return [a["games"], Yen(-a["fee"]), Yen(a["prize"]), a["chips"], Yen(a["chip_yen"]),
                 Yen(a["net"])]
 
     rows = [[a["member_no"] or "", a["name"],

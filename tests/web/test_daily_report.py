@@ -232,7 +232,8 @@ def test_daily_report_in_the_nightly_export(day, tmp_path):
                                "対局数 (games)"]
     assert by_name["B"][0] == "MB" and by_name["B"][-1] == "-2,450"
     assert by_name["ゲスト1"][2] == "ゲスト" and by_name["ゲスト1"][-1] == "-1,500"
-    assert accounts[-1][0] == "合計" and accounts[-1][4] == "10,600"
+    assert accounts[-1][0] == "合計" and accounts[-1][4] == "-10,600"   # fees paid: negative
+    assert by_name["A"][4] == "-1,100" and by_name["A"][5] == "900"    # like the net
     assert sum(yen(r[-1]) for r in accounts[1:-1]) == yen(accounts[-1][-1]) == -8600
     rules = read_csv((folder / "daily-report-rules.csv").read_bytes())
     assert [r[0] for r in rules[1:]] == ["house-3a", "house-4a", "house-ton", "合計"]

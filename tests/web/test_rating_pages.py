@@ -212,7 +212,7 @@ def test_daily_report_counts_a_live_game_only_when_finished(club):
     db.conn.close()
     staff = signed_in(club["app"])
     page = staff.get(f"/staff/report?day={DAY}").data.decode()
-    assert "対局中（未集計）" in page and f"#{gid} (t4)" in page
+    assert "対局中（未集計）" in page and f"対局 #{gid}（卓4、{DAY} 23:30 開始）" in page
 
 
 def test_fee_free_rules_show_no_money_on_the_settlement_sheet(app_plain):
