@@ -94,7 +94,8 @@ def readings(counts: tuple[Any, ...]) -> tuple[Any, ...]:
     return _combine(_group_at(counts[b:e], b) for b, e in _GROUPS if any(counts[b:e]))
 
 
-def _combine(group_options: Iterable[Any]) -> tuple[Any, ...]:
+# Any, not Iterable: for a typed iterable, mypyc would build a list of each generator passed
+def _combine(group_options: Any) -> tuple[Any, ...]:
     """Every choice of one reading per group, joined (at most one group holds the pair)."""
     combos: list[tuple[Any, ...]] = [(None, ())]
     pairs = 0
