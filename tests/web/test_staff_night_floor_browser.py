@@ -128,9 +128,11 @@ CONSOLE_PAGES = ("/staff/", "/staff/waiting", "/staff/nights", "/staff/games",
                  "/staff/standings", "/staff/tables/t2/mode?mode=05")
 
 
-@pytest.mark.parametrize("lang", ["ja-JP", "en-US"])
-def test_console_targets_are_44px_and_sign_out_is_in_reach_at_390(browser, club, lang):
-    page = sign_in(browser, club, PHONE, lang=lang)
+@pytest.mark.parametrize("lang,viewport", [("ja-JP", PHONE), ("en-US", PHONE),
+                                           ("ja-JP", LAPTOP)], ids=["ja-390", "en-390", "ja-1024"])
+def test_console_targets_are_44px_and_sign_out_is_in_reach(browser, club, lang, viewport):
+    page = sign_in(browser, club, viewport, lang=lang)
+    width = viewport["width"]
     for path in CONSOLE_PAGES:
         page.goto(club["url"] + path)
         no_horizontal_overflow(page)
@@ -144,7 +146,7 @@ def test_console_targets_are_44px_and_sign_out_is_in_reach_at_390(browser, club,
         logout = page.locator(".staff-nav form button")
         expect(logout).to_be_visible()
         box = logout.bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, f"{path}: {box}"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"{path}: {box}"
         assert page.locator(".staff-nav").evaluate("e => e.scrollWidth <= e.clientWidth")
-    shot(page, f"staff-nav-390-{lang[:2]}")
+    shot(page, f"staff-nav-{width}-{lang[:2]}")
     assert page.js_errors == []
