@@ -366,8 +366,18 @@ def _make_new(path: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        with contextlib.suppress(FileExistsError):
+        try:
             os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: rename, unless one appeared
+            if not os.path.exists(path):
+                os.rename(tmp, path)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)  # the new name is durable before anything is written under it
+        finally:
+            os.close(fd)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
