@@ -367,7 +367,7 @@ def open_games(db, day: str, cfg: dict) -> list[dict]:
 
 
 def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]],
-             open_: list[dict] = ()) -> bytes:
+             open_: list[dict] | None = None) -> bytes:
     """The manifest: the club day (its span in the club's zone), the games still open,
     and every other file with its size, data rows and SHA-256."""
     start, end = stats_store.day_bounds(day, cfg)
@@ -378,7 +378,7 @@ def manifest(day: str, cfg: dict, files: dict[str, tuple[bytes, int]],
                               local_time(end, cfg["timezone"])],
             "closing_hour": cfg["closing_hour"],
             "timezone": cfg["timezone"],
-            "open_games": list(open_),
+            "open_games": list(open_ or []),
             "files": {
                 name: {"bytes": len(data), "rows": rows, "sha256": hashlib.sha256(data).hexdigest()}
                 for name, (data, rows) in sorted(files.items())
