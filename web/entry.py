@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from . import engine, events
+from .readings import sticks_track_score
 from .text import whole_number
 
 SUITS = "mps"
@@ -118,7 +119,7 @@ def entry_spec(rules) -> dict:
         "mcr_flags": list(engine.MCR_FLAGS[1:]) if mcr else [],
         "chips": _chips(rules),
         "events": _events(rules),
-        "sticks": rules.settlement.use_points,
+        "sticks": sticks_track_score(rules),
         "price": _price(rules),
     }
     return spec

@@ -136,7 +136,7 @@ def table_page(table_id: str):
     rules = gamelog.rules_of(game) if view and game else None  # a view is of a game
     raw = readings.table_reading(current_app.config["DATABASE"], table_id)
     reading = readings.compare(raw, view)
-    if rules is not None and not rules.settlement.use_points:
+    if rules is not None and not readings.sticks_track_score(rules):
         reading = None  # no point sticks to compare (MCR totals start at 0)
     rule_sets = games.list_rule_sets(db)
     how = v.unit(game["rules"]) if view and game else "thousands"
