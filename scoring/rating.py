@@ -85,7 +85,7 @@ class DanTableError(ScoringError):
 
     code = "invalid_dan_table"
 
-    def __init__(self, key: str, reason: str, **values):
+    def __init__(self, key: str, reason: str, **values: Any) -> None:
         super().__init__(f"{key}: {DAN_ERRORS[reason].format(**values)}")
         self.key, self.reason, self.values = key, reason, values
 
@@ -386,6 +386,7 @@ class Ladder:
             if seat.player is None:
                 continue
             b = before[i]
+            assert b is not None  # a member's seat has a standing
             rating = b.rating + changes[i]
             step = self._dan_step(b, ranks, i)
             after = Standing(
