@@ -37,6 +37,12 @@ def test_serve_has_no_banner_and_idle_connections_cost_no_threads(tmp_path):
         processes = process_tree(server.proc.pid)
         # one server process per core under a parent that keeps them going (one core: one)
         assert len(processes) == (1 if WORKERS == 1 else 1 + WORKERS)
+        # each process: its main thread, the sign-in hold's timer and the workers (a process
+        # may still be starting them when the first one answers)
+        started = (0 if WORKERS == 1 else 1) + WORKERS * (SERVER_THREADS + 2)
+        deadline = time.monotonic() + 30
+        while _threads(server.proc.pid) < started and time.monotonic() < deadline:
+            time.sleep(0.05)
         before = _threads(server.proc.pid)
         assert before <= 1 + WORKERS * (SERVER_THREADS + 4)
         for _ in range(300):  # connections that never send a request
