@@ -433,7 +433,7 @@ def _check_free(db, player: dict) -> None:
     if seat is not None:
         raise Conflict("records.player_seated", code="player_seated",
                        details={"field": "players"}, name=player["name"],
-                       table=seat["table_id"], game=seat["id"])
+                       table=get_table(db, seat["table_id"])["name"], game=seat["id"])
 
 
 def live_game_id(db, table_id: str) -> int | None:

@@ -207,6 +207,9 @@ def test_console_pages_name_tables_and_rule_sets_in_the_pages_language(browser, 
     no_horizontal_overflow(page)
     shot(page, "staff-waiting-names-390")
 
+    page.goto(f"{club['url']}/staff/players")
+    assert "卓2 四人Aで対局中" in main_text() and "卓 t2" not in main_text()
+
     page.goto(f"{club['url']}/staff/games")
     text = main_text()
     assert "卓2 四人A" in text and "ねこはうす 四人打ち半荘戦Aルール" in text

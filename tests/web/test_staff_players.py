@@ -73,7 +73,7 @@ def test_players_one_live_seat_per_player(client, t1, db):
     with pytest.raises(UserError) as e:
         games.start_game(db, "t2", [5, 1, 2, 3], idempotency_key=key())
     assert e.value.code == "player_seated" and e.value.status == 409
-    assert "t1" in e.value.message
+    assert "卓1で対局中" in e.value.message            # the table as people call it
 
 
 def test_players_guests_stay_off_the_leaderboards_unless_the_club_says(db, staff):
