@@ -260,7 +260,7 @@ def test_a_db_file_made_by_the_app_is_private(tmp_path):
 
 def test_an_existing_readable_db_file_is_made_private(tmp_path):
     path = tmp_path / "old.sqlite"
-    connect(str(path)).conn.close()
+    create_app({"DATABASE": str(path), "SECRET_KEY": "k"})  # a club made earlier
     path.chmod(0o644)
     create_app({"DATABASE": str(path), "SECRET_KEY": "k"})
     assert path.stat().st_mode & 0o777 == 0o600
