@@ -160,7 +160,10 @@ def test_staff_mode_and_cycle_from_console_and_cli_at_once(browser, club):
     worker.start()
     page.goto(club["url"] + "/staff/")
     go.wait()
-    time.sleep(0.3)                                 # the CLI's request is in the journal
+    deadline = time.monotonic() + 60                # the CLI's request is in the journal
+    while store.in_flight(db, "t2") is None:        # (a loaded machine starts it slowly)
+        assert time.monotonic() < deadline, "the CLI's cycle never reached the journal"
+        time.sleep(0.02)
     page.locator('[data-table="t2"] button[value="cycle"]').click()
     page.wait_for_url("**/staff/")
     flash = page.locator(".flash").first.text_content()
