@@ -176,7 +176,7 @@ def test_fee_account_of_the_day_at_settlement(club):
     page = cookie_client(app, "t2").get("/tablet/t2").data.decode()
     assert 'data-testid="day-accounts"' in page and "本日の精算（2026-04-01）" in page
     assert "-¥2,450" in page  # B's net (test_daily_report)
-    assert "¥3,550" in page  # B's fees
+    assert "-¥3,550" in page  # B's fees, paid: the sign of the net column and the 日報
 
 
 def test_daily_report_on_the_staff_console(club):
