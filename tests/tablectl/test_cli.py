@@ -11,7 +11,7 @@ import pytest
 
 from tablectl import cli, store
 from tablectl.store import Journal
-from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, write_config
+from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -54,6 +54,10 @@ def test_mode_by_name_and_number_then_cycle_dice_deal_check_points(running, caps
     sim.sticks_for(4)
     rc, out, _ = run(capsys, "mode", "t1", "sanma", "--config", cfg, "--lang", "en")
     assert rc == 0 and "mode 04 three-player 108 selected; it applies from the next cycle" in out
+    # `status` shows the stored state, which the daemon reads from the table right after
+    # storing the outcome, never before (tablectl/daemon.py, TableManager._finish)
+    wait_until(lambda: store.get_table(cfg.parent / "jantaku.db", "t1")["pending_mode"] == 4,
+               30, "the daemon's read after the mode change")
     rc, out, _ = run(capsys, "--config", cfg, "--lang", "ja", "status")
     assert "次のサイクル: 04 三人標準" in out
     rc, out, _ = run(capsys, "cycle", "t1", "--config", cfg, "--lang", "en")
@@ -232,7 +236,6 @@ def test_a_disconnected_table_is_named_as_the_reason_not_the_daemon(tmp_path, ca
     try:
         d.start(wait_tables=("t1",))
         sim.unplug()
-        from tests.support.tablectl import wait_until
         wait_until(lambda: store.get_table(d.db, "t1")["connected"] == 0, 10, "unplugged")
         rc, out, err = run(capsys, "points", "t1", "--db", d.db, "--wait", "0.5", "--lang", "en")
         assert rc == 1 and err == ""
