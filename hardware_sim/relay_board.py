@@ -8,8 +8,17 @@ dropped when the line stays quiet for 50 ms. Each close-then-open of a relay is 
 *press*, recorded with its channel and how long the contacts were closed: wired
 across a table's start button, that is how long the button was held.
 
-``python -m hardware_sim.relay_board --pty [--channels 4]`` prints the pty's path
-on the first line, then one line per press (``press CHANNEL MS``) until killed.
+Wired to a stock table (``table=`` a :class:`hardware_sim.stock_table.StockTable`,
+``wiring=`` switch name -> channel), every close and open of a relay is the same
+edge on the table's switch, at the moment the frame arrived. Faults: a relay
+stuck closed (:meth:`RelayBoard.stick`: its open frames do nothing) and the board
+unplugged (:meth:`RelayBoard.unplug`: the pty is closed, so the host's writes fail).
+
+``python -m hardware_sim.relay_board --pty [--channels 4] [--stock-table]`` prints
+the pty's path on the first line, then one line per press (``press CHANNEL MS``)
+until killed; with ``--stock-table`` the relays 1..5 are wired to a simulated stock
+table's power, up, down, dice left and dice right, and its display is printed
+after each press (``display 05``).
 """
 
 from __future__ import annotations
@@ -37,11 +46,16 @@ class Press:
 class RelayBoard:
     """``channels`` relays behind one serial line; ``serve_pty()`` gives the device path."""
 
-    def __init__(self, channels: int = 1, on_press=None):
+    def __init__(self, channels: int = 1, on_press=None, table=None,
+                 wiring: dict[str, int] | None = None):
         if not 1 <= channels <= 8:
             raise ValueError("an LCUS board has 1 to 8 relays")
         self.channels = channels
         self.on_press = on_press
+        self.table = table
+        self.wiring = {ch: name for name, ch in (wiring or {}).items()}
+        self.stuck: set[int] = set()
+        self.plugged = True
         self.closed_since: dict[int, float] = {}
         self.presses: list[Press] = []
         self.frames = 0
@@ -81,6 +95,33 @@ class RelayBoard:
         with self._lock:
             return channel in self.closed_since
 
+    def closed(self) -> list[int]:
+        """The relays closed now."""
+        with self._lock:
+            return sorted(self.closed_since)
+
+    def stick(self, channel: int) -> None:
+        """A relay whose contacts weld: it closes, and no open frame opens it again."""
+        with self._lock:
+            self.stuck.add(channel)
+
+    def unplug(self) -> None:
+        """Pull the board's USB cable: its relays open and the host's writes fail."""
+        self.plugged = False
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+            self._thread = None
+        for fd in (self._master,):
+            if fd >= 0:
+                os.close(fd)
+        self._master = -1
+        now = time.monotonic()
+        for channel in self.closed():
+            with self._lock:
+                self.stuck.discard(channel)
+            self._switch(channel, False, now)
+
     def _run(self) -> None:
         buf = bytearray()
         last = time.monotonic()
@@ -117,16 +158,24 @@ class RelayBoard:
             self._switch(channel, bool(state), now)
 
     def _switch(self, channel: int, on: bool, now: float) -> None:
+        name = self.wiring.get(channel)
         with self._lock:
             if on:
-                self.closed_since.setdefault(channel, now)
-                return
-            since = self.closed_since.pop(channel, None)
-            if since is None:
-                return
-            press = Press(channel, since, now - since)
-            self.presses.append(press)
-        if self.on_press is not None:
+                if channel in self.closed_since:
+                    return
+                self.closed_since[channel] = now
+                press = None
+            else:
+                if channel in self.stuck:
+                    return
+                since = self.closed_since.pop(channel, None)
+                if since is None:
+                    return
+                press = Press(channel, since, now - since)
+                self.presses.append(press)
+        if self.table is not None and name is not None:
+            self.table.switch(name, on, now)
+        if press is not None and self.on_press is not None:
             self.on_press(press)
 
 
@@ -136,15 +185,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pty", action="store_true", required=True,
                    help="serve on a new pseudo-terminal; print its path")
     p.add_argument("--channels", type=int, default=1, help="relays on the board (1-8)")
+    p.add_argument("--stock-table", action="store_true",
+                   help="wire relays 1-5 to a simulated stock table (power, up, down, "
+                        "dice left, dice right)")
     args = p.parse_args(argv)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
 
+    table = None
+    wiring = None
+    if args.stock_table:
+        from .stock_table import SWITCHES, StockTable
+
+        table = StockTable()
+        wiring = {name: i + 1 for i, name in enumerate(SWITCHES)}
+
     def say(press: Press) -> None:
         print(f"press {press.channel} {round(press.seconds * 1000)}", flush=True)
+        if table is not None:
+            print(f"display {table.display() or 'off'}", flush=True)
 
-    board = RelayBoard(args.channels, on_press=say)
+    board = RelayBoard(max(args.channels, 8 if table else 1), on_press=say, table=table,
+                       wiring=wiring)
     print(board.serve_pty(), flush=True)
     try:
         while not stop.wait(0.5):

@@ -106,6 +106,35 @@ SEAT_ARG = Arg("seat", _seat_ok, parse_seat, False, "--seat",
                "the dealer's seat: 1-4 or east/south/west/north (default: the last dealer)")
 
 
+def _number_ok(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(MODES)
+
+
+def parse_number(text: object) -> int:
+    """A game number as the table's display shows it (``05``, ``5``)."""
+    s = str(text).strip()
+    if s.isascii() and s.isdigit() and int(s) < len(MODES):
+        return int(s)
+    raise CommandError(code="bad_number_arg", given=s, last=f"{len(MODES) - 1:02d}")
+
+
+def parse_yes(text: object) -> bool:
+    """A confirmation: ``in``, ``yes``, ``ok`` (the CLI's ``--sticks in``)."""
+    if text is True or str(text).strip().casefold() in ("in", "yes", "ok", "true", "1"):
+        return True
+    raise CommandError(code="bad_confirm_arg", given=str(text))
+
+
+# A table driven at its panel (jpex-panel) cannot read its display or the drawers:
+# staff give the number they see, and confirm that the new game's sticks are in.
+FROM_ARG = Arg("from", _number_ok, parse_number, False, "--from",
+               "the game number the table's display shows now (00-08)")
+STICKS_IN_ARG = Arg("sticks", lambda v: v is True, parse_yes, False, "--sticks",
+                    "'in': the new game's point sticks are in the drawers")
+SEEN_ARG = Arg("seen", _number_ok, parse_number, False, "--seen",
+               "the game number the table's display shows now (00-08)")
+
+
 @dataclass(frozen=True)
 class StaffCommand:
     """One staff command (see the module docstring)."""
@@ -173,6 +202,8 @@ def _status(r: dict[str, Any], lang: str) -> str:
 
 
 def _mode(r: dict[str, Any], lang: str) -> str:
+    if r.get("stage") == "sticks":
+        return W.say("table.done.mode.sticks", lang, mode=W.mode(r["requested"], lang))
     if r.get("applied_now"):
         return W.say("table.done.mode.now", lang, mode=W.mode(r["mode"], lang))
     return W.say("table.done.mode.next", lang, mode=W.mode(r["requested"], lang),
@@ -242,6 +273,20 @@ def _reset(r: dict[str, Any], lang: str) -> str:
     return text
 
 
+def _calibrate(r: dict[str, Any], lang: str) -> str:
+    parts = []
+    if r.get("match") is False:
+        parts.append(W.say("table.done.calibrate.mismatch", lang, seen=f"{r['seen']:02d}",
+                           expected=f"{r['expected']:02d}"))
+    if r.get("complete"):
+        parts.append(W.say("table.done.calibrate.complete", lang,
+                           count=len(r.get("mismatches") or [])))
+    else:
+        parts.append(W.say(f"table.done.calibrate.{r['switch']}", lang, seen=f"{r['seen']:02d}",
+                           next=f"{r['next']:02d}"))
+    return W.say("table.sentence_sep", lang).join(parts)
+
+
 def _dealt(r: dict[str, Any], lang: str) -> str:
     return W.say("table.done.dealt", lang, cycle_no=r["cycle_no"],
                  mode=W.mode(r["mode"], lang), walls=len(r["walls"]),
@@ -250,7 +295,7 @@ def _dealt(r: dict[str, Any], lang: str) -> str:
 
 COMMANDS: dict[str, StaffCommand] = {c.name: c for c in (
     StaffCommand("status", _status),
-    StaffCommand("mode", _mode, (MODE_ARG,), waits_behind=("cycle",)),
+    StaffCommand("mode", _mode, (MODE_ARG, FROM_ARG, STICKS_IN_ARG), waits_behind=("cycle",)),
     StaffCommand("cycle", _cycle, wait=150.0),
     StaffCommand("dice", _dice, (SEAT_ARG,)),
     StaffCommand("deal", _deal, wait=60.0),
@@ -258,6 +303,8 @@ COMMANDS: dict[str, StaffCommand] = {c.name: c for c in (
     StaffCommand("points", _points),
     StaffCommand("reset", _reset),
     StaffCommand("dealt", _dealt, console=False),
+    # A table driven at its panel: step its number once while staff read the display.
+    StaffCommand("calibrate", _calibrate, (SEEN_ARG,), wait=60.0, console=False),
     # A simulated table only: what staff do by hand at a real one (put the sticks in).
     StaffCommand("sim-sticks", _sticks, (STICKS_ARG,), wait=10.0, console=False),
 )}

@@ -65,7 +65,7 @@ class Config:
 
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
-_TOP = ("db", "log_dir", "lock_dir", "timezone", "link", "tables")
+_TOP = ("db", "log_dir", "lock_dir", "timezone", "link", "tables", "models")
 
 
 def load_config(path: str | Path, tables: bool = True) -> Config:
@@ -104,7 +104,11 @@ def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -
     if not isinstance(raw_tables, list):
         raise ConfigError(code="config_bad_value", where=where, setting="tables", value=raw_tables,
                           allowed="[[tables]] entries")
-    configured = tuple(_table(t, i, where) for i, t in enumerate(raw_tables))
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise ConfigError(code="config_bad_value", where=where, setting="models",
+                          value=repr(models), allowed="[models.NAME] sections of switch steps")
+    configured = tuple(_table(t, i, where, models) for i, t in enumerate(raw_tables))
     ids = [t.id for t in configured]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -166,7 +170,7 @@ def _link(raw: Any, where: str) -> LinkSettings:
 _TABLE_KEYS = ("id", "url", "name", "driver")
 
 
-def _table(raw: Any, index: int, path: str) -> TableConfig:
+def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConfig:
     where = f"{path} [[tables]] #{index + 1}"
     if not isinstance(raw, dict):
         raise ConfigError(code="config_bad_value", where=where, setting="tables", value=repr(raw),
@@ -186,12 +190,16 @@ def _table(raw: Any, index: int, path: str) -> TableConfig:
                           value=repr(driver), allowed=", ".join(driver_names()))
     cls = driver_class(driver, where)
     serial_keys = {f.name for f in fields(SerialSettings)} | {"baud"}
-    allowed = (*_TABLE_KEYS, *sorted(serial_keys), *cls.OPTIONS)
+    allowed = (*_TABLE_KEYS, *sorted(serial_keys), *cls.OPTIONS,
+               *getattr(cls, "TEXT_OPTIONS", ()))
     _known(raw, allowed, where)
     serial = serial_settings({k: v for k, v in raw.items() if k in serial_keys},
                              cls.SERIAL_DEFAULTS, where)
     options = {}
     for name, option in cls.OPTIONS.items():
         options[name] = option.check(raw.get(name, option.default), name, where)
+    check_options = getattr(cls, "check_options", None)
+    if check_options is not None:       # a driver's own settings beyond whole numbers
+        options = check_options(raw, options, where, models)
     return TableConfig(id=tid, url=url, name=str(raw.get("name", "")), driver=driver,
                        serial=serial, options=options)

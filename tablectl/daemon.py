@@ -234,6 +234,7 @@ class TableManager(threading.Thread):
     def _connect(self) -> None:
         self._give_up_in_doubt()
         self.journal.expire_queued(self.tid, self._not_connected())
+        self.driver.remember(self._stored_state())
         try:
             identity = self.driver.connect()
         except LinkDown as e:
@@ -283,12 +284,16 @@ class TableManager(threading.Thread):
                 return
             self.stop_event.wait(DEVICE_POLL_S)
 
-    def _stored_boot_id(self) -> int | None:
+    def _stored_state(self) -> dict[str, Any] | None:
         row = self.journal.db.conn.execute(
             "SELECT state FROM table_state WHERE table_id = ?", (self.tid,)).fetchone()
         if not row or not row[0]:
             return None
-        boot_id: int | None = json.loads(row[0]).get("boot_id")
+        state: dict[str, Any] = json.loads(row[0])
+        return state
+
+    def _stored_boot_id(self) -> int | None:
+        boot_id: int | None = (self._stored_state() or {}).get("boot_id")
         return boot_id
 
     def _adopt(self, identity: Identity) -> None:

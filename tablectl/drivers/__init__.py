@@ -5,7 +5,9 @@ Built in:
 
 * ``jpex-link``: the AMOS JP-EX link protocol (docs/protocol.md), every command;
 * ``lcus-relay``: a CH340 "LCUS" USB relay board wired across a table's start
-  button (docs/tablectl.md, "Drivers"); it can start a cycle and nothing else.
+  button (docs/tablectl.md, "Drivers"); it can start a cycle and nothing else;
+* ``jpex-panel``: a stock JP-EX driven through its own switches by a relay board
+  (docs/tablectl.md, "The jpex-panel driver").
 
 Other packages add drivers through the ``jantaku.table_drivers`` entry-point
 group (name -> a :class:`~tablectl.drivers.base.Driver` subclass). Drivers are
@@ -25,6 +27,7 @@ GROUP = "jantaku.table_drivers"
 BUILTIN = {
     "jpex-link": "tablectl.drivers.jpex:JpexLinkDriver",
     "lcus-relay": "tablectl.drivers.relay:LcusRelayDriver",
+    "jpex-panel": "tablectl.drivers.panel:JpexPanelDriver",
 }
 
 

@@ -196,6 +196,11 @@ class Driver(ABC):
     def run(self, job: Job) -> Outcome:
         """Carry out ``job.command``; raises :class:`LinkDown` if the line fails."""
 
+    def remember(self, state: dict[str, Any] | None) -> None:
+        """The table's state as an earlier run stored it, given before :meth:`connect`
+        (a driver that cannot read its table keeps what it believes there)."""
+        return None
+
     def resume(self, job: Job, progress: dict[str, Any]) -> Outcome:
         """Follow a long command the journal says was started (by this or an earlier
         run of the daemon) to its end. Drivers without long commands never get one."""

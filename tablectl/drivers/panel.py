@@ -1,0 +1,403 @@
+"""``jpex-panel``: a stock AMOS JP-EX driven through its own switches by relays.
+
+The table has no data port. Relays on a board (:mod:`tablectl.drivers.boards`)
+are wired across its power switch, the up/down switch under the table and the
+two dice switches; the driver carries out the rulebook's procedure for a game
+change (power off, the sticks of the new game put in by staff, power on, the
+game chosen with the up/down switch, the reset by both dice switches held
+together) and starts a cycle with a dice press.
+
+The switch sequence is data per table model (``[models.NAME]`` in club.toml,
+:data:`DEFAULT_SEQUENCE` otherwise): lists of ``press`` / ``hold`` / ``wait``
+steps whose times are milliseconds or the name of one of the table's timings.
+
+The driver cannot see the display. It keeps the number it believes the table
+shows in the table's state; after a sequence that was interrupted (daemon killed,
+board unplugged) the number is unknown, and a mode change is refused in words
+until staff give the number they see (``from``). ``calibrate`` steps the number
+one press at a time while staff say what the display shows: a press the table
+missed shows as a mismatch. Every command here is run once at most: nothing
+that pressed a switch is ever repeated by the daemon; on every connect the board
+releases every relay first.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping
+
+from ..modes import MODES
+from ..settings import ConfigError, SerialSettings, TableConfig
+from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
+from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
+
+SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
+TIMINGS: dict[str, Option] = {
+    "press_ms": Option(150, 20, 5000, " ms"),
+    "repeat_ms": Option(250, 20, 5000, " ms"),
+    "hold_ms": Option(3000, 50, 30000, " ms"),
+    "reset_ms": Option(3000, 50, 30000, " ms"),
+    "boot_ms": Option(5000, 0, 120000, " ms"),
+    "sticks_timeout_s": Option(600, 5, 3600, " s"),
+}
+SEQUENCES = ("power", "enter", "step_up", "step_down", "reset", "cycle")
+DEFAULT_SEQUENCE: dict[str, list[dict[str, Any]]] = {
+    # the rulebook's reading: hold the up/down switch to enter the selection, then step
+    "power": [{"press": "power", "ms": "press_ms"}, {"wait": "repeat_ms"}],
+    "enter": [{"hold": "up", "ms": "hold_ms"}, {"wait": "repeat_ms"}],
+    "step_up": [{"press": "up", "ms": "press_ms"}, {"wait": "repeat_ms"}],
+    "step_down": [{"press": "down", "ms": "press_ms"}, {"wait": "repeat_ms"}],
+    "reset": [{"hold": ["dice_left", "dice_right"], "ms": "reset_ms"}, {"wait": "repeat_ms"}],
+    "cycle": [{"press": "dice_right", "ms": "press_ms"}],
+}
+BOARDS = ("lcus", "bridge")
+STICKS_POLL_S = 0.5
+MAX_STEP_MS = 60000
+
+
+def _bad(where: str, setting: str, value: Any, allowed: str) -> ConfigError:
+    return ConfigError(code="config_bad_value", where=where, setting=setting, value=repr(value),
+                       allowed=allowed)
+
+
+def _check_sequence(name: str, raw: Any, where: str) -> list[dict[str, Any]]:
+    """One sequence of a model: a list of press / hold / wait steps, checked."""
+    setting = f"models.{name}"
+    timing_names = ", ".join(TIMINGS)
+    if not isinstance(raw, list) or not raw:
+        raise _bad(where, setting, raw, "a list of steps such as [{press=\"up\", ms=150}]")
+    out = []
+    for step in raw:
+        if not isinstance(step, dict):
+            raise _bad(where, setting, step, "{press=SWITCH, ms=N}, {hold=SWITCH or [SWITCHES], "
+                                             "ms=N} or {wait=N}")
+        kinds = [k for k in ("press", "hold", "wait") if k in step]
+        extra = set(step) - {"press", "hold", "wait", "ms"}
+        if len(kinds) != 1 or extra or (kinds[0] == "wait" and "ms" in step):
+            raise _bad(where, setting, step, "one of press, hold or wait in each step "
+                                             "(press and hold with ms)")
+        kind = kinds[0]
+        ms = step[kind] if kind == "wait" else step.get("ms", "press_ms")
+        if isinstance(ms, str):
+            if ms not in TIMINGS or ms == "sticks_timeout_s":
+                raise _bad(where, setting, ms, f"milliseconds or a timing name ({timing_names})")
+        elif isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= MAX_STEP_MS:
+            raise _bad(where, setting, ms, f"milliseconds 0..{MAX_STEP_MS} or a timing name")
+        if kind == "wait":
+            out.append({"wait": ms})
+            continue
+        names = step[kind] if isinstance(step[kind], list) else [step[kind]]
+        if not names or any(n not in SWITCHES for n in names) or (kind == "press"
+                                                                   and len(names) != 1):
+            raise _bad(where, setting, step[kind], f"a switch: {', '.join(SWITCHES)}"
+                       + (" (or a list of them for hold)" if kind == "hold" else ""))
+        out.append({kind: names, "ms": ms})
+    return out
+
+
+def check_model(name: str, raw: Any, where: str) -> dict[str, list[dict[str, Any]]]:
+    """A ``[models.NAME]`` section: the sequences it gives, the defaults for the rest."""
+    if not isinstance(raw, dict):
+        raise _bad(where, f"models.{name}", raw, "a table of sequences: "
+                   + ", ".join(SEQUENCES))
+    unknown = sorted(set(raw) - set(SEQUENCES))
+    if unknown:
+        raise ConfigError(code="config_unknown_key", where=f"{where} [models.{name}]",
+                          setting=unknown[0], allowed=", ".join(SEQUENCES))
+    return {seq: _check_sequence(f"{name}.{seq}", raw[seq], where) if seq in raw
+            else _check_sequence(seq, DEFAULT_SEQUENCE[seq], where) for seq in SEQUENCES}
+
+
+class JpexPanelDriver(Driver):
+    """A stock table at its panel: ``mode`` by the rulebook's procedure, ``cycle`` by a
+    dice press, ``calibrate`` against what staff read on the display."""
+
+    NAME = "jpex-panel"
+    SERIAL_DEFAULTS = SerialSettings(baudrate=9600)
+    OPTIONS = {**TIMINGS, "board_channels": Option(8, 1, 8)}
+    TEXT_OPTIONS = ("board", "model", *SWITCHES)
+
+    @classmethod
+    def check_options(cls, raw: Mapping[str, Any], options: dict[str, Any], where: str,
+                      models: Mapping[str, Any]) -> dict[str, Any]:
+        """The board, the channel of each switch and the model's sequence, checked:
+        every error names the table (``where``) and the option."""
+        board = raw.get("board", "lcus")
+        if board not in BOARDS:
+            raise _bad(where, "board", board, ", ".join(BOARDS))
+        count = options["board_channels"]
+        if board == "lcus" and count not in LCUS_MODELS:
+            raise _bad(where, "board_channels", count,
+                       "the relays of an LCUS module: " + ", ".join(map(str, LCUS_MODELS)))
+        channels: dict[str, int] = {}
+        for name in SWITCHES:
+            if name not in raw:
+                raise ConfigError(code="config_missing_key", where=where, setting=name,
+                                  allowed=f"the board's relay (1..{count}) wired across the "
+                                          f"table's {name} switch")
+            ch = raw[name]
+            if isinstance(ch, bool) or not isinstance(ch, int) or not 1 <= ch <= count:
+                raise _bad(where, name, ch, f"a relay of the board: 1..{count} "
+                                            f"(board_channels = {count})")
+            taken = [n for n, c in channels.items() if c == ch]
+            if taken:
+                raise _bad(where, name, ch, f"a relay no other switch uses ({taken[0]} is on "
+                                            f"relay {ch})")
+            channels[name] = ch
+        model = raw.get("model", "")
+        if not isinstance(model, str):
+            raise _bad(where, "model", model, "the name of a [models.NAME] section")
+        if model:
+            if model not in models:
+                raise _bad(where, "model", model, "a [models.NAME] section of this file: "
+                           + (", ".join(sorted(models)) or "there is none"))
+            sequence = check_model(model, models[model], where)
+        else:
+            sequence = check_model("default", {}, where)
+        return {**options, "board": board, "model": model or "default", **channels,
+                "sequence": sequence}
+
+    def __init__(self, table: TableConfig, link: Any, **kw: Any) -> None:
+        super().__init__(table, link, **kw)
+        o = table.options
+        self.channels = {name: int(o[name]) for name in SWITCHES}
+        self.timings = {name: int(o[name]) for name in TIMINGS}
+        self.sequence: dict[str, list[dict[str, Any]]] = o["sequence"]
+        self.board: PanelBoard = self._board(str(o["board"]), int(o["board_channels"]))
+        self.belief: dict[str, Any] = {"shown": None, "stage": None, "target": None,
+                                       "selecting": False, "busy": None, "calibration": None,
+                                       "calibrated": None}
+        self.sticks: list[int | None] | None = None
+        self._open = False
+
+    def _board(self, kind: str, channels: int) -> PanelBoard:
+        if kind == "bridge":
+            from . import bridge  # type: ignore[attr-defined]
+
+            board: PanelBoard = bridge.BridgeBoard(self.table.url, channels, self.table.serial,
+                                                   lock_dir=self.lock_dir, log=self.log)
+            return board
+        return LcusBoard(self.table.url, channels, self.table.serial, lock_dir=self.lock_dir,
+                         log=self.log)
+
+    @classmethod
+    def capabilities(cls) -> dict[str, RunOnce]:
+        # a switch pressed is never pressed again on the daemon's own: the table cannot
+        # say whether it took a press
+        return {"mode": UNKNOWN, "cycle": UNKNOWN, "calibrate": UNKNOWN}
+
+    # ------------------------------------------------------------ line
+    def remember(self, state: dict[str, Any] | None) -> None:
+        """The belief stored by an earlier run: a sequence it left running is unknown."""
+        stored = (state or {}).get("panel")
+        if not isinstance(stored, dict):
+            return
+        self.belief.update({k: stored.get(k) for k in self.belief})
+        if stored.get("busy"):
+            self._unknown()
+
+    def connect(self) -> Identity:
+        try:
+            info = self.board.open()        # every relay released first
+        except BoardError as e:
+            raise LinkDown(e.detail, e.code if e.code != "board_lost" else "lost",
+                           **e.values) from None
+        self._open = True
+        self.log.info("panel board %s open: %s", self.board.name, info)
+        return Identity(model=f"AMOS JP-EX panel ({info.get('model', self.board.name)})",
+                        firmware=str(info.get("version", "")),
+                        features={"auto_deal": False,
+                                  "ic_point_sticks": self.board.has_stick_reader,
+                                  "board": self.board.name, "board_timer": self.board.has_timer,
+                                  "display_readable": False, "relays": dict(self.channels)},
+                        state=self.state())
+
+    def close(self) -> None:
+        self._open = False
+        self.board.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._open
+
+    def state(self) -> dict[str, Any]:
+        """The table's state as far as the driver knows it (its belief, in ``panel``)."""
+        b = self.belief
+        return {"mode": b["shown"] if b["stage"] is None else None, "pending_mode":
+                b["target"] if b["stage"] else None,
+                "cycle_state": "off" if b["stage"] == "sticks" else None, "lid": None,
+                "errors": [], "points": self.sticks, "panel": dict(b)}
+
+    def refresh(self) -> dict[str, Any]:
+        try:
+            # all open is the idle state of every relay: writing it finds a pulled board
+            self.board.release_all()
+            if self.board.has_stick_reader:
+                self.sticks = self.board.read_sticks()
+        except BoardError as e:
+            raise self._lost(e) from None
+        return self.state()
+
+    def _lost(self, e: BoardError) -> LinkDown:
+        self._open = False
+        self.board.close()
+        return LinkDown(e.detail, "lost")
+
+    def _unknown(self) -> None:
+        self.belief.update(shown=None, selecting=False, busy=None, calibration=None)
+
+    # ------------------------------------------------------------ sequences
+    def _ms(self, value: Any) -> int:
+        return self.timings[value] if isinstance(value, str) else int(value)
+
+    def _play(self, job: Job, name: str) -> None:
+        for step in self.sequence[name]:
+            if "wait" in step:
+                job.wait(self._ms(step["wait"]) / 1000)
+            elif "press" in step:
+                self.board.press(self.channels[step["press"][0]], self._ms(step["ms"]))
+            else:
+                self.board.hold([self.channels[s] for s in step["hold"]], self._ms(step["ms"]))
+
+    def _progress(self, job: Job, step: str, **values: Any) -> None:
+        self.belief["busy"] = step
+        job.started({"step": step, **values})
+        job.state(self.state())     # a run killed from here on finds the number unknown
+
+    # ------------------------------------------------------------ commands
+    def run(self, job: Job) -> Outcome:
+        if self.belief["busy"]:
+            self._unknown()          # a sequence of this run stopped half-way
+        try:
+            if job.command == "cycle":
+                return self._cycle(job)
+            if job.command == "calibrate":
+                return self._calibrate(job)
+            return self._mode(job)
+        except BoardError as e:
+            self._unknown()
+            job.state(self.state())
+            raise self._lost(e) from None
+        finally:
+            if self.belief["busy"] is None:
+                job.state(self.state())
+
+    def resume(self, job: Job, progress: dict[str, Any]) -> Outcome:
+        """A sequence an earlier run left half-way: never repeated, the number unknown."""
+        self._unknown()
+        job.state(self.state())
+        step = str(progress.get("step", "?"))
+        return Outcome.failed("panel_in_doubt", progress, changed=True, table=self.table.id,
+                              step=step)
+
+    def _cycle(self, job: Job) -> Outcome:
+        if self.belief["stage"] == "sticks":
+            return Outcome.failed("panel_powered_off", changed=False, table=self.table.id,
+                                  mode=self.belief["target"])
+        job.sent(0)
+        self._play(job, "cycle")
+        ms = sum(self._ms(s["ms"]) for s in self.sequence["cycle"] if "ms" in s)
+        return Outcome.done({"pressed_ms": ms, "channel": self.channels["dice_right"],
+                             "confirmed": False})
+
+    def _mode(self, job: Job) -> Outcome:
+        target = int(job.args["mode"])
+        b = self.belief
+        given = job.args.get("from")
+        if given is not None and b["stage"] is None:
+            b["shown"] = int(given)
+            b["selecting"] = False
+        if b["shown"] is None:
+            return Outcome.failed("panel_number_unknown", changed=False, table=self.table.id)
+        confirmed = job.args.get("sticks") is True
+        start = b["shown"]
+        job.sent(0)
+        if b["stage"] != "sticks":
+            if target == start and not b["selecting"]:
+                return Outcome.done(self._mode_result(target, start, 0))
+            self._progress(job, "power_off", target=target, start=start)
+            self._play(job, "power")
+            b.update(stage="sticks", target=target, selecting=False, busy=None)
+            job.state(self.state())
+        b["target"] = target
+        needs = MODES[target].sticks()
+        if self.board.has_stick_reader and not confirmed:
+            waited = 0.0
+            while True:
+                self.sticks = self.board.read_sticks()
+                if self.sticks == needs:
+                    break
+                if waited >= self.timings["sticks_timeout_s"]:
+                    job.state(self.state())
+                    return Outcome.failed("panel_sticks_timeout", changed=True,
+                                          table=self.table.id, mode=target)
+                job.wait(STICKS_POLL_S)
+                waited += STICKS_POLL_S
+        elif not confirmed:
+            return Outcome.done({"stage": "sticks", "requested": target, "mode": start,
+                                 "pending_mode": target, "applied_now": False,
+                                 "seats": list(MODES[target].seats)})
+        self._progress(job, "power_on", target=target, start=start)
+        self._play(job, "power")
+        b["stage"] = None
+        job.wait(self.timings["boot_ms"] / 1000)
+        self._progress(job, "enter", target=target, start=start)
+        self._play(job, "enter")
+        b["selecting"] = True
+        for _ in range(abs(target - start)):
+            up = target > b["shown"]
+            self._progress(job, "step_up" if up else "step_down", target=target, start=start,
+                           at=b["shown"])
+            self._play(job, "step_up" if up else "step_down")
+            b["shown"] += 1 if up else -1
+        self._progress(job, "reset", target=target, start=start)
+        self._play(job, "reset")
+        b.update(selecting=False, target=None, busy=None)
+        return Outcome.done(self._mode_result(target, start, abs(target - start)), changed=True)
+
+    @staticmethod
+    def _mode_result(target: int, start: int, steps: int) -> dict[str, Any]:
+        return {"mode": target, "requested": target, "pending_mode": None, "applied_now": True,
+                "from": start, "steps": steps, "confirmed": False}
+
+    def _calibrate(self, job: Job) -> Outcome:
+        b = self.belief
+        seen = job.args.get("seen")
+        if seen is None:
+            return Outcome.failed("panel_calibrate_seen", changed=False, table=self.table.id)
+        if b["stage"] == "sticks":
+            return Outcome.failed("panel_powered_off", changed=False, table=self.table.id,
+                                  mode=b["target"])
+        seen = int(seen)
+        cal = b["calibration"] or {"expected": None, "up": seen < len(MODES) - 1,
+                                   "mismatches": [], "checked": 0,
+                                   "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        expected = cal["expected"]
+        match = expected is None or expected == seen
+        if not match:
+            cal["mismatches"].append({"expected": expected, "seen": seen})
+        cal["checked"] += 1
+        b["shown"] = seen
+        if cal["up"] and seen >= len(MODES) - 1:
+            cal["up"] = False
+        result = {"seen": seen, "expected": expected, "match": match,
+                  "mismatches": list(cal["mismatches"]), "timings": dict(self.timings)}
+        job.sent(0)
+        if not cal["up"] and seen <= 0:
+            self._progress(job, "reset", calibrate=True)
+            self._play(job, "reset")
+            b.update(selecting=False, busy=None, calibration=None,
+                     calibrated={"at": cal["started"], "mismatches": len(cal["mismatches"]),
+                                 "timings": dict(self.timings)})
+            return Outcome.done({**result, "complete": True, "next": None}, changed=True)
+        if not b["selecting"]:
+            self._progress(job, "enter", calibrate=True)
+            self._play(job, "enter")
+            b["selecting"] = True
+        name = "step_up" if cal["up"] else "step_down"
+        self._progress(job, name, calibrate=True, at=seen)
+        self._play(job, name)
+        cal["expected"] = seen + (1 if cal["up"] else -1)
+        b.update(calibration=cal, busy=None, shown=cal["expected"])
+        return Outcome.done({**result, "complete": False, "next": cal["expected"],
+                             "switch": "up" if cal["up"] else "down"}, changed=True)
