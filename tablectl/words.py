@@ -86,6 +86,11 @@ def _derive(name: str, values: dict[str, Any], lang: str) -> None:
         values["age"] = daemon_age(values.get("state"), values.get("age_s"), lang)
     elif name == "not_sent_disconnected":
         values["reason"] = link(values.get("reason_code"), lang, values.get("reason_values"))
+    elif name.startswith("panel_"):
+        if "step_code" in values:
+            values["step"] = lexicon.t(f"table.panel.step.{values['step_code']}", lang)
+        if "mode_number" in values:
+            values["mode"] = mode(values["mode_number"], lang)
 
 
 def daemon_age(state: str | None, age_s: float | None, lang: str) -> str:

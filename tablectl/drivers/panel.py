@@ -169,6 +169,7 @@ class JpexPanelDriver(Driver):
                                        "calibrated": None}
         self.sticks: list[int | None] | None = None
         self._open = False
+        self._interrupted: str | None = None
 
     def _board(self, kind: str, channels: int) -> PanelBoard:
         if kind == "bridge":
@@ -193,6 +194,7 @@ class JpexPanelDriver(Driver):
         if not isinstance(stored, dict):
             return
         self.belief.update({k: stored.get(k) for k in self.belief})
+        self._interrupted = stored.get("busy")
         if stored.get("busy"):
             self._unknown()
 
@@ -286,14 +288,14 @@ class JpexPanelDriver(Driver):
         """A sequence an earlier run left half-way: never repeated, the number unknown."""
         self._unknown()
         job.state(self.state())
-        step = str(progress.get("step", "?"))
-        return Outcome.failed("panel_in_doubt", progress, changed=True, table=self.table.id,
-                              step=step)
+        step = self._interrupted or str(progress.get("step", "power_off"))
+        return Outcome.failed("panel_in_doubt", {**progress, "step": step}, changed=True,
+                              table=self.table.id, step_code=step)
 
     def _cycle(self, job: Job) -> Outcome:
         if self.belief["stage"] == "sticks":
             return Outcome.failed("panel_powered_off", changed=False, table=self.table.id,
-                                  mode=self.belief["target"])
+                                  mode_number=self.belief["target"])
         job.sent(0)
         self._play(job, "cycle")
         ms = sum(self._ms(s["ms"]) for s in self.sequence["cycle"] if "ms" in s)
@@ -313,7 +315,13 @@ class JpexPanelDriver(Driver):
         start = b["shown"]
         job.sent(0)
         if b["stage"] != "sticks":
-            if target == start and not b["selecting"]:
+            if b["selecting"]:
+                # a calibration left the table in its selection: confirm the number it
+                # shows, or the power-off would take the table back to its last game
+                self._progress(job, "reset", target=target, start=start)
+                self._play(job, "reset")
+                b.update(selecting=False, calibration=None, busy=None)
+            if target == start:
                 return Outcome.done(self._mode_result(target, start, 0))
             self._progress(job, "power_off", target=target, start=start)
             self._play(job, "power")
@@ -330,7 +338,7 @@ class JpexPanelDriver(Driver):
                 if waited >= self.timings["sticks_timeout_s"]:
                     job.state(self.state())
                     return Outcome.failed("panel_sticks_timeout", changed=True,
-                                          table=self.table.id, mode=target)
+                                          table=self.table.id, mode_number=target)
                 job.wait(STICKS_POLL_S)
                 waited += STICKS_POLL_S
         elif not confirmed:
@@ -367,7 +375,7 @@ class JpexPanelDriver(Driver):
             return Outcome.failed("panel_calibrate_seen", changed=False, table=self.table.id)
         if b["stage"] == "sticks":
             return Outcome.failed("panel_powered_off", changed=False, table=self.table.id,
-                                  mode=b["target"])
+                                  mode_number=b["target"])
         seen = int(seen)
         cal = b["calibration"] or {"expected": None, "up": seen < len(MODES) - 1,
                                    "mismatches": [], "checked": 0,

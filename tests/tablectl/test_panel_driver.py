@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+import lexicon
 from hardware_sim.relay_board import RelayBoard
 from hardware_sim.stock_table import SWITCHES, StockTable, Timings
 from tablectl import commands, store
@@ -97,8 +98,8 @@ def test_panel_kill9_at_each_step_releases_and_refuses_in_words(rig, step):
         cid = store.request_command(daemon.db, "t1", "mode", {"mode": target, "sticks": True})
 
     def at_step():
-        row = store.get_command(daemon.db, cid)
-        return (row["result"] or {}).get("step") == step and board.closed()
+        panel = (store.get_table(daemon.db, "t1")["state"] or {}).get("panel") or {}
+        return panel.get("busy") == step and board.closed()
 
     wait_until(at_step, 20, f"a relay closed during {step}", interval=0.005)
     daemon.kill9()
@@ -110,8 +111,11 @@ def test_panel_kill9_at_each_step_releases_and_refuses_in_words(rig, step):
     assert held and released > 0          # with LCUS: closed for as long as the host was away
     row = store.wait_command(daemon.db, cid, 20)
     assert row["status"] == "failed" and row["error_code"] == "panel_in_doubt", row
-    assert step in commands.describe(row, "en") and "繰り返していません" in \
-        commands.describe(row, "ja")
+    assert row["result"]["step"] == step
+    words = lexicon.t(f"table.panel.step.{step}", "en")
+    assert f'step "{words}"' in commands.describe(row, "en")
+    assert "繰り返していません" in commands.describe(row, "ja")
+    assert "_" not in commands.describe(row, "ja")
     presses = len(board.presses)
     row = ask(daemon.db, "t1", "mode", {"mode": 8})
     assert row["status"] == "failed" and row["error_code"] == "panel_number_unknown", row
