@@ -326,10 +326,12 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         int16_t mask = parse_channels(arg[1]);
         if (mask < 0)
             return err(id, PSTR("CHANNEL"), PSTR("no such relay; the channels are 1 to 8"));
-        if (mask == 0 || (!hold && strchr(arg[1], ',')))
+        if (!hold && strchr(arg[1], ','))
+            return err(id, PSTR("ARGS"), PSTR("PRESS takes one channel; HOLD takes several"));
+        if (mask == 0)
             return err(id, PSTR("ARGS"), hold
                        ? PSTR("channels are numbers with commas between, as in 4,5")
-                       : PSTR("PRESS takes one channel number; HOLD takes several"));
+                       : PSTR("the channel is a number, as in PRESS 3 300"));
         int32_t ms = number(arg[2]);
         if (ms < 0)
             return err(id, PSTR("ARGS"), PSTR("the time is a whole number of ms"));

@@ -1,0 +1,195 @@
+"""The microcontroller bridge behind the ``jpex-panel`` driver (``docs/bridge.md``).
+
+An AVR Arduino running ``firmware/bridge`` closes relays across a stock table's own
+switches and ends every press by its own timer, so a host that dies mid-press cannot
+leave a switch held: the press ends at its time, and a hold ends when the host has
+been quiet for the bridge's watchdog time (1.5 s by default). This side sends one
+numbered line per command and waits for its answer; a line whose answer was lost is
+sent again with the same number, and the bridge answers it without doing it twice.
+While a press runs the driver sends a keep-alive so the watchdog does not cut it.
+
+What the host can confirm: that the bridge took a command, and (by a later ``PING``)
+that its relays are open again. It cannot confirm that the table saw the switch,
+and the stick reading is as good as the reference resistor's calibration.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Sequence
+
+from ..errors import TableError
+from ..serialport import open_port
+from ..settings import SerialSettings
+from .boards import BoardError
+
+PRESS_MAX_MS = 10_000
+REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID")
+
+
+class BridgeBoard:
+    """A bridge on a serial port: presses timed by the bridge, sticks read per seat."""
+
+    name = "bridge"
+    has_timer = True
+    has_stick_reader = True
+    SERIAL = SerialSettings(baudrate=115200)
+
+    def __init__(self, url: str, channels: int = 8, serial: SerialSettings | None = None, *,
+                 lock_dir: str | None = None, log: logging.Logger | None = None,
+                 answer_s: float = 1.0, tries: int = 3, keepalive_s: float = 0.4):
+        self.url, self.channels = url, channels
+        self.serial = serial or self.SERIAL
+        self.lock_dir = lock_dir
+        self.log = log or logging.getLogger(f"tablectl.board.{url}")
+        self.answer_s, self.tries, self.keepalive_s = answer_s, tries, keepalive_s
+        self.identity: dict[str, Any] = {}
+        self.watchdog_fired = 0      # times the bridge said its watchdog opened the relays
+        self._port: Any = None
+        self._next_id = 1
+
+    @property
+    def is_open(self) -> bool:
+        return self._port is not None
+
+    # ------------------------------------------------------------ the board protocol
+    def open(self) -> dict[str, Any]:
+        """Connect, read the bridge's identity, open every relay; returns the identity."""
+        self.close()
+        try:
+            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir)
+        except TableError as e:
+            raise BoardError(e.detail, e.code, **e.values) from None
+        try:
+            self._port.reset_input_buffer()
+        except Exception:  # a transport without an input buffer to drop
+            pass
+        words = self._send("VERSION", None)
+        if len(words) < 17 or words[2] != "VERSION" or words[4] == "":
+            self.close()
+            raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url)
+        fields = dict(zip(words[5:-1:2], words[6::2], strict=False))
+        try:
+            self._next_id = int(fields["LAST"]) % 65535 + 1
+            self.identity = {"model": f"Jantaku bridge ({words[4]})", "version": words[3],
+                             "mcu": words[4], "channels": int(fields["CHANNELS"]),
+                             "seats": int(fields["SEATS"]),
+                             "r_ref_ohms": int(fields["RREF"]),
+                             "watchdog_ms": int(fields["WATCHDOG"])}
+        except (KeyError, ValueError):
+            self.close()
+            raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url) from None
+        self.channels = min(self.channels, self.identity["channels"])
+        self.release_all()        # a host killed mid-press: nothing stays closed
+        return dict(self.identity)
+
+    def press(self, channel: int, ms: int) -> None:
+        """Close ``channel`` for ``ms``; the bridge's timer ends it. Returns when it ended."""
+        self.hold((channel,), ms, verb="PRESS")
+
+    def hold(self, channels: Sequence[int], ms: int, verb: str = "HOLD") -> None:
+        """Close several relays together for ``ms``; returns when the bridge opened them."""
+        for c in channels:
+            if not 1 <= c <= self.channels:
+                raise BoardError(f"channel {c}", "bridge_no_channel", channel=c,
+                                 channels=self.channels)
+        if not 1 <= ms <= PRESS_MAX_MS:
+            raise BoardError(f"{ms} ms", "bridge_bad_ms", ms=ms, most=PRESS_MAX_MS)
+        chans = ",".join(str(c) for c in sorted(set(channels)))
+        start = time.monotonic()
+        self._call(f"{verb} {chans} {ms}")
+        self.log.debug("relays %s closed for %d ms by the bridge", chans, ms)
+        end = start + ms / 1000
+        while (left := end - time.monotonic()) > 0:
+            time.sleep(min(left, self.keepalive_s))
+            if end - time.monotonic() > 0:
+                self._call("PING")          # keep the watchdog from cutting the press
+        for _ in range(20):                 # the bridge's clock and ours differ by a tick
+            words = self._call("PING")
+            if words[3] == "OPEN" or not set(channels) & _closed(words):
+                return
+            time.sleep(0.01)
+        raise BoardError("relays still closed", "bridge_stuck", port=self.url)
+
+    def release_all(self) -> None:
+        """Open every relay now."""
+        self._call("RELEASE")
+
+    def read_sticks(self) -> list[int] | None:
+        """The points in each drawer, seat 0..3, as the bridge measured them."""
+        words = self._call("STICKS")
+        seats = int(self.identity.get("seats", 4))
+        try:
+            return [int(w) for w in words[3:3 + seats]]
+        except ValueError:
+            raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url) from None
+
+    def raw_sticks(self) -> list[int]:
+        """The seats' raw ADC readings (0..1023), for calibration."""
+        words = self._call("STICKS")
+        at = words.index("RAW")
+        return [int(w) for w in words[at + 1:]]
+
+    def close(self) -> None:
+        """Release the line; the bridge's own timers end anything still running."""
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # a vanished adapter: nothing left to close
+                pass
+
+    # ------------------------------------------------------------ lines
+    def _call(self, command: str) -> list[str]:
+        ident = self._next_id
+        self._next_id = ident % 65535 + 1
+        return self._send(command, ident)
+
+    def _send(self, command: str, ident: int | None) -> list[str]:
+        """Send one line (again, with the same id, when its answer is lost) and return the
+        words of its answer; an ``ERR`` answer raises :class:`BoardError`."""
+        if self._port is None:
+            raise BoardError("not open", "bridge_lost", port=self.url)
+        line = f"{ident} {command}" if ident else command
+        tag = str(ident) if ident else "-"
+        for _ in range(self.tries):
+            try:
+                self._port.write(line.encode("ascii") + b"\n")
+                self._port.flush()
+                answer = self._answer(tag)
+            except Exception as e:  # a pulled adapter: the write or read fails
+                self.close()
+                raise BoardError(str(e), "bridge_lost", port=self.url) from None
+            if answer is not None:
+                break
+        else:
+            self.close()
+            raise BoardError(f"no answer to {line}", "bridge_lost", port=self.url)
+        words = answer.split()
+        if "WDFIRED" in words:
+            self.watchdog_fired += 1
+            self.log.warning("the bridge's watchdog opened the relays (the host was quiet)")
+        if words[0] == "ERR":
+            code = words[2] if len(words) > 2 and words[2] in REFUSALS else "UNKNOWN"
+            raise BoardError(answer, f"bridge_refused_{code.lower()}", command=command)
+        return words
+
+    def _answer(self, tag: str) -> str | None:
+        deadline = time.monotonic() + self.answer_s
+        while time.monotonic() < deadline:
+            raw = self._port.readline()
+            if not raw:
+                continue
+            text = raw.decode("ascii", "replace").strip()
+            words = text.split()
+            if len(words) >= 2 and words[0] in ("OK", "ERR") and words[1] == tag:
+                return text
+            self.log.debug("bridge: skipped %r", text)   # a late answer to an earlier line
+        return None
+
+
+def _closed(words: list[str]) -> set[int]:
+    if len(words) > 4 and words[3] == "CLOSED":
+        return {int(c) for c in words[4].split(",")}
+    return set()

@@ -1,0 +1,283 @@
+"""The bridge firmware, built from source and run under simavr, driven over its pty.
+
+Timing claims are measured in simulated time (the harness logs each relay pin change
+at cycles / F_CPU), never on the wall clock: simavr runs at its own pace.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import serial
+
+import lexicon
+
+from hardware_sim.bridge_model import BridgeModel, divider_microvolts
+from tablectl.drivers.boards import BoardError
+from tablectl.drivers.bridge import BridgeBoard
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRMWARE = ROOT / "firmware"
+ELF = FIRMWARE / "bridge" / "bridge-atmega328p.elf"
+HARNESS = FIRMWARE / "sim" / "bridge_sim"
+
+
+def _tools_missing() -> str | None:
+    for tool in ("avr-gcc", "make", "pkg-config", "gcc"):
+        if shutil.which(tool) is None:
+            return tool
+    if subprocess.run(["pkg-config", "--exists", "simavr"]).returncode != 0:
+        return "libsimavr-dev"
+    return None
+
+
+@pytest.fixture(scope="session")
+def firmware_built():
+    """Build the firmware and the harness from source, as CI does."""
+    missing = _tools_missing()
+    if missing:
+        pytest.skip(f"{missing} is not installed (.ci/run installs the AVR tools)")
+    for folder in ("bridge", "sim"):
+        done = subprocess.run(["make", "-C", str(FIRMWARE / folder)], capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return ELF
+
+
+class Chip:
+    """The harness process: the pty's path, the event log, the control channel."""
+
+    def __init__(self, elf: Path):
+        self.proc = subprocess.Popen([str(HARNESS), str(elf)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        first = self.proc.stdout.readline().split()
+        assert first[:1] == ["pty"], first
+        self.path = first[1]
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._cond:
+                self.lines.append(line.strip())
+                self._cond.notify_all()
+
+    def control(self, text: str) -> None:
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def wait_for(self, pred, timeout: float = 20.0) -> str:
+        """The first logged line ``pred`` accepts (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for line in self.lines:
+                    if pred(line):
+                        return line
+                left = deadline - time.monotonic()
+                assert left > 0, f"timed out; log: {self.lines[-20:]}"
+                self._cond.wait(left)
+
+    def now_us(self) -> int:
+        """The simulated time now."""
+        seen = len(self.lines)
+        self.control("time")
+        line = self.wait_for(lambda s: s.startswith("time ")
+                             and self.lines.index(s) >= seen)
+        self.lines.remove(line)
+        return int(line.split()[1])
+
+    def sleep_sim(self, ms: int) -> None:
+        """Wait until ``ms`` of simulated time have passed."""
+        until = self.now_us() + ms * 1000
+        while self.now_us() < until:
+            time.sleep(0.02)
+
+    def pins(self, channel: int) -> list[tuple[int, int]]:
+        """(level, simulated µs) of each change of a relay channel's pin."""
+        with self._cond:
+            return [(int(w[3]), int(w[4])) for w in (line.split() for line in self.lines)
+                    if w[0] == "pin" and w[1] == str(channel)]
+
+    def rx(self) -> list[int]:
+        with self._cond:
+            return [int(line.split()[1]) for line in self.lines if line.startswith("rx ")]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.control("quit")
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(5)
+        self.proc.stdin.close()
+        self.proc.stdout.close()
+
+
+@pytest.fixture()
+def chip(firmware_built):
+    c = Chip(firmware_built)
+    yield c
+    c.stop()
+
+
+def _talk(port, line: str) -> str:
+    port.write(line.encode("latin-1") + b"\n")
+    answer = port.readline()
+    assert answer.endswith(b"\r\n"), (line, answer)
+    return answer.decode("latin-1").strip()
+
+
+def test_bridge_press_is_timed_by_the_chip(chip):
+    board = BridgeBoard(chip.path)
+    ident = board.open()
+    assert ident["mcu"] == "atmega328p" and ident["channels"] == 8
+    assert ident["watchdog_ms"] == 1500
+    board.press(3, 300)
+    board.close()
+    (closed, t0), (opened, t1) = chip.pins(3)
+    assert (closed, opened) == (1, 0)
+    # the chip's 1 ms tick ends it: never shorter than asked, at most one tick longer
+    assert 300_000 <= t1 - t0 <= 301_000
+    assert all(not chip.pins(c) for c in (1, 2, 4, 5, 6, 7, 8))
+
+
+def test_bridge_watchdog_opens_the_relay_when_the_host_is_killed(chip):
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys; from tablectl.drivers.bridge import BridgeBoard\n"
+         "b = BridgeBoard(sys.argv[1]); b.open(); print('holding', flush=True)\n"
+         "b.hold([1], 10000)\n", chip.path],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "holding"
+        chip.wait_for(lambda s: s.startswith("pin 1 PD2 1 "))
+        chip.sleep_sim(800)         # the host keeps it alive meanwhile
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    chip.wait_for(lambda s: s.startswith("pin 1 PD2 0 "))
+    (_, t_closed), (_, t_opened) = chip.pins(1)
+    last_line = max(t for t in chip.rx() if t < t_opened)
+    # opened by the watchdog 1.5 s after the last line the dead host sent (the line
+    # takes about a millisecond to arrive at 115200 baud), long before the 10 s hold
+    assert 1_499_000 <= t_opened - last_line <= 1_505_000
+    assert t_opened - t_closed < 5_000_000
+    assert last_line > t_closed + 300_000           # keep-alives came while it held
+    chip.control("nxcl")            # the killed host left the tty in exclusive mode
+    chip.wait_for(lambda s: s == "nxcl")
+    board = BridgeBoard(chip.path)
+    board.open()                    # the next answer says the watchdog fired
+    assert board.watchdog_fired == 1
+    board.close()
+
+
+def test_bridge_reads_the_sticks_from_the_adc_voltages(chip):
+    for seat, points in enumerate((25_000, 17_000, 35_000, 0)):
+        chip.control(f"adc {seat} {divider_microvolts(points)}")
+    board = BridgeBoard(chip.path)
+    board.open()
+    sticks = board.read_sticks()
+    raw = board.raw_sticks()
+    board.close()
+    assert sticks[0] == 25_000
+    assert abs(sticks[1] - 17_000) <= 100 and abs(sticks[2] - 35_000) <= 100
+    assert sticks[3] == 0 and raw[3] == 1023
+    assert sticks[2] - sticks[1] > 10_000       # a 17,000 drawer is not a 35,000 one
+
+
+def test_bridge_repeated_id_does_not_press_twice(chip):
+    with serial.Serial(chip.path, 115200, timeout=2) as port:
+        assert _talk(port, "7 PRESS 2 100") == "OK 7 PRESS 2 100"
+        assert _talk(port, "7 PRESS 2 100") == "OK 7 PRESS 2 100 REPEAT"
+        assert _talk(port, "7 PRESS 2 250").startswith("ERR 7 ID ")
+        chip.sleep_sim(300)
+        assert _talk(port, "8 PING") == "OK 8 PING OPEN"
+    assert [level for level, _ in chip.pins(2)] == [1, 0]
+
+
+@pytest.mark.parametrize("line, code", [
+    ("FLY 3", "UNKNOWN"), ("PRESS 9 100", "CHANNEL"), ("PRESS 3", "ARGS"),
+    ("PRESS 3 0", "RANGE"), ("PRESS 3 10001", "RANGE"), ("PRESS 3,4 100", "ARGS"),
+    ("HOLD 4, 100", "ARGS"), ("PRESS 3 abc", "ARGS"), ("WATCHDOG 5", "RANGE"),
+    ("0 PING", "ID"), ("x" * 70, "LONG"),
+])
+def test_bridge_bad_commands_get_err_in_words(chip, line, code):
+    with serial.Serial(chip.path, 115200, timeout=2) as port:
+        answer = _talk(port, line)
+        assert answer.split()[:3] == ["ERR", "-", code], answer
+        assert len(answer.split()) > 5                  # words a person can act on
+        assert _talk(port, "PING") == "OK - PING OPEN"  # nothing was closed
+    assert not any(chip.pins(c) for c in range(1, 9))
+
+
+def test_bridge_driver_refuses_bad_input_in_words(chip):
+    board = BridgeBoard(chip.path)
+    board.open()
+    with pytest.raises(BoardError) as e:
+        board.press(9, 100)
+    assert e.value.code == "bridge_no_channel"
+    assert lexicon.has(e.value.key)
+    assert e.value.text("ja").startswith("ブリッジのリレーは 1〜8 番です。9 番")
+    assert "no relay 9" in e.value.text("en")
+    with pytest.raises(BoardError) as e:
+        board.press(1, 20_000)
+    assert e.value.code == "bridge_bad_ms" and "20000" in e.value.text("ja")
+    with pytest.raises(BoardError) as e:
+        board._call("PRESS 3,4 100")             # what the bridge itself refuses
+    assert e.value.code == "bridge_refused_args" and lexicon.has(e.value.key)
+    board.close()
+    assert not chip.pins(1)
+
+
+SCRIPT = [
+    "PING", "VERSION", "ping", "5 PRESS 1 40", "5 PRESS 1 40", "5 PRESS 1 41",
+    ("sleep", 150), "6 PING", "STICKS", "HOLD 4,5 60", "PING", ("sleep", 200), "PING",
+    "FLY", "PRESS", "PRESS 0 5", "PRESS 9 5", "PRESS 1 0", "HOLD 1,,2 5", "HOLD 1,9, 5",
+    "HOLD 9, 5", "PRESS 1,2 5", "PRESS 123456 5", "PRESS 1 999999", "70000 PING", "9",
+    "WATCHDOG", "WATCHDOG 99", "WATCHDOG 200", "7 HOLD 2,3 5000", ("sleep", 500),
+    "PING", "PING", "RELEASE extra", "8 RELEASE", "8 RELEASE", "y" * 64, "VERSION",
+    "WATCHDOG 1500",
+]
+
+
+def _run_script(port, sleep) -> list[str]:
+    answers = []
+    for step in SCRIPT:
+        if isinstance(step, tuple):
+            sleep(step[1])
+        else:
+            answers.append(_talk(port, step))
+    return answers
+
+
+def test_bridge_model_answers_as_the_firmware(chip):
+    for seat, points in enumerate((25_000, 17_000, 35_000, 0)):
+        chip.control(f"adc {seat} {divider_microvolts(points)}")
+    with serial.Serial(chip.path, 115200, timeout=2) as port:
+        firmware = _run_script(port, chip.sleep_sim)
+    with BridgeModel(mcu="atmega328p") as model:
+        for seat, points in enumerate((25_000, 17_000, 35_000, 0)):
+            model.set_sticks(seat, points)
+        with serial.Serial(model.serve_pty(), 115200, timeout=2) as port:
+            modelled = _run_script(port, lambda ms: time.sleep(ms / 1000))
+    assert len(firmware) == len(modelled)
+    for sent, a, b in zip(SCRIPT, firmware, modelled, strict=False):
+        assert a == b, f"after {sent!r}: firmware {a!r}, model {b!r}"
+    assert "WDFIRED" in " ".join(firmware)              # the script did reach the watchdog
