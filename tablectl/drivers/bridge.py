@@ -181,7 +181,7 @@ class BridgeBoard:
             raw = self._port.readline()
             if not raw:
                 continue
-            text = raw.decode("ascii", "replace").strip()
+            text: str = raw.decode("ascii", "replace").strip()
             words = text.split()
             if len(words) >= 2 and words[0] in ("OK", "ERR") and words[1] == tag:
                 return text
