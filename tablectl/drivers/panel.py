@@ -23,6 +23,7 @@ releases every relay first.
 
 from __future__ import annotations
 
+import importlib
 import time
 from typing import Any, Mapping
 
@@ -167,14 +168,13 @@ class JpexPanelDriver(Driver):
         self.belief: dict[str, Any] = {"shown": None, "stage": None, "target": None,
                                        "selecting": False, "busy": None, "calibration": None,
                                        "calibrated": None}
-        self.sticks: list[int | None] | None = None
+        self.sticks: list[Any] | None = None
         self._open = False
         self._interrupted: str | None = None
 
     def _board(self, kind: str, channels: int) -> PanelBoard:
         if kind == "bridge":
-            from . import bridge  # type: ignore[attr-defined]
-
+            bridge = importlib.import_module("tablectl.drivers.bridge")
             board: PanelBoard = bridge.BridgeBoard(self.table.url, channels, self.table.serial,
                                                    lock_dir=self.lock_dir, log=self.log)
             return board

@@ -62,7 +62,7 @@ T = 'db = "j.db"\n[[tables]]\nid = "t1"\nurl = "/dev/x"\n'
     (T + 'stopbits = 3\n', "stopbits = 3 is not allowed; allowed values: 1, 1.5, 2"),
     (T + 'rtscts = "yes"\n', "rtscts = 'yes' is not allowed; allowed values: true, false"),
     (T + 'colour = 1\n', "unknown setting 'colour'; allowed: id, url, name, driver, baud"),
-    (T + 'driver = "amos-9"\n', "there is no driver 'amos-9'; drivers: jpex-link, lcus-relay"),
+    (T + 'driver = "amos-9"\n', "there is no driver 'amos-9'; drivers: jpex-link, jpex-panel, lcus-relay"),
     (T + 'driver = "lcus-relay"\nchannel = 9\n', "channel = 9 is not allowed; allowed "
                                                  "values: a whole number 1..8"),
     (T + 'channel = 1\n', "unknown setting 'channel'"),       # a relay setting on a JP-EX table
