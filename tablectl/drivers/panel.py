@@ -109,6 +109,24 @@ def check_model(name: str, raw: Any, where: str) -> dict[str, list[dict[str, Any
             else _check_sequence(seq, DEFAULT_SEQUENCE[seq], where) for seq in SEQUENCES}
 
 
+STICKS_TOLERANCE = 0.02
+"""A drawer read by resistance holds the points it needs within 2 % (at least 200):
+a reader's steps near 35,000 are about 150 points, and 17,000 or 35,000 in place
+of 25,000 are far outside."""
+
+
+def sticks_match(have: list[Any] | None, needs: list[int | None]) -> bool:
+    """Whether the drawers read hold what a game needs (empty where it needs none)."""
+    if have is None or len(have) != len(needs):
+        return False
+    for h, n in zip(have, needs, strict=True):
+        if (h is None) != (n is None):
+            return False
+        if h is not None and n is not None and abs(h - n) > max(200, n * STICKS_TOLERANCE):
+            return False
+    return True
+
+
 class JpexPanelDriver(Driver):
     """A stock table at its panel: ``mode`` by the rulebook's procedure, ``cycle`` by a
     dice press, ``calibrate`` against what staff read on the display."""
@@ -156,7 +174,8 @@ class JpexPanelDriver(Driver):
         else:
             sequence = check_model("default", {}, where)
         return {**options, "board": board, "model": model or "default", **channels,
-                "sequence": sequence}
+                "sequence": sequence,
+                "serial_given": any(k in raw for k in ("baudrate", "baud"))}
 
     def __init__(self, table: TableConfig, link: Any, **kw: Any) -> None:
         super().__init__(table, link, **kw)
@@ -175,7 +194,9 @@ class JpexPanelDriver(Driver):
     def _board(self, kind: str, channels: int) -> PanelBoard:
         if kind == "bridge":
             bridge = importlib.import_module("tablectl.drivers.bridge")
-            board: PanelBoard = bridge.BridgeBoard(self.table.url, channels, self.table.serial,
+            # the bridge's own line speed unless the table's entry sets one
+            serial = self.table.serial if self.table.options.get("serial_given") else None
+            board: PanelBoard = bridge.BridgeBoard(self.table.url, channels, serial,
                                                    lock_dir=self.lock_dir, log=self.log)
             return board
         return LcusBoard(self.table.url, channels, self.table.serial, lock_dir=self.lock_dir,
@@ -235,10 +256,15 @@ class JpexPanelDriver(Driver):
             # all open is the idle state of every relay: writing it finds a pulled board
             self.board.release_all()
             if self.board.has_stick_reader:
-                self.sticks = self.board.read_sticks()
+                self.sticks = self._read_sticks()
         except BoardError as e:
             raise self._lost(e) from None
         return self.state()
+
+    def _read_sticks(self) -> list[Any] | None:
+        """The drawers as the board reads them, an empty drawer as None."""
+        points = self.board.read_sticks()
+        return None if points is None else [p or None for p in points]
 
     def _lost(self, e: BoardError) -> LinkDown:
         self._open = False
@@ -332,8 +358,10 @@ class JpexPanelDriver(Driver):
         if self.board.has_stick_reader and not confirmed:
             waited = 0.0
             while True:
-                self.sticks = self.board.read_sticks()
-                if self.sticks == needs:
+                seen, self.sticks = self.sticks, self._read_sticks()
+                if self.sticks != seen:
+                    job.state(self.state())       # the console shows the drawers as read
+                if sticks_match(self.sticks, needs):
                     break
                 if waited >= self.timings["sticks_timeout_s"]:
                     job.state(self.state())

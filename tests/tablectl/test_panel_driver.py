@@ -205,3 +205,84 @@ def test_panel_sequence_is_data_per_model(tmp_path):
     assert seq["enter"] == [{"hold": ["down"], "ms": 2500}, {"wait": 300}]
     assert seq["reset"] == [{"hold": ["dice_left", "dice_right"], "ms": 5000}]
     assert seq["step_up"] == [{"press": ["up"], "ms": "press_ms"}, {"wait": "repeat_ms"}]
+
+
+# ---------------------------------------------------------------------------- the bridge
+@pytest.fixture
+def bridge_rig(tmp_path):
+    from hardware_sim.bridge_model import BridgeModel
+
+    table = StockTable(number=1, timings=SIM)
+    switch_of = {ch: name for name, ch in WIRING.items()}
+
+    def wired(channel, closed):
+        if channel in switch_of:
+            table.switch(switch_of[channel], closed)
+
+    model = BridgeModel(channels=8, on_change=wired)
+    model.serve_pty()
+    config = write_config(tmp_path, {"t1": model.path}, table_extra={
+        "t1": PANEL.replace('board = "lcus"', 'board = "bridge"')})
+    daemon = DaemonProcess(config)
+    try:
+        yield daemon, table, model
+    finally:
+        if daemon.proc and daemon.proc.poll() is None:
+            daemon.stop()
+        model.stop()
+
+
+def put_sticks(model, table, points):
+    for seat, p in enumerate(points):
+        model.set_sticks(seat, p or 0)
+    table.set_sticks(points)
+
+
+def test_panel_changes_the_game_01_05_08_01_through_the_bridge(bridge_rig):
+    """With the bridge's stick reader the change waits, switched off, until every drawer
+    holds the new game's sticks: 17,000 in a 25,000 game is not enough."""
+    daemon, table, model = bridge_rig
+    daemon.start(wait_tables=("t1",))
+    t1 = store.get_table(daemon.db, "t1")
+    assert t1["capabilities"]["board"] == "bridge" and t1["capabilities"]["ic_point_sticks"]
+    start = {"from": 1}
+    for target in (5, 8, 1):
+        cid = store.request_command(daemon.db, "t1", "mode", {"mode": target, **start})
+        start = {}
+        wait_until(lambda: table.display() == "", 20, "switched off for the sticks")
+        wrong = [17000 if p else None for p in MODES[target].sticks()]
+        put_sticks(model, table, wrong)
+        wait_until(lambda wrong=wrong: store.get_table(daemon.db, "t1")["points"] == wrong, 20,
+                   "the driver read the drawers")
+        assert store.get_command(daemon.db, cid)["status"] == "sending"
+        assert table.display() == ""
+        put_sticks(model, table, MODES[target].sticks())
+        row = store.wait_command(daemon.db, cid, 30)
+        assert row["status"] == "done" and row["result"]["applied_now"], row
+        assert table.display() == f"{target:02d}"
+    assert table.missed == 0 and table.resets == 3 and model.closed() == []
+    assert daemon.stop() == 0
+
+
+@pytest.mark.parametrize("step", ("power_off", "enter", "step_up", "reset"))
+def test_panel_kill9_with_the_bridge_ends_the_press_without_the_host(bridge_rig, step):
+    """The bridge ends a press by its own timer (and a hold by its watchdog): every relay
+    is open again while no daemon runs; the next start refuses in words."""
+    daemon, table, model = bridge_rig
+    daemon.start(wait_tables=("t1",))
+    put_sticks(model, table, MODES[4].sticks())
+    cid = store.request_command(daemon.db, "t1", "mode", {"mode": 4, "from": 1})
+
+    def at_step():
+        panel = (store.get_table(daemon.db, "t1")["state"] or {}).get("panel") or {}
+        return panel.get("busy") == step and model.closed()
+
+    wait_until(at_step, 20, f"a relay closed during {step}", interval=0.005)
+    daemon.kill9()
+    wait_until(lambda: not model.closed(), 10, "the bridge opened every relay by itself")
+    daemon.start(wait_tables=("t1",))
+    row = store.wait_command(daemon.db, cid, 20)
+    assert row["status"] == "failed" and row["error_code"] == "panel_in_doubt", row
+    row = ask(daemon.db, "t1", "mode", {"mode": 8})
+    assert row["status"] == "failed" and row["error_code"] == "panel_number_unknown", row
+    assert daemon.stop() == 0
