@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "avr_adc.h"
+#include "avr_extint.h"
 #include "avr_ioport.h"
 #include "avr_uart.h"
 #include "sim_avr.h"
@@ -185,6 +186,10 @@ int main(int argc, char **argv)
     }
     avr_init(avr);
     avr->log = LOG_ERROR;
+    /* INT0/INT1 share pins with relays 1 and 2 and reset to low-level triggering:
+     * simavr would poll a low pin every cycle although the firmware never enables them */
+    for (uint8_t i = 0; i < 8; i++)
+        avr_extint_set_strict_lvl_trig(avr, i, 0);
     avr_load_firmware(avr, &f);
     avr->vcc = avr->avcc = avr->aref = 1023;    /* see control(): counts, not millivolts */
     avr->sleep = no_sleep;
