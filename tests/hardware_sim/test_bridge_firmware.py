@@ -55,8 +55,9 @@ def firmware_built():
 class Chip:
     """The harness process: the pty's path, the event log, the control channel."""
 
-    def __init__(self, elf: Path):
-        self.proc = subprocess.Popen([str(HARNESS), str(elf)], stdin=subprocess.PIPE,
+    def __init__(self, elf: Path, mcu: str = "atmega328p"):
+        self.proc = subprocess.Popen([str(HARNESS), "--mcu", mcu, str(elf)],
+                                     stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         first = self.proc.stdout.readline().split()
         assert first[:1] == ["pty"], first
@@ -281,3 +282,19 @@ def test_bridge_model_answers_as_the_firmware(chip):
     for sent, a, b in zip(SCRIPT, firmware, modelled, strict=False):
         assert a == b, f"after {sent!r}: firmware {a!r}, model {b!r}"
     assert "WDFIRED" in " ".join(firmware)              # the script did reach the watchdog
+
+
+def test_bridge_builds_and_runs_on_a_mega_2560(firmware_built):
+    done = subprocess.run(["make", "-C", str(FIRMWARE / "bridge"), "MCU=atmega2560"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    chip = Chip(FIRMWARE / "bridge" / "bridge-atmega2560.elf", "atmega2560")
+    try:
+        board = BridgeBoard(chip.path)
+        assert board.open()["mcu"] == "atmega2560"
+        board.press(3, 40)              # D4 is PG5 on a Mega
+        board.close()
+        assert [(w.split()[2], w.split()[3]) for w in chip.lines
+                if w.startswith("pin ")] == [("PG5", "1"), ("PG5", "0")]
+    finally:
+        chip.stop()

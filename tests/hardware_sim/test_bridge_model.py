@@ -119,3 +119,23 @@ def test_bridge_driver_says_in_words_when_nothing_answers():
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_bridge_model_runs_as_a_program_for_the_demo():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "hardware_sim.bridge_model", "--pty",
+                             "--sticks", "25000,0,0,30000"], stdout=subprocess.PIPE, text=True)
+    try:
+        board = BridgeBoard(proc.stdout.readline().strip())
+        board.open()
+        assert board.read_sticks()[0] == 25_000
+        board.press(2, 30)
+        board.close()
+        assert proc.stdout.readline().strip() == "relay 2 closed"
+        assert proc.stdout.readline().strip() == "relay 2 open"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
