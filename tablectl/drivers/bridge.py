@@ -98,6 +98,7 @@ class BridgeBoard:
         if not 1 <= ms <= PRESS_MAX_MS:
             raise BoardError(f"{ms} ms", "bridge_bad_ms", ms=ms, most=PRESS_MAX_MS)
         chans = ",".join(str(c) for c in sorted(set(channels)))
+        fired = self.watchdog_fired
         start = time.monotonic()
         self._call(f"{verb} {chans} {ms}")
         self.log.debug("relays %s closed for %d ms by the bridge", chans, ms)
@@ -112,6 +113,8 @@ class BridgeBoard:
         while True:
             words = self._call("PING")
             if words[3] == "OPEN" or not set(channels) & _closed(words):
+                if self.watchdog_fired > fired:     # the press was cut short
+                    raise BoardError("watchdog fired", "bridge_cut", port=self.url)
                 return
             if time.monotonic() > late:
                 raise BoardError("relays still closed", "bridge_stuck", port=self.url)

@@ -139,3 +139,16 @@ def test_bridge_model_runs_as_a_program_for_the_demo():
         proc.terminate()
         proc.wait(10)
         proc.stdout.close()
+
+
+def test_bridge_driver_says_when_the_watchdog_cut_a_press_short():
+    with BridgeModel() as model:
+        board = BridgeBoard(model.serve_pty(), keepalive_s=0.5)
+        board.open()
+        board._call("WATCHDOG 100")       # shorter than the driver's keep-alive
+        with pytest.raises(BoardError) as e:
+            board.hold([1], 400)
+        assert e.value.code == "bridge_cut" and lexicon.has(e.value.key)
+        assert "途中" in e.value.text("ja")
+        assert model.closed() == []
+        board.close()
