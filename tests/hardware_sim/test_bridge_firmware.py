@@ -249,7 +249,7 @@ def test_bridge_driver_refuses_bad_input_in_words(chip):
 
 SCRIPT = [
     "PING", "VERSION", "ping", "5 PRESS 1 40", "5 PRESS 1 40", "5 PRESS 1 41",
-    ("sleep", 150), "6 PING", "STICKS", "HOLD 4,5 60", "PING", ("sleep", 200), "PING",
+    ("sleep", 150), "6 PING", "STICKS", "HOLD 4,5 1000", "PING", ("sleep", 1200), "PING",
     "FLY", "PRESS", "PRESS 0 5", "PRESS 9 5", "PRESS 1 0", "HOLD 1,,2 5", "HOLD 1,9, 5",
     "HOLD 9, 5", "PRESS 1,2 5", "PRESS 123456 5", "PRESS 1 999999", "70000 PING", "9",
     "WATCHDOG", "WATCHDOG 99", "WATCHDOG 200", "7 HOLD 2,3 5000", ("sleep", 500),
