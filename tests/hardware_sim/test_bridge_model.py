@@ -44,10 +44,10 @@ def test_bridge_driver_presses_and_returns_when_the_bridge_opened_it():
 
 def test_bridge_driver_keeps_a_long_hold_alive_past_the_watchdog():
     with BridgeModel() as model:
-        board = BridgeBoard(model.serve_pty(), keepalive_s=0.05)
+        board = BridgeBoard(model.serve_pty(), keepalive_s=0.1)
         board.open()
-        board._call("WATCHDOG 150")
-        board.hold([1], 600)                  # four times the watchdog: kept alive
+        board._call("WATCHDOG 1000")
+        board.hold([1], 2500)                 # two and a half watchdogs: kept alive
         assert board.watchdog_fired == 0
         assert [(ch, closed) for ch, closed, _ in model.changes] == [(1, True), (1, False)]
         board.close()
