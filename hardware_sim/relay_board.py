@@ -206,8 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         if table is not None:
             print(f"display {table.display() or 'off'}", flush=True)
 
-    board = RelayBoard(max(args.channels, 8 if table else 1), on_press=say, table=table,
-                       wiring=wiring)
+    # five switches need an LCUS-8 (the smallest module with five relays)
+    channels = 8 if table is not None and args.channels < 5 else args.channels
+    board = RelayBoard(channels, on_press=say, table=table, wiring=wiring)
     print(board.serve_pty(), flush=True)
     try:
         while not stop.wait(0.5):
