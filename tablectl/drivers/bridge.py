@@ -77,7 +77,8 @@ class BridgeBoard:
                              "mcu": words[4], "channels": int(fields["CHANNELS"]),
                              "seats": int(fields["SEATS"]),
                              "r_ref_ohms": int(fields["RREF"]),
-                             "watchdog_ms": int(fields["WATCHDOG"])}
+                             "watchdog_ms": int(fields["WATCHDOG"]),
+                             "active_low": fields.get("ACTIVE") == "LOW"}
         except (KeyError, ValueError):
             self.close()
             raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url) from None
