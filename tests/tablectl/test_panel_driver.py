@@ -134,6 +134,25 @@ def test_panel_a_daemon_restart_between_changes_keeps_the_number(rig):
     assert daemon.stop() == 0
 
 
+def test_panel_kill9_while_off_for_the_sticks_resumes(rig):
+    """Killed while the table waits, switched off, for the sticks: the next start
+    resumes the change from there (the table's number did not change while off)."""
+    daemon, table, board = rig
+    daemon.start(wait_tables=("t1",))
+    row = ask(daemon.db, "t1", "mode", {"mode": 6, "from": 1})
+    assert row["result"]["stage"] == "sticks" and table.display() == ""
+    daemon.kill9()
+    daemon.start(wait_tables=("t1",))
+    row = ask(daemon.db, "t1", "cycle")
+    assert row["status"] == "failed" and row["error_code"] == "panel_powered_off", row
+    assert "06" in commands.describe(row, "en") and "--sticks in" in commands.describe(row, "ja")
+    table.set_sticks(MODES[6].sticks())
+    row = ask(daemon.db, "t1", "mode", {"mode": 6, "sticks": True}, timeout=30)
+    assert row["status"] == "done" and row["result"]["from"] == 1, row
+    assert table.display() == "06" and table.cycles == 0
+    assert daemon.stop() == 0
+
+
 def test_panel_a_missed_press_is_found_by_calibration(rig):
     daemon, table, board = rig
     daemon.start(wait_tables=("t1",))
