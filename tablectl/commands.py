@@ -204,6 +204,9 @@ def _status(r: dict[str, Any], lang: str) -> str:
 def _mode(r: dict[str, Any], lang: str) -> str:
     if r.get("stage") == "sticks":
         return W.say("table.done.mode.sticks", lang, mode=W.mode(r["requested"], lang))
+    if "steps" in r:        # a table driven at its panel: what was pressed, unconfirmed
+        return W.say("table.done.mode.panel", lang, start=W.mode(r["from"], lang),
+                     mode=W.mode(r["mode"], lang), steps=r["steps"], number=f"{r['mode']:02d}")
     if r.get("applied_now"):
         return W.say("table.done.mode.now", lang, mode=W.mode(r["mode"], lang))
     return W.say("table.done.mode.next", lang, mode=W.mode(r["requested"], lang),

@@ -248,7 +248,7 @@ class JpexPanelDriver(Driver):
         b = self.belief
         return {"mode": b["shown"] if b["stage"] is None else None, "pending_mode":
                 b["target"] if b["stage"] else None,
-                "cycle_state": "off" if b["stage"] == "sticks" else None, "lid": None,
+                "cycle_state": None, "lid": None,
                 "errors": [], "points": self.sticks, "panel": dict(b)}
 
     def refresh(self) -> dict[str, Any]:

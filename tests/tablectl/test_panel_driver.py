@@ -50,6 +50,8 @@ def change(db, table, target, **first):
     table.set_sticks(MODES[target].sticks())
     row = ask(db, "t1", "mode", {"mode": target, "sticks": True}, timeout=30)
     assert row["status"] == "done" and row["result"]["applied_now"], row
+    assert f"check that the display shows {target:02d}" in commands.describe(row, "en")
+    assert "リセット操作" in commands.describe(row, "ja")
     return row
 
 
