@@ -42,7 +42,7 @@ from .config import Config, load_config
 from .drivers import driver_class
 from .drivers.base import Driver, Identity, LinkDown, Outcome, Stopping, TableEvent
 from .settings import ConfigError, TableConfig
-from .store import Journal, is_locked
+from .store import DatabaseRefused, Journal, is_locked
 
 log = logging.getLogger("tablectl")
 
@@ -625,7 +625,7 @@ def _check_database(db: str) -> None:
     try:
         clubdb.prepare(db, [MIGRATIONS])
     except clubdb.FileRefused as e:
-        raise ConfigError(W.say(e.key, W.BOTH, **e.values), code="database_refused") from None
+        raise DatabaseRefused(e) from None
 
 
 def _single_instance(db: str) -> TextIO:
@@ -654,7 +654,7 @@ def serve(config_path: str) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         daemon = Daemon(config_path)
-    except ConfigError as e:
+    except (ConfigError, DatabaseRefused) as e:   # the refused file's words name the restore
         log.error("%s", e.message)
         return 2
     daemon.install_signals()

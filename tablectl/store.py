@@ -156,7 +156,8 @@ class DatabaseRefused(TableError):
     code = "database_refused"
 
     def __init__(self, refused: clubdb.FileRefused):
-        super().__init__(str(refused), None, **refused.values)
+        super().__init__(str(refused))
+        self.values = dict(refused.values)  # may hold a ``detail`` of its own (a damaged file)
         self._key = refused.key
 
     @property

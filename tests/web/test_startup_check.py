@@ -15,7 +15,7 @@ import pytest
 import clubdb
 from web import create_app
 from web.errors import UserError
-from web.schema import SETS
+from web.club.schema import SETS
 
 
 def club_file(path: Path) -> Path:
@@ -180,6 +180,18 @@ def test_a_staff_command_on_an_empty_file_refuses_and_never_gives_it_a_schema(tm
     with pytest.raises(clubdb.FileRefused):
         clubdb.open_shared(p, [])
     assert p.read_bytes() == b""
+
+
+def test_a_damaged_files_refusal_keeps_what_the_check_found(tmp_path):
+    """A damaged file's refusal carries its own ``detail`` (what the check found) beside the
+    file: the daemon's and the staff commands' error keeps both and words them in one line."""
+    from tablectl.store import DatabaseRefused
+
+    p = tmp_path / "jantaku.db"
+    e = DatabaseRefused(clubdb.FileRefused("damaged", str(p), detail="disk image is malformed"))
+    assert e.values == {"file": str(p), "detail": "disk image is malformed"}
+    assert e.text("en") == (f"{p} is damaged (its check says: disk image is malformed). "
+                            f"Restore a backup: python -m web restore BACKUP --db {p}")
 
 
 def test_a_file_from_before_clubdb_is_adopted_not_refused(tmp_path):
