@@ -166,8 +166,8 @@ def test_the_page_reads_its_own_grammar():
     assert parse_may_import("nothing of ours") == []
     assert parse_may_import("everything") is None
     assert parse_may_import("`clubdb`, `lexicon`") == [Allowed("clubdb"), Allowed("lexicon")]
-    assert parse_may_import("`scoring` (only through `web/engine.py`), `tablectl.store`") == [
-        Allowed("scoring", "web/engine.py"), Allowed("tablectl.store")]
+    assert parse_may_import("`scoring` (only through `web/club/engine.py`), `tablectl.store`") == [
+        Allowed("scoring", "web/club/engine.py"), Allowed("tablectl.store")]
     assert parse_may_import("`tablectl.protocol` (the same frames)") == [
         Allowed("tablectl.protocol")]
     with pytest.raises(AssertionError, match="cannot read"):
@@ -227,7 +227,7 @@ def test_every_web_module_is_on_the_page_and_every_row_exists():
 
 
 def _engine_names_used(path: Path) -> set[str]:
-    """The names a web module takes from ``web.engine``: ``engine.x`` and ``from .engine
+    """The names a web module takes from ``web.club.engine``: ``engine.x`` and ``from .engine
     import x``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     used = set()
@@ -240,18 +240,90 @@ def _engine_names_used(path: Path) -> set[str]:
     return used
 
 
+def page_club_modules() -> set[str]:
+    """The ``web/club/`` modules and folders the page's club table names."""
+    return {_ticked(cells[0]) for cells in _table("| club module | job |")}
+
+
+def club_modules() -> set[str]:
+    club = ROOT / "web" / "club"
+    return ({f"web/club/{p.name}" for p in club.glob("*.py")}
+            | {f"web/club/{p.name}/" for p in club.iterdir()
+               if p.is_dir() and not p.name.startswith((".", "__"))})
+
+
+def test_every_club_module_is_on_the_page_and_every_row_exists():
+    named = page_club_modules()
+    assert club_modules() - named == set(), "web/club/ modules the page does not name"
+    assert named - club_modules() == set(), "rows for web/club/ modules that do not exist"
+
+
+def web_layers() -> dict[str, tuple[list[str], set[str] | None]]:
+    """``{layer: (its modules and folders, the layers it may import or None for all)}``
+    from the page's web-layer table."""
+    layers = {}
+    for cells in _table("| web layer | modules and folders | may import |"):
+        assert len(cells) == 3, f"{PAGE.name}: a web-layer row has three cells: {cells}"
+        members = re.findall(r"`([^`]+)`", cells[1])
+        may = None if cells[2] == "everything" else set(re.findall(r"`([^`]+)`", cells[2]))
+        layers[cells[0]] = (members, may)
+    return layers
+
+
+def _layer_of(rel: str, layers) -> tuple[str, str]:
+    """The layer of a web file (by path) and the member (file or folder) it is in."""
+    for layer, (members, _) in layers.items():
+        for m in members:
+            if rel == m or (m.endswith("/") and rel.startswith(m)):
+                return layer, m
+    raise AssertionError(f"{rel} is in no web layer of {PAGE.name}")
+
+
+def _web_file_of(name: str) -> str:
+    """The web file or folder an imported dotted name lives in (``web.club.games.x`` ->
+    ``web/club/games.py``; a name in ``web`` itself -> ``web/__init__.py``)."""
+    parts = name.split(".")
+    for n in range(len(parts), 1, -1):
+        base = ROOT.joinpath(*parts[:n])
+        if base.with_suffix(".py").exists():
+            return base.with_suffix(".py").relative_to(ROOT).as_posix()
+        if (base / "__init__.py").exists():
+            return (base / "__init__.py").relative_to(ROOT).as_posix()
+    return "web/__init__.py"
+
+
+def test_web_layers_import_only_below_them():
+    layers = web_layers()
+    found = []
+    for path in sorted((ROOT / "web").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        layer, member = _layer_of(rel, layers)
+        may = layers[layer][1]
+        for name, line in imports_of(path):
+            if not _under(name, "web"):
+                continue
+            target = _web_file_of(name)
+            to_layer, to_member = _layer_of(target, layers)
+            if may is None or to_member == member:
+                continue
+            if to_layer not in may or (to_layer == layer and member.endswith("/")
+                                       and to_member.endswith("/")):
+                found.append(f"{rel}:{line}: {layer} may not import {name} ({to_layer})")
+    assert not found, "\n".join(found)
+
+
 def test_web_engine_names_everything_it_hands_on():
     import types
 
-    from web import engine
+    from web.club import engine
 
     exported = set(engine.__all__)
-    assert exported <= set(vars(engine)), "names in web.engine.__all__ it does not have"
+    assert exported <= set(vars(engine)), "names in web.club.engine.__all__ it does not have"
     modules = sorted(n for n in exported if isinstance(getattr(engine, n), types.ModuleType))
-    assert not modules, f"web.engine hands on whole modules: {modules}"
+    assert not modules, f"web.club.engine hands on whole modules: {modules}"
     for path in sorted((ROOT / "web").rglob("*.py")):
-        if path.name == "engine.py" and path.parent.name == "web":
+        if path.name == "engine.py" and path.parent.name == "club":
             continue
         unnamed = _engine_names_used(path) - exported
         assert not unnamed, (f"{path.relative_to(ROOT)} takes {sorted(unnamed)} from "
-                             "web.engine, which does not name them in __all__")
+                             "web.club.engine, which does not name them in __all__")

@@ -20,9 +20,9 @@ from flask import Flask
 
 from clubdb import shared
 
-from . import api, auth, db, errors, i18n, leaderboard, limits, schema, security, staff, tablet
-from . import panels
-from .floor import board
+from web import api, auth, board, db, errors, i18n, leaderboard, limits, security, staff, tablet
+from web.club import accounts, schema
+from web.tablet import panels
 
 
 def _secret_key(instance: Path) -> str:
@@ -90,9 +90,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(board.bp)
     app.add_url_rule("/favicon.ico", "favicon", tablet.favicon)
     # Flask's documented way to wrap the app in a WSGI middleware
-    app.wsgi_app = auth.FastRefusal(app.wsgi_app, app)  # type: ignore[method-assign]
+    app.wsgi_app = accounts.FastRefusal(app.wsgi_app, app)  # type: ignore[method-assign]
     db.init_app(app)
-    db.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served
+    schema.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served
     private_database(app.config["DATABASE"])
     schema.migrate(shared(app.config["DATABASE"]))
     return app

@@ -44,14 +44,16 @@ from urllib.parse import quote
 
 from tablectl import store
 
-from . import backup as backups
-from . import create_app, games, private_file, readings, server
-from .auth import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
-from .db import connect, get_db, prepare
-from .errors import UserError
-from .limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
-from .security import create_pairing
-from .text import whole_number
+from web.club import backup as backups
+from web import create_app, private_file, server
+from web.club import games, readings
+from web.club.accounts import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
+from web.club.schema import prepare
+from web.db import connect, get_db
+from web.errors import UserError
+from web.limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
+from web.security import create_pairing
+from web.club.text import whole_number
 
 
 class CliError(Exception):
@@ -413,40 +415,37 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
 
 
 # ------------------------------------------------------------ export, leaderboard, club day
-def _db_of(args) -> str:
-    db = args.db or os.environ.get("JANTAKU_DB")
-    if not db:
-        raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
-    return db
-
-
 def cmd_export(args) -> int:
     """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
-    from .export import main_export
+    from web.club.export import main_export
 
-    args.db = _db_of(args)
+    args.db = _db_arg(args)
     return main_export(args)
 
 
 def cmd_leaderboard(args) -> int:
     """Print a leaderboard of one rule family over a period."""
-    from .export import main_leaderboard
+    from web.club.export import main_leaderboard
 
-    args.db = _db_of(args)
+    args.db = _db_arg(args)
     return main_leaderboard(args)
 
 
 def cmd_club_day(args) -> int:
     """Show or set when a club day ends (closing hour, time zone) and when the floor opens."""
-    from .export import main_club_day
+    from web.club.export import main_club_day
 
-    args.db = _db_of(args)
+    args.db = _db_arg(args)
     return main_club_day(args)
 
 
 def add_club_day_commands(sub) -> None:
     """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
-    from .export import add_club_day_arguments, add_export_arguments, add_leaderboard_arguments
+    from web.club.export import (
+        add_club_day_arguments,
+        add_export_arguments,
+        add_leaderboard_arguments,
+    )
 
     for name, fn, add_arguments in (("export", cmd_export, add_export_arguments),
                                     ("leaderboard", cmd_leaderboard, add_leaderboard_arguments),

@@ -15,7 +15,7 @@ import lexicon
 from flask import has_request_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .i18n import t
+from web.i18n import t
 
 
 class UserError(Exception):

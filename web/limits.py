@@ -21,7 +21,7 @@ from flask import Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter
 
-from .errors import UserError
+from web.errors import UserError
 
 ID_MAX = 2**63 - 1
 MAX_JSON_DEPTH = 32

@@ -55,8 +55,8 @@ from typing import Callable
 from flask import abort, current_app, g, redirect, request, session, url_for
 from markupsafe import Markup, escape
 
-from .db import Migrations, get_db, now_iso, one, write_tx
-from .errors import UserError, wants_json
+from web.db import Migrations, get_db, now_iso, one, write_tx
+from web.errors import UserError, wants_json
 
 CSRF_META_NAME = "csrf-token"
 CSRF_HEADER = "X-CSRF-Token"

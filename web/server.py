@@ -26,7 +26,7 @@ scheme from the proxy's last ``X-Forwarded-For`` hop and ``X-Forwarded-Proto``,
 from that proxy only.
 
 Its task dispatcher is :class:`SignInHold`: a sign-in from an address that must
-still wait (growing delays, :mod:`web.auth`) is held for a while before it
+still wait (growing delays, :mod:`web.club.accounts`) is held for a while before it
 reaches a worker, by one timer thread and without a worker thread. A flood of
 sign-ins from such an address then gets a handful of answers a second instead
 of thousands, and the tablets' requests keep the interpreter; a person who
@@ -57,7 +57,7 @@ from waitress.utilities import RequestEntityTooLarge, RequestHeaderFieldsTooLarg
 
 import clubdb
 
-from .auth import SIGN_IN_PATH
+from web.club.accounts import SIGN_IN_PATH
 
 WORKERS = min(os.cpu_count() or 1, 4)
 """Server processes by default: one per core (at most 4; a club box has few)."""
@@ -511,8 +511,8 @@ def worded_refusal(app) -> Refuse:
     language, with the app's security headers."""
     from werkzeug.http import HTTP_STATUS_CODES
 
-    from .errors import error_response
-    from .i18n import t
+    from web.errors import error_response
+    from web.i18n import t
 
     def refuse(status: int, key: str, values: dict, environ: dict):
         with app.request_context(environ):

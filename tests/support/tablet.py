@@ -8,7 +8,7 @@ import json
 import time
 from contextlib import contextmanager
 
-from web import gamelog, games
+from web.club import gamelog, games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 

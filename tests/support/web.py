@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from web import create_app, games
+from web import create_app
+from web.club import games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 

@@ -13,8 +13,9 @@ from tablectl import store
 from tests.support.browser import chromium, expect
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.support.web_server import WebServer
-from web import create_app, games
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 
 STAFF = ("mika", "mahjong-club")

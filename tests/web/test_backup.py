@@ -17,7 +17,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tests.support.web_server import ROOT, WebServer
-from web import backup, create_app, games
+from web.club import backup, games
+from web import create_app
 from web.db import connect
 from web.security import issue_tablet_token
 
@@ -268,7 +269,7 @@ def test_backup_folder_0700_and_files_0600_whatever_the_umask(tmp_path):
 
 def test_the_restore_the_refusal_names_brings_an_emptied_club_back(tmp_path):
     import clubdb
-    from web.schema import SETS
+    from web.club.schema import SETS
 
     path = tmp_path / "club.sqlite"
     club(str(path))

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from web import stats_store
-from web.auth import create_staff
+from web.club import stats_store
+from web.club.accounts import create_staff
 from web.db import get_db
 from web.errors import UserError
 

@@ -42,7 +42,8 @@ from datetime import datetime, timezone
 import pytest
 
 from tests.support.web_server import ROOT
-from web import create_app, daily_report, games, stats_store
+from web import create_app
+from web.club import daily_report, games, stats_store
 from web.db import connect
 
 DAY = "2026-04-01"

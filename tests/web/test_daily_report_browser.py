@@ -11,14 +11,14 @@ import uuid
 
 import pytest
 
-from web import stats_store
+from web.club import stats_store
 
 from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
 from tests.support.web_server import WebServer
 from tests.web.test_daily_report import DAY, build_day
 from tests.web.test_rating_pages import DAN, SEASONS
-from web import games
-from web.auth import create_staff
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 

@@ -9,9 +9,10 @@ import pytest
 
 from scoring import game as engine_game
 from scoring.rules import load_rules
-from web import create_app, gamelog, games
-from web.audit import audit, audit_entries
-from web.schema import SETS
+from web import create_app
+from web.club import gamelog, games
+from web.club.audit import audit, audit_entries
+from web.club.schema import SETS
 from web.errors import UserError
 
 from tests.support.web import record, start

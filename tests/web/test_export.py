@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.test_leaderboard import build_club
-from web import export, games, stats_store
+from web.club import export, games, stats_store
 from web.db import connect
 
 from tests.support.web_server import ROOT

@@ -12,11 +12,12 @@ import pytest
 from tablectl.client import TableClient
 from tests.support.tablectl import DaemonProcess, sim_on_pty, write_config
 from tests.support.web import key
-from web import create_app, games
+from web import create_app
+from web.club import games
 from web.db import connect
 from web.errors import UserError
-from web import clubtime
-from web.floor import clock
+from web.club import clubtime
+from web.club.floor import clock
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 

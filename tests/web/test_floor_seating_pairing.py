@@ -1,4 +1,4 @@
-"""Swiss pairing and random seating for event nights (web.floor.pairing), as properties
+"""Swiss pairing and random seating for event nights (web.club.floor.pairing), as properties
 over random nights: everyone plays each round at exactly one table of the right size, and
 no two players meet again when a seating without a rematch exists (the fewest rematches
 possible otherwise), checked against every possible seating."""
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web.floor import pairing
+from web.club.floor import pairing
 
 
 def partitions(players: list, size: int):

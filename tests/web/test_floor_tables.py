@@ -14,8 +14,9 @@ import pytest
 
 from tablectl import store
 from tests.support.tablectl import DaemonProcess, sim_on_pty, wait_until, write_config
-from web import create_app, games
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import get_db
 
 pytestmark = pytest.mark.slow

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from web import games
-from web.audit import audit_entries
+from web.club import games
+from web.club.audit import audit_entries
 from web.errors import UserError
-from web import clubtime
-from web.floor import calls, clock, nights, pairing, seating, waiting
+from web.club import clubtime
+from web.club.floor import calls, clock, nights, pairing, seating, waiting
 
 from tests.support.web import key
 

@@ -15,7 +15,7 @@ from tests.support.browser import expect, shot
 from tests.web.staff_support import (
     MEMBERS, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club,
 )
-from web import games
+from web.club import games
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 

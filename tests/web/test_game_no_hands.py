@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.web import cookie_client, record, start
-from web import games
+from web.club import games
 from web.errors import UserError
 
 

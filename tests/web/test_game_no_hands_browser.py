@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
-from web import games
+from web.club import games
 from web.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from web import engine, gamelog, games
+from web.club import engine, gamelog, games
 
 from tests.support.web import record, start
 

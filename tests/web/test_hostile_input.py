@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import pytest
 
 from tests.support.web import english, key, start
-from web import games
-from web.auth import create_staff
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 from web.security import issue_tablet_token
 
@@ -138,7 +138,7 @@ def test_only_ascii_digits_are_numbers_in_queries(client, owner, raw):
 
 
 def test_the_one_number_helper_takes_ascii_digits_only():
-    from web.text import whole_number
+    from web.club.text import whole_number
     assert whole_number("0042") == 42 and whole_number("9" * 19) == int("9" * 19)
     for raw in ODD_DIGITS + ["", " 1", "9" * 20, None, 12, "1.5", "1e3"]:
         assert whole_number(raw) is None, raw
@@ -319,7 +319,7 @@ def _member_game(db) -> tuple[int, int]:
 def clock(monkeypatch):
     """The throttles' clock, standing still until a test moves it (no sleeps, no races
     with a loaded machine)."""
-    from web import auth
+    from web.club import accounts as auth
     now = [time.time()]
     monkeypatch.setattr(auth, "time", SimpleNamespace(time=lambda: now[0],
                                                       monotonic=time.monotonic))

@@ -3,7 +3,7 @@
 rule families never mixed, the pages and their errors, ``python -m web leaderboard``.
 
 The fixture club plays the hand-computed games of ``test_stats`` through the web
-app's own ``web.games`` functions (the same path as a tablet), then dates them.
+app's own ``web.club.games`` functions (the same path as a tablet), then dates them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 
 from scoring import stats
 from tests.scoring.test_stats import EXPECTED, G1, G2, G3
-from web import create_app, games, stats_store
+from web import create_app
+from web.club import games, stats_store
 from web.db import connect
 
 from tests.support.web_server import ROOT
@@ -40,7 +41,7 @@ SANMA = [
 
 
 def play(db, table: str, ids: list[int], events: list[dict], finished_at: str | None) -> int:
-    """Start and play a game through web.games; date its finish (tests control the clock)."""
+    """Start and play a game through web.club.games; date its finish (tests control the clock)."""
     gid = games.start_game(db, table, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     for seq, ev in enumerate(events[1:], start=1):
         games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)

@@ -29,9 +29,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.web import english
-from web import create_app, games
+from web import create_app
+from web.club import games
 from web.api.openapi import OPENAPI
-from web.auth import create_staff
+from web.club.accounts import create_staff
 from web.db import connect
 from web.security import issue_tablet_token
 

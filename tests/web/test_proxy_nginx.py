@@ -126,7 +126,7 @@ def box(tmp_path_factory):
                     "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True, timeout=60)
     db = folder / "club.sqlite"
-    from web.auth import create_staff
+    from web.club.accounts import create_staff
     from web.cli import build_app
     from web.db import get_db
 

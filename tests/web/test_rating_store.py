@@ -1,4 +1,4 @@
-"""R ratings and dan levels kept in step with the games played through ``web.games``: a
+"""R ratings and dan levels kept in step with the games played through ``web.club.games``: a
 game's finish rates it, a staff correction, a void or a later finish re-rates what
 follows, and every time the stored ratings equal a rebuild from the events.
 
@@ -14,10 +14,11 @@ import pytest
 
 from tests.scoring.test_stats import G1, G2, G3
 from tests.web.test_leaderboard import play
-from web import create_app, games, rating_store, stats_store
+from web import create_app
+from web.club import games, rating_store, stats_store
 from web.db import connect
 from web.errors import UserError
-from web.standings import KeyRefused
+from web.club.standings import KeyRefused
 
 TONPUU = [
     {"event": "start", "players": list("ABCD")},

@@ -4,7 +4,7 @@ voids), then rebuilt from nothing: both must be equal to the last bit.
 
 The year is a tenth of the benchmark's (6,000 games over 365 club days, 300 members,
 four- and three-player, hanchan and tonpuu), written straight into the summary
-lines, the input the ratings are made from (``web.stats_store`` writes them from the
+lines, the input the ratings are made from (``web.club.stats_store`` writes them from the
 events; ``test_rating_store`` covers that path).
 """
 
@@ -16,9 +16,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from web import create_app, rating_store, stats_store
+from web import create_app
+from web.club import rating_store, stats_store
 from web.db import connect, write_tx
-from web.engine import load_rules
+from web.club.engine import load_rules
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ import pytest
 from tests.support.web import english
 
 from web import create_app
-from web.auth import check_login, create_staff, sign_in_wait
+from web.club.accounts import check_login, create_staff, sign_in_wait
 from web.db import connect, get_db
 from web.errors import UserError
 from web.security import (
@@ -28,7 +28,7 @@ from web.security import (
 def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
                       "TESTING": True, **OPEN_GATE})
-    from web import games
+    from web.club import games
     with app.app_context():
         db = get_db()
         create_staff(db, "staff", "mahjong-club")
@@ -174,7 +174,7 @@ def test_the_global_gate_refuses_a_burst_from_many_addresses(tmp_path):
 def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
     """The slow password check runs while no write lock is held: another writer (a hand)
     commits during it."""
-    import web.auth as auth
+    import web.club.accounts as auth
 
     seen = []
 
@@ -199,7 +199,7 @@ def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
 def test_passwords_are_checked_on_a_thread_of_low_cpu_priority(app, monkeypatch):
     """A flood's scrypt work gives way to the tablets: each check runs on the process's
     checker thread at nice CHECK_NICE (or lower still); the request's thread keeps its own."""
-    import web.auth as auth
+    import web.club.accounts as auth
 
     seen = []
 
@@ -380,7 +380,7 @@ def test_pairing_flow_qr_confirm_cookie_and_single_use(app, client):
     path = url.replace("http://localhost", "")
     tab = english(app.test_client())
     page = tab.get(path)
-    assert page.status_code == 200 and "t1" in page.text
+    assert page.status_code == 200 and '<strong data-testid="pair-table">卓1</strong>' in page.text
     code = re.search(r'name="code" value="([^"]+)"', page.text).group(1)
     token = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
     r = tab.post("/auth/pair", data={"code": code, "csrf_token": token})
@@ -501,7 +501,7 @@ def test_json_pairing_returns_a_bearer_token_bound_to_the_table(app):
 def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monkeypatch):
     """Once an address is in a wait, its sign-ins are answered 429 by the WSGI layer:
     no session, no CSRF check, no database (a flood costs the server next to nothing)."""
-    import web.auth as auth
+    import web.club.accounts as auth
 
     for _ in range(4):
         login(client, password="bad-guess-1")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.web_server import WebServer, process_tree
 from web import server
-from web.auth import Waits, sign_in_wait
+from web.club.accounts import Waits, sign_in_wait
 from web.server import SERVER_THREADS, WORKERS, SignInHold
 
 

@@ -13,9 +13,10 @@ import threading
 import pytest
 
 from tablectl import store
-from web import create_app, games
-from web.audit import audit_entries
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.audit import audit_entries
+from web.club.accounts import create_staff
 from web.db import connect, get_db
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from tablectl import store
-from web import create_app, games
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 
 from tests.support.browser import chromium, expect, shot

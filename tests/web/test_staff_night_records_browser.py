@@ -15,8 +15,9 @@ from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
 from tests.web.test_daily_report import DAY, build_day, jst
-from web import create_app, games
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from web import games, stats_store
-from web.auth import create_staff
+from web.club import games, stats_store
+from web.club.accounts import create_staff
 from web.db import get_db
 from web.errors import UserError
 

@@ -1,4 +1,4 @@
-"""Staff corrections through ``web.games`` and the console's routes: a correction's
+"""Staff corrections through ``web.club.games`` and the console's routes: a correction's
 preview of the whole game, a struck hand put back, a voided game made valid again, each
 with its own audit name and the scores before and after; who confirmed whose result; the
 audit log filtered and put in words."""
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from web import gamelog, games
-from web.audit import audit_entries
-from web.auth import create_staff
+from web.club import gamelog, games
+from web.club.audit import audit_entries
+from web.club.accounts import create_staff
 from web.db import get_db
 from web.errors import UserError
 
@@ -193,7 +193,7 @@ def test_staff_audit_in_words_filtered_by_game_table_staff_and_day(app, db, staf
     assert "卓2の記録ミス" in page and "4翻でした" not in page
     page = staff.get("/staff/audit?actor=staff:ken").get_data(as_text=True)
     assert "卓2の記録ミス" in page and "4翻でした" not in page
-    from web import stats_store
+    from web.club import stats_store
     today = stats_store.today(stats_store.settings(db))
     assert "4翻でした" in staff.get(f"/staff/audit?day={today}").get_data(as_text=True)
     assert "4翻でした" not in staff.get("/staff/audit?day=2001-01-01").get_data(as_text=True)

@@ -13,8 +13,9 @@ import pytest
 from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
-from web import create_app, games
-from web.auth import create_staff
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
 from web.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from scoring.stats import PlayerGame
-from web import stats_store
+from web.club import stats_store
 
 
 def test_line_columns_are_the_player_game_fields_and_the_table_holds_them(db):

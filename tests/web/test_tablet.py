@@ -247,7 +247,7 @@ def test_mcr_offers_the_81_fans_and_none_of_the_riichi_controls(app, client):
 def test_history_lines_say_what_happened(app, client, db):
     """東2局1本場 ロン 中村←伊藤 3翻30符 3,900 ★1: round, honba, who from whom, the value and
     the chips; ending the game is a line of its own, not a hand."""
-    from web import games
+    from web.club import games
 
     nakamura = games.add_player(db, "中村")["id"]
     h = bearer(app, "t1")
@@ -274,7 +274,7 @@ def test_times_are_in_the_clubs_time_zone(app, client, db):
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from web import stats_store
+    from web.club import stats_store
 
     stats_store.configure(db, timezone_name="America/New_York")
     h = bearer(app, "t1")

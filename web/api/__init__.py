@@ -13,15 +13,15 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
 
-from .. import engine, events, gamelog, games, readings
-from ..entry import entry_spec
-from ..db import get_db
-from ..errors import UserError
-from ..limits import json_body
-from ..auth import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
-from ..security import caller_key, current_staff, current_tablet_table, tablet_required
-from ..text import whole_number
-from .openapi import OPENAPI
+from web.club import engine, events, gamelog, games, readings
+from web.club.entry import entry_spec
+from web.db import get_db
+from web.errors import UserError
+from web.limits import json_body
+from web.club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
+from web.security import caller_key, current_staff, current_tablet_table, tablet_required
+from web.club.text import whole_number
+from web.api.openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -253,7 +253,7 @@ def game(game_id: int):
 
 @bp.get("/games/<int:game_id>/entry")
 def game_entry(game_id: int):
-    """What entry forms and offline pricing need of a game's rules (web/entry.py)."""
+    """What entry forms and offline pricing need of a game's rules (web/club/entry.py)."""
     game = games.get_game(get_db(), game_id)
     return ok({"entry": entry_spec(gamelog.rules_of(game))})
 
@@ -273,4 +273,4 @@ def game_events(game_id: int):
     return ok({"log": log, "events": played.events})
 
 
-from . import floor  # noqa: E402,F401  (the floor's tablet routes register on bp)
+from web.api import table_floor  # noqa: E402,F401  (the floor's tablet routes register on bp)

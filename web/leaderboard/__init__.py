@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, render_template, request
 
-from .. import charts, gamelog, rating_store, standings, stats_store
-from ..db import get_db
-from .. import engine
-from ..errors import UserError
-from ..i18n import current_lang, t
-from ..text import whole_number
+from web import charts
+from web.club import gamelog, rating_store, standings, stats_store
+from web.db import get_db
+from web.club import engine
+from web.errors import UserError
+from web.i18n import current_lang, t
+from web.club.text import whole_number
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 

@@ -14,5 +14,7 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/standings``         the club's dan table and seasons (TOML)
 """
 
-from .common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
-from . import floor, manage, modes, names, records, report, waiting  # noqa: E402,F401  (their routes register on it)
+from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
+from web.staff import (  # noqa: E402,F401  (their routes register on it)
+    floor_page, manage, modes, names, records, report, waiting_page,
+)

@@ -16,14 +16,14 @@ import lexicon
 from tablectl import commands as table_commands
 from tablectl import words as table_words
 
-from .. import clubtime, stats_store
-from ..db import rows as _rows
-from ..i18n import current_lang, t
-from ..text import whole_number
-from . import eventwords
-from ..floor.store import table_name
-from .common import signed
-from .names import rule_set_name
+from web.club import clubtime, stats_store
+from web.db import rows as _rows
+from web.i18n import current_lang, t
+from web.club.text import whole_number
+from web.staff import eventwords
+from web.club.floor.store import table_name
+from web.staff.common import signed
+from web.staff.names import rule_set_name
 
 
 def club_day(db, day: str) -> tuple[str, str]:

@@ -6,13 +6,13 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, request, session, url_for
 
-from ..audit import audit
-from ..db import get_db
-from ..errors import UserError, error_response
-from ..i18n import current_lang
-from ..limits import json_body
-from ..security import actor_name, wants_json
-from ..text import text_of
+from web.club.audit import audit
+from web.db import get_db
+from web.errors import UserError, error_response
+from web.i18n import current_lang
+from web.limits import json_body
+from web.security import actor_name, wants_json
+from web.club.text import text_of
 
 
 bp = Blueprint("staff", "web.staff", url_prefix="/staff")

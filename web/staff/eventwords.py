@@ -6,7 +6,7 @@ page's language, with the players' names instead of seat numbers.
 
 from __future__ import annotations
 
-from ..i18n import t
+from web.i18n import t
 
 
 def _name(names: list[str], seat) -> str:

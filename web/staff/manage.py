@@ -1,7 +1,7 @@
 """Staff management pages: players, club tables, rule sets, tablets, staff accounts.
 
-Every change is written through the owning module (``web.games`` for the
-club's records, ``web.security`` for tablets, ``web.auth`` for accounts)
+Every change is written through the owning module (``web.club.games`` for the
+club's records, ``web.security`` for tablets, ``web.club.accounts`` for accounts)
 and recorded in the audit log with the signed-in staff member's name.
 """
 
@@ -10,20 +10,20 @@ from __future__ import annotations
 import segno
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from .. import clubtime, games, stats_store
-from ..auth import (
+from web.club import clubtime, games, stats_store
+from web.club.accounts import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
-from ..db import get_db
-from ..errors import UserError
-from ..i18n import t
-from ..text import text_of
-from ..security import (
-    actor_name, create_pairing, current_staff, list_tablets, revoke_tablet,
-    staff_required, wants_json,
+from web.db import get_db
+from web.errors import UserError
+from web.i18n import t
+from web.club.text import text_of
+from web.security import (
+    actor_name, create_pairing, current_staff, list_tablets, revoke_tablet, staff_required,
+    wants_json,
 )
-from .common import bp, done, flag_of, form_data, msg, need, record
-from .modes import needs_mode
+from web.staff.common import bp, done, flag_of, form_data, msg, need, record
+from web.staff.modes import needs_mode
 
 
 # ----------------------------------------------------------------------------- players

@@ -20,16 +20,16 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
-from .. import games
-from ..db import get_db
-from ..errors import UserError
-from ..floor import modechange
-from ..i18n import current_lang, t
-from ..security import current_staff, staff_required
-from ..text import text_of
-from .common import bp, db_path, done, form_data, record
-from .names import rule_set_name, table_name
-from .floor import club_timezone, modes
+from web.club import games
+from web.db import get_db
+from web.errors import UserError
+from web.club.floor import modechange
+from web.i18n import current_lang, t
+from web.security import current_staff, staff_required
+from web.club.text import text_of
+from web.staff.common import bp, db_path, done, form_data, record
+from web.staff.names import rule_set_name, table_name
+from web.staff.floor_page import club_timezone, modes
 
 
 def _table(table_id: str) -> dict:

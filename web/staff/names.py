@@ -8,11 +8,11 @@ import re
 
 from flask import g
 
-from .. import games
-from ..db import get_db
-from ..errors import Refused
-from ..i18n import current_lang
-from .common import _form_refused, bp
+from web.club import games
+from web.db import get_db
+from web.errors import Refused
+from web.i18n import current_lang
+from web.staff.common import _form_refused, bp
 
 
 def _titles() -> dict[str, str]:
@@ -60,7 +60,7 @@ FIELDS = ("seat", "han", "fu", "chips", "fan", "flowers", "fans", "yakuman", "fr
 def field_words(path: str, lang: str | None = None) -> str:
     """A field's path in a request (``event.winners[0].chips``) as the person who typed it
     reads it: 「1人目の和了者のチップ」 / "chips of winner 1"."""
-    from ..i18n import t
+    from web.i18n import t
 
     lang = lang or current_lang()
     parts: list[str] = []

@@ -4,7 +4,7 @@ A recorded hand is corrected with the tablet's kinds of entry (who won from whom
 and fu, fan or yakuman, or the tiles; riichi, tenpai...), by name, with a preview of the
 whole game's scores before and after (raw JSON stays as an advanced fallback); a hand
 is struck or put back, a game voided or made valid again, a settlement confirmed for a
-named player. Every change goes through ``web.games`` (an appended marker, never an
+named player. Every change goes through ``web.club.games`` (an appended marker, never an
 edit; the game is replayed by the engine) and is audited with the staff member's name,
 the time, the reason given here and the game's scores before and after.
 """
@@ -16,16 +16,16 @@ from datetime import date
 
 from flask import abort, current_app, jsonify, render_template, request
 
-from .. import clubtime, engine, gamelog, games
-from ..audit import audit_entries
-from ..db import get_db
-from ..errors import UserError
-from ..i18n import current_lang, t
-from ..limits import json_refusal
-from ..text import whole_number
-from ..security import actor_name, staff_required, wants_json
-from . import auditwords, eventwords
-from .common import bp, done, form_data, reason_of
+from web.club import clubtime, engine, gamelog, games
+from web.club.audit import audit_entries
+from web.db import get_db
+from web.errors import UserError
+from web.i18n import current_lang, t
+from web.limits import json_refusal
+from web.club.text import whole_number
+from web.security import actor_name, staff_required, wants_json
+from web.staff import auditwords, eventwords
+from web.staff.common import bp, done, form_data, reason_of
 
 
 @bp.get("/games")

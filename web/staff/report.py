@@ -17,13 +17,13 @@ from datetime import timedelta
 
 from flask import Response, jsonify, render_template, request
 
-from .. import clubtime, daily_report, rating_store, standings, stats_store
-from ..db import get_db
-from ..errors import NotFound, UserError
-from ..export import csv_bytes
-from ..security import actor_name, staff_required, wants_json
-from .common import bp, done, form_data, msg
-from .manage import _uploaded_toml
+from web.club import clubtime, daily_report, rating_store, standings, stats_store
+from web.db import get_db
+from web.errors import NotFound, UserError
+from web.club.export import csv_bytes
+from web.security import actor_name, staff_required, wants_json
+from web.staff.common import bp, done, form_data, msg
+from web.staff.manage import _uploaded_toml
 
 SHEETS = {
     "tables": daily_report.table_sheet,

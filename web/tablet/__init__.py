@@ -24,12 +24,12 @@ from pathlib import Path
 import lexicon
 from flask import Blueprint, current_app, g, make_response, render_template, send_file
 
-from .. import clubtime, events, gamelog, games, readings
-from ..db import get_db
-from ..entry import entry_spec
-from ..i18n import current_lang
-from ..security import tablet_required
-from . import view as v
+from web.club import clubtime, events, gamelog, games, readings
+from web.db import get_db
+from web.club.entry import entry_spec
+from web.i18n import current_lang
+from web.security import tablet_required
+from web.tablet import view as v
 
 bp = Blueprint("tablet", __name__, url_prefix="/tablet")
 

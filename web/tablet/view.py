@@ -3,15 +3,15 @@ lines that say what happened, the settlement sheet in rank order in the club's f
 
 Numbers a person reads are formatted here once: points with separators, settled results
 in the club's ±N.N form (thousands of points, one decimal), victory points and MCR totals
-as whole numbers, every time in the club's time zone (:mod:`web.clubtime`).
+as whole numbers, every time in the club's time zone (:mod:`web.club.clubtime`).
 """
 
 from __future__ import annotations
 
-from .. import clubtime, engine, readings
-from ..engine import WINDS, WINDS_JA
-from ..errors import UserError
-from ..i18n import current_lang, t
+from web.club import clubtime, engine, readings
+from web.club.engine import WINDS, WINDS_JA
+from web.errors import UserError
+from web.i18n import current_lang, t
 
 LIMIT_HAN = 5
 

@@ -1,0 +1,354 @@
+"""OpenAPI entries for the sign-in, pairing and staff console endpoints, the daily
+report and the standings settings among them.
+
+Merged into ``web.api.openapi.PATHS`` so ``GET /api/openapi.json`` describes
+everything. Staff endpoints answer JSON when asked (``Accept:
+application/json`` or a JSON body) and need the staff session cookie plus the
+session's CSRF token in ``X-CSRF-Token`` for every POST.
+"""
+
+from __future__ import annotations
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict) -> dict:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+ERR = {
+    "400": "bad input, or the CSRF token is missing (csrf_missing); the message says what to do",
+    "401": "not signed in as staff (staff_login_required)",
+    "403": "wrong CSRF token (csrf_invalid), or a tablet calling a staff endpoint (staff_only)",
+    "404": "no such table, player, rule set, tablet or game",
+    "409": "conflict: already exists / already done, or the table refused the command",
+    "422": "the rules refuse this (e.g. a correction the engine cannot replay)",
+    "429": "too many failed sign-ins for this name from this address; wait and retry",
+    "413": "the body is larger than this route takes",
+}
+STAFF: list[dict[str, list[str]]] = [{"staffSession": [], "csrfHeader": []}]
+
+
+def _obj(required=(), **props) -> dict:
+    return {"type": "object", "required": list(required), "properties": props}
+
+
+STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
+
+
+def _op(summary: str, *, params=(), body: dict | None = None, ok="200", errors=("400",),
+        staff: bool = True) -> dict:
+    op: dict = {"summary": summary, "tags": ["staff" if staff else "sign-in"],
+                "parameters": list(params),
+                "responses": {ok: {"description": "OK", **_json(_ref("Ok"))}}}
+    codes = list(errors) + (["401", "403"] if staff else [])
+    for code in codes:
+        op["responses"][code] = {"description": ERR[code], **_json(_ref("Error"))}
+    if body is not None:
+        op["requestBody"] = {"required": True, **_json(body)}
+    if staff:
+        op["security"] = STAFF
+    return op
+
+
+def _path(name: str, kind: dict) -> dict:
+    return {"name": name, "in": "path", "required": True, "schema": kind}
+
+
+TABLE, PLAYER, TABLET = _path("table_id", STR), _path("player_id", INT), _path("tablet_id", INT)
+GAME, SEQ, RULES = _path("game_id", INT), _path("seq", INT), _path("rule_set_id", STR)
+MODE_Q = {"name": "mode", "in": "query", "required": True, "schema": STR,
+          "description": "the mode to change to: 0-8, '04' or a name such as sanma"}
+REASON = _obj(["reason"], reason={"type": "string", "minLength": 3,
+                                  "description": "why: goes into the audit log"})
+
+STAFF_PATHS: dict = {
+    "/auth/csrf": {"get": _op("the session's CSRF token (send it as X-CSRF-Token)",
+                              errors=(), staff=False)},
+    "/auth/login": {"post": _op(
+        "staff sign-in; answers a fresh csrf_token (the old one stops working)",
+        body=_obj(["name", "password"], name=STR, password=STR),
+        errors=("400", "401", "403", "429"), staff=False)},
+    "/auth/logout": {"post": _op("sign out", errors=("400", "403"), staff=False)},
+    "/auth/pair": {"post": _op(
+        "exchange a one-time pairing code (from the staff QR code) for the tablet token: "
+        "set as the httponly cookie jantaku_tablet and returned as token",
+        body=_obj(["code"], code=STR), errors=("400", "403", "404", "409"), staff=False)},
+    "/staff/floor.json": {"get": _op(
+        "every table live: daemon state (connected, mode, pending mode, cycle, lid, errors, "
+        "points), last command, game in progress (replayed)", errors=())},
+    "/staff/tables/{table_id}/command": {"post": _op(
+        "send a command to a table through the daemon; 200 done, 202 still running, "
+        "409 the table refused (message in the table's words), 504 not answered",
+        params=[TABLE], errors=("400", "404", "409"),
+        body=_obj(["command"], command={"type": "string",
+                                        "enum": ["mode", "cycle", "check", "dice", "points",
+                                                 "status"]},
+                  mode={"description": "for mode: 0-8, '04' or a name such as sanma"},
+                  idempotency_key=STR,
+                  back={"type": "string", "description": "a form's page to return to: "
+                                                         "mode:NN (the guided mode page)"}))},
+    "/staff/tables/{table_id}/mode": {"get": _op(
+        "the guided mode change page (HTML): choose a mode, what each drawer needs, the "
+        "table's live answer; its data is mode.json", params=[TABLE, MODE_Q],
+        errors=("400", "404"))},
+    "/staff/tables/{table_id}/mode.json": {"get": _op(
+        "where a table stands on its way to a mode: step (on, pending, offline, busy, sticks, "
+        "ready), each seat's drawer (needs sticks or must be empty, what it holds, ok), "
+        "cancels (the mode is the current one and another is pending), simulated, and the "
+        "live part of the page as html", params=[TABLE, MODE_Q], errors=("400", "404"))},
+    "/staff/tables/{table_id}/sticks": {"post": _op(
+        "simulated (sim://) tables only: put in the point sticks a mode needs, through the "
+        "daemon's sim-sticks command (what staff do by hand at a real table); 409 "
+        "not_simulated on a real table", params=[TABLE], errors=("400", "404", "409"),
+        body=_obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
+                  idempotency_key=STR))},
+    "/staff/players": {
+        "get": _op("members, guests and retired players", errors=()),
+        "post": _op("add a member or guest; 409 similar_name (with error.similar, the ids of "
+                    "the players it reads like: NFKC, case, spaces, katakana/hiragana) unless "
+                    "allow_similar; a guest named like an earlier guest not at a table is "
+                    "that guest again (200, player.reused)", ok="201", errors=("400", "409"),
+                    body=_obj(["name"], name=STR, member_no=STR, guest=BOOL,
+                              allow_similar=BOOL))},
+    "/staff/settings": {
+        "get": _op("the club's settings: timezone, closing_hour (a club day's end), "
+                   "guests_ranked ('1': guests on the leaderboards)", errors=()),
+        "post": _op("change the club's settings (a new time zone or closing hour re-files every "
+                    "game's club day); audited with the old and new values",
+                    errors=("400",),
+                    body=_obj([], timezone=STR, closing_hour=STR, guests_ranked=BOOL))},
+    "/staff/players/{player_id}/active": {"post": _op(
+        "retire (active false) or restore a player", params=[PLAYER], errors=("400", "404"),
+        body=_obj(["active"], active=BOOL))},
+    "/staff/tables": {
+        "get": _op("the club's tables", errors=()),
+        "post": _op("create a table or change its name / rule set; answers mode_needed: the "
+                    "AMOS mode the rule set plays when the table runs another (the page then "
+                    "leads to the guided mode change), else null", errors=("400", "404"),
+                    body=_obj(["id", "name", "rule_set"], id=STR, name=STR, rule_set=STR))},
+    "/staff/rulesets": {
+        "get": _op("presets and club rule sets", errors=()),
+        "post": _op("create or replace a club rule set (TOML that extends a preset); "
+                    "an invalid file changes nothing", errors=("400", "409"),
+                    body=_obj(["id", "toml"], id=STR, toml=STR))},
+    "/staff/rulesets/{rule_set_id}": {"get": _op(
+        "a rule set: TOML and every resolved switch", params=[RULES], errors=("404",))},
+    "/staff/tablets": {
+        "get": _op("tablets and pairing codes (no secrets)", errors=()),
+        "post": _op("issue a one-time pairing code for a table; answers pair_url (QR)",
+                    ok="201", errors=("400", "404"),
+                    body=_obj(["table_id"], table_id=STR, label=STR))},
+    "/staff/tablets/{tablet_id}/revoke": {"post": _op(
+        "unpair a tablet: its next request is refused (tablet_revoked)", params=[TABLET],
+        errors=("404", "409"))},
+    "/staff/accounts": {
+        "get": _op("staff accounts (names, roles, last sign-in)", errors=()),
+        "post": _op("add a staff account (role owner/manager/staff, not above your own), or "
+                    "set a new password with reset (your own, with current_password: a wrong "
+                    "one is 403 and counts as a failed sign-in, throttled alike (429 with "
+                    "Retry-After); another's needs manager or owner); a new password ends "
+                    "every session of the account",
+                    errors=("400", "403", "404", "409", "422", "429"),
+                    body=_obj(["name", "password"], name=STR, password=STR, reset=BOOL,
+                              current_password=STR,
+                              role={"type": "string", "enum": ["staff", "manager", "owner"]}))},
+    "/staff/accounts/{name}/role": {"post": _op(
+        "change an account's role (manager or owner, never above your own; the last owner "
+        "stays owner)", params=[_path("name", STR)], errors=("400", "403", "404", "409"),
+        body=_obj(["role"], role={"type": "string", "enum": ["staff", "manager", "owner"]}))},
+    "/staff/accounts/{name}/active": {"post": _op(
+        "disable (active false) or re-enable a staff account; a disabled account is signed "
+        "out at once; your own and the last active account cannot be disabled",
+        params=[_path("name", STR)], errors=("400", "404", "409"),
+        body=_obj(["active"], active=BOOL))},
+    "/staff/games": {"get": _op(
+        "recent games", errors=("400",),
+        params=[{"name": "status", "in": "query",
+                 "schema": {"type": "string", "enum": ["live", "finished", "void"]}}])},
+    "/staff/games/{game_id}": {"get": _op("a game with its hands and audit trail",
+                                          params=[GAME], errors=("404",))},
+    "/staff/games/{game_id}/hands/{seq}/correct": {"post": _op(
+        "replace a recorded hand (audited with the reason)", params=[GAME, SEQ],
+        errors=("400", "404", "409", "422"),
+        body=_obj(["event", "reason"], event={"description": "a game-events object (or its "
+                                                             "JSON text)"}, reason=STR))},
+    "/staff/games/{game_id}/hands/{seq}/preview": {"post": _op(
+        "what a correction would make of the whole game, changing nothing: kind replace (with "
+        "event), void (strike) or restore; answers the entry before and after, each player's "
+        "score and result before and after, and html (the page's preview table)",
+        params=[GAME, SEQ], errors=("400", "404", "409", "422"),
+        body=_obj([], kind={"type": "string", "enum": ["replace", "void", "restore"]},
+                  event={"description": "for replace: a game-events object (or its JSON "
+                                        "text)"}))},
+    "/staff/games/{game_id}/hands/{seq}/remove": {"post": _op(
+        "strike a recorded hand (audited as hand.remove with the reason and the game's scores "
+        "before and after)", params=[GAME, SEQ],
+        errors=("400", "404", "409", "422"), body=REASON)},
+    "/staff/games/{game_id}/hands/{seq}/restore": {"post": _op(
+        "put back a struck hand (by undo or staff) where it was, as it last stood (audited as "
+        "hand.restore); 404 if it was not struck, 422 if the game no longer replays with it",
+        params=[GAME, SEQ], errors=("400", "404", "409", "422"), body=REASON)},
+    "/staff/games/{game_id}/void": {"post": _op(
+        "void a game (kept, out of rankings; audited with the reason)", params=[GAME],
+        errors=("400", "404", "409"), body=REASON)},
+    "/staff/games/{game_id}/unvoid": {"post": _op(
+        "make a voided game valid again: live or finished as its events say, back in the "
+        "rankings (audited as game.unvoid); 409 if it is not void or its table has another "
+        "game in progress", params=[GAME], errors=("400", "404", "409"), body=REASON)},
+    "/staff/games/{game_id}/seats/{seat}/confirm": {"post": _op(
+        "staff confirm the settlement for the named player of a seat (kept as confirmed by "
+        "staff:NAME, audited as game.confirm)", params=[GAME, _path("seat", INT)],
+        errors=("400", "404", "409", "422"))},
+    "/staff/audit": {"get": _op(
+        "the audit log, newest first: who, when, what, target, why and the details (before "
+        "and after) as stored; the page puts them in words", errors=("400",),
+        params=[{"name": "target", "in": "query", "schema": STR,
+                 "description": "e.g. game:12, table:t1"},
+                {"name": "game", "in": "query", "schema": STR, "description": "a game's id"},
+                {"name": "table", "in": "query", "schema": STR,
+                 "description": "a table: its own entries and its games'"},
+                {"name": "actor", "in": "query", "schema": STR,
+                 "description": "who acted, e.g. staff:mika"},
+                {"name": "day", "in": "query", "schema": STR,
+                 "description": "a club day YYYY-MM-DD (it ends at the closing hour)"}])},
+}
+
+NIGHT, SEATING, CALL = _path("night_id", INT), _path("seating_id", INT), _path("call_id", INT)
+ENTRY = _path("entry_id", INT)
+TABLET_SECURITY: list[dict[str, list[str]]] = [{"tabletToken": []}, {"tabletCookie": []}]
+WISH = {"type": "string", "description": "family:riichi4 | family:riichi3 | family:boo | "
+                                         "family:mcr, or rules:<rule set id>"}
+
+
+def _tablet_op(summary: str, *, params=(), body: dict | None = None, ok="200",
+               errors=("400", "404")) -> dict:
+    op = _op(summary, params=params, body=body, ok=ok, errors=errors, staff=False)
+    op["tags"] = ["tablet"]
+    op["security"] = TABLET_SECURITY
+    op["responses"]["401"] = {"description": "no paired tablet token", **_json(_ref("Error"))}
+    op["responses"]["403"] = {"description": "a tablet of another table", **_json(_ref("Error"))}
+    return op
+
+
+FLOOR_PATHS: dict = {
+    "/staff/waiting": {
+        "get": _op("the waiting list with each player's place for their wish and estimated "
+                   "minutes (from the tables' progress), and each table's outlook (free, "
+                   "playing: free in N minutes, ready) with the players proposed for a free "
+                   "table", errors=()),
+        "post": _op("put a walk-in on the waiting list: player_id (a member or guest) or name "
+                    "(a guest, added or found again), and what they want", ok="201",
+                    errors=("400", "404", "409", "422"),
+                    body=_obj(["wants"], player_id=INT, name=STR, wants=WISH,
+                              allow_similar=BOOL))},
+    "/staff/waiting.json": {"get": _op(
+        "the waiting page's data and its live parts (list, tables) as html", errors=())},
+    "/staff/waiting/{entry_id}/leave": {"post": _op(
+        "take someone off the waiting list", params=[ENTRY], errors=("400", "404", "409"))},
+    "/staff/tables/{table_id}/seat": {"post": _op(
+        "seat players at a free table for its next game with a seat draw: method random (the "
+        "server draws) or wind (winds: player id -> E/S/W/N, the tile each drew); the draw is "
+        "kept, the players leave the waiting list, the game is made ready for the tablet; "
+        "another rule_set gives the table that rule set (the page then leads to the guided "
+        "mode change)", params=[TABLE], ok="201", errors=("400", "404", "409", "422"),
+        body=_obj(["players"], players={"type": "array", "items": INT},
+                  method={"type": "string", "enum": ["random", "wind"]},
+                  winds={"type": "object"}, rule_set=STR))},
+    "/staff/seatings/{seating_id}/cancel": {"post": _op(
+        "take back a game made ready; its players go back to their places on the list",
+        params=[SEATING], errors=("400", "404", "409"))},
+    "/staff/calls/{call_id}/ack": {"post": _op(
+        "answer a staff call (it leaves the console's list; the tablet says staff come)",
+        params=[CALL], errors=("400", "404", "409"))},
+    "/staff/tables/{table_id}/clock": {"post": _op(
+        "a live game's time limit (limit, minutes) and extra time (extra, minutes, may be "
+        "negative); at the limit the hand being played is the last, and once it is recorded "
+        "the game ends (reason time)", params=[TABLE], errors=("400", "404", "409"),
+        body=_obj([], limit=INT, extra=INT))},
+    "/staff/nights": {
+        "get": _op("event nights", errors=()),
+        "post": _op("set up an event night: name, rule_set, rounds, pairing (swiss: no rematch "
+                    "where avoidable; random), tables, players (filling whole tables), "
+                    "time_limit (minutes)", ok="201", errors=("400", "404"),
+                    body=_obj(["name", "rule_set", "rounds", "tables", "players"], name=STR,
+                              rule_set=STR, rounds=INT, time_limit=INT,
+                              pairing={"type": "string", "enum": ["swiss", "random"]},
+                              tables={"type": "array", "items": STR},
+                              players={"type": "array", "items": INT}))},
+    "/staff/nights/{night_id}": {"get": _op(
+        "an event night: standings (total result, games) and its rounds' tables, seats and "
+        "games", params=[NIGHT], errors=("404",))},
+    "/staff/nights/{night_id}/round": {"post": _op(
+        "seat the night's next round at its tables (round 1 at random, then swiss by "
+        "standing without rematches where possible); 409 while a table of the last round "
+        "still plays", params=[NIGHT], ok="201", errors=("400", "404", "409"))},
+    "/staff/games/{game_id}/swap": {"post": _op(
+        "swap two players' seats in a game (a, b: seat numbers): each hand stays with its "
+        "players at their true seats and the replay prices the game again (audited as "
+        "game.seat_swap with the names and scores before and after)", params=[GAME],
+        errors=("400", "404", "409", "422"),
+        body=_obj(["a", "b", "reason"], a=INT, b=INT, reason=STR))},
+    "/board": {"get": _op("the public waiting board (HTML): places, names, what each wants, "
+                          "estimated waits, free tables; refreshes from board.json",
+                          errors=(), staff=False)},
+    "/board.json": {"get": _op("the public waiting board as data (place, name, guest, wish, "
+                               "minutes; each table's state and minutes until free) and its "
+                               "html", errors=(), staff=False)},
+    "/api/tables/{table_id}/floor": {"get": _tablet_op(
+        "what the tablet shows beside the game: its staff call (open, or answered in the last "
+        "minutes), the clock (hands from the table's cycles, minutes per hand, elapsed; time "
+        "limit, soon, last_hand), the game staff made ready (ready: seats in order), the "
+        "waiting list for the table's kind of game; parts.live is the same as html",
+        params=[TABLE])},
+    "/api/tables/{table_id}/calls": {"post": _tablet_op(
+        "call staff to the table: reason score (点数確認), drink (飲み物) or other (その他); a "
+        "second press while a call is open is the same call (200)", params=[TABLE],
+        ok="201", errors=("400", "404", "413", "422"),
+        body=_obj(["reason"], reason={"type": "string", "enum": ["score", "drink", "other"]}))},
+    "/api/tables/{table_id}/calls/cancel": {"post": _tablet_op(
+        "take back the table's open call", params=[TABLE])},
+    "/api/tables/{table_id}/seatings/{seating_id}/start": {"post": _tablet_op(
+        "start the game staff made ready at this table (players in the drawn seats; a repeat "
+        "answers the same game with replayed: true)", params=[TABLE, SEATING], ok="201",
+        errors=("400", "404", "409", "422"))},
+}
+STAFF_PATHS.update(FLOOR_PATHS)
+
+STAFF_SECURITY: dict = {
+    "staffSession": {"type": "apiKey", "in": "cookie", "name": "jantaku_session",
+                     "description": "signed session cookie set by POST /auth/login"},
+    "csrfHeader": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
+                   "description": "the session's CSRF token (GET /auth/csrf, or the page's "
+                                  "<meta name=\"csrf-token\">); needed on every POST"},
+}
+
+
+# ---- the daily report (日報) and the standings settings (web/staff/report.py)
+DAY = {"name": "day", "in": "query", "required": False,
+       "schema": {"type": "string", "format": "date"},
+       "description": "the club day, YYYY-MM-DD (default: today's)"}
+
+REPORT_PATHS: dict = {
+    "/staff/report": {"get": _op(
+        "the daily report (日報) of a club day: tables, rule_sets and total rows (games, "
+        "players, minutes, occupancy, fees, top prizes, chips), every player's account "
+        "(fee, prize, chips, chip_yen, net in yen), summary, unfinished games",
+        params=[DAY], errors=("400",))},
+    "/staff/report/{sheet}.csv": {"get": _op(
+        "one part of the daily report as CSV for Excel (UTF-8 with BOM, Japanese headings, "
+        "yen with separators, a total row): tables, rules or accounts",
+        params=[_path("sheet", STR), DAY], errors=("400", "404"))},
+    "/staff/report/print": {"get": _op(
+        "the daily report as one printable HTML page", params=[DAY], errors=("400",))},
+    "/staff/standings": {"get": _op(
+        "the club's dan table and seasons as stored TOML (null: not set)", errors=())},
+    "/staff/standings/{name}": {"post": _op(
+        "replace the dan table (name = dan: every game is re-rated under it) or the seasons "
+        "(name = seasons) with TOML; an empty text removes it; a refusal (422, "
+        "invalid_settings) names the key at fault in error.field and changes nothing",
+        params=[_path("name", STR)], errors=("400", "404", "422"),
+        body=_obj(["toml"], toml=STR))},
+}

@@ -1,0 +1,204 @@
+"""A stored game as it stands: its row, its event log and the engine's state of it.
+
+The log (``hand_events``) only grows and its rows never change, so the state
+after a game's last row is fixed by that row. :func:`played` replays a game
+once and keeps the result in a small per-process memo keyed by the game's
+last row (its entry number and idempotency key); a writer that appends a row
+hands the engine's new state to :func:`remember`, so the next hand at that
+table starts from it instead of replaying the game again. A row appended by
+another process changes the key, so a stale entry is never used as it is: the
+process reads the rows it has not seen and advances the engine through them (a
+marker among them, an undo or a correction, takes a whole replay).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from web.club import engine
+from web.db import rows as _rows
+from web.errors import NotFound, Refused
+
+MEMO_GAMES = 256
+"""Games whose state a process keeps (a club has a few dozen tables)."""
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game's log and what the engine makes of it. Treat every field as read-only."""
+
+    log: list[dict]
+    """Every stored row, markers included, in entry order."""
+    effective: list[dict]
+    """The game as it stands: ``{"seq", "event"}`` with void/replace markers applied."""
+    state: engine.GameState
+    result: dict
+    """The replay output (``hands``, ``finished``, ``final``, ``state``)."""
+
+    @property
+    def events(self) -> list[dict]:
+        return [e["event"] for e in self.effective]
+
+    @property
+    def next_seq(self) -> int:
+        return self.log[-1]["seq"] + 1 if self.log else 0
+
+    @property
+    def tip(self) -> tuple | None:
+        last = self.log[-1] if self.log else None
+        return (last["seq"], last["idempotency_key"]) if last else None
+
+    def after(self, row: dict, effective: list[dict], state, result: dict) -> "Played":
+        """This game with one more stored row and the engine's state after it."""
+        return Played(self.log + [row], effective, state, result)
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_dict(text: str) -> dict:
+    return json.loads(text)
+
+
+def get_game(db, game_id: int) -> dict:
+    """A game's row with its rules (a dict; read it, never change it: it is shared by every
+    game of the same rule set), its seats, and ``rules_json`` (the stored text).
+    NotFound if there is none."""
+    rows = _rows(db, "SELECT * FROM games WHERE id = ?", [game_id])
+    if not rows:
+        raise NotFound("records.no_game", game=game_id)
+    game = rows[0]
+    game["rules_json"] = game["rules"]
+    game["rules"] = _rules_dict(game["rules"])
+    game["seats"] = _rows(
+        db,
+        "SELECT s.seat, s.player_id, s.confirmed_at, p.name, p.guest FROM game_seats s "
+        "JOIN players p ON p.id = s.player_id WHERE s.game_id = ? ORDER BY s.seat",
+        [game_id],
+    )
+    return game
+
+
+def event_log(db, game_id: int, *, from_seq: int = 0) -> list[dict]:
+    """Every stored row of a game's log (from entry ``from_seq`` on), markers included,
+    in order."""
+    rows = _rows(db, "SELECT * FROM hand_events WHERE game_id = ? AND seq >= ? ORDER BY seq",
+                 [game_id, from_seq])
+    for r in rows:
+        r["event"] = json.loads(r["event"])
+    return rows
+
+
+MARKERS = ("void", "restore", "replace")
+"""Log rows that change an earlier entry rather than add one."""
+
+
+def effective_events(log: list[dict]) -> list[dict]:
+    """The game as it stands: originals in order, with void, replace and restore markers
+    applied (a restore puts a voided entry back where it was, as it last stood).
+
+    Each returned item is ``{"seq": original seq, "event": {...}}``.
+    """
+    order: list[int] = []
+    current: dict[int, dict] = {}
+    removed: dict[int, dict] = {}
+    for row in log:
+        if row["kind"] == "void":
+            if row["target_seq"] in current:
+                order.remove(row["target_seq"])
+                removed[row["target_seq"]] = current.pop(row["target_seq"])
+        elif row["kind"] == "restore":
+            if row["target_seq"] in removed:
+                current[row["target_seq"]] = removed.pop(row["target_seq"])
+                bisect.insort(order, row["target_seq"])
+        elif row["kind"] == "replace":
+            if row["target_seq"] in current:
+                current[row["target_seq"]] = row["event"]
+        else:
+            order.append(row["seq"])
+            current[row["seq"]] = row["event"]
+    return [{"seq": s, "event": current[s]} for s in order]
+
+
+def rules_of(game: dict):
+    """The engine's rules of a game row read by :func:`get_game`."""
+    return engine.rules_of_text(game["rules_json"])
+
+
+_memo: OrderedDict = OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def _memo_key(db, game_id: int) -> tuple:
+    return (getattr(db, "_clubdb_path", id(db)), game_id)
+
+
+def _tip(db, game_id: int) -> tuple | None:
+    row = db.execute("SELECT seq, idempotency_key FROM hand_events WHERE game_id = ? "
+                     "ORDER BY seq DESC LIMIT 1", [game_id]).fetchone()
+    return tuple(row) if row else None
+
+
+def played(db, game: dict) -> Played:
+    """The game's log and its state now: from the memo when the log has not grown, else
+    read and replayed once (Refused if the stored events no longer replay)."""
+    key = _memo_key(db, game["id"])
+    with _memo_lock:
+        hit = _memo.get(key)
+    tip = _tip(db, game["id"])
+    if hit is not None and hit.tip == tip:
+        with _memo_lock:
+            if key in _memo:
+                _memo.move_to_end(key)
+        return hit
+    out = _caught_up(db, game["id"], hit, tip) if hit is not None and hit.log else None
+    if out is None:
+        out = replay_log(game, event_log(db, game["id"]))
+    remember(db, game["id"], out)
+    return out
+
+
+def _caught_up(db, game_id: int, hit: Played, tip: tuple | None) -> Played | None:
+    """``hit`` advanced through the rows another process appended since, or None when that
+    takes a whole replay (the memo's last row is not in the log, or a marker came since).
+
+    With several server processes a table's hands land in any of them, so most
+    hands find their process's memo one or two rows behind."""
+    last = hit.log[-1]
+    if tip is None or tip[0] <= last["seq"]:
+        return None
+    rows = event_log(db, game_id, from_seq=last["seq"])
+    if not rows or rows[0]["idempotency_key"] != last["idempotency_key"]:
+        return None
+    newer = rows[1:]
+    if any(r["kind"] in MARKERS for r in newer):
+        return None
+    state, result, effective = hit.state, hit.result, list(hit.effective)
+    try:
+        for r in newer:
+            state, result = engine.advance(state, r["event"])
+            effective.append({"seq": r["seq"], "event": r["event"]})
+    except Refused:
+        return None           # the whole replay says why, in its own words
+    return Played(hit.log + newer, effective, state, result)
+
+
+def replay_log(game: dict, log: list[dict]) -> Played:
+    """Replay a log once: a stored one, or one with a marker not yet stored (which the
+    caller remembers only once it is)."""
+    effective = effective_events(log)
+    state, result = engine.replayed([e["event"] for e in effective], rules_of(game))
+    return Played(log, effective, state, result)
+
+
+def remember(db, game_id: int, game_played: Played) -> None:
+    """Keep a game's newest state (the memo's key is its last row, so a wrong guess
+    about what was committed is never used)."""
+    with _memo_lock:
+        _memo[_memo_key(db, game_id)] = game_played
+        _memo.move_to_end(_memo_key(db, game_id))
+        while len(_memo) > MEMO_GAMES:
+            _memo.popitem(last=False)
