@@ -31,6 +31,7 @@ key, the value and the values allowed (``table.code.config_*`` in the catalogue)
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, fields
@@ -113,9 +114,39 @@ def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise ConfigError(code="config_duplicate_ids", path=where, ids=", ".join(dupes))
+    _one_table_per_port(configured, base, where)
     return Config(path=where, db=str(db_path), log_dir=str(base / log_dir),
                   link=_link(data.get("link", {}), where), tables=configured,
                   lock_dir=str(base / lock_dir), timezone=tz)
+
+
+def port_key(url: str, base: Path) -> str | None:
+    """What identifies the port behind ``url``: the device a path leads to, the host and
+    port of a network serial server, a simulated table's name; None for a port no other
+    table can share (an unnamed ``sim://`` table is a new table each time)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return os.path.realpath(base / url)
+    scheme = scheme.lower()
+    place = rest.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    if scheme == "sim":
+        return f"sim://{place}" if place else None
+    return f"{scheme}://{place.lower()}"
+
+
+def _one_table_per_port(tables: tuple[TableConfig, ...], base: Path, where: str) -> None:
+    """Two tables on one port would fight over it (the daemon opens a port exclusively,
+    so one of them could never be driven): refused, naming both tables."""
+    seen: dict[str, TableConfig] = {}
+    for t in tables:
+        key = port_key(t.url, base)
+        if key is None:
+            continue
+        first = seen.setdefault(key, t)
+        if first is not t:
+            raise ConfigError(code="config_shared_port", path=where, first=first.id,
+                              second=t.id, port=t.url if t.url == first.url
+                              else f"{first.url} = {t.url}")
 
 
 def _known(raw: dict[str, Any], allowed: Collection[str], where: str) -> None:

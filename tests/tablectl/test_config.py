@@ -62,7 +62,8 @@ T = 'db = "j.db"\n[[tables]]\nid = "t1"\nurl = "/dev/x"\n'
     (T + 'stopbits = 3\n', "stopbits = 3 is not allowed; allowed values: 1, 1.5, 2"),
     (T + 'rtscts = "yes"\n', "rtscts = 'yes' is not allowed; allowed values: true, false"),
     (T + 'colour = 1\n', "unknown setting 'colour'; allowed: id, url, name, driver, baud"),
-    (T + 'driver = "amos-9"\n', "there is no driver 'amos-9'; drivers: jpex-link, jpex-panel, lcus-relay"),
+    (T + 'driver = "amos-9"\n',
+     "there is no driver 'amos-9'; drivers: jpex-link, jpex-panel, lcus-relay"),
     (T + 'driver = "lcus-relay"\nchannel = 9\n', "channel = 9 is not allowed; allowed "
                                                  "values: a whole number 1..8"),
     (T + 'channel = 1\n', "unknown setting 'channel'"),       # a relay setting on a JP-EX table
@@ -103,3 +104,43 @@ def test_the_cli_reads_only_the_files_own_settings(tmp_path):
     (and no driver is loaded) when it only reads those."""
     cfg = load_config(write(tmp_path, T + 'driver = "not-installed"\n'), tables=False)
     assert cfg.tables == () and cfg.db == str(tmp_path / "j.db")
+
+
+@pytest.mark.parametrize("first,second,port", [
+    ("/dev/ttyUSB0", "/dev/ttyUSB0", "/dev/ttyUSB0"),
+    ("socket://10.0.0.21:4001", "socket://10.0.0.21:4001/", "socket://10.0.0.21:4001"),
+    ("rfc2217://Box:4001", "rfc2217://box:4001?timeout=1", "rfc2217://Box:4001"),
+    ("sim://floor?mode=1", "sim://floor?mode=4", "sim://floor"),
+])
+def test_two_tables_on_one_port_are_refused_naming_both(tmp_path, first, second, port):
+    p = write(tmp_path, f'db = "j.db"\n[[tables]]\nid = "t2"\nurl = "{first}"\n'
+                        f'[[tables]]\nid = "t3"\nurl = "sim://"\n'
+                        f'[[tables]]\nid = "t10"\nurl = "{second}"\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    en, ja = e.value.text("en"), e.value.text("ja")
+    assert e.value.code == "config_shared_port"
+    assert "tables t2 and t10 are both on the port" in en and port in en and str(p) in en
+    assert "卓 t2 と卓 t10 が同じポート" in ja and port in ja
+
+
+def test_a_symlink_to_another_tables_device_is_the_same_port(tmp_path):
+    dev = tmp_path / "ttyUSB0"
+    dev.touch()
+    (tmp_path / "t1").symlink_to(dev)
+    p = write(tmp_path, f'db = "j.db"\n[[tables]]\nid = "t1"\nurl = "{tmp_path}/t1"\n'
+                        f'[[tables]]\nid = "t9"\nurl = "{dev}"\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert f"{tmp_path}/t1 = {dev}" in e.value.text("en")
+
+
+def test_unnamed_simulated_tables_and_separate_ports_load(tmp_path):
+    cfg = load_config(write(
+        tmp_path, 'db = "j.db"\n[[tables]]\nid = "a"\nurl = "sim://?mode=1"\n'
+                  '[[tables]]\nid = "b"\nurl = "sim://?mode=1"\n'
+                  '[[tables]]\nid = "c"\nurl = "socket://h:1"\n'
+                  '[[tables]]\nid = "d"\nurl = "socket://h:2"\n'
+                  '[[tables]]\nid = "e"\nurl = "/dev/ttyUSB0"\n'
+                  '[[tables]]\nid = "f"\nurl = "/dev/ttyUSB1"\n'))
+    assert [t.id for t in cfg.tables] == ["a", "b", "c", "d", "e", "f"]
