@@ -54,11 +54,47 @@ class PanelBoard(Protocol):
         """Release the line (safe to call twice)."""
 
 
+class SerialBoard:
+    """What every board on a serial port shares: its line, opened with the port lock and
+    closed quietly (a vanished adapter has nothing left to close)."""
+
+    SERIAL = SerialSettings()
+
+    def __init__(self, url: str, channels: int, serial: SerialSettings | None = None, *,
+                 lock_dir: str | None = None, log: logging.Logger | None = None):
+        self.url, self.channels = url, channels
+        self.serial = serial or self.SERIAL
+        self.lock_dir = lock_dir
+        self.log = log or logging.getLogger(f"tablectl.board.{url}")
+        self._port: Any = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._port is not None
+
+    def _connect(self) -> None:
+        """Open the line afresh; a port that cannot be opened is a :class:`BoardError`."""
+        self.close()
+        try:
+            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir)
+        except TableError as e:
+            raise BoardError(e.detail, e.code, **e.values) from None
+
+    def close(self) -> None:
+        """Release the line (safe to call twice)."""
+        port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except Exception:  # a vanished adapter: nothing left to close
+                pass
+
+
 LCUS_MODELS = (1, 2, 4, 8)
 """The relay counts the LCUS modules are sold with."""
 
 
-class LcusBoard:
+class LcusBoard(SerialBoard):
     """An LCUS-1/2/4/8 module on a serial port: presses timed by the host."""
 
     has_timer = False
@@ -69,23 +105,11 @@ class LcusBoard:
                  lock_dir: str | None = None, log: logging.Logger | None = None):
         if channels not in LCUS_MODELS:
             raise ValueError(f"an LCUS board has {LCUS_MODELS} relays, not {channels}")
-        self.url, self.channels = url, channels
-        self.serial = serial or self.SERIAL
-        self.lock_dir = lock_dir
+        super().__init__(url, channels, serial, lock_dir=lock_dir, log=log)
         self.name = f"lcus-{channels}"
-        self.log = log or logging.getLogger(f"tablectl.board.{url}")
-        self._port: Any = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._port is not None
 
     def open(self) -> dict[str, Any]:
-        self.close()
-        try:
-            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir)
-        except TableError as e:
-            raise BoardError(e.detail, e.code, **e.values) from None
+        self._connect()
         self.release_all()        # a host killed mid-press left a switch held
         return {"model": f"LCUS-{self.channels}", "version": ""}
 
@@ -123,11 +147,3 @@ class LcusBoard:
 
     def read_sticks(self) -> list[int] | None:
         return None
-
-    def close(self) -> None:
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # a vanished adapter: nothing left to close
-                pass

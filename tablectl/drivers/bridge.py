@@ -19,16 +19,14 @@ import logging
 import time
 from typing import Any, Sequence
 
-from ..errors import TableError
-from ..serialport import open_port
 from ..settings import SerialSettings
-from .boards import BoardError
+from .boards import BoardError, SerialBoard
 
 PRESS_MAX_MS = 10_000
 REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID")
 
 
-class BridgeBoard:
+class BridgeBoard(SerialBoard):
     """A bridge on a serial port: presses timed by the bridge, sticks read per seat."""
 
     name = "bridge"
@@ -40,28 +38,16 @@ class BridgeBoard:
     def __init__(self, url: str, channels: int = 8, serial: SerialSettings | None = None, *,
                  lock_dir: str | None = None, log: logging.Logger | None = None,
                  answer_s: float = 1.0, tries: int = 3, keepalive_s: float = 0.4):
-        self.url, self.channels = url, channels
-        self.serial = serial or self.SERIAL
-        self.lock_dir = lock_dir
-        self.log = log or logging.getLogger(f"tablectl.board.{url}")
+        super().__init__(url, channels, serial, lock_dir=lock_dir, log=log)
         self.answer_s, self.tries, self.keepalive_s = answer_s, tries, keepalive_s
         self.identity: dict[str, Any] = {}
         self.watchdog_fired = 0      # times the bridge said its watchdog opened the relays
-        self._port: Any = None
         self._next_id = 1
-
-    @property
-    def is_open(self) -> bool:
-        return self._port is not None
 
     # ------------------------------------------------------------ the board protocol
     def open(self) -> dict[str, Any]:
         """Connect, read the bridge's identity, open every relay; returns the identity."""
-        self.close()
-        try:
-            self._port = open_port(self.url, self.serial, lock_dir=self.lock_dir)
-        except TableError as e:
-            raise BoardError(e.detail, e.code, **e.values) from None
+        self._connect()
         try:
             self._port.reset_input_buffer()
         except Exception:  # a transport without an input buffer to drop
@@ -142,12 +128,7 @@ class BridgeBoard:
 
     def close(self) -> None:
         """Release the line; the bridge's own timers end anything still running."""
-        port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # a vanished adapter: nothing left to close
-                pass
+        super().close()
 
     # ------------------------------------------------------------ lines
     def _call(self, command: str) -> list[str]:
