@@ -14,7 +14,9 @@ import argparse
 import getpass
 import json
 import os
+import re
 import sys
+import unicodedata
 
 from . import commands as C
 from . import store
@@ -105,7 +107,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         args.command = "status"
         return run_table_command(args)
     db, tz = _place(args)
-    tables = store.list_tables(db)
+    tables = sorted(store.list_tables(db), key=lambda t: natural_key(t["table_id"]))
     daemon = store.daemon_status(db)
     if args.json:
         _emit(args, {"daemon": daemon, "tables": tables}, "")
@@ -119,11 +121,34 @@ def cmd_status(args: argparse.Namespace) -> int:
         row = store.in_flight(db, t["table_id"])
         if row is not None:
             spec = C.COMMANDS.get(row["command"])
-            print("    " + W.say("table.status.in_flight", lang,
-                                 running=spec.running(lang) if spec else row["command"],
-                                 who=row["actor"] or row["source"] or "?",
-                                 since=W.clock(row["started_at"] or row["created_at"], tz)))
+            print("    " + one_line(W.say(
+                "table.status.in_flight", lang,
+                running=spec.running(lang) if spec else row["command"],
+                who=row["actor"] or row["source"] or "?",
+                since=W.clock(row["started_at"] or row["created_at"], tz))))
     return 0
+
+
+def natural_key(text: str) -> list[Any]:
+    """Sort key that puts numbers in their order: ``t2`` before ``t10``."""
+    return [int(part) if part.isdigit() else part.casefold()
+            for part in re.split(r"(\d+)", text)]
+
+
+_BREAKS = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: each run of control, format and line-break characters (text a
+    device sent, such as a model string with a newline or an escape sequence) is one space."""
+    out: list[str] = []
+    for ch in text:
+        if unicodedata.category(ch) in _BREAKS:
+            if out and out[-1] != " ":
+                out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out).strip()
 
 
 def _daemon_line(daemon: dict[str, Any], lang: str, tz: str) -> str:
@@ -137,9 +162,13 @@ def _daemon_line(daemon: dict[str, Any], lang: str, tz: str) -> str:
 
 
 def table_line(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
-    """One table's state in one line of words."""
+    """One table's state in one line of words (device text kept on that line)."""
     if lang == W.BOTH:
         return W.in_both(lambda one: table_line(t, daemon, one), lang)
+    return one_line(_table_words(t, daemon, lang))
+
+
+def _table_words(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
     who = {"id": t["table_id"], "name": t["name"]}
     if daemon["state"] != "running" and daemon["state"] != "stopped" and t["connected"]:
         return W.say("table.status.unknown", lang, **who)
