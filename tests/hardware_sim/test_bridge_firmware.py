@@ -43,6 +43,8 @@ def _tools_missing() -> str | None:
 def firmware_built():
     """Build the firmware and the harness from source, as CI does."""
     missing = _tools_missing()
+    if missing and os.environ.get("JANTAKU_REQUIRE_FIRMWARE") == "1":
+        pytest.fail(f"{missing} is required (JANTAKU_REQUIRE_FIRMWARE=1) but not installed")
     if missing:
         pytest.skip(f"{missing} is not installed (.ci/run installs the AVR tools)")
     for folder in ("bridge", "sim"):
