@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 
+from tablectl.commands import parse_seat
 from tablectl.modes import mode_names
 from tablectl.protocol.tiles import tile_code, tile_name
 from tablectl.errors import TableError
@@ -28,8 +29,10 @@ from .simulator import Simulator
 
 CONTROL_HELP = """\
 control commands (stdin or --control socket), one a line:
-  points SEAT TOTAL|none     put sticks worth TOTAL in SEAT's drawer (none: take them out)
-  sticks MODE                put the right sticks in for MODE (e.g. sanma)
+  points SEAT TOTAL|none     put sticks worth TOTAL in SEAT's drawer (none: take them out);
+                             SEAT 1-4 as in tablectl (1 = East .. 4 = North) or a wind name
+  sticks MODE                put the mode's starting sticks in its playing seats and empty
+                             the others (e.g. sanma: 35000 in East, South, West)
   lid open|close             open or close the lid / centre box
   jam | unjam                jam a motor / remove the stuck tile
   overrun [N]                the next N cycles run too long
@@ -73,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--auto-sticks", action="store_true",
                    help="SELECT_MODE puts the right point sticks in by itself")
     m.add_argument("--points", action="append", default=[], metavar="SEAT=TOTAL",
-                   help="sticks in a seat's drawer at start (TOTAL 'none' = empty); repeatable")
+                   type=_points_arg,
+                   help="sticks in a seat's drawer at start (SEAT 1-4, 1 = East, or a wind "
+                        "name; TOTAL 'none' = empty); repeatable")
     m.add_argument("--sticks-file", metavar="PATH",
                    help='JSON {"points": [...]} the players\' sticks follow (hardware_sim.players)')
     m.add_argument("--model", default="AMOS JP-EX COLOR", help="model name reported in HELLO")
@@ -105,6 +110,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _points_arg(text: str) -> tuple[int, int | None]:
+    """``SEAT=TOTAL`` as people type it: seat 1-4 (1 = East) or a wind, TOTAL or none."""
+    seat, sep, total = text.partition("=")
+    try:
+        points = None if total.strip().lower() == "none" else int(total)
+    except ValueError:
+        points = -1
+    if not sep or points is not None and points < 0:
+        raise argparse.ArgumentTypeError(
+            f"'{text}': give SEAT=TOTAL, e.g. 1=25000 or north=none")
+    try:
+        return parse_seat(seat), points
+    except TableError as e:
+        raise argparse.ArgumentTypeError(e.text("en")) from None
+
+
 def _tile_arg(text: str) -> int:
     try:
         return tile_code(text)
@@ -130,7 +151,7 @@ def control(sim: Simulator, line: str) -> str:
 def _control(sim: Simulator, cmd: str, args: list[str]) -> str:  # noqa: C901 - a flat dispatcher
     if cmd == "points":
         total = None if args[1].lower() == "none" else int(args[1])
-        sim.set_points(int(args[0]), total)
+        sim.set_points(parse_seat(args[0]), total)
         return ""
     if cmd == "sticks":
         sim.sticks_for(args[0])
@@ -237,9 +258,8 @@ def _make_simulator(args) -> Simulator:
 
 
 def _start_faults(sim: Simulator, args) -> None:
-    for spec in args.points:
-        seat, _, total = spec.partition("=")
-        sim.set_points(int(seat), None if total.lower() == "none" else int(total))
+    for seat, total in args.points:
+        sim.set_points(seat, total)
     if args.jam:
         sim.jam()
     if args.lid_open:

@@ -171,15 +171,12 @@ class TableModel:
                 self.emit(P.PointsChanged(seat, new))
 
     def sticks_for(self, mode: Mode) -> None:
-        """Staff put the right sticks in for ``mode`` (starting totals)."""
+        """Staff put the right sticks in for ``mode``: its starting total in each playing
+        seat's drawer (whatever was there before), the other drawers emptied."""
         if mode.is_check:
             return
         for s in range(SEATS):
-            if s in mode.seats:
-                if not self.seats[s].present:
-                    self.set_points(s, default_total(mode))
-            else:
-                self.set_points(s, None)
+            self.set_points(s, default_total(mode) if s in mode.seats else None)
 
     def open_lid(self, now: float) -> None:
         if self.lid_open:

@@ -171,7 +171,7 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
             assert _control(proc, "lid open") == "ok"
             assert host.request(P.StartCycle()).result == Result.LID_OPEN
             assert _control(proc, "lid close") == "ok"
-            assert _control(proc, "points 0 40000") == "ok"
+            assert _control(proc, "points 1 40000") == "ok"     # seat 1 = East
             assert host.request(P.ReadPoints()).seats[0] == P.SeatPoints(True, 40000)
             assert _control(proc, "remove-tile 1z table") == "ok 1z"
             tc = host.request(P.TileCheck())
@@ -202,7 +202,7 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
 
 def test_cli_tcp_with_start_faults():
     proc = _spawn("--tcp", "0", "--no-autodeal", "--jam", "--time-scale", "0.001",
-                  "--points", "3=none", "--mode", "4", "--no-stdin")
+                  "--points", "4=none", "--mode", "4", "--no-stdin")
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("socket://127.0.0.1:")
