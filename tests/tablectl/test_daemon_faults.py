@@ -77,7 +77,12 @@ def test_byte_faults_every_command_exactly_once(t1, fault, n):
     assert all(r["status"] == "done" for r in rows), [
         (r["status"], r["error_code"], r["error_message"]) for r in rows]
     back_in_service(db)
-    assert executions(sim, "ROLL_DICE") - before == len(rows)
+    ran = executions(sim, "ROLL_DICE") - before
+    table_ran = sim.call(lambda: [(q, n, m.encode().hex()) for q, n, m in sim.executed])
+    assert ran == len(rows), (
+        f"{ran} rolls for {len(rows)} requests; rows (id, seq, attempts): "
+        f"{[(r['id'], r['seq'], r['attempts']) for r in rows]}; the table ran (seq, command, "
+        f"payload): {table_ran[-60:]}")
     assert all(1 <= d <= 6 for r in rows for d in r["result"]["dice"])
 
 
