@@ -6,10 +6,14 @@ to eight relays. They take one 4-byte command at 9600 baud, 8N1::
     A0 <channel> <state> <checksum>      channel 1..8, state 1 = closed (on), 0 = open
                                          checksum = (0xA0 + channel + state) & 0xFF
 
-and answer nothing. With the relay's contacts wired in parallel with the
-table's start (dice) button, closing them for a moment is the same as a
-finger on the button: a club can start the shuffle of an unmodified table from
-the console.
+and answer nothing, so a board that was unplugged says nothing either: the driver
+notices it from its port (:meth:`LcusRelayDriver.connected`: the adapter hung up or
+its device node is gone), which the daemon asks at least once a second, and from a
+write that fails (the idle "open" frame at each status refresh, or a press).
+
+With the relay's contacts wired in parallel with the table's start (dice) button,
+closing them for a moment is the same as a finger on the button: a club can start
+the shuffle of an unmodified table from the console.
 
 What this driver can honestly do follows from that: it can start a cycle and
 nothing else; it cannot read a status, the point sticks or whether the table
@@ -23,6 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import os
+import select
 import time
 
 from ..errors import TableError
@@ -75,16 +81,46 @@ class LcusRelayDriver(Driver):
 
     @property
     def connected(self) -> bool:
-        return self._port is not None
+        """Whether the board is still there. It never answers, so this looks at the port
+        itself: a USB adapter that was pulled hangs up its open tty (and udev removes its
+        device node and the /dev/jantaku link), which one poll with no wait sees."""
+        if self._port is None:
+            return False
+        if self._vanished():
+            self.log.warning("relay board on %s is gone (unplugged)", self.table.url)
+            self.close()
+            return False
+        return True
 
-    def _write(self, on: bool) -> None:
+    def _vanished(self) -> bool:
+        url = self.table.url
+        if "://" not in url and not os.path.exists(url):
+            return True
+        try:
+            fd = self._port.fileno()
+        except Exception:  # a network port has no tty to look at: its writes tell
+            return False
+        poller = select.poll()
+        poller.register(fd, 0)        # hang-up, error and a closed fd are always reported
+        return any(ev & (select.POLLHUP | select.POLLERR | select.POLLNVAL)
+                   for _, ev in poller.poll(0))
+
+    def refresh(self) -> None:
+        """Write the idle state (relay open) so that a board gone without a hang-up is
+        found by the failed write; nothing can be read back."""
+        if self._port is not None:
+            self._write(False, quiet=True)
+        return None
+
+    def _write(self, on: bool, quiet: bool = False) -> None:
         try:
             self._port.write(relay_frame(self.channel, on))
             self._port.flush()
         except Exception as e:
             self.close()
             raise LinkDown(str(e), "lost") from None
-        self.log.info("relay %d %s", self.channel, "closed" if on else "opened")
+        if not quiet:
+            self.log.info("relay %d %s", self.channel, "closed" if on else "opened")
 
     def run(self, job: Any) -> Outcome:
         job.sent(0)
