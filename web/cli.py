@@ -16,7 +16,8 @@ back up and restore the club file, and the owner's nightly export and rankings.
 ``serve`` runs the app on waitress (a production WSGI server, one process per
 core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
 it listens (``--port 0`` picks a free port). ``demo`` writes a demo club
-(database, ``club.toml`` with four simulated tables in different modes), starts
+(database, ``club.toml`` with four simulated tables in different modes and a stock
+table driven at its switches through the simulated bridge), starts
 ``python -m tablectl serve`` on it and the web app, and prints the staff and
 tablet addresses; Ctrl-C (or SIGTERM) stops both. Library errors become one
 line on stderr, exit status 2.
@@ -243,15 +244,25 @@ DEMO_TABLES = (
     ("t3", "卓3 三人B花", "nekohouse-3b", 5),
     ("t4", "卓4 国際", "mcr", 3),
 )
+STOCK_TABLE = ("t5", "卓5 三人B花 スイッチ操作", "nekohouse-3b", 1)
+"""The demo's stock table: no data port, driven at its own switches (``jpex-panel``)
+through the simulated bridge; its display starts at 01 and nobody has told the driver."""
+STOCK_WIRING = ("power", "up", "down", "dice_left", "dice_right")
+"""The bridge's relays 1..5, in the order the simulator wires them."""
+STOCK_TIMINGS = ("press_ms = 60", "repeat_ms = 80", "hold_ms = 400", "reset_ms = 400",
+                 "boot_ms = 300")
+"""The driver's timings for the simulated table's quick reactions (``--fast``)."""
 DEMO_MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤")
 DEMO_STAFF = ("staff", "mahjong-club")
 
 
 def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01,
-                   sticks_dir: Path | None = None) -> str:
+                   sticks_dir: Path | None = None, stock_port: str | None = None) -> str:
     """The ``tablectl`` config of the demo: four simulated tables (``sim://``); with
     ``sticks_dir`` each table's simulated players move their point sticks as
-    ``sticks-<table>.json`` there says (:class:`StickWriter` writes it)."""
+    ``sticks-<table>.json`` there says (:class:`StickWriter` writes it); with
+    ``stock_port`` the stock table too, a ``jpex-panel`` table on the simulated
+    bridge's pty (its relays 1..5 across the switches)."""
     lines = ['# Demo club: written by `python -m web demo`.',
              'db = "jantaku.sqlite"', 'log_dir = "logs"', ""]
     for tid, name, _rules, mode in tables:
@@ -259,7 +270,38 @@ def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01,
         if sticks_dir is not None:
             url += "&sticks=" + quote(str(sticks_dir / f"sticks-{tid}.json"), safe="")
         lines += ["[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{url}"', ""]
+    if stock_port is not None:
+        tid, name, _rules, _number = STOCK_TABLE
+        lines += ["# a stock table at its own switches, through the simulated bridge",
+                  "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
+                  'driver = "jpex-panel"', 'board = "bridge"',
+                  *(f"{switch} = {ch}" for ch, switch in enumerate(STOCK_WIRING, 1)),
+                  *STOCK_TIMINGS, ""]
     return "\n".join(lines)
+
+
+def _start_stock_table(folder: Path, log: Path, fast: bool) -> tuple[subprocess.Popen, str]:
+    """The simulated stock table behind the simulated bridge, in its own process: returns
+    it and its pty. Its drawers and faults follow ``sticks-t5.json`` in ``folder`` (the
+    demo's players write it too); what its display shows is in ``stock-t5.json``."""
+    tid, _name, _rules, number = STOCK_TABLE
+    out = open(log, "ab")
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hardware_sim.stock_bridge", "--pty",
+             "--control", str(folder / f"sticks-{tid}.json"),
+             "--state", str(folder / f"stock-{tid}.json"), "--number", str(number),
+             "--sticks", "25000,25000,25000,25000", *(["--fast"] if fast else [])],
+            stdout=subprocess.PIPE, stderr=out, stdin=subprocess.DEVNULL,
+            start_new_session=True, cwd=str(folder))
+    finally:
+        out.close()
+    assert proc.stdout is not None
+    port = proc.stdout.readline().decode("utf-8", "replace").strip()
+    if not port.startswith("/dev/"):
+        _stop_daemon(proc)
+        raise CliError(f"the simulated stock table did not start: see {log}")
+    return proc, port
 
 
 class StickWriter(threading.Thread):
@@ -306,14 +348,14 @@ class StickWriter(threading.Thread):
 
 
 def seed_demo(app, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
-    """Fill a new demo database: staff account, members, four tables, a pairing code each."""
+    """Fill a new demo database: staff account, members, five tables, a pairing code each."""
     with app.app_context():
         db = get_db()
         create_staff(db, *DEMO_STAFF)
         for i, name in enumerate(DEMO_MEMBERS, 1):
             games.add_player(db, name, member_no=f"M{i:03d}")
         codes = {}
-        for tid, name, rules, _mode in DEMO_TABLES:
+        for tid, name, rules, _mode in (*DEMO_TABLES, STOCK_TABLE):
             games.save_table(db, tid, name, rules, actor="demo")
             codes[tid] = create_pairing(db, tid, actor="demo", label="demo", ttl=pair_ttl)["code"]
     return codes
@@ -371,9 +413,18 @@ def cmd_demo(args) -> int:
 
 def _run_demo(args, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
-    config.write_text(demo_club_toml(time_scale=args.time_scale, sticks_dir=folder),
-                      encoding="utf-8")
     (folder / "logs").mkdir(exist_ok=True)
+    stock, port = _start_stock_table(folder, folder / "logs" / "stock-table.log",
+                                     fast=args.time_scale < 0.5)
+    try:
+        config.write_text(demo_club_toml(time_scale=args.time_scale, sticks_dir=folder,
+                                         stock_port=port), encoding="utf-8")
+        return _run_demo_club(args, folder, db, config)
+    finally:
+        _stop_daemon(stock)
+
+
+def _run_demo_club(args, folder: Path, db: Path, config: Path) -> int:
     # the session key is kept in the folder, beside the database: a restarted web app
     # still reads the tablets' sessions (and their CSRF tokens)
     app = build_app(str(db), secure_cookies=False)
@@ -383,7 +434,7 @@ def _run_demo(args, folder: Path, db: Path) -> int:
     codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
-    sticks = StickWriter(str(db), folder)
+    sticks = StickWriter(str(db), folder, (*DEMO_TABLES, STOCK_TABLE))
     sticks.start()
     try:
         up = _wait_for_daemon(str(db), daemon)
@@ -410,6 +461,10 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
     for tid, name, rules, mode in DEMO_TABLES:
         _say(f"  tablet {tid}:     {base}/auth/pair?code={quote(codes[tid])}   "
              f"({name}, {rules}, mode {mode:02d})")
+    tid, name, rules, number = STOCK_TABLE
+    _say(f"  tablet {tid}:     {base}/auth/pair?code={quote(codes[tid])}   "
+         f"({name}, {rules}, a stock table through the bridge; its display shows "
+         f"{number:02d}: {folder / f'stock-{tid}.json'})")
     _say("  (cookies are sent without the Secure flag: plain http, for this demo only)")
     _say("Press Ctrl-C to stop.")
 

@@ -62,8 +62,9 @@ def guided_change(page, club, tid: str, mode: int, shots: str | None = None) -> 
     page.wait_for_url(f"**/staff/tables/{tid}/mode?mode={mode:02d}")
     target = MODES[mode]
     now = table(club["db"], tid)
+    need = target.sticks(now["points"])         # each drawer's amount, not only sticks or none
     wrong = [s for s in range(4) if not target.is_check
-             and (now["points"][s] is not None) != (s in target.seats)]
+             and not modechange.stick_fits(now["points"][s], need[s])]
     if wrong:
         step(page, "sticks")
         for s in range(4):                       # the drawer that must change is marked

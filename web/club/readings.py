@@ -20,6 +20,7 @@ def table_reading(db_path: str, table_id: str) -> dict | None:
         return None
     daemon = store.daemon_status(db_path)
     return {
+        "approximate": reads_by_resistance(row),
         "connected": bool(row.get("connected")) and daemon["running"],
         "stale": daemon["state"] == "stale",
         "mode": row.get("mode"),
@@ -35,6 +36,26 @@ def _points(raw: Any) -> list[int] | None:
     if isinstance(raw, list) and all(isinstance(p, int) for p in raw) and raw:
         return list(raw)
     return None
+
+
+RESISTANCE_TOLERANCE = 200
+"""A reader that measures the sticks' resistance (the bridge) is up to about 100
+points off; a difference within 200 is the reader's, not the players'."""
+
+
+def reads_by_resistance(table_state: dict | None) -> bool:
+    """Whether the table's sticks are read by resistance (the bridge's reader, about
+    100 points off) rather than counted exactly (IC point sticks)."""
+    caps = (table_state or {}).get("capabilities") or {}
+    return caps.get("board") == "bridge"
+
+
+def differs(read: int | None, recorded: int | None, approximate: bool = False) -> bool:
+    """Whether a drawer's reading and a recorded score disagree: exactly for IC sticks,
+    beyond the reader's error for a resistance reader."""
+    if read is None or recorded is None:
+        return False
+    return abs(read - recorded) > (RESISTANCE_TOLERANCE if approximate else 0)
 
 
 def sticks_track_score(rules) -> bool:
@@ -71,5 +92,7 @@ def compare(reading: dict | None, view: dict | None) -> dict | None:
     if points and recorded and len(points) >= len(recorded):
         diffs = [points[i] - recorded[i] for i in range(len(recorded))]
         out["differences"] = diffs
-        out["mismatch"] = any(diffs)
+        approx = bool(reading.get("approximate"))
+        out["mismatch"] = any(differs(points[i], recorded[i], approx)
+                              for i in range(len(recorded)))
     return out

@@ -36,6 +36,7 @@ from web.security import current_staff, staff_required
 from web.club.text import text_of, whole_number
 from web.staff.common import bp
 from web.staff.common import db_path, form_data, record
+from web.staff.names import table_name
 
 CONSOLE_COMMANDS = table_commands.console_commands()
 DEFAULT_COMMAND_WAIT = 5.0
@@ -83,6 +84,7 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
     rules = gamelog.rules_of(games.get_game(db, game_id))
     track = readings.sticks_track_score(rules)
     sticks = _sticks_beside(reading, len(game.get("seats", []))) if track else None
+    approx = readings.reads_by_resistance(reading)
     dealer = state.get("dealer", last.get("dealer"))
     winds = state.get("seat_winds") or []
     seats = []
@@ -91,8 +93,8 @@ def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/
                       "score": scores[i] if i < len(scores) else None,
                       "wind": winds[i] if i < len(winds) else None, "dealer": dealer == i,
                       "sticks": sticks[i] if sticks else None,
-                      "diff": (sticks[i] - scores[i]) if sticks and sticks[i] is not None
-                      and i < len(scores) and scores[i] is not None else 0})
+                      "diff": (sticks[i] - scores[i]) if sticks and i < len(scores)
+                      and readings.differs(sticks[i], scores[i], approx) else 0})
     return {
         "id": game_id,
         "names": [s["name"] for s in seats],
@@ -305,7 +307,7 @@ def _command_answer(table_id: str, answer, lang: str, back: tuple = ("staff.floo
     row = answer.row
     view = _command_view(row, lang, answer.tz)
     status = {"done": 200, "failed": 409, "timed_out": 504}.get(answer.state, 202)
-    text = f"{table_id}: {answer.text(lang)}"
+    text = f"{table_name(table_id)}: {answer.text(lang)}"
     if wants_json():
         body = {"ok": answer.ok, "command": view, "message": text}
         if not answer.ok:

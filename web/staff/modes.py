@@ -20,7 +20,7 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
-from web.club import games
+from web.club import clubtime, games
 from web.db import get_db
 from web.errors import UserError
 from web.club.floor import modechange
@@ -29,7 +29,7 @@ from web.security import current_staff, staff_required
 from web.club.text import text_of
 from web.staff.common import bp, db_path, done, form_data, record
 from web.staff.names import rule_set_name, table_name
-from web.staff.floor_page import club_timezone, modes
+from web.staff.floor_page import _command_answer, club_timezone, modes
 
 
 def _table(table_id: str) -> dict:
@@ -54,7 +54,7 @@ def guide_view(table_id: str, target: int) -> dict:
     lang = current_lang()
     state = _table(table_id)
     flight = store.in_flight(db_path(), table_id)
-    g = modechange.guide(state, target, flight)
+    g = modechange.guide(state, target, flight, _start_points(get_db(), table_id, target))
     word = lambda n: table_words.mode(n, lang)  # noqa: E731
     g.update(label=word(target), current_label=word(g["current"]),
              pending_label=word(g["pending"]) if g["pending"] is not None else None,
@@ -64,10 +64,41 @@ def guide_view(table_id: str, target: int) -> dict:
         g["running"] = spec.running(lang) if spec else flight["command"]
     g.update(_fit(table_id, target, lang))
     g["wrong"] = table_words.listing(
-        (t("floor.mode.seat_fix", seat=table_words.seat(x["seat"], lang),
-           fix=t("floor.mode.seat_put_in" if x["needs"] else "floor.mode.seat_take_out"))
+        (t("floor.mode.seat_fix", seat=table_words.seat(x["seat"], lang), fix=_fix(x))
          for x in g["seats"] if not x["ok"]), lang)
+    if g["panel"]:
+        g["step_label"] = table_words.say(f"table.panel.step.{g['progress']}", lang) \
+            if g["progress"] else None
+        g["shown_label"] = f"{g['shown']:02d}" if g["shown"] is not None else None
+        g["numbers"] = [f"{m.number:02d}" for m in modechange.modes()]
+        g["panel_at"] = _panel_at(g["step"], g["progress"])
     return g
+
+
+PANEL_AT = {"power_off": 0, "power_on": 2, "enter": 3, "step_up": 4, "step_down": 4,
+            "reset": 5}
+"""Where each step of the driver's sequence stands in the page's list of six."""
+
+
+def _panel_at(step: str, progress: str | None) -> int:
+    """The index of the step under way in the page's list (6: all done)."""
+    if step == "on":
+        return 6
+    if step in ("sticks", "sticks_wait"):
+        return 1
+    if step == "progress":
+        return PANEL_AT.get(progress or "", 0)
+    return 0
+
+
+def _fix(seat: dict) -> str:
+    """What staff do to one drawer, with the amounts (「25,000点を入れてください」)."""
+    if not seat["needs"]:
+        return t("floor.mode.seat_take_out")
+    amount = f"{seat['amount']:,}"
+    if seat["short"]:
+        return t("floor.mode.seat_amount", have=f"{seat['total']:,}", amount=amount)
+    return t("floor.mode.seat_put_in_amount", amount=amount)
 
 
 def _fit(table_id: str, target: int, lang: str) -> dict:
@@ -195,3 +226,88 @@ def sim_sticks(table_id: str):
                   mode=table_words.mode(target, lang)),
                 "staff.mode_guide", payload={"points": points}, table_id=table_id,
                 mode=f"{target:02d}")
+
+
+# ------------------------------------------------------------------ calibration
+def calibrate_view(table_id: str) -> dict:
+    """The calibration of a stock table: the number the driver believes the display
+    shows, the one it expects next, the mismatches so far and the last answer in words."""
+    lang = current_lang()
+    state = _table(table_id)
+    if not modechange.is_panel(state):
+        raise UserError("floor.calibrate.not_panel", status=409, code="not_panel",
+                        table=table_name(table_id))
+    belief = modechange.panel_belief(state)
+    cal = belief.get("calibration") or {}
+    last = next((row for row in store.list_commands(db_path(), table_id, limit=20)
+                 if row["command"] == "calibrate"), None)
+    flight = store.in_flight(db_path(), table_id)
+    two = lambda n: f"{n:02d}" if isinstance(n, int) else None  # noqa: E731
+    view = {"table_id": table_id, "connected": bool(state.get("connected")),
+            "shown": two(belief.get("shown")), "expected": two(cal.get("expected")),
+            "running": cal != {}, "mismatches": [
+                {"seen": two(m.get("seen")), "expected": two(m.get("expected"))}
+                for m in cal.get("mismatches") or []],
+            "calibrated": belief.get("calibrated"), "stage": belief.get("stage"),
+            "busy": flight is not None,
+            "numbers": [f"{m.number:02d}" for m in modechange.modes()], "last": None}
+    if last is not None:
+        result = last.get("result") or {}
+        view["last"] = {"id": last["id"], "status": last["status"],
+                        "missed": result.get("match") is False,
+                        "words": table_commands.describe(last, lang, club_timezone()),
+                        "clock": clubtime.clock(last.get("finished_at")
+                                                or last.get("created_at"), club_timezone())}
+    return view
+
+
+@bp.get("/tables/<table_id>/calibrate")
+@staff_required
+def calibrate_page(table_id: str):
+    """Calibrate a stock table: the driver steps its number, staff say what the display
+    shows on a number pad, a number that does not follow is a missed press."""
+    club = _club_table(get_db(), table_id)
+    return render_template("staff/calibrate.html", c=calibrate_view(table_id), club=club,
+                           table=_table(table_id))
+
+
+@bp.get("/tables/<table_id>/calibrate.json")
+@staff_required
+def calibrate_json(table_id: str):
+    """The calibration page's live part."""
+    view = calibrate_view(table_id)
+    return jsonify({"ok": True, "calibration": view, "html": render_template(
+        "staff/_calibrate_live.html", c=view)})
+
+
+@bp.post("/tables/<table_id>/calibrate")
+@staff_required
+def calibrate(table_id: str):
+    """The number staff read on the display: the journalled ``calibrate --seen NN``."""
+    lang = current_lang()
+    data = form_data()
+    calibrate_view(table_id)                     # a table that is not a stock table: words
+    spec = table_commands.get("calibrate")
+    try:
+        args = spec.from_person({"seen": data.get("seen")})
+    except TableError as e:
+        raise UserError(e.text(lang), code=e.code) from None
+    if "seen" not in args:
+        raise UserError("field.required", code="invalid_field", details={"field": "seen"},
+                        field="seen")
+    staff = current_staff()
+    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
+                         tz=club_timezone())
+    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", 5.0))
+    key = (text_of(data, "idempotency_key") or "").strip() or uuid.uuid4().hex
+    try:
+        answer = client.send(table_id, "calibrate", args, key=f"web-{key}", wait=wait,
+                             expires_in=max(wait, 30.0), withdraw=False)
+    except store.CommandInFlight as e:
+        raise UserError(e.text(lang), status=409, code=e.code) from None
+    except TableError as e:
+        raise UserError(e.text(lang), status=409, code=e.code) from None
+    record("table.calibrate", f"table:{table_id}",
+           details={"command_id": answer.row["id"], "args": args})
+    return _command_answer(table_id, answer, lang, ("staff.calibrate_page",
+                                                    {"table_id": table_id}))
