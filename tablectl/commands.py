@@ -287,7 +287,10 @@ def _calibrate(r: dict[str, Any], lang: str) -> str:
     else:
         parts.append(W.say(f"table.done.calibrate.{r['switch']}", lang, seen=f"{r['seen']:02d}",
                            next=f"{r['next']:02d}"))
-    return W.say("table.sentence_sep", lang).join(parts)
+    text = parts[0]
+    for more in parts[1:]:  # Japanese sentences run on; English ones take a space
+        text = W.say("table.two_sentences", lang, first=text, second=more)
+    return text
 
 
 def _dealt(r: dict[str, Any], lang: str) -> str:
