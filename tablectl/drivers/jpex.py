@@ -127,6 +127,11 @@ class Link:
         except LinkDown:
             self.close()
             raise
+        except NakError as e:
+            # BUSY to every try: the table is still booting; connect again (HELLO) shortly
+            self.close()
+            raise LinkDown(e.detail, "booting" if e.code == "nak_busy" else "refused_hello",
+                           frames=self.dump(), **e.values) from None
         if isinstance(hello, _OtherVersion) or hello.protocol_version != P.PROTOCOL_VERSION:
             self.close()
             version = (hello.version if isinstance(hello, _OtherVersion)
