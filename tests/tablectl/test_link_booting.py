@@ -9,9 +9,11 @@ import pytest
 import hardware_sim
 from hardware_sim import protocol_sim
 from tablectl import protocol as P
+from tablectl import store
 from tablectl.drivers.base import LinkDown
 from tablectl.drivers.jpex import Link
 from tablectl.settings import LinkSettings
+from tests.support.tablectl import DaemonProcess, sim_on_pty, write_config
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 
@@ -45,3 +47,31 @@ def test_hello_to_a_booting_table_is_link_down_booting_then_connects(tmp_path):
     finally:
         ln.close()
         protocol_sim.close_all()
+
+
+@pytest.mark.slow
+def test_a_daemon_started_while_its_table_boots_waits_for_it(tmp_path):
+    """The club's power comes back: box and table start together. The table's state says
+    it is starting up, never that its manager crashed, and it is driven once booted."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=1, boot_seconds=3)
+    sim.power_cut()
+    sim.power_restore()                               # booting for 3 s from now
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start()
+        seen = set()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            t1 = store.get_table(d.db, "t1")
+            seen.add(t1["last_error"])
+            if t1["connected"]:
+                break
+            time.sleep(0.05)
+        assert t1["connected"] == 1, seen
+        assert "booting" in seen and "crashed" not in seen, seen
+        assert "Traceback" not in d.stderr()
+        row = store.wait_command(d.db, store.request_command(d.db, "t1", "points"), 20)
+        assert row["status"] == "done", row
+    finally:
+        d.stop()
+        sim.stop()
