@@ -54,7 +54,9 @@ def guide_view(table_id: str, target: int) -> dict:
     lang = current_lang()
     state = _table(table_id)
     flight = store.in_flight(db_path(), table_id)
-    g = modechange.guide(state, target, flight, _start_points(get_db(), table_id, target))
+    # a stock table's driver waits for the mode's own amounts: the page shows the same
+    start = None if modechange.is_panel(state) else _start_points(get_db(), table_id, target)
+    g = modechange.guide(state, target, flight, start)
     word = lambda n: table_words.mode(n, lang)  # noqa: E731
     g.update(label=word(target), current_label=word(g["current"]),
              pending_label=word(g["pending"]) if g["pending"] is not None else None,

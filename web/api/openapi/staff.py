@@ -96,9 +96,23 @@ STAFF_PATHS: dict = {
         errors=("400", "404"))},
     "/staff/tables/{table_id}/mode.json": {"get": _op(
         "where a table stands on its way to a mode: step (on, pending, offline, busy, sticks, "
-        "ready), each seat's drawer (needs sticks or must be empty, what it holds, ok), "
+        "ready; a jpex-panel table: unknown, start, sticks, sticks_wait, progress, on), each "
+        "seat's drawer (needs sticks or must be empty, the amount, what it holds, ok), "
         "cancels (the mode is the current one and another is pending), simulated, and the "
         "live part of the page as html", params=[TABLE, MODE_Q], errors=("400", "404"))},
+    "/staff/tables/{table_id}/calibrate": {
+        "get": _op("a stock (jpex-panel) table's calibration page (HTML): the number the "
+                   "driver believes the display shows, a number pad; its data is "
+                   "calibrate.json", params=[TABLE], errors=("404", "409")),
+        "post": _op("the number staff read on the display: the journalled calibrate --seen NN "
+                    "(the driver presses up or down once); 409 not_panel for another table",
+                    params=[TABLE], errors=("400", "404", "409"),
+                    body=_obj(["seen"], seen={"description": "00-08, as the display shows it"},
+                              idempotency_key=STR))},
+    "/staff/tables/{table_id}/calibrate.json": {"get": _op(
+        "a stock table's calibration: shown, expected, mismatches (seen, expected), the last "
+        "answer in words, and the live part of the page as html", params=[TABLE],
+        errors=("404", "409"))},
     "/staff/tables/{table_id}/sticks": {"post": _op(
         "simulated (sim://) tables only: put in the point sticks a mode needs, through the "
         "daemon's sim-sticks command (what staff do by hand at a real table); 409 "
