@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from tests.support.browser import expect, shot
+from tests.support.browser import SHOTS, expect, shot
 from tests.web.staff_support import module_browser, no_horizontal_overflow, step
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -115,7 +115,9 @@ def test_stock_table_changes_01_to_05_and_calibration_finds_a_missed_press(brows
     card = page.locator('[data-table="t5"]')
     expect(card).to_contain_text("卓5")
     expect(card.locator('[data-field="connected"]')).to_have_text("接続中", timeout=20000)
-    shot(page, "stock-floor-1024")
+    expect(card.locator('[data-testid="panel-unknown-t5"]')).to_contain_text("表示番号不明")
+    card.scroll_into_view_if_needed()
+    card.screenshot(path=str(SHOTS / "stock-floor-card-1024.png"))
     card.locator("select[name=mode]").select_option("05")
     card.locator('[data-testid="mode-guide-t5"]').click()
     page.wait_for_url("**/staff/tables/t5/mode?mode=05")
@@ -149,6 +151,11 @@ def test_stock_table_changes_01_to_05_and_calibration_finds_a_missed_press(brows
     assert state["ready"] and not state["selecting"] and state["missed"] == 0
     shot(page, "stock-mode-on-1024")
     assert page.js_errors == []
+
+    page.goto(demo["url"] + "/staff/")
+    expect(card.locator('[data-field="mode"]')).to_contain_text("05 3人花")
+    expect(card.locator('[data-field="mode"]')).to_contain_text("推定")
+    page.goto(demo["url"] + "/staff/tables/t5/mode?mode=05")
 
     # calibration: the table misses the next press, and the page says so in words
     page.click('[data-testid="panel-calibrate-link"]')

@@ -159,6 +159,7 @@ def floor_data() -> dict:
         can = t.get("commands") or CONSOLE_COMMANDS
         t["commands"] = [c for c in CONSOLE_COMMANDS if c in can]
         t["simulated"] = modechange.is_simulated(t)
+        t["panel"] = modechange.panel_belief(t) if modechange.is_panel(t) else None
         t["drawers"] = modechange.drawers(t) if t["in_daemon"] else None
         t["rules_mode"] = _rules_mode(db, t["rule_set"])
         t.update(_labels(t, lang))
