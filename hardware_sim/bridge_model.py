@@ -19,8 +19,9 @@ import signal
 import sys
 import threading
 import time
-import tty
 from collections.abc import Callable
+
+from .pty_device import PtyDevice
 
 VERSION = "1.0"
 PRESS_MAX_MS = 10_000
@@ -63,13 +64,16 @@ def _number(s: str) -> int:
     return int(s) if s.isascii() and s.isdigit() and len(s) <= 5 else -1
 
 
-class BridgeModel:
+class BridgeModel(PtyDevice):
     """The bridge's state and its answer to each line; ``serve_pty()`` puts it on a pty."""
+
+    THREAD_NAME = "bridge-model"
 
     def __init__(self, channels: int = 8, seats: int = 4, *, r_ref_ohms: int = 4700,
                  mcu: str = "model", active_low: bool = False,
                  on_change: Callable[[int, bool], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
+        super().__init__()
         self.channels, self.seats = channels, seats
         self.r_ref_ohms, self.mcu, self.active_low = r_ref_ohms, mcu, active_low
         self.on_change = on_change
@@ -84,10 +88,6 @@ class BridgeModel:
         self.adc_uv = [VCC_UV] * seats
         self.changes: list[tuple[int, bool, float]] = []
         self._lock = threading.RLock()
-        self._master = self._slave = -1
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self.path: str | None = None
 
     # ------------------------------------------------------------ the table's side
     def set_sticks(self, seat: int, points: int) -> None:
@@ -267,32 +267,6 @@ class BridgeModel:
         return found
 
     # ------------------------------------------------------------ the pty
-    def serve_pty(self) -> str:
-        """Open a raw pseudo-terminal and serve on it; returns its device path."""
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.path = os.ttyname(self._slave)
-        self._thread = threading.Thread(target=self._serve, name="bridge-model", daemon=True)
-        self._thread.start()
-        return self.path
-
-    def stop(self) -> None:
-        """Stop serving and close the pty."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(2)
-            self._thread = None
-        for fd in (self._master, self._slave):
-            if fd >= 0:
-                os.close(fd)
-        self._master = self._slave = -1
-
-    def __enter__(self) -> BridgeModel:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def _serve(self) -> None:
         buf = bytearray()
         too_long = False

@@ -30,8 +30,9 @@ import signal
 import sys
 import threading
 import time
-import tty
 from dataclasses import dataclass
+
+from .pty_device import PtyDevice
 
 QUIET_S = 0.05
 
@@ -43,13 +44,16 @@ class Press:
     seconds: float     # how long they stayed closed
 
 
-class RelayBoard:
+class RelayBoard(PtyDevice):
     """``channels`` relays behind one serial line; ``serve_pty()`` gives the device path."""
+
+    THREAD_NAME = "relay-board"
 
     def __init__(self, channels: int = 1, on_press=None, table=None,
                  wiring: dict[str, int] | None = None):
         if not 1 <= channels <= 8:
             raise ValueError("an LCUS board has 1 to 8 relays")
+        super().__init__()
         self.channels = channels
         self.on_press = on_press
         self.table = table
@@ -61,35 +65,6 @@ class RelayBoard:
         self.frames = 0
         self.bad_frames = 0
         self._lock = threading.Lock()
-        self._master = self._slave = -1
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self.path: str | None = None
-
-    def serve_pty(self) -> str:
-        """Open a raw pseudo-terminal and serve on it; returns its device path."""
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.path = os.ttyname(self._slave)
-        self._thread = threading.Thread(target=self._run, name="relay-board", daemon=True)
-        self._thread.start()
-        return self.path
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(2)
-            self._thread = None
-        for fd in (self._master, self._slave):
-            if fd >= 0:
-                os.close(fd)
-        self._master = self._slave = -1
-
-    def __enter__(self) -> "RelayBoard":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     def is_closed(self, channel: int) -> bool:
         with self._lock:
@@ -122,7 +97,7 @@ class RelayBoard:
                 self.stuck.discard(channel)
             self._switch(channel, False, now)
 
-    def _run(self) -> None:
+    def _serve(self) -> None:
         buf = bytearray()
         last = time.monotonic()
         while not self._stop.is_set():

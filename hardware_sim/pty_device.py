@@ -1,0 +1,55 @@
+"""A simulated device the host reaches on a raw pseudo-terminal, served by its own thread.
+
+The relay board and the bridge model share this: :meth:`PtyDevice.serve_pty` opens the
+pty and starts the thread that runs the subclass's :meth:`PtyDevice._serve`, and
+:meth:`PtyDevice.stop` ends it and closes both ends.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import tty
+from typing import Any
+
+
+class PtyDevice:
+    """The pty and the serving thread of one simulated device."""
+
+    THREAD_NAME = "pty-device"
+
+    def __init__(self) -> None:
+        self._master = self._slave = -1
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.path: str | None = None
+
+    def serve_pty(self) -> str:
+        """Open a raw pseudo-terminal and serve on it; returns its device path."""
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        self.path = os.ttyname(self._slave)
+        self._thread = threading.Thread(target=self._serve, name=self.THREAD_NAME, daemon=True)
+        self._thread.start()
+        return self.path
+
+    def _serve(self) -> None:
+        """Read the host's bytes from ``self._master`` and answer until ``self._stop``."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop serving and close the pty."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2)
+            self._thread = None
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                os.close(fd)
+        self._master = self._slave = -1
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
