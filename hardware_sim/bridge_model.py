@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import select
-import signal
 import sys
 import threading
 import time
@@ -303,9 +302,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="serve on a new pseudo-terminal; print its path")
     p.add_argument("--sticks", default="", help="points per seat, e.g. 25000,25000,0,0")
     args = p.parse_args(argv)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
 
     def say(channel: int, closed: bool) -> None:
         print(f"relay {channel} {'closed' if closed else 'open'}", flush=True)
@@ -313,13 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     model = BridgeModel(on_change=say)
     for seat, pts in enumerate(filter(None, args.sticks.split(","))):
         model.set_sticks(seat, int(pts))
-    print(model.serve_pty(), flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    finally:
-        model.stop()
-    return 0
+    return model.run_as_program()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ pty and starts the thread that runs the subclass's :meth:`PtyDevice._serve`, and
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import tty
 from typing import Any
@@ -47,6 +48,20 @@ class PtyDevice:
             if fd >= 0:
                 os.close(fd)
         self._master = self._slave = -1
+
+    def run_as_program(self) -> int:
+        """Serve as a program does: print the pty's path, serve until SIGTERM or Ctrl-C,
+        then stop; the exit status."""
+        stop = threading.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        print(self.serve_pty(), flush=True)
+        try:
+            while not stop.wait(0.5):
+                pass
+        finally:
+            self.stop()
+        return 0
 
     def __enter__(self) -> Any:
         return self

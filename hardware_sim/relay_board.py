@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import select
-import signal
 import sys
 import threading
 import time
@@ -164,9 +163,6 @@ def main(argv: list[str] | None = None) -> int:
                    help="wire relays 1-5 to a simulated stock table (power, up, down, "
                         "dice left, dice right)")
     args = p.parse_args(argv)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
 
     table = None
     wiring = None
@@ -184,13 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     # five switches need an LCUS-8 (the smallest module with five relays)
     channels = 8 if table is not None and args.channels < 5 else args.channels
     board = RelayBoard(channels, on_press=say, table=table, wiring=wiring)
-    print(board.serve_pty(), flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    finally:
-        board.stop()
-    return 0
+    return board.run_as_program()
 
 
 if __name__ == "__main__":
