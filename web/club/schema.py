@@ -11,11 +11,12 @@ import clubdb
 import sqlite_utils
 
 from web import security
-from web.club import accounts, audit, games, rating_store, standings, stats_store
+from web.club import accounts, audit, games, members, rating_store, standings, stats_store
 from web.club.floor import store as floor
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, accounts.MIGRATIONS, security.MIGRATIONS,
-        stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS)
+        stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS,
+        members.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
