@@ -7,13 +7,26 @@ the named migration sets of :mod:`web.club.schema`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, TypeAlias
+
 import sqlite_utils
-from flask import current_app, g
+from flask import Flask, current_app, g
 
 from clubdb import Migrations, connect, now_iso, shared, write_tx  # noqa: F401  (the web's names)
 
+Db: TypeAlias = sqlite_utils.Database
+"""The handle every domain function takes: a connection to the club file (from
+:func:`get_db`, :func:`clubdb.connect` or the ``write_tx`` it is inside)."""
 
-def rows(db: sqlite_utils.Database, sql: str, params=()) -> list[dict]:
+Row: TypeAlias = dict[str, Any]
+"""One row of a query, column name to value (what :func:`rows` and :func:`one` give)."""
+
+Params: TypeAlias = Iterable[Any]
+"""A query's positional parameters."""
+
+
+def rows(db: Db, sql: str, params: Params = ()) -> list[Row]:
     """The rows of a query as dicts. sqlite-utils' ``execute_returning_dicts`` wraps each
     query in a savepoint (three statements); this is the one statement, for hot paths."""
     cur = db.conn.execute(sql, list(params))
@@ -21,26 +34,26 @@ def rows(db: sqlite_utils.Database, sql: str, params=()) -> list[dict]:
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
-def one(db: sqlite_utils.Database, sql: str, params=()) -> dict | None:
+def one(db: Db, sql: str, params: Params = ()) -> Row | None:
     """The first row of a query as a dict, or None."""
     found = rows(db, sql, params)
     return found[0] if found else None
 
 
-def get_db() -> sqlite_utils.Database:
+def get_db() -> Db:
     """The request's database connection (this worker thread's shared one)."""
     if "db" not in g:
         g.db = shared(current_app.config["DATABASE"])
     return g.db
 
 
-def close_db(_exc=None) -> None:
+def close_db(_exc: BaseException | None = None) -> None:
     """End the request's use of the connection; a transaction left open is rolled back."""
     db = g.pop("db", None)
     if db is not None and db.conn.in_transaction:
         db.conn.rollback()
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     """Release the connection after each request."""
     app.teardown_appcontext(close_db)
