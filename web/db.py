@@ -7,6 +7,7 @@ the named migration sets of :mod:`web.club.schema`.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from typing import Any, TypeAlias
 
@@ -38,6 +39,14 @@ def one(db: Db, sql: str, params: Params = ()) -> Row | None:
     """The first row of a query as a dict, or None."""
     found = rows(db, sql, params)
     return found[0] if found else None
+
+
+def inserted_id(cur: sqlite3.Cursor) -> int:
+    """The id of the row an ``INSERT`` just wrote (sqlite3 types ``lastrowid`` as optional
+    because other statements leave it unset)."""
+    if cur.lastrowid is None:
+        raise RuntimeError("inserted_id() after a statement that inserted no row")
+    return cur.lastrowid
 
 
 def get_db() -> Db:
