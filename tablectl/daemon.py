@@ -142,6 +142,8 @@ class TableManager(threading.Thread):
         self.down_since: float | None = None
         self.last_refresh = 0.0
         self.state_dirty = False
+        self.busy_refusals: dict[int, int] = {}
+        """BUSY refusals each requeued command has had so far (what staff read is the total)."""
         self.halted = False
         self._stored: dict[str, Any] = {}
         self._locked_since: float | None = None
@@ -388,10 +390,16 @@ class TableManager(threading.Thread):
     # ------------------------------------------------------------ commands
     def _execute(self, cmd: dict[str, Any], resend: int | None = None) -> None:
         outcome = self.driver.run(Job(self, cmd, resend))
-        if outcome.code == "nak_busy" and cmd["attempts"] < BUSY_REQUEUES:
-            self.journal.requeue(cmd["id"])   # the booting table will take it shortly
-            self.pause(self.cfg.link.timeout)
-            return
+        if outcome.code == "nak_busy":
+            refused = self.busy_refusals.pop(cmd["id"], 0) + int(outcome.values.get("times") or 0)
+            if cmd["attempts"] < BUSY_REQUEUES:
+                self.busy_refusals[cmd["id"]] = refused
+                self.journal.requeue(cmd["id"])   # the booting table will take it shortly
+                self.pause(self.cfg.link.timeout)
+                return
+            outcome.values["times"] = refused
+        else:
+            self.busy_refusals.pop(cmd["id"], None)
         self._finish(cmd, outcome)
 
     def _finish(self, cmd: dict[str, Any], outcome: Outcome) -> None:

@@ -202,6 +202,30 @@ def test_command_sent_while_the_table_boots_runs_once_when_it_is_ready(tmp_path)
         sim.stop()
 
 
+def test_a_table_that_never_finishes_booting_fails_with_every_refusal_counted(tmp_path):
+    """docs/protocol.md section 6: BUSY means not run. A command the booting table refuses
+    at every try is requeued a bounded number of times, then fails; the words staff read
+    count every refusal, not only the last round's."""
+    from tablectl.daemon import BUSY_REQUEUES
+
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1, time_scale=0.02, boot_seconds=10_000)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        sim.power_cut()
+        sim.power_restore()
+        cid = store.request_command(d.db, "t1", "points")
+        row = store.wait_command(d.db, cid, 120)
+        assert row["status"] == "failed" and row["error_code"] == "nak_busy", row
+        tries = 4                                    # one send and [link] retries = 3
+        assert row["error_values"]["times"] == tries * (BUSY_REQUEUES + 1), row
+        assert f"{tries * (BUSY_REQUEUES + 1)}回拒否" in row["error_message"]
+        assert sim.executed_names().count("READ_POINTS") == 0
+    finally:
+        d.stop()
+        sim.stop()
+
+
 def test_a_cycle_that_ran_is_never_journalled_as_may_not_have_run(tmp_path):
     """Issue scenario: in_doubt_timeout = 3, a cycle, the line goes silent 1.5 s into the
     cycle for 6 s. The journalled START_CYCLE reply says it ran: the row keeps it, stays
