@@ -12,11 +12,13 @@ import sqlite_utils
 
 from web import security
 from web.club import accounts, audit, games, members, rating_store, standings, stats_store
+from web.club.chain import members as chain_members
 from web.club.floor import store as floor
+from web.club.notify import outbox as notify
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, accounts.MIGRATIONS, security.MIGRATIONS,
         stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS,
-        members.MIGRATIONS)
+        members.MIGRATIONS, chain_members.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

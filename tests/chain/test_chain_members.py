@@ -1,0 +1,141 @@
+"""Members across branches on the box: chain member ids, links, and merges staff confirm
+(a real SQLite club file; no PostgreSQL needed)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.support.web import app  # noqa: F401  (fixture)
+from web.club import audit, games
+from web.club.chain import members
+from web.db import connect
+from web.errors import Conflict, UserError
+
+@pytest.fixture()
+def box(app):  # noqa: F811  (the fixture imported above)
+    """The club file of a box with the test club's tables and members."""
+    conn = connect(app.config["DATABASE"])
+    yield conn
+    conn.conn.close()
+
+
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+
+
+def play(box, table: str, players: list[int]) -> int:
+    """One short finished game through the domain layer; returns its id."""
+    g = games.start_game(box, table, players, idempotency_key=uuid.uuid4().hex)
+    gid = g["game"]["id"]
+    for seq, ev in enumerate((RON, {"event": "end"}), start=1):
+        games.record_event(box, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)
+    return gid
+
+
+def test_chain_id_is_random_and_printed_on_the_card(box):
+    cid = members.issue(box, 1, actor="staff:mika")
+    assert members.ID_RE.match(cid)
+    assert members.issue(box, 1, actor="staff:mika") == cid  # one per member
+    assert members.issue(box, 2, actor="staff:mika") != cid
+    assert members.qr_text(cid) == "jantaku-member:" + cid
+    # the QR's text, or the id typed loosely, reads back as the id
+    assert members.parse_chain_id(members.qr_text(cid)) == cid
+    assert members.parse_chain_id(" " + cid.lower().replace("-", "") + " ") == cid
+    entry = audit.audit_entries(box, target="player:1")[0]
+    assert entry["action"] == "chain.issue" and entry["details"]["chain_id"] == cid
+
+
+@pytest.mark.parametrize("bad", ["", "JM-123", "XX-AAAAAAAAAAAAAAAA", "JM-AAAAAAAAAAAAAAA1"])
+def test_chain_member_bad_id_is_refused_in_words(box, bad):
+    with pytest.raises(UserError) as e:
+        members.parse_chain_id(bad)
+    assert e.value.key == "chain.member.bad_id"
+    assert "JM-" in e.value.message  # the sentence says what an id looks like
+
+
+def test_chain_member_guest_gets_no_id(box):
+    guest = games.add_player(box, "ゲスト一", guest=True)
+    with pytest.raises(UserError) as e:
+        members.issue(box, guest["id"], actor="staff:mika")
+    assert e.value.key == "chain.member.guest"
+    assert box.execute("SELECT COUNT(*) FROM chain_links").fetchone()[0] == 0
+
+
+def test_chain_claim_links_a_card_from_another_branch(box):
+    cid = members.new_chain_id()
+    row = members.claim(box, 3, members.qr_text(cid), actor="staff:mika")
+    assert row["kind"] == "claimed" and members.chain_id_of(box, 3) == cid
+    assert [p["id"] for p in members.players_of(box, cid)] == [3]
+    # the same id claimed for a second player here is one person twice: a merge
+    with pytest.raises(Conflict) as e:
+        members.claim(box, 4, cid, actor="staff:mika")
+    assert e.value.key == "chain.member.id_held" and e.value.code == "merge_needed"
+    # a member who has an id already is not silently moved to another
+    with pytest.raises(Conflict) as e:
+        members.claim(box, 3, members.new_chain_id(), actor="staff:mika")
+    assert e.value.key == "chain.member.has_other_id"
+    assert members.chain_id_of(box, 3) == cid and members.chain_id_of(box, 4) is None
+
+
+def test_chain_links_are_append_only(box):
+    members.issue(box, 1, actor="staff:mika")
+    with pytest.raises(Exception, match="append-only"):
+        box.execute("UPDATE chain_links SET chain_id = 'JM-X'")
+    with pytest.raises(Exception, match="append-only"):
+        box.execute("DELETE FROM chain_links")
+
+
+def test_chain_merge_of_two_players_on_one_box_after_staff_confirm(box):
+    twin = games.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
+    g1 = play(box, "t1", [1, 2, 3, 4])
+    g2 = play(box, "t1", [twin["id"], 2, 3, 4])
+    kept_id = members.issue(box, 1, actor="staff:mika")
+    events_before = box.execute("SELECT * FROM hand_events ORDER BY id").fetchall()
+
+    proposal = members.propose_merge(box, 1, str(twin["id"]))
+    keep, other = proposal["records"]
+    assert (keep["name"], keep["player_id"], [g["id"] for g in keep["games"]]) == ("青木", 1, [g1])
+    assert (other["name"], other["member_no"], [g["id"] for g in other["games"]]) == (
+        "青木 二", "M-99", [g2])
+    assert proposal["chain_id"] == kept_id
+    assert members.chain_id_of(box, twin["id"]) is None  # nothing changes before the confirm
+
+    # a game played after staff looked makes the proposal out of date
+    play(box, "t1", [twin["id"], 2, 3, 4])
+    with pytest.raises(Conflict) as e:
+        members.confirm_merge(box, 1, twin["id"], check=proposal["check"], actor="staff:mika")
+    assert e.value.key == "chain.member.stale_proposal"
+    assert members.chain_id_of(box, twin["id"]) is None
+
+    proposal = members.propose_merge(box, 1, twin["id"])
+    done = members.confirm_merge(box, 1, twin["id"], check=proposal["check"],
+                                 actor="staff:mika", reason="同じ人")
+    assert done["chain_id"] == kept_id
+    assert members.chain_id_of(box, twin["id"]) == members.chain_id_of(box, 1) == kept_id
+    assert members.merged_into(box, twin["id"]) == 1 and members.merged_into(box, 1) is None
+    # the hand log is exactly as it was, bar the hands of the game played meanwhile
+    assert box.execute("SELECT * FROM hand_events ORDER BY id").fetchall()[:len(events_before)] \
+        == events_before
+    entry = audit.audit_entries(box, target="player:1")[0]
+    assert entry["action"] == "chain.merge" and entry["reason"] == "同じ人"
+    assert [r["player_id"] for r in entry["details"]["records"]] == [1, twin["id"]]
+
+
+def test_chain_merge_of_a_members_two_chain_ids(box):
+    """The same person was given an id at two branches: staff here confirm the card's."""
+    here = members.issue(box, 2, actor="staff:mika")
+    theirs = members.new_chain_id()
+    proposal = members.propose_merge(box, 2, members.qr_text(theirs))
+    assert proposal["kind"] == "chain_id" and proposal["chain_id"] == theirs
+    assert proposal["records"][0]["chain_id"] == here
+    members.confirm_merge(box, 2, theirs, check=proposal["check"], actor="staff:mika")
+    row = members.link(box, 2)
+    # the head office follows previous_chain_id: games under the old id count as the new one's
+    assert (row["chain_id"], row["previous_chain_id"], row["kind"]) == (theirs, here, "merged")
+
+
+def test_chain_merge_with_oneself_is_refused(box):
+    with pytest.raises(UserError) as e:
+        members.propose_merge(box, 1, 1)
+    assert e.value.key == "chain.member.same_player"
