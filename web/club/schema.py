@@ -18,7 +18,7 @@ from web.club.notify import outbox as notify
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, accounts.MIGRATIONS, security.MIGRATIONS,
         stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS,
-        members.MIGRATIONS, chain_members.MIGRATIONS)
+        members.MIGRATIONS, chain_members.MIGRATIONS, notify.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:
