@@ -3,16 +3,21 @@
 * ``tablet/_rating.html`` (the tablet, when a game starts): each seat's R and dan in
   the game's rule family and the table's average R (:func:`seat_ratings`);
 * ``tablet/_account.html`` (the tablet's settlement sheet): each player's account for
-  the club day so far, this game included (:func:`seat_accounts`).
+  the club day so far, this game included (:func:`seat_accounts`);
+* ``tablet/_report_cards.html`` (the settlement sheet): each member's report card after
+  the game (:func:`seat_report_cards`).
 
 They read the club database through the request's connection and never change it.
 """
 
 from __future__ import annotations
 
-from web.club import daily_report, gamelog, rating_store, standings, stats_store
+from typing import Any
+
+from web.club import daily_report, gamelog, rating_store, report_card, standings, stats_store
 from web.db import get_db
 from web.club import engine
+from web.errors import UserError
 from web.i18n import current_lang
 
 
@@ -27,7 +32,7 @@ def seat_ratings(view: dict | None) -> dict | None:
     ids = [s["player_id"] for s in game["seats"] if not s["guest"]]
     held = rating_store.current(db, family, ids)
     table = standings.dan_tables(db).get(family)
-    seats = []
+    seats: list[dict[str, Any]] = []
     for s in game["seats"]:
         row = None if s["guest"] else held.get(s["player_id"])
         level = row["dan_level"] if row else (table.first if table and not s["guest"] else None)
@@ -58,8 +63,29 @@ def seat_accounts(view: dict | None) -> list[dict]:
     return out
 
 
+def seat_report_cards(view: dict | None) -> list[dict]:
+    """``[{seat, name, guest, card}]`` of a finished game in seat order: each member's
+    report card after it (``card`` None for a guest: guests get no card)."""
+    if not view or view["game"].get("status") != "finished":
+        return []
+    db = get_db()
+    out = []
+    for s in view["game"]["seats"]:
+        card = None
+        if not s.get("guest"):
+            try:
+                card = report_card.build(db, s["player_id"], game_id=view["game"]["id"],
+                                         lang=current_lang())
+            except UserError:
+                card = None  # the game's summary is not written yet: no card to show
+        out.append({"seat": s["seat"], "name": s["name"], "guest": bool(s.get("guest")),
+                    "card": card})
+    return out
+
+
 def init_app(app) -> None:
     """Make the panels' data functions template globals."""
     app.jinja_env.globals["seat_ratings"] = seat_ratings
     app.jinja_env.globals["seat_accounts"] = seat_accounts
+    app.jinja_env.globals["seat_report_cards"] = seat_report_cards
     app.jinja_env.globals["yen"] = lambda v: daily_report.Yen(v).text()
