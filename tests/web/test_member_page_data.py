@@ -1,0 +1,272 @@
+"""A member's data: the export of everything the club holds about them, and the erasure of
+their personal data that keeps every game's results for the other players.
+
+A real club file: members and a guest play a club day on club rule sets with money (the
+daily report's fixture rules), one member has a profile (link, PIN, contacts, opt-ins), a
+place on the waiting list and audit entries that name them."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from tests.web.staff_support import staff_client
+from tests.web.test_daily_report import DAY, END, RULES, jst, play
+from web import create_app
+from web.club import daily_report, games, member_data, rating_store, stats_store
+from web.club.accounts import create_staff
+from web.club.audit import audit
+from web.club.floor import waiting
+from web.db import connect
+from web.errors import Conflict, NotFound, UserError
+
+NAME = "御手洗遥香"
+MEMBER_NO = "M-7781"
+EMAIL = "haruka.mitarai@example.jp"
+LINE_ID = "U4af4980629f3a1b2c3d4e5f6a7b8c9d0"
+LINK_HASH = "9f" * 32
+PIN_HASH = "scrypt:32768:8:1$salt$" + "ab" * 32
+OTHERS = ("佐藤", "鈴木", "高橋", "田中")
+
+
+def win(seat: int, han: int, fu: int, **kw) -> dict:
+    return {"event": "win", "winners": [{"seat": seat, "han": han, "fu": fu, **kw}]}
+
+
+@pytest.fixture()
+def club(tmp_path):
+    path = str(tmp_path / "club.sqlite")
+    app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True,
+                      "COOKIE_SECURE": False})
+    db = connect(path)
+    for rid, text in RULES.items():
+        games.save_rule_set(db, rid, text, actor="owner")
+    games.save_table(db, "t1", "卓1", "house-4a")
+    games.save_table(db, "t2", "卓2 東風", "house-ton")
+    games.save_table(db, "t4", "卓4", "house-4a")
+    me = games.add_player(db, NAME, member_no=MEMBER_NO)["id"]
+    ids = [games.add_player(db, n, member_no=f"M{i}")["id"] for i, n in enumerate(OTHERS)]
+    guest = games.add_player(db, "ゲスト1", guest=True)["id"]
+    audit(db, "staff:mika", "player.create", f"player:{me}", details={"name": NAME})
+    played = [
+        # the member wins a mangan by tsumo
+        play(db, "t1", [me, *ids[:3]], [win(0, 5, 30, chips=1), END],
+             jst(DAY, "13:00"), jst(DAY, "14:10")),
+        # the member deals in to 鈴木
+        play(db, "t2", [ids[0], ids[1], me, ids[3]], [{**win(1, 3, 30), "from": 2}, END],
+             jst(DAY, "16:00"), jst(DAY, "16:50")),
+        # a game without the member
+        play(db, "t1", [guest, *ids[1:]], [{**win(1, 2, 30, chips=2), "from": 0}, END],
+             jst(DAY, "18:00"), jst(DAY, "19:00")),
+    ]
+    db.execute("INSERT INTO member_profiles (player_id, link_hash, link_issued_at, pin_hash, "
+               "pin_set_at, email, line_user_id, optin_seat_ready, optin_report_card, "
+               "optin_risers, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, 1, ?)",
+               [me, LINK_HASH, jst(DAY, "12:00"), PIN_HASH, jst(DAY, "12:01"), EMAIL,
+                LINE_ID, jst(DAY, "12:01")])
+    entry = waiting.add(db, me, "family:riichi4", actor="staff:mika")
+    audit(db, "staff:mika", "waiting.add", f"player:{me}",
+          details={"name": NAME, "wants": "family:riichi4", "entry": entry["id"]})
+    audit(db, "staff:mika", "seating.ready", "table:t4", reason=f"{NAME}さんの希望で卓4",
+          details={"names": [NAME, *OTHERS[:3]]})
+    create_staff(db, "owner1", "owner-password-1")
+    create_staff(db, "mika", "mahjong-club", role="staff")
+    create_staff(db, "kenji", "manager-pass-1", role="manager")
+    db.conn.close()
+    conn = connect(path)
+    yield {"app": app, "db": conn, "path": path, "me": me, "others": ids, "guest": guest,
+           "games": played, "entry": entry["id"]}
+    conn.conn.close()
+
+
+def figures(db) -> dict:
+    """Every game's results, the standings, R and dan, and the day's report, with the
+    erased member's name left out (the only thing an erasure may change there)."""
+    out = {}
+    for table in ("game_seats", "stats_lines", "stats_days", "stats_months", "rating_lines",
+                  "ratings", "games"):
+        out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
+    out["hand_events"] = db.execute("SELECT * FROM hand_events ORDER BY id").fetchall()
+    rep = daily_report.report(db, DAY)
+    for acct in rep["accounts"]:
+        acct.pop("name"), acct.pop("member_no")
+    rep["accounts"].sort(key=lambda a: a["player_id"])      # the sheet is in name order
+    out["report"] = json.dumps(rep, default=str, sort_keys=True)
+    for family in stats_store.families_played(db):
+        rows = stats_store.leaderboard(db, family, DAY, DAY)
+        out[f"board:{family}"] = [{k: v for k, v in r.items() if k != "name"} for r in rows]
+        out[f"r:{family}"] = rating_store.current(db, family, [r["player_id"] for r in rows])
+    return out
+
+
+def text_cells(db) -> dict[str, list[str]]:
+    """Every text value of every table of the club file, by ``table.column``."""
+    found: dict[str, list[str]] = {}
+    tables = [r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    for table in tables:
+        cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        for col in cols:
+            for (value,) in db.execute(f'SELECT "{col}" FROM "{table}"'):
+                if isinstance(value, str):
+                    found.setdefault(f"{table}.{col}", []).append(value)
+    return found
+
+
+def holding(db, *words: str) -> dict[str, list[str]]:
+    return {where: [v for v in values if any(w in v for w in words)]
+            for where, values in text_cells(db).items()
+            if any(w in v for v in values for w in words)}
+
+
+# ----------------------------------------------------------------------------- export
+def test_member_page_export_holds_their_games_hands_money_and_no_secret_hash(club):
+    db, me = club["db"], club["me"]
+    data = member_data.export(db, me)
+    text = json.dumps(data, ensure_ascii=False)           # JSON-serialisable as it is
+    assert data["player"]["name"] == NAME and data["player"]["member_no"] == MEMBER_NO
+    assert [g["game_id"] for g in data["games"]] == club["games"][:2]
+    first, second = data["games"]
+    assert first["seat"] == 0 and [h["roles"] for h in first["hands"]] == [["won"]]
+    assert second["seat"] == 2 and [h["roles"] for h in second["hands"]] == [["dealt_in"]]
+    assert first["started_at"] == "2026-04-01T13:00:00+09:00"      # the club's zone
+    assert {line["game_id"] for line in data["stats_lines"]} == set(club["games"][:2])
+    assert data["accounts"] and data["accounts"][0]["day"] == DAY
+    assert data["accounts"][0]["games"] == 2
+    assert {r["family"] for r in data["ratings"]}
+    assert data["profile"]["email"] == EMAIL and data["profile"]["line_user_id"] == LINE_ID
+    assert data["profile"]["has_link"] is True and data["profile"]["has_pin"] is True
+    assert data["profile"]["optin_seat_ready"] == 1
+    assert [w["id"] for w in data["waiting"]] == [club["entry"]]
+    assert {a["action"] for a in data["audit"]} == {"player.create", "waiting.add",
+                                                    "seating.ready"}
+    assert set(data["withheld"]) == {"link_hash", "pin_hash"}
+    assert LINK_HASH not in text and PIN_HASH not in text and "scrypt:" not in text
+    assert "link_hash" not in data["profile"] and "pin_hash" not in data["profile"]
+
+
+def test_member_page_export_of_an_unknown_player_is_refused_in_words(club):
+    with pytest.raises(NotFound) as e:
+        member_data.export(club["db"], 999)
+    assert "999" in e.value.message
+
+
+# ----------------------------------------------------------------------------- erase
+def test_member_page_erase_keeps_every_result_standing_and_the_daily_report(club):
+    db, me = club["db"], club["me"]
+    before = figures(db)
+    out = member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    after = figures(db)
+    for key in before:
+        assert after[key] == before[key], key
+    player = games.get_player(db, me)
+    assert player["name"] == "退会者 #%d" % me == out["player"]["name"]
+    assert player["member_no"] is None and player["active"] == 0
+    assert db.execute("SELECT COUNT(*) FROM member_profiles WHERE player_id = ?",
+                      [me]).fetchone()[0] == 0
+    assert db.execute("SELECT status FROM waiting WHERE id = ?",
+                      [club["entry"]]).fetchone()[0] == "left"
+    # the erased member's account of the day is still there, under the neutral name
+    accts = {a["player_id"]: a for a in daily_report.accounts(db, DAY)}
+    assert accts[me]["name"] == player["name"] and accts[me]["games"] == 2
+
+
+def test_member_page_erase_leaves_their_name_email_and_line_id_in_no_other_column(club):
+    db, me = club["db"], club["me"]
+    assert "audit_log.details" in holding(db, NAME)     # the search finds what is there
+    member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    left = holding(db, NAME, MEMBER_NO, EMAIL, LINE_ID, LINK_HASH, PIN_HASH)
+    # the one place kept: the append-only log's start entries (member_data.KEPT_IN_LOG)
+    assert set(left) <= {"hand_events.event", "hand_events.request_hash"}, left
+    starts = db.execute("SELECT kind, event FROM hand_events WHERE event LIKE ?1 "
+                        "OR request_hash LIKE ?1", [f"%{NAME}%"]).fetchall()
+    assert len(starts) == 2 and {k for k, _e in starts} == {"start"}
+
+
+@pytest.mark.xfail(strict=True, reason="the append-only hand log keeps the names its start "
+                   "entries were written with (member_data.KEPT_IN_LOG); a sanctioned "
+                   "rewrite of the start entries' names is a decision for the log's owner")
+def test_member_page_erase_leaves_their_name_in_no_column_at_all(club):
+    db = club["db"]
+    member_data.erase(db, club["me"], "staff:kenji", "本人の退会の申し出")
+    assert holding(db, NAME) == {}
+
+
+def test_member_page_erase_is_audited_naming_the_staff_member_and_the_reason(club):
+    db, me = club["db"], club["me"]
+    member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    row = db.execute("SELECT actor, reason, details FROM audit_log WHERE action = ? AND "
+                     "target = ?", [member_data.ERASE_ACTION, f"player:{me}"]).fetchall()
+    assert len(row) == 1
+    actor, reason, details = row[0]
+    assert actor == "staff:kenji" and reason == "本人の退会の申し出"
+    assert json.loads(details)["profile_deleted"] is True
+    # the earlier entries keep what was done, with the neutral name in place of theirs
+    seat = db.execute("SELECT reason, details FROM audit_log WHERE action = 'seating.ready'"
+                      ).fetchone()
+    assert json.loads(seat[1])["names"] == [f"退会者 #{me}", *OTHERS[:3]]
+    assert seat[0] == f"退会者 #{me}さんの希望で卓4"
+    with pytest.raises(Conflict) as e:                  # once is enough
+        member_data.erase(db, me, "staff:kenji", "もう一度")
+    assert e.value.code == "already_erased"
+
+
+def test_member_page_erase_refused_in_words_changes_nothing(club):
+    db, me = club["db"], club["me"]
+    gid = games.start_game(db, "t4", [me, *club["others"][:3]],
+                           idempotency_key=uuid.uuid4().hex)["game"]["id"]
+    assert gid
+    snapshot = text_cells(db)
+    with pytest.raises(Conflict) as e:
+        member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    assert e.value.code == "player_seated" and "卓4" in e.value.message
+    with pytest.raises(NotFound):
+        member_data.erase(db, 999, "staff:kenji", "本人の退会の申し出")
+    with pytest.raises(UserError) as e:
+        member_data.erase(db, club["others"][0], "staff:kenji", " ")
+    assert e.value.code == "missing_reason"
+    assert text_cells(db) == snapshot
+    assert games.get_player(db, me)["name"] == NAME
+
+
+# ----------------------------------------------------------------------------- staff pages
+def test_member_page_data_staff_download_and_erase_by_a_manager_with_confirmation(club):
+    app, me = club["app"], club["me"]
+    staff = staff_client(app, "mika", "mahjong-club")
+    page = staff.get(f"/staff/players/{me}/data")
+    assert page.status_code == 200 and NAME in page.text and "会員データ" in page.text
+    assert "マネージャー" in page.text                     # a staff member may not erase
+    r = staff.get(f"/staff/players/{me}/data/export")
+    assert r.status_code == 200
+    assert r.headers["Content-Disposition"] == f'attachment; filename="member-{me}-data.json"'
+    assert json.loads(r.data)["player"]["name"] == NAME
+    token = staff.get("/auth/csrf").get_json()["csrf_token"]
+    hdr = {"X-CSRF-Token": token, "Accept": "application/json"}
+    r = staff.post(f"/staff/players/{me}/erase", headers=hdr,
+                   json={"reason": "本人の申し出", "confirm": str(me)})
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "role_required"
+
+    manager = staff_client(app, "kenji", "manager-pass-1")
+    token = manager.get("/auth/csrf").get_json()["csrf_token"]
+    hdr = {"X-CSRF-Token": token, "Accept": "application/json"}
+    r = manager.post(f"/staff/players/{me}/erase", headers=hdr,
+                     json={"reason": "本人の申し出", "confirm": "12345"})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "confirm_required"
+    assert str(me) in r.get_json()["error"]["message"]
+    r = manager.post(f"/staff/players/{me}/erase", headers=hdr, json={"confirm": str(me)})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "missing_reason"
+    assert games.get_player(club["db"], me)["name"] == NAME    # refused: nothing changed
+    r = manager.post(f"/staff/players/{me}/erase", headers=hdr,
+                     json={"reason": "本人の申し出", "confirm": str(me)})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["erased"]["player"]["name"] == f"退会者 #{me}"
+    actor = club["db"].execute("SELECT actor FROM audit_log WHERE action = ?",
+                               [member_data.ERASE_ACTION]).fetchone()[0]
+    assert actor == "staff:kenji"
+    page = manager.get(f"/staff/players/{me}/data")
+    assert NAME not in page.text and "削除済み" in page.text
+    r = manager.get("/staff/players/999/data", headers={"Accept": "application/json"})
+    assert r.status_code == 404
+    assert f'href="/staff/players/{me}/data"' in manager.get("/staff/players").text

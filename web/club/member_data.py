@@ -1,0 +1,264 @@
+"""A member's data: everything the club file holds about one member (:func:`export`), and
+the removal of their personal data at their request (:func:`erase`).
+
+Where the club file names a player, and what an erase does there:
+
+* ``players``: the row stays (every game's seats point at it); the name becomes the
+  catalogue's neutral word and the player's number (退会者 #12), the member number is
+  cleared and the player retired.
+* ``member_profiles``: the row is deleted: the personal link, the PIN, the e-mail
+  address, the LINE id and every opt-in go with it.
+* ``waiting``: an open place on the waiting list is closed (``left``); past entries keep
+  the player's number only (no name is stored there).
+* ``audit_log``: the entries keep what was done, by whom and when; every value of their
+  details that is the member's name, and the name inside a reason, become the neutral
+  name. The erase itself is one more entry, naming the staff member and the reason.
+* ``game_seats``, ``hand_events``, ``stats_lines``, ``stats_days``, ``stats_months``,
+  ``rating_lines``, ``ratings``, ``night_players``, ``seatings``: kept as they are (they
+  hold the player's number, never a name; the other players' results, standings, R and
+  the daily report are computed from them). ``hand_events`` is append-only; its ``start``
+  entries were written with the names of the game's players as they were then (see
+  :data:`KEPT_IN_LOG`).
+* ``login_attempts``, ``staff_users``, ``tablet_tokens``, ``calls``, ``nights``,
+  ``club_tables``, ``rule_sets``, the table daemon's tables: they name staff, tablets
+  and tables, never a player.
+
+Everything happens in one write transaction: all of it or nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import lexicon
+
+from web.club import daily_report, gamelog, games, text
+from web.club.audit import audit
+from web.club.clubtime import club_zone, instant
+from web.db import Db, now_iso, one, rows, write_tx
+from web.errors import Conflict, UserError
+
+WITHHELD = {
+    "link_hash": "a hash of the member's personal link: with it anyone could look for the "
+                 "link; the export says only whether a link is issued and when",
+    "pin_hash": "a hash of the member's PIN: the PIN is theirs alone; the export says only "
+                "whether one is set and when",
+}
+"""Fields of ``member_profiles`` the export leaves out, and why (the export names them)."""
+
+KEPT_IN_LOG = ("the start entry of each game in hand_events (its event and the request it "
+               "was recorded from) lists the players' names as they were when the game "
+               "started: the log is append-only and is never rewritten")
+"""Where a name stays after an erase (said in the export and in the erase's audit entry)."""
+
+ERASE_ACTION = "member.erase"
+MAX_REASON = 500
+
+
+# ----------------------------------------------------------------------------- helpers
+def former_name(player_id: int, lang: str = lexicon.DEFAULT_LANG) -> str:
+    """The neutral name an erased member's seats keep: ``退会者 #12`` / ``Former member #12``."""
+    return lexicon.t("member_data.former_name", lang, number=int(player_id))
+
+
+def _local(value: Any, zone: ZoneInfo) -> Any:
+    """An ISO time as an ISO time in the club's zone (with its offset); others unchanged."""
+    if not isinstance(value, str) or not value:
+        return value
+    try:
+        when = instant(value)
+    except ValueError:
+        return value
+    return when.astimezone(zone).isoformat() if when else value
+
+
+def _times(row: dict, zone: ZoneInfo) -> dict:
+    """A row with its time columns (``*_at``, ``at``) in the club's zone."""
+    return {k: _local(v, zone) if (k.endswith("_at") or k == "at") else v
+            for k, v in row.items()}
+
+
+def _replaced(value: Any, name: str, neutral: str) -> Any:
+    """``value`` (JSON data) with every string that is ``name`` replaced by ``neutral``."""
+    if isinstance(value, str):
+        return neutral if value == name else value
+    if isinstance(value, list):
+        return [_replaced(v, name, neutral) for v in value]
+    if isinstance(value, dict):
+        return {k: _replaced(v, name, neutral) for k, v in value.items()}
+    return value
+
+
+def _names(value: Any, name: str) -> bool:
+    """Whether JSON data holds ``name`` as one of its strings."""
+    if isinstance(value, str):
+        return value == name
+    if isinstance(value, list):
+        return any(_names(v, name) for v in value)
+    if isinstance(value, dict):
+        return any(_names(v, name) for v in value.values())
+    return False
+
+
+def _their_games(db: Db, player_id: int) -> list[dict]:
+    return rows(db, "SELECT g.id AS game_id, g.table_id, g.rule_set, g.players, g.status, "
+                    "g.started_at, g.finished_at, s.seat, s.confirmed_at, s.confirmed_by "
+                    "FROM game_seats s JOIN games g ON g.id = s.game_id "
+                    "WHERE s.player_id = ? ORDER BY g.started_at, g.id", [player_id])
+
+
+def _their_hands(db: Db, game_id: int, seat: int) -> list[dict]:
+    """The entries of a game's log (as it stands) that name the seat: wins, deal-ins,
+    penalties and chombo."""
+    out = []
+    for e in gamelog.effective_events(gamelog.event_log(db, game_id)):
+        ev = e["event"]
+        kind = ev.get("event")
+        roles = []
+        if kind == "win":
+            if any(isinstance(w, dict) and w.get("seat") == seat
+                   for w in ev.get("winners") or []):
+                roles.append("won")
+            if ev.get("from") == seat:
+                roles.append("dealt_in")
+        elif kind in ("chombo", "penalty") and ev.get("seat") == seat:
+            roles.append(kind)
+        if roles:
+            out.append({"seq": e["seq"], "roles": roles, "event": ev})
+    return out
+
+
+def _money(db: Db, player_id: int) -> list[dict]:
+    """The member's account of each club day they played (fee, prize, chips, net)."""
+    days = [r["club_day"] for r in rows(
+        db, "SELECT DISTINCT club_day FROM stats_lines WHERE player_id = ? ORDER BY club_day",
+        [player_id])]
+    out = []
+    for day in days:
+        for acct in daily_report.accounts(db, day, [player_id]):
+            line = {k: v for k, v in acct.items() if k not in ("name", "member_no")}
+            out.append({"day": day, **line})
+    return out
+
+
+def _audit_about(db: Db, player_id: int, name: str, game_ids: list[int]) -> list[dict]:
+    targets = [f"player:{player_id}", *(f"game:{g}" for g in game_ids)]
+    found = []
+    for r in rows(db, "SELECT * FROM audit_log ORDER BY id"):
+        details = json.loads(r["details"] or "{}")
+        if r["target"] in targets or _names(details, name) or (name and name in r["reason"]):
+            found.append({**r, "details": details})
+    return found
+
+
+# ----------------------------------------------------------------------------- export
+def export(db: Db, player_id: int) -> dict:
+    """Everything the club file holds about one member, as JSON data, times in the club's
+    time zone: the player row, the profile (secret hashes withheld: ``withheld`` says which
+    and why), games and seats, the hands of those games that name them (wins, deal-ins,
+    penalties, chombo), their summary lines, each day's account, R and dan, waiting-list,
+    night and seating entries, and the audit entries about them. NotFound for an unknown
+    player."""
+    player = games.get_player(db, int(player_id))
+    pid = player["id"]
+    zone = ZoneInfo(club_zone(db))
+    prof = one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [pid])
+    profile = None
+    if prof is not None:
+        profile = {k: v for k, v in prof.items() if k not in WITHHELD}
+        profile["has_link"] = prof["link_hash"] is not None
+        profile["has_pin"] = prof["pin_hash"] is not None
+        profile = _times(profile, zone)
+    seats = _their_games(db, pid)
+    played = []
+    for s in seats:
+        hands = _their_hands(db, s["game_id"], s["seat"])
+        played.append({**_times(s, zone), "hands": hands})
+    game_ids = [s["game_id"] for s in seats]
+    nights = rows(db, "SELECT n.id, n.name, n.rule_set, n.status, n.created_at "
+                      "FROM night_players p JOIN nights n ON n.id = p.night_id "
+                      "WHERE p.player_id = ? ORDER BY n.id", [pid])
+    seatings = rows(db, "SELECT id, table_id, rule_set, status, night_id, round, game_id, "
+                        "created_at, done_at FROM seatings WHERE EXISTS (SELECT 1 FROM "
+                        "json_each(seatings.players) WHERE value = ?) ORDER BY id", [pid])
+    return {
+        "exported_at": datetime.now(zone).isoformat(timespec="seconds"),
+        "timezone": str(zone),
+        "player": _times(player, zone),
+        "profile": profile,
+        "withheld": WITHHELD,
+        "games": played,
+        "stats_lines": rows(db, "SELECT * FROM stats_lines WHERE player_id = ? "
+                                "ORDER BY ended_at, game_id", [pid]),
+        "accounts": _money(db, pid),
+        "ratings": rows(db, "SELECT * FROM ratings WHERE player_id = ? ORDER BY family",
+                        [pid]),
+        "rating_lines": rows(db, "SELECT * FROM rating_lines WHERE player_id = ? "
+                                 "ORDER BY family, ended_at, game_id", [pid]),
+        "waiting": [_times(r, zone) for r in rows(
+            db, "SELECT * FROM waiting WHERE player_id = ? ORDER BY id", [pid])],
+        "nights": [_times(r, zone) for r in nights],
+        "seatings": [_times(r, zone) for r in seatings],
+        "audit": [_times(r, zone) for r in _audit_about(db, pid, player["name"], game_ids)],
+        "kept_in_log": KEPT_IN_LOG,
+    }
+
+
+# ----------------------------------------------------------------------------- erase
+def check_reason(reason: Any) -> str:
+    """The reason given for an erasure: required, three characters at least, one line."""
+    if not isinstance(reason, str) or len(reason.strip()) < 3:
+        raise UserError("member_data.reason_required", code="missing_reason",
+                        details={"field": "reason"})
+    return text.clean(reason, "reason", MAX_REASON)
+
+
+def erased(db: Db, player_id: int) -> bool:
+    """Whether the member's personal data has been erased."""
+    return one(db, "SELECT 1 FROM audit_log WHERE action = ? AND target = ?",
+               [ERASE_ACTION, f"player:{int(player_id)}"]) is not None
+
+
+def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
+    """Remove a member's personal data and keep every game's results (module docstring:
+    what each table keeps). Refused in words for an unknown player (404), a reason of
+    fewer than three characters, a player seated in a live game or already erased (409).
+    Returns the player row as it now is and what was changed."""
+    why = check_reason(reason)
+    player = games.get_player(db, int(player_id))
+    pid = player["id"]
+    with write_tx(db):
+        player = games.get_player(db, pid)            # again, inside the write
+        if erased(db, pid):
+            raise Conflict("member_data.already_erased", code="already_erased", number=pid)
+        live = one(db, "SELECT g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
+                       "WHERE s.player_id = ? AND g.status = 'live' LIMIT 1", [pid])
+        if live is not None:
+            raise Conflict("member_data.in_live_game", code="player_seated",
+                           name=player["name"], table=games.get_table(db, live["table_id"])
+                           ["name"] or live["table_id"])
+        name, neutral = player["name"], former_name(pid)
+        db.execute("UPDATE players SET name = ?, member_no = NULL, active = 0 WHERE id = ?",
+                   [neutral, pid])
+        profile = db.execute("DELETE FROM member_profiles WHERE player_id = ?", [pid]).rowcount
+        closed = db.execute("UPDATE waiting SET status = 'left', done_at = ? "
+                            "WHERE player_id = ? AND status = 'waiting'",
+                            [now_iso(), pid]).rowcount
+        scrubbed = 0
+        for r in rows(db, "SELECT id, reason, details FROM audit_log"):
+            details = json.loads(r["details"] or "{}")
+            new_reason = r["reason"].replace(name, neutral) if name else r["reason"]
+            if _names(details, name) or new_reason != r["reason"]:
+                db.execute("UPDATE audit_log SET reason = ?, details = ? WHERE id = ?",
+                           [new_reason, json.dumps(_replaced(details, name, neutral),
+                                                   ensure_ascii=False, sort_keys=True),
+                            r["id"]])
+                scrubbed += 1
+        done = {"profile_deleted": bool(profile), "waiting_closed": closed,
+                "audit_entries_scrubbed": scrubbed, "kept_in_log": KEPT_IN_LOG}
+        audit(db, actor, ERASE_ACTION, f"player:{pid}", why,
+              {"number": pid, "new_name": neutral, **done})
+    return {"player": games.get_player(db, pid), **done}
