@@ -123,12 +123,14 @@ def seat_ready(db: Db, seating_id: int) -> int:
     return count
 
 
-def staff_call(db: Db, call_id: int) -> int:
-    """Queue a staff call to every staff member on duty with a contact (inside the call's
-    transaction). The number queued."""
-    call = one(db, "SELECT * FROM calls WHERE id = ?", [call_id])
+def staff_call(db: Db, table_id: str) -> int:
+    """Queue a table's open staff call to every staff member on duty with a contact
+    (inside the call's transaction). The number queued."""
+    call = one(db, "SELECT * FROM calls WHERE table_id = ? AND ack_at IS NULL AND "
+                   "cancelled_at IS NULL", [table_id])
     if call is None:
         return 0
+    call_id = call["id"]
     count = 0
     for s in rows(db, "SELECT c.* FROM staff_contacts c JOIN staff_users u ON u.id = c.staff_id "
                       "WHERE c.on_duty = 1 AND u.active = 1"):
@@ -137,12 +139,14 @@ def staff_call(db: Db, call_id: int) -> int:
     return count
 
 
-def game_finished(db: Db, game_id: int, player_ids: list[int]) -> int:
+def game_finished(db: Db, game_id: int) -> int:
     """Queue each opted-in member's report card of a game that has just finished (inside
     the transaction that finished it). A game finished again after an undo queues
     nothing more. The number queued."""
     count = 0
-    for pid in player_ids:
+    for seat in rows(db, "SELECT player_id FROM game_seats WHERE game_id = ? ORDER BY seat",
+                     [game_id]):
+        pid = seat["player_id"]
         member = _member(db, pid, "optin_report_card")
         if member is not None:
             count += queue(db, f"report_card:{game_id}:{pid}", member, "report_card",
