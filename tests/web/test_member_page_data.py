@@ -19,6 +19,7 @@ from web.club import daily_report, games, member_data, rating_store, stats_store
 from web.club.accounts import create_staff
 from web.club.audit import audit
 from web.club.floor import waiting
+from web.club.notify import outbox
 from web.db import connect
 from web.errors import Conflict, NotFound, UserError
 
@@ -71,6 +72,17 @@ def club(tmp_path):
           details={"name": NAME, "wants": "family:riichi4", "entry": entry["id"]})
     audit(db, "staff:mika", "seating.ready", "table:t4", reason=f"{NAME}さんの希望で卓4",
           details={"names": [NAME, *OTHERS[:3]]})
+    to_me = {"line_user_id": LINE_ID, "email": EMAIL}
+    outbox.queue(db, f"seat_ready:{entry['id']}:{me}", to_me, "seat_ready",
+                 {"name": NAME, "table_id": "t4"})
+    outbox.queue(db, f"report_card:{played[0]}:{me}", to_me, "report_card",
+                 {"game_id": played[0], "player_id": me})
+    db.execute("UPDATE outbox SET state = 'sent', sent_at = ? WHERE event_key LIKE ?",
+               [jst(DAY, "14:11"), "report_card:%"])
+    outbox.queue(db, f"call:1:{me}", {"email": "desk@example.jp"}, "call",
+                 {"table_id": "t1", "reason": "staff"})      # a staff member, number alike
+    db.execute("INSERT INTO login_attempts (ip, name, at, ok) VALUES (?, 'member_pin', 1, 1)",
+               [f"member_pin:{me}"])
     create_staff(db, "owner1", "owner-password-1")
     create_staff(db, "mika", "mahjong-club", role="staff")
     create_staff(db, "kenji", "manager-pass-1", role="manager")
@@ -142,6 +154,7 @@ def test_member_page_export_holds_their_games_hands_money_and_no_secret_hash(clu
     assert [w["id"] for w in data["waiting"]] == [club["entry"]]
     assert {a["action"] for a in data["audit"]} == {"player.create", "waiting.add",
                                                     "seating.ready"}
+    assert [m["kind"] for m in data["outbox"]] == ["seat_ready", "report_card"]
     assert set(data["withheld"]) == {"link_hash", "pin_hash"}
     assert LINK_HASH not in text and PIN_HASH not in text and "scrypt:" not in text
     assert "link_hash" not in data["profile"] and "pin_hash" not in data["profile"]
@@ -168,6 +181,10 @@ def test_member_page_erase_keeps_every_result_standing_and_the_daily_report(club
                       [me]).fetchone()[0] == 0
     assert db.execute("SELECT status FROM waiting WHERE id = ?",
                       [club["entry"]]).fetchone()[0] == "left"
+    # word to them: the queued message dropped, the sent one kept without its address
+    box = {r[0]: r[1:] for r in db.execute("SELECT kind, state, address FROM outbox")}
+    assert box == {"report_card": ("sent", ""), "call": ("queued", "desk@example.jp")}
+    assert out["outbox_dropped"] == 1 and out["pin_tries_deleted"] == 1
     # the erased member's account of the day is still there, under the neutral name
     accts = {a["player_id"]: a for a in daily_report.accounts(db, DAY)}
     assert accts[me]["name"] == player["name"] and accts[me]["games"] == 2

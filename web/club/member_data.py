@@ -19,7 +19,14 @@ Where the club file names a player, and what an erase does there:
   the daily report are computed from them). ``hand_events`` is append-only; its ``start``
   entries were written with the names of the game's players as they were then (see
   :data:`KEPT_IN_LOG`).
-* ``login_attempts``, ``staff_users``, ``tablet_tokens``, ``calls``, ``nights``,
+* ``outbox`` (word sent to members): a message still queued to the member is dropped; a
+  message sent or failed keeps its row (its event key is what makes each message go once)
+  without the address it went to, and the neutral name in place of theirs.
+* ``login_attempts``: the member's own PIN tries (``member_pin:<number>``) are deleted;
+  the other rows name staff accounts, tablets, tables and addresses, never a player.
+* ``chain_links``: the chain id stays (it holds no name; the head office receives the
+  neutral name with the player row through the chain's change log).
+* ``staff_users``, ``staff_contacts``, ``tablet_tokens``, ``calls``, ``nights``,
   ``club_tables``, ``rule_sets``, the table daemon's tables: they name staff, tablets
   and tables, never a player.
 
@@ -144,6 +151,24 @@ def _money(db: Db, player_id: int) -> list[dict]:
     return out
 
 
+MEMBER_KINDS = ("seat_ready", "report_card")
+"""Outbox kinds addressed to a member; their event key ends with the player's number."""
+
+
+def _has_table(db: Db, name: str) -> bool:
+    return one(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+               [name]) is not None
+
+
+def _outbox(db: Db, player_id: int) -> list[dict]:
+    """The outbox's messages to the member (none in a club file without an outbox)."""
+    if not _has_table(db, "outbox"):
+        return []
+    marks = ", ".join("?" for _ in MEMBER_KINDS)
+    return rows(db, f"SELECT * FROM outbox WHERE kind IN ({marks}) AND event_key LIKE ? "
+                    "ORDER BY id", [*MEMBER_KINDS, f"%:{int(player_id)}"])
+
+
 def _audit_about(db: Db, player_id: int, name: str, game_ids: list[int]) -> list[dict]:
     targets = [f"player:{player_id}", *(f"game:{g}" for g in game_ids)]
     found = []
@@ -160,8 +185,8 @@ def export(db: Db, player_id: int) -> dict:
     time zone: the player row, the profile (secret hashes withheld: ``withheld`` says which
     and why), games and seats, the hands of those games that name them (wins, deal-ins,
     penalties, chombo), their summary lines, each day's account, R and dan, waiting-list,
-    night and seating entries, and the audit entries about them. NotFound for an unknown
-    player."""
+    night and seating entries, the audit entries about them and the messages the outbox
+    holds for them. NotFound for an unknown player."""
     player = games.get_player(db, int(player_id))
     pid = player["id"]
     zone = ZoneInfo(club_zone(db))
@@ -203,6 +228,8 @@ def export(db: Db, player_id: int) -> dict:
         "nights": [_times(r, zone) for r in nights],
         "seatings": [_times(r, zone) for r in seatings],
         "audit": [_times(r, zone) for r in _audit_about(db, pid, player["name"], game_ids)],
+        "outbox": [_times({**r, "payload": json.loads(r["payload"] or "{}")}, zone)
+                   for r in _outbox(db, pid)],
         "kept_in_log": KEPT_IN_LOG,
     }
 
@@ -247,6 +274,21 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
         closed = db.execute("UPDATE waiting SET status = 'left', done_at = ? "
                             "WHERE player_id = ? AND status = 'waiting'",
                             [now_iso(), pid]).rowcount
+        dropped = kept = 0
+        for m in _outbox(db, pid):
+            if m["state"] == "queued":
+                dropped += db.execute("DELETE FROM outbox WHERE id = ?", [m["id"]]).rowcount
+                continue
+            payload = _replaced(json.loads(m["payload"] or "{}"), name, neutral)
+            error = m["last_error"]
+            if error and m["address"]:
+                error = error.replace(m["address"], "")
+            db.execute("UPDATE outbox SET address = '', payload = ?, last_error = ? "
+                       "WHERE id = ?", [json.dumps(payload, ensure_ascii=False,
+                                                   sort_keys=True), error, m["id"]])
+            kept += 1
+        tries = db.execute("DELETE FROM login_attempts WHERE ip = ?",
+                           [f"member_pin:{pid}"]).rowcount
         scrubbed = 0
         for r in rows(db, "SELECT id, reason, details FROM audit_log"):
             details = json.loads(r["details"] or "{}")
@@ -258,7 +300,9 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
                             r["id"]])
                 scrubbed += 1
         done = {"profile_deleted": bool(profile), "waiting_closed": closed,
-                "audit_entries_scrubbed": scrubbed, "kept_in_log": KEPT_IN_LOG}
+                "outbox_dropped": dropped, "outbox_addresses_removed": kept,
+                "pin_tries_deleted": tries, "audit_entries_scrubbed": scrubbed,
+                "kept_in_log": KEPT_IN_LOG}
         audit(db, actor, ERASE_ACTION, f"player:{pid}", why,
               {"number": pid, "new_name": neutral, **done})
     return {"player": games.get_player(db, pid), **done}
