@@ -47,7 +47,7 @@ from werkzeug.http import parse_accept_header
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from web.club import text
-from web.db import Migrations, now_iso, one, write_tx
+from web.db import Db, Migrations, inserted_id, now_iso, one, write_tx
 from web.errors import Conflict, NotFound, UserError
 
 
@@ -77,7 +77,7 @@ MIGRATIONS = Migrations("auth")
 
 
 @MIGRATIONS(legacy=("migrations", "number", 200))
-def _create_staff_users(db) -> None:
+def _create_staff_users(db: Db) -> None:
     db.execute(
         """CREATE TABLE staff_users (
             id INTEGER PRIMARY KEY,
@@ -91,7 +91,7 @@ def _create_staff_users(db) -> None:
 
 
 @MIGRATIONS(legacy=("migrations", "number", 201))
-def _create_login_attempts(db) -> None:
+def _create_login_attempts(db: Db) -> None:
     db.execute(
         """CREATE TABLE login_attempts (
             id INTEGER PRIMARY KEY,
@@ -105,7 +105,7 @@ def _create_login_attempts(db) -> None:
 
 
 @MIGRATIONS
-def _roles_sessions_and_names(db) -> None:
+def _roles_sessions_and_names(db: Db) -> None:
     # Roles and session generations; names stored as they are compared (NFKC + casefold);
     # the oldest account becomes the owner, so a club that upgrades can still manage staff.
     db.execute("ALTER TABLE staff_users ADD COLUMN role TEXT NOT NULL DEFAULT 'staff' "
@@ -140,7 +140,7 @@ def _check_role(role) -> str:
     return role
 
 
-def _account(db, name: str) -> dict:
+def _account(db: Db, name: str) -> dict:
     row = one(db, "SELECT id, name, role, active FROM staff_users WHERE name = ?",
               [text.sign_in_name(name)])
     if row is None:
@@ -159,7 +159,7 @@ def _may_manage(by: dict | None, target_role: str) -> None:
                         role=by.get("role") or "staff")
 
 
-def create_staff(db, name: str, password: str, *, role: str = "staff",
+def create_staff(db: Db, name: str, password: str, *, role: str = "staff",
                  by: dict | None = None) -> int:
     """Create a staff account; refuse a duplicate name, a short password or a role above
     the creator's. The first account of a club is its owner."""
@@ -174,10 +174,10 @@ def create_staff(db, name: str, password: str, *, role: str = "staff",
             "INSERT INTO staff_users (name, password_hash, created_at, role) VALUES (?, ?, ?, ?)",
             [name, generate_password_hash(password), now_iso(), role],
         )
-    return cur.lastrowid
+    return inserted_id(cur)
 
 
-def set_staff_password(db, name: str, password: str, *, by: dict | None = None,
+def set_staff_password(db: Db, name: str, password: str, *, by: dict | None = None,
                        current=None, ip: str = "?") -> None:
     """Set a new password: one's own (``current`` must be the password now, checked and
     throttled like a sign-in from ``ip``), or (manager/owner) another's. Every session of
@@ -193,7 +193,7 @@ def set_staff_password(db, name: str, password: str, *, by: dict | None = None,
                    "WHERE id = ?", [generate_password_hash(password), target["id"]])
 
 
-def set_staff_role(db, name: str, role: str, *, by: dict | None = None) -> None:
+def set_staff_role(db: Db, name: str, role: str, *, by: dict | None = None) -> None:
     """Change an account's role (manager/owner, never above their own)."""
     role, target = _check_role(role), _account(db, name)
     _may_manage(by, target["role"])
@@ -205,12 +205,12 @@ def set_staff_role(db, name: str, role: str, *, by: dict | None = None) -> None:
         db.execute("UPDATE staff_users SET role = ? WHERE id = ?", [role, target["id"]])
 
 
-def _others(db, staff_id: int, where: str) -> int:
+def _others(db: Db, staff_id: int, where: str) -> int:
     return db.execute(f"SELECT COUNT(*) FROM staff_users WHERE active = 1 AND id != ? AND {where}",
                       [staff_id]).fetchone()[0]
 
 
-def set_staff_active(db, name: str, active: bool, *, by: dict | None = None) -> None:
+def set_staff_active(db: Db, name: str, active: bool, *, by: dict | None = None) -> None:
     """Disable (or re-enable) a staff account; a disabled account's sessions end at once and
     stay ended when it is enabled again.
 
@@ -230,14 +230,14 @@ def set_staff_active(db, name: str, active: bool, *, by: dict | None = None) -> 
                    [int(active), 0 if active else 1, target["id"]])
 
 
-def end_sessions(db, staff_id: int) -> None:
+def end_sessions(db: Db, staff_id: int) -> None:
     """End every session of an account (sign-out everywhere)."""
     with write_tx(db):
         db.execute("UPDATE staff_users SET session_gen = session_gen + 1 WHERE id = ?",
                    [staff_id])
 
 
-def list_staff(db) -> list[dict]:
+def list_staff(db: Db) -> list[dict]:
     """Staff accounts without their password hashes."""
     return db.execute_returning_dicts(
         "SELECT id, name, role, active, created_at, last_login_at FROM staff_users ORDER BY name")
@@ -275,13 +275,13 @@ def _gate() -> _Gate:
     return gate
 
 
-def login_wait(db, ip: str, now: float) -> int:
+def login_wait(db: Db, ip: str, now: float) -> int:
     """Seconds this address must still wait before its next sign-in attempt (0: none)."""
     return attempts_wait(db, ip, now, current_app.config.get("LOGIN_FREE_FAILURES",
                                                              FREE_FAILURES))
 
 
-def attempts_wait(db, key: str, now: float, free: int,
+def attempts_wait(db: Db, key: str, now: float, free: int,
                   memory: float = FAILURE_MEMORY_S) -> int:
     """Seconds ``key`` must still wait before its next try: the first ``free`` failures
     (within ``memory`` seconds and since its last success) cost nothing, then each one
@@ -309,7 +309,7 @@ class Throttle:
     def __init__(self, what: str, words: str, free: int, memory: float = FAILURE_MEMORY_S):
         self.what, self.words, self.free, self.memory = what, words, free, memory
 
-    def check(self, db, keys: list[str], now: float | None = None) -> None:
+    def check(self, db: Db, keys: list[str], now: float | None = None) -> None:
         """Refuse (429 in words, ``retry_after``) while any of ``keys`` must wait."""
         now = time.time() if now is None else now
         free = current_app.config.get(f"THROTTLE_FREE_{self.what.upper()}", self.free)
@@ -319,7 +319,7 @@ class Throttle:
             raise UserError(self.words, status=429, code=f"{self.what}_rate_limited",
                             seconds=wait, details={"retry_after": wait})
 
-    def count(self, db, keys: list[str], now: float | None = None) -> None:
+    def count(self, db: Db, keys: list[str], now: float | None = None) -> None:
         """Count one try against every key (a wrong guess, or one more guest)."""
         now = time.time() if now is None else now
         with write_tx(db):
@@ -434,7 +434,7 @@ def _dummy_hash() -> str:
     return generate_password_hash(secrets.token_hex(16))
 
 
-def check_login(db, name: str, password: str, ip: str, now: float | None = None) -> dict:
+def check_login(db: Db, name: str, password: str, ip: str, now: float | None = None) -> dict:
     """Verify a sign-in and record the attempt; returns ``{id, name, role, session_gen}``.
 
     Raises :class:`~web.errors.UserError` 429 while this address must wait or the
@@ -447,7 +447,7 @@ def check_login(db, name: str, password: str, ip: str, now: float | None = None)
     return row
 
 
-def check_current_password(db, staff: dict, password, ip: str,
+def check_current_password(db: Db, staff: dict, password, ip: str,
                            now: float | None = None) -> None:
     """Refuse (403 in words) unless ``password`` is ``staff``'s current one: asked before
     a signed-in person sets a new password of their own, so a session left open cannot
@@ -460,7 +460,7 @@ def check_current_password(db, staff: dict, password, ip: str,
                         details={"field": "current_password"})
 
 
-def _verify(db, key: str, password: str, ip: str, now: float | None) -> dict | None:
+def _verify(db: Db, key: str, password: str, ip: str, now: float | None) -> dict | None:
     """The sign-in check itself: wait while ``ip`` must (429), check the password on the
     low-priority thread through the global gate, record the attempt; the account's
     ``{id, name, role, session_gen}``, or None for a wrong name or password."""

@@ -8,14 +8,15 @@ from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
 from web.club.stats_store import settings
+from web.db import Db
 
 
-def club_zone(db) -> str:
+def club_zone(db: Db) -> str:
     """The club's time zone (the club-day settings; default Asia/Tokyo)."""
     return settings(db)["timezone"]
 
 
-def instant(value) -> datetime | None:
+def instant(value: object) -> datetime | None:
     """An ISO timestamp (UTC when it names no zone) or epoch seconds, as an aware time."""
     if value is None or value == "":
         return None
@@ -29,7 +30,7 @@ def now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def clock(value, tz: str, *, seconds: bool = False, day: bool | None = None) -> str:
+def clock(value: object, tz: str, *, seconds: bool = False, day: bool | None = None) -> str:
     """``18:02`` in the zone ``tz`` (``05-11 18:02`` when it is not today there; ``day``
     True/False forces the date on or off); ``—`` for no time."""
     t = instant(value)
@@ -42,12 +43,12 @@ def clock(value, tz: str, *, seconds: bool = False, day: bool | None = None) -> 
     return local.strftime(fmt)
 
 
-def club_clock(db, value, *, day: bool = False) -> str:
+def club_clock(db: Db, value: object, *, day: bool = False) -> str:
     """``21:43`` (with ``day``: ``2026-04-01 21:43``) in the club's zone; "" for no time."""
     return clock(value, club_zone(db), day=day) if instant(value) else ""
 
 
-def minutes_since(value, at: datetime | None = None) -> int | None:
+def minutes_since(value: object, at: datetime | None = None) -> int | None:
     """Whole minutes from ``value`` to now (or ``at``)."""
     t = instant(value)
     if t is None:

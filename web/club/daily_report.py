@@ -23,7 +23,7 @@ from html import escape
 import lexicon
 
 from web.club import stats_store
-from web.db import rows as _rows
+from web.db import Db, rows as _rows
 from web.club import engine
 
 _GAMES_SQL = (
@@ -42,7 +42,7 @@ def _when(iso: str) -> datetime:
     return datetime.fromisoformat(iso)
 
 
-def day_games(db, day: str) -> list[dict]:
+def day_games(db: Db, day: str) -> list[dict]:
     """The day's finished games with their seats and :class:`scoring.money.GameMoney`."""
     stats_store.user_day(day)
     seats: dict[int, list[dict]] = {}
@@ -80,7 +80,7 @@ def _account_rows(games: list[dict]) -> list[dict]:
     return sorted(out, key=lambda r: (r["guest"], r["name"], r["player_id"]))
 
 
-def accounts(db, day: str, player_ids: list[int] | None = None) -> list[dict]:
+def accounts(db: Db, day: str, player_ids: list[int] | None = None) -> list[dict]:
     """Each player's account for a club day (members first, by name): ``games``, ``fee``,
     ``prize``, ``chips``, ``chip_yen`` and ``net`` (what they receive, + , or pay, -);
     only ``player_ids`` when given."""
@@ -91,7 +91,7 @@ def accounts(db, day: str, player_ids: list[int] | None = None) -> list[dict]:
     return rows
 
 
-def report(db, day: str) -> dict:
+def report(db: Db, day: str) -> dict:
     """The daily report (日報) of a club day: ``tables``, ``rule_sets`` and ``total``
     rows (:func:`scoring.money.daily_report`), ``accounts`` and their ``account_total``,
     ``summary`` (the club's fee income, the top prizes it paid, what it keeps), the

@@ -59,7 +59,7 @@ from tablectl.serialport import pid_alive
 
 from web import charts
 from web.club import clubtime, daily_report, gamelog, standings, stats_store
-from web.db import connect
+from web.db import Db, connect
 from web.club import schema
 from web.club.schema import migrate
 from web.club import engine
@@ -189,7 +189,7 @@ def hand_records(replay: dict) -> list[dict]:
     return [h for h in replay["hands"] if h.get("type") != "end"]
 
 
-def day_games(db, day: str, zone: str = "UTC") -> list[dict]:
+def day_games(db: Db, day: str, zone: str = "UTC") -> list[dict]:
     """The day's finished games with seats and hands (replayed from their events); their
     times in ``zone`` with its offset."""
     out = []
@@ -281,7 +281,7 @@ def _with_dan(rows: list[dict], table) -> list[dict]:
     return rows
 
 
-def leaderboards(db, day: str, min_games: int) -> dict:
+def leaderboards(db: Db, day: str, min_games: int) -> dict:
     """{period: {"first_day", "last_day", "families": {family: rows}}} for the export."""
     out = {}
     dan = standings.dan_tables(db)
@@ -300,7 +300,7 @@ def leaderboards(db, day: str, min_games: int) -> dict:
     return out
 
 
-def build_files(db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, int]]:
+def build_files(db: Db, day: str, *, min_games: int = 1) -> dict[str, tuple[bytes, int]]:
     """Every file of the day's export: name -> (bytes, data rows). No manifest."""
     games_ = day_games(db, day, stats_store.settings(db)["timezone"])
     boards = leaderboards(db, day, min_games)
@@ -341,7 +341,7 @@ def _sheet_csv(sheet) -> bytes:
     return csv_bytes(*daily_report.labelled(sheet))
 
 
-def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
+def daily_files(db: Db, day: str) -> dict[str, tuple[bytes, int]]:
     """The daily report (日報) of the day: by table, by rule set, each player's account
     (CSV: a total row last), all of it as JSON and as a printable page."""
     rep = daily_report.report(db, day)
@@ -359,7 +359,7 @@ def daily_files(db, day: str) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def open_games(db, day: str, cfg: dict) -> list[dict]:
+def open_games(db: Db, day: str, cfg: dict) -> list[dict]:
     """The games of the club day still being played: id, table and start (club's zone)."""
     return [{"game_id": g["id"], "table_id": g["table_id"],
              "started_at": local_time(g["started_at"], cfg["timezone"])}
@@ -562,7 +562,7 @@ def prune(out: Path, keep: int) -> list[str]:
 
 
 def write_export(
-    db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None, stream=None
+    db: Db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None, stream=None
 ) -> dict:
     """Write the day's export folder atomically; returns a summary."""
     cfg = stats_store.settings(db)

@@ -25,7 +25,7 @@ from typing import Iterable, Iterator
 import sqlite_utils
 
 from web.club import standings
-from web.db import Migrations, write_tx
+from web.db import Db, Migrations, write_tx
 from web.db import rows as _rows
 from web.club import engine
 
@@ -83,7 +83,7 @@ INDEXES = {
 }
 
 
-def _create_indexes(db) -> None:
+def _create_indexes(db: Db) -> None:
     for name, on in INDEXES.items():
         db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
 
@@ -102,7 +102,7 @@ _LENGTH_SQL = (
 )
 
 
-def _games_from(db, family: str, key: tuple[str, int]) -> Iterator[tuple[engine.RatedGame, str]]:
+def _games_from(db: Db, family: str, key: tuple[str, int]) -> Iterator[tuple[engine.RatedGame, str]]:
     """The family's rated games from ``key`` (ended_at, game_id) on, in order, each with
     its club day."""
     args = [family, key[0], key[0], key[1]]
@@ -131,7 +131,7 @@ def _line_row(family: str, day: str, line: engine.RatingLine, ended_at: str) -> 
             line.dan_change, line.dan_moved)
 
 
-def _write(db, family: str, rated: Iterable[tuple[engine.RatedGame, str]],
+def _write(db: Db, family: str, rated: Iterable[tuple[engine.RatedGame, str]],
            ladder: engine.Ladder) -> set[str]:
     """Apply games in order and store their lines; returns the members they touched."""
     rows, touched = [], set()
@@ -147,7 +147,7 @@ def _write(db, family: str, rated: Iterable[tuple[engine.RatedGame, str]],
     return touched
 
 
-def _save_standings(db, family: str, players: Iterable[str]) -> None:
+def _save_standings(db: Db, family: str, players: Iterable[str]) -> None:
     """Set ``ratings`` of these members to their last line (or drop it: no lines left)."""
     ids = [int(p) for p in players]
     db.conn.executemany("DELETE FROM ratings WHERE family = ? AND player_id = ?",
@@ -162,7 +162,7 @@ def _save_standings(db, family: str, players: Iterable[str]) -> None:
 
 
 # --------------------------------------------------------------------------- keeping in step
-def rebuild(db) -> dict:
+def rebuild(db: Db) -> dict:
     """Re-rate every game of every family from its first; returns ``{family: rated games}``.
 
     The tables are emptied at once and their indexes built again after the lines are
@@ -185,7 +185,7 @@ def rebuild(db) -> dict:
     return out
 
 
-def _later_exists(db, family: str, key: tuple[str, int]) -> bool:
+def _later_exists(db: Db, family: str, key: tuple[str, int]) -> bool:
     return db.conn.execute(
         "SELECT 1 FROM rating_lines WHERE family = ? AND (ended_at > ? OR "
         "(ended_at = ? AND game_id > ?)) LIMIT 1",
@@ -193,7 +193,7 @@ def _later_exists(db, family: str, key: tuple[str, int]) -> bool:
     ).fetchone() is not None
 
 
-def refresh(db, game_id: int) -> None:
+def refresh(db: Db, game_id: int) -> None:
     """Bring the ratings in step with one game whose summary lines were just rewritten
     (finished, corrected, voided or re-dated). Call inside the caller's transaction."""
     with write_tx(db):
@@ -216,7 +216,7 @@ def refresh(db, game_id: int) -> None:
                 rerate_from(db, fam, starts[fam])
 
 
-def _append(db, family: str, key: tuple[str, int]) -> None:
+def _append(db: Db, family: str, key: tuple[str, int]) -> None:
     """Rate the family's newest game from its players' current standings."""
     games = list(_games_from(db, family, key))
     ladder = engine.Ladder(standings.dan_tables(db).get(family))
@@ -226,7 +226,7 @@ def _append(db, family: str, key: tuple[str, int]) -> None:
     _save_standings(db, family, touched)
 
 
-def _current(db, family: str, players: Iterable[str]) -> dict[str, engine.Standing]:
+def _current(db: Db, family: str, players: Iterable[str]) -> dict[str, engine.Standing]:
     out = {}
     for p in players:
         row = db.conn.execute(
@@ -238,7 +238,7 @@ def _current(db, family: str, players: Iterable[str]) -> dict[str, engine.Standi
     return out
 
 
-def rerate_from(db, family: str, key: tuple[str, int]) -> int:
+def rerate_from(db: Db, family: str, key: tuple[str, int]) -> int:
     """Re-rate a family's games from ``key`` (ended_at, game_id) on; returns how many."""
     with write_tx(db):
         gone = {
@@ -270,7 +270,7 @@ def rerate_from(db, family: str, key: tuple[str, int]) -> int:
 
 
 # --------------------------------------------------------------------------- reading
-def current(db, family: str, player_ids: Iterable[int]) -> dict[int, dict]:
+def current(db: Db, family: str, player_ids: Iterable[int]) -> dict[int, dict]:
     """Members' standings now: ``{player_id: {"rating", "games", "peak", "dan_level",
     "dan_points"}}`` (a member with no rated game in the family is left out)."""
     ids = [int(i) for i in player_ids]
@@ -286,7 +286,7 @@ def current(db, family: str, player_ids: Iterable[int]) -> dict[int, dict]:
     }
 
 
-def as_of(db, family: str, player_ids: Iterable[int], last_day: str) -> dict[int, dict]:
+def as_of(db: Db, family: str, player_ids: Iterable[int], last_day: str) -> dict[int, dict]:
     """Members' standings at the end of club day ``last_day`` (the keys of :func:`current`)."""
     out = {}
     for pid in (int(i) for i in player_ids):
@@ -303,7 +303,7 @@ def as_of(db, family: str, player_ids: Iterable[int], last_day: str) -> dict[int
     return out
 
 
-def history(db, player_id: int, family: str) -> list[dict]:
+def history(db: Db, player_id: int, family: str) -> list[dict]:
     """A member's rating line of every rated game in a family, oldest first."""
     return _rows(
         db,
@@ -313,7 +313,7 @@ def history(db, player_id: int, family: str) -> list[dict]:
     )
 
 
-def save_dan_table(db, text: str, *, actor: str) -> dict:
+def save_dan_table(db: Db, text: str, *, actor: str) -> dict:
     """Keep a new dan table (checked, audited) and re-rate every family under it, in one
     transaction: the ladders always follow the table. Returns the rated games per family."""
     with write_tx(db):

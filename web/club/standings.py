@@ -26,7 +26,7 @@ import sqlite_utils
 from flask import has_request_context
 
 from web.club.audit import audit
-from web.db import Migrations, now_iso, write_tx
+from web.db import Db, Migrations, now_iso, write_tx
 from web.db import one as _one
 from web.club import engine
 from web.errors import UserError
@@ -199,25 +199,25 @@ def parse_seasons(text: str) -> tuple[Season, ...]:
 
 
 # --------------------------------------------------------------------------- stored settings
-def text_of(db, name: str) -> str | None:
+def text_of(db: Db, name: str) -> str | None:
     """The stored TOML of ``dan`` or ``seasons`` (None: never set)."""
     row = _one(db, "SELECT toml FROM standings_settings WHERE name = ?", [name])
     return row["toml"] if row else None
 
 
-def dan_tables(db) -> dict[str, engine.DanTable]:
+def dan_tables(db: Db) -> dict[str, engine.DanTable]:
     """The club's dan table per family ({} when it has none)."""
     text = text_of(db, "dan")
     return parse_dan(text) if text and text.strip() else {}
 
 
-def seasons(db) -> tuple[Season, ...]:
+def seasons(db: Db) -> tuple[Season, ...]:
     """The club's seasons, newest first."""
     text = text_of(db, "seasons")
     return parse_seasons(text) if text and text.strip() else ()
 
 
-def season(db, season_id: str) -> Season:
+def season(db: Db, season_id: str) -> Season:
     """One season by id, or a UserError listing the known ones."""
     for s in seasons(db):
         if s.id == season_id:
@@ -237,7 +237,7 @@ def check(name: str, text: str) -> None:
     (parse_dan if name == "dan" else parse_seasons)(text)
 
 
-def store(db, name: str, text: str, *, actor: str) -> None:
+def store(db: Db, name: str, text: str, *, actor: str) -> None:
     """Check and keep a document (call inside the caller's transaction when more must
     change with it, e.g. the ratings after a new dan table). Audited with the old text."""
     check(name, text)

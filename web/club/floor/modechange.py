@@ -75,7 +75,7 @@ def stick_fits(have: int | None, need: int | None) -> bool:
     return abs(have - need) <= max(200, need * STICKS_TOLERANCE)
 
 
-def guide(table_state: dict, target, in_flight: dict | None = None,
+def guide(table_state: dict, target: object, in_flight: dict | None = None,
           start: int | None = None) -> dict:
     """Where a table stands on its way to mode ``target`` (a number or name); ``start``:
     the points each playing drawer starts with (the rule set's, else the mode's).

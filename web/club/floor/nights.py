@@ -11,10 +11,11 @@ made ready (:mod:`.seating`); the night's time limit applies to each game.
 from __future__ import annotations
 
 import json
+import random
 
 from web.club import gamelog, games
 from web.club.audit import audit
-from web.db import now_iso, one, rows, write_tx
+from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, UserError
 from web.club.text import clean
 from web.club.floor import pairing, seating, waiting
@@ -23,7 +24,7 @@ from web.club.floor.store import table_name
 PAIRINGS = ("swiss", "random")
 
 
-def create(db, *, name: str, rule_set: str, rounds: int, pairing_method: str,
+def create(db: Db, *, name: str, rule_set: str, rounds: int, pairing_method: str,
            tables: list[str], players: list[int], time_limit: int | None, actor: str) -> dict:
     """A new event night (checked: the players fill whole tables of the rule set, and the
     tables are enough for them)."""
@@ -49,7 +50,7 @@ def create(db, *, name: str, rule_set: str, rounds: int, pairing_method: str,
             "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [name, rule_set, rounds, pairing_method, json.dumps(tables), time_limit, now_iso(),
              actor])
-        nid = cur.lastrowid
+        nid = inserted_id(cur)
         for p in people:
             db.execute("INSERT INTO night_players (night_id, player_id) VALUES (?, ?)",
                        [nid, p["id"]])
@@ -68,7 +69,7 @@ def _fits(n: int, size: int, tables: int) -> None:
                         details={"field": "tables"}, need=n // size, tables=tables)
 
 
-def get(db, night_id: int) -> dict:
+def get(db: Db, night_id: int) -> dict:
     row = one(db, "SELECT * FROM nights WHERE id = ?", [night_id])
     if row is None:
         raise NotFound("floor.night.none", night=night_id)
@@ -79,11 +80,11 @@ def get(db, night_id: int) -> dict:
     return row
 
 
-def list_nights(db) -> list[dict]:
+def list_nights(db: Db) -> list[dict]:
     return rows(db, "SELECT * FROM nights ORDER BY id DESC LIMIT 50")
 
 
-def rounds_of(db, night_id: int) -> dict[int, list[dict]]:
+def rounds_of(db: Db, night_id: int) -> dict[int, list[dict]]:
     """The night's seatings by round (cancelled ones left out)."""
     out: dict[int, list[dict]] = {}
     for r in rows(db, "SELECT id FROM seatings WHERE night_id = ? AND status != 'cancelled' "
@@ -93,7 +94,7 @@ def rounds_of(db, night_id: int) -> dict[int, list[dict]]:
     return out
 
 
-def standings(db, night_id: int) -> list[dict]:
+def standings(db: Db, night_id: int) -> list[dict]:
     """The night's players best first: total result of their finished games, games."""
     night = get(db, night_id)
     names = {p["id"]: p["name"] for p in rows(db, "SELECT id, name FROM players")}
@@ -117,7 +118,8 @@ def standings(db, night_id: int) -> list[dict]:
              "rank": i + 1} for i, p in enumerate(order)]
 
 
-def next_round(db, night_id: int, *, actor: str, rng=None) -> list[dict]:
+def next_round(db: Db, night_id: int, *, actor: str,
+               rng: random.Random | None = None) -> list[dict]:
     """Seat the night's next round: every table's game made ready."""
     night = get(db, night_id)
     done = rounds_of(db, night_id)

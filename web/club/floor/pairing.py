@@ -13,6 +13,7 @@ a club night), so what it returns has the fewest rematches possible.
 from __future__ import annotations
 
 import itertools
+import random
 import secrets
 from typing import Hashable, Iterable, Sequence
 
@@ -25,7 +26,7 @@ NODE_BUDGET = 500_000
 class PairingError(ValueError):
     """The players cannot be seated as asked (``code`` says why; ``values`` name it)."""
 
-    def __init__(self, code: str, **values):
+    def __init__(self, code: str, **values: object) -> None:
         super().__init__(code)
         self.code, self.values = code, values
 
@@ -40,7 +41,8 @@ def _check(players: Sequence[Player], size: int) -> None:
                            left=len(players) % size)
 
 
-def random_tables(players: Iterable[Player], size: int, rng=None) -> list[list[Player]]:
+def random_tables(players: Iterable[Player], size: int,
+                  rng: random.Random | None = None) -> list[list[Player]]:
     """Everyone at a table of ``size``, tables and seats at random."""
     order = list(players)
     _check(order, size)

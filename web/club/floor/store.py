@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from web.db import Migrations, one
+from web.db import Db, Migrations, one
 
 MIGRATIONS = Migrations("floor")
 
 
-def table_name(db, table_id) -> str:
+def table_name(db: Db, table_id: object) -> str:
     """A club table as people call it (its name, 卓2), for every sentence a person reads;
     its id only for a table the club does not have."""
     row = one(db, "SELECT name FROM club_tables WHERE id = ?", [str(table_id)])

@@ -24,9 +24,10 @@ from typing import Any
 import functools
 import json
 import time
+from datetime import datetime
 
 from web.club import clubtime, engine, games
-from web.db import now_iso, one, rows, write_tx
+from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, UserError
 from web.club.floor import clock
 from web.club.floor.store import table_name
@@ -67,14 +68,14 @@ def family_players() -> dict[str, int]:
     return out
 
 
-def rule_facts(db, rule_set: str) -> dict:
+def rule_facts(db: Db, rule_set: str) -> dict:
     """A rule set's family, players and expected hands per game (from its length)."""
     rules = games.resolve_rules(db, rule_set)
     family, players, hands = _rules_facts(json.dumps(rules.to_dict(), sort_keys=True))
     return {"rule_set": rule_set, "family": family, "players": players, "hands": hands}
 
 
-def check_wish(db, wants: str) -> str:
+def check_wish(db: Db, wants: str) -> str:
     """A wish as stored (``family:...`` or ``rules:...``), or a refusal naming the choices."""
     kind, _, value = str(wants or "").partition(":")
     if kind == "family" and value in families():
@@ -92,7 +93,7 @@ def serves(wish: str, facts: dict) -> bool:
     return facts["rule_set"] == value if kind == "rules" else facts["family"] == value
 
 
-def seats_for(db, wish: str) -> int:
+def seats_for(db: Db, wish: str) -> int:
     """How many players a table for ``wish`` seats."""
     kind, _, value = wish.partition(":")
     if kind == "rules":
@@ -101,7 +102,7 @@ def seats_for(db, wish: str) -> int:
 
 
 # --------------------------------------------------------------------------- the list
-def add(db, player_id: int, wants: str, *, actor: str) -> dict:
+def add(db: Db, player_id: int, wants: str, *, actor: str) -> dict:
     """Put a player on the waiting list (at the end); refused while they are on it, at a
     table, or retired."""
     wants = check_wish(db, wants)
@@ -120,10 +121,10 @@ def add(db, player_id: int, wants: str, *, actor: str) -> dict:
             raise Conflict("floor.wait.already", code="already_waiting", name=player["name"])
         cur = db.execute("INSERT INTO waiting (player_id, wants, added_at, added_by) "
                          "VALUES (?, ?, ?, ?)", [player_id, wants, now_iso(), actor])
-    return get(db, cur.lastrowid)
+    return get(db, inserted_id(cur))
 
 
-def get(db, entry_id: int) -> dict:
+def get(db: Db, entry_id: int) -> dict:
     row = one(db, "SELECT w.*, p.name, p.guest FROM waiting w JOIN players p "
                   "ON p.id = w.player_id WHERE w.id = ?", [entry_id])
     if row is None:
@@ -131,7 +132,7 @@ def get(db, entry_id: int) -> dict:
     return row
 
 
-def leave(db, entry_id: int) -> dict:
+def leave(db: Db, entry_id: int) -> dict:
     """Take a player off the list (they left, or were seated by hand)."""
     entry = get(db, entry_id)
     if entry["status"] != "waiting":
@@ -142,14 +143,14 @@ def leave(db, entry_id: int) -> dict:
     return get(db, entry_id)
 
 
-def waiting(db) -> list[dict]:
+def waiting(db: Db) -> list[dict]:
     """Everyone waiting, in the order they came."""
     return rows(db, "SELECT w.*, p.name, p.guest, p.member_no FROM waiting w JOIN players p "
                     "ON p.id = w.player_id WHERE w.status = 'waiting' ORDER BY w.id")
 
 
 # --------------------------------------------------------------------------- the estimate
-def _history(db) -> dict:
+def _history(db: Db) -> dict:
     """The club's finished games: hands per game by rule set, minutes per hand overall."""
     out: dict[str, Any] = {"hands": {}, "per_hand": None}
     for r in rows(db, "SELECT g.rule_set, AVG(l.hands) AS hands, COUNT(*) AS n FROM games g "
@@ -176,7 +177,7 @@ at the tables (staff pages always look again)."""
 _outlook_memo: dict[str, tuple[float, list]] = {}
 
 
-def shared_outlook(db, db_path: str) -> list[dict]:
+def shared_outlook(db: Db, db_path: str) -> list[dict]:
     """:func:`outlook`, computed at most once per :data:`OUTLOOK_TTL_S` for all pollers."""
     now = time.monotonic()
     hit = _outlook_memo.get(db_path)
@@ -187,7 +188,7 @@ def shared_outlook(db, db_path: str) -> list[dict]:
     return out
 
 
-def outlook(db, db_path: str, now=None) -> list[dict]:
+def outlook(db: Db, db_path: str, now: datetime | None = None) -> list[dict]:
     """Each club table: what it plays and in how many minutes it is free (0: now)."""
     now = now or clubtime.now()
     history = _history(db)
@@ -216,7 +217,8 @@ def outlook(db, db_path: str, now=None) -> list[dict]:
     return out
 
 
-def estimates(db, db_path: str, now=None, *, shared: bool = False) -> list[dict]:
+def estimates(db: Db, db_path: str, now: datetime | None = None, *,
+              shared: bool = False) -> list[dict]:
     """The waiting list with each player's place for their wish and estimated minutes
     (None when no table serves the wish); ``shared``: the tables as a poller sees them
     (:func:`shared_outlook`)."""
