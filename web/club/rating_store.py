@@ -102,7 +102,8 @@ _LENGTH_SQL = (
 )
 
 
-def _games_from(db: Db, family: str, key: tuple[str, int]) -> Iterator[tuple[engine.RatedGame, str]]:
+def _games_from(db: Db, family: str,
+                key: tuple[str, int]) -> Iterator[tuple[engine.RatedGame, str]]:
     """The family's rated games from ``key`` (ended_at, game_id) on, in order, each with
     its club day."""
     args = [family, key[0], key[0], key[1]]
