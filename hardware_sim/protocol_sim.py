@@ -35,12 +35,14 @@ from __future__ import annotations
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
+from typing import Any
 
 import serial
-from serial.serialutil import PortNotOpenError, SerialBase, SerialException, to_bytes
+from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from .faults import LinkFaults
-from .simulator import Simulator
+from .simulator import InProcessPort, Simulator
 
 _REGISTRY: dict[str, Simulator] = {}
 _LOCK = threading.Lock()
@@ -90,14 +92,14 @@ def _flag(v: str) -> bool:
 
 
 # URL option -> (Simulator argument, converter); fault options go to LinkFaults
-_OPTIONS = {
+_OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "mode": ("mode", str), "autodeal": ("auto_deal", _flag), "auto_deal": ("auto_deal", _flag),
     "auto_sticks": ("auto_sticks", _flag), "time_scale": ("time_scale", float),
     "cycle_s": ("cycle_seconds", float), "boot_s": ("boot_seconds", float),
     "unplug": ("unplug_mode", str), "protocol": ("protocol_version", int),
     "sticks": ("sticks_file", str),
 }
-_FAULTS = {
+_FAULTS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "drop": ("drop", float), "corrupt": ("corrupt", float), "duplicate": ("duplicate", float),
     "delay_ms": ("delay", lambda v: float(v) / 1000), "direction": ("direction", str),
     "seed": ("seed", int),
@@ -138,7 +140,7 @@ class Serial(SerialBase):
     BAUDRATES = SerialBase.BAUDRATES
 
     def __init__(self, *args, **kwargs):
-        self._pipe = None
+        self._pipe: InProcessPort | None = None
         self.simulator: Simulator | None = None
         self._owns_sim = False
         super().__init__(*args, **kwargs)
@@ -146,9 +148,11 @@ class Serial(SerialBase):
     def open(self):
         if self.is_open:
             raise SerialException("Port is already open.")
-        if self._port is None:
+        if self.port is None:
             raise SerialException("Port must be configured before it can be used.")
         name, opts = parse_url(self.port)
+        sim: Simulator | None = None
+        self._owns_sim = False
         try:
             if name:
                 with _LOCK:
@@ -161,7 +165,7 @@ class Serial(SerialBase):
                 self._owns_sim = True
             self._pipe = sim.connect()
         except (OSError, ValueError) as e:
-            if self._owns_sim:
+            if self._owns_sim and sim is not None:
                 sim.stop()
             raise SerialException(f"could not open port {self.port}: {e}") from e
         self.simulator = sim
@@ -187,31 +191,33 @@ class Serial(SerialBase):
     def set_sticks(self, points: list) -> None:
         """Staff's hands: put sticks worth ``points[seat]`` in each drawer (None: empty).
         The daemon's ``sim-sticks`` command calls this; a real port has no such method."""
-        self._check()
+        _, sim = self._check()
         for seat, total in enumerate(points):
-            self.simulator.set_points(seat, total)
+            sim.set_points(seat, total)
 
-    def _check(self):
-        if not self.is_open:
+    def _check(self) -> tuple[InProcessPort, Simulator]:
+        """The open port's pipe and simulator (PortNotOpenError once closed)."""
+        if not self.is_open or self._pipe is None or self.simulator is None:
             raise PortNotOpenError()
+        return self._pipe, self.simulator
 
     @property
     def in_waiting(self):
-        self._check()
+        pipe, _ = self._check()
         try:
-            return self._pipe.in_waiting
+            return pipe.in_waiting
         except OSError as e:
             raise SerialException(f"device disconnected: {e}") from e
 
     def read(self, size=1):
-        self._check()
-        timeout = self._timeout
+        pipe, _ = self._check()
+        timeout = self.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         data = bytearray()
         try:
             while len(data) < size:
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                chunk = self._pipe.recv(size - len(data), left)
+                chunk = pipe.recv(size - len(data), left)
                 if not chunk:
                     break
                 data += chunk
@@ -222,10 +228,10 @@ class Serial(SerialBase):
         return bytes(data)
 
     def write(self, data):
-        self._check()
-        data = to_bytes(data)
+        pipe, _ = self._check()
+        data = bytes(data)
         try:
-            self._pipe.send(data)
+            pipe.send(data)
         except OSError as e:
             raise SerialException(f"device disconnected: {e}") from e
         return len(data)
@@ -234,8 +240,8 @@ class Serial(SerialBase):
         pass   # bytes reach the table as soon as write() returns
 
     def reset_input_buffer(self):
-        self._check()
-        self._pipe.reset_input()
+        pipe, _ = self._check()
+        pipe.reset_input()
 
     def reset_output_buffer(self):
         self._check()

@@ -78,7 +78,7 @@ class Simulator:
         self._rng = rng
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self.model: TableModel | None = None
+        self._model: TableModel | None = None
         self.decoder = P.FrameDecoder(on_crc_error=self._on_bad_crc)
         self._sinks: list = []             # transports bytes go out on
         self._transports: list = []        # servers to close on stop
@@ -87,7 +87,7 @@ class Simulator:
         self._hold_events: list | None = None
         self._tx_at = 0.0                  # keeps delayed bytes in order
         self._rx_at = 0.0
-        self._quiet_check = None           # the inter-byte timeout's timer
+        self._quiet_check: asyncio.TimerHandle | None = None   # the inter-byte timeout's timer
         self.plugged = True
         self.booting = False
         self.stats: collections.Counter = collections.Counter()
@@ -100,13 +100,13 @@ class Simulator:
     def start(self) -> "Simulator":
         if self._thread is not None:
             return self
-        self._loop = asyncio.new_event_loop()
+        loop = self._loop = asyncio.new_event_loop()
         ready = threading.Event()
 
-        def run():
-            asyncio.set_event_loop(self._loop)
-            self._loop.call_soon(ready.set)
-            self._loop.run_forever()
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.run_forever()
 
         self._thread = threading.Thread(target=run, name=f"hardware_sim:{self.name}", daemon=True)
         self._thread.start()
@@ -115,7 +115,7 @@ class Simulator:
         return self
 
     def _init_model(self) -> None:
-        self.model = TableModel(self.config, self._schedule, self._emit, rng=self._rng)
+        self._model = TableModel(self.config, self._schedule, self._emit, rng=self._rng)
         if self.sticks_file:
             # the simulated players pay with sticks as the file's scores say
             self._sticks = StickFollower(self.sticks_file, self._schedule,
@@ -130,7 +130,7 @@ class Simulator:
         try:
             self.call(self._close_all)
         finally:
-            loop = self._loop
+            loop = self.loop
             loop.call_soon_threadsafe(loop.stop)
             self._thread.join(5)
             loop.close()
@@ -140,8 +140,8 @@ class Simulator:
     def _close_all(self) -> None:
         if self._sticks is not None:
             self._sticks.stop()
-        if self.model is not None:
-            self.model.power_off()
+        if self._model is not None:
+            self._model.power_off()
         for t in list(self._transports):
             t.close()
         self._transports.clear()
@@ -156,6 +156,20 @@ class Simulator:
     @property
     def running(self) -> bool:
         return self._thread is not None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The simulator's event loop (it runs from ``start()`` to ``stop()``)."""
+        if self._loop is None:
+            raise RuntimeError("the simulator is not started (call start())")
+        return self._loop
+
+    @property
+    def model(self) -> TableModel:
+        """The simulated table (made by ``start()``)."""
+        if self._model is None:
+            raise RuntimeError("the simulator is not started (call start())")
+        return self._model
 
     def now(self) -> float:
         return time.monotonic()
@@ -174,11 +188,11 @@ class Simulator:
             except BaseException as e:  # handed to the caller
                 fut.set_exception(e)
 
-        self._loop.call_soon_threadsafe(run)
+        self.loop.call_soon_threadsafe(run)
         return fut.result(timeout)
 
     def _schedule(self, delay: float, fn):
-        return self._loop.call_later(max(0.0, delay), fn)
+        return self.loop.call_later(max(0.0, delay), fn)
 
     # ------------------------------------------------------------------ bytes in / out
 
@@ -197,7 +211,7 @@ class Simulator:
         if delay or self._rx_at > self.now():
             at = max(self.now() + delay, self._rx_at + ORDER_GAP_S)
             self._rx_at = at
-            self._loop.call_at(at, self._decode, data)  # the loop's clock is now()'s
+            self.loop.call_at(at, self._decode, data)  # the loop's clock is now()'s
         else:
             self._decode(data)
 
@@ -215,7 +229,7 @@ class Simulator:
             self._quiet_check.cancel()
             self._quiet_check = None
         if self.decoder.pending:
-            self._quiet_check = self._loop.call_later(P.INTER_BYTE_TIMEOUT_S + 0.002,
+            self._quiet_check = self.loop.call_later(P.INTER_BYTE_TIMEOUT_S + 0.002,
                                                       self._quiet_line)
 
     def _quiet_line(self) -> None:
@@ -236,7 +250,7 @@ class Simulator:
         if delay or self._tx_at > self.now():     # in order behind any delayed bytes
             at = max(self.now() + delay, self._tx_at + ORDER_GAP_S)
             self._tx_at = at
-            self._loop.call_at(at, self._write_out, data)
+            self.loop.call_at(at, self._write_out, data)
         else:
             self._write_out(data)
 
@@ -255,7 +269,7 @@ class Simulator:
 
     def _nak(self, seq: int, cmd: int, reason: P.NakReason) -> None:
         self.stats[f"nak_{reason.name.lower()}"] += 1
-        self._send(P.encode_frame(P.Nak(int(reason), cmd).to_frame(seq)))
+        self._send(P.encode_frame(P.Nak(reason, cmd).to_frame(seq)))
 
     def _on_frame(self, frame: P.Frame) -> None:
         self.stats["frames_in"] += 1
@@ -278,12 +292,13 @@ class Simulator:
         except PayloadError:
             self._nak(frame.seq, frame.cmd, P.NakReason.BAD_PAYLOAD)
             return
+        assert isinstance(msg, P.Command)      # is_command(frame.cmd) above
         self._hold_events = []                 # events caused by the command follow its reply
         try:
             reply = self.model.execute(msg, self.now())
         finally:
             held, self._hold_events = self._hold_events, None
-        if isinstance(msg, P.Hello):
+        if isinstance(reply, P.HelloReply):
             seq, cmd = (self._last[0], self._last[1]) if self._last else (0, P.NO_CMD)
             reply = dataclasses.replace(reply, last_seq=seq, last_cmd=cmd)
         out = P.encode_frame(reply.to_frame(frame.seq))
@@ -339,7 +354,7 @@ class Simulator:
         """Listen on ``host:port`` (0: any free port) for pyserial ``socket://``;
         returns the port. One host at a time: a new connection replaces the old."""
         t = TcpTransport(self, host, port)
-        fut = asyncio.run_coroutine_threadsafe(t.open(), self._loop)
+        fut = asyncio.run_coroutine_threadsafe(t.open(), self.loop)
         fut.result(10)
         self.call(self._transports.append, t)
         return t.port
@@ -416,7 +431,7 @@ class Simulator:
         self._last = None
         self._event_seq = 0
         self.booting = True
-        self._loop.call_later(self.config.seconds(self.config.boot_seconds), self._booted,
+        self.loop.call_later(self.config.seconds(self.config.boot_seconds), self._booted,
                               self.model.boot_id)
 
     def _booted(self, boot_id: int) -> None:
@@ -511,7 +526,7 @@ class PtyTransport:
                 os.unlink(tmp)
             os.symlink(self.path, tmp)
             os.replace(tmp, self.link_path)
-        self.sim._loop.add_reader(master, self._readable)
+        self.sim.loop.add_reader(master, self._readable)
         if self not in self.sim._sinks:
             self.sim._sinks.append(self)
 
@@ -544,19 +559,19 @@ class PtyTransport:
             self._out.clear()
         if self._out and not self._writing:
             self._writing = True
-            self.sim._loop.add_writer(self.master, self._writable)
+            self.sim.loop.add_writer(self.master, self._writable)
         elif not self._out and self._writing:
             self._writing = False
-            self.sim._loop.remove_writer(self.master)
+            self.sim.loop.remove_writer(self.master)
 
     def _writable(self) -> None:
         self._flush()
 
     def _close_fds(self) -> None:
         if self.master >= 0:
-            self.sim._loop.remove_reader(self.master)
+            self.sim.loop.remove_reader(self.master)
             if self._writing:
-                self.sim._loop.remove_writer(self.master)
+                self.sim.loop.remove_writer(self.master)
                 self._writing = False
             os.close(self.master)
             os.close(self.slave)
@@ -590,11 +605,14 @@ class PtyTransport:
 
 
 class _TcpProtocol(asyncio.Protocol):
+    transport: asyncio.Transport
+    """Set once the connection is made (only then is the protocol handed on)."""
+
     def __init__(self, owner: "TcpTransport"):
         self.owner = owner
-        self.transport = None
 
-    def connection_made(self, transport):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         sock = transport.get_extra_info("socket")
         if sock is not None:
@@ -618,11 +636,11 @@ class TcpTransport:
 
     def __init__(self, sim: Simulator, host: str, port: int):
         self.sim, self.host, self.port = sim, host, port
-        self.server = None
+        self.server: asyncio.Server | None = None
         self.conn: _TcpProtocol | None = None
 
     async def open(self) -> None:
-        self.server = await self.sim._loop.create_server(
+        self.server = await self.sim.loop.create_server(
             lambda: _TcpProtocol(self), self.host, self.port, reuse_address=True)
         self.port = self.server.sockets[0].getsockname()[1]
         self.sim._sinks.append(self)

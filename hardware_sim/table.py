@@ -394,6 +394,7 @@ class TableModel:
                 return refuse(Result.BAD_SEAT)
             self._roll(self.dealer)
         dice = self.dice
+        assert dice is not None               # rolled above, or by the ROLL_DICE before it
         bw, bs = T.break_point(self.dealer, dice, mode)
         order = T.draw_order(self.last["walls"], bw, bs)
         self.last.update(dice=dice, dealer=self.dealer, **{"break": (bw, bs)})

@@ -27,6 +27,7 @@ can check every rule with a seeded ``random.Random``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from tablectl.modes import MODES, Mode
 
 MAN, PIN, SOU = range(0, 9), range(9, 18), range(18, 27)
@@ -37,7 +38,7 @@ SEASONS = tuple(range(37, 41))         # 1f-4f
 FLOWERS_8 = tuple(range(37, 45))       # 1f-8f
 
 
-def _suited(suits: tuple[int, ...], kinds_skip: set[int] = frozenset()) -> list[int]:
+def _suited(suits: tuple[int, ...], kinds_skip: AbstractSet[int] = frozenset()) -> list[int]:
     out: list[int] = []
     for s in suits:
         for k in range(9 * s, 9 * s + 9):
