@@ -1,0 +1,475 @@
+"""The head office's questions over what the branches sent (schema ``chain`` on
+PostgreSQL, see :mod:`web.club.chain.pg_schema`): chain leaderboards, R across branches,
+each branch's and the chain's daily report (日報), occupancy per branch and a member's
+history across branches. Read-only over the mirrored rows.
+
+Members. A branch's player is one chain member when the box linked it to a chain
+member id (``member_links``, the box's append-only ``chain_links``); a link that
+replaced another id (``previous_chain_id``, a merge staff confirmed) makes the old id
+an alias of the new one, so games played under either count as one member's. A member
+without a chain id is that branch's own (``branch:player``); guests are never ranked.
+
+Results. Every figure comes from the synced per-seat lines (``game_lines``: what the
+box's engine worked out of each finished game's hand log; a correction replaces them,
+a void removes them), through the same engine as the box (:mod:`web.club.engine`):
+
+* leaderboards add the lines up with ``scoring.stats`` as the box does (computed on
+  request from the lines of the family and period, through the index on
+  ``game_lines (family, club_day)``);
+* R across branches is ``scoring.rating``'s ladder over every branch's lines of a
+  family in time order (finish time, then branch, then game), keyed by member. It is a
+  derived table (``ho_rating_lines``) kept in step with the synced rows: each reading
+  first compares the sync marks of every branch and the member links with the ones it
+  was computed from (``ho_derived``) and rates again when they differ, under an
+  advisory lock so one process does it;
+* the 日報 is :mod:`web.club.daily_report`'s own computation, run over the day's synced
+  rows loaded into a throwaway copy of the box's schema (one branch's, or every
+  branch's together for the chain's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+import sqlite_utils
+
+from web.club import daily_report, engine, stats_store
+from web.club.chain import pg_schema
+from web.errors import NotFound, UserError
+
+S = pg_schema.SCHEMA
+
+MIGRATIONS: list[tuple[int, str, str]] = [
+    (100, "member_links", f"""
+CREATE TABLE {S}.member_links (
+    branch text NOT NULL REFERENCES {S}.branches(branch),
+    id bigint NOT NULL,
+    player_id bigint NOT NULL,
+    chain_id text NOT NULL,
+    kind text NOT NULL,
+    previous_chain_id text,
+    merged_into bigint,
+    at timestamptz NOT NULL,
+    actor text NOT NULL DEFAULT '',
+    PRIMARY KEY (branch, id)
+);
+CREATE INDEX member_links_player ON {S}.member_links (branch, player_id, id);
+CREATE INDEX member_links_chain ON {S}.member_links (chain_id);
+"""),
+    (101, "derived_ratings", f"""
+CREATE TABLE {S}.ho_derived (
+    what text PRIMARY KEY,
+    mark text NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE {S}.ho_rating_lines (
+    family text NOT NULL,
+    member text NOT NULL,
+    branch text NOT NULL,
+    game_id bigint NOT NULL,
+    seat smallint NOT NULL,
+    ended_at timestamptz NOT NULL,
+    club_day date NOT NULL,
+    games integer NOT NULL,
+    r_before double precision NOT NULL,
+    r_after double precision NOT NULL,
+    change double precision NOT NULL,
+    peak double precision NOT NULL,
+    PRIMARY KEY (family, branch, game_id, seat)
+);
+CREATE INDEX ho_rating_lines_member ON {S}.ho_rating_lines (member, family, club_day, ended_at);
+"""),
+]
+"""The head office's own steps, numbered after :data:`pg_schema.MIGRATIONS`."""
+
+
+def migrate(conn: Any) -> list[str]:
+    """The chain schema and the head office's own tables, up to date."""
+    return pg_schema.migrate(conn, MIGRATIONS)
+
+
+def migrate_url(url: str) -> list[str]:
+    """:func:`migrate` on a new connection to ``url``."""
+    with pg_schema.connect(url) as conn:
+        return migrate(conn)
+
+
+def _rows(conn: Any, sql: str, params: Iterable[Any] = ()) -> list[dict]:
+    from psycopg.rows import dict_row
+
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(sql, list(params))
+        return cur.fetchall()
+
+
+def _iso(value: Any) -> str:
+    """A timestamptz as the box writes its times (UTC, milliseconds)."""
+    if value is None:
+        return None  # type: ignore[return-value]
+    return value.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+# --------------------------------------------------------------------------- members
+class Members:
+    """Who is who across the branches: each branch player's member key, chain ids with
+    their aliases followed, and a name to show for each key."""
+
+    def __init__(self, conn: Any):
+        links = _rows(conn, f"SELECT branch, player_id, chain_id, previous_chain_id, "
+                            f"merged_into FROM {S}.member_links ORDER BY at, branch, id")
+        self.alias: dict[str, str] = {}
+        current: dict[tuple[str, int], str] = {}
+        for r in links:
+            current[(r["branch"], r["player_id"])] = r["chain_id"]
+            prev = r["previous_chain_id"]
+            if prev and prev != r["chain_id"]:
+                self.alias[prev] = r["chain_id"]
+        players = _rows(conn, f"SELECT branch, id, name, guest, member_no, created_at "
+                              f"FROM {S}.players ORDER BY branch, id")
+        self.players = {(p["branch"], p["id"]): p for p in players}
+        self.key: dict[tuple[str, int], str | None] = {}
+        for k, p in self.players.items():
+            if p["guest"]:
+                self.key[k] = None
+            elif k in current:
+                self.key[k] = self.resolve(current[k])
+            else:
+                self.key[k] = f"{k[0]}:{k[1]}"
+        self.names: dict[str, str] = {}
+        for k, member in self.key.items():  # the newest record's name (players by id)
+            if member is not None:
+                self.names[member] = self.players[k]["name"]
+
+    def resolve(self, chain_id: str) -> str:
+        """A chain id with its aliases followed to the id the member carries now."""
+        seen = {chain_id}
+        while chain_id in self.alias and self.alias[chain_id] not in seen:
+            chain_id = self.alias[chain_id]
+            seen.add(chain_id)
+        return chain_id
+
+    def records(self, member: str) -> list[tuple[str, int]]:
+        """The (branch, player) records of one member key."""
+        return sorted(k for k, v in self.key.items() if v == member)
+
+    def mark(self) -> str:
+        return hashlib.sha256(json.dumps(sorted(
+            (b, p, k or "") for (b, p), k in self.key.items())).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- reading lines
+_LINE_FIELDS = ("game_id", "seat", "players", "ended_at", "rank", "result", "final_score",
+                "busted", "hands", "wins", "tsumo_wins", "deal_ins", "riichi", "win_points",
+                "deal_in_points", "chips", "penalties", "chombo")
+
+
+def _line(r: dict, member: str) -> engine.PlayerGame:
+    d = {k: r[k] for k in _LINE_FIELDS}
+    d["ended_at"] = _iso(r["ended_at"])
+    d["busted"] = bool(d["busted"])
+    d["player"] = member
+    return engine.line_from_dict(d)
+
+
+def branches(conn: Any) -> list[dict]:
+    """The branches that have synced, by id: ``branch``, ``name``, ``last_sync_at``."""
+    return _rows(conn, f"SELECT branch, name, first_sync_at, last_sync_at FROM {S}.branches "
+                       "ORDER BY branch")
+
+
+def check_branch(conn: Any, branch: str) -> str:
+    """A branch id that has synced, or NotFound naming the known ones."""
+    known = [b["branch"] for b in branches(conn)]
+    if branch not in known:
+        raise NotFound("ho.err.branch", value=str(branch)[:40], options=", ".join(known))
+    return branch
+
+
+def families_played(conn: Any) -> list[str]:
+    """The rule families with at least one synced finished game, in the box's order."""
+    have = {r["family"] for r in _rows(conn, f"SELECT DISTINCT family FROM {S}.game_lines")}
+    return [f for f in engine.FAMILIES if f in have]
+
+
+def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_games: int = 1,
+                order: str = "total", branch: str | None = None) -> list[dict]:
+    """The chain's ranked rows of one family over club days [first_day, last_day] (every
+    branch's games, or one ``branch``'s), one per member: the box's figures
+    (``scoring.stats``) with ``member`` (chain id or ``branch:player``), ``name``,
+    ``branches`` and the member's R across branches at the end of the period
+    (``rating``, ``rating_games``)."""
+    stats_store.check_family(family)
+    if order not in stats_store.ORDERS:
+        raise UserError("lb.err.order", value=str(order)[:20],
+                        options=", ".join(stats_store.ORDERS))
+    who = Members(conn)
+    where, args = ["family = %s", "club_day BETWEEN %s AND %s"], [family, first_day, last_day]
+    if branch is not None:
+        where.append("branch = %s")
+        args.append(check_branch(conn, branch))
+    lines: dict[str, list[engine.PlayerGame]] = {}
+    seen_at: dict[str, set[str]] = {}
+    for r in _rows(conn, f"SELECT branch, player_id, {', '.join(_LINE_FIELDS)} "
+                         f"FROM {S}.game_lines WHERE {' AND '.join(where)}", args):
+        member = who.key.get((r["branch"], r["player_id"]))
+        if member is None:
+            continue
+        lines.setdefault(member, []).append(_line(r, member))
+        seen_at.setdefault(member, set()).add(r["branch"])
+    sums = {m: engine.aggregate(ls) for m, ls in lines.items()}
+    rows = engine.rank_rows(sums, min_games=min_games, names=who.names)
+    held = ratings_as_of(conn, family, [r["player"] for r in rows], last_day)
+    for row in rows:
+        row["member"] = row["player"]
+        row["name"] = who.names.get(row["player"], row["player"])
+        row["branches"] = sorted(seen_at[row["player"]])
+        st = held.get(row["player"]) or {}
+        row["rating"] = st.get("rating")
+        row["rating_games"] = st.get("games", 0)
+    return engine.rank_by_rating(rows) if order == "rating" else rows
+
+
+# --------------------------------------------------------------------------- R across branches
+def _marks(conn: Any, who: Members) -> str:
+    marks = _rows(conn, f"SELECT branch, tbl, mark, token FROM {S}.sync_marks "
+                        "ORDER BY branch, tbl")
+    lines = _rows(conn, f"SELECT COUNT(*) AS n, MAX(ended_at) AS last FROM {S}.game_lines")
+    return hashlib.sha256(json.dumps([[list(m.values()) for m in marks],
+                                      [lines[0]["n"], str(lines[0]["last"])],
+                                      who.mark()], default=str).encode()).hexdigest()
+
+
+def rated_games(conn: Any, family: str, who: Members | None = None) -> list[engine.RatedGame]:
+    """Every branch's finished games of a family in time order (finish time, branch,
+    game), each seat keyed by member (None for a guest): the input of the ladder."""
+    return [g for g, _, _ in _rated(conn, family, who or Members(conn))]
+
+
+def _rated(conn: Any, family: str, who: Members) -> list[tuple[engine.RatedGame, str, date]]:
+    out: list[tuple[engine.RatedGame, str, date]] = []
+    cur: tuple | None = None
+    seats: list[engine.RatedSeat] = []
+    for r in _rows(conn, f"SELECT l.branch, l.game_id, l.seat, l.player_id, l.rank, l.ended_at, "
+                         f"l.club_day, g.rules -> 'game' ->> 'length' AS length "
+                         f"FROM {S}.game_lines l "
+                         f"JOIN {S}.games g ON g.branch = l.branch AND g.id = l.game_id "
+                         "WHERE l.family = %s ORDER BY l.ended_at, l.branch, l.game_id, l.seat",
+                   [family]):
+        key = (r["branch"], r["game_id"])
+        if cur is not None and key != cur[0]:
+            out.append((engine.RatedGame(cur[0][1], cur[1], cur[2], tuple(seats)), cur[0][0],
+                        cur[3]))
+            seats = []
+        cur = (key, _iso(r["ended_at"]), r["length"] or "hanchan", r["club_day"])
+        seats.append(engine.RatedSeat(who.key.get((r["branch"], r["player_id"])), r["rank"]))
+    if cur is not None:
+        out.append((engine.RatedGame(cur[0][1], cur[1], cur[2], tuple(seats)), cur[0][0],
+                    cur[3]))
+    return out
+
+
+def refresh_ratings(conn: Any, *, force: bool = False) -> bool:
+    """Bring ``ho_rating_lines`` in step with the synced rows (see the module's note);
+    True when it rated again."""
+    who = Members(conn)
+    mark = _marks(conn, who)
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('jantaku.headoffice.ratings'))")
+        now = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'ratings'")
+        if now and now[0]["mark"] == mark and not force:
+            return False
+        conn.execute(f"DELETE FROM {S}.ho_rating_lines")
+        for family in engine.FAMILIES:
+            ladder = engine.Ladder()
+            rows = []
+            for game, branch, day in _rated(conn, family, who):
+                for line in ladder.apply(game):
+                    a = line.after
+                    rows.append((family, line.player, branch, line.game_id, line.seat,
+                                 game.ended_at, day, a.games, line.before.rating, a.rating,
+                                 line.change, a.peak))
+            if rows:
+                with conn.cursor() as cur, cur.copy(
+                        f"COPY {S}.ho_rating_lines (family, member, branch, game_id, seat, "
+                        "ended_at, club_day, games, r_before, r_after, change, peak) "
+                        "FROM STDIN") as cp:
+                    for row in rows:
+                        cp.write_row(row)
+        conn.execute(f"INSERT INTO {S}.ho_derived (what, mark, updated_at) VALUES "
+                     "('ratings', %s, now()) ON CONFLICT (what) DO UPDATE SET "
+                     "mark = excluded.mark, updated_at = now()", [mark])
+    return True
+
+
+def ratings_as_of(conn: Any, family: str, members: Iterable[str], last_day: str) -> dict:
+    """Members' R across branches at the end of club day ``last_day``:
+    ``{member: {"rating", "games", "peak"}}`` (members with no rated game left out)."""
+    wanted = list(members)
+    if not wanted:
+        return {}
+    refresh_ratings(conn)
+    return {r["member"]: r for r in _rows(
+        conn, f"SELECT DISTINCT ON (member) member, r_after AS rating, games, peak "
+              f"FROM {S}.ho_rating_lines WHERE family = %s AND member = ANY(%s) "
+              "AND club_day <= %s ORDER BY member, club_day DESC, ended_at DESC, "
+              "branch DESC, game_id DESC", [family, wanted, last_day])}
+
+
+# --------------------------------------------------------------------------- a member
+def member_history(conn: Any, member: str) -> dict:
+    """A member's records at every branch and their games across branches, oldest first
+    (``branch``, ``game_id``, ``club_day``, ``family``, ``rank``, ``result``, R before
+    and after across branches)."""
+    who = Members(conn)
+    key = who.resolve(member) if member.startswith("JM-") else member
+    records = who.records(key)
+    if not records:
+        raise NotFound("ho.err.member", value=str(member)[:40])
+    refresh_ratings(conn)
+    branch_list = [r[0] for r in records]
+    player_list = [r[1] for r in records]
+    games = _rows(
+        conn,
+        f"SELECT l.branch, l.game_id, l.seat, l.player_id, l.family, l.club_day, l.ended_at, "
+        f"l.rank, l.players, l.result, l.chips, r.r_before, r.r_after, r.change "
+        f"FROM {S}.game_lines l JOIN unnest(%s::text[], %s::bigint[]) AS m(branch, player_id) "
+        "ON m.branch = l.branch AND m.player_id = l.player_id "
+        f"LEFT JOIN {S}.ho_rating_lines r ON r.family = l.family AND r.branch = l.branch "
+        "AND r.game_id = l.game_id AND r.seat = l.seat "
+        "ORDER BY l.ended_at, l.branch, l.game_id",
+        [branch_list, player_list])
+    for g in games:
+        g["club_day"] = g["club_day"].isoformat()
+        g["ended_at"] = _iso(g["ended_at"])
+    return {
+        "member": key,
+        "name": who.names.get(key, key),
+        "records": [{"branch": b, "player_id": p, "name": who.players[(b, p)]["name"],
+                     "member_no": who.players[(b, p)]["member_no"]} for b, p in records],
+        "branches": sorted({b for b, _ in records} | {g["branch"] for g in games}),
+        "games": games,
+    }
+
+
+# --------------------------------------------------------------------------- the 日報
+_TEMPLATE: list[sqlite_utils.Database] = []
+
+
+def _replica() -> sqlite_utils.Database:
+    """An empty in-memory club file with the box's schema (copied from one made once)."""
+    import sqlite3
+
+    from web.club import schema
+
+    if not _TEMPLATE:
+        t = sqlite_utils.Database(sqlite3.connect(":memory:", check_same_thread=False))
+        schema.migrate(t)
+        t.execute("DELETE FROM stats_settings")
+        t.conn.commit()
+        _TEMPLATE.append(t)
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    _TEMPLATE[0].conn.backup(conn)
+    return sqlite_utils.Database(conn)
+
+
+def _fill(db: sqlite_utils.Database, conn: Any, day: str, branch_list: list[str]) -> None:
+    """The day's synced rows of these branches, as the box holds them. With more than one
+    branch, ids are renumbered and tables named ``branch/table`` so they stay apart."""
+    many = len(branch_list) > 1
+    d = stats_store.user_day(day)
+    near = [(d - timedelta(days=1)).isoformat(), (d + timedelta(days=2)).isoformat()]
+    games = _rows(
+        conn,
+        f"SELECT * FROM {S}.games WHERE branch = ANY(%s) AND (id IN (SELECT game_id "
+        f"FROM {S}.game_lines l WHERE l.branch = games.branch AND l.club_day = %s) "
+        "OR (status = 'live' AND started_at >= %s AND started_at < %s)) ORDER BY branch, id",
+        [branch_list, day, *near])
+    lines = _rows(conn, f"SELECT * FROM {S}.game_lines WHERE branch = ANY(%s) AND club_day = %s "
+                        "ORDER BY branch, game_id, seat", [branch_list, day])
+    players = _rows(conn, f"SELECT * FROM {S}.players WHERE branch = ANY(%s) ORDER BY branch, id",
+                    [branch_list])
+    tables = _rows(conn, f"SELECT * FROM {S}.club_tables WHERE branch = ANY(%s) "
+                         "ORDER BY branch, id", [branch_list])
+    names = {b["branch"]: b["name"] or b["branch"] for b in branches(conn)}
+    pid = {(p["branch"], p["id"]): (i if many else p["id"]) for i, p in enumerate(players, 1)}
+    gid = {(g["branch"], g["id"]): (i if many else g["id"]) for i, g in enumerate(games, 1)}
+
+    def tid(b: str, t: str) -> str:
+        return f"{b}/{t}" if many else t
+
+    for p in players:
+        db.execute("INSERT INTO players (id, name, guest, member_no, active, created_at) "
+                   "VALUES (?, ?, ?, ?, ?, ?)",
+                   [pid[(p["branch"], p["id"])], p["name"], int(p["guest"]),
+                    (f"{p['branch']}/{p['member_no']}" if many and p["member_no"]
+                     else p["member_no"]), int(p["active"]), _iso(p["created_at"])])
+    for t in tables:
+        db.execute("INSERT INTO club_tables (id, name, rule_set, created_at) VALUES (?, ?, ?, ?)",
+                   [tid(t["branch"], t["id"]),
+                    f"{names[t['branch']]} {t['name']}" if many else t["name"],
+                    t["rule_set"], _iso(t["created_at"])])
+    for g in games:
+        db.execute("INSERT INTO games (id, table_id, rule_set, rules, players, status, start_key, "
+                   "started_at, finished_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [gid[(g["branch"], g["id"])], tid(g["branch"], g["table_id"]), g["rule_set"],
+                    json.dumps(g["rules"], ensure_ascii=False), g["players"], g["status"],
+                    f"{g['branch']}/{g['start_key']}", _iso(g["started_at"]),
+                    _iso(g["finished_at"]), g["started_by"]])
+    cols = stats_store.LINE_COLUMNS
+    for r in lines:
+        row = {**r, "game_id": gid[(r["branch"], r["game_id"])],
+               "player_id": pid[(r["branch"], r["player_id"])],
+               "club_day": r["club_day"].isoformat(), "ended_at": _iso(r["ended_at"])}
+        db.execute(f"INSERT INTO stats_lines ({', '.join(cols)}) "
+                   f"VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
+    # the chain's day is read in its first branch's time zone and hours
+    settings = _rows(conn, f"SELECT key, value FROM {S}.settings WHERE branch = %s",
+                     [branch_list[0]])
+    for s in settings:
+        db.execute("INSERT OR REPLACE INTO stats_settings (key, value) VALUES (?, ?)",
+                   [s["key"], s["value"]])
+
+
+def report(conn: Any, day: str, branch: str | None = None) -> dict:
+    """The 日報 of a club day for one branch, or for the whole chain (``branch`` None):
+    :func:`web.club.daily_report.report` over the synced rows, with ``branch`` and
+    ``occupancy_by_hour`` added."""
+    stats_store.user_day(day)
+    branch_list = [check_branch(conn, branch)] if branch else [b["branch"] for b in
+                                                                branches(conn)]
+    if not branch_list:
+        raise NotFound("ho.err.no_branches")
+    db = _replica()
+    try:
+        _fill(db, conn, day, branch_list)
+        rep = daily_report.report(db, day)
+        rep["branch"] = branch
+        rep["occupancy_by_hour"] = occupancy_by_hour(db, day)
+        return rep
+    finally:
+        db.conn.close()
+
+
+def occupancy_by_hour(db: sqlite_utils.Database, day: str) -> list[dict]:
+    """Each opening hour of a club day (in the club's time zone): ``hour`` (HH:00), the
+    games started then and the share of table time in play (``occupancy``)."""
+    cfg = stats_store.settings(db)
+    opens, closes = stats_store.open_hours(day, cfg)
+    n_tables = db.execute("SELECT COUNT(*) FROM club_tables").fetchone()[0] or 1
+    spans = [(datetime.fromisoformat(s), datetime.fromisoformat(f)) for s, f in db.execute(
+        "SELECT started_at, finished_at FROM games WHERE status = 'finished' "
+        "AND finished_at IS NOT NULL")]
+    out = []
+    hour = opens
+    while hour < closes:
+        end = min(hour + timedelta(hours=1), closes)
+        busy = sum(max(0.0, (min(f, end) - max(s, hour)).total_seconds()) for s, f in spans)
+        started = sum(1 for s, _ in spans if hour <= s < end)
+        out.append({"hour": hour.strftime("%H:00"), "games": started,
+                    "occupancy": busy / (n_tables * (end - hour).total_seconds())})
+        hour = end
+    return out

@@ -1,0 +1,214 @@
+"""The head office's pages (blueprint ``headoffice``), read-only over what the branches
+sent to PostgreSQL (``python -m web headoffice --db postgresql://…``).
+
+Japanese first, ``?lang=en`` for English; ``format=json`` (or ``Accept:
+application/json``) gives the same data as JSON.
+
+* ``/``: the branches and when each last synced;
+* ``/leaderboard?family=riichi4&period=month&day=YYYY-MM-DD&min_games=1&order=total``
+  (``branch=ID`` for one branch's games): the chain leaderboard, R across branches;
+* ``/report?day=YYYY-MM-DD`` (``branch=ID`` for one branch): the 日報, the box's own
+  sections, with occupancy hour by hour (and per branch for the chain);
+* ``/members/<member>``: a member's records at every branch and games across them.
+
+:func:`create_app` builds the app the command serves: the same error pages, words,
+security headers and stylesheets as the box, one PostgreSQL connection per thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, g, jsonify, render_template, request
+
+from web import errors, i18n, security
+from web.club import clubtime, engine, stats_store
+from web.club.chain import headoffice, pg_schema
+from web.club.text import whole_number
+from web.errors import UserError
+from web.i18n import current_lang, t
+
+bp = Blueprint("headoffice", __name__)
+
+POINT_FAMILIES = ("riichi4", "riichi3")
+RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
+"""Settled results in point families are read in thousands (+59.0), as on the box."""
+
+_local = threading.local()
+
+
+def pg() -> Any:
+    """This thread's connection to the head office (opened once, reopened if it broke)."""
+    conn = getattr(_local, "conn", None)
+    if conn is None or conn.closed or conn.broken:
+        conn = pg_schema.connect(current_app.config["HEADOFFICE_DB"])
+        _local.conn = conn
+    return conn
+
+
+def create_app(url: str, *, secret: str = "", testing: bool = False) -> Flask:
+    """The head office's web app over the PostgreSQL database at ``url`` (its schema is
+    brought up to date first)."""
+    web_root = Path(__file__).resolve().parent.parent
+    app = Flask("web", root_path=str(web_root))
+    app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret or "headoffice", TESTING=testing,
+                      COOKIE_SECURE=False, JSON_AS_ASCII=False)
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    errors.init_app(app)
+    i18n.init_app(app)
+    security.init_app(app)
+    app.register_blueprint(bp)
+    headoffice.migrate_url(url)
+    return app
+
+
+# ----------------------------------------------------------------------------- words
+def family_name(family: str) -> str:
+    ja, en = engine.FAMILIES[family]
+    return ja if current_lang() == "ja" else en
+
+
+def figure_name(fid: str) -> str:
+    f = engine.figure(fid)
+    return f.ja if current_lang() == "ja" else f.en
+
+
+def fmt_figure(fid: str, value: Any, family: str | None = None) -> str:
+    """A figure as the box's leaderboard writes it."""
+    if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
+        return RESULT_FIGURES[fid].format(value / 1000)
+    return engine.format_figure(fid, value)
+
+
+def fmt_rating(value: Any) -> str:
+    """An R as players read it: 1,623 (— for no rated game)."""
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def _columns(family: str) -> list[str]:
+    skip = {"riichi3": {"fourths"}, "mcr": {"bust_rate", "riichi_rate"}}.get(family, set())
+    return [f for f in engine.FIGURE_IDS if f not in skip]
+
+
+def branch_name(branch: str) -> str:
+    """A branch by the name the chain gave it (its id only if it has none)."""
+    if "ho_branch_names" not in g:
+        g.ho_branch_names = {b["branch"]: b["name"] for b in headoffice.branches(pg())}
+    return g.ho_branch_names.get(branch) or branch
+
+
+@bp.app_context_processor
+def _words() -> dict:
+    return {"branch_name": branch_name, "family_name": family_name, "figure_name": figure_name,
+            "fmt_figure": fmt_figure, "fmt_rating": fmt_rating,
+            "family_words": lambda f: family_name(f) if f in engine.FAMILIES else f,
+            "rules_name": lambda rid: rid or "—"}
+
+
+def _wants_json() -> bool:
+    return request.args.get("format") == "json" or (
+        request.accept_mimetypes.best_match(["text/html", "application/json"])
+        == "application/json")
+
+
+def _int_arg(name: str, default: int, low: int = 1, high: int = 100_000) -> int:
+    raw = request.args.get(name, "")
+    if raw == "":
+        return default
+    value = whole_number(raw)
+    if value is None or not low <= value <= high:
+        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
+                        field=name, low=low, high=high, value=raw[:20])
+    return value
+
+
+def _chain_settings(conn: Any) -> dict:
+    """The club-day settings the chain's pages read days in (its first branch's)."""
+    cfg = dict(stats_store.DEFAULT_SETTINGS)
+    first = headoffice.branches(conn)
+    if first:
+        cfg.update({r["key"]: r["value"] for r in headoffice._rows(
+            conn, f"SELECT key, value FROM {headoffice.S}.settings WHERE branch = %s",
+            [first[0]["branch"]])})
+    return cfg
+
+
+def _branch_arg(conn: Any) -> str | None:
+    branch = request.args.get("branch") or None
+    return headoffice.check_branch(conn, branch) if branch else None
+
+
+# ----------------------------------------------------------------------------- pages
+@bp.get("/")
+def index():
+    conn = pg()
+    rows = headoffice.branches(conn)
+    if _wants_json():
+        return jsonify({"branches": rows})
+    return render_template("headoffice/index.html", branches=rows)
+
+
+@bp.get("/leaderboard")
+def leaderboard():
+    conn = pg()
+    cfg = _chain_settings(conn)
+    played = headoffice.families_played(conn)
+    family = stats_store.check_family(request.args.get("family") or (played or ["riichi4"])[0])
+    period = request.args.get("period") or "month"
+    day = request.args.get("day") or stats_store.today(cfg)
+    first, last = stats_store.period_range(period, day, request.args.get("start"),
+                                           request.args.get("end"))
+    order = request.args.get("order") or "total"
+    min_games = _int_arg("min_games", 1)
+    branch = _branch_arg(conn)
+    rows = headoffice.leaderboard(conn, family, first, last, min_games=min_games, order=order,
+                                  branch=branch)
+    q = {"family": family, "period": period, "day": day, "first_day": first, "last_day": last,
+         "min_games": min_games, "order": order, "branch": branch, "rows": rows}
+    if _wants_json():
+        return jsonify(q)
+    return render_template("headoffice/board.html", q=q, columns=_columns(family),
+                           branches=headoffice.branches(conn), periods=stats_store.PERIODS,
+                           orders=stats_store.ORDERS, all_families=list(engine.FAMILIES))
+
+
+@bp.get("/report")
+def report():
+    conn = pg()
+    day = request.args.get("day") or stats_store.today(_chain_settings(conn))
+    stats_store.user_day(day)
+    branch = _branch_arg(conn)
+    rep = headoffice.report(conn, day, branch)
+    by_branch = []
+    if branch is None:
+        for b in headoffice.branches(conn):
+            one = headoffice.report(conn, day, b["branch"])
+            by_branch.append({"branch": b["branch"], "name": b["name"] or b["branch"],
+                              "games": one["total"]["games"], "fees": one["total"]["fees"],
+                              "occupancy": one["total"]["occupancy"],
+                              "by_hour": one["occupancy_by_hour"]})
+    rep["branches"] = by_branch
+    if _wants_json():
+        return jsonify(rep)
+    for game in rep["unfinished"]:
+        game["clock"] = clubtime.clock(game["started_at"], rep["timezone"])
+    labels = {r["key"]: r["label"] for r in rep["tables"]}
+    d = stats_store.parse_day(day)
+    return render_template("headoffice/report.html", rep=rep, day=day, branch=branch,
+                           branches=headoffice.branches(conn),
+                           prev_day=(d - timedelta(days=1)).isoformat(),
+                           next_day=(d + timedelta(days=1)).isoformat(),
+                           table_name=lambda tid: labels.get(tid) or tid)
+
+
+@bp.get("/members/<member>")
+def member(member: str):
+    conn = pg()
+    hist = headoffice.member_history(conn, member[:64])
+    if _wants_json():
+        return jsonify(hist)
+    return render_template("headoffice/member.html", h=hist, t=t)
