@@ -1,0 +1,74 @@
+"""OpenAPI entries of a member's own page (``/m/<token>``) and the desk's side of it
+(``/staff/players/<id>/member``). Merged into ``web.api.openapi.PATHS``.
+
+The member's pages answer HTML for people; the settings answer JSON when asked. Their
+POSTs need the session's CSRF token like every form; the settings need the member
+number and PIN first (``/m/{token}/settings/pin``), which opens them for 15 minutes.
+"""
+
+from __future__ import annotations
+
+from web.api.openapi.staff import BOOL, PLAYER, STR, _json, _obj, _op, _path, _ref
+
+TOKEN = _path("token", {"type": "string", "description": "the personal link's token"})
+MEMBER_ERR = {
+    "400": "bad input, or the CSRF token is missing; the message says what to do",
+    "401": "the member number and PIN are needed first (member_pin_required)",
+    "403": "wrong member number or PIN (member_pin_wrong), no PIN set (member_no_pin), or a "
+           "wrong CSRF token",
+    "404": "no page for this link: unknown or revoked (member_link_unknown)",
+    "422": "a field of the wrong type (invalid_field)",
+    "429": "too many wrong PINs: the member's settings are locked for the period "
+           "(member_pin_rate_limited, Retry-After)",
+}
+
+
+def _member_op(summary: str, *, errors=("404",), body: dict | None = None,
+               html: bool = False) -> dict:
+    op: dict = {"summary": summary, "tags": ["member"], "parameters": [TOKEN],
+                "responses": {"200": {"description": "OK", **(
+                    {"content": {"text/html": {"schema": STR}}} if html
+                    else _json(_ref("Ok")))}}}
+    for code in errors:
+        op["responses"][code] = {"description": MEMBER_ERR[code], **_json(_ref("Error"))}
+    if body is not None:
+        op["requestBody"] = {"required": True, **_json(body)}
+    return op
+
+
+MEMBER_PATHS: dict = {
+    "/m/{token}": {"get": _member_op(
+        "a member's own page (HTML, phone-first): history by day, figures per rule family, "
+        "the R curve, dan progress, penalties and chombo with their game and hand, the "
+        "day's account and report card; query family, day (YYYY-MM-DD)",
+        errors=("400", "404"), html=True)},
+    "/m/{token}/settings": {
+        "get": _member_op("the member's e-mail, LINE user id and opt-ins (after the PIN)",
+                          errors=("401", "404")),
+        "post": _member_op(
+            "keep the member's e-mail, LINE user id and opt-ins (blank clears a contact; "
+            "an opt-in left out is no); audited", errors=("400", "401", "404", "422"),
+            body=_obj([], email=STR, line_user_id=STR, optin_seat_ready=BOOL,
+                      optin_report_card=BOOL, optin_risers=BOOL))},
+    "/m/{token}/settings/pin": {"post": _member_op(
+        "open the settings for 15 minutes with the member number and PIN; 8 wrong tries "
+        "lock the member's settings for 15 minutes", errors=("400", "403", "404", "429"),
+        body=_obj(["member_no", "pin"], member_no=STR, pin=STR))},
+    "/staff/players/{player_id}/member": {"get": _op(
+        "a member's link and PIN state (never the link itself) and opt-ins",
+        params=[PLAYER], errors=("404",))},
+    "/staff/players/{player_id}/member/link": {"post": _op(
+        "issue or reissue a member's personal link (answers its url, shown once; the link "
+        "in use before stops working); audited", params=[PLAYER], ok="201",
+        errors=("404", "409"))},
+    "/staff/players/{player_id}/member/card": {"post": _op(
+        "a new personal link on a printable member card (name, member number, QR code); "
+        "audited", params=[PLAYER], ok="201", errors=("404", "409"))},
+    "/staff/players/{player_id}/member/link/revoke": {"post": _op(
+        "revoke a member's personal link (409 member_no_link when none is in use); audited",
+        params=[PLAYER], errors=("404", "409"))},
+    "/staff/players/{player_id}/member/pin": {"post": _op(
+        "set or reset a member's PIN (4 to 8 digits; the member needs a member number); "
+        "audited", params=[PLAYER], errors=("400", "404", "409"),
+        body=_obj(["pin"], pin=STR))},
+}
