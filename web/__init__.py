@@ -21,6 +21,7 @@ from flask import Flask
 from clubdb import shared
 
 from web import api, auth, board, db, errors, i18n, leaderboard, limits, security, staff, tablet
+from web import member
 from web.club import accounts, schema
 from web.tablet import panels
 
@@ -88,6 +89,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(leaderboard.bp)
     app.register_blueprint(board.bp)
+    app.register_blueprint(member.bp)
     app.add_url_rule("/favicon.ico", "favicon", tablet.favicon)
     # Flask's documented way to wrap the app in a WSGI middleware
     app.wsgi_app = accounts.FastRefusal(app.wsgi_app, app)  # type: ignore[method-assign]
