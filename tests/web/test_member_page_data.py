@@ -284,6 +284,9 @@ def test_member_page_data_staff_download_and_erase_by_a_manager_with_confirmatio
     assert actor == "staff:kenji"
     page = manager.get(f"/staff/players/{me}/data")
     assert NAME not in page.text and "削除済み" in page.text
+    audit_page = manager.get("/staff/audit").text            # the audit log in words
+    assert f"会員 #{me} の個人データを削除（退会者 #{me}）" in audit_page
+    assert "会員データの削除" in audit_page
     r = manager.get("/staff/players/999/data", headers={"Accept": "application/json"})
     assert r.status_code == 404
     assert f'href="/staff/players/{me}/data"' in manager.get("/staff/players").text
