@@ -1,0 +1,585 @@
+"""``python -m web sync``: the box sends its records to the head office on PostgreSQL.
+
+The box is the source of truth; the head office collects. How it goes::
+
+    club file (SQLite)                                  head office (PostgreSQL)
+    ──────────────────                                  ────────────────────────
+    players, games, game_seats,   triggers              chain.players, chain.games, ...
+    hand_events, stats_lines,  ──────────▶ chain_changes     ▲  one transaction per batch:
+    audit_log, stats_settings   (seq, tbl, key, token)       │  the rows AND the mark
+                                         │ seq > mark        │
+                                         └── sync: read ─────┘  chain.sync_marks(branch)
+
+* **How changes are found**: the box's change log (:mod:`web.club.chain.changelog`),
+  fed by SQLite triggers on every mirrored table, so updates in place (a game going
+  live → finished → void, a correction rewriting a game's summary lines, a seat swap)
+  are seen as well as appends. Its sequence is the one high-water mark, kept at the
+  head office in ``chain.sync_marks`` with the token of the change at the mark.
+* **A batch** is up to ``--batch`` changes (5,000 by default) read in one snapshot of
+  the club file, deduplicated to rows, and written in ONE PostgreSQL transaction that
+  also moves the mark: a kill -9 or a network cut anywhere leaves the whole batch or
+  none of it, and the next run goes on from the mark. Every write is an ``INSERT ... ON
+  CONFLICT`` on ``(branch, key)`` (a game's seats and summary lines are replaced as a
+  whole), so a batch sent twice is stored once. From :data:`COPY_AT` rows of a table in
+  a batch (a first sync), the rows go by ``COPY`` into a temporary table first.
+* **Verified**: each touched game's checksum over its hand events is computed on the
+  box, sent (``chain.game_checksums``) and computed again from what PostgreSQL stored;
+  once the mark has caught up with the box, the rows per table are counted on both
+  sides. Differences are reported in words.
+* **A restored box**: the change at the head office's mark has another token on the box
+  (or is gone): the sync refuses in words; ``--resend`` sends the branch afresh.
+
+Exit status: 0 sent and verified; 1 a fault the next run recovers from (the head office
+unreachable or lost mid-batch, or a difference found); 2 something a person must fix
+(arguments, the club file, psycopg missing, a box that does not match the branch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import lexicon
+
+from web.club.chain import pg_schema
+
+BATCH = 5000
+"""Changes per batch (one PostgreSQL transaction)."""
+COPY_AT = 200
+"""Rows of one table in a batch from which ``COPY`` into a temporary table pays."""
+STOP_ENV = "JANTAKU_SYNC_TEST_STOP_AFTER_ROWS"
+"""Test hook: stop (sleep, to be killed) once this many rows are written inside a batch's
+transaction, before it commits."""
+MARK = "changes"
+BRANCH_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+@dataclass(frozen=True)
+class Table:
+    """One head office table: its columns (after ``branch``), its key, how a row is read
+    from the box, and whether it is appended, updated in place or replaced per game."""
+
+    name: str
+    columns: tuple[str, ...]
+    key: tuple[str, ...]
+    select: str  # box SQL with one ``{keys}`` placeholder
+    mode: str  # "upsert", "append" or "per_game"
+    booleans: tuple[str, ...] = ()
+    box_table: str = ""
+
+
+LINE_COLUMNS = ("game_id", "seat", "player_id", "family", "club_day", "ended_at", "players",
+                "rank", "result", "final_score", "busted", "hands", "wins", "tsumo_wins",
+                "deal_ins", "riichi", "win_points", "deal_in_points", "chips", "penalties",
+                "chombo")
+
+TABLES: dict[str, Table] = {t.name: t for t in (
+    Table("settings", ("key", "value"), ("key",),
+          "SELECT key, value FROM stats_settings WHERE key IN ({keys})", "upsert",
+          box_table="stats_settings"),
+    Table("players", ("id", "name", "guest", "member_no", "active", "created_at"), ("id",),
+          "SELECT id, name, guest, member_no, active, created_at FROM players "
+          "WHERE id IN ({keys})", "upsert", booleans=("guest", "active")),
+    Table("club_tables", ("id", "name", "rule_set", "created_at"), ("id",),
+          "SELECT id, name, rule_set, created_at FROM club_tables WHERE id IN ({keys})",
+          "upsert"),
+    Table("games", ("id", "table_id", "rule_set", "rules", "players", "status", "start_key",
+                    "started_at", "finished_at", "started_by"), ("id",),
+          "SELECT id, table_id, rule_set, rules, players, status, start_key, started_at, "
+          "finished_at, started_by FROM games WHERE id IN ({keys})", "upsert"),
+    Table("game_seats", ("game_id", "seat", "player_id", "confirmed_at", "confirmed_by"),
+          ("game_id", "seat"),
+          "SELECT game_id, seat, player_id, confirmed_at, confirmed_by FROM game_seats "
+          "WHERE game_id IN ({keys})", "per_game"),
+    Table("hand_events", ("id", "game_id", "seq", "kind", "event", "target_seq",
+                          "idempotency_key", "request_hash", "actor", "reason", "created_at"),
+          ("id",),
+          "SELECT id, game_id, seq, kind, event, target_seq, idempotency_key, request_hash, "
+          "actor, reason, created_at FROM hand_events WHERE id IN ({keys})", "append"),
+    Table("game_lines", LINE_COLUMNS, ("game_id", "seat"),
+          f"SELECT {', '.join(LINE_COLUMNS)} FROM stats_lines WHERE game_id IN ({{keys}})",
+          "per_game", box_table="stats_lines"),
+    Table("audit_log", ("id", "at", "actor", "action", "target", "reason", "details"), ("id",),
+          "SELECT id, at, actor, action, target, reason, details FROM audit_log "
+          "WHERE id IN ({keys})", "append"),
+    Table("member_links", ("id", "player_id", "chain_id", "kind", "previous_chain_id",
+                           "merged_into", "at", "actor"), ("id",),
+          "SELECT id, player_id, chain_id, kind, previous_chain_id, merged_into, at, actor "
+          "FROM chain_links WHERE id IN ({keys})", "append", box_table="chain_links"),
+)}
+ORDER = ("settings", "players", "club_tables", "games", "game_seats", "hand_events",
+         "game_lines", "audit_log", "member_links")
+"""The order a batch writes in: a row after the rows it refers to."""
+INT_KEYS = {"players", "games", "hand_events", "game_lines", "audit_log", "member_links"}
+
+
+class SyncError(Exception):
+    """A sync that cannot go on, worded from the catalogue, with its exit status."""
+
+    def __init__(self, key: str, status: int = 2, **values: Any) -> None:
+        super().__init__(key)
+        self.key, self.status, self.values = key, status, values
+
+    @property
+    def message(self) -> str:
+        """The message in both languages (a terminal or the journal is read by either)."""
+        return lexicon.both(self.key, **self.values)
+
+
+@dataclass
+class Result:
+    """What one run did and what its check found."""
+
+    branch: str
+    changes: int = 0
+    rows: int = 0
+    batches: int = 0
+    seconds: float = 0.0
+    mark: int = 0
+    games_checked: int = 0
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    differences: list[str] = field(default_factory=list)
+    counted: bool = False
+
+
+# ----------------------------------------------------------------------- checksums
+def canonical_event(event: Any) -> str:
+    """A hand event's JSON in one spelling (keys sorted, no spaces), whether it comes as
+    the box's text or as PostgreSQL's ``jsonb`` read back."""
+    if isinstance(event, str | bytes):
+        event = json.loads(event)
+    return json.dumps(event, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def game_checksum(rows: Iterable[Sequence[Any]]) -> tuple[int, str]:
+    """``(events, sha256 hex)`` of a game's hand events, given as ``(seq, kind, event,
+    target_seq, idempotency_key)`` in seq order: the same on both sides."""
+    h = hashlib.sha256()
+    n = 0
+    for seq, kind, event, target, key in rows:
+        h.update(f"{seq}|{kind}|{'' if target is None else target}|{key}|"
+                 f"{canonical_event(event)}\n".encode())
+        n += 1
+    return n, h.hexdigest()
+
+
+def _box_checksums(conn: sqlite3.Connection, game_ids: Sequence[int]) -> dict[int, tuple]:
+    out: dict[int, tuple] = {}
+    for chunk in _chunks(list(game_ids), 500):
+        by_game: dict[int, list] = {g: [] for g in chunk}
+        q = ",".join("?" * len(chunk))
+        for r in conn.execute(
+                f"SELECT game_id, seq, kind, event, target_seq, idempotency_key FROM hand_events "
+                f"WHERE game_id IN ({q}) ORDER BY game_id, seq", chunk):
+            by_game[r[0]].append(r[1:])
+        for g, rows in by_game.items():
+            out[g] = game_checksum(rows)
+    return out
+
+
+def head_office_checksums(pg: Any, branch: str, game_ids: Sequence[int]) -> dict[int, tuple]:
+    """Each game's checksum recomputed from the hand events PostgreSQL stored."""
+    out: dict[int, tuple] = {}
+    for chunk in _chunks(list(game_ids), 2000):
+        by_game: dict[int, list] = {g: [] for g in chunk}
+        cur = pg.execute(
+            "SELECT game_id, seq, kind, event, target_seq, idempotency_key "
+            "FROM chain.hand_events WHERE branch = %s AND game_id = ANY(%s) "
+            "ORDER BY game_id, seq", [branch, chunk])
+        for r in cur:
+            by_game[r[0]].append(r[1:])
+        for g, rows in by_game.items():
+            out[g] = game_checksum(rows)
+    return out
+
+
+def _chunks(items: list, n: int) -> Iterable[list]:
+    for i in range(0, len(items), n):
+        yield items[i:i + n]
+
+
+# ----------------------------------------------------------------------- the box side
+def open_box(path: str) -> sqlite3.Connection:
+    """The club file, checked and brought up to date (the change log among its sets);
+    a missing or refused file is a :class:`SyncError`."""
+    if not Path(path).is_file():
+        raise SyncError("sync.err.no_db", path=path)
+    from web.club import schema
+    from web.errors import UserError
+
+    try:
+        schema.prepare(path)
+    except UserError as e:
+        raise SyncError("sync.err.db_refused", path=path,
+                        reason=getattr(e, "message", None) or str(e)) from None
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    return conn
+
+
+def box_branch(conn: sqlite3.Connection, given: str | None) -> str:
+    """The branch id: the one this box was synced under, or ``given`` the first time (kept
+    on the box). A different one given later is refused."""
+    row = conn.execute("SELECT value FROM chain_box WHERE key = 'branch'").fetchone()
+    if given is not None and not BRANCH_RE.match(given):
+        raise SyncError("sync.err.bad_branch", branch=given)
+    if row is None:
+        if given is None:
+            raise SyncError("sync.err.no_branch")
+        conn.execute("INSERT INTO chain_box (key, value) VALUES ('branch', ?)", [given])
+        return given
+    if given is not None and given != row[0]:
+        raise SyncError("sync.err.other_branch", branch=given, kept=row[0])
+    return row[0]
+
+
+def box_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Rows per mirrored table on the box."""
+    return {name: conn.execute(f"SELECT count(*) FROM {t.box_table or name}").fetchone()[0]
+            for name, t in TABLES.items()}
+
+
+@dataclass
+class Batch:
+    """One batch read from the box in one snapshot: its last change, the rows to write
+    per head office table, the games replaced whole and the touched games' checksums."""
+
+    last_seq: int
+    last_token: str
+    changes: int
+    rows: dict[str, list[tuple]]
+    whole_games: dict[str, list[int]]
+    checksums: dict[int, tuple]
+
+    @property
+    def row_count(self) -> int:
+        return sum(len(r) for r in self.rows.values())
+
+
+def read_batch(conn: sqlite3.Connection, mark: int, size: int) -> Batch | None:
+    """The next batch after ``mark`` (None when the box has nothing newer)."""
+    conn.execute("BEGIN")
+    try:
+        changes = conn.execute(
+            "SELECT seq, tbl, key, token FROM chain_changes WHERE seq > ? ORDER BY seq LIMIT ?",
+            [mark, size]).fetchall()
+        if not changes:
+            return None
+        keys: dict[str, dict[Any, None]] = {}
+        for _, tbl, key, _ in changes:
+            keys.setdefault(tbl, {})[int(key) if tbl in INT_KEYS else key] = None
+        rows: dict[str, list[tuple]] = {}
+        whole: dict[str, list[int]] = {}
+        game_keys = list(keys.get("games", {}))
+        if game_keys:
+            keys["game_seats"] = dict.fromkeys(game_keys)
+            whole["game_seats"] = game_keys
+        if "game_lines" in keys:
+            whole["game_lines"] = list(keys["game_lines"])
+        for name in ORDER:
+            wanted = list(keys.get(name, {}))
+            if not wanted:
+                continue
+            t = TABLES[name]
+            got: list[tuple] = []
+            for chunk in _chunks(wanted, 500):
+                sql = t.select.format(keys=",".join("?" * len(chunk)))
+                got.extend(conn.execute(sql, chunk).fetchall())
+            if t.booleans:
+                idx = [t.columns.index(b) for b in t.booleans]
+                got = [tuple(bool(v) if i in idx else v for i, v in enumerate(r)) for r in got]
+            rows[name] = got
+        touched = set(game_keys) | {r[1] for r in rows.get("hand_events", [])}
+        checksums = _box_checksums(conn, sorted(touched))
+        last = changes[-1]
+        return Batch(last[0], last[3], len(changes), rows, whole, checksums)
+    finally:
+        conn.execute("COMMIT")
+
+
+# ----------------------------------------------------------------------- the head office side
+def _stop_after() -> int | None:
+    value = os.environ.get(STOP_ENV)
+    return int(value) if value and value.isdigit() else None
+
+
+_WRITTEN = [0]
+"""Rows this process has written (the test hook's count, across batches)."""
+
+
+class _Writer:
+    """Writes a batch's rows inside the open transaction, counting them for the test hook."""
+
+    def __init__(self, pg: Any, branch: str, copy_at: int) -> None:
+        self.pg, self.branch, self.copy_at = pg, branch, copy_at
+        self.stop_after = _stop_after()
+
+    def _hook(self, n: int) -> None:
+        _WRITTEN[0] += n
+        if self.stop_after is not None and _WRITTEN[0] >= self.stop_after:
+            print(f"sync: test hook: stopped inside the transaction after {_WRITTEN[0]} rows",
+                  flush=True)
+            time.sleep(3600)
+
+    def write(self, t: Table, rows: list[tuple], whole_games: list[int] | None) -> None:
+        if whole_games:
+            self.pg.execute(f"DELETE FROM chain.{t.name} WHERE branch = %s AND game_id = ANY(%s)",
+                            [self.branch, whole_games])
+        if not rows:
+            return
+        cols = ", ".join(("branch", *t.columns))
+        key = ", ".join(("branch", *t.key))
+        if t.mode == "upsert":
+            sets = ", ".join(f"{c} = EXCLUDED.{c}" for c in t.columns if c not in t.key)
+            conflict = f"ON CONFLICT ({key}) DO UPDATE SET {sets}"
+        else:  # appended rows never change; a replaced game's rows were deleted above
+            conflict = "ON CONFLICT DO NOTHING"
+        if len(rows) >= self.copy_at:
+            tmp = f"sync_{t.name}"
+            self.pg.execute(f"CREATE TEMP TABLE IF NOT EXISTS {tmp} (LIKE chain.{t.name}) "
+                            "ON COMMIT DELETE ROWS")
+            with self.pg.cursor() as cur:
+                with cur.copy(f"COPY {tmp} ({cols}) FROM STDIN") as copy:
+                    for i, r in enumerate(rows, 1):
+                        copy.write_row((self.branch, *r))
+                        if i % 1000 == 0:
+                            self._hook(1000)
+            self._hook(len(rows) % 1000)
+            self.pg.execute(f"INSERT INTO chain.{t.name} ({cols}) SELECT {cols} FROM {tmp} "
+                            f"{conflict}")
+            return
+        marks = ", ".join(["%s"] * (len(t.columns) + 1))
+        sql = f"INSERT INTO chain.{t.name} ({cols}) VALUES ({marks}) {conflict}"
+        with self.pg.cursor() as cur:
+            for chunk in _chunks(rows, 200):
+                cur.executemany(sql, [(self.branch, *r) for r in chunk])
+                self._hook(len(chunk))
+
+
+def _mark(pg: Any, branch: str, lock: bool = False) -> tuple[int, str] | None:
+    row = pg.execute("SELECT mark, token FROM chain.sync_marks WHERE branch = %s AND tbl = %s"
+                     + (" FOR UPDATE" if lock else ""), [branch, MARK]).fetchone()
+    return (int(row[0]), row[1]) if row else None
+
+
+def _forget_branch(pg: Any, branch: str) -> None:
+    for name in ("member_links", "game_checksums", "game_lines", "audit_log", "hand_events",
+                 "game_seats",
+                 "games", "club_tables", "players", "settings", "sync_marks"):
+        pg.execute(f"DELETE FROM chain.{name} WHERE branch = %s", [branch])
+
+
+def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | None,
+                copy_at: int = COPY_AT, resend: bool = False) -> bool:
+    """Write ``batch`` and move the mark in one transaction. False (nothing written) when
+    another sync of this branch moved the mark meanwhile."""
+    with pg.transaction():
+        pg.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"jantaku.sync.{branch}"])
+        pg.execute("INSERT INTO chain.branches (branch, first_sync_at, last_sync_at) "
+                   "VALUES (%s, now(), now()) ON CONFLICT (branch) DO UPDATE "
+                   "SET last_sync_at = now()", [branch])
+        if _mark(pg, branch, lock=True) != expected:
+            return False
+        if resend:
+            _forget_branch(pg, branch)
+        w = _Writer(pg, branch, copy_at)
+        for name in ORDER:
+            t = TABLES[name]
+            rows = batch.rows.get(name, [])
+            whole = batch.whole_games.get(name)
+            if rows or whole:
+                w.write(t, rows, whole)
+        if batch.checksums:
+            w.write(Table("game_checksums", ("game_id", "events", "checksum"), ("game_id",),
+                          "", "upsert"),
+                    [(g, n, c) for g, (n, c) in sorted(batch.checksums.items())], None)
+        pg.execute("INSERT INTO chain.sync_marks (branch, tbl, mark, token, updated_at) "
+                   "VALUES (%s, %s, %s, %s, now()) ON CONFLICT (branch, tbl) DO UPDATE SET "
+                   "mark = EXCLUDED.mark, token = EXCLUDED.token, updated_at = now()",
+                   [branch, MARK, batch.last_seq, batch.last_token])
+    return True
+
+
+def head_office_counts(pg: Any, branch: str) -> dict[str, int]:
+    """Rows per mirrored table of ``branch`` at the head office."""
+    return {name: pg.execute(f"SELECT count(*) FROM chain.{name} WHERE branch = %s",
+                             [branch]).fetchone()[0] for name in TABLES}
+
+
+def _check_mark(conn: sqlite3.Connection, mark: tuple[int, str] | None, branch: str) -> None:
+    if mark is None or mark[0] == 0:
+        return
+    row = conn.execute("SELECT token FROM chain_changes WHERE seq = ?", [mark[0]]).fetchone()
+    if row is None or row[0] != mark[1]:
+        raise SyncError("sync.err.restored", branch=branch, mark=mark[0])
+
+
+# ----------------------------------------------------------------------- the run
+def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = BATCH,
+        copy_at: int = COPY_AT, resend: bool = False, progress: Any = None) -> Result:
+    """Send every change of the club file at ``db_path`` newer than the head office's mark
+    to ``url``, batch by batch, then verify. ``progress(text)`` is told after each batch
+    of a long sync. Raises :class:`SyncError` (with its exit status) when it cannot."""
+    started = time.perf_counter()
+    box = open_box(db_path)
+    try:
+        name = box_branch(box, branch)
+        pg = _connect(url)
+        try:
+            return _run(box, pg, name, batch_size, copy_at, resend, progress, started)
+        finally:
+            pg.close()
+    finally:
+        box.close()
+
+
+def _connect(url: str) -> Any:
+    psycopg = pg_schema.require_psycopg()
+    try:
+        pg = pg_schema.connect(url, connect_timeout=10, keepalives=1, keepalives_idle=10,
+                               keepalives_interval=5, keepalives_count=3)
+        pg_schema.migrate(pg)
+    except psycopg.Error as e:
+        raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
+    return pg
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return text[0] if text else type(e).__name__
+
+
+def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
+         resend: bool, progress: Any, started: float) -> Result:
+    psycopg = pg_schema.require_psycopg()
+    res = Result(branch)
+    touched: set[int] = set()
+    try:
+        mark = _mark(pg, branch)
+        if resend:
+            expected_first = mark
+            position = 0
+        else:
+            _check_mark(box, mark, branch)
+            expected_first = mark
+            position = mark[0] if mark else 0
+        pending = box.execute("SELECT count(*) FROM chain_changes WHERE seq > ?",
+                              [position]).fetchone()[0]
+        expected = expected_first
+        first = True
+        while True:
+            batch = read_batch(box, position, batch_size)
+            if batch is None:
+                break
+            ok = write_batch(pg, branch, batch, expected, copy_at, resend=resend and first)
+            if not ok:  # another sync of this branch went first: go on from its mark
+                mark = _mark(pg, branch)
+                _check_mark(box, mark, branch)
+                expected, position = mark, mark[0] if mark else 0
+                resend = False
+                continue
+            first = False
+            expected = (batch.last_seq, batch.last_token)
+            position = batch.last_seq
+            res.changes += batch.changes
+            res.rows += batch.row_count
+            res.batches += 1
+            touched |= set(batch.checksums)
+            if progress and pending > batch_size:
+                rate = res.rows / max(time.perf_counter() - started, 1e-6)
+                progress(lexicon.both("sync.progress", done=f"{res.changes:,}",
+                                      total=f"{pending:,}", rows=f"{res.rows:,}",
+                                      rate=f"{rate:,.0f}"))
+        res.mark = position
+        _verify(box, pg, branch, sorted(touched), res)
+    except psycopg.Error as e:
+        raise SyncError("sync.err.lost", 1, reason=_first_line(e),
+                        done=f"{res.changes:,}") from None
+    res.seconds = time.perf_counter() - started
+    return res
+
+
+def _verify(box: sqlite3.Connection, pg: Any, branch: str, games: list[int],
+            res: Result) -> None:
+    stored = {}
+    for chunk in _chunks(games, 5000):
+        for g, n, c in pg.execute("SELECT game_id, events, checksum FROM chain.game_checksums "
+                                  "WHERE branch = %s AND game_id = ANY(%s)", [branch, chunk]):
+            stored[g] = (n, c)
+    again = head_office_checksums(pg, branch, games)
+    for g in games:
+        if stored.get(g) != again.get(g):
+            res.differences.append(lexicon.both(
+                "sync.diff.checksum", game=g, box=(stored.get(g) or (0, ""))[0],
+                head=(again.get(g) or (0, ""))[0]))
+    res.games_checked = len(games)
+    # counts compare only in one snapshot of the box with the mark at its newest change
+    box.execute("BEGIN")
+    try:
+        newest = box.execute("SELECT coalesce(max(seq), 0) FROM chain_changes").fetchone()[0]
+        if newest != res.mark:
+            return  # the box wrote meanwhile: the next run counts
+        counts = box_counts(box)
+    finally:
+        box.execute("COMMIT")
+    there = head_office_counts(pg, branch)
+    res.counted = True
+    for name in TABLES:
+        res.counts[name] = (counts[name], there[name])
+        if counts[name] != there[name]:
+            res.differences.append(lexicon.both("sync.diff.count", table=name,
+                                                box=counts[name], head=there[name]))
+
+
+# ----------------------------------------------------------------------- command line
+def add_arguments(p: Any) -> None:
+    """The ``sync`` subcommand's arguments."""
+    p.add_argument("--to", required=False, default=os.environ.get("JANTAKU_HEADOFFICE_URL"),
+                   help="the head office: postgresql://... (or $JANTAKU_HEADOFFICE_URL)")
+    p.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
+    p.add_argument("--branch", help="this box's branch id at the head office (the first "
+                   "sync keeps it on the box)")
+    p.add_argument("--batch", type=int, default=BATCH, help=f"changes per batch (default "
+                   f"{BATCH})")
+    p.add_argument("--resend", action="store_true", help="send this branch again from the "
+                   "start (after the box was restored from a backup)")
+
+
+def main(args: Any) -> int:
+    """Run ``python -m web sync`` from parsed arguments; every refusal is one line on
+    stderr, never a traceback. Returns the exit status."""
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    try:
+        if not args.to:
+            raise SyncError("sync.err.no_url")
+        db = args.db or os.environ.get("JANTAKU_DB")
+        if not db:
+            raise SyncError("sync.err.no_db_arg")
+        if args.batch < 1:
+            raise SyncError("sync.err.bad_batch", value=args.batch)
+        res = run(db, args.to, args.branch, batch_size=args.batch, resend=args.resend,
+                  progress=say)
+    except SyncError as e:
+        print(f"sync: {e.message}", file=sys.stderr, flush=True)
+        return e.status
+    except pg_schema.ChainUnavailable as e:
+        print(f"sync: {e}", file=sys.stderr, flush=True)
+        return 2
+    for d in res.differences:
+        print(f"sync: {d}", file=sys.stderr, flush=True)
+    key = "sync.done" if res.changes else "sync.nothing"
+    say(lexicon.both(key, branch=res.branch, changes=f"{res.changes:,}", rows=f"{res.rows:,}",
+                     seconds=f"{res.seconds:.1f}", games=f"{res.games_checked:,}",
+                     mark=res.mark))
+    return 1 if res.differences else 0
