@@ -144,6 +144,7 @@ def test_member_page_export_holds_their_games_hands_money_and_no_secret_hash(clu
     assert first["seat"] == 0 and [h["roles"] for h in first["hands"]] == [["won"]]
     assert second["seat"] == 2 and [h["roles"] for h in second["hands"]] == [["dealt_in"]]
     assert first["started_at"] == "2026-04-01T13:00:00+09:00"      # the club's zone
+    assert "+00:00" not in text and text.count("+09:00") > 20       # on every time
     assert {line["game_id"] for line in data["stats_lines"]} == set(club["games"][:2])
     assert data["accounts"] and data["accounts"][0]["day"] == DAY
     assert data["accounts"][0]["games"] == 2

@@ -216,13 +216,15 @@ def export(db: Db, player_id: int) -> dict:
         "profile": profile,
         "withheld": WITHHELD,
         "games": played,
-        "stats_lines": rows(db, "SELECT * FROM stats_lines WHERE player_id = ? "
-                                "ORDER BY ended_at, game_id", [pid]),
+        "stats_lines": [_times(r, zone) for r in rows(
+            db, "SELECT * FROM stats_lines WHERE player_id = ? ORDER BY ended_at, game_id",
+            [pid])],
         "accounts": _money(db, pid),
-        "ratings": rows(db, "SELECT * FROM ratings WHERE player_id = ? ORDER BY family",
-                        [pid]),
-        "rating_lines": rows(db, "SELECT * FROM rating_lines WHERE player_id = ? "
-                                 "ORDER BY family, ended_at, game_id", [pid]),
+        "ratings": [_times(r, zone) for r in rows(
+            db, "SELECT * FROM ratings WHERE player_id = ? ORDER BY family", [pid])],
+        "rating_lines": [_times(r, zone) for r in rows(
+            db, "SELECT * FROM rating_lines WHERE player_id = ? "
+                "ORDER BY family, ended_at, game_id", [pid])],
         "waiting": [_times(r, zone) for r in rows(
             db, "SELECT * FROM waiting WHERE player_id = ? ORDER BY id", [pid])],
         "nights": [_times(r, zone) for r in nights],
