@@ -6,6 +6,7 @@ tablet's settlement sheet and the desk's print page."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -89,6 +90,7 @@ def test_report_card_month_and_all_time_follow_the_club_day_in_its_time_zone(app
     first = report_card.build(db, 1, day="2026-03-31")["sections"][0]
     assert first["rating"] == lines[0]["r_after"] != lines[-1]["r_after"]
     assert first["day_change"] == lines[0]["change"]
+    assert (first["rank"], first["rated_members"]) == (4, 4)  # the lowest R after G1
     # a day with no games still shows the month and all time
     quiet = report_card.build(db, 4, day="2026-04-15")["sections"][0]["periods"]
     assert (quiet["today"]["games"], quiet["month"]["games"], quiet["all"]["games"]) == (0, 0, 1)
@@ -200,3 +202,61 @@ def test_report_card_reads_only_the_summary_tables(client, t1, db, monkeypatch):
     monkeypatch.setattr(gamelog, "played", no_replay)
     assert report_card.build(db, 4, game_id=gid)["game"]["rank"] == 1
 
+
+
+def _desk(app, db):
+    from tests.web.staff_support import staff_client
+    from web.club.accounts import create_staff
+
+    create_staff(db, "mika", "mahjong-club")
+    return staff_client(app)
+
+
+def test_report_card_desk_page_prints_a_members_card_and_the_risers(app, client, t1, db):
+    _opt_in(db, 4)
+    gid, _ = _play_api(client, t1)
+    desk = _desk(app, db)
+    day = report_card.build(db, 4, game_id=gid)["day"]
+    # the daily report links the desk's page
+    report = desk.get(f"/staff/report?day={day}&lang=ja").get_data(as_text=True)
+    assert f"/staff/report-cards?day={day}" in report
+    assert 'data-testid="report-cards-link"' in report
+    ja = desk.get(f"/staff/report-cards?day={day}&player=4&paper=58&lang=ja")
+    assert ja.status_code == 200
+    html = ja.get_data(as_text=True)
+    assert 'data-testid="report-card-4"' in html and "paper-58" in html
+    assert 'data-testid="rc-riser-4"' in html and "本日のR上昇ランキング" in html
+    assert "Report card" not in html
+    en = unescape(desk.get(f"/staff/report-cards?day={day}&player=4&lang=en").get_data(
+        as_text=True))
+    assert "Today's R risers" in en and "paper-80" in en
+    # only the board without a member
+    board = desk.get(f"/staff/report-cards?day={day}&lang=ja").get_data(as_text=True)
+    assert 'data-testid="rc-risers-board"' in board and 'data-testid="rc-riser-4"' in board
+    # the same as JSON, with the receipt's lines
+    js = desk.get(f"/staff/report-cards?player=4&game={gid}&paper=58",
+                  headers={"Accept": "application/json"}).get_json()
+    assert js["card"]["game"]["rank"] == 1 and [e["player_id"] for e in js["risers"]] == [4]
+    assert all(report_card.text_width(x) <= 32 for x in js["lines"])
+
+
+def test_report_card_desk_page_refuses_bad_input_in_words(app, client, t1, db):
+    guest = games.add_player(db, "ゲスト", guest=True)["id"]
+    _play_api(client, t1, players=(1, 2, 3, guest))
+    desk = _desk(app, db)
+    cases = {
+        f"player={guest}": (404, "guests get no report card"),
+        "player=abc": (400, "player must be a number"),
+        "player=4&paper=a3": (400, "Paper width a3 cannot be used"),
+        "day=2026-02-30": (400, None),
+        "player=1&game=77": (404, "Game #77 is not finished"),
+    }
+    for query, (status, words) in cases.items():
+        r = desk.get(f"/staff/report-cards?{query}&lang=en", headers={"Accept": "application/json"})
+        assert r.status_code == status, (query, r.get_json())
+        if words:
+            assert words in r.get_json()["error"]["message"], query
+        page = desk.get(f"/staff/report-cards?{query}&lang=ja")
+        assert page.status_code == status and "Traceback" not in page.get_data(as_text=True)
+    # a tablet may not open the desk's page
+    assert client.get("/staff/report-cards", headers=t1).status_code in (401, 403)

@@ -104,11 +104,11 @@ def _rank(db, family: str, rating: float, day: str) -> tuple[int, int]:
         ).fetchone()
     else:  # each member's last line of the day or before (one index probe per member)
         row = db.conn.execute(
-            "SELECT SUM(r > ?), COUNT(r) FROM (SELECT (SELECT x.r_after FROM rating_lines x "
+            "WITH held AS MATERIALIZED (SELECT (SELECT x.r_after FROM rating_lines x "
             "WHERE x.player_id = p.player_id AND x.family = p.family AND x.club_day <= ? "
             "ORDER BY x.club_day DESC, x.ended_at DESC, x.game_id DESC LIMIT 1) AS r "
-            "FROM ratings p WHERE p.family = ?)",
-            [rating, day, family],
+            "FROM ratings p WHERE p.family = ?) SELECT SUM(r > ?), COUNT(r) FROM held",
+            [day, family, rating],
         ).fetchone()
     return int(row[0] or 0) + 1, int(row[1] or 0)
 
@@ -226,15 +226,18 @@ def risers(db, day: str, *, lang: str = "ja") -> list[dict]:
     ``{place, player_id, name, family, family_name, change, change_text, rating,
     rating_text, games}``. A member who lost R that day is not on it."""
     day = stats_store.user_day(day).isoformat()
+    start, end = stats_store.day_bounds(day, stats_store.settings(db))
     marks = ", ".join("?" for _ in engine.FAMILIES)
+    # the day's lines along (family, ended_at), then the opted-in members among them
     found = rows(
         db,
         "SELECT l.player_id, l.family, l.change, l.r_after, l.ended_at, l.game_id, p.name "
-        "FROM member_profiles m JOIN players p ON p.id = m.player_id "
-        "JOIN rating_lines l ON l.player_id = m.player_id "
-        f"AND l.family IN ({marks}) AND l.club_day = ? "
-        "WHERE m.optin_risers = 1 AND p.guest = 0 ORDER BY l.ended_at, l.game_id",
-        [*engine.FAMILIES, day],
+        "FROM rating_lines l JOIN member_profiles m ON m.player_id = l.player_id "
+        "JOIN players p ON p.id = l.player_id "
+        f"WHERE l.family IN ({marks}) AND l.ended_at >= ? AND l.ended_at < ? "
+        "AND l.club_day = ? AND m.optin_risers = 1 AND p.guest = 0 "
+        "ORDER BY l.ended_at, l.game_id",
+        [*engine.FAMILIES, start, end, day],
     )
     by: dict[tuple[int, str], dict[str, Any]] = {}
     for r in found:
