@@ -66,7 +66,8 @@ class Config:
 
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
-_TOP = ("db", "log_dir", "lock_dir", "timezone", "link", "tables", "models")
+_TOP = ("db", "log_dir", "lock_dir", "timezone", "link", "tables", "models",
+        "printer", "notify")  # the web's print worker reads [printer], its sender [notify]
 
 
 def load_config(path: str | Path, tables: bool = True) -> Config:

@@ -450,3 +450,80 @@ def test_notify_secrets_never_reach_the_club_file_or_its_export(app, db, line, s
     for path in files + [p for p in club_bytes if p.exists()]:
         data = path.read_bytes()
         assert TOKEN.encode() not in data and SMTP_PASSWORD.encode() not in data, path
+
+
+# ------------------------------------------------------------------- the staff's page
+def signed_in(app, db):
+    from tests.web.staff_support import STAFF, staff_client
+
+    accounts.create_staff(db, STAFF[0], STAFF[1])
+    return staff_client(app)
+
+
+def csrf(client) -> str:
+    return client.get("/auth/csrf").get_json()["csrf_token"]
+
+
+def test_notify_staff_page_sets_contacts_and_shows_the_outbox_in_words(app, db):
+    client = signed_in(app, db)
+    sid = db.execute("SELECT id FROM staff_users").fetchone()[0]
+    r = client.post(f"/staff/notify/contacts/{sid}",
+                    data={"email": "mika@example.jp", "line_user_id": "", "lang": "ja",
+                          "on_duty": "1", "csrf_token": csrf(client)})
+    assert r.status_code == 302
+    calls.call(db, "t1", "drink")
+    db.execute("UPDATE outbox SET state = 'failed', last_error = 'SMTP 550'")
+    db.conn.commit()
+    page = client.get("/staff/notify").get_data(as_text=True)
+    assert "mika@example.jp" in page and "呼び出し" in page
+    assert "送信待ち 0件・送信済み 0件・失敗 1件" in page
+    assert "送信できませんでした（メール）" in page and "再送" in page
+    for english in ("Outbox", "Staff call", "could not be sent", "SMTP 550", "call:"):
+        assert english not in page                        # a Japanese page shows no English
+    en = client.get("/staff/notify?lang=en").get_data(as_text=True)
+    assert "could not be sent (E-mail)" in en and "Staff call" in en
+    # staff send the failed message again
+    row_id = queued(db)[0]["id"]
+    r = client.post(f"/staff/notify/outbox/{row_id}/retry", json={},
+                    headers={"X-CSRF-Token": csrf(client)})
+    assert r.status_code == 200 and r.get_json()["message"]["state"] == "queued"
+    r = client.post(f"/staff/notify/outbox/{row_id}/retry", json={},
+                    headers={"X-CSRF-Token": csrf(client)})
+    assert r.status_code == 400 and r.get_json()["error"]["code"] == "not_failed"
+    doc = client.get("/staff/notify", headers={"Accept": "application/json"}).get_json()
+    assert doc["counts"] == {"queued": 1, "sent": 0, "failed": 0}
+    assert doc["contacts"][0]["email"] == "mika@example.jp"
+
+
+def test_notify_staff_page_refuses_a_bad_address_in_words_and_keeps_the_old_one(app, db):
+    client = signed_in(app, db)
+    sid = db.execute("SELECT id FROM staff_users").fetchone()[0]
+    outbox.save_contact(db, sid, email="mika@example.jp", line_user_id=None, lang="ja",
+                        on_duty=True)
+    r = client.post(f"/staff/notify/contacts/{sid}", json={"line_user_id": "Uxyz"},
+                    headers={"X-CSRF-Token": csrf(client), "Accept-Language": "ja"})
+    assert r.status_code == 400
+    assert r.get_json()["error"]["code"] == "invalid_field"
+    assert "LINEのユーザーID「Uxyz」は正しくありません" in r.get_json()["error"]["message"]
+    r = client.post("/staff/notify/contacts/999", json={},
+                    headers={"X-CSRF-Token": csrf(client)})
+    assert r.status_code == 404
+    row = db.execute("SELECT email, on_duty FROM staff_contacts").fetchone()
+    assert tuple(row) == ("mika@example.jp", 1)
+
+
+def test_notify_sample_club_toml_section_is_read_whole(tmp_path):
+    sample = (ROOT / "deploy" / "club.toml").read_text(encoding="utf-8")
+    secrets = tmp_path / "notify.toml"
+    secrets.write_text(f'line_channel_access_token = "{TOKEN}"\n', encoding="utf-8")
+    secrets.chmod(0o600)
+    config = tmp_path / "club.toml"
+    config.write_text(sample.replace("/etc/jantaku/notify.toml", str(secrets)),
+                      encoding="utf-8")
+    settings = load(config)
+    assert (settings.smtp_port, settings.smtp_starttls, settings.attempts) == (587, True, 8)
+    assert settings.line_token == TOKEN and settings.smtp_password == ""
+    config.write_text(sample.replace("attempts = 8", "attempts = 0"), encoding="utf-8")
+    with pytest.raises(UserError) as e:
+        load(config)
+    assert "attempts" in e.value.message and "1..100" in e.value.message

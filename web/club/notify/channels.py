@@ -33,7 +33,7 @@ def send_line(settings: Settings, row: Row, text: str) -> str | None:
     answers 409 to a retry key it has already accepted, without delivering again, so a
     push resent after a crash (sent, but not yet marked) is harmless: the 409 is taken as
     sent."""
-    from linebot.v3.messaging import (
+    from linebot.v3.messaging import (  # type: ignore[import-untyped]
         ApiClient,
         ApiException,
         Configuration,

@@ -104,7 +104,7 @@ def load(config: str | os.PathLike[str]) -> Settings:
     secrets: dict[str, str] = {}
     if secrets_at:
         secrets = read_secrets(path.resolve().parent / secrets_at)
+    given: dict[str, Any] = {k: float(v) if k in ("poll", "first_retry", "max_retry", "timeout")
+                             else v for k, v in values.items()}
     return Settings(line_token=secrets.get("line_channel_access_token", ""),
-                    smtp_password=secrets.get("smtp_password", ""),
-                    **{k: float(v) if k in ("poll", "first_retry", "max_retry", "timeout")
-                       else v for k, v in values.items()})
+                    smtp_password=secrets.get("smtp_password", ""), **given)
