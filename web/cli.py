@@ -12,6 +12,9 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web leaderboard --db PATH [--family F] [--period P] [--day | --start --end]
                               [--order rating]
     python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]
+    python -m web print-worker --config club.toml [--db PATH] [--once]
+    python -m web sync --to postgresql://... --db PATH [--branch ID] [--batch N] [--resend]
+    python -m web headoffice --db postgresql://... [--host H] [--port 8100]
 
 ``serve`` runs the app on waitress (a production WSGI server, one process per
 core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
@@ -161,6 +164,37 @@ def cmd_serve(args) -> int:
         _serve(socks, app, workers=args.workers, threads=args.threads,
                connection_limit=args.connection_limit, idle_timeout=args.idle_timeout,
                request_timeout=args.request_timeout, trusted_proxy=trusted_proxy)
+    except KeyboardInterrupt:
+        pass
+    _say("Stopped.")
+    return 0
+
+
+def cmd_headoffice(args) -> int:
+    """Serve the chain's head office (read-only pages over what the branches synced)."""
+    from web.club.chain import pg_schema
+    from web.headoffice import create_app as headoffice_app
+
+    url = args.db or os.environ.get("JANTAKU_HEADOFFICE_DB")
+    if not url or not url.startswith(("postgresql://", "postgres://")):
+        raise CliError("give the head office's database with --db postgresql://... "
+                       "(or set JANTAKU_HEADOFFICE_DB)")
+    try:
+        app = headoffice_app(url, secret=os.environ.get("JANTAKU_SECRET_KEY", ""))
+    except pg_schema.ChainUnavailable as e:
+        raise CliError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 (psycopg's errors: the server unreachable, refused)
+        if type(e).__module__.split(".")[0] != "psycopg":
+            raise
+        raise CliError(f"cannot reach the head office's database: {str(e).strip()[:200]}") \
+            from None
+    socks = _bind(args.host, args.port)
+    base = _address(args.host, socks[0].getsockname()[1])
+    _stop_on_sigterm()
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    _say(f"Serving the head office on {base}/")
+    try:
+        server.serve(socks, app, say=_say, workers=args.workers, threads=args.threads)
     except KeyboardInterrupt:
         pass
     _say("Stopped.")
@@ -436,6 +470,7 @@ def _run_demo_club(args, folder: Path, db: Path, config: Path) -> int:
     daemon = _start_daemon(config, folder / "tablectl.log")
     sticks = StickWriter(str(db), folder, (*DEMO_TABLES, STOCK_TABLE))
     sticks.start()
+    printer = _start_demo_printer(str(db), folder)
     try:
         up = _wait_for_daemon(str(db), daemon)
         _print_demo(base, folder, config, daemon, up, codes, args)
@@ -444,9 +479,21 @@ def _run_demo_club(args, folder: Path, db: Path, config: Path) -> int:
         pass
     finally:
         sticks.stopping.set()
+        printer.stopping.set()
         _stop_daemon(daemon)
     _say("Demo stopped (web app and table daemon).")
     return 0
+
+
+def _start_demo_printer(db: str, folder: Path):
+    """The demo's receipt printer: the print worker in a thread, writing each receipt's
+    ESC/POS bytes to ``receipt.bin`` in the data folder (the newest one)."""
+    from web.club.printing.config import PrinterConfig
+    from web.club.printing.worker import Worker
+
+    worker = Worker(connect(db), PrinterConfig(kind="file", path=str(folder / "receipt.bin")))
+    threading.Thread(target=worker.run, name="demo-printer", daemon=True).start()
+    return worker
 
 
 def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
@@ -494,6 +541,22 @@ def cmd_club_day(args) -> int:
     return main_club_day(args)
 
 
+def cmd_sync(args) -> int:
+    """Send the club's records to the chain's head office on PostgreSQL (docs/chain.md)."""
+    from web.club.chain.sync import main as sync_main
+
+    return sync_main(args)
+
+
+def add_sync_command(sub) -> None:
+    """``sync``: the box's records to the head office (psycopg only when it runs)."""
+    from web.club.chain.sync import add_arguments
+
+    sp = sub.add_parser("sync", help=(cmd_sync.__doc__ or "").strip().splitlines()[0])
+    add_arguments(sp)
+    sp.set_defaults(func=cmd_sync)
+
+
 def add_club_day_commands(sub) -> None:
     """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
     from web.club.export import (
@@ -510,6 +573,22 @@ def add_club_day_commands(sub) -> None:
         sp.add_argument("--json", action="store_true", help="answer in JSON for scripts")
         add_arguments(sp)
         sp.set_defaults(func=fn)
+
+
+def cmd_notify(args) -> int:
+    """Send the outbox's messages (LINE, e-mail) until stopped; never part of a request."""
+    from web.club.notify.sender import main as notify_main
+
+    args.db = _db_arg(args)
+    return notify_main(args)
+
+
+def cmd_print_worker(args) -> int:
+    """Print the print queue on the club's receipt printer until stopped."""
+    from web.club.printing.worker import main as print_main
+
+    args.db = _db_arg(args)
+    return print_main(args)
 
 
 # ----------------------------------------------------------------------------- parser
@@ -540,6 +619,16 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="SECONDS", help="cut off a client whose request has not arrived "
                    f"whole this long after it began (default {server.REQUEST_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
+
+    h = sub.add_parser("headoffice", help="serve the chain's head office over PostgreSQL")
+    h.add_argument("--db", help="the head office's database, postgresql://... "
+                                "(or $JANTAKU_HEADOFFICE_DB)")
+    h.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    h.add_argument("--port", type=int, default=8100, help="port (default 8100; 0 = any free)")
+    h.add_argument("--workers", type=_positive, default=1, help="server processes (default 1)")
+    h.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
+                   help=f"worker threads per process (default {server.SERVER_THREADS})")
+    h.set_defaults(func=cmd_headoffice)
 
     c = sub.add_parser("create-staff", help="add a staff account")
     c.add_argument("name", metavar="NAME", help="the staff member's sign-in name")
@@ -573,7 +662,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--time-scale", type=float, default=0.01,
                    help="simulated table speed (1 = real time; default 0.01)")
     d.set_defaults(func=cmd_demo)
+    n = sub.add_parser("notify", help="send the outbox's word by LINE and e-mail (a service)")
+    n.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
+    n.add_argument("--config", required=True, help="club.toml with a [notify] section")
+    n.add_argument("--once", action="store_true", help="send what is due now, then stop")
+    n.set_defaults(func=cmd_notify)
+    w = sub.add_parser("print-worker", help="print the print queue on the receipt printer")
+    w.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
+    w.add_argument("--config", required=True, help="club.toml with a [printer] section")
+    w.add_argument("--once", action="store_true", help="print what is due now, then stop")
+    w.set_defaults(func=cmd_print_worker)
     add_club_day_commands(sub)
+    add_sync_command(sub)
     return p
 
 

@@ -5,6 +5,7 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/``                  floor view, polling ``/staff/floor.json`` every 2 s
 * ``/staff/tables/<id>/command`` mode change, cycle, check... through ``tablectl.store``
 * ``/staff/tables/<id>/mode``  the guided mode change (what the drawers need, live)
+* ``/staff/players/<id>/member`` a member's own-page link, PIN and member card
 * ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
 * ``/staff/waiting``           the waiting list, seating free tables (a seat draw)
 * ``/staff/nights``            event nights: random seating, then swiss rounds
@@ -12,9 +13,14 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/audit``             the audit log
 * ``/staff/report``            the daily report (日報) and every player's account for the day
 * ``/staff/standings``         the club's dan table and seasons (TOML)
+* ``/staff/report-cards``      a member's report card and the day's R risers, printable
+* ``/staff/printing``          the receipt printer: its state, the print queue
+* ``/staff/players/<id>/data``  a member's data: its download, the erasure of it
+* ``/staff/notify``            staff contacts for calls, the outbox of word sent (LINE, e-mail)
 """
 
 from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from web.staff import (  # noqa: E402,F401  (their routes register on it)
-    floor_page, manage, modes, names, records, report, waiting_page,
+    floor_page, manage, member_data, members, modes, names, notify, printing, records,
+    report, report_cards, waiting_page,
 )

@@ -137,6 +137,22 @@ STAFF_PATHS: dict = {
     "/staff/players/{player_id}/active": {"post": _op(
         "retire (active false) or restore a player", params=[PLAYER], errors=("400", "404"),
         body=_obj(["active"], active=BOOL))},
+    "/staff/players/{player_id}/data": {"get": _op(
+        "what the club holds about a player: the player row, whether they have a member "
+        "profile and contacts, how many games, waiting-list and audit entries, their live "
+        "game (if any) and whether their personal data is erased", params=[PLAYER],
+        errors=("404",))},
+    "/staff/players/{player_id}/data/export": {"get": _op(
+        "everything the club file holds about a player as a JSON file (Content-Disposition: "
+        "attachment), times in the club's time zone; the stored forms of the PIN and the "
+        "personal link are withheld (withheld says why)", params=[PLAYER], errors=("404",))},
+    "/staff/players/{player_id}/erase": {"post": _op(
+        "erase a member's personal data (a manager or owner; 403 role_required otherwise): "
+        "the name becomes 退会者 #N, the member number, page link, PIN, contacts and opt-ins "
+        "go, an open waiting-list place closes; every game's results stay; audited with the "
+        "reason. confirm is the player's number typed again. 409 player_seated while they "
+        "play, already_erased", params=[PLAYER], errors=("400", "404", "409"),
+        body=_obj(["reason", "confirm"], reason=STR, confirm=STR))},
     "/staff/tables": {
         "get": _op("the club's tables", errors=()),
         "post": _op("create a table or change its name / rule set; answers mode_needed: the "
@@ -357,6 +373,19 @@ REPORT_PATHS: dict = {
         params=[_path("sheet", STR), DAY], errors=("400", "404"))},
     "/staff/report/print": {"get": _op(
         "the daily report as one printable HTML page", params=[DAY], errors=("400",))},
+    "/staff/report-cards": {"get": _op(
+        "a member's report card of a club day (player) or after one game (player and game): "
+        "today, this month and all time (games, places, average place, total points), R, "
+        "dan, rank and R change per rule family, the day's R risers (members who opted in) "
+        "and the card as fixed-width lines (32 columns for paper=58, else 48); without "
+        "player only the risers. A printable page for browsers. 404 card.err.guest for a "
+        "guest, no_game for a game not finished",
+        params=[DAY, {"name": "player", "in": "query", "required": False, "schema": INT},
+                {"name": "game", "in": "query", "required": False, "schema": INT},
+                {"name": "paper", "in": "query", "required": False,
+                 "schema": {"type": "string", "enum": ["58", "80", "a4"]},
+                 "description": "print width: 58 or 80 mm thermal paper, or A4 (default 80)"}],
+        errors=("400", "404"))},
     "/staff/standings": {"get": _op(
         "the club's dan table and seasons as stored TOML (null: not set)", errors=())},
     "/staff/standings/{name}": {"post": _op(
@@ -366,3 +395,30 @@ REPORT_PATHS: dict = {
         params=[_path("name", STR)], errors=("400", "404", "422"),
         body=_obj(["toml"], toml=STR))},
 }
+
+
+# ---- the receipt printer (web/staff/printing.py)
+_QUEUED = ("queue a print job and answer at once, printer or not (202: job is its id; a "
+           "form goes back to its page)")
+PRINT_PATHS: dict = {
+    "/staff/printing": {"get": _op(
+        "the receipt printer: worker_running, kind and printer (from club.toml), last_ok_at, "
+        "last_error and last_error_words (in the reader's language), queued and failed "
+        "counts, the recent jobs (id, kind, args, state queued/printing/done/failed, "
+        "attempts, error in words)", errors=())},
+    "/staff/printing/settlement/{game_id}": {"post": _op(
+        f"{_QUEUED}: a finished game's settlement sheet; 409 not_settled before its end",
+        params=[GAME], ok="202", errors=("400", "404", "409"))},
+    "/staff/printing/report-card/{player_id}": {"post": _op(
+        f"{_QUEUED}: a member's report card of a club day (day, default today) or after a "
+        "game (game_id); 400 for a guest",
+        params=[PLAYER], ok="202", errors=("400", "404", "422"),
+        body=_obj([], day={"type": "string", "format": "date"}, game_id=INT))},
+    "/staff/printing/daily-report": {"post": _op(
+        f"{_QUEUED}: the daily report (日報) of a club day (day, default today)",
+        ok="202", errors=("400", "422"), body=_obj([], day={"type": "string", "format": "date"}))},
+    "/staff/printing/jobs/{job_id}/retry": {"post": _op(
+        "queue a failed print job again (202); 409 not_failed for any other job",
+        params=[_path("job_id", INT)], ok="202", errors=("400", "404", "409"))},
+}
+REPORT_PATHS.update(PRINT_PATHS)
