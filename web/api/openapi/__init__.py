@@ -7,6 +7,8 @@ route of the app is described here.
 
 from __future__ import annotations
 
+from web.api.openapi.members import MEMBER_PATHS
+from web.api.openapi.notify import NOTIFY_PATHS
 from web.api.openapi.staff import REPORT_PATHS, STAFF_PATHS, STAFF_SECURITY
 
 
@@ -199,4 +201,6 @@ OPENAPI: dict = {
 # Sign-in, pairing and staff console endpoints, described beside their routes.
 PATHS.update(STAFF_PATHS)
 PATHS.update(REPORT_PATHS)
+PATHS.update(MEMBER_PATHS)
+PATHS.update(NOTIFY_PATHS)
 OPENAPI["components"]["securitySchemes"].update(STAFF_SECURITY)
