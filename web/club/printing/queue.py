@@ -176,7 +176,7 @@ def status(db: Db, *, recent: int = 20) -> dict:
     success, the last error, the queued count, the failed jobs and the recent ones."""
     st = one(db, "SELECT * FROM printer_status WHERE id = 1") or {}
     seen = st.get("worker_seen_at")
-    running = bool(seen) and (
+    running = seen is not None and (
         datetime.now(timezone.utc) - datetime.fromisoformat(seen)
     ).total_seconds() < WORKER_FRESH_S
     counts = dict(db.execute("SELECT state, COUNT(*) FROM print_jobs GROUP BY state").fetchall())
