@@ -5,17 +5,19 @@ press while a call is open is the same call (with the newer reason)."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 
 from web.club import clubtime
-from web.db import now_iso, one, rows, write_tx
+from web.db import Db, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, UserError
 from web.club.floor.store import table_name
+from web.club.notify import outbox
 
 REASONS = ("score", "drink", "other")
 """点数確認 (a score question), 飲み物 (drinks), その他 (anything else)."""
 
 
-def call(db, table_id: str, reason: str) -> dict:
+def call(db: Db, table_id: str, reason: str) -> dict:
     """Call staff to a table (the open call again if there is one)."""
     if reason not in REASONS:
         raise UserError("field.not_choice", code="invalid_field", details={"field": "reason"},
@@ -29,31 +31,32 @@ def call(db, table_id: str, reason: str) -> dict:
         try:
             db.execute("INSERT INTO calls (table_id, reason, created_at) VALUES (?, ?, ?)",
                        [table_id, reason, now_iso()])
+            outbox.staff_call(db, table_id)
         except sqlite3.IntegrityError:
             pass        # a second tablet of the table was a moment faster: its call is ours
     # just inserted, or a tablet of the same table was a moment faster
     return open_call(db, table_id)  # type: ignore[return-value]
 
 
-def open_call(db, table_id: str) -> dict | None:
+def open_call(db: Db, table_id: str) -> dict | None:
     return one(db, "SELECT * FROM calls WHERE table_id = ? AND ack_at IS NULL AND "
                    "cancelled_at IS NULL", [table_id])
 
 
-def last_call(db, table_id: str) -> dict | None:
+def last_call(db: Db, table_id: str) -> dict | None:
     """The table's open call, else its last acknowledged one (the tablet says staff come)."""
     return one(db, "SELECT * FROM calls WHERE table_id = ? AND cancelled_at IS NULL "
                    "ORDER BY id DESC LIMIT 1", [table_id])
 
 
-def get(db, call_id: int) -> dict:
+def get(db: Db, call_id: int) -> dict:
     row = one(db, "SELECT * FROM calls WHERE id = ?", [call_id])
     if row is None:
         raise NotFound("floor.call.none", call=call_id)
     return row
 
 
-def acknowledge(db, call_id: int, *, actor: str) -> dict:
+def acknowledge(db: Db, call_id: int, *, actor: str) -> dict:
     """Someone is on their way: the call leaves the list."""
     row = get(db, call_id)
     if row["ack_at"] or row["cancelled_at"]:
@@ -65,7 +68,7 @@ def acknowledge(db, call_id: int, *, actor: str) -> dict:
     return get(db, call_id)
 
 
-def cancel(db, table_id: str) -> dict | None:
+def cancel(db: Db, table_id: str) -> dict | None:
     """The table takes its open call back (pressed by mistake)."""
     with write_tx(db):
         row = open_call(db, table_id)
@@ -74,13 +77,15 @@ def cancel(db, table_id: str) -> dict | None:
     return row
 
 
-def open_calls(db, now=None) -> list[dict]:
+def open_calls(db: Db, now: datetime | None = None) -> list[dict]:
     """Every open call, oldest first, with the seconds it has waited."""
     now = now or clubtime.now()
     out = []
     for r in rows(db, "SELECT c.*, t.name AS table_name FROM calls c LEFT JOIN club_tables t "
                       "ON t.id = c.table_id WHERE c.ack_at IS NULL AND c.cancelled_at IS NULL "
                       "ORDER BY c.id"):
-        r["waited"] = int((now - clubtime.instant(r["created_at"])).total_seconds())
+        made = clubtime.instant(r["created_at"])
+        assert made is not None  # a stored call has its time
+        r["waited"] = int((now - made).total_seconds())
         out.append(r)
     return out

@@ -13,14 +13,16 @@ second tap starts nothing more.
 from __future__ import annotations
 
 import json
+import random
 import secrets
 
 from web.club import games
 from web.club.audit import audit
-from web.db import now_iso, one, rows, write_tx
+from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, Refused, UserError
 from web.club.floor import clock, waiting
 from web.club.floor.store import table_name
+from web.club.notify import outbox
 
 WIND_TILES = ("E", "S", "W", "N")
 JA_WINDS = {"E": "東", "S": "南", "W": "西", "N": "北"}
@@ -28,20 +30,20 @@ TILE_NAMES = {v: k for k, v in JA_WINDS.items()}
 METHODS = ("random", "wind")
 
 
-def ready(db, table_id: str) -> dict | None:
+def ready(db: Db, table_id: str) -> dict | None:
     """The game made ready at a table (players in seat order, with names), or None."""
     row = one(db, "SELECT * FROM seatings WHERE table_id = ? AND status = 'ready'", [table_id])
     return _full(db, row) if row else None
 
 
-def get(db, seating_id: int) -> dict:
+def get(db: Db, seating_id: int) -> dict:
     row = one(db, "SELECT * FROM seatings WHERE id = ?", [seating_id])
     if row is None:
         raise NotFound("floor.seat.no_seating", seating=seating_id)
     return _full(db, row)
 
 
-def _full(db, row: dict) -> dict:
+def _full(db: Db, row: dict) -> dict:
     out = {**row, "players": json.loads(row["players"]), "draw": json.loads(row["draw"])}
     names = {p["id"]: p for p in rows(db, "SELECT id, name, guest FROM players WHERE id IN "
                                           f"({','.join('?' * len(out['players']))})",
@@ -51,7 +53,7 @@ def _full(db, row: dict) -> dict:
     return out
 
 
-def proposal(db, table_id: str) -> dict:
+def proposal(db: Db, table_id: str) -> dict:
     """The next players from the waiting list for a table's rule set (in the order they
     came), with how many it seats."""
     table = games.get_table(db, table_id)
@@ -61,7 +63,8 @@ def proposal(db, table_id: str) -> dict:
             "seats": facts["players"], "players": fit[:facts["players"]], "more": len(fit)}
 
 
-def draw(player_ids: list[int], method: str, winds: dict | None = None, rng=None) -> dict:
+def draw(player_ids: list[int], method: str, winds: dict | None = None,
+         rng: random.Random | None = None) -> dict:
     """The seats: ``random`` shuffles the players; ``wind`` seats them by the wind tile
     each drew (``{player_id: "E"|"S"|"W"|"N"}``, one each of the table's winds)."""
     if method not in METHODS:
@@ -85,9 +88,9 @@ def draw(player_ids: list[int], method: str, winds: dict | None = None, rng=None
     return {"method": "wind", "order": order, "tiles": {str(p): winds[p] for p in order}}
 
 
-def seat(db, table_id: str, player_ids: list[int], *, method: str = "random",
+def seat(db: Db, table_id: str, player_ids: list[int], *, method: str = "random",
          winds: dict | None = None, rule_set: str | None = None, actor: str,
-         night: tuple[int, int] | None = None, rng=None) -> dict:
+         night: tuple[int, int] | None = None, rng: random.Random | None = None) -> dict:
     """Draw seats for ``player_ids`` at a table and make the game ready (the waiting list
     entries of these players are seated). Audited with the draw."""
     table = games.get_table(db, table_id)
@@ -119,10 +122,11 @@ def seat(db, table_id: str, player_ids: list[int], *, method: str = "random",
             "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [table_id, rule_set, json.dumps(result["order"]), json.dumps(result),
              night[0] if night else None, night[1] if night else None, now_iso(), actor])
-        sid = cur.lastrowid
+        sid = inserted_id(cur)
         db.execute(f"UPDATE waiting SET status = 'seated', done_at = ?, seating_id = ? "
                    f"WHERE status = 'waiting' AND player_id IN ({','.join('?' * len(players))})",
                    [now_iso(), sid, *[p["id"] for p in players]])
+        outbox.seat_ready(db, sid)
         audit(db, actor, "seating.ready", f"table:{table_id}", details={
             "seating": sid, "rule_set": rule_set, "draw": result,
             "names": [next(p["name"] for p in players if p["id"] == pid)
@@ -130,7 +134,7 @@ def seat(db, table_id: str, player_ids: list[int], *, method: str = "random",
     return get(db, sid)
 
 
-def _not_seated_elsewhere(db, players: list[dict]) -> None:
+def _not_seated_elsewhere(db: Db, players: list[dict]) -> None:
     for r in rows(db, "SELECT table_id, players FROM seatings WHERE status = 'ready'"):
         taken = set(json.loads(r["players"]))
         for p in players:
@@ -139,7 +143,7 @@ def _not_seated_elsewhere(db, players: list[dict]) -> None:
                                name=p["name"], table=table_name(db, r["table_id"]))
 
 
-def cancel(db, seating_id: int, *, actor: str) -> dict:
+def cancel(db: Db, seating_id: int, *, actor: str) -> dict:
     """Take back a game made ready: its players go back to their places on the list."""
     s = get(db, seating_id)
     if s["status"] != "ready":
@@ -154,7 +158,7 @@ def cancel(db, seating_id: int, *, actor: str) -> dict:
     return get(db, seating_id)
 
 
-def start(db, seating_id: int, *, actor: str) -> dict:
+def start(db: Db, seating_id: int, *, actor: str) -> dict:
     """Start the game made ready (idempotent: the seating's id is the start's key); an
     event night's game gets the night's time limit."""
     s = get(db, seating_id)
