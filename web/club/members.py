@@ -15,11 +15,10 @@ import re
 import secrets
 import time
 
-import sqlite_utils
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from web.club import accounts
-from web.db import Migrations, now_iso, one, write_tx
+from web.db import Db, Migrations, now_iso, one, write_tx
 from web.errors import NotFound, UserError
 
 MIGRATIONS = Migrations("members")
@@ -30,7 +29,7 @@ ready, their report card after each game, a place on the day's R risers board.""
 
 
 @MIGRATIONS
-def _create_member_profiles(db: sqlite_utils.Database) -> None:
+def _create_member_profiles(db: Db) -> None:
     db.executescript(
         """
         CREATE TABLE member_profiles (
@@ -52,7 +51,7 @@ def _create_member_profiles(db: sqlite_utils.Database) -> None:
     )
 
 
-def profile(db: sqlite_utils.Database, player_id: int) -> dict | None:
+def profile(db: Db, player_id: int) -> dict | None:
     """A member's profile row, or None for a member who has none."""
     return one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [int(player_id)])
 
@@ -75,7 +74,7 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _member(db: sqlite_utils.Database, player_id: int) -> dict:
+def _member(db: Db, player_id: int) -> dict:
     """The player behind ``player_id``, if a member can have a page: not a guest."""
     row = one(db, "SELECT * FROM players WHERE id = ?", [int(player_id)])
     if row is None:
@@ -86,7 +85,7 @@ def _member(db: sqlite_utils.Database, player_id: int) -> dict:
     return row
 
 
-def _upsert(db: sqlite_utils.Database, player_id: int, **values) -> None:
+def _upsert(db: Db, player_id: int, **values) -> None:
     now = now_iso()
     names = ", ".join(values)
     marks = ", ".join("?" for _ in values)
@@ -96,7 +95,7 @@ def _upsert(db: sqlite_utils.Database, player_id: int, **values) -> None:
                "updated_at = excluded.updated_at", [int(player_id), *values.values(), now])
 
 
-def issue_link(db: sqlite_utils.Database, player_id: int) -> tuple[str, bool]:
+def issue_link(db: Db, player_id: int) -> tuple[str, bool]:
     """A new personal link token for a member, shown once: ``(token, reissued)``. Only its
     hash is kept; an earlier link of the member stops working at once."""
     _member(db, player_id)
@@ -107,7 +106,7 @@ def issue_link(db: sqlite_utils.Database, player_id: int) -> tuple[str, bool]:
     return token, bool(before and before["link_hash"])
 
 
-def revoke_link(db: sqlite_utils.Database, player_id: int) -> None:
+def revoke_link(db: Db, player_id: int) -> None:
     """End a member's personal link (their page answers "no such page" from now on)."""
     row = profile(db, player_id)
     if row is None or not row["link_hash"]:
@@ -116,7 +115,7 @@ def revoke_link(db: sqlite_utils.Database, player_id: int) -> None:
         _upsert(db, player_id, link_hash=None, link_issued_at=None)
 
 
-def member_for_token(db: sqlite_utils.Database, token: str) -> dict | None:
+def member_for_token(db: Db, token: str) -> dict | None:
     """The member a personal link belongs to (their ``players`` row and profile), or None
     for a token that is unknown, revoked or not a token at all."""
     if not isinstance(token, str) or not 16 <= len(token) <= 100:
@@ -138,7 +137,7 @@ def check_pin_text(pin) -> str:
     return pin
 
 
-def set_pin(db: sqlite_utils.Database, player_id: int, pin) -> None:
+def set_pin(db: Db, player_id: int, pin) -> None:
     """Set or reset a member's PIN (kept as a werkzeug hash). The member needs a member
     number: the settings ask for both."""
     row = _member(db, player_id)
@@ -157,7 +156,7 @@ def _pin_key(player_id: int) -> str:
     return f"member_pin:{int(player_id)}"
 
 
-def pin_wait(db: sqlite_utils.Database, player_id: int, now: float | None = None) -> int:
+def pin_wait(db: Db, player_id: int, now: float | None = None) -> int:
     """Seconds a member's settings stay locked: :data:`PIN_TRIES` wrong tries since the
     last right one lock them until :data:`PIN_LOCK_S` after the last wrong one."""
     now = time.time() if now is None else now
@@ -172,7 +171,7 @@ def pin_wait(db: sqlite_utils.Database, player_id: int, now: float | None = None
     return max(0, int(last + PIN_LOCK_S - now + 0.999))
 
 
-def check_pin(db: sqlite_utils.Database, member: dict, member_no, pin, ip: str,
+def check_pin(db: Db, member: dict, member_no, pin, ip: str,
               now: float | None = None) -> None:
     """Refuse unless ``member_no`` and ``pin`` are this member's, throttled as a staff
     sign-in: the address waits longer after each failure past the first few (the sign-in's
@@ -209,7 +208,7 @@ def _dummy() -> str:
 
 
 # ----------------------------------------------------------------------------- settings
-def save_settings(db: sqlite_utils.Database, player_id: int, *, email: str | None,
+def save_settings(db: Db, player_id: int, *, email: str | None,
                   line_user_id: str | None, optins: dict[str, bool]) -> dict:
     """Keep a member's contacts and opt-ins (blank clears a contact); returns the new
     profile. A malformed address or LINE user id is refused naming the field, and
