@@ -384,6 +384,9 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
     another sync of this branch moved the mark meanwhile."""
     with pg.transaction():
         pg.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"jantaku.sync.{branch}"])
+        # a batch lost to a crash of PostgreSQL right after its commit takes its mark with
+        # it (same transaction): the box sends it again, so the commit need not wait for disk
+        pg.execute("SET LOCAL synchronous_commit TO off")
         pg.execute("INSERT INTO chain.branches (branch, first_sync_at, last_sync_at) "
                    "VALUES (%s, now(), now()) ON CONFLICT (branch) DO UPDATE "
                    "SET last_sync_at = now()", [branch])
@@ -546,8 +549,9 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--to", required=False, default=os.environ.get("JANTAKU_HEADOFFICE_URL"),
                    help="the head office: postgresql://... (or $JANTAKU_HEADOFFICE_URL)")
     p.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
-    p.add_argument("--branch", help="this box's branch id at the head office (the first "
-                   "sync keeps it on the box)")
+    p.add_argument("--branch", default=os.environ.get("JANTAKU_BRANCH") or None,
+                   help="this box's branch id at the head office (or $JANTAKU_BRANCH; the "
+                   "first sync keeps it on the box)")
     p.add_argument("--batch", type=int, default=BATCH, help=f"changes per batch (default "
                    f"{BATCH})")
     p.add_argument("--resend", action="store_true", help="send this branch again from the "
