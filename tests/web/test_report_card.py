@@ -149,7 +149,7 @@ def test_report_card_refuses_bad_input_in_words(client, t1, db):
         report_card.build(db, 999)
     card = report_card.build(db, 1, game_id=gid)
     with pytest.raises(UserError) as e:
-        report_card.as_lines(card, "ja", width=40)
+        report_card.as_lines(card, "ja", width=20)
     assert e.value.key == "card.err.width"
 
 
@@ -161,7 +161,7 @@ def test_report_card_text_lines_fit_the_paper_in_both_languages(client, t1, db):
     gid, _ = _play_api(client, t1)
     card = report_card.build(db, 4, game_id=gid)
     for lang in ("ja", "en"):
-        for width in (32, 48):
+        for width in (32, 42, 48):
             lines = report_card.as_lines(card, lang, width)
             assert all(report_card.text_width(x) <= width for x in lines), (lang, width)
             assert lines[0] == lexicon.t("card.title", lang)
@@ -173,6 +173,11 @@ def test_report_card_text_lines_fit_the_paper_in_both_languages(client, t1, db):
     # English words on the English card (the member's name aside)
     assert not [x for x in en if JA.search(x.replace(card["name"], ""))]
     assert report_card.text_width("成績表ab") == 8
+    assert report_card.text_width("—1") == 3  # printed wide in Kanji mode
+    # a long name is cut to the paper, never wrapped past it
+    db.execute("UPDATE players SET name = ? WHERE id = 4", ["長" * 30])
+    long = report_card.as_lines(report_card.build(db, 4, game_id=gid), "ja", 32)
+    assert all(report_card.text_width(x) <= 32 for x in long) and long[2].startswith("長")
 
 
 def test_report_card_on_the_tablet_reads_in_both_languages(app, client, t1, db):

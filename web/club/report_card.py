@@ -30,7 +30,9 @@ POINT_FAMILIES = ("riichi4", "riichi3")
 """Families whose totals are points, written in thousands (+23.4) as the leaderboard does."""
 RISERS_SHOWN = 10
 WIDTHS = (32, 48)
-"""The receipt widths in columns: 58 mm and 80 mm paper."""
+"""The usual receipt widths in columns: 58 mm and 80 mm paper."""
+WIDTH_RANGE = (24, 80)
+"""The widths :func:`as_lines` takes: a printer's profile may name its own (42 columns)."""
 
 _SUMS = ("games", "total", "rank_sum", "firsts", "seconds", "thirds", "fourths")
 
@@ -257,8 +259,9 @@ def risers(db, day: str, *, lang: str = "ja") -> list[dict]:
 
 # --------------------------------------------------------------------------- plain text
 def text_width(text: str) -> int:
-    """Columns ``text`` takes on a receipt: a wide (Japanese) character counts two."""
-    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+    """Columns ``text`` takes on a receipt: a wide (Japanese) character counts two, and so
+    does an ambiguous one (``—``, ``○``): a Japanese printer's Kanji mode prints it wide."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F", "A") else 1 for c in text)
 
 
 def _cut(text: str, width: int) -> str:
@@ -278,10 +281,12 @@ def _pair(left: str, right: str, width: int) -> str:
 
 
 def as_lines(card: dict, lang: str = "ja", width: int = 32) -> list[str]:
-    """A card as fixed-width lines for a receipt or a message (``width`` 32 or 48
-    columns; a Japanese character takes two). No line is wider than ``width``."""
-    if width not in WIDTHS:
-        raise UserError("card.err.width", value=width, options=", ".join(map(str, WIDTHS)))
+    """A card as fixed-width lines for a receipt or a message (``width`` columns: 32 on
+    58 mm paper, 48 on 80 mm, or what the printer names within :data:`WIDTH_RANGE`; a
+    Japanese character takes two). No line is wider than ``width``."""
+    low, high = WIDTH_RANGE
+    if not isinstance(width, int) or not low <= width <= high:
+        raise UserError("card.err.width", value=width, low=low, high=high)
 
     def t(key: str, **values: object) -> str:
         return lexicon.t(key, lang, **values)
