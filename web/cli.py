@@ -194,7 +194,10 @@ def cmd_headoffice(args) -> int:
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     _say(f"Serving the head office on {base}/")
     try:
-        server.serve(socks, app, say=_say, workers=args.workers, threads=args.threads)
+        # read-only pages: no sign-in to hold back, no body bigger than a form
+        server.serve(socks, app, say=_say, workers=args.workers, threads=args.threads,
+                     must_wait=lambda _address: 0.0, max_body=DEFAULT_BODY_LIMIT,
+                     refuse=server.worded_refusal(app))
     except KeyboardInterrupt:
         pass
     _say("Stopped.")

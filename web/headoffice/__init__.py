@@ -41,11 +41,13 @@ _local = threading.local()
 
 
 def pg() -> Any:
-    """This thread's connection to the head office (opened once, reopened if it broke)."""
-    conn = getattr(_local, "conn", None)
+    """This thread's connection to the app's head office database (opened once, reopened
+    if it broke)."""
+    url = current_app.config["HEADOFFICE_DB"]
+    conns = _local.__dict__.setdefault("conns", {})
+    conn = conns.get(url)
     if conn is None or conn.closed or conn.broken:
-        conn = pg_schema.connect(current_app.config["HEADOFFICE_DB"])
-        _local.conn = conn
+        conn = conns[url] = pg_schema.connect(url)
     return conn
 
 

@@ -44,22 +44,6 @@ from web.errors import NotFound, UserError
 S = pg_schema.SCHEMA
 
 MIGRATIONS: list[tuple[int, str, str]] = [
-    (100, "member_links", f"""
-CREATE TABLE {S}.member_links (
-    branch text NOT NULL REFERENCES {S}.branches(branch),
-    id bigint NOT NULL,
-    player_id bigint NOT NULL,
-    chain_id text NOT NULL,
-    kind text NOT NULL,
-    previous_chain_id text,
-    merged_into bigint,
-    at timestamptz NOT NULL,
-    actor text NOT NULL DEFAULT '',
-    PRIMARY KEY (branch, id)
-);
-CREATE INDEX member_links_player ON {S}.member_links (branch, player_id, id);
-CREATE INDEX member_links_chain ON {S}.member_links (chain_id);
-"""),
     (101, "derived_ratings", f"""
 CREATE TABLE {S}.ho_derived (
     what text PRIMARY KEY,

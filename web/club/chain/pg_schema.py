@@ -42,6 +42,10 @@ The tables (what C2's head office reads):
     ``scoring.money`` arithmetic gives the same report. A corrected game's lines are
     replaced; a voided game has none (as on the box). They are also what the chain
     leaderboards and R across branches read.
+``member_links``
+    ``(branch, id)``: the box's append-only ``chain_links`` (a player's chain member id,
+    newest row per player; ``previous_chain_id`` an id it replaced, ``merged_into`` a
+    player of the same box it was merged into; see ``web/club/chain/members.py``).
 ``sync_marks``
     ``(branch, tbl)``: the high-water mark of each branch's sync: for ``tbl =
     'changes'`` the last change-log sequence applied, with that change's random
@@ -203,12 +207,28 @@ CREATE TABLE chain.game_checksums (
     FOREIGN KEY (branch, game_id) REFERENCES chain.games (branch, id)
 );
 """),
+    (2, "member_links", """
+CREATE TABLE chain.member_links (
+    branch text NOT NULL REFERENCES chain.branches(branch),
+    id bigint NOT NULL,
+    player_id bigint NOT NULL,
+    chain_id text NOT NULL,
+    kind text NOT NULL,
+    previous_chain_id text,
+    merged_into bigint,
+    at timestamptz NOT NULL,
+    actor text NOT NULL DEFAULT '',
+    PRIMARY KEY (branch, id)
+);
+CREATE INDEX member_links_player ON chain.member_links (branch, player_id, id);
+CREATE INDEX member_links_chain ON chain.member_links (chain_id);
+"""),
 ]
 """``(number, name, SQL)``, applied in order, each once, each in its own transaction.
 Append new steps; never edit one that has shipped."""
 
 MIRRORED = ("players", "club_tables", "games", "game_seats", "hand_events", "audit_log",
-            "game_lines", "settings")
+            "game_lines", "settings", "member_links")
 """The tables that hold a branch's rows (counted on both sides by the sync's check)."""
 
 
