@@ -35,11 +35,14 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import lexicon
 
 from flask import (
+    Flask,
     current_app,
 )
 from werkzeug.datastructures import LanguageAccept
@@ -49,6 +52,9 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from web.club import text
 from web.db import Db, Migrations, inserted_id, now_iso, one, write_tx
 from web.errors import Conflict, NotFound, UserError
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
 ROLES = ("staff", "manager", "owner")
@@ -120,12 +126,12 @@ def _roles_sessions_and_names(db: Db) -> None:
 
 
 # ----------------------------------------------------------------------------- accounts
-def _check_name(name) -> str:
+def _check_name(name: object) -> str:
     text.clean(name, "name", MAX_NAME_LENGTH)  # refuses control characters, blank, too long
     return text.sign_in_name(name)
 
 
-def _check_password(password) -> str:
+def _check_password(password: object) -> str:
     if not isinstance(password, str) or not (
             MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH):
         raise UserError("auth.weak_password", code="weak_password", most=MAX_PASSWORD_LENGTH,
@@ -133,8 +139,8 @@ def _check_password(password) -> str:
     return password
 
 
-def _check_role(role) -> str:
-    if role not in ROLES:
+def _check_role(role: object) -> str:
+    if not isinstance(role, str) or role not in ROLES:
         raise UserError("field.not_choice", code="invalid_field", details={"field": "role"},
                         field="role", options=", ".join(ROLES))
     return role
@@ -178,7 +184,7 @@ def create_staff(db: Db, name: str, password: str, *, role: str = "staff",
 
 
 def set_staff_password(db: Db, name: str, password: str, *, by: dict | None = None,
-                       current=None, ip: str = "?") -> None:
+                       current: object = None, ip: str = "?") -> None:
     """Set a new password: one's own (``current`` must be the password now, checked and
     throttled like a sign-in from ``ip``), or (manager/owner) another's. Every session of
     the account ends; a disabled account stays disabled."""
@@ -340,7 +346,7 @@ class Waits:
     ``login_attempts``, so a flood from an address that must wait is refused before any
     session, form or database work (:class:`FastRefusal`)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.until: dict[str, float] = {}
         self.lock = threading.Lock()
 
@@ -360,7 +366,7 @@ def _waits() -> Waits:
     return current_app.extensions.setdefault("jantaku_login_waits", Waits())
 
 
-def sign_in_wait(app, ip: str) -> int:
+def sign_in_wait(app: Flask, ip: str | None) -> int:
     """Seconds ``ip`` must still wait before its next sign-in, as this process knows it
     (no database work: the server's event loop asks it of every sign-in)."""
     waits = app.extensions.get("jantaku_login_waits")
@@ -371,10 +377,11 @@ class FastRefusal:
     """WSGI middleware: a sign-in from an address that must still wait gets its 429 here,
     without Flask, the session or the database (a flood costs the server next to nothing)."""
 
-    def __init__(self, wsgi_app, app):
+    def __init__(self, wsgi_app: WSGIApplication, app: Flask) -> None:
         self.wsgi_app, self.app = wsgi_app, app
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == SIGN_IN_PATH and environ.get("REQUEST_METHOD") == "POST":
             left = sign_in_wait(self.app, environ.get("REMOTE_ADDR"))
             if left:
@@ -382,7 +389,8 @@ class FastRefusal:
         return self.wsgi_app(environ, start_response)
 
     @staticmethod
-    def _refuse(environ, start_response, left: int):
+    def _refuse(environ: WSGIEnvironment, start_response: StartResponse,
+                left: int) -> list[bytes]:
         accepted = parse_accept_header(environ.get("HTTP_ACCEPT_LANGUAGE"), LanguageAccept)
         lang = accepted.best_match(lexicon.LANGS) or lexicon.DEFAULT_LANG
         body = json.dumps({"ok": False, "error": {
@@ -447,7 +455,7 @@ def check_login(db: Db, name: str, password: str, ip: str, now: float | None = N
     return row
 
 
-def check_current_password(db: Db, staff: dict, password, ip: str,
+def check_current_password(db: Db, staff: dict, password: object, ip: str,
                            now: float | None = None) -> None:
     """Refuse (403 in words) unless ``password`` is ``staff``'s current one: asked before
     a signed-in person sets a new password of their own, so a session left open cannot

@@ -32,6 +32,7 @@ import re
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import lexicon
 from tablectl import store
@@ -55,7 +56,7 @@ Problem = tuple[str, dict]
 """A reason in the catalogue: its key and the values its sentence names."""
 
 
-def words(key: str, **values) -> str:
+def words(key: str, **values: Any) -> str:
     """``"日本語 / English"`` for ``key``; a value that is a :data:`Problem` is worded in
     the same language as the sentence around it."""
     def say(lang: str) -> str:

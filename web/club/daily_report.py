@@ -226,7 +226,7 @@ def _th(key: str, text_column: bool) -> str:
     return f"<th{cls}>{escape(ja)}<br><small>{escape(en)}</small></th>"
 
 
-def _cell_html(v) -> str:
+def _cell_html(v: object) -> str:
     if isinstance(v, (Yen, Share, Minutes)):
         cls = " class=neg" if v < 0 else ""
         return f"<td{cls}>{escape(v.text())}</td>"

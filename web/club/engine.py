@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -131,7 +132,7 @@ def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused
 
 
 @contextmanager
-def _refusing(key: str):
+def _refusing(key: str) -> Iterator[None]:
     """Engine refusals (a GameEventError is a ScoringError) become Refused worded from the
     engine's reason (:func:`refusal`)."""
     try:

@@ -22,7 +22,7 @@ SUITS = "mps"
 HONOURS = 7
 
 
-def _tiles(rules) -> dict:
+def _tiles(rules: engine.Rules) -> dict:
     """The kinds in the set per suit (``removed_tiles`` taken out) and the red fives."""
     removed = set()
     text, digits = rules.table.removed_tiles, ""
@@ -38,7 +38,7 @@ def _tiles(rules) -> dict:
             "flowers": rules.table.flowers}
 
 
-def _flags(rules) -> list[str]:
+def _flags(rules: engine.Rules) -> list[str]:
     """Situation flags a tile-entered riichi hand can carry under these rules."""
     h = rules.hand
     flags = ["double_riichi"]
@@ -55,7 +55,7 @@ def _flags(rules) -> list[str]:
     return flags
 
 
-def _events(rules) -> dict:
+def _events(rules: engine.Rules) -> dict:
     """The events the rules price and what each offers."""
     g = rules.game
     riichi = rules.table.family != "mcr"
@@ -70,12 +70,12 @@ def _events(rules) -> dict:
             "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0}
 
 
-def _chips(rules) -> dict:
+def _chips(rules: engine.Rules) -> dict:
     c = rules.chips
     return {**dataclasses.asdict(c), "reds": sum(rules.table.red_fives)}
 
 
-def _price(rules) -> dict:
+def _price(rules: engine.Rules) -> dict:
     """What ``static/pricing.js`` reads: the price table and the switches of money and
     progression (``points``, ``game``, ``settlement`` start and return points)."""
     p = rules.points
@@ -94,7 +94,7 @@ def _price(rules) -> dict:
     }
 
 
-def entry_spec(rules) -> dict:
+def entry_spec(rules: engine.Rules) -> dict:
     """Everything the entry forms and the offline pricing need of ``rules``."""
     mcr = rules.table.family == "mcr"
     h = rules.hand

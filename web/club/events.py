@@ -15,7 +15,7 @@ otherwise is refused. Winds and tsumo are the engine's to know.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Container
 
 import lexicon
 
@@ -54,7 +54,15 @@ class Ctx:
         self.players = rules.table.players
 
 
-def refuse(key: str, path: str, **values) -> Refused:
+def _rules_ctx(ctx: Ctx | None) -> Ctx:
+    """The game's rules a field's bounds depend on: such a field is only checked with them
+    (:func:`check_event`), so their absence is a programming error, not a request's."""
+    if ctx is None:
+        raise TypeError("a field whose bounds depend on the rules was checked without them")
+    return ctx
+
+
+def refuse(key: str, path: str, **values: Any) -> Refused:
     """A schema refusal naming the field (422, code ``invalid_field``)."""
     return Refused(f"field.{key}", code="invalid_field", details={"field": path}, field=path,
                    **values)
@@ -63,8 +71,8 @@ def refuse(key: str, path: str, **values) -> Refused:
 # --------------------------------------------------------------------------- field checks
 def whole(low: int, high: int | Callable[[Ctx], int]) -> Check:
     """A whole number from ``low`` to ``high`` (a bound that may depend on the rules)."""
-    def check(value, path, ctx):
-        top = high(ctx) if callable(high) else high
+    def check(value: Any, path: str, ctx: Ctx | None) -> int:
+        top = high(_rules_ctx(ctx)) if callable(high) else high
         if isinstance(value, bool) or not isinstance(value, int):
             raise refuse("not_whole", path, low=low, high=top)
         if not low <= value <= top:
@@ -73,31 +81,32 @@ def whole(low: int, high: int | Callable[[Ctx], int]) -> Check:
     return check
 
 
-def seat(value, path, ctx):
+def seat(value: Any, path: str, ctx: Ctx | None) -> int:
     """A seat number of this game (0 = the first dealer)."""
     return whole(0, lambda c: c.players - 1)(value, path, ctx)
 
 
-def seats(value, path, ctx):
+def seats(value: Any, path: str, ctx: Ctx | None) -> list[int]:
     """A list of different seat numbers."""
+    players = _rules_ctx(ctx).players
     if not isinstance(value, list):
-        raise refuse("not_seat_list", path, high=ctx.players - 1)
-    if len(value) > ctx.players:
-        raise refuse("too_many", path, most=ctx.players)
+        raise refuse("not_seat_list", path, high=players - 1)
+    if len(value) > players:
+        raise refuse("too_many", path, most=players)
     out = [seat(v, f"{path}[{i}]", ctx) for i, v in enumerate(value)]
     if len(set(out)) != len(out):
         raise refuse("seat_twice", path)
     return out
 
 
-def flag(value, path, ctx):
+def flag(value: Any, path: str, ctx: Ctx | None) -> bool:
     if not isinstance(value, bool):
         raise refuse("not_bool", path)
     return value
 
 
 def text(most: int) -> Check:
-    def check(value, path, ctx):
+    def check(value: Any, path: str, ctx: Ctx | None) -> str:
         if not isinstance(value, str):
             raise refuse("not_text", path)
         if len(value) > most:
@@ -107,7 +116,7 @@ def text(most: int) -> Check:
 
 
 def choice(options: tuple) -> Check:
-    def check(value, path, ctx):
+    def check(value: Any, path: str, ctx: Ctx | None) -> str:
         if not isinstance(value, str) or value not in options:
             raise refuse("not_choice", path, options=", ".join(options))
         return value
@@ -120,7 +129,7 @@ def _at(path: str, name: str) -> str:
 
 def obj(fields: dict[str, Check], required: tuple = ()) -> Check:
     """An object with only ``fields`` (each checked), ``required`` among them."""
-    def check(value, path, ctx):
+    def check(value: Any, path: str, ctx: Ctx | None) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise refuse("not_object", path or "body")
         for name in value:
@@ -134,8 +143,8 @@ def obj(fields: dict[str, Check], required: tuple = ()) -> Check:
 
 
 def items(each: Check, least: int, most: int | Callable[[Ctx], int]) -> Check:
-    def check(value, path, ctx):
-        top = most(ctx) if callable(most) else most
+    def check(value: Any, path: str, ctx: Ctx | None) -> list[Any]:
+        top = most(_rules_ctx(ctx)) if callable(most) else most
         if not isinstance(value, list):
             raise refuse("not_list", path)
         if not least <= len(value) <= top:
@@ -216,21 +225,21 @@ def check_body(data: Any, fields: dict[str, Check], required: tuple = (),
     return obj(fields, required)(data, "", Ctx(rules) if rules is not None else None)
 
 
-def game_id(value, path, ctx):
+def game_id(value: Any, path: str, ctx: Ctx | None) -> int:
     return whole(1, ID_MAX)(value, path, ctx)
 
 
-def expected_seq(value, path, ctx):
+def expected_seq(value: Any, path: str, ctx: Ctx | None) -> int:
     return whole(1, MAX_SEQ)(value, path, ctx)
 
 
-def idempotency_key(value, path, ctx):
+def idempotency_key(value: Any, path: str, ctx: Ctx | None) -> str:
     if not isinstance(value, str) or not 8 <= len(value) <= 100:
         raise refuse("idempotency_key", path)
     return value
 
 
-def event_field(value, path, ctx):
+def event_field(value: Any, path: str, ctx: Ctx | None) -> Any:
     """Passed on as it is: checked by :func:`check_event` once the game's rules are known."""
     return value
 
@@ -385,7 +394,8 @@ def _fan_picks(w: dict, rules: engine.Rules, path: str) -> int:
     return sum(p["points"] for p in w["fans"])
 
 
-def _looked_up(table: dict, pick: dict, at: str, seen, unknown: str, names) -> dict:
+def _looked_up(table: dict, pick: dict, at: str, seen: Container[str], unknown: str,
+               names: Callable[[dict], dict]) -> dict:
     """The registry row a pick names, refused if there is none or it was picked already."""
     row = table.get(pick["id"])
     if row is None:

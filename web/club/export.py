@@ -36,6 +36,7 @@ read or an option is wrong.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import ctypes
 import ctypes.util
@@ -52,6 +53,7 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 from html import escape
 from pathlib import Path
+from typing import Any, TextIO
 
 import clubdb
 import lexicon
@@ -80,7 +82,7 @@ class ExportError(Exception):
 
 
 # --------------------------------------------------------------------------- the database
-def open_db(path: str):
+def open_db(path: str) -> Db:
     """The club database, or an ExportError saying why it cannot be read."""
     p = Path(path)
     if not p.is_file():
@@ -101,7 +103,7 @@ def open_db(path: str):
 
 
 # --------------------------------------------------------------------------- file contents
-def _num(v):
+def _num(v: Any) -> Any:
     """Numbers as people write them: 8000 not 8000.0; None as empty."""
     if v is None:
         return ""
@@ -113,7 +115,7 @@ def _num(v):
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value):
+def csv_cell(value: Any) -> Any:
     """A cell as a spreadsheet should read it: numbers as numbers; text that a spreadsheet
     would take for a formula (starting with = + - @, tab or CR: a player may be named
     ``=HYPERLINK(...)``) gets a leading apostrophe, as OWASP's CSV-injection advice says."""
@@ -137,11 +139,11 @@ def csv_bytes(header: list[str], rows: list[list]) -> bytes:
     return b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8")
 
 
-def json_bytes(data) -> bytes:
+def json_bytes(data: Any) -> bytes:
     return (stats_store.dumps(data) + "\n").encode("utf-8")
 
 
-def local_time(value, zone: str) -> str | None:
+def local_time(value: object, zone: str) -> str | None:
     """A stored time (UTC) as the club reads it: ISO 8601 in ``zone`` with its offset,
     to the second (``2026-11-26T21:05:00+09:00``); None for no time."""
     t = clubtime.instant(value)
@@ -272,7 +274,7 @@ def _hand_rows(games_: list[dict]) -> list[list]:
 LB_COLUMNS = ["rank", "player_id", "name", "rating", "dan", *engine.FIGURE_IDS]
 
 
-def _with_dan(rows: list[dict], table) -> list[dict]:
+def _with_dan(rows: list[dict], table: engine.DanTable | None) -> list[dict]:
     """Rows with ``dan`` (the level's name) and ``rating`` to two decimals."""
     for r in rows:
         level = r.get("dan_level")
@@ -337,7 +339,7 @@ def build_files(db: Db, day: str, *, min_games: int = 1) -> dict[str, tuple[byte
     return dict(sorted(files.items()))
 
 
-def _sheet_csv(sheet) -> bytes:
+def _sheet_csv(sheet: tuple[list[str], list[list]]) -> bytes:
     return csv_bytes(*daily_report.labelled(sheet))
 
 
@@ -399,7 +401,7 @@ section{page-break-inside:avoid}@page{size:A4 landscape;margin:12mm}
 """
 
 
-def _esc(s) -> str:
+def _esc(s: object) -> str:
     return escape(str(s))
 
 
@@ -469,7 +471,7 @@ def html_page(day: str, boards: dict, games_: list[dict]) -> str:
 class Progress:
     """A one-line progress bar on stderr when it is a terminal; silent otherwise."""
 
-    def __init__(self, total: int, label: str, stream=None):
+    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.on = self.stream.isatty()
         self.total, self.label, self.done = max(total, 1), label, 0
@@ -562,7 +564,8 @@ def prune(out: Path, keep: int) -> list[str]:
 
 
 def write_export(
-    db: Db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None, stream=None
+    db: Db, day: str, out: Path, *, min_games: int = 1, keep: int | None = None,
+    stream: TextIO | None = None,
 ) -> dict:
     """Write the day's export folder atomically; returns a summary."""
     cfg = stats_store.settings(db)
@@ -624,7 +627,7 @@ def _private_folder(out: Path) -> list[str]:
 
 
 # --------------------------------------------------------------------------- command line
-def add_export_arguments(sp) -> None:
+def add_export_arguments(sp: argparse.ArgumentParser) -> None:
     """Options of ``python -m web export``."""
     sp.add_argument(
         "--date",
@@ -651,7 +654,7 @@ def add_export_arguments(sp) -> None:
     )
 
 
-def main_export(args) -> int:
+def main_export(args: argparse.Namespace) -> int:
     """``python -m web export``: returns the exit status; errors are printed as one line."""
     try:
         if args.keep is not None and args.keep < 1:
@@ -704,7 +707,7 @@ def main_export(args) -> int:
 
 
 # ------------------------------------------------------------- python -m web leaderboard
-def add_leaderboard_arguments(sp) -> None:
+def add_leaderboard_arguments(sp: argparse.ArgumentParser) -> None:
     """Options of ``python -m web leaderboard``."""
     sp.add_argument(
         "--family",
@@ -753,7 +756,7 @@ TEXT_COLUMNS = (
 )
 
 
-def main_leaderboard(args) -> int:
+def main_leaderboard(args: argparse.Namespace) -> int:
     """``python -m web leaderboard``: print a leaderboard (``--json`` for every figure)."""
     try:
         db = open_db(args.db)
@@ -798,7 +801,7 @@ def main_leaderboard(args) -> int:
 
 
 # ------------------------------------------------------------- python -m web club-day
-def add_club_day_arguments(sp) -> None:
+def add_club_day_arguments(sp: argparse.ArgumentParser) -> None:
     """Options of ``python -m web club-day``."""
     sp.add_argument(
         "--closing-hour",
@@ -820,7 +823,7 @@ def add_club_day_arguments(sp) -> None:
     )
 
 
-def main_club_day(args) -> int:
+def main_club_day(args: argparse.Namespace) -> int:
     """``python -m web club-day``: show, or set and rebuild under, the club-day settings."""
     try:
         db = open_db(args.db)

@@ -20,7 +20,7 @@ Games are ordered by the time they finished, then by id.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 import sqlite_utils
 
@@ -120,7 +120,7 @@ def _games_from(db: Db, family: str,
         yield engine.RatedGame(game[0], game[1], game[2], tuple(seats)), day
 
 
-def _standing(row) -> engine.Standing:
+def _standing(row: Sequence[Any]) -> engine.Standing:
     r, games, peak, level, points = row
     return engine.Standing(r, games, level, points or 0, peak)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl import store
+from web.club import engine
 
 
 def table_reading(db_path: str, table_id: str) -> dict | None:
@@ -58,7 +59,7 @@ def differs(read: int | None, recorded: int | None, approximate: bool = False) -
     return abs(read - recorded) > (RESISTANCE_TOLERANCE if approximate else 0)
 
 
-def sticks_track_score(rules) -> bool:
+def sticks_track_score(rules: engine.Rules) -> bool:
     """Whether a game under ``rules`` keeps its score in the table's point sticks, so a
     stick reading can be set beside the recorded scores: settled points do; MCR's running
     totals start at 0 while the drawers hold the table's sticks, so they never do."""

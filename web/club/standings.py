@@ -81,7 +81,7 @@ class KeyRefused(UserError):
     status = 422
     code = "invalid_settings"
 
-    def __init__(self, key: str, reason_key: str, **values):
+    def __init__(self, key: str, reason_key: str, **values: Any) -> None:
         super().__init__("standings.err.at", details={"field": key}, where=key)
         self.reason_key, self.reason_values = reason_key, values
 

@@ -49,7 +49,7 @@ def invisible_at(text: str) -> int | None:
     return None
 
 
-def clean(value, field: str, most: int) -> str:
+def clean(value: object, field: str, most: int) -> str:
     """``value`` as a one-line name: NFKC, spaces collapsed, 1 to ``most`` characters,
     no control characters and nothing a screen does not show (:func:`invisible_at`), so
     two names that look alike are alike (UserError naming ``field`` otherwise)."""
@@ -73,7 +73,7 @@ def clean(value, field: str, most: int) -> str:
     return text
 
 
-def sign_in_name(value) -> str:
+def sign_in_name(value: object) -> str:
     """A staff sign-in name as stored and compared: NFKC, then case-folded."""
     text = unicodedata.normalize("NFKC", value if isinstance(value, str) else "")
     return unicodedata.normalize("NFKC", " ".join(text.split()).casefold())
@@ -83,7 +83,7 @@ MAX_DIGITS = 19
 """Digits a whole number from a request may have (2^63-1, SQLite's largest, has 19)."""
 
 
-def whole_number(raw) -> int | None:
+def whole_number(raw: object) -> int | None:
     """``raw`` as a whole number when it is 1 to :data:`MAX_DIGITS` ASCII digits ``0-9``,
     else None.
 
