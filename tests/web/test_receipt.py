@@ -354,3 +354,32 @@ def test_receipt_print_worker_command_prints_to_a_network_printer(app, db, game,
                           app.config["DATABASE"], "--config", str(bad), "--once"],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "width_mm" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_receipt_demo_printer_writes_the_newest_receipt(app, db, game, tmp_path):
+    from web.cli import _start_demo_printer
+
+    worker = _start_demo_printer(app.config["DATABASE"], tmp_path)
+    try:
+        job_id = queue.enqueue(db, "settlement", {"game_id": game})
+        deadline = time.monotonic() + 20
+        while queue.job(db, job_id)["state"] != "done" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert queue.job(db, job_id)["state"] == "done"
+        assert "精算表".encode("cp932") in (tmp_path / "receipt.bin").read_bytes()
+    finally:
+        worker.stopping.set()
+
+
+def test_receipt_without_a_printer_jobs_wait_and_the_console_says_why(app, db, staff, tmp_path):
+    cfg = tmp_path / "club.toml"
+    cfg.write_text('db = "club.sqlite"\n', encoding="utf-8")
+    job_id = queue.enqueue(db, "daily_report", {"day": "2026-04-01"})
+    out = subprocess.run([sys.executable, "-m", "web", "print-worker", "--db",
+                          app.config["DATABASE"], "--config", str(cfg), "--once"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "[printer]" in out.stdout
+    assert queue.job(db, job_id)["state"] == "queued"
+    page = staff.get("/staff/printing").get_data(as_text=True)
+    assert "プリンターが設定されていません" in page
