@@ -11,7 +11,9 @@ import pytest
 import lexicon
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, overflow, running_club, stored
+from tests.web.staff_support import STAFF, sign_in
 from web.club import games, rating_store
+from web.club.accounts import create_staff
 from web.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -24,6 +26,7 @@ def club(tmp_path_factory):
         db = connect(c["db"])
         try:
             c["guest"] = games.add_player(db, "ゲスト客", guest=True)["id"]
+            create_staff(db, *STAFF)
         finally:
             db.conn.close()
         yield c
@@ -95,3 +98,28 @@ def test_report_card_on_the_tablet_after_the_settlement_at_390px(browser, club):
     assert width <= window
     shot(page, "report-card-tablet-390-en")
     ctx.close()
+
+
+def test_report_card_desk_page_at_390px_and_in_print(browser, club):
+    """After the game above: the desk's page on a phone, then as the printer sees it."""
+    member = club["ids"][1]
+    page = sign_in(browser, club, SIZES["390"])
+    page.goto(club["url"] + "/staff/report")
+    page.locator('[data-testid="report-cards-link"]').click()
+    page.locator('[data-testid="rc-player"]').select_option(str(member))
+    page.locator('[data-testid="rc-paper"]').select_option("58")
+    page.locator('[data-testid="rc-form"] button').click()
+    card = page.locator(f'[data-testid="report-card-{member}"]')
+    expect(card).to_be_visible()
+    expect(card.locator('[data-testid="rc-games-today"]')).to_have_text("1")
+    width, window = overflow(page)
+    assert width <= window, f"{width} px wide in a {window} px window"
+    shot(page, "report-card-desk-390")
+    page.emulate_media(media="print")
+    expect(page.locator('[data-testid="rc-form"]')).to_be_hidden()
+    expect(card).to_be_visible()
+    # the sheet is as wide as 58 mm paper's printable width (54 mm at 96 px per inch)
+    box = page.locator('[data-testid="rc-sheet"]').bounding_box()
+    assert abs(box["width"] - 54 / 25.4 * 96) < 2, box
+    shot(page, "report-card-desk-print-58")
+    assert page.js_errors == []
