@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -252,7 +252,7 @@ def seat_wind(seat: int, dealer: int, players: int) -> str:
 
 
 # --------------------------------------------------------------------------- registries
-_PICKER_SWITCH = {
+_PICKER_SWITCH: dict[str, Callable[[Rules], bool]] = {
     # yaku the registry lists but these rules do not have (each reads one switch)
     "open_riichi": lambda r: r.hand.open_riichi,
     "ippatsu": lambda r: r.hand.ippatsu,
@@ -277,7 +277,8 @@ def yaku_choices(rules: Rules) -> list[dict]:
     out = []
     for y in _YAKU:
         row = rows.get(y.id)
-        if row is None or not _PICKER_SWITCH.get(y.id, lambda r: True)(rules):
+        switch = _PICKER_SWITCH.get(y.id)
+        if row is None or (switch is not None and not switch(rules)):
             continue
         yakuman = row[3] * (2 if y.id in _DOUBLED and rules.hand.double_yakuman_hands else 1)
         out.append({"id": y.id, "ja": y.ja, "en": y.en, "closed": row[1], "open": row[2],
