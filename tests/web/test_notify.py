@@ -416,6 +416,25 @@ def test_notify_email_under_kill_9_one_message_id(app, db, line, smtp, tmp_path,
     assert queued(db)[0]["state"] == "sent"
 
 
+def test_notify_a_second_sender_on_the_same_club_file_is_refused(app, db, line, smtp,
+                                                                 tmp_path):
+    ids = four_waiting(db)
+    seating.seat(db, "t1", list(ids.values()), actor="staff:mika")
+    config = club_files(tmp_path, line, smtp.port)
+    first = notify_process(app.config["DATABASE"], config, "before_send")
+    try:
+        assert first.stdout.readline().startswith("paused before_send ")  # type: ignore
+        second = notify_process(app.config["DATABASE"], config, None, "--once")
+        out, err = second.communicate(timeout=120)
+        assert second.returncode == 2 and "already running" in err
+    finally:
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=60)
+    assert line.accepted == {} and smtp.mails == []
+    run_to_the_end(app.config["DATABASE"], config)        # the lock went with the process
+    assert len(line.accepted) == 1 and len(smtp.mails) == 1
+
+
 def test_notify_secrets_file_readable_by_others_is_refused(app, line, tmp_path):
     config = club_files(tmp_path, line, free_port(), mode=0o644)
     with pytest.raises(UserError) as e:

@@ -12,6 +12,7 @@ the retry key makes that harmless; by e-mail see :func:`channels.send_mail`.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import sys
@@ -126,4 +127,11 @@ def main(args: Any) -> int:
         raise UserError("notify.no_db", path=str(args.db))
     settings = load(args.config)
     schema.prepare(args.db)
-    return run(args.db, settings, once=args.once)
+    # one sender per club file: two would each send a row the other has not marked yet
+    lock_path = f"{args.db}-notify.lock"
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError("notify.already_running", path=lock_path) from None
+        return run(args.db, settings, once=args.once)
