@@ -266,6 +266,7 @@ def test_notify_report_card_after_a_game_to_who_asked_for_it(db, smtp):
     assert subject_of(smtp.mails[0]) == "対局の成績表"
     text = body_of(smtp.mails[0])
     assert text.startswith("対局おつかれさまでした。") and len(text.splitlines()) > 2
+    assert "江口" in text                       # the member's own card, from report_card
 
 
 def test_notify_retries_with_backoff_while_the_smtp_server_is_down_then_sends(db):
