@@ -139,3 +139,50 @@ def test_chain_merge_with_oneself_is_refused(box):
     with pytest.raises(UserError) as e:
         members.propose_merge(box, 1, 1)
     assert e.value.key == "chain.member.same_player"
+
+
+def test_chain_desk_shows_the_merge_then_staff_confirm_it(app, box):  # noqa: F811
+    from tests.web.staff_support import STAFF, staff_client
+    from web.club.accounts import create_staff
+
+    create_staff(box, *STAFF)
+    twin = games.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
+    g1 = play(box, "t1", [twin["id"], 2, 3, 4])
+    c = staff_client(app)
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    page = c.get("/staff/players/1/chain")
+    assert page.status_code == 200 and "チェーン会員" in page.get_data(as_text=True)
+    r = c.post("/staff/players/1/chain/issue", data={"csrf_token": token})
+    assert r.status_code == 302
+    kept = members.chain_id_of(box, 1)
+    # the proposal, as staff see it: both records with names, member numbers and games
+    shown = c.get(f"/staff/players/1/chain?other={twin['id']}&lang=en")
+    html = shown.get_data(as_text=True)
+    assert shown.status_code == 200 and 'data-testid="chain-proposal"' in html
+    assert "青木 二" in html and "M-99" in html and f"#{g1}" in html and kept in html
+    check = html.split('name="check" value="', 1)[1].split('"', 1)[0]
+    assert members.chain_id_of(box, twin["id"]) is None
+    # a reason is required, and a wrong check changes nothing
+    other_id = str(twin["id"])
+    for data, status in (({"other": other_id, "check": check}, 400),
+                         ({"other": other_id, "check": "0" * 16, "reason": "同じ人"}, 409)):
+        r = c.post("/staff/players/1/chain/merge", json=data,
+                   headers={"X-CSRF-Token": token, "Accept": "application/json"})
+        assert r.status_code == status and r.get_json()["error"]["message"]
+        assert members.chain_id_of(box, twin["id"]) is None
+    r = c.post("/staff/players/1/chain/merge",
+               data={"csrf_token": token, "other": twin["id"], "check": check,
+                     "reason": "同じ人です"})
+    assert r.status_code == 302
+    assert members.chain_id_of(box, twin["id"]) == kept
+    assert members.merged_into(box, twin["id"]) == 1
+    audit_page = c.get("/staff/audit?lang=en").get_data(as_text=True)
+    assert "two records of one person merged" in audit_page
+    # a card from another branch, by its QR's text (the personal link, the id after it)
+    other = members.new_chain_id()
+    r = c.post("/staff/players/2/chain/claim", json={"card": f"https://club.example/m/x#{other}"},
+               headers={"X-CSRF-Token": token, "Accept": "application/json"})
+    assert r.status_code == 200 and r.get_json()["chain_id"] == other
+    r = c.post("/staff/players/2/chain/claim", json={"card": "hello"},
+               headers={"X-CSRF-Token": token, "Accept": "application/json"})
+    assert r.status_code == 400 and "JM-" in r.get_json()["error"]["message"]

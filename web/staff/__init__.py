@@ -6,6 +6,8 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/tables/<id>/command`` mode change, cycle, check... through ``tablectl.store``
 * ``/staff/tables/<id>/mode``  the guided mode change (what the drawers need, live)
 * ``/staff/players/<id>/member`` a member's own-page link, PIN and member card
+* ``/staff/players/<id>/chain`` the member's chain member id, a card from another branch,
+  merging two records of one person
 * ``/staff/players``, ``/staff/rulesets``, ``/staff/tablets``, ``/staff/accounts``
 * ``/staff/waiting``           the waiting list, seating free tables (a seat draw)
 * ``/staff/nights``            event nights: random seating, then swiss rounds
@@ -21,6 +23,6 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 
 from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from web.staff import (  # noqa: E402,F401  (their routes register on it)
-    floor_page, manage, member_data, members, modes, names, notify, printing, records,
-    report, report_cards, waiting_page,
+    chain_desk, floor_page, manage, member_data, members, modes, names, notify, printing,
+    records, report, report_cards, waiting_page,
 )

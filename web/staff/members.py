@@ -13,7 +13,8 @@ from flask import jsonify, render_template, url_for
 from web.club import clubtime, games, members
 from web.db import get_db
 from web.i18n import t
-from web.security import staff_required, wants_json
+from web.club.chain import members as chain_members
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, done, form_data, record
 from web.staff.manage import pairing_url, qr_svg
 
@@ -77,10 +78,15 @@ def member_card(player_id: int):
     credit-card-sized page with the member's name, number and the link's QR code."""
     player = games.get_player(get_db(), player_id)
     _token, url = _issue(player_id, card=True)
+    # the card's QR carries the chain member id too (after the link, see chain.members)
+    chain_id = None if player["guest"] else chain_members.issue(get_db(), player_id,
+                                                                actor=actor_name())
+    code = chain_members.qr_text(chain_id, url) if chain_id else url
     if wants_json():
-        return jsonify({"ok": True, "player_id": player_id, "url": url}), 201
+        return jsonify({"ok": True, "player_id": player_id, "url": url,
+                        "chain_id": chain_id, "qr": code}), 201
     return render_template("staff/member_card.html", player=player, url=url,
-                           svg=qr_svg(url)), 201
+                           chain_id=chain_id, svg=qr_svg(code)), 201
 
 
 @bp.post("/players/<int:player_id>/member/link/revoke")

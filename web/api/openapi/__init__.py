@@ -7,6 +7,7 @@ route of the app is described here.
 
 from __future__ import annotations
 
+from web.api.openapi.chain import CHAIN_PATHS
 from web.api.openapi.members import MEMBER_PATHS
 from web.api.openapi.notify import NOTIFY_PATHS
 from web.api.openapi.staff import REPORT_PATHS, STAFF_PATHS, STAFF_SECURITY
@@ -203,4 +204,5 @@ PATHS.update(STAFF_PATHS)
 PATHS.update(REPORT_PATHS)
 PATHS.update(MEMBER_PATHS)
 PATHS.update(NOTIFY_PATHS)
+PATHS.update(CHAIN_PATHS)
 OPENAPI["components"]["securitySchemes"].update(STAFF_SECURITY)

@@ -34,8 +34,10 @@ MIGRATIONS = Migrations("chain_members")
 PREFIX = "JM-"
 ID_RE = re.compile(r"^JM-[A-Z2-7]{16}$")
 QR_SCHEME = "jantaku-member:"
-"""What a member card's QR code holds before the id (``jantaku-member:JM-…``), so a
-scanner tells a member card from any other code."""
+"""What a chain id's own QR code holds before the id (``jantaku-member:JM-…``), so a
+scanner tells a member card from any other code. A member card whose QR is the member's
+personal link carries the id after it as the address's fragment (``…/m/TOKEN#JM-…``):
+a browser never sends a fragment, and the desk reads the id from it."""
 KINDS = ("issued", "claimed", "merged")
 
 
@@ -75,6 +77,8 @@ def parse_chain_id(text: object) -> str:
     missing dash forgiven), or a UserError saying what one looks like."""
     raw = str(text or "").strip()
     body = raw[len(QR_SCHEME):] if raw.lower().startswith(QR_SCHEME) else raw
+    if "://" in body and "#" in body:  # a member card's personal link with the id after it
+        body = body.rsplit("#", 1)[1]
     body = re.sub(r"[\s-]", "", body).upper()
     if body.startswith("JM"):
         body = body[2:]
@@ -84,9 +88,11 @@ def parse_chain_id(text: object) -> str:
     return cid
 
 
-def qr_text(chain_id: str) -> str:
-    """What a member card's QR code carries for a chain member id."""
-    return QR_SCHEME + parse_chain_id(chain_id)
+def qr_text(chain_id: str, link: str | None = None) -> str:
+    """What a member card's QR code carries for a chain member id: the member's personal
+    link with the id as its fragment, or the id alone when there is no link."""
+    cid = parse_chain_id(chain_id)
+    return f"{link.split('#', 1)[0]}#{cid}" if link else QR_SCHEME + cid
 
 
 def link(db: sqlite_utils.Database, player_id: int) -> dict | None:
