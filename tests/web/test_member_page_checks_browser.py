@@ -14,7 +14,7 @@ from tests.support.web_server import WebServer
 from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
 from tests.web.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import games
+from web.club import games, members
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -40,10 +40,74 @@ def club(tmp_path_factory):
     ids = [games.add_player(db, n, member_no=f"M{i:03d}")["id"] for i, n in enumerate(NAMES)]
     win = {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]}
     game = play(db, "t1", ids, [win, END], jst(DAY, "13:00"), jst(DAY, "14:10"))
+    token, _ = members.issue_link(db, ids[2])
+    members.set_pin(db, ids[2], "4821")
     db.conn.close()
     server = WebServer(path).start()
-    yield {"url": server.url, "db": path, "ids": ids, "game": game}
+    yield {"url": server.url, "db": path, "ids": ids, "game": game, "token": token}
     server.stop()
+
+
+def pages(club) -> dict[str, str]:
+    """Every page of the players' side: the member's own, and the staff's new pages."""
+    me, token = club["ids"][2], club["token"]
+    return {
+        "member": f"/m/{token}",
+        "member-settings": f"/m/{token}/settings",
+        "member-desk": f"/staff/players/{me}/member",
+        "report-card": f"/staff/report-cards?player={me}&day={DAY}",
+        "report-card-game": f"/staff/report-cards?player={me}&game={club['game']}",
+        "printing": "/staff/printing",
+        "notify": "/staff/notify",
+        "member-data": f"/staff/players/{me}/data",
+    }
+
+
+ALLOWED = ("jantaku-print.service", "PIN", "JSON", "LINE", "QR", "ESC/POS", "Asia/Tokyo")
+"""Words a Japanese page may show as they are: names of things (a service staff check, a
+time zone, a format), not English sentences."""
+
+
+@pytest.mark.parametrize("name", ["member", "member-settings", "member-desk", "report-card",
+                                  "report-card-game", "printing", "notify", "member-data"])
+def test_member_page_every_new_page_in_one_language_without_sideways_scroll(browser, club,
+                                                                            name):
+    page = sign_in(browser, club, PHONE, name=OWNER[0], password=OWNER[1])
+    url = club["url"] + pages(club)[name]
+    answer = page.goto(url + ("&" if "?" in url else "?") + "lang=ja")
+    assert answer.status == 200, name
+    body = page.locator("body").inner_text()
+    assert JAPANESE.findall(body), name
+    japanese_only(body, *ALLOWED, "mika", "English")          # the switch names its language
+    for raw in ("house-4a", "riichi4", "None", "null", "undefined"):
+        assert raw not in body, (name, raw)
+    no_horizontal_overflow(page)
+    shot(page, f"member-page-check-{name}-ja-390")
+    page.goto(url + ("&" if "?" in url else "?") + "lang=en")
+    body = page.locator("body").inner_text()
+    for own in (*NAMES, "卓1", "退会者", "日本語"):         # the club's own names, the switch
+        body = body.replace(own, "")
+    assert JAPANESE.findall(body) == [], (name, body)
+    no_horizontal_overflow(page)
+    shot(page, f"member-page-check-{name}-en-390")
+    assert page.js_errors == [], name
+
+
+def test_member_page_every_route_is_in_the_openapi_document_or_a_page_with_its_reason():
+    """The document covers every route of the players' side as the rest of the app's
+    (the fuzz's own check, run with this part's tests)."""
+    from tests.web.test_openapi_fuzz import PAGES, _doc_path
+    from web.api.openapi import OPENAPI
+
+    app = create_app({"DATABASE": ":memory:", "SECRET_KEY": "x", "TESTING": True})
+    missing = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint in PAGES:
+            continue
+        ops = OPENAPI["paths"].get(_doc_path(rule), {})
+        missing += [f"{m} {rule.rule}" for m in sorted(rule.methods - {"HEAD", "OPTIONS"})
+                    if m.lower() not in ops]
+    assert missing == []
 
 
 def japanese_only(text: str, *allowed: str) -> None:
