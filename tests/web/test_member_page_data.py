@@ -15,7 +15,7 @@ import pytest
 from tests.web.staff_support import staff_client
 from tests.web.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import daily_report, games, member_data, rating_store, stats_store
+from web.club import daily_report, games, member_data, members, rating_store, stats_store
 from web.club.accounts import create_staff
 from web.club.audit import audit
 from web.club.floor import waiting
@@ -291,3 +291,13 @@ def test_member_page_data_staff_download_and_erase_by_a_manager_with_confirmatio
     r = manager.get("/staff/players/999/data", headers={"Accept": "application/json"})
     assert r.status_code == 404
     assert f'href="/staff/players/{me}/data"' in manager.get("/staff/players").text
+
+
+def test_member_page_link_of_an_erased_member_opens_nothing(club):
+    db, me = club["db"], club["me"]
+    token, _ = members.issue_link(db, me)
+    page = club["app"].test_client()
+    assert page.get(f"/m/{token}").status_code == 200
+    member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    r = page.get(f"/m/{token}")
+    assert r.status_code == 404 and NAME not in r.text
