@@ -193,6 +193,9 @@ def test_member_page_settings_saved_only_with_the_right_number_and_pin(app, desk
     entry = audit_entries(db, target="player:1")[0]
     assert (entry["actor"], entry["action"]) == ("member:1", "member.settings")
     assert "email" in entry["details"]["changed"]
+    log = staff_client(app).get("/staff/audit").get_data(as_text=True)
+    assert "会員 #1（本人）" in log and "連絡先と通知の設定を変更" in log
+    assert ">member:1<" not in log and "（member:1）" not in log
 
     # the PIN opens this member's settings only, under this link only
     other = _issue(desk, 2)
@@ -262,10 +265,12 @@ def test_member_page_desk_pages_and_card_carry_the_link(app, desk, db):
     assert card.status_code == 201
     text = card.get_data(as_text=True)
     url = text.split('data-url="', 1)[1].split('"', 1)[0]
-    qr = segno.make(url, error="m").svg_inline(border=2, omitsize=True)
+    chain_id = text.split('data-chain-id="', 1)[1].split('"', 1)[0]
+    # the card's one QR code: the personal link, the chain member id after it
+    qr = segno.make(f"{url}#{chain_id}", error="m").svg_inline(border=2, omitsize=True)
     assert qr in text and "青木" in text and "M001" in text
     assert _member_client(app).get(urlsplit(url).path).status_code == 200
-    assert _actions(db, 1) == ["member.link_issue", "member.link_reissue"]
+    assert _actions(db, 1) == ["member.link_issue", "member.link_reissue", "chain.issue"]
     en = c.get("/staff/audit?lang=en").get_data(as_text=True)
     assert "personal link reissued" in en
     assert c.get("/staff/players/999/member").status_code == 404

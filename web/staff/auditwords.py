@@ -38,6 +38,8 @@ def who(actor: str) -> str:
         return name
     if kind == "tablet" and name:
         return t("staff.audit.tablet", name=name)
+    if kind == "member" and name:
+        return t("staff.audit.member", id=name)
     return t(f"staff.audit.actor.{actor}") if actor in ("demo", "system", "api", "tablet",
                                                          "anonymous") else str(actor)
 
