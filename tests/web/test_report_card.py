@@ -139,6 +139,7 @@ def test_report_card_refuses_bad_input_in_words(client, t1, db):
     with pytest.raises(UserError) as e:
         report_card.build(db, 5, game_id=gid)  # member 5 did not play
     assert e.value.key == "card.err.not_in_game"
+    assert e.value.values["player"] == "Ota"  # named, not numbered
     with pytest.raises(NotFound) as e:
         report_card.build(db, 1, game_id=999)
     assert e.value.key == "card.err.no_game"

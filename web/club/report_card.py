@@ -169,16 +169,16 @@ def _member(db, player_id: int) -> dict:
     return p
 
 
-def _game(db, game_id: int, player_id: int) -> tuple[dict, dict | None]:
+def _game(db, game_id: int, member: dict) -> tuple[dict, dict | None]:
     """A finished game's summary line of this member and its rating line."""
     line = one(db, "SELECT * FROM stats_lines WHERE game_id = ? AND player_id = ?",
-               [int(game_id), player_id])
+               [int(game_id), member["id"]])
     if line is None:
         if one(db, "SELECT 1 AS x FROM stats_lines WHERE game_id = ?", [int(game_id)]) is None:
             raise NotFound("card.err.no_game", game=game_id)
-        raise UserError("card.err.not_in_game", game=game_id, player=player_id)
+        raise UserError("card.err.not_in_game", game=game_id, player=member["name"])
     rated = one(db, "SELECT * FROM rating_lines WHERE game_id = ? AND player_id = ?",
-                [int(game_id), player_id])
+                [int(game_id), member["id"]])
     return line, rated
 
 
@@ -199,7 +199,7 @@ def build(db, player_id: int, *, day: str | None = None, game_id: int | None = N
     game = None
     rated = None
     if game_id is not None:
-        line, rated = _game(db, game_id, pid)
+        line, rated = _game(db, game_id, p)
         day = line["club_day"]
         families = [line["family"]]
         game = {
