@@ -84,6 +84,25 @@ def test_receipt_settlement_sheet_in_english(db, game):
     assert "Settlement" in text and "#1" in text and "精算表" not in text
 
 
+def test_receipt_settlement_sheet_carries_the_games_money(db):
+    games.save_rule_set(db, "house-4a", HOUSE_4A, actor="owner")
+    games.save_table(db, "t9", "卓9", "house-4a")
+    gid = play(db, "t9", [1, 2, 3, 4], G1, FINISHED)
+    day = stats_store.club_day_of(FINISHED, stats_store.settings(db))
+    nets = {a["name"]: a["net"] for a in daily_report.report(db, day)["accounts"]}
+    sheet = documents.settlement(db, gid, 32)
+    text = _text(escpos_bytes(sheet))
+    assert "精算（円）" in text and "場代合計" in text and "¥2,000" in text
+    lines = _lines(sheet)
+    for name, net in nets.items():
+        seat = next(i for i, line in enumerate(lines) if name in line)
+        # the seat's own net for the game, under its score: the day's account of one game
+        assert daily_report.Yen(net).text() in lines[seat + 2], (name, lines[seat:seat + 3])
+    # rules that charge nothing print no money lines
+    assert "精算（円）" not in _text(escpos_bytes(documents.settlement(
+        db, play(db, "t1", [1, 2, 3, 4], G1, FINISHED), 32)))
+
+
 def test_receipt_report_card_carries_the_members_name(db, game):
     for cols in (32, 48):
         sheet = documents.report_card_sheet(db, 4, cols, game_id=game)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import lexicon
 
-from web.club import clubtime, daily_report, gamelog, games
+from web.club import clubtime, daily_report, engine, gamelog, games
 from web.club.printing.receipt import Sheet
 from web.db import Db
 from web.errors import UserError
@@ -66,6 +66,7 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     seats = game["seats"]
     order = sorted(range(len(seats)), key=lambda i: (final["ranks"][i], i))
     chips = final.get("chips") or []
+    money = _money(game, final)
     for i in order:
         s.pair(f"{t('print.place', n=final['ranks'][i])} {seats[i]['name']}",
                _result(final["result"][i], rules), "bold")
@@ -74,9 +75,30 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
             detail += f" ★{chips[i]:+d}"
         if detail:
             s.pair("", detail.strip())
+        if money is not None:
+            s.pair(f"  {t('print.money_net')}", _yen(money.seats[i].net))
+    if money is not None:
+        s.rule()
+        s.pair(t("print.money_fees"), _yen(money.fees))
     s.rule("=")
     s.add(t("print.printed", at=clubtime.club_clock(db, clubtime.now().isoformat(), day=True)))
     return s
+
+
+def _money(game: dict, final: dict):
+    """The game's money by the ``[money]`` of its rules (fees, top prize, chips in yen);
+    None when its rules charge nothing."""
+    from datetime import datetime
+
+    money_rules = (game.get("rules") or {}).get("money")
+    if not money_rules or not game.get("started_at") or not game.get("finished_at"):
+        return None
+    minutes = (datetime.fromisoformat(game["finished_at"])
+               - datetime.fromisoformat(game["started_at"])).total_seconds() / 60
+    m = engine.game_money(money_rules, final["ranks"], final.get("chips") or None, minutes)
+    if not any(seat.fee or seat.prize or seat.chip_yen for seat in m.seats):
+        return None
+    return m
 
 
 def report_card_sheet(db: Db, player_id: int, columns: int, lang: str = "ja", *,
