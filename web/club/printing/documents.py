@@ -85,15 +85,16 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     return s
 
 
-def _money(game: dict, final: dict):
+def _money(game: gamelog.Game, final: dict):
     """The game's money by the ``[money]`` of its rules (fees, top prize, chips in yen);
     None when its rules charge nothing."""
     from datetime import datetime
 
-    money_rules = (game.get("rules") or {}).get("money")
-    if not money_rules or not game.get("started_at") or not game.get("finished_at"):
+    money_rules = game["rules"].get("money")
+    finished = game["finished_at"]
+    if not money_rules or not finished:
         return None
-    minutes = (datetime.fromisoformat(game["finished_at"])
+    minutes = (datetime.fromisoformat(finished)
                - datetime.fromisoformat(game["started_at"])).total_seconds() / 60
     m = engine.game_money(money_rules, final["ranks"], final.get("chips") or None, minutes)
     if not any(seat.fee or seat.prize or seat.chip_yen for seat in m.seats):
