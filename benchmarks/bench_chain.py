@@ -1,0 +1,182 @@
+"""Time the chain's sync: N branches × a synthetic club-year each into one head office on
+PostgreSQL, then one branch's day, beside the single box's own export of that day.
+
+    python benchmarks/bench_chain.py [--branches 20] [--days 365] [--workers 2]
+                                     [--dir /tmp/jantaku-chain-bench] [--url postgresql://...]
+
+The branch's club file is made once with ``gen_club_year.py`` (``--days`` of a year,
+reused if already in ``--dir``) and copied for every branch: the head office gets the
+rows of N different branches (keyed by branch), the box side is the same work each time.
+Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
+(``tests/support/postgres.py``) and stopped at the end. Then:
+
+* ``sync``: each branch's first sync (``web.club.chain.sync.run``, batches of 5,000
+  changes, COPY for big ones, verified): rows, seconds and rows/s per branch and in all;
+* ``branch_day``: a box that played one busy club day (a club-year's first day: about
+  164 games), synced into the head office that already holds every branch: seconds
+  (bound < 5 s) and rows/s;
+* ``box_export_day``: the same day's ``python -m web export`` on that box, in a
+  subprocess (the single box's own figure for a day's records, from the same run);
+* ``resync_nothing``: a run with nothing new (what the timer costs every minute).
+
+Prints one JSON line per figure and a summary line with the bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import gen_club_year  # noqa: E402
+
+DAY_BOUND_S = 5.0
+
+
+def ensure_db(path: Path, days: float, workers: int) -> Path:
+    """The synthetic club file of ``days`` club days (made if missing)."""
+    if not path.exists():
+        info = gen_club_year.generate(str(path), min(days / 365, 1.0), workers, "2025-04-01")
+        print(json.dumps({"generated": path.name, **info}), flush=True)
+    return path
+
+
+def make_day_box(path: Path, start: str = "2025-04-01") -> Path:
+    """A club file holding one busy club day: the first day's games of a full club-year
+    (about 164 games, all on ``start``), made as ``gen_club_year.py`` makes a year."""
+    if path.exists():
+        return path
+    from web.club import rating_store, stats_store
+
+    db = gen_club_year._setup(str(path))
+    cfg = stats_store.settings(db)
+    rules_json = {p: json.dumps({**gen_club_year._rules(p).to_dict(),
+                                 "money": gen_club_year.MONEY[p]}, ensure_ascii=False)
+                  for p, _ in gen_club_year.PRESETS}
+    per_day = gen_club_year.YEAR_GAMES // 365
+    db.conn.execute("BEGIN")
+    for i in range(per_day):
+        gen_club_year._insert(db, gen_club_year.build((i, gen_club_year.YEAR_GAMES, start)),
+                              rules_json, cfg)
+    db.conn.execute("COMMIT")
+    stats_store.rebuild_days(db)
+    rating_store.rebuild(db)
+    db.conn.close()
+    return path
+
+
+def copy(src: Path, dst: Path) -> Path:
+    """A consistent copy of a club file (SQLite's backup)."""
+    dst.unlink(missing_ok=True)
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+    return dst
+
+
+def busiest_day(path: Path) -> str:
+    with sqlite3.connect(path) as c:
+        return c.execute("SELECT club_day FROM stats_lines GROUP BY club_day "
+                         "ORDER BY count(*) DESC LIMIT 1").fetchone()[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--branches", type=int, default=20)
+    ap.add_argument("--days", type=float, default=365, help="club days per branch (365: a "
+                    "club-year, about 60,000 games)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--dir", default=None, help="folder for the club files (kept, reused)")
+    ap.add_argument("--url", default=None, help="an empty head office database (default: a "
+                    "throwaway cluster)")
+    args = ap.parse_args(argv)
+    if args.branches < 1 or not 0 < args.days <= 365:
+        print("--branches must be at least 1 and --days above 0 and at most 365",
+              file=sys.stderr)
+        return 2
+
+    from web.club.chain import pg_schema, sync
+
+    folder = Path(args.dir or tempfile.mkdtemp(prefix="jantaku-chain-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    year = ensure_db(folder / f"branch-{args.days:g}d.sqlite", args.days, args.workers)
+    day = make_day_box(folder / "branch-day.sqlite")
+
+    cluster = None
+    url = args.url
+    if url is None:
+        from tests.support import postgres
+
+        reason = postgres.missing_reason()
+        if reason:
+            print(f"cannot run: {reason}", file=sys.stderr)
+            return 2
+        cluster = postgres.Cluster()
+        cluster.start()
+        url = cluster.new_database("bench")
+    try:
+        pg_schema.migrate_url(url)
+        total_rows, total_s = 0, 0.0
+        per_branch = []
+        for i in range(args.branches):
+            box = copy(year, folder / "box.sqlite")
+            res = sync.run(str(box), url, f"b{i:02d}")
+            assert not res.differences, res.differences
+            total_rows += res.rows
+            total_s += res.seconds
+            per_branch.append(res.rows / res.seconds)
+            print(json.dumps({"figure": "sync", "branch": res.branch, "changes": res.changes,
+                              "rows": res.rows, "seconds": round(res.seconds, 2),
+                              "rows_per_s": round(res.rows / res.seconds)}), flush=True)
+        again = sync.run(str(box), url)
+        print(json.dumps({"figure": "resync_nothing", "seconds": round(again.seconds, 3)}),
+              flush=True)
+
+        day_box = copy(day, folder / "day-box.sqlite")
+        res = sync.run(str(day_box), url, "day")
+        assert not res.differences, res.differences
+        print(json.dumps({"figure": "branch_day", "changes": res.changes, "rows": res.rows,
+                          "seconds": round(res.seconds, 2),
+                          "rows_per_s": round(res.rows / res.seconds),
+                          "bound_s": DAY_BOUND_S}), flush=True)
+
+        when = busiest_day(day_box)
+        out = folder / "export"
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "web", "export", "--db", str(day_box), "--date",
+                        when, "--out", str(out)], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        export_s = time.perf_counter() - t0
+        print(json.dumps({"figure": "box_export_day", "day": when,
+                          "seconds": round(export_s, 2)}), flush=True)
+        with pg_schema.connect(url) as pg:
+            held = pg.execute("SELECT count(*) FROM chain.hand_events").fetchone()[0]
+            size = pg.execute("SELECT pg_size_pretty(pg_database_size(current_database()))"
+                              ).fetchone()[0]
+        summary = {
+            "branches": args.branches, "days_per_branch": args.days,
+            "rows": total_rows, "sync_s": round(total_s, 1),
+            "rows_per_s": round(total_rows / total_s),
+            "slowest_branch_rows_per_s": round(min(per_branch)),
+            "branch_day_s": round(res.seconds, 2), "branch_day_bound_s": DAY_BOUND_S,
+            "branch_day_ok": res.seconds < DAY_BOUND_S,
+            "box_export_day_s": round(export_s, 2),
+            "head_office_hand_events": held, "head_office_size": size,
+        }
+        print(json.dumps(summary), flush=True)
+        return 0 if res.seconds < DAY_BOUND_S else 1
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
