@@ -301,3 +301,15 @@ def test_member_page_link_of_an_erased_member_opens_nothing(club):
     member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
     r = page.get(f"/m/{token}")
     assert r.status_code == 404 and NAME not in r.text
+
+
+def test_member_page_erased_name_is_not_on_the_staff_game_page(club):
+    """The game page's history starts with the game's players as its seats name them."""
+    db, me = club["db"], club["me"]
+    manager = staff_client(club["app"], "kenji", "manager-pass-1")
+    gid = club["games"][0]
+    assert f"開始: {NAME}、佐藤" in manager.get(f"/staff/games/{gid}").text
+    member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    page = manager.get(f"/staff/games/{gid}").text
+    first = page.split('data-testid="entry-0"', 1)[1].split("</tr>", 1)[0]
+    assert f"開始: 退会者 #{me}、佐藤" in first and NAME not in first

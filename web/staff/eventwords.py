@@ -72,7 +72,11 @@ def describe(event: dict | None, names: list[str]) -> str:
         text = t("staff.ev.end", reason=t(f"staff.end.{event['reason']}")) \
             if event.get("reason") else t("staff.ev.end_plain")
     elif kind == "start":
-        text = t("staff.ev.start", names=t("floor.list_sep").join(event.get("players") or []))
+        # the players as the game's seats name them now (an erased member's start entry
+        # keeps the name it was written with: the log is never rewritten)
+        named = event.get("players") or []
+        text = t("staff.ev.start", names=t("floor.list_sep").join(
+            names if len(names) == len(named) else named))
     else:
         text = str(kind)
     return f"{text} {riichi}".strip()
