@@ -276,3 +276,21 @@ def test_member_page_desk_pages_and_card_carry_the_link(app, desk, db):
     assert c.get("/staff/players/999/member").status_code == 404
     anon = _member_client(app).get("/staff/players/1/member")
     assert anon.status_code in (302, 401)
+
+
+def test_member_page_dan_progress_toward_the_next_level(app, desk, db, client, t1):
+    from tests.web.test_rating_pages import DAN
+    from web.club import rating_store
+
+    rating_store.save_dan_table(db, DAN, actor="test")
+    start(client, t1)
+    record(client, t1, RON, 1)          # seat 1 (伊藤) tops, seat 0 (青木) is last
+    record(client, t1, {"event": "end"}, 2)
+    last, top = _issue(desk, 1), _issue(desk, 2)
+    page = _member_client(app).get(last).get_data(as_text=True)
+    dan = page.split('data-testid="member-dan"', 1)[1].split("</div>", 1)[0]
+    assert "新人" in dan and "0</b> / 20" in dan and "初段まであと 20 pt" in dan
+    assert '<meter min="0" max="20" value="0">' in dan
+    en = _member_client(app).get(top + "?lang=en").get_data(as_text=True)
+    dan = en.split('data-testid="member-dan"', 1)[1].split("</div>", 1)[0]
+    assert "1 dan" in dan and "The highest level" in dan
