@@ -340,6 +340,8 @@ def test_receipt_buttons_queue_and_refuse_in_words(app, db, staff, game):
                                ("/staff/printing/daily-report", {"day": 5}, 422),
                                ("/staff/printing/report-card/4", {"game_id": "x"}, 422),
                                ("/staff/printing/report-card/999", {}, 404),
+                               ("/staff/printing/report-card/4", {"game_id": 999}, 404),
+                               ("/staff/printing/report-card/5", {"game_id": game}, 400),
                                ("/staff/printing/settlement/999", {}, 404)):
         r = staff.post(path, json=body, headers=js)
         assert r.status_code == status, (path, r.get_json())

@@ -81,6 +81,12 @@ def print_report_card(player_id: int):
     args: dict = {"player_id": player_id}
     game_id = _whole_field(data, "game_id")
     if game_id is not None:
+        game = gamelog.get_game(get_db(), game_id)
+        if game["status"] != "finished":
+            raise Conflict("print.err.not_settled", code="not_settled", game=game_id)
+        if player_id not in [seat["player_id"] for seat in game["seats"]]:
+            raise UserError("card.err.not_in_game", code="not_in_game", player=player["name"],
+                            game=game_id)
         args["game_id"] = game_id
     else:
         args["day"] = _day_field(data) or stats_store.today(stats_store.settings(get_db()))

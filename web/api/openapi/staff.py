@@ -411,8 +411,9 @@ PRINT_PATHS: dict = {
         params=[GAME], ok="202", errors=("400", "404", "409"))},
     "/staff/printing/report-card/{player_id}": {"post": _op(
         f"{_QUEUED}: a member's report card of a club day (day, default today) or after a "
-        "game (game_id); 400 for a guest",
-        params=[PLAYER], ok="202", errors=("400", "404", "422"),
+        "game (game_id, a finished game they played: 409 not_settled, 400 not_in_game); "
+        "400 for a guest",
+        params=[PLAYER], ok="202", errors=("400", "404", "409", "422"),
         body=_obj([], day={"type": "string", "format": "date"}, game_id=INT))},
     "/staff/printing/daily-report": {"post": _op(
         f"{_QUEUED}: the daily report (日報) of a club day (day, default today)",
