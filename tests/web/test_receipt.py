@@ -404,3 +404,25 @@ def test_receipt_without_a_printer_jobs_wait_and_the_console_says_why(app, db, s
     assert queue.job(db, job_id)["state"] == "queued"
     page = staff.get("/staff/printing").get_data(as_text=True)
     assert "プリンターが設定されていません" in page
+
+
+def test_receipt_print_worker_is_one_per_club_and_needs_the_club_file(app, tmp_path):
+    import fcntl
+
+    cfg = tmp_path / "club.toml"
+    cfg.write_text('[printer]\nkind = "file"\npath = "receipt.bin"\n', encoding="utf-8")
+    path = app.config["DATABASE"]
+
+    def worker(db: str):
+        return subprocess.run([sys.executable, "-m", "web", "print-worker", "--db", db,
+                               "--config", str(cfg), "--once"],
+                              capture_output=True, text=True, timeout=120)
+
+    with open(f"{path}-print.lock", "a") as held:       # a worker already runs
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        out = worker(path)
+    assert out.returncode == 2 and "already running" in out.stderr
+    out = worker(str(tmp_path / "missing.sqlite"))
+    assert out.returncode == 2 and "no club database" in out.stderr
+    assert not (tmp_path / "missing.sqlite").exists()
+    assert worker(path).returncode == 0                 # the lock is free again

@@ -173,36 +173,53 @@ class Worker:
 
 def main(args) -> int:
     """``python -m web print-worker``: print the queue of ``args.db`` on the printer of
-    ``args.config`` until SIGTERM or Ctrl-C (``args.once``: what is due now, then stop)."""
+    ``args.config`` until SIGTERM or Ctrl-C (``args.once``: what is due now, then stop).
+    One worker per club file: a second is refused (it would put the first one's job in
+    hand back in the queue and print it twice)."""
+    import fcntl
+    import os
     import signal
 
     from web.club.printing import config
-    from web.club.schema import prepare
+    from web.club.schema import migrate, prepare
     from web.db import connect
 
+    if not args.db or not os.path.isfile(args.db):
+        raise UserError("print.err.no_db", path=str(args.db))
     cfg = config.load(args.config)
     prepare(args.db)
-    db = connect(args.db)
+    lock_path = f"{args.db}-print.lock"
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError("print.err.already_running", path=lock_path) from None
+        db = connect(args.db)
+        try:
+            migrate(db)  # a worker started before the upgraded web app still finds its table
+            return _serve(db, cfg, args, signal)
+        finally:
+            db.conn.close()
+
+
+def _serve(db: Db, cfg: PrinterConfig, args, signal) -> int:
     worker = Worker(db, cfg)
     if cfg.kind == "none":
         print(lexicon_both("print.console.no_printer"), flush=True)
-    try:
-        if args.once:
-            worker._beat(force=True)
-            queue.recover(db)
-            while worker.step() == 0:
-                pass
-            return 0
-        signal.signal(signal.SIGTERM, lambda *_: worker.stopping.set())
-        print(f"Printing the queue of {args.db} on {cfg.where() or cfg.kind} "
-              f"({cfg.width_mm} mm)", flush=True)
-        try:
-            worker.run()
-        except KeyboardInterrupt:
+    if args.once:
+        worker._beat(force=True)
+        queue.recover(db)
+        while worker.step() == 0:
             pass
         return 0
-    finally:
-        db.conn.close()
+    signal.signal(signal.SIGTERM, lambda *_: worker.stopping.set())
+    print(f"Printing the queue of {args.db} on {cfg.where() or cfg.kind} "
+          f"({cfg.width_mm} mm)", flush=True)
+    try:
+        worker.run()
+    except KeyboardInterrupt:
+        pass
+    return 0
 
 
 def lexicon_both(key: str, **values: object) -> str:
