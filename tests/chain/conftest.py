@@ -8,7 +8,6 @@ office's schema migrated in.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -19,11 +18,7 @@ from tests.support import postgres
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[postgres.Cluster]:
     """The session's PostgreSQL cluster, started once and stopped at the end."""
-    reason = postgres.missing_reason()
-    if reason:
-        if os.environ.get(postgres.REQUIRE_ENV) == "1":
-            pytest.fail(f"PostgreSQL is required ({postgres.REQUIRE_ENV}=1) but {reason}")
-        pytest.skip(reason)
+    postgres.skip_or_fail()
     cluster = postgres.Cluster()
     try:
         cluster.start()

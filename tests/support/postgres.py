@@ -64,6 +64,19 @@ def missing_reason() -> str | None:
     return None
 
 
+def skip_or_fail() -> None:
+    """Skip the calling test when PostgreSQL cannot run here, or fail it when
+    ``JANTAKU_REQUIRE_POSTGRES=1`` (CI) says it must."""
+    import pytest
+
+    reason = missing_reason()
+    if reason is None:
+        return
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"PostgreSQL is required ({REQUIRE_ENV}=1) but {reason}")
+    pytest.skip(reason)
+
+
 def _user_exists(name: str) -> bool:
     import pwd
 
