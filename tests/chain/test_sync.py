@@ -370,6 +370,21 @@ def test_sync_refusals_are_one_line_with_their_exit_status(box: Path, pg_url: st
         assert words in err, err
 
 
+def test_sync_a_row_the_head_office_refuses_stores_nothing_of_its_batch(box: Path,
+                                                                       pg_url: str) -> None:
+    sync.run(str(box), pg_url, "east")
+    before = _snapshot(pg_url, "east")
+    with sqlite3.connect(box) as c:  # a damaged time, and a good change in the same batch
+        c.execute("UPDATE players SET name = 'renamed' WHERE id = 2")
+        c.execute("UPDATE players SET created_at = 'yesterday-ish' WHERE id = 1")
+    p = _cli("--to", pg_url, "--db", str(box))
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2, err
+    _one_line_error(err)
+    assert "refused the batch after change" in err and "nothing of it is stored" in err
+    assert _snapshot(pg_url, "east") == before
+
+
 def test_sync_without_psycopg_says_to_install_the_chain_extra(box: Path) -> None:
     code = ("import sys; sys.modules['psycopg'] = None; from web.cli import main; "
             f"sys.exit(main(['sync', '--to', 'postgresql:///x', '--db', {str(box)!r}, "

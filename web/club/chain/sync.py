@@ -451,8 +451,10 @@ def _connect(url: str) -> Any:
         pg = pg_schema.connect(url, connect_timeout=10, keepalives=1, keepalives_idle=10,
                                keepalives_interval=5, keepalives_count=3)
         pg_schema.migrate(pg)
-    except psycopg.Error as e:
+    except psycopg.OperationalError as e:
         raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
+    except psycopg.Error as e:  # reached, but refused: rights, a schema it cannot migrate
+        raise SyncError("sync.err.head_office_refused", reason=_first_line(e)) from None
     return pg
 
 
@@ -466,6 +468,7 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
     touched: set[int] = set()
+    position = 0
     try:
         mark = _mark(pg, branch)
         if resend:
@@ -504,8 +507,11 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       rate=f"{rate:,.0f}"))
         res.mark = position
         _verify(box, pg, branch, sorted(touched), res)
-    except psycopg.Error as e:
+    except psycopg.OperationalError as e:
         raise SyncError("sync.err.lost", 1, reason=_first_line(e),
+                        done=f"{res.changes:,}") from None
+    except psycopg.Error as e:  # a row the head office will not take: a person must look
+        raise SyncError("sync.err.row_refused", reason=_first_line(e), mark=position,
                         done=f"{res.changes:,}") from None
     res.seconds = time.perf_counter() - started
     return res
