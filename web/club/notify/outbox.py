@@ -114,7 +114,8 @@ def seat_ready(db: Db, seating_id: int) -> int:
         return 0
     count = 0
     for w in rows(db, "SELECT w.id, w.player_id, p.name FROM waiting w JOIN players p "
-                      "ON p.id = w.player_id WHERE w.seating_id = ?", [seating_id]):
+                      "ON p.id = w.player_id WHERE w.seating_id = ? ORDER BY w.id",
+                  [seating_id]):
         member = _member(db, w["player_id"], "optin_seat_ready")
         if member is not None:
             count += queue(db, f"seat_ready:{w['id']}:{w['player_id']}", member, "seat_ready",
