@@ -87,6 +87,8 @@ class Simulator:
         self._hold_events: list | None = None
         self._tx_at = 0.0                  # keeps delayed bytes in order
         self._rx_at = 0.0
+        self._tx_held = 0                  # chunks held back by a delay, not yet out / in
+        self._rx_held = 0
         self._quiet_check: asyncio.TimerHandle | None = None   # the inter-byte timeout's timer
         self.plugged = True
         self.booting = False
@@ -207,13 +209,20 @@ class Simulator:
             return
         # bytes still held back by a delay go first, even once the delay is switched off:
         # a line never reorders, and a late copy of a frame decoded after newer frames
-        # would look like a new command to the table's one-frame duplicate memory
-        if delay or self._rx_at > self.now():
+        # would look like a new command to the table's one-frame duplicate memory. "Still
+        # held" is counted, not read off the clock: a loop that wakes late runs the bytes
+        # it read before the timers that fell due meanwhile.
+        if delay or self._rx_held:
             at = max(self.now() + delay, self._rx_at + ORDER_GAP_S)
             self._rx_at = at
-            self.loop.call_at(at, self._decode, data)  # the loop's clock is now()'s
+            self._rx_held += 1
+            self.loop.call_at(at, self._decode_held, data)  # the loop's clock is now()'s
         else:
             self._decode(data)
+
+    def _decode_held(self, data: bytes) -> None:
+        self._rx_held -= 1
+        self._decode(data)
 
     def _decode(self, data: bytes) -> None:
         if not self.plugged or not self.model.powered:
@@ -247,12 +256,17 @@ class Simulator:
         data, delay = self.faults.apply(data, "tx", what) if self.faults.active else (data, 0.0)
         if not data:
             return
-        if delay or self._tx_at > self.now():     # in order behind any delayed bytes
+        if delay or self._tx_held:                # in order behind any held-back bytes
             at = max(self.now() + delay, self._tx_at + ORDER_GAP_S)
             self._tx_at = at
-            self.loop.call_at(at, self._write_out, data)
+            self._tx_held += 1
+            self.loop.call_at(at, self._write_held, data)
         else:
             self._write_out(data)
+
+    def _write_held(self, data: bytes) -> None:
+        self._tx_held -= 1
+        self._write_out(data)
 
     def _write_out(self, data: bytes) -> None:
         if not self.plugged or not self.model.powered:
