@@ -294,3 +294,18 @@ def test_member_page_dan_progress_toward_the_next_level(app, desk, db, client, t
     en = _member_client(app).get(top + "?lang=en").get_data(as_text=True)
     dan = en.split('data-testid="member-dan"', 1)[1].split("</div>", 1)[0]
     assert "1 dan" in dan and "The highest level" in dan
+
+
+def test_member_page_link_never_reaches_the_log(app, desk, monkeypatch, caplog):
+    path = _issue(desk, 1)
+    token = path.rsplit("/", 1)[1]
+
+    def broken(*_a, **_k):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("web.member.page_data", broken)
+    r = _member_client(app).get(path)
+    assert r.status_code == 500 and "Traceback" not in r.get_data(as_text=True)
+    assert r.headers["Referrer-Policy"] == "no-referrer"
+    assert "/m/<token>" in caplog.text and "a bug" in caplog.text
+    assert token not in caplog.text

@@ -14,9 +14,14 @@ never cached, and nothing here writes it to a log or the audit log.
 
 from __future__ import annotations
 
+import functools
 import time
 
-from flask import Blueprint, flash, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for,
+)
+
+from werkzeug.exceptions import HTTPException
 
 from web import charts
 from web.club import (
@@ -24,7 +29,7 @@ from web.club import (
     stats_store,
 )
 from web.db import get_db, rows
-from web.errors import NotFound, UserError, wants_json
+from web.errors import NotFound, UserError, error_response, wants_json
 from web.i18n import current_lang, t
 from web.limits import json_body
 
@@ -45,6 +50,22 @@ def _private(resp):
     resp.headers["Referrer-Policy"] = "no-referrer"
     resp.headers["Cache-Control"] = "no-store"
     return resp
+
+
+def _no_link_in_log(view):
+    """A bug in ``view`` answered in words as everywhere, logged with the route rather
+    than the request's path: here the path is the member's link."""
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs):
+        try:
+            return view(*args, **kwargs)
+        except (UserError, HTTPException):
+            raise                           # refusals in words: their own handlers
+        except Exception:
+            rule = request.url_rule.rule if request.url_rule is not None else bp.url_prefix
+            current_app.logger.exception("unexpected error on %s %s", request.method, rule)
+            return error_response(500, "internal_error", t("http.500"))
+    return wrapped
 
 
 def _member(token: str) -> dict:
@@ -168,6 +189,7 @@ def page_data(db, member: dict, family: str | None, day: str | None) -> dict:
 
 
 @bp.get("/<token>")
+@_no_link_in_log
 def page(token: str):
     """The member's own page."""
     db = get_db()
@@ -208,6 +230,7 @@ def _settings_page(token: str, member: dict, status: int = 200, error: str | Non
 
 
 @bp.get("/<token>/settings")
+@_no_link_in_log
 def settings(token: str):
     """The PIN form, or (once the PIN is given) the member's contacts and opt-ins."""
     member = _member(token)
@@ -222,6 +245,7 @@ def settings(token: str):
 
 
 @bp.post("/<token>/settings/pin")
+@_no_link_in_log
 def settings_pin(token: str):
     """Open the settings with the member number and PIN (throttled; wrong tries lock)."""
     db = get_db()
@@ -244,6 +268,7 @@ def settings_pin(token: str):
 
 
 @bp.post("/<token>/settings")
+@_no_link_in_log
 def settings_save(token: str):
     """Keep the member's e-mail, LINE user id and opt-ins (after the PIN only)."""
     db = get_db()
