@@ -11,20 +11,24 @@ without a chain id is that branch's own (``branch:player``); guests are never ra
 
 Results. Every figure comes from the synced per-seat lines (``game_lines``: what the
 box's engine worked out of each finished game's hand log; a correction replaces them,
-a void removes them), through the same engine as the box (:mod:`web.club.engine`):
+a void removes them), through the same engine as the box (:mod:`web.club.engine`).
+Two derived tables are kept in step with them: before answering, the head office
+compares the branches' sync marks (a sync that sent anything moves its branch's mark)
+with the ones the tables were made from (``ho_derived``) and, when they differ, builds
+them again in one transaction under an advisory lock (one process does it; readers see
+the old tables until it commits):
 
-* leaderboards add the lines up with ``scoring.stats`` as the box does (computed on
-  request from the lines of the family and period, through the index on
-  ``game_lines (family, club_day)``);
-* R across branches is ``scoring.rating``'s ladder over every branch's lines of a
-  family in time order (finish time, then branch, then game), keyed by member. It is a
-  derived table (``ho_rating_lines``) kept in step with the synced rows: each reading
-  first compares the sync marks of every branch and the member links with the ones it
-  was computed from (``ho_derived``) and rates again when they differ, under an
-  advisory lock so one process does it;
-* the 日報 is :mod:`web.club.daily_report`'s own computation, run over the day's synced
-  rows loaded into a throwaway copy of the box's schema (one branch's, or every
-  branch's together for the chain's).
+* ``ho_days``: each member's sums (``scoring.stats``) per family and club day, for the
+  whole chain and for each branch alone, with the running count of games the current
+  streaks are read from; a leaderboard of any period is the box's own leaderboard SQL
+  over them, ranked by ``scoring.stats.rank_rows``;
+* ``ho_rating_lines``: R across branches, ``scoring.rating``'s ladder over every
+  branch's games of a family in time order (finish time, then branch, then game),
+  keyed by member (the chain has no dan table: dan ladders stay each club's).
+
+The 日報 is :mod:`web.club.daily_report`'s own computation, run over the day's synced
+rows loaded into a throwaway copy of the box's schema (one branch's, or every
+branch's together for the chain's, read in its first branch's time zone and hours).
 """
 
 from __future__ import annotations
@@ -42,6 +46,9 @@ from web.club.chain import pg_schema
 from web.errors import NotFound, UserError
 
 S = pg_schema.SCHEMA
+
+_DAY_SUMS_SQL = ",\n    ".join(
+    f"{n} {'double precision' if n in ('total', 'best') else 'bigint'}" for n in engine.SUM_NAMES)
 
 MIGRATIONS: list[tuple[int, str, str]] = [
     (101, "derived_ratings", f"""
@@ -66,6 +73,17 @@ CREATE TABLE {S}.ho_rating_lines (
     PRIMARY KEY (family, branch, game_id, seat)
 );
 CREATE INDEX ho_rating_lines_member ON {S}.ho_rating_lines (member, family, club_day, ended_at);
+"""),
+    (102, "derived_days", f"""
+CREATE TABLE {S}.ho_days (
+    scope text NOT NULL,
+    family text NOT NULL,
+    club_day date NOT NULL,
+    member text NOT NULL,
+    cum_games integer NOT NULL,
+    {_DAY_SUMS_SQL},
+    PRIMARY KEY (scope, family, club_day, member)
+);
 """),
 ]
 """The head office's own steps, numbered after :data:`pg_schema.MIGRATIONS`."""
@@ -179,52 +197,84 @@ def families_played(conn: Any) -> list[str]:
     return [f for f in engine.FAMILIES if f in have]
 
 
+def _leaderboard_sql() -> str:
+    # The box's own leaderboard SQL (web.club.stats_store) over the head office's day
+    # rows: sums from scoring.stats.SUMS, and current streaks in the same pass from the
+    # last day of the period with a break in it (its running count before the break).
+    # (a SUM of bigints is numeric in PostgreSQL: cast back to whole numbers)
+    sums = ", ".join(
+        f"MAX({x.name}) AS {x.name}" if x.how == "max"
+        else f"SUM({x.name}){'' if x.name == 'total' else '::bigint'} AS {x.name}"
+        for x in engine.SUMS)
+    breaks = ", ".join(
+        f"MAX(CASE WHEN {n} < games THEN club_day::text || "
+        f"lpad((cum_games - {n})::text, 10, '0') END) AS brk_{n}" for n in engine.STREAKS)
+    return (f"SELECT member, {sums}, MAX(cum_games) AS cum_last, {breaks} FROM {S}.ho_days "
+            "WHERE scope = %s AND family = %s AND club_day BETWEEN %s AND %s GROUP BY member")
+
+
+LEADERBOARD_SQL = _leaderboard_sql()
+
+
+def _streaks(r: dict) -> dict:
+    for n in engine.STREAKS:
+        brk = r.pop(f"brk_{n}")
+        r[n] = r["games"] if brk is None else r["cum_last"] - int(brk[-10:])
+    return r
+
+
 def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_games: int = 1,
                 order: str = "total", branch: str | None = None) -> list[dict]:
     """The chain's ranked rows of one family over club days [first_day, last_day] (every
     branch's games, or one ``branch``'s), one per member: the box's figures
     (``scoring.stats``) with ``member`` (chain id or ``branch:player``), ``name``,
-    ``branches`` and the member's R across branches at the end of the period
-    (``rating``, ``rating_games``)."""
+    ``branches`` (where the member has a record) and the member's R across branches at
+    the end of the period (``rating``, ``rating_games``)."""
     stats_store.check_family(family)
+    stats_store.parse_day(first_day)
+    stats_store.parse_day(last_day)
     if order not in stats_store.ORDERS:
         raise UserError("lb.err.order", value=str(order)[:20],
                         options=", ".join(stats_store.ORDERS))
-    who = Members(conn)
-    where, args = ["family = %s", "club_day BETWEEN %s AND %s"], [family, first_day, last_day]
-    if branch is not None:
-        where.append("branch = %s")
-        args.append(check_branch(conn, branch))
-    lines: dict[str, list[engine.PlayerGame]] = {}
-    seen_at: dict[str, set[str]] = {}
-    for r in _rows(conn, f"SELECT branch, player_id, {', '.join(_LINE_FIELDS)} "
-                         f"FROM {S}.game_lines WHERE {' AND '.join(where)}", args):
-        member = who.key.get((r["branch"], r["player_id"]))
-        if member is None:
-            continue
-        lines.setdefault(member, []).append(_line(r, member))
-        seen_at.setdefault(member, set()).add(r["branch"])
-    sums = {m: engine.aggregate(ls) for m, ls in lines.items()}
+    scope = check_branch(conn, branch) if branch is not None else ""
+    who = refresh(conn)
+    sums = {r["member"]: _streaks(r) for r in _rows(
+        conn, LEADERBOARD_SQL, [scope, family, first_day, last_day])}
+    for r in sums.values():
+        r.pop("member")
+        r.pop("cum_last")
     rows = engine.rank_rows(sums, min_games=min_games, names=who.names)
-    held = ratings_as_of(conn, family, [r["player"] for r in rows], last_day)
+    held = ratings_as_of(conn, family, [r["player"] for r in rows], last_day, fresh=True)
     for row in rows:
         row["member"] = row["player"]
         row["name"] = who.names.get(row["player"], row["player"])
-        row["branches"] = sorted(seen_at[row["player"]])
+        row["branches"] = sorted({b for b, _ in who.records(row["player"])})
         st = held.get(row["player"]) or {}
         row["rating"] = st.get("rating")
         row["rating_games"] = st.get("games", 0)
     return engine.rank_by_rating(rows) if order == "rating" else rows
 
 
-# --------------------------------------------------------------------------- R across branches
-def _marks(conn: Any, who: Members) -> str:
+# --------------------------------------------------------------------------- derived tables
+_MEMBERS: dict[str, Members] = {}
+"""The members as of a sync state (its marks), per database: read once per sync."""
+
+
+def _marks(conn: Any) -> str:
     marks = _rows(conn, f"SELECT branch, tbl, mark, token FROM {S}.sync_marks "
                         "ORDER BY branch, tbl")
-    lines = _rows(conn, f"SELECT COUNT(*) AS n, MAX(ended_at) AS last FROM {S}.game_lines")
-    return hashlib.sha256(json.dumps([[list(m.values()) for m in marks],
-                                      [lines[0]["n"], str(lines[0]["last"])],
-                                      who.mark()], default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([[m["branch"], m["tbl"], m["mark"], m["token"]]
+                                      for m in marks]).encode()).hexdigest()
+
+
+def members(conn: Any) -> tuple[Members, str]:
+    """Who is who as of the synced rows now, and the mark of that state."""
+    mark = _marks(conn)
+    key = f"{conn.info.dsn}|{mark}"
+    if key not in _MEMBERS:
+        _MEMBERS.clear()
+        _MEMBERS[key] = Members(conn)
+    return _MEMBERS[key], mark
 
 
 def rated_games(conn: Any, family: str, who: Members | None = None) -> list[engine.RatedGame]:
@@ -256,51 +306,132 @@ def _rated(conn: Any, family: str, who: Members) -> list[tuple[engine.RatedGame,
     return out
 
 
-def refresh_ratings(conn: Any, *, force: bool = False) -> bool:
-    """Bring ``ho_rating_lines`` in step with the synced rows (see the module's note);
-    True when it rated again."""
-    who = Members(conn)
-    mark = _marks(conn, who)
+def refresh(conn: Any, *, force: bool = False) -> Members:
+    """Bring the derived tables (``ho_rating_lines``, ``ho_days``) in step with the synced
+    rows: rebuilt when the branches' sync marks differ from the ones they were made
+    from (a sync that sent anything moves its branch's mark). Returns the members."""
+    who, mark = members(conn)
+    now = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'derived'")
+    if now and now[0]["mark"] == mark and not force:
+        return who
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext('jantaku.headoffice.ratings'))")
-        now = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'ratings'")
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('jantaku.headoffice.derived'))")
+        now = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'derived'")
         if now and now[0]["mark"] == mark and not force:
-            return False
+            return who
         conn.execute(f"DELETE FROM {S}.ho_rating_lines")
+        conn.execute(f"DELETE FROM {S}.ho_days")
         for family in engine.FAMILIES:
-            ladder = engine.Ladder()
-            rows = []
-            for game, branch, day in _rated(conn, family, who):
-                for line in ladder.apply(game):
-                    a = line.after
-                    rows.append((family, line.player, branch, line.game_id, line.seat,
-                                 game.ended_at, day, a.games, line.before.rating, a.rating,
-                                 line.change, a.peak))
-            if rows:
-                with conn.cursor() as cur, cur.copy(
-                        f"COPY {S}.ho_rating_lines (family, member, branch, game_id, seat, "
-                        "ended_at, club_day, games, r_before, r_after, change, peak) "
-                        "FROM STDIN") as cp:
-                    for row in rows:
-                        cp.write_row(row)
+            _rate(conn, family, who)
+        _fill_days(conn, who)
         conn.execute(f"INSERT INTO {S}.ho_derived (what, mark, updated_at) VALUES "
-                     "('ratings', %s, now()) ON CONFLICT (what) DO UPDATE SET "
+                     "('derived', %s, now()) ON CONFLICT (what) DO UPDATE SET "
                      "mark = excluded.mark, updated_at = now()", [mark])
-    return True
+    return who
 
 
-def ratings_as_of(conn: Any, family: str, members: Iterable[str], last_day: str) -> dict:
+def refresh_ratings(conn: Any, *, force: bool = False) -> bool:
+    """:func:`refresh`; True when it rebuilt the derived tables."""
+    _, mark = members(conn)
+    before = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'derived'")
+    refresh(conn, force=force)
+    return force or not before or before[0]["mark"] != mark
+
+
+_RATING_COLUMNS = ("family", "member", "branch", "game_id", "seat", "ended_at", "club_day",
+                   "games", "r_before", "r_after", "change", "peak")
+_DAY_COLUMNS = ("scope", "family", "club_day", "member", "cum_games", *engine.SUM_NAMES)
+_CHUNK = 20_000
+
+
+def _copy(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Rows into a head office table by COPY (one connection runs one command at a time:
+    rows are read first, then copied)."""
+    if not rows:
+        return
+    with conn.cursor() as cur, cur.copy(
+            f"COPY {S}.{table} ({', '.join(columns)}) FROM STDIN") as cp:
+        for row in rows:
+            cp.write_row(row)
+
+
+def _rate(conn: Any, family: str, who: Members) -> None:
+    ladder = engine.Ladder()
+    rows: list[tuple] = []
+    for game, branch, day in _rated(conn, family, who):
+        for line in ladder.apply(game):
+            a = line.after
+            rows.append((family, line.player, branch, line.game_id, line.seat, game.ended_at,
+                         day, a.games, line.before.rating, a.rating, line.change, a.peak))
+        if len(rows) >= _CHUNK:
+            _copy(conn, "ho_rating_lines", _RATING_COLUMNS, rows)
+            rows = []
+    _copy(conn, "ho_rating_lines", _RATING_COLUMNS, rows)
+
+
+def _fill_days(conn: Any, who: Members) -> None:
+    """``ho_days``: each member's sums per family and club day, for the whole chain
+    (scope '') and for each branch alone (scope: the branch), with the running count of
+    games (``cum_games``) the streaks are read from, as the box's ``stats_days``."""
+    conn.execute("CREATE TEMP TABLE ho_keys (branch text, player_id bigint, member text) "
+                 "ON COMMIT DROP")
+    _copy_keys = [(b, p, m) for (b, p), m in who.key.items() if m is not None]
+    with conn.cursor() as cur, cur.copy("COPY ho_keys FROM STDIN") as cp:
+        for row in _copy_keys:
+            cp.write_row(row)
+    fields = ", ".join(f"l.{f}" for f in _LINE_FIELDS)
+    for scope_sql, order in (("''", "k.member"), ("l.branch", "l.branch, k.member")):
+        sql = (f"SELECT {scope_sql} AS scope, l.family, l.club_day, k.member, {fields} "
+               f"FROM {S}.game_lines l JOIN ho_keys k ON k.branch = l.branch "
+               f"AND k.player_id = l.player_id ORDER BY {order}, l.family, l.club_day, "
+               "l.ended_at, l.game_id")
+        group: tuple | None = None
+        day_lines: list[engine.PlayerGame] = []
+        cum = 0
+        with conn.cursor(name="ho_days_read") as src:
+            src.execute(sql)
+            while True:
+                batch = src.fetchmany(_CHUNK)
+                out: list[tuple] = []
+                for r in batch:
+                    key = (r[0], r[1], r[2], r[3])
+                    if group is not None and key != group:
+                        cum = _day_row(out, group, day_lines, cum)
+                        day_lines = []
+                        if group[:2] != key[:2] or group[3] != key[3]:
+                            cum = 0
+                    group = key
+                    day_lines.append(_line(dict(zip(_LINE_FIELDS, r[4:], strict=True)), key[3]))
+                if not batch and group is not None:
+                    _day_row(out, group, day_lines, cum)
+                # the server-side cursor stays open between fetches; COPY in between
+                _copy(conn, "ho_days", _DAY_COLUMNS, out)
+                if not batch:
+                    break
+
+
+def _day_row(out: list, group: tuple, lines: list, cum: int) -> int:
+    sums = engine.aggregate(lines)
+    cum += sums["games"]
+    out.append((*group, cum, *(sums[n] for n in engine.SUM_NAMES)))
+    return cum
+
+
+def ratings_as_of(conn: Any, family: str, members_: Iterable[str], last_day: str, *,
+                  fresh: bool = False) -> dict:
     """Members' R across branches at the end of club day ``last_day``:
     ``{member: {"rating", "games", "peak"}}`` (members with no rated game left out)."""
-    wanted = list(members)
+    wanted = list(members_)
     if not wanted:
         return {}
-    refresh_ratings(conn)
+    if not fresh:
+        refresh(conn)
     return {r["member"]: r for r in _rows(
-        conn, f"SELECT DISTINCT ON (member) member, r_after AS rating, games, peak "
-              f"FROM {S}.ho_rating_lines WHERE family = %s AND member = ANY(%s) "
-              "AND club_day <= %s ORDER BY member, club_day DESC, ended_at DESC, "
-              "branch DESC, game_id DESC", [family, wanted, last_day])}
+        conn, "SELECT m.member, r.rating, r.games, r.peak FROM unnest(%s::text[]) AS m(member) "
+              "CROSS JOIN LATERAL (SELECT r_after AS rating, games, peak "
+              f"FROM {S}.ho_rating_lines h WHERE h.member = m.member AND h.family = %s "
+              "AND h.club_day <= %s ORDER BY h.club_day DESC, h.ended_at DESC, h.branch DESC, "
+              "h.game_id DESC LIMIT 1) r", [wanted, family, last_day])}
 
 
 # --------------------------------------------------------------------------- a member
@@ -308,12 +439,11 @@ def member_history(conn: Any, member: str) -> dict:
     """A member's records at every branch and their games across branches, oldest first
     (``branch``, ``game_id``, ``club_day``, ``family``, ``rank``, ``result``, R before
     and after across branches)."""
-    who = Members(conn)
+    who = refresh(conn)
     key = who.resolve(member) if member.startswith("JM-") else member
     records = who.records(key)
     if not records:
         raise NotFound("ho.err.member", value=str(member)[:40])
-    refresh_ratings(conn)
     branch_list = [r[0] for r in records]
     player_list = [r[1] for r in records]
     games = _rows(
