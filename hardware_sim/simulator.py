@@ -20,6 +20,9 @@ Device behaviour on the line (docs/protocol.md, "Table side"):
   the same frame again is answered with the same reply bytes and NOT executed
   again. HELLO is never remembered (it is harmless to repeat and must not
   push the last real command out of the table's memory);
+* after a power-on, every command but HELLO is NAKed BUSY until a HELLO was answered:
+  the duplicate memory is gone, so a retransmission from before the power cut must
+  not run again;
 * a frame whose header checks but whose CRC does not is NAKed (BAD_CRC);
 * events go out with the table's own event counter as SEQ.
 """
@@ -92,6 +95,7 @@ class Simulator:
         self._quiet_check: asyncio.TimerHandle | None = None   # the inter-byte timeout's timer
         self.plugged = True
         self.booting = False
+        self.greeted = True                # False from a power-on until the next HELLO
         self.stats: collections.Counter = collections.Counter()
         self.executed: collections.deque = collections.deque(maxlen=100_000)
         self.events_sent: collections.deque = collections.deque(maxlen=10_000)
@@ -290,7 +294,10 @@ class Simulator:
         if not P.is_command(frame.cmd):
             self._nak(frame.seq, frame.cmd, P.NakReason.UNKNOWN_COMMAND)
             return
-        if self.booting:
+        if self.booting or (not self.greeted and frame.cmd != P.Hello.CMD):
+            # after a power cut the table has forgotten what it ran: a retransmission that
+            # reached it now would run again. Only a host that said HELLO (and so learnt
+            # the new boot_id) may send commands again (docs/protocol.md section 11).
             self._nak(frame.seq, frame.cmd, P.NakReason.BUSY)
             return
         key = (frame.seq, frame.cmd, frame.payload)
@@ -318,7 +325,9 @@ class Simulator:
         out = P.encode_frame(reply.to_frame(frame.seq))
         self.stats["executed"] += 1
         self.executed.append((frame.seq, msg.NAME, msg))
-        if not isinstance(msg, P.Hello):
+        if isinstance(msg, P.Hello):
+            self.greeted = True
+        else:
             self._last = (*key, out)
         self._send(out)
         self._changed(msg.NAME)
@@ -445,6 +454,7 @@ class Simulator:
         self._last = None
         self._event_seq = 0
         self.booting = True
+        self.greeted = False
         self.loop.call_later(self.config.seconds(self.config.boot_seconds), self._booted,
                               self.model.boot_id)
 

@@ -507,7 +507,15 @@ class JpexLinkDriver(Driver):
             job.wait(poll)
             if self._powered_on:
                 return Outcome.failed("power_cut", result)
-            st = self.link.transact(P.Status()).state
+            try:
+                st = self.link.transact(P.Status()).state
+            except NakError as e:
+                if e.code != "nak_busy":
+                    raise
+                # refused BUSY at every try: the table restarted (it boots, or waits for
+                # the HELLO a restarted table needs); the cycle it started is gone
+                self._rehello = True
+                return Outcome.failed("power_cut", result)
             job.state(state_dict(st))
             self.dealer = st.dealer
             finished = self._finished.pop(reply.cycle_no, None)
@@ -539,7 +547,13 @@ class JpexLinkDriver(Driver):
         return Outcome.failed("cycle_overrun", result)
 
     def refresh(self) -> dict[str, Any]:
-        st = self.link.transact(P.Status()).state
+        try:
+            st = self.link.transact(P.Status()).state
+        except NakError as e:
+            if e.code != "nak_busy":
+                raise
+            # a read refused BUSY at every try: the table restarted; say HELLO again
+            raise LinkDown(e.detail, "restarted", frames=self.link.dump()) from None
         self.dealer = st.dealer
         return state_dict(st)
 
