@@ -370,6 +370,23 @@ def test_sync_refusals_are_one_line_with_their_exit_status(box: Path, pg_url: st
         assert words in err, err
 
 
+def test_sync_prints_its_progress_on_a_long_sync_then_one_line(box: Path, pg_url: str) -> None:
+    p = _cli("--to", pg_url, "--db", str(box), "--branch", "east", "--batch", "1000")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0 and err == ""
+    lines = out.strip().splitlines()
+    with sqlite3.connect(box) as c:
+        total = c.execute("SELECT count(*) FROM chain_changes").fetchone()[0]
+    assert 1000 < total <= 2000
+    assert "sending: 1,000 of {:,} changes".format(total) in lines[0]  # Japanese first
+    assert lines[0].startswith("送信中: 変更 1,000")
+    assert [("sending:" in line) for line in lines] == [True, True, False]
+    assert "sent {:,} changes".format(total) in lines[-1] and "60 games verified" in lines[-1]
+    p = _cli("--to", pg_url, "--db", str(box))
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0 and out.strip().count("\n") == 0 and "nothing new" in out
+
+
 def test_sync_a_row_the_head_office_refuses_stores_nothing_of_its_batch(box: Path,
                                                                        pg_url: str) -> None:
     sync.run(str(box), pg_url, "east")
