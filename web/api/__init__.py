@@ -66,7 +66,7 @@ def live_game_id(db, table_id: str) -> int:
     return game_id
 
 
-def table_game(db, table_id: str) -> dict:
+def table_game(db, table_id: str) -> gamelog.Game:
     """The table's live game row, or a 404/409 saying why there is none."""
     return games.get_game(db, live_game_id(db, table_id))
 
@@ -106,7 +106,7 @@ def add_guest(table_id: str):
     GUESTS_FROM_TABLETS.check(db, keys)
     GUESTS_FROM_TABLETS.count(db, keys)
     player = games.add_player(db, data["name"], guest=True)
-    return ok({"player": {k: player[k] for k in PUBLIC_PLAYER}}, 201)
+    return ok({"player": {k: v for k, v in player.items() if k in PUBLIC_PLAYER}}, 201)
 
 
 @bp.get("/rule-sets")
@@ -199,7 +199,7 @@ def _game_for_write(db, table_id: str, data: dict) -> int:
     return _game_at(db, table_id, game_id)["id"]
 
 
-def _game_at(db, table_id: str, game_id: int) -> dict:
+def _game_at(db, table_id: str, game_id: int) -> gamelog.Game:
     game = games.get_game(db, game_id)
     if game["table_id"] != table_id:
         raise UserError("records.game_elsewhere", status=403, code="wrong_table", game=game_id,

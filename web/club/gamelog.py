@@ -18,30 +18,92 @@ import functools
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypedDict, cast
 
 from web.club import engine
+from web.db import Db
 from web.db import rows as _rows
 from web.errors import NotFound, Refused
 
 MEMO_GAMES = 256
 """Games whose state a process keeps (a club has a few dozen tables)."""
 
+Event = dict[str, Any]
+"""One event of the game-events format (``docs/contracts/game-events.md``)."""
+
+
+class SeatRow(TypedDict):
+    """A seat of a game as :func:`get_game` lists it (``game_seats`` with the player)."""
+
+    seat: int
+    player_id: int
+    confirmed_at: str | None
+    name: str
+    guest: int
+
+
+class Game(TypedDict):
+    """A ``games`` row as :func:`get_game` gives it: ``rules`` parsed, the stored text in
+    ``rules_json``, and the seats in order."""
+
+    id: int
+    table_id: str
+    rule_set: str
+    rules: dict[str, Any]
+    rules_json: str
+    players: int
+    status: str
+    start_key: str
+    started_at: str
+    finished_at: str | None
+    started_by: str
+    seats: list[SeatRow]
+
+
+class HandEventRow(TypedDict):
+    """A ``hand_events`` row with its ``event`` parsed (see :func:`event_log`)."""
+
+    id: int
+    game_id: int
+    seq: int
+    kind: str
+    event: Event
+    target_seq: int | None
+    idempotency_key: str
+    request_hash: str
+    actor: str
+    reason: str
+    created_at: str
+
+
+LogEntry = Mapping[str, Any]
+"""A row of a game's log as a replay reads it (``kind``, ``seq``, ``target_seq``, ``event``):
+a stored :class:`HandEventRow`, or a marker tried before it is stored."""
+
+
+class Effective(TypedDict):
+    """An entry of the game as it stands: its original ``seq`` and its event now."""
+
+    seq: int
+    event: Event
+
 
 @dataclass(frozen=True)
 class Played:
     """A game's log and what the engine makes of it. Treat every field as read-only."""
 
-    log: list[dict]
+    log: Sequence[LogEntry]
     """Every stored row, markers included, in entry order."""
-    effective: list[dict]
+    effective: list[Effective]
     """The game as it stands: ``{"seq", "event"}`` with void/replace markers applied."""
     state: engine.GameState
-    result: dict
+    result: dict[str, Any]
     """The replay output (``hands``, ``finished``, ``final``, ``state``)."""
 
     @property
-    def events(self) -> list[dict]:
+    def events(self) -> list[Event]:
         return [e["event"] for e in self.effective]
 
     @property
@@ -49,62 +111,64 @@ class Played:
         return self.log[-1]["seq"] + 1 if self.log else 0
 
     @property
-    def tip(self) -> tuple | None:
+    def tip(self) -> tuple[int, str] | None:
         last = self.log[-1] if self.log else None
         return (last["seq"], last["idempotency_key"]) if last else None
 
-    def after(self, row: dict, effective: list[dict], state, result: dict) -> "Played":
+    def after(self, row: LogEntry, effective: list[Effective], state: engine.GameState,
+              result: dict[str, Any]) -> "Played":
         """This game with one more stored row and the engine's state after it."""
-        return Played(self.log + [row], effective, state, result)
+        return Played([*self.log, row], effective, state, result)
 
 
 @functools.lru_cache(maxsize=64)
-def _rules_dict(text: str) -> dict:
-    return json.loads(text)
+def _rules_dict(text: str) -> dict[str, Any]:
+    rules: dict[str, Any] = json.loads(text)
+    return rules
 
 
-def get_game(db, game_id: int) -> dict:
+def get_game(db: Db, game_id: int) -> Game:
     """A game's row with its rules (a dict; read it, never change it: it is shared by every
     game of the same rule set), its seats, and ``rules_json`` (the stored text).
     NotFound if there is none."""
     rows = _rows(db, "SELECT * FROM games WHERE id = ?", [game_id])
     if not rows:
         raise NotFound("records.no_game", game=game_id)
-    game = rows[0]
-    game["rules_json"] = game["rules"]
-    game["rules"] = _rules_dict(game["rules"])
-    game["seats"] = _rows(
+    row = rows[0]
+    seats = _rows(
         db,
         "SELECT s.seat, s.player_id, s.confirmed_at, p.name, p.guest FROM game_seats s "
         "JOIN players p ON p.id = s.player_id WHERE s.game_id = ? ORDER BY s.seat",
         [game_id],
     )
-    return game
+    # the columns are the schema's: tests/web/test_typed_rows.py holds Game to them
+    return cast(Game, {**row, "rules_json": row["rules"], "rules": _rules_dict(row["rules"]),
+                       "seats": seats})
 
 
-def event_log(db, game_id: int, *, from_seq: int = 0) -> list[dict]:
+def event_log(db: Db, game_id: int, *, from_seq: int = 0) -> list[HandEventRow]:
     """Every stored row of a game's log (from entry ``from_seq`` on), markers included,
     in order."""
     rows = _rows(db, "SELECT * FROM hand_events WHERE game_id = ? AND seq >= ? ORDER BY seq",
                  [game_id, from_seq])
     for r in rows:
         r["event"] = json.loads(r["event"])
-    return rows
+    return cast(list[HandEventRow], rows)  # held to the schema as Game is
 
 
 MARKERS = ("void", "restore", "replace")
 """Log rows that change an earlier entry rather than add one."""
 
 
-def effective_events(log: list[dict]) -> list[dict]:
+def effective_events(log: Sequence[LogEntry]) -> list[Effective]:
     """The game as it stands: originals in order, with void, replace and restore markers
     applied (a restore puts a voided entry back where it was, as it last stood).
 
     Each returned item is ``{"seq": original seq, "event": {...}}``.
     """
     order: list[int] = []
-    current: dict[int, dict] = {}
-    removed: dict[int, dict] = {}
+    current: dict[int, Event] = {}
+    removed: dict[int, Event] = {}
     for row in log:
         if row["kind"] == "void":
             if row["target_seq"] in current:
@@ -123,26 +187,26 @@ def effective_events(log: list[dict]) -> list[dict]:
     return [{"seq": s, "event": current[s]} for s in order]
 
 
-def rules_of(game: dict):
+def rules_of(game: Game) -> engine.Rules:
     """The engine's rules of a game row read by :func:`get_game`."""
     return engine.rules_of_text(game["rules_json"])
 
 
-_memo: OrderedDict = OrderedDict()
+_memo: OrderedDict[tuple[object, int], Played] = OrderedDict()
 _memo_lock = threading.Lock()
 
 
-def _memo_key(db, game_id: int) -> tuple:
+def _memo_key(db: Db, game_id: int) -> tuple[object, int]:
     return (getattr(db, "_clubdb_path", id(db)), game_id)
 
 
-def _tip(db, game_id: int) -> tuple | None:
+def _tip(db: Db, game_id: int) -> tuple[int, str] | None:
     row = db.execute("SELECT seq, idempotency_key FROM hand_events WHERE game_id = ? "
                      "ORDER BY seq DESC LIMIT 1", [game_id]).fetchone()
-    return tuple(row) if row else None
+    return (row[0], row[1]) if row else None
 
 
-def played(db, game: dict) -> Played:
+def played(db: Db, game: Game) -> Played:
     """The game's log and its state now: from the memo when the log has not grown, else
     read and replayed once (Refused if the stored events no longer replay)."""
     key = _memo_key(db, game["id"])
@@ -161,7 +225,7 @@ def played(db, game: dict) -> Played:
     return out
 
 
-def _caught_up(db, game_id: int, hit: Played, tip: tuple | None) -> Played | None:
+def _caught_up(db: Db, game_id: int, hit: Played, tip: tuple[int, str] | None) -> Played | None:
     """``hit`` advanced through the rows another process appended since, or None when that
     takes a whole replay (the memo's last row is not in the log, or a marker came since).
 
@@ -183,10 +247,10 @@ def _caught_up(db, game_id: int, hit: Played, tip: tuple | None) -> Played | Non
             effective.append({"seq": r["seq"], "event": r["event"]})
     except Refused:
         return None           # the whole replay says why, in its own words
-    return Played(hit.log + newer, effective, state, result)
+    return Played([*hit.log, *newer], effective, state, result)
 
 
-def replay_log(game: dict, log: list[dict]) -> Played:
+def replay_log(game: Game, log: Sequence[LogEntry]) -> Played:
     """Replay a log once: a stored one, or one with a marker not yet stored (which the
     caller remembers only once it is)."""
     effective = effective_events(log)
@@ -194,7 +258,7 @@ def replay_log(game: dict, log: list[dict]) -> Played:
     return Played(log, effective, state, result)
 
 
-def remember(db, game_id: int, game_played: Played) -> None:
+def remember(db: Db, game_id: int, game_played: Played) -> None:
     """Keep a game's newest state (the memo's key is its last row, so a wrong guess
     about what was committed is never used)."""
     with _memo_lock:

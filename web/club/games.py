@@ -26,17 +26,18 @@ import re
 import sqlite3
 import tomllib
 import unicodedata
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 import sqlite_utils
 
 from web.club import clubtime, engine, events, gamelog, stats_store, text
 from web.club.audit import audit
-from web.db import Migrations, now_iso, write_tx
+from web.db import Db, Migrations, inserted_id, now_iso, write_tx
 from web.db import one as _one
 from web.db import rows as _rows
 from web.errors import Conflict, NotFound, Refused, UserError
-from web.club.gamelog import Played, get_game
+from web.club.notify import outbox
+from web.club.gamelog import Event, Game, HandEventRow, Played, get_game
 
 GAME_STATUSES = ("live", "finished", "void")
 HIDDEN_GAME_FIELDS = frozenset({"rules", "rules_json", "start_key", "started_by"})
@@ -49,6 +50,19 @@ ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
 MIGRATIONS = Migrations("games")
+
+
+class PlayerRow(TypedDict):
+    """A ``players`` row (:func:`get_player`); ``guest`` and ``active`` are 0 or 1.
+    ``reused``: :func:`add_player` found the guest already here."""
+
+    id: int
+    name: str
+    guest: int
+    member_no: str | None
+    active: int
+    created_at: str
+    reused: NotRequired[bool]
 
 
 @MIGRATIONS(legacy=("migrations", "number", 100))
@@ -152,15 +166,15 @@ def name_key(name: str) -> str:
     return "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in text_)
 
 
-def similar_players(db, name: str) -> list[dict]:
+def similar_players(db: Db, name: str) -> list[PlayerRow]:
     """Players (members, guests, retired) whose name reads the same as ``name``."""
     key = name_key(name)
-    return [p for p in _rows(db, "SELECT * FROM players ORDER BY guest, id")
+    return [cast(PlayerRow, p) for p in _rows(db, "SELECT * FROM players ORDER BY guest, id")
             if name_key(p["name"]) == key]
 
 
-def add_player(db, name: str, *, guest: bool = False, member_no: str | None = None,
-               allow_similar: bool = False) -> dict:
+def add_player(db: Db, name: str, *, guest: bool = False, member_no: str | None = None,
+               allow_similar: bool = False) -> PlayerRow:
     """Add a member (or a guest) and return it.
 
     A name that reads like a player's already here (NFKC, case, spaces, katakana and
@@ -187,10 +201,10 @@ def add_player(db, name: str, *, guest: bool = False, member_no: str | None = No
             "INSERT INTO players (name, guest, member_no, created_at) VALUES (?, ?, ?, ?)",
             [name, int(bool(guest)), member_no, now_iso()],
         )
-    return get_player(db, cur.lastrowid)
+    return get_player(db, inserted_id(cur))
 
 
-def _describe_players(players: list[dict]) -> str:
+def _describe_players(players: list[PlayerRow]) -> str:
     """``中村（M008）、中村（ゲスト）`` in the request's language."""
     from web.i18n import t
 
@@ -206,22 +220,22 @@ def _describe_players(players: list[dict]) -> str:
     return t("floor.list_sep").join(parts)
 
 
-def _live_seat(db, player_id: int, but: int | None = None) -> dict | None:
+def _live_seat(db: Db, player_id: int, but: int | None = None) -> dict | None:
     """The live game a player sits in (other than ``but``), with its table, or None."""
     return _one(db, "SELECT g.id, g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
                     "WHERE s.player_id = ? AND g.status = 'live' AND g.id != ? LIMIT 1",
                 [player_id, but or 0])
 
 
-def get_player(db, player_id: int) -> dict:
+def get_player(db: Db, player_id: int) -> PlayerRow:
     """One player by id (NotFound if there is none)."""
     row = _one(db, "SELECT * FROM players WHERE id = ?", [player_id])
     if row is None:
         raise NotFound("records.no_player", player=player_id)
-    return row
+    return cast(PlayerRow, row)
 
 
-def list_players(db, *, guests: bool = False, inactive: bool = False) -> list[dict]:
+def list_players(db: Db, *, guests: bool = False, inactive: bool = False) -> list[dict]:
     """Members by name (and guests, inactive players when asked)."""
     where = ["1=1"]
     if not guests:
@@ -231,7 +245,7 @@ def list_players(db, *, guests: bool = False, inactive: bool = False) -> list[di
     return _rows(db, f"SELECT * FROM players WHERE {' AND '.join(where)} ORDER BY guest, name, id")
 
 
-def set_player_active(db, player_id: int, active: bool) -> dict:
+def set_player_active(db: Db, player_id: int, active: bool) -> PlayerRow:
     """Retire or restore a player (history keeps them)."""
     get_player(db, player_id)
     with write_tx(db):
@@ -240,7 +254,7 @@ def set_player_active(db, player_id: int, active: bool) -> dict:
 
 
 # --------------------------------------------------------------------------- rule sets
-def list_rule_sets(db) -> list[dict]:
+def list_rule_sets(db: Db) -> list[dict]:
     """The shipped presets, then the club's own rule sets."""
     out = [{"id": p, "title": engine.preset(p).title or p, "preset": True}
            for p in engine.PRESET_IDS]
@@ -250,7 +264,7 @@ def list_rule_sets(db) -> list[dict]:
     return out
 
 
-def get_rule_set(db, rule_set_id: str) -> dict:
+def get_rule_set(db: Db, rule_set_id: str) -> dict:
     """A rule set with its TOML (club) and its resolved switches."""
     if rule_set_id in engine.PRESET_IDS:
         return {"id": rule_set_id, "preset": True, "toml": None,
@@ -288,7 +302,7 @@ def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
     return engine.rules_from_data(data)
 
 
-def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
+def save_rule_set(db: Db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
     """Create or replace a club rule set from TOML text (validated by the engine)."""
     _check_id(rule_set_id, "id")
     if rule_set_id in engine.PRESET_IDS:
@@ -309,7 +323,7 @@ def save_rule_set(db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
     return get_rule_set(db, rule_set_id)
 
 
-def resolve_rules(db, rule_set_id: str) -> engine.Rules:
+def resolve_rules(db: Db, rule_set_id: str) -> engine.Rules:
     """The fully resolved rules of a preset or club rule set."""
     if rule_set_id in engine.PRESET_IDS:
         return engine.preset(rule_set_id)
@@ -317,7 +331,7 @@ def resolve_rules(db, rule_set_id: str) -> engine.Rules:
 
 
 # --------------------------------------------------------------------------- tables
-def save_table(db, table_id: str, name: str, rule_set: str, *, actor: str = "system") -> dict:
+def save_table(db: Db, table_id: str, name: str, rule_set: str, *, actor: str = "system") -> dict:
     """Create or update a club table (its id is the ``tablectl`` table id)."""
     _check_id(table_id, "id")
     name = text.clean(name, "name", MAX_NAME)
@@ -335,7 +349,7 @@ def save_table(db, table_id: str, name: str, rule_set: str, *, actor: str = "sys
     return get_table(db, table_id)
 
 
-def get_table(db, table_id: str) -> dict:
+def get_table(db: Db, table_id: str) -> dict:
     """One club table (NotFound names the known tables)."""
     row = _one(db, "SELECT * FROM club_tables WHERE id = ?", [table_id])
     if row is None:
@@ -344,7 +358,7 @@ def get_table(db, table_id: str) -> dict:
     return row
 
 
-def list_tables(db) -> list[dict]:
+def list_tables(db: Db) -> list[dict]:
     """Every club table with the id of its live game (or None)."""
     return _rows(
         db,
@@ -354,7 +368,7 @@ def list_tables(db) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- games
-def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str,
+def start_game(db: Db, table_id: str, player_ids: list[int], *, idempotency_key: str,
                rule_set: str | None = None, actor: str = "") -> dict:
     """Start a game at a table with players in seat order (the first is the first dealer)."""
     key = _check_key(idempotency_key)
@@ -378,7 +392,7 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
             )
         except sqlite3.IntegrityError:
             raise _start_conflict(db, table_id, key) from None
-        game_id = cur.lastrowid
+        game_id = inserted_id(cur)
         for p in players:      # again inside the write: two tables starting at once
             _check_free(db, p)
         for seat, p in enumerate(players):
@@ -390,13 +404,13 @@ def start_game(db, table_id: str, player_ids: list[int], *, idempotency_key: str
     return _view(get_game(db, game_id), started)
 
 
-def _replayed_start(db, existing: dict, table_id: str) -> dict:
+def _replayed_start(db: Db, existing: dict, table_id: str) -> dict:
     if existing["table_id"] != table_id:
         raise Conflict("records.start_key_other_table", code="idempotency_key_reused")
     return {**game_view(db, existing["id"]), "replayed": True}
 
 
-def _start_conflict(db, table_id: str, key: str) -> UserError:
+def _start_conflict(db: Db, table_id: str, key: str) -> UserError:
     if _one(db, "SELECT id FROM games WHERE start_key = ?", [key]):
         return Conflict("records.already_started", code="already_recorded")
     live = _one(db, "SELECT id FROM games WHERE table_id = ? AND status = 'live'", [table_id])
@@ -404,7 +418,7 @@ def _start_conflict(db, table_id: str, key: str) -> UserError:
                     game=live["id"] if live else "?")
 
 
-def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
+def _seat_players(db: Db, player_ids: Any, rules: engine.Rules) -> list[PlayerRow]:
     want = rules.table.players
     if not isinstance(player_ids, list) or len(player_ids) != want:
         raise Refused("records.pick_players", code="invalid_field",
@@ -427,7 +441,7 @@ def _seat_players(db, player_ids: Any, rules: engine.Rules) -> list[dict]:
     return players
 
 
-def _check_free(db, player: dict) -> None:
+def _check_free(db: Db, player: PlayerRow) -> None:
     """One live seat per player: refused (naming the table) while they play elsewhere."""
     seat = _live_seat(db, player["id"])
     if seat is not None:
@@ -436,14 +450,14 @@ def _check_free(db, player: dict) -> None:
                        table=get_table(db, seat["table_id"])["name"], game=seat["id"])
 
 
-def live_game_id(db, table_id: str) -> int | None:
+def live_game_id(db: Db, table_id: str) -> int | None:
     """The id of the table's live game (at most one: a unique index), or None."""
     row = db.conn.execute("SELECT id FROM games WHERE table_id = ? AND status = 'live'",
                           [table_id]).fetchone()
     return row[0] if row else None
 
 
-def current_game(db, table_id: str) -> dict | None:
+def current_game(db: Db, table_id: str) -> Game | None:
     """The table's live game, else its most recent game, else None."""
     row = _one(db, "SELECT id FROM games WHERE table_id = ? "
                    "ORDER BY (status = 'live') DESC, id DESC "
@@ -451,7 +465,7 @@ def current_game(db, table_id: str) -> dict | None:
     return get_game(db, row["id"]) if row else None
 
 
-def list_games(db, *, table_id: str | None = None, status: str | None = None,
+def list_games(db: Db, *, table_id: str | None = None, status: str | None = None,
                limit: int = 50) -> list[dict]:
     """Recent games, newest first, with their players' names."""
     where, args = ["1=1"], []
@@ -475,30 +489,31 @@ def list_games(db, *, table_id: str | None = None, status: str | None = None,
 
 
 # --------------------------------------------------------------------------- the event log
-def _insert_event(db, game_id: int, seq: int, kind: str, event: dict, key: str, actor: str,
+def _insert_event(db: Db, game_id: int, seq: int, kind: str, event: Event, key: str, actor: str,
                   *, target_seq: int | None = None, reason: str = "",
-                  request: Any = None) -> dict:
+                  request: Any = None) -> HandEventRow:
     """Store one log row; returns it as :func:`gamelog.event_log` would read it."""
-    row = {"game_id": game_id, "seq": seq, "kind": kind, "event": event,
-           "target_seq": target_seq, "idempotency_key": key,
-           "request_hash": _request_hash(request if request is not None else event),
-           "actor": actor, "reason": reason, "created_at": now_iso()}
+    request_hash = _request_hash(request if request is not None else event)
+    created_at = now_iso()
     cur = db.execute(
         "INSERT INTO hand_events (game_id, seq, kind, event, target_seq, idempotency_key, "
         "request_hash, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [game_id, seq, kind, json.dumps(event, ensure_ascii=False), target_seq, key,
-         row["request_hash"], actor, reason, row["created_at"]],
+         request_hash, actor, reason, created_at],
     )
-    return {"id": cur.lastrowid, **row}
+    return {"id": inserted_id(cur), "game_id": game_id, "seq": seq, "kind": kind,
+            "event": event, "target_seq": target_seq, "idempotency_key": key,
+            "request_hash": request_hash, "actor": actor, "reason": reason,
+            "created_at": created_at}
 
 
-def game_view(db, game_id: int) -> dict:
+def game_view(db: Db, game_id: int) -> dict:
     """Everything a screen needs about a game, computed from its events by the engine."""
     game = get_game(db, game_id)
     return _view(game, gamelog.played(db, game))
 
 
-def _view(game: dict, played: Played) -> dict:
+def _view(game: Game, played: Played) -> dict:
     replayed = played.result
     view = {
         **_about(game, played),
@@ -512,7 +527,7 @@ def _view(game: dict, played: Played) -> dict:
     return view
 
 
-def _written(game: dict, played: Played, seq: int, **extra) -> dict:
+def _written(game: Game, played: Played, seq: int, **extra: Any) -> dict:
     """The answer to a write to a game's log: the entry stored (``recorded_seq``, and
     ``event`` as the club stores it), that entry's hand as the engine scored it, and the
     game as it now stands. ``event`` and ``hand`` are None for a marker (an undo).
@@ -541,14 +556,14 @@ def _written(game: dict, played: Played, seq: int, **extra) -> dict:
     }
 
 
-def _about(game: dict, played: Played) -> dict:
+def _about(game: Game, played: Played) -> dict:
     """What every answer about a game starts with: its row as a screen shows it and its
     rule set's name."""
     return {"game": {k: v for k, v in game.items() if k not in HIDDEN_GAME_FIELDS},
             "rules_name": played.result.get("rules")}
 
 
-def _live_state(game: dict, played: Played) -> dict | None:
+def _live_state(game: Game, played: Played) -> dict | None:
     """The engine's state of the hand being played; None once the game is over."""
     if game["status"] == "live" and not played.result.get("finished"):
         return played.result.get("state")
@@ -559,7 +574,7 @@ def _can_undo(played: Played) -> bool:
     return any(e["event"].get("event") != "start" for e in played.effective)
 
 
-def _live_game(db, game_id: int) -> dict:
+def _live_game(db: Db, game_id: int) -> Game:
     game = get_game(db, game_id)
     if game["status"] != "live":
         raise Conflict("records.game_not_live", code="game_not_live", game=game_id,
@@ -567,7 +582,7 @@ def _live_game(db, game_id: int) -> dict:
     return game
 
 
-def preview_event(db, game_id: int, event: Any) -> dict:
+def preview_event(db: Db, game_id: int, event: Any) -> dict:
     """What recording ``event`` would do (payments per seat), changing nothing."""
     game = _live_game(db, game_id)
     event = events.check_event(event, gamelog.rules_of(game))
@@ -578,7 +593,7 @@ def preview_event(db, game_id: int, event: Any) -> dict:
         "finished": result["finished"], "state": result["state"]}}
 
 
-def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
+def _replay_of_key(db: Db, key: str, game_id: int, request: Any) -> dict | None:
     row = _one(db, "SELECT game_id, seq, request_hash FROM hand_events WHERE idempotency_key = ?",
                [key])
     if row is None:
@@ -589,7 +604,7 @@ def _replay_of_key(db, key: str, game_id: int, request: Any) -> dict | None:
     return _written(game, gamelog.played(db, game), row["seq"], replayed=True)
 
 
-def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
+def _slot_taken(db: Db, game_id: int, expected_seq: int) -> Conflict:
     row = _one(db, "SELECT seq, kind, created_at, actor FROM hand_events "
                    "WHERE game_id = ? AND seq = ?", [game_id, expected_seq])
     top = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])
@@ -603,9 +618,9 @@ def _slot_taken(db, game_id: int, expected_seq: int) -> Conflict:
                     details={"next_seq": last + 1}, seq=expected_seq, next=last + 1)
 
 
-def _append(db, game_id: int, played: Played, *, kind: str, event: dict, expected_seq: Any,
+def _append(db: Db, game_id: int, played: Played, *, kind: str, event: Event, expected_seq: Any,
             key: str, actor: str, request: Any, target_seq: int | None = None,
-            reason: str = "") -> dict:
+            reason: str = "") -> HandEventRow:
     """Insert one log row at ``expected_seq`` or explain why not. Call inside write_tx."""
     expected_seq = events.expected_seq(expected_seq, "expected_seq", None)
     if expected_seq != played.next_seq:
@@ -626,7 +641,7 @@ def _status_of(played: Played) -> str:
     return "finished" if played.result.get("finished") else "live"
 
 
-def _settle_status(db, game: dict, played: Played) -> None:
+def _settle_status(db: Db, game: Game, played: Played) -> None:
     """Mark the game finished (or void, ended with no hand) when the engine says so, and
     bring the leaderboards in step from the engine's result (same transaction as the
     change). Updates ``game``."""
@@ -639,11 +654,13 @@ def _settle_status(db, game: dict, played: Played) -> None:
         db.execute("UPDATE games SET status = ?, finished_at = ? WHERE id = ?",
                    [status, game["finished_at"], game["id"]])
         game["status"] = status
+        if status == "finished":
+            outbox.game_finished(db, game["id"])
     if status == "finished" or was == "finished":
         stats_store.refresh_game(db, game, played)
 
 
-def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency_key: str,
+def record_event(db: Db, game_id: int, event: Any, *, expected_seq: int, idempotency_key: str,
                  actor: str = "") -> dict:
     """Record one hand (or draw, penalty, end...) exactly once.
 
@@ -666,14 +683,14 @@ def record_event(db, game_id: int, event: Any, *, expected_seq: int, idempotency
         state, result = engine.advance(before.state, event)
         row = _append(db, game_id, before, kind=event["event"], event=event,
                       expected_seq=expected_seq, key=key, actor=actor, request=request)
-        now = before.after(row, before.effective + [{"seq": row["seq"], "event": event}],
+        now = before.after(row, [*before.effective, {"seq": row["seq"], "event": event}],
                            state, result)
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return _written(game, now, row["seq"])
 
 
-def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
+def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
               actor: str = "") -> dict:
     """Void the last hand of a live game by appending a void marker (nothing is deleted)."""
     key = _check_key(idempotency_key)
@@ -693,13 +710,13 @@ def undo_last(db, game_id: int, *, expected_seq: int, idempotency_key: str,
         row = _append(db, game_id, before, kind="void", event={"void": target["seq"]},
                       expected_seq=expected_seq, key=key, actor=actor, request=request,
                       target_seq=target["seq"], reason="undo")
-        now = gamelog.replay_log(game, before.log + [row])
+        now = gamelog.replay_log(game, [*before.log, row])
         _settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return _written(game, now, row["seq"], undone=target)
 
 
-def confirm_result(db, game_id: int, seat: Any, *, actor: str = "",
+def confirm_result(db: Db, game_id: int, seat: Any, *, actor: str = "",
                    member_no: Any = None) -> dict:
     """A player confirms the final settlement sheet of a finished game, or staff confirm
     it for a named player.
@@ -725,7 +742,7 @@ def confirm_result(db, game_id: int, seat: Any, *, actor: str = "",
     return game_view(db, game_id)
 
 
-def _confirmer(actor: str, player: dict, member_no: Any) -> str:
+def _confirmer(actor: str, player: PlayerRow, member_no: Any) -> str:
     """Who confirms: ``staff:NAME`` for the player, ``self`` (the member's own number),
     or ``tablet`` (a player without a member number, at the table)."""
     if actor.startswith("staff:"):
@@ -752,14 +769,14 @@ def _require_reason(reason: Any) -> str:
     return text.clean(reason, "reason", 500)
 
 
-def _correctable(db, game_id: int) -> dict:
+def _correctable(db: Db, game_id: int) -> Game:
     game = get_game(db, game_id)
     if game["status"] == "void":
         raise Conflict("records.game_void", code="game_void", game=game_id)
     return game
 
 
-def standing(game: dict, played: Played) -> dict:
+def standing(game: Game, played: Played) -> dict:
     """A game's scores as they stand (final when it is over): what a correction changes."""
     result = played.result
     final = result.get("final") or {}
@@ -771,17 +788,18 @@ def standing(game: dict, played: Played) -> dict:
             "finished": bool(result.get("finished")), "hands": len(hands)}
 
 
-def removed_entries(played: Played) -> list[dict]:
+def removed_entries(played: Played) -> list[gamelog.Effective]:
     """Entries struck from a game (by undo or staff) that can be restored, as they last
     stood: ``{"seq", "event"}``, in entry order."""
     kept = {e["seq"] for e in played.effective}
     gone = [r["seq"] for r in played.log
             if r["kind"] not in CORRECTIONS and r["seq"] not in kept]
     back = [{"kind": "restore", "target_seq": seq} for seq in gone]
-    return [e for e in gamelog.effective_events(played.log + back) if e["seq"] in gone]
+    return [e for e in gamelog.effective_events([*played.log, *back]) if e["seq"] in gone]
 
 
-def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
+def _trial(db: Db, game: Game, seq: int, kind: str,
+           event: Event | None) -> tuple[Played, dict[str, Any], Played]:
     """The log with one more correction marker, replayed (nothing stored): the game before,
     the marker, the game after. Refused in words if the game cannot be replayed so."""
     before = gamelog.played(db, game)
@@ -789,14 +807,14 @@ def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
     if kind == "restore":
         if seq not in {e["seq"] for e in removed_entries(before)}:
             raise NotFound("records.not_removed", game=game["id"], seq=seq)
-        marker: dict | None = {"restore": seq}
+        marker: Event | None = {"restore": seq}
     else:
         if seq not in current or seq == 0:
             raise NotFound("records.no_entry", game=game["id"], seq=seq)
         marker = event if kind == "replace" else {"void": seq}
-    trial = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
-                 idempotency_key=f"staff:{game['id']}:{before.next_seq}")
-    after = gamelog.replay_log(game, before.log + [trial])
+    trial: dict[str, Any] = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
+                                 idempotency_key=f"staff:{game['id']}:{before.next_seq}")
+    after = gamelog.replay_log(game, [*before.log, trial])
     if game["status"] == "finished" and not after.result.get("finished"):
         raise Refused("records.would_reopen", game=game["id"])
     if game["status"] == "finished" and after.result.get("void"):
@@ -804,7 +822,7 @@ def _trial(db, game: dict, seq: int, kind: str, event: dict | None) -> tuple:
     return before, trial, after
 
 
-def preview_correction(db, game_id: int, seq: int, *, kind: str,
+def preview_correction(db: Db, game_id: int, seq: int, *, kind: str,
                        event: Any = None) -> dict:
     """What a correction (``replace`` with ``event``, ``void`` or ``restore``) would make
     of the whole game, changing nothing: its standing before and after, and the entry."""
@@ -815,17 +833,17 @@ def preview_correction(db, game_id: int, seq: int, *, kind: str,
     if kind == "replace":
         event = events.check_event(event, gamelog.rules_of(game))
     before, trial, after = _trial(db, game, seq, kind, event)
-    old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+    old = {e["seq"]: e["event"] for e in [*before.effective, *removed_entries(before)]}
     return {"kind": kind, "seq": seq, "old": old.get(seq), "new": event,
             "before": standing(game, before), "after": standing(game, after)}
 
 
-def _seat_result(std: dict, seat: int) -> tuple:
+def _seat_result(std: dict, seat: int) -> tuple[Any, ...]:
     """What a player confirms of a seat: its score, rank and result."""
     return tuple((std.get(k) or [None] * (seat + 1))[seat] for k in ("scores", "ranks", "result"))
 
 
-def _ask_again(db, game_id: int, seats: list[int]) -> list[int]:
+def _ask_again(db: Db, game_id: int, seats: list[int]) -> list[int]:
     """Take back the confirmation of ``seats`` (their result changed: what the player
     confirmed is no longer the result), so each confirms again; seats left alone keep
     theirs. Returns the seats that had confirmed and now must again."""
@@ -840,7 +858,7 @@ def _ask_again(db, game_id: int, seats: list[int]) -> list[int]:
     return sorted(had)
 
 
-def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor: str,
+def _correct(db: Db, game_id: int, seq: int, *, kind: str, event: Event | None, actor: str,
              reason: str) -> dict:
     reason = _require_reason(reason)
     game = _correctable(db, game_id)
@@ -848,10 +866,10 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
         event = events.check_event(event, gamelog.rules_of(game))
     with write_tx(db):
         before, trial, now = _trial(db, game, seq, kind, event)
-        old = {e["seq"]: e["event"] for e in before.effective + removed_entries(before)}
+        old = {e["seq"]: e["event"] for e in [*before.effective, *removed_entries(before)]}
         row = _insert_event(db, game_id, trial["seq"], kind, trial["event"],
                             trial["idempotency_key"], actor, target_seq=seq, reason=reason)
-        now = Played(before.log + [row], now.effective, now.state, now.result)
+        now = Played([*before.log, row], now.effective, now.state, now.result)
         was, became = standing(game, before), standing(game, now)
         seats = range(len(game["seats"]))
         again = _ask_again(db, game_id, [s for s in seats if _seat_result(was, s)
@@ -864,17 +882,17 @@ def _correct(db, game_id: int, seq: int, *, kind: str, event: dict | None, actor
     return game_view(db, game_id)
 
 
-def correct_hand(db, game_id: int, seq: int, event: Any, *, actor: str, reason: str) -> dict:
+def correct_hand(db: Db, game_id: int, seq: int, event: Any, *, actor: str, reason: str) -> dict:
     """Staff replace the hand at entry ``seq`` with ``event`` (audited, re-replayed)."""
     return _correct(db, game_id, seq, kind="replace", event=event, actor=actor, reason=reason)
 
 
-def remove_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
+def remove_hand(db: Db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
     """Staff strike the hand at entry ``seq`` from a game (audited, re-replayed)."""
     return _correct(db, game_id, seq, kind="void", event=None, actor=actor, reason=reason)
 
 
-def restore_hand(db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
+def restore_hand(db: Db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
     """Staff put back a hand struck from a game (by undo or staff), where it was and as it
     last stood (audited, re-replayed; refused if the game no longer replays with it)."""
     return _correct(db, game_id, seq, kind="restore", event=None, actor=actor, reason=reason)
@@ -884,9 +902,9 @@ SEAT_FIELDS = ("from", "seat", "to", "pao")
 SEAT_LISTS = ("riichi", "tenpai", "nagashi")
 
 
-def _swapped(event: dict, a: int, b: int) -> dict:
+def _swapped(event: Event, a: int, b: int) -> Event:
     """``event`` with seats ``a`` and ``b`` exchanged wherever it names a seat."""
-    def one_seat(s):
+    def one_seat(s: Any) -> Any:
         return b if s == a else a if s == b else s
 
     out = dict(event)
@@ -905,7 +923,7 @@ def _swapped(event: dict, a: int, b: int) -> dict:
     return out
 
 
-def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> dict:
+def swap_seats(db: Db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> dict:
     """Staff swap two players' seats in a game (they sat the other way round): each hand
     stays with the players it was recorded for, at their true seats, and the replay
     prices every hand again (dealer, winds, uma). Appended as replace markers, one per
@@ -918,7 +936,8 @@ def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> 
         raise Refused("records.swap_same_seat", code="invalid_field", details={"field": "b"})
     with write_tx(db):
         before = gamelog.played(db, game)
-        log, markers = list(before.log), []
+        log: list[gamelog.LogEntry] = list(before.log)
+        markers: list[dict[str, Any]] = []
         for e in before.effective:
             new = _swapped(e["event"], a, b)
             if new != e["event"]:
@@ -943,7 +962,7 @@ def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> 
                        "confirmed_by) VALUES (?, ?, ?, ?, ?)",
                        [game_id, seat, rows_[other]["player_id"], rows_[other]["confirmed_at"],
                         rows_[other]["confirmed_by"]])
-        now = Played(before.log + stored, after.effective, after.state, after.result)
+        now = Played([*before.log, *stored], after.effective, after.state, after.result)
         game = get_game(db, game_id)
         was, became = standing({**game, "seats": list(seats.values())}, before), \
             standing(game, now)
@@ -959,7 +978,7 @@ def swap_seats(db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> 
     return game_view(db, game_id)
 
 
-def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
+def void_game(db: Db, game_id: int, *, actor: str, reason: str) -> Game:
     """Staff void a whole game (it stays stored; rankings skip it). Audited."""
     reason = _require_reason(reason)
     game = _correctable(db, game_id)
@@ -973,7 +992,7 @@ def void_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     return get_game(db, game_id)
 
 
-def unvoid_game(db, game_id: int, *, actor: str, reason: str) -> dict:
+def unvoid_game(db: Db, game_id: int, *, actor: str, reason: str) -> Game:
     """Staff take back a void: the game is live or finished again as its events say (and
     back in the rankings). Refused while its table has another game in progress."""
     reason = _require_reason(reason)
@@ -1001,7 +1020,7 @@ def unvoid_game(db, game_id: int, *, actor: str, reason: str) -> dict:
     return game
 
 
-def end_game(db, game_id: int, *, expected_seq: int, idempotency_key: str,
+def end_game(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
              actor: str = "") -> dict:
     """The players stop (time up): records an ``end`` event."""
     return record_event(db, game_id, {"event": "end"}, expected_seq=expected_seq,

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -82,7 +83,7 @@ def _local(value: Any, zone: ZoneInfo) -> Any:
     return when.astimezone(zone).isoformat() if when else value
 
 
-def _times(row: dict, zone: ZoneInfo) -> dict:
+def _times(row: Mapping[str, Any], zone: ZoneInfo) -> dict:
     """A row with its time columns (``*_at``, ``at``) in the club's zone."""
     return {k: _local(v, zone) if (k.endswith("_at") or k == "at") else v
             for k, v in row.items()}

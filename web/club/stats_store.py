@@ -28,13 +28,13 @@ import json
 import logging
 import sqlite3
 from datetime import date, datetime, time, timedelta, timezone
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
 from web.club import gamelog, rating_store
-from web.db import Migrations, now_iso, write_tx
+from web.db import Db, Migrations, now_iso, write_tx
 from web.club import engine
 from web.errors import NotFound, UserError
 
@@ -153,7 +153,7 @@ def _stats_stale(db: sqlite_utils.Database) -> None:
 
 
 # --------------------------------------------------------------------------- club days
-def settings(db) -> dict:
+def settings(db: Db) -> dict:
     """The club-day settings: ``closing_hour`` (HH:MM), ``timezone`` (IANA name) and
     ``opening_hour`` (HH:MM: when the floor opens, for the daily report's occupancy)."""
     out = dict(DEFAULT_SETTINGS)
@@ -269,7 +269,7 @@ def period_range(
     return first.isoformat(), d.isoformat()
 
 
-def configure(db, *, closing_hour: str | None = None, timezone_name: str | None = None,
+def configure(db: Db, *, closing_hour: str | None = None, timezone_name: str | None = None,
               opening_hour: str | None = None) -> dict:
     """Change the club-day settings; a new closing hour or time zone moves games between
     club days, so the summary tables are rebuilt under them."""
@@ -295,7 +295,7 @@ def configure(db, *, closing_hour: str | None = None, timezone_name: str | None 
     return cfg
 
 
-def rank_guests(db, on: bool) -> dict:
+def rank_guests(db: Db, on: bool) -> dict:
     """Put guests on the leaderboards (``on``) or keep them off (read at ranking time:
     nothing to rebuild)."""
     with write_tx(db):
@@ -305,7 +305,7 @@ def rank_guests(db, on: bool) -> dict:
 
 
 # --------------------------------------------------------------------------- keeping in step
-def game_lines(game: dict, played: gamelog.Played | None, cfg: dict) -> list[dict]:
+def game_lines(game: gamelog.Game, played: gamelog.Played | None, cfg: dict) -> list[dict]:
     """The summary lines a game should have now (none unless it is finished), from the
     engine's result of its events."""
     if (game["status"] != "finished" or not game["finished_at"] or played is None
@@ -327,7 +327,7 @@ def game_lines(game: dict, played: gamelog.Played | None, cfg: dict) -> list[dic
     return [_line_row(x, extra) for x in lines]
 
 
-def _stored_lines(db, game_id: int, cfg: dict) -> list[dict]:
+def _stored_lines(db: Db, game_id: int, cfg: dict) -> list[dict]:
     """The lines of a stored game, replayed once (rebuilds and repairs)."""
     game = gamelog.get_game(db, game_id)
     if game["status"] != "finished":
@@ -343,7 +343,7 @@ def _line_row(x: engine.PlayerGame, extra: dict) -> dict:
     return {k: d[k] for k in LINE_COLUMNS}
 
 
-def refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
+def refresh_game(db: Db, game: gamelog.Game, played: gamelog.Played | None) -> None:
     """Bring the summary tables in step with one game's status (``game``, its row as
     it now stands) and the engine's result of its events (``played``).
 
@@ -360,7 +360,7 @@ def refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
         _note_stale(db, game["id"], e)
 
 
-def _note_stale(db, game_id: int, e: Exception) -> None:
+def _note_stale(db: Db, game_id: int, e: Exception) -> None:
     log.exception("leaderboard summary of game %s not refreshed", game_id)
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'stats_stale'").fetchone():
         db.execute(
@@ -369,7 +369,7 @@ def _note_stale(db, game_id: int, e: Exception) -> None:
         )
 
 
-def repair_stale(db) -> list[dict]:
+def repair_stale(db: Db) -> list[dict]:
     """Retry the games noted in ``stats_stale``; returns those that still fail."""
     if not db.execute("SELECT 1 FROM stats_stale LIMIT 1").fetchone():
         return []
@@ -380,7 +380,7 @@ def repair_stale(db) -> list[dict]:
     return db.execute_returning_dicts("SELECT * FROM stats_stale ORDER BY game_id")
 
 
-def refresh_stored(db, game_id: int) -> None:
+def refresh_stored(db: Db, game_id: int) -> None:
     """:func:`refresh_game` for a stored game, replayed once (repairs, corrected dates)."""
     try:
         game = gamelog.get_game(db, game_id)
@@ -391,7 +391,7 @@ def refresh_stored(db, game_id: int) -> None:
     refresh_game(db, game, played)
 
 
-def _refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
+def _refresh_game(db: Db, game: gamelog.Game, played: gamelog.Played | None) -> None:
     game_id = game["id"]
     if game["status"] != "finished" and not db.execute(
         "SELECT 1 FROM stats_lines WHERE game_id = ? LIMIT 1", [game_id]
@@ -413,7 +413,7 @@ def _refresh_game(db, game: dict, played: gamelog.Played | None) -> None:
         rating_store.refresh(db, game_id)
 
 
-def insert_lines(db, rows: Iterable[dict]) -> None:
+def insert_lines(db: Db, rows: Iterable[dict]) -> None:
     """Insert summary lines (dicts with :data:`LINE_COLUMNS`); day rows are not touched."""
     cols = ", ".join(LINE_COLUMNS)
     marks = ", ".join("?" for _ in LINE_COLUMNS)
@@ -423,7 +423,7 @@ def insert_lines(db, rows: Iterable[dict]) -> None:
     )
 
 
-def _as_line(row) -> engine.PlayerGame:
+def _as_line(row: Sequence[Any]) -> engine.PlayerGame:
     d = dict(zip(LINE_COLUMNS, row, strict=True))
     d["player"] = str(d["player_id"])
     d["busted"] = bool(d["busted"])
@@ -433,7 +433,7 @@ def _as_line(row) -> engine.PlayerGame:
 _LINE_SQL = f"SELECT {', '.join(LINE_COLUMNS)} FROM stats_lines"
 
 
-def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
+def _refresh_day(db: Db, family: str, club_day: str, player_id: int) -> None:
     lines = [
         _as_line(r)
         for r in db.execute(
@@ -465,7 +465,7 @@ def _refresh_day(db, family: str, club_day: str, player_id: int) -> None:
     _refresh_month(db, family, club_day[:7], player_id)
 
 
-def _refresh_month(db, family: str, month: str, player_id: int) -> None:
+def _refresh_month(db: Db, family: str, month: str, player_id: int) -> None:
     days = db.execute_returning_dicts(
         "SELECT * FROM stats_days WHERE player_id = ? AND family = ? AND club_day BETWEEN ? AND ? "
         "ORDER BY club_day",
@@ -480,12 +480,12 @@ def _refresh_month(db, family: str, month: str, player_id: int) -> None:
                     engine.combine(days))
 
 
-def _insert_day(db, family: str, club_day: str, player_id: int, cum: int, sums: dict) -> None:
+def _insert_day(db: Db, family: str, club_day: str, player_id: int, cum: int, sums: dict) -> None:
     _insert_row(db, "stats_days", family, club_day, player_id, cum, sums)
 
 
 def _insert_row(
-    db, table: str, family: str, key: str, player_id: int, cum: int, sums: dict
+    db: Db, table: str, family: str, key: str, player_id: int, cum: int, sums: dict
 ) -> None:
     names = engine.SUM_NAMES
     db.execute(
@@ -495,7 +495,7 @@ def _insert_row(
     )
 
 
-def rebuild_days(db) -> int:
+def rebuild_days(db: Db) -> int:
     """Recompute every day row from ``stats_lines``; returns the number of rows."""
     with write_tx(db):
         db.execute("DELETE FROM stats_days")
@@ -520,7 +520,7 @@ def rebuild_days(db) -> int:
     return n
 
 
-def rebuild_months(db) -> int:
+def rebuild_months(db: Db) -> int:
     """Recompute every month row from ``stats_days``; returns the number of rows."""
     with write_tx(db):
         db.execute("DELETE FROM stats_months")
@@ -545,14 +545,14 @@ def rebuild_months(db) -> int:
     return n
 
 
-def _flush_day(db, key: tuple[str, str, int], group: list, cum: int) -> int:
+def _flush_day(db: Db, key: tuple[str, str, int], group: list, cum: int) -> int:
     sums = engine.aggregate(group)
     cum += sums["games"]
     _insert_day(db, *key, cum, sums)
     return cum
 
 
-def insert_all_lines(db) -> int:
+def insert_all_lines(db: Db) -> int:
     """Fill ``stats_lines`` from every finished game's events (it must be empty)."""
     cfg = settings(db)
     ids = [r[0] for r in db.execute("SELECT id FROM games WHERE status = 'finished' ORDER BY id")]
@@ -566,7 +566,7 @@ def insert_all_lines(db) -> int:
     return len(ids)
 
 
-def rebuild_all(db) -> dict:
+def rebuild_all(db: Db) -> dict:
     """Recompute both summary tables from every game's events (after a settings change,
     or to repair); returns the counts."""
     with write_tx(db):
@@ -653,7 +653,7 @@ ORDERS = ("total", "rating")
 
 
 def leaderboard(
-    db, family: str, first_day: str, last_day: str, *, min_games: int = 1, order: str = "total"
+    db: Db, family: str, first_day: str, last_day: str, *, min_games: int = 1, order: str = "total"
 ) -> list[dict]:
     """Ranked rows (``scoring.stats.rank_rows``) of one family over club days
     [first_day, last_day]; each row has ``player_id``, ``name`` and the member's R and
@@ -688,7 +688,7 @@ def leaderboard(
     return engine.rank_by_rating(rows) if order == "rating" else rows
 
 
-def families_played(db) -> list[str]:
+def families_played(db: Db) -> list[str]:
     """The families that have at least one finished game, in :data:`FAMILIES` order."""
     # one index probe per family (a DISTINCT would read the whole table)
     return [
@@ -698,7 +698,7 @@ def families_played(db) -> list[str]:
     ]
 
 
-def player_lines(db, player_id: int, family: str) -> list[engine.PlayerGame]:
+def player_lines(db: Db, player_id: int, family: str) -> list[engine.PlayerGame]:
     """One player's lines in a family, oldest first."""
     return [
         _as_line(r)
@@ -709,7 +709,7 @@ def player_lines(db, player_id: int, family: str) -> list[engine.PlayerGame]:
     ]
 
 
-def player_families(db, player_id: int) -> list[str]:
+def player_families(db: Db, player_id: int) -> list[str]:
     have = {
         r[0]
         for r in db.execute(
@@ -719,7 +719,7 @@ def player_families(db, player_id: int) -> list[str]:
     return [f for f in engine.FAMILIES if f in have]
 
 
-def player_months(db, player_id: int, family: str) -> list[dict]:
+def player_months(db: Db, player_id: int, family: str) -> list[dict]:
     """A player's figures month by month (``month``: YYYY-MM), oldest first."""
     months: dict[str, list[dict]] = {}
     for r in db.execute_returning_dicts(
@@ -730,14 +730,14 @@ def player_months(db, player_id: int, family: str) -> list[dict]:
     return [{"month": m, **engine.figures(engine.combine(parts))} for m, parts in months.items()]
 
 
-def player(db, player_id: int) -> dict:
+def player(db: Db, player_id: int) -> dict:
     row = db.execute_returning_dicts("SELECT * FROM players WHERE id = ?", [player_id])
     if not row:
         raise NotFound("records.no_player", player=player_id)
     return row[0]
 
 
-def day_games(db, day: str) -> list[int]:
+def day_games(db: Db, day: str) -> list[int]:
     """Ids of the games finished on a club day (not void), in order."""
     return [
         r[0]
@@ -747,7 +747,7 @@ def day_games(db, day: str) -> list[int]:
     ]
 
 
-def unfinished_games(db, day: str, cfg: dict | None = None) -> list[dict]:
+def unfinished_games(db: Db, day: str, cfg: dict | None = None) -> list[dict]:
     """Games started during a club day that are still being played."""
     start, end = day_bounds(day, cfg or settings(db))
     return db.execute_returning_dicts(
@@ -757,6 +757,6 @@ def unfinished_games(db, day: str, cfg: dict | None = None) -> list[dict]:
     )
 
 
-def dumps(data) -> str:
+def dumps(data: Any) -> str:
     """JSON written the same way every time (sorted keys, UTF-8)."""
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1)

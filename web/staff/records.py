@@ -55,7 +55,7 @@ def _entry_rows(view: dict, names: list[str]) -> list[dict]:
     return rows
 
 
-def _fix_data(game: dict, names: list[str], rows: list[dict], removed: list[dict]) -> dict:
+def _fix_data(game: gamelog.Game, names: list[str], rows: list[dict], removed: list[dict]) -> dict:
     """What the correction form needs: names, the rules' kind of entry, the entries."""
     rules = gamelog.rules_of(game)
     return {
@@ -105,7 +105,7 @@ def game_detail(game_id: int):
         audit=auditwords.entries(db, trail, tz), fix=_fix_data(game, names, rows, removed))
 
 
-def _confirmations(db, game: dict, tz: str) -> list[dict]:
+def _confirmations(db, game: gamelog.Game, tz: str) -> list[dict]:
     """Each seat's settlement confirmation: when, and who confirmed for the player."""
     by = dict(db.execute("SELECT seat, confirmed_by FROM game_seats WHERE game_id = ?",
                          [game["id"]]).fetchall())

@@ -21,6 +21,8 @@ import base64
 import hashlib
 import re
 import secrets
+from collections.abc import Mapping
+from typing import Any
 
 import sqlite_utils
 
@@ -124,7 +126,7 @@ def merged_into(db: sqlite_utils.Database, player_id: int) -> int | None:
     return row["merged_into"] if row else None
 
 
-def _member(db: sqlite_utils.Database, player_id: int) -> dict:
+def _member(db: sqlite_utils.Database, player_id: int) -> club_games.PlayerRow:
     p = club_games.get_player(db, int(player_id))
     if p["guest"]:
         raise UserError("chain.member.guest", name=p["name"])
@@ -190,7 +192,7 @@ def _games_of(db: sqlite_utils.Database, player_id: int) -> list[dict]:
     )
 
 
-def _record(db: sqlite_utils.Database, p: dict) -> dict:
+def _record(db: sqlite_utils.Database, p: Mapping[str, Any]) -> dict:
     return {"player_id": p["id"], "name": p["name"], "member_no": p["member_no"],
             "chain_id": chain_id_of(db, p["id"]), "games": _games_of(db, p["id"])}
 

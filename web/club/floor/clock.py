@@ -21,7 +21,8 @@ from datetime import datetime, timedelta
 from tablectl import store
 
 from web.club import clubtime, games
-from web.db import one, write_tx
+from web.club.gamelog import Game
+from web.db import Db, one, write_tx
 from web.errors import UserError
 
 EVENT_LIMIT = 500
@@ -63,7 +64,7 @@ def cycle_starts(db_path: str, table_id: str) -> list[float]:
     return [r["at"] for r in rows if r["kind"] == "cycle_started"]
 
 
-def game_figures(db_path: str, game: dict, now: datetime | None = None) -> Figures:
+def game_figures(db_path: str, game: Game, now: datetime | None = None) -> Figures:
     """The clock of a stored game at its table."""
     start = clubtime.instant(game["started_at"])
     assert start is not None  # a stored game has its start time
@@ -73,12 +74,12 @@ def game_figures(db_path: str, game: dict, now: datetime | None = None) -> Figur
 
 
 # --------------------------------------------------------------------------- time limits
-def limit_of(db, game_id: int) -> dict | None:
+def limit_of(db: Db, game_id: int) -> dict | None:
     """A game's time limit (``limit_minutes``, ``extra_minutes``, ``ended``), or None."""
     return one(db, "SELECT * FROM game_clocks WHERE game_id = ?", [game_id])
 
 
-def set_limit(db, game_id: int, minutes: int | None = None, extra: int = 0) -> dict | None:
+def set_limit(db: Db, game_id: int, minutes: int | None = None, extra: int = 0) -> dict | None:
     """Give a game a time limit (``minutes``; None keeps the one it has) and/or ``extra``
     minutes on top (may be negative to take back a mistake). Refused for a game that is
     not live, or extra time without a limit."""
@@ -99,7 +100,7 @@ def set_limit(db, game_id: int, minutes: int | None = None, extra: int = 0) -> d
     return limit_of(db, game_id)
 
 
-def deadline(game: dict, limit: dict | None) -> datetime | None:
+def deadline(game: Game, limit: dict | None) -> datetime | None:
     """When a game's time is up (its start plus its limit and extra time), or None."""
     if not limit:
         return None
@@ -109,7 +110,7 @@ def deadline(game: dict, limit: dict | None) -> datetime | None:
         minutes=limit["limit_minutes"] + limit["extra_minutes"])
 
 
-def status(db, db_path: str, game: dict, now: datetime | None = None) -> dict:
+def status(db: Db, db_path: str, game: Game, now: datetime | None = None) -> dict:
     """A live game's clock as the console and the tablet show it: the figures, and with a
     limit the minutes left, ``soon`` (less than a hand left), ``last_hand`` (time is up:
     this hand is the last)."""
@@ -132,7 +133,7 @@ DEFAULT_MINUTES_PER_HAND = 6.0
 to seven minutes)."""
 
 
-def enforce(db, game_id: int, now: datetime | None = None) -> bool:
+def enforce(db: Db, game_id: int, now: datetime | None = None) -> bool:
     """End a game whose time is up once the last hand after the deadline is recorded
     (``end``, reason ``time``); True if it ended it now. Safe to call from every page."""
     game = games.get_game(db, game_id)

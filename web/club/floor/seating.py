@@ -134,7 +134,7 @@ def seat(db: Db, table_id: str, player_ids: list[int], *, method: str = "random"
     return get(db, sid)
 
 
-def _not_seated_elsewhere(db: Db, players: list[dict]) -> None:
+def _not_seated_elsewhere(db: Db, players: list[games.PlayerRow]) -> None:
     for r in rows(db, "SELECT table_id, players FROM seatings WHERE status = 'ready'"):
         taken = set(json.loads(r["players"]))
         for p in players:

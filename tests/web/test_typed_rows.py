@@ -1,0 +1,44 @@
+"""The typed rows of web's domain layer name exactly the columns a stored game, its seats
+and its log rows have: a column added to the schema without its TypedDict (or the other
+way round) fails here, not as a KeyError in front of a player."""
+
+from __future__ import annotations
+
+from typing import get_type_hints
+
+import pytest
+
+from web.club import events, gamelog, games
+
+from tests.support.web import record, start
+
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+
+
+def keys(typed: type) -> set[str]:
+    return set(get_type_hints(typed))
+
+
+def test_a_stored_game_its_seats_and_its_log_rows_have_their_typed_keys(client, t1, db):
+    gid = start(client, t1)["game"]["id"]
+    record(client, t1, RON, 1)
+    game = gamelog.get_game(db, gid)
+    assert set(game) == keys(gamelog.Game)
+    assert all(set(s) == keys(gamelog.SeatRow) for s in game["seats"]) and game["seats"]
+    log = gamelog.event_log(db, gid)
+    assert [r["seq"] for r in log] == [0, 1]
+    assert all(set(r) == keys(gamelog.HandEventRow) for r in log)
+    # a row the writer hands on is the row a reader reads back
+    played = gamelog.played(db, game)
+    assert [set(r) for r in played.log] == [keys(gamelog.HandEventRow)] * 2
+
+
+def test_the_players_table_has_the_typed_player_row(client, t1, db):
+    player = games.get_player(db, gamelog.get_game(
+        db, start(client, t1)["game"]["id"])["seats"][0]["player_id"])
+    assert set(player) == keys(games.PlayerRow) - {"reused"}  # an add_player answer's note
+
+
+def test_a_field_bounded_by_the_rules_checked_without_them_names_the_mistake():
+    with pytest.raises(TypeError, match="without them"):
+        events.seats([0, 1], "tenpai", None)
