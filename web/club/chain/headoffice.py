@@ -85,6 +85,12 @@ CREATE TABLE {S}.ho_days (
     PRIMARY KEY (scope, family, club_day, member)
 );
 """),
+    (103, "derived_days_rating", f"""
+-- the member's R across branches at the end of the day, and its games (rebuilt with the
+-- rest of the derived tables: the mark is cleared so the next reading fills them)
+ALTER TABLE {S}.ho_days ADD COLUMN rating double precision, ADD COLUMN rating_games integer;
+DELETE FROM {S}.ho_derived;
+"""),
 ]
 """The head office's own steps, numbered after :data:`pg_schema.MIGRATIONS`."""
 
@@ -142,9 +148,11 @@ class Members:
             else:
                 self.key[k] = f"{k[0]}:{k[1]}"
         self.names: dict[str, str] = {}
-        for k, member in self.key.items():  # the newest record's name (players by id)
+        self._records: dict[str, list[tuple[str, int]]] = {}
+        for k, member in sorted(self.key.items()):  # the newest record's name shown
             if member is not None:
                 self.names[member] = self.players[k]["name"]
+                self._records.setdefault(member, []).append(k)
 
     def resolve(self, chain_id: str) -> str:
         """A chain id with its aliases followed to the id the member carries now."""
@@ -156,7 +164,7 @@ class Members:
 
     def records(self, member: str) -> list[tuple[str, int]]:
         """The (branch, player) records of one member key."""
-        return sorted(k for k, v in self.key.items() if v == member)
+        return list(self._records.get(member, ()))
 
     def mark(self) -> str:
         return hashlib.sha256(json.dumps(sorted(
@@ -209,7 +217,12 @@ def _leaderboard_sql() -> str:
     breaks = ", ".join(
         f"MAX(CASE WHEN {n} < games THEN club_day::text || "
         f"lpad((cum_games - {n})::text, 10, '0') END) AS brk_{n}" for n in engine.STREAKS)
-    return (f"SELECT member, {sums}, MAX(cum_games) AS cum_last, {breaks} FROM {S}.ho_days "
+    # R at the period's end: the member's last day in it (they played no later game of
+    # the family before the period ended), as text that sorts by day
+    rating = ("MAX(club_day::text || '|' || COALESCE(rating::text, '') || '|' || "
+              "COALESCE(rating_games::text, '')) AS rating_end")
+    return (f"SELECT member, {sums}, MAX(cum_games) AS cum_last, {breaks}, {rating} "
+            f"FROM {S}.ho_days "
             "WHERE scope = %s AND family = %s AND club_day BETWEEN %s AND %s GROUP BY member")
 
 
@@ -240,11 +253,16 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
     who = refresh(conn)
     sums = {r["member"]: _streaks(r) for r in _rows(
         conn, LEADERBOARD_SQL, [scope, family, first_day, last_day])}
-    for r in sums.values():
+    held: dict[str, dict] = {}
+    for m, r in sums.items():
         r.pop("member")
         r.pop("cum_last")
+        _, rating, games = r.pop("rating_end").split("|")
+        if rating:
+            held[m] = {"rating": float(rating), "games": int(games)}
     rows = engine.rank_rows(sums, min_games=min_games, names=who.names)
-    held = ratings_as_of(conn, family, [r["player"] for r in rows], last_day, fresh=True)
+    if scope:  # a branch's days: the member may have played elsewhere since
+        held = ratings_as_of(conn, family, [r["player"] for r in rows], last_day, fresh=True)
     for row in rows:
         row["member"] = row["player"]
         row["name"] = who.names.get(row["player"], row["player"])
@@ -321,9 +339,10 @@ def refresh(conn: Any, *, force: bool = False) -> Members:
             return who
         conn.execute(f"DELETE FROM {S}.ho_rating_lines")
         conn.execute(f"DELETE FROM {S}.ho_days")
+        day_end: dict[tuple, tuple[float, int]] = {}
         for family in engine.FAMILIES:
-            _rate(conn, family, who)
-        _fill_days(conn, who)
+            _rate(conn, family, who, day_end)
+        _fill_days(conn, who, day_end)
         conn.execute(f"INSERT INTO {S}.ho_derived (what, mark, updated_at) VALUES "
                      "('derived', %s, now()) ON CONFLICT (what) DO UPDATE SET "
                      "mark = excluded.mark, updated_at = now()", [mark])
@@ -340,7 +359,8 @@ def refresh_ratings(conn: Any, *, force: bool = False) -> bool:
 
 _RATING_COLUMNS = ("family", "member", "branch", "game_id", "seat", "ended_at", "club_day",
                    "games", "r_before", "r_after", "change", "peak")
-_DAY_COLUMNS = ("scope", "family", "club_day", "member", "cum_games", *engine.SUM_NAMES)
+_DAY_COLUMNS = ("scope", "family", "club_day", "member", "cum_games", *engine.SUM_NAMES,
+                "rating", "rating_games")
 _CHUNK = 20_000
 
 
@@ -355,7 +375,9 @@ def _copy(conn: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) ->
             cp.write_row(row)
 
 
-def _rate(conn: Any, family: str, who: Members) -> None:
+def _rate(conn: Any, family: str, who: Members, day_end: dict) -> None:
+    """Rate a family's games in order into ``ho_rating_lines``; ``day_end`` gets each
+    member's R and games at the end of each club day they played."""
     ladder = engine.Ladder()
     rows: list[tuple] = []
     for game, branch, day in _rated(conn, family, who):
@@ -363,13 +385,14 @@ def _rate(conn: Any, family: str, who: Members) -> None:
             a = line.after
             rows.append((family, line.player, branch, line.game_id, line.seat, game.ended_at,
                          day, a.games, line.before.rating, a.rating, line.change, a.peak))
+            day_end[(family, line.player, day)] = (a.rating, a.games)
         if len(rows) >= _CHUNK:
             _copy(conn, "ho_rating_lines", _RATING_COLUMNS, rows)
             rows = []
     _copy(conn, "ho_rating_lines", _RATING_COLUMNS, rows)
 
 
-def _fill_days(conn: Any, who: Members) -> None:
+def _fill_days(conn: Any, who: Members, day_end: dict) -> None:
     """``ho_days``: each member's sums per family and club day, for the whole chain
     (scope '') and for each branch alone (scope: the branch), with the running count of
     games (``cum_games``) the streaks are read from, as the box's ``stats_days``."""
@@ -396,24 +419,25 @@ def _fill_days(conn: Any, who: Members) -> None:
                 for r in batch:
                     key = (r[0], r[1], r[2], r[3])
                     if group is not None and key != group:
-                        cum = _day_row(out, group, day_lines, cum)
+                        cum = _day_row(out, group, day_lines, cum, day_end)
                         day_lines = []
                         if group[:2] != key[:2] or group[3] != key[3]:
                             cum = 0
                     group = key
                     day_lines.append(_line(dict(zip(_LINE_FIELDS, r[4:], strict=True)), key[3]))
                 if not batch and group is not None:
-                    _day_row(out, group, day_lines, cum)
+                    _day_row(out, group, day_lines, cum, day_end)
                 # the server-side cursor stays open between fetches; COPY in between
                 _copy(conn, "ho_days", _DAY_COLUMNS, out)
                 if not batch:
                     break
 
 
-def _day_row(out: list, group: tuple, lines: list, cum: int) -> int:
+def _day_row(out: list, group: tuple, lines: list, cum: int, day_end: dict) -> int:
     sums = engine.aggregate(lines)
     cum += sums["games"]
-    out.append((*group, cum, *(sums[n] for n in engine.SUM_NAMES)))
+    r, n = day_end.get((group[1], group[3], group[2]), (None, None))
+    out.append((*group, cum, *(sums[n] for n in engine.SUM_NAMES), r, n))
     return cum
 
 
