@@ -45,11 +45,14 @@ def test_kill9_while_reply_is_on_the_wire(rig):
     """The table ran the command but its reply is delayed: the new daemon gets the
     remembered reply by retransmitting the same seq, and the dice are rolled once."""
     daemon, sim = rig
+    # no periodic state read: one sent while the delay is on would take the link down
+    # before the dice are sent, and the delayed HELLOs would keep it down
+    write_config(daemon.config.parent, {"t1": str(daemon.config.parent / "t1.tty")},
+                 extra="refresh = 3600")
     daemon.start(wait_tables=("t1",))
     sim.sticks_for(1)
     assert ask(daemon.db, "t1", "cycle", timeout=30)["status"] == "done"
-    # a delay switched on during the daemon's own read after the cycle would take the
-    # link down before the dice are sent (they were then never rolled)
+    # the same for the daemon's own read after the cycle
     line_quiet(daemon.db, "t1")
     sim.faults.set(delay=3.0, direction="tx")
     cid = store.request_command(daemon.db, "t1", "dice")
