@@ -8,7 +8,7 @@ same data (the nightly export is byte-identical run to run), with a
 from __future__ import annotations
 
 from html import escape
-from typing import Sequence
+from typing import Callable, Sequence
 
 SEAT_COLOURS = ("#c0392b", "#1f6fb2", "#1e7d32", "#8e44ad")
 POS, NEG, GRID, INK = "#1e7d32", "#c0392b", "#ddd", "#333"
@@ -28,14 +28,15 @@ def _svg(width: int, height: int, title: str, body: list[str], cls: str) -> str:
     )
 
 
-def _scale(lo: float, hi: float, top: float, bottom: float):
+def _scale(lo: float, hi: float, top: float, bottom: float) -> Callable[[float], float]:
     if hi == lo:
         hi, lo = hi + 1, lo - 1
     return lambda v: bottom - (v - lo) * (bottom - top) / (hi - lo)
 
 
 def _axis_labels(
-    y, lo: float, hi: float, left: float, right: float, *, base: float = 0.0, signed: bool = True
+    y: Callable[[float], float], lo: float, hi: float, left: float, right: float, *,
+    base: float = 0.0, signed: bool = True,
 ) -> list[str]:
     """Grid lines labelled at the lowest, highest and ``base`` values (``base`` drawn dark)."""
     out = []

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import lexicon
-from flask import has_request_context, jsonify, render_template, request
+from flask import Flask, has_request_context, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from web.i18n import t
@@ -25,7 +26,7 @@ class UserError(Exception):
     code = "bad_request"
 
     def __init__(self, key: str, *, status: int | None = None, code: str | None = None,
-                 details: dict | None = None, **values):
+                 details: dict | None = None, **values: Any) -> None:
         super().__init__(key)
         self.key, self.values = key, values
         if status is not None:
@@ -71,7 +72,8 @@ def wants_json() -> bool:
     return best == "application/json" and accept[best] > accept["text/html"]
 
 
-def error_response(status: int, code: str, message: str, details: dict | None = None):
+def error_response(status: int, code: str, message: str,
+                   details: dict | None = None) -> ResponseReturnValue:
     """The one shape of every error: ``{"ok": false, "error": {"code", "message"}}``, with
     ``Retry-After`` when the refusal says how long to wait."""
     # A refusal that says how long to wait says it to HTTP clients too.
@@ -86,15 +88,15 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
             headers)
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     """Register the handlers on ``app``."""
 
     @app.errorhandler(UserError)
-    def _user_error(e: UserError):
+    def _user_error(e: UserError) -> ResponseReturnValue:
         return error_response(e.status, e.code, e.message, e.details)
 
     @app.errorhandler(HTTPException)
-    def _http_error(e: HTTPException):
+    def _http_error(e: HTTPException) -> ResponseReturnValue:
         if e.response is not None:  # an answer already made (a refusal from a decorator)
             return e.response
         code = (e.name or "error").lower().replace(" ", "_")
@@ -103,7 +105,7 @@ def init_app(app) -> None:
         return error_response(e.code or 500, code, message)
 
     @app.errorhandler(Exception)
-    def _unexpected(e: Exception):
+    def _unexpected(e: Exception) -> ResponseReturnValue:
         # A bug, not bad input: log it with its traceback, answer in words.
         app.logger.exception("unexpected error on %s %s", request.method, request.path)
         return error_response(500, "internal_error", t("http.500"))

@@ -8,8 +8,10 @@ otherwise Japanese. The words themselves are in ``lexicon/catalogue/*.toml``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import lexicon
-from flask import g, has_request_context, request, session
+from flask import Flask, g, has_request_context, request, session
 from lexicon import DEFAULT_LANG, LANGS
 
 
@@ -31,11 +33,11 @@ def current_lang() -> str:
     return lang
 
 
-def t(key: str, lang: str | None = None, **values) -> str:
+def t(key: str, lang: str | None = None, **values: Any) -> str:
     """The text for ``key`` in the current language (the key itself if unknown)."""
     return lexicon.t(key, lang or current_lang(), **values)
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     app.jinja_env.globals["t"] = t
     app.jinja_env.globals["current_lang"] = current_lang

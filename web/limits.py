@@ -16,10 +16,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any, NoReturn
 
-from flask import Request, request
+from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
-from werkzeug.routing import IntegerConverter
+from werkzeug.routing import IntegerConverter, Map
 
 from web.errors import UserError
 
@@ -48,11 +49,12 @@ class IdConverter(IntegerConverter):
 
     regex = r"[0-9]{1,19}"
 
-    def __init__(self, map, fixed_digits=0, min=1, max=ID_MAX, signed=False):  # noqa: A002
+    def __init__(self, map: Map, fixed_digits: int = 0, min: int = 1,  # noqa: A002
+                 max: int = ID_MAX, signed: bool = False) -> None:
         super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
 
-def _depth(value) -> int:
+def _depth(value: object) -> int:
     """How deeply ``value`` nests (iterative: no recursion on hostile input)."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -81,7 +83,7 @@ class _NotText(ValueError):
         self.field = field
 
 
-def _refuse_constant(word: str):
+def _refuse_constant(word: str) -> NoReturn:
     raise _NotJSONNumber(word)
 
 
@@ -93,7 +95,7 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def _check_text(value) -> None:
+def _check_text(value: object) -> None:
     """Raise :class:`_NotText` naming the first string (or key) that is not text."""
     stack = [(value, "")]
     while stack:
@@ -115,7 +117,7 @@ class BoundedJSON(DefaultJSONProvider):
     """Flask's JSON, refusing documents nested deeper than :data:`MAX_JSON_DEPTH`, the
     non-JSON words ``NaN`` and ``Infinity``, and strings that are not text."""
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         kwargs.setdefault("parse_constant", _refuse_constant)
         try:
             data = json.loads(s, **kwargs)
@@ -143,7 +145,7 @@ class BoundedRequest(Request):
     """Bad JSON is a 400 in words: too deep, not JSON's numbers, not text, or the
     parser's reason."""
 
-    def on_json_loading_failed(self, e: ValueError | None):
+    def on_json_loading_failed(self, e: ValueError | None) -> NoReturn:
         raise json_refusal(e)
 
 
@@ -162,7 +164,7 @@ def _cap_body() -> None:
                         most=f"{limit // 1024} KB")
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     """Install the bounds on ``app`` (before any blueprint registers its routes)."""
     app.url_map.converters["int"] = IdConverter
     app.request_class = BoundedRequest

@@ -16,6 +16,7 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from flask import Blueprint, jsonify, redirect, render_template, request, session, url_for
+from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response as BaseResponse
 
 from web.club.accounts import check_login, end_sessions
@@ -31,7 +32,7 @@ bp = Blueprint("auth", __name__, url_prefix="/auth")
 
 
 # ----------------------------------------------------------------------------- routes
-def _safe_next(target) -> str:
+def _safe_next(target: object) -> str:
     """Only same-site relative paths, so the sign-in page cannot bounce to another site
     (nor put a CR/LF or any other control character into the Location header)."""
     if isinstance(target, str) and target.isprintable() and " " not in target:
@@ -43,13 +44,13 @@ def _safe_next(target) -> str:
 
 
 @bp.get("/login")
-def login():
+def login() -> ResponseReturnValue:
     """The sign-in page."""
     return render_template("auth/login.html", next=request.args.get("next", ""), error=None)
 
 
 @bp.post("/login")
-def login_post():
+def login_post() -> ResponseReturnValue:
     """Sign a staff member in (form or JSON)."""
     data = json_body() if request.is_json else request.form
     data = data if isinstance(data, dict) or hasattr(data, "get") else {}
@@ -72,7 +73,7 @@ def login_post():
 
 
 @bp.post("/logout")
-def logout():
+def logout() -> ResponseReturnValue:
     """Sign out: every session of the account ends (the tablet cookie is left alone)."""
     staff = current_staff()
     if staff is not None:
@@ -87,33 +88,34 @@ def logout():
 
 
 @bp.get("/csrf")
-def csrf():
+def csrf() -> ResponseReturnValue:
     """The session's CSRF token, for scripts that hold the session cookie."""
     return jsonify({"csrf_token": csrf_token()})
 
 
-def tablet_home(table_id) -> str:
+def tablet_home(table_id: str) -> str:
     """The tablet page of a table."""
     return url_for("tablet.table_page", table_id=table_id)
 
 
 @bp.get("/pair")
-def pair():
+def pair() -> ResponseReturnValue:
     """What the QR code opens: confirm pairing this device with a table."""
     code = request.args.get("code", "")
     try:
         row = pairing_info(get_db(), code)
     except AccessRefused as e:
-        if e.code == "pairing_used" and current_tablet_table() is not None:
+        paired = current_tablet_table()
+        if e.code == "pairing_used" and paired is not None:
             # This device already paired (e.g. the QR scanned twice): carry on.
-            return redirect(tablet_home(current_tablet_table()))
+            return redirect(tablet_home(paired))
         raise
     return render_template("auth/pair.html", code=code, table_id=row["table_id"],
                            label=row["label"])
 
 
 @bp.post("/pair")
-def pair_post():
+def pair_post() -> ResponseReturnValue:
     """Exchange the pairing code for the long-lived tablet cookie."""
     data = json_body() if request.is_json else request.form
     code = str(data.get("code", "") if isinstance(data, dict) or hasattr(data, "get") else "")

@@ -6,9 +6,10 @@ as on the club's whiteboard), Japanese first, ``?lang=en`` for English."""
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime
-from web.db import get_db
+from web.db import Db, get_db
 from web.i18n import current_lang, t
 from web.club.floor import waiting
 
@@ -18,7 +19,7 @@ PUBLIC_ENTRY = ("place", "name", "guest", "wants", "wish", "minutes")
 PUBLIC_TABLE = ("table_id", "name", "rule_set", "family", "state", "free_in")
 
 
-def board_data(db) -> dict:
+def board_data(db: Db) -> dict:
     """What the public may see: places, names, wishes and waits; the tables' state."""
     lang = current_lang()
     titles = {f"rules:{r}": r for r in (e["wants"][6:] for e in waiting.waiting(db)
@@ -36,14 +37,14 @@ def board_data(db) -> dict:
 
 
 @bp.get("/board")
-def board():
+def board() -> ResponseReturnValue:
     """The waiting board page (refreshes its list from /board.json)."""
     data = board_data(get_db())
     return render_template("board/board.html", data=data, title=t("floor.board.title"))
 
 
 @bp.get("/board.json")
-def board_json():
+def board_json() -> ResponseReturnValue:
     """The waiting board as data, with the page's live part."""
     data = board_data(get_db())
     return jsonify({"ok": True, **data,

@@ -16,11 +16,14 @@ on the wall anyway). Japanese first, ``?lang=en`` for English.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from web import charts
 from web.club import gamelog, rating_store, standings, stats_store
-from web.db import get_db
+from web.db import Db, get_db
 from web.club import engine
 from web.errors import UserError
 from web.i18n import current_lang, t
@@ -54,7 +57,7 @@ def shown_result(value: float, family: str | None) -> float:
 
 
 @bp.app_template_global("fmt_figure")
-def _fmt_figure(fid, value, family: str | None = None):
+def _fmt_figure(fid: str, value: Any, family: str | None = None) -> str:
     if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
         return RESULT_FIGURES[fid].format(shown_result(value, family))
     return engine.format_figure(fid, value)
@@ -74,7 +77,7 @@ def dan_name(family: str, level: int | None) -> str:
 
 
 @bp.app_template_global("fmt_rating")
-def fmt_rating(value) -> str:
+def fmt_rating(value: float | None) -> str:
     """An R as players read it: 1,623 (— for a guest or no game yet)."""
     return "—" if value is None else f"{value:,.0f}"
 
@@ -96,7 +99,7 @@ def _int_arg(name: str, default: int, low: int = 0, high: int = 100_000) -> int:
     return value
 
 
-def board_query(db) -> dict:
+def board_query(db: Db) -> dict:
     """The leaderboard a request asks for (every parameter checked, defaults filled).
 
     A named season sets the days, the minimum of games (members below it are listed
@@ -144,7 +147,7 @@ def board_query(db) -> dict:
 
 
 @bp.get("/")
-def board():
+def board() -> ResponseReturnValue:
     db = get_db()
     q = board_query(db)
     if request.args.get("format") == "json":
@@ -174,7 +177,7 @@ def board():
 
 
 @bp.get("/players/<int:player_id>")
-def player_page(player_id: int):
+def player_page(player_id: int) -> ResponseReturnValue:
     db = get_db()
     person = stats_store.player(db, player_id)
     families = stats_store.player_families(db, player_id)
@@ -216,7 +219,7 @@ def player_page(player_id: int):
 
 
 @bp.get("/games/<int:game_id>")
-def game_page(game_id: int):
+def game_page(game_id: int) -> ResponseReturnValue:
     db = get_db()
     game = gamelog.get_game(db, game_id)
     result = gamelog.played(db, game).result

@@ -23,9 +23,10 @@ from pathlib import Path
 
 import lexicon
 from flask import Blueprint, current_app, g, make_response, render_template, send_file
+from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, events, gamelog, games, readings
-from web.db import get_db
+from web.club import clubtime, engine, events, gamelog, games, readings
+from web.db import Db, get_db
 from web.club.entry import entry_spec
 from web.i18n import current_lang
 from web.security import tablet_required
@@ -52,13 +53,13 @@ def asset_version() -> str:
 
 
 @bp.app_template_global()
-def round_label(label) -> str:
+def round_label(label: str) -> str:
     """``"E1"`` -> ``東1局`` (Japanese) or ``East 1`` (English)."""
     return v.round_words(label)
 
 
 @bp.app_template_global()
-def settled_result(value, game_id: int) -> str:
+def settled_result(value: float | None, game_id: int) -> str:
     """A game's settled result in the club's one form (``+63.0`` in thousands of points,
     victory points or MCR points whole), as the tablet's settlement sheet shows it."""
     units = g.setdefault("result_units", {})
@@ -89,7 +90,8 @@ def _words() -> dict:
             if k.startswith(WORD_AREAS) or k in WORD_KEYS}
 
 
-def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) -> dict:
+def _page_data(table: dict, view: dict | None, rules: engine.Rules | None,
+               reading: dict | None, db: Db) -> dict:
     """What the page's scripts need: ids, next entry number, seats, state, rules spec."""
     data = {"table_id": table["id"], "game_id": None, "next_seq": None, "status": None,
             "lang": current_lang(), "version": asset_version()}
@@ -99,7 +101,7 @@ def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) 
                     status=game["status"], names=[s["name"] for s in game["seats"]],
                     state=view.get("state"), can_undo=view.get("can_undo", False),
                     undo_state=v.undo_state(view),
-                    last_hand=v.last_hand_words(view, rules),
+                    last_hand=v.last_hand_words(view, rules) if rules else "",
                     started_at=clubtime.club_clock(db, game.get("started_at")),
                     # 新しい対局 offers the same table again: its rule set and players by seat
                     again={"rule_set": game.get("rule_set"),
@@ -112,7 +114,7 @@ def _page_data(table: dict, view: dict | None, rules, reading: dict | None, db) 
     return data
 
 
-def _rules_for_mode(db, table: dict, reading: dict | None, rule_sets: list[dict]) -> str:
+def _rules_for_mode(db: Db, table: dict, reading: dict | None, rule_sets: list[dict]) -> str:
     """The rule set to offer first: the table's own, unless the table reports an AMOS
     mode it does not deal; then the first rule set made for that mode."""
     mode = (reading or {}).get("mode")
@@ -127,7 +129,7 @@ def _rules_for_mode(db, table: dict, reading: dict | None, rule_sets: list[dict]
 
 @bp.get("/<table_id>")
 @tablet_required
-def table_page(table_id: str):
+def table_page(table_id: str) -> ResponseReturnValue:
     """The table's page: start form, live table or settlement sheet."""
     db = get_db()
     table = games.get_table(db, table_id)
@@ -148,7 +150,7 @@ def table_page(table_id: str):
     return render_template(
         "tablet/table.html",
         table=table, view=view, seats=v.seats(view), reading=reading, screen=screen,
-        history=v.history(view, rules) if view else [],
+        history=v.history(view, rules) if view and rules else [],
         sheet=v.settlement(view, how, db) if screen == "settlement" and view else None,
         unit=how, points=v.points, signed=v.signed,
         members=games.list_players(db), guests=games.list_players(db, guests=True),
@@ -160,14 +162,14 @@ def table_page(table_id: str):
     )
 
 
-def favicon():
+def favicon() -> ResponseReturnValue:
     """The club's icon (a 中 tile) for every page: browsers ask for it at the site's root."""
     return send_file(STATIC / "favicon.ico", mimetype="image/vnd.microsoft.icon",
                      max_age=7 * 24 * 3600)
 
 
 @bp.get("/sw.js")
-def service_worker():
+def service_worker() -> ResponseReturnValue:
     """The tablet's service worker, served from /tablet/ so it may control the tablet pages
     (a worker's scope is its own folder)."""
     resp = make_response(send_file(STATIC / "tablet-sw.js", mimetype="text/javascript",

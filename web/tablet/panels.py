@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Flask
+
 from web.club import daily_report, gamelog, rating_store, report_card, standings, stats_store
 from web.db import get_db
 from web.club import engine
@@ -83,7 +85,7 @@ def seat_report_cards(view: dict | None) -> list[dict]:
     return out
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     """Make the panels' data functions template globals."""
     app.jinja_env.globals["seat_ratings"] = seat_ratings
     app.jinja_env.globals["seat_accounts"] = seat_accounts

@@ -8,8 +8,12 @@ as whole numbers, every time in the club's time zone (:mod:`web.club.clubtime`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from web.club import clubtime, engine, readings
 from web.club.engine import WINDS, WINDS_JA
+from web.db import Db
 from web.errors import UserError
 from web.i18n import current_lang, t
 
@@ -37,7 +41,7 @@ def unit(rules: dict) -> str:
     return "thousands" if st["use_points"] else "points"
 
 
-def result(value, how: str) -> str:
+def result(value: float | None, how: str) -> str:
     """A settled result in the club's form: ``+41.2`` (thousands), ``+9`` (victory
     points), ``+120`` (raw MCR points)."""
     if value is None:
@@ -96,7 +100,7 @@ def seats(view: dict | None) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- history
-def _names(seat_list, names) -> str:
+def _names(seat_list: Iterable[int], names: Sequence[str]) -> str:
     return t("tablet.name_join").join(names[s] for s in seat_list)
 
 
@@ -134,7 +138,7 @@ def _winner_words(w: dict, ctx: dict) -> str:
     return " ".join(parts)
 
 
-def _winner_price(w: dict, ctx: dict):
+def _winner_price(w: dict, ctx: dict) -> tuple[Any, ...] | None:
     """(han, fu, yakuman, value, limit, chips) of one winner, or None if it cannot be read."""
     rules, hand = ctx["rules"], ctx["hand"]
     dealer, tsumo = w["seat"] == hand["dealer"], ctx["tsumo"]
@@ -194,7 +198,7 @@ def _event_words(ev: dict, ctx: dict) -> str:
     return kind or ""
 
 
-def history(view: dict, rules) -> list[dict]:
+def history(view: dict, rules: engine.Rules) -> list[dict]:
     """One line per recorded event, newest first: ``text`` says what happened
     (東2局1本場 ロン 中村←伊藤 3翻30符 3,900 ★1), ``deltas`` per seat, ``riichi`` who
     declared, ``end`` for the players stopping the game, ``seq`` the entry number."""
@@ -223,7 +227,7 @@ def history(view: dict, rules) -> list[dict]:
     return out[::-1]
 
 
-def last_hand_words(view: dict, rules) -> str:
+def last_hand_words(view: dict, rules: engine.Rules) -> str:
     """The hand an undo would remove, as its history line says it."""
     lines = history(view, rules)
     if not lines:
@@ -233,7 +237,7 @@ def last_hand_words(view: dict, rules) -> str:
 
 
 # --------------------------------------------------------------------------- settlement
-def settlement(view: dict, how: str, db) -> dict | None:
+def settlement(view: dict, how: str, db: Db) -> dict | None:
     """The settlement sheet in rank order: each row's rank, name, score, uma, oka, chips,
     result in the club's form (``how``: :func:`unit`), confirmation; the columns the
     rules have; the finish time in the club's zone."""
