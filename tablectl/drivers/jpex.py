@@ -98,9 +98,9 @@ class Link:
         On the first connect (and after the table restarted) sequence numbers
         continue from the table's ``last_seq + 1``, so a new command is never
         taken for a retransmission of its remembered one; later reconnects go on
-        with our own counter. HELLO takes a random seq not used by a recent HELLO
-        (HELLO is not de-duplicated): a late reply to an earlier HELLO on a slow
-        line must never be taken for this one's.
+        with our own counter, skipping the remembered seq. HELLO takes a random seq
+        not used by a recent HELLO (HELLO is not de-duplicated): a late reply to an
+        earlier HELLO on a slow line must never be taken for this one's.
         """
         self.close()
         try:
@@ -140,6 +140,11 @@ class Link:
                               ours=P.PROTOCOL_VERSION)
         if self.hello is None or hello.boot_id != self.hello.boot_id:
             self._seq = (hello.last_seq + 1) % 256
+        elif hello.last_cmd != P.NO_CMD and self._seq == hello.last_seq:
+            # our counter came round to the seq the table remembers (commands it never
+            # got): a new command under it could match the remembered one and be answered
+            # from memory without running
+            self._seq = (self._seq + 1) % 256
         self.hello = hello
         return hello
 
