@@ -50,12 +50,13 @@ import os
 import secrets
 import time
 from datetime import datetime, timedelta, timezone
-from typing import Callable
+from typing import Any, Callable
 
-from flask import abort, current_app, g, redirect, request, session, url_for
+from flask import Flask, Response, abort, current_app, g, redirect, request, session, url_for
 from markupsafe import Markup, escape
+from werkzeug.wrappers import Response as BaseResponse
 
-from web.db import Migrations, get_db, now_iso, one, write_tx
+from web.db import Db, Migrations, get_db, now_iso, one, write_tx
 from web.errors import UserError, wants_json
 
 CSRF_META_NAME = "csrf-token"
@@ -74,7 +75,7 @@ class AccessRefused(UserError):
     """A request is not allowed: ``AccessRefused(status, code, **values)``, worded from the
     catalogue entry ``access.<code>``."""
 
-    def __init__(self, status: int, code: str, **values):
+    def __init__(self, status: int, code: str, **values: Any) -> None:
         super().__init__(f"access.{code}", status=status, code=code, **values)
 
 
@@ -83,7 +84,7 @@ MIGRATIONS = Migrations("tablets")
 
 
 @MIGRATIONS(legacy=("migrations", "number", 202))
-def _create_tablet_tokens(db) -> None:
+def _create_tablet_tokens(db: Db) -> None:
     db.execute(
         """CREATE TABLE tablet_tokens (
             id INTEGER PRIMARY KEY,
@@ -108,7 +109,7 @@ def _hash(secret: str) -> str:
 
 
 # ----------------------------------------------------------------------------- tablet tokens
-def create_pairing(db, table_id, *, actor: str, label: str = "",
+def create_pairing(db: Db, table_id: str, *, actor: str, label: str = "",
                    ttl: float = PAIRING_TTL_SECONDS, now: float | None = None) -> dict:
     """Issue a one-time pairing code for ``table_id``; returns ``{id, code, table_id}``.
 
@@ -128,7 +129,7 @@ def create_pairing(db, table_id, *, actor: str, label: str = "",
     return {"id": cur.lastrowid, "code": code, "table_id": table_id}
 
 
-def pairing_info(db, code: str, now: float | None = None) -> dict:
+def pairing_info(db: Db, code: str, now: float | None = None) -> dict:
     """The pairing row for ``code`` if it can still be used; else raise :class:`AccessRefused`."""
     row = _one(db, "SELECT * FROM tablet_tokens WHERE pair_code_hash = ?", _hash(code or ""))
     now = time.time() if now is None else now
@@ -143,7 +144,7 @@ def pairing_info(db, code: str, now: float | None = None) -> dict:
     return row
 
 
-def redeem_pairing(db, code: str, now: float | None = None) -> tuple[str, dict]:
+def redeem_pairing(db: Db, code: str, now: float | None = None) -> tuple[str, dict]:
     """Exchange a pairing code for a long-lived tablet secret: ``(secret, row)``.
 
     Done in one write transaction with a guarded UPDATE, so two devices
@@ -162,7 +163,7 @@ def redeem_pairing(db, code: str, now: float | None = None) -> tuple[str, dict]:
     return secret, row
 
 
-def issue_tablet_token(db, table_id, *, actor: str = "system", label: str = "") -> str:
+def issue_tablet_token(db: Db, table_id: str, *, actor: str = "system", label: str = "") -> str:
     """Create an already-paired tablet token for ``table_id`` and return its secret.
 
     For scripts, tests and benchmarks that send ``Authorization: Bearer``.
@@ -172,7 +173,7 @@ def issue_tablet_token(db, table_id, *, actor: str = "system", label: str = "") 
     return secret
 
 
-def revoke_tablet(db, token_id: int, *, actor: str) -> dict:
+def revoke_tablet(db: Db, token_id: int, *, actor: str) -> dict:
     """Revoke a tablet (or an unused pairing code); returns the row as it was."""
     with write_tx(db):
         row = _one(db, "SELECT * FROM tablet_tokens WHERE id = ?", token_id)
@@ -186,7 +187,7 @@ def revoke_tablet(db, token_id: int, *, actor: str) -> dict:
     return row
 
 
-def list_tablets(db) -> list[dict]:
+def list_tablets(db: Db) -> list[dict]:
     """Every tablet and pairing code, newest first, without secrets."""
     rows = db.execute_returning_dicts(
         "SELECT id, table_id, label, pair_expires_at, created_at, created_by, paired_at,"
@@ -198,14 +199,14 @@ def list_tablets(db) -> list[dict]:
     return rows
 
 
-def tablet_for_secret(db, secret: str) -> dict | None:
+def tablet_for_secret(db: Db, secret: str) -> dict | None:
     """The tablet row whose secret this is (revoked ones included), or None."""
     if not secret:
         return None
     return _one(db, "SELECT * FROM tablet_tokens WHERE token_hash = ?", _hash(secret))
 
 
-def _one(db, sql: str, *args) -> dict | None:
+def _one(db: Db, sql: str, *args: Any) -> dict | None:
     return one(db, sql, args)
 
 
@@ -296,7 +297,7 @@ def _tablet_refusal() -> AccessRefused:
     return AccessRefused(401, "tablet_not_paired")
 
 
-def require_table_access(table_id) -> None:
+def require_table_access(table_id: str) -> None:
     """Refuse the request unless a tablet paired to ``table_id`` (or staff) is making it."""
     if current_staff() is not None:
         return
@@ -325,15 +326,16 @@ def _touch(row: dict) -> None:
                    [now_iso(), row["id"]])
 
 
-def tablet_required(view: Callable | None = None, *, table_arg: str = "table_id"):
+def tablet_required(view: Callable[..., Any] | None = None, *,
+                    table_arg: str = "table_id") -> Callable[..., Any]:
     """Allow a tablet paired to the view's ``table_arg`` argument, or signed-in staff.
 
     If the view has no such argument, any paired tablet (or staff) passes; the
     view must then call :func:`require_table_access` once it knows the table.
     """
-    def decorate(fn):
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
-        def wrapped(*args, **kwargs):
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
             if table_arg in kwargs:
                 require_table_access(kwargs[table_arg])
             elif current_staff() is None and current_tablet_table() is None:
@@ -346,7 +348,7 @@ def tablet_required(view: Callable | None = None, *, table_arg: str = "table_id"
 def staff_required(view: Callable) -> Callable:
     """Allow only a signed-in, active staff account (tablets get 403, others 401)."""
     @functools.wraps(view)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         if current_staff() is None:
             if current_tablet_table() is not None:
                 raise AccessRefused(403, "staff_only")
@@ -378,7 +380,7 @@ def rotate_csrf_token() -> str:
     return csrf_token()
 
 
-def _check_csrf():
+def _check_csrf() -> None:
     if request.method in SAFE_METHODS or not current_app.config.get("CSRF_ENABLED", True):
         return None
     if _bearer() is not None:
@@ -402,7 +404,7 @@ from a cache (a view that says how its own file is cached, the tablet's service-
 script, keeps its word)."""
 
 
-def _security_headers(resp):
+def _security_headers(resp: Response) -> Response:
     resp.headers.setdefault("Content-Security-Policy", CSP)
     if request.path.startswith(PRIVATE_PATHS):
         # staff pages hold names, audit entries and pairing codes: never kept by a cache
@@ -416,7 +418,7 @@ def _security_headers(resp):
     return resp
 
 
-def set_tablet_cookie(resp, secret: str) -> None:
+def set_tablet_cookie(resp: BaseResponse, secret: str) -> None:
     """Store a tablet secret in the long-lived httponly cookie."""
     resp.set_cookie(TABLET_COOKIE, secret, max_age=TABLET_COOKIE_MAX_AGE, httponly=True,
                     samesite="Lax", secure=current_app.config["SESSION_COOKIE_SECURE"])
@@ -429,7 +431,7 @@ def _env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off", "")
 
 
-def init_app(app) -> None:
+def init_app(app: Flask) -> None:
     """Install CSRF checks, cookie flags, security headers and Jinja globals on ``app``."""
     secure = app.config.get("COOKIE_SECURE")
     if secure is None:

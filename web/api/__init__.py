@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
 
 from web.club import engine, events, gamelog, games, readings
 from web.club.entry import entry_spec
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.limits import json_body
 from web.club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
@@ -52,12 +53,12 @@ def actor() -> str:
     return f"tablet:{table}" if table else "api"
 
 
-def ok(data: Any = None, status: int = 200, **extra):
+def ok(data: Any = None, status: int = 200, **extra: Any) -> ResponseReturnValue:
     payload = {"ok": True, **(data or {}), **extra}
     return jsonify(payload), status
 
 
-def live_game_id(db, table_id: str) -> int:
+def live_game_id(db: Db, table_id: str) -> int:
     """The id of the table's live game, or a 404 (no such table) or 409 (no game on)."""
     game_id = games.live_game_id(db, table_id)
     if game_id is None:
@@ -66,19 +67,19 @@ def live_game_id(db, table_id: str) -> int:
     return game_id
 
 
-def table_game(db, table_id: str) -> gamelog.Game:
+def table_game(db: Db, table_id: str) -> gamelog.Game:
     """The table's live game row, or a 404/409 saying why there is none."""
     return games.get_game(db, live_game_id(db, table_id))
 
 
 # --------------------------------------------------------------------------- meta
 @bp.get("/health")
-def health():
+def health() -> ResponseReturnValue:
     return ok({"service": "jantaku-web"})
 
 
 @bp.get("/openapi.json")
-def openapi():
+def openapi() -> ResponseReturnValue:
     return jsonify(OPENAPI)
 
 
@@ -88,7 +89,7 @@ PUBLIC_PLAYER = ("id", "name", "guest")
 
 
 @bp.get("/players")
-def players():
+def players() -> ResponseReturnValue:
     rows = games.list_players(get_db(), guests=request.args.get("guests") == "1")
     if current_staff() is None:
         rows = [{k: r[k] for k in PUBLIC_PLAYER} for r in rows]
@@ -97,7 +98,7 @@ def players():
 
 @bp.post("/tables/<table_id>/guests")
 @tablet_required
-def add_guest(table_id: str):
+def add_guest(table_id: str) -> ResponseReturnValue:
     db = get_db()
     games.get_table(db, table_id)
     data = body({"name": events.text(games.MAX_NAME * 4)}, required=("name",))
@@ -110,17 +111,17 @@ def add_guest(table_id: str):
 
 
 @bp.get("/rule-sets")
-def rule_sets():
+def rule_sets() -> ResponseReturnValue:
     return ok({"rule_sets": games.list_rule_sets(get_db())})
 
 
 @bp.get("/rule-sets/<rule_set_id>")
-def rule_set(rule_set_id: str):
+def rule_set(rule_set_id: str) -> ResponseReturnValue:
     return ok({"rule_set": games.get_rule_set(get_db(), rule_set_id)})
 
 
 @bp.get("/rule-sets/<rule_set_id>/han-fu")
-def han_fu(rule_set_id: str):
+def han_fu(rule_set_id: str) -> ResponseReturnValue:
     rules = games.resolve_rules(get_db(), rule_set_id)
     tsumo = request.args.get("tsumo") in ("1", "true")
     return ok({"tsumo": tsumo, "pairs": engine.han_fu_pairs(rules, tsumo=tsumo)})
@@ -128,12 +129,12 @@ def han_fu(rule_set_id: str):
 
 # --------------------------------------------------------------------------- tables and games
 @bp.get("/tables")
-def tables():
+def tables() -> ResponseReturnValue:
     return ok({"tables": games.list_tables(get_db())})
 
 
 @bp.get("/tables/<table_id>")
-def table(table_id: str):
+def table(table_id: str) -> ResponseReturnValue:
     db = get_db()
     tbl = games.get_table(db, table_id)
     game = games.current_game(db, table_id)
@@ -144,7 +145,7 @@ def table(table_id: str):
 
 @bp.post("/tables/<table_id>/games")
 @tablet_required
-def start_game(table_id: str):
+def start_game(table_id: str) -> ResponseReturnValue:
     data = body({"players": events.items(events.game_id, 3, 4), "rule_set": events.text(40),
                  "idempotency_key": events.idempotency_key},
                 required=("players", "idempotency_key"))
@@ -157,7 +158,7 @@ def start_game(table_id: str):
 
 @bp.post("/tables/<table_id>/preview")
 @tablet_required
-def preview(table_id: str):
+def preview(table_id: str) -> ResponseReturnValue:
     db = get_db()
     game = table_game(db, table_id)
     data = body({"event": events.event_field}, required=("event",))
@@ -170,7 +171,7 @@ WRITE_FIELDS = {"expected_seq": events.expected_seq, "idempotency_key": events.i
 
 @bp.post("/tables/<table_id>/hands")
 @tablet_required
-def record(table_id: str):
+def record(table_id: str) -> ResponseReturnValue:
     db = get_db()
     data = body({"event": events.event_field, **WRITE_FIELDS},
                 required=("event", "expected_seq", "idempotency_key"))
@@ -182,7 +183,7 @@ def record(table_id: str):
 
 @bp.post("/tables/<table_id>/undo")
 @tablet_required
-def undo(table_id: str):
+def undo(table_id: str) -> ResponseReturnValue:
     db = get_db()
     data = body(WRITE_FIELDS, required=("expected_seq", "idempotency_key"))
     view = games.undo_last(db, _game_for_write(db, table_id, data),
@@ -191,7 +192,7 @@ def undo(table_id: str):
     return ok(view, 200 if view.get("replayed") else 201)
 
 
-def _game_for_write(db, table_id: str, data: dict) -> int:
+def _game_for_write(db: Db, table_id: str, data: dict) -> int:
     """The game a write is for: ``game_id`` if given (a retry after the game ended), else live."""
     game_id = data.get("game_id")
     if game_id is None:
@@ -199,7 +200,7 @@ def _game_for_write(db, table_id: str, data: dict) -> int:
     return _game_at(db, table_id, game_id)["id"]
 
 
-def _game_at(db, table_id: str, game_id: int) -> gamelog.Game:
+def _game_at(db: Db, table_id: str, game_id: int) -> gamelog.Game:
     game = games.get_game(db, game_id)
     if game["table_id"] != table_id:
         raise UserError("records.game_elsewhere", status=403, code="wrong_table", game=game_id,
@@ -209,7 +210,7 @@ def _game_at(db, table_id: str, game_id: int) -> gamelog.Game:
 
 @bp.post("/tables/<table_id>/score-hand")
 @tablet_required
-def score_hand(table_id: str):
+def score_hand(table_id: str) -> ResponseReturnValue:
     """Score a tile-entered hand under the table's game rules (nothing is recorded)."""
     db = get_db()
     game = table_game(db, table_id)
@@ -219,7 +220,7 @@ def score_hand(table_id: str):
 
 @bp.post("/tables/<table_id>/games/<int:game_id>/confirm")
 @tablet_required
-def confirm(table_id: str, game_id: int):
+def confirm(table_id: str, game_id: int) -> ResponseReturnValue:
     db = get_db()
     _game_at(db, table_id, game_id)
     data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
@@ -240,19 +241,19 @@ def confirm(table_id: str, game_id: int):
 
 
 @bp.get("/games")
-def list_games():
+def list_games() -> ResponseReturnValue:
     return ok({"games": games.list_games(
         get_db(), table_id=request.args.get("table"), status=request.args.get("status"),
         limit=_int_arg("limit", 50))})
 
 
 @bp.get("/games/<int:game_id>")
-def game(game_id: int):
+def game(game_id: int) -> ResponseReturnValue:
     return ok(games.game_view(get_db(), game_id))
 
 
 @bp.get("/games/<int:game_id>/entry")
-def game_entry(game_id: int):
+def game_entry(game_id: int) -> ResponseReturnValue:
     """What entry forms and offline pricing need of a game's rules (web/club/entry.py)."""
     game = games.get_game(get_db(), game_id)
     return ok({"entry": entry_spec(gamelog.rules_of(game))})
@@ -263,7 +264,7 @@ PUBLIC_LOG = ("seq", "kind", "event", "target_seq", "created_at")
 
 
 @bp.get("/games/<int:game_id>/events")
-def game_events(game_id: int):
+def game_events(game_id: int) -> ResponseReturnValue:
     """The stored log, markers included, and the effective events (game-events format)."""
     db = get_db()
     played = gamelog.played(db, games.get_game(db, game_id))

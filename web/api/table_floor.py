@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import current_app, render_template
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, games
 from web.db import get_db
@@ -59,7 +60,7 @@ def _tablet_floor_global(table_id: str) -> dict:
 
 @bp.get("/tables/<table_id>/floor")
 @tablet_required
-def table_floor(table_id: str):
+def table_floor(table_id: str) -> ResponseReturnValue:
     """The tablet's floor part: call, clock, the game made ready, the waiting list."""
     data = tablet_floor(table_id)
     return ok({**data, "parts": {"live": render_template("tablet/_floor_live.html", fx=data)}})
@@ -67,7 +68,7 @@ def table_floor(table_id: str):
 
 @bp.post("/tables/<table_id>/calls")
 @tablet_required
-def table_call(table_id: str):
+def table_call(table_id: str) -> ResponseReturnValue:
     """Call staff to the table (点数確認 ``score``, 飲み物 ``drink``, その他 ``other``)."""
     db = get_db()
     games.get_table(db, table_id)
@@ -78,7 +79,7 @@ def table_call(table_id: str):
 
 @bp.post("/tables/<table_id>/calls/cancel")
 @tablet_required
-def table_call_cancel(table_id: str):
+def table_call_cancel(table_id: str) -> ResponseReturnValue:
     """Take back the table's open call (pressed by mistake)."""
     db = get_db()
     games.get_table(db, table_id)
@@ -87,7 +88,7 @@ def table_call_cancel(table_id: str):
 
 @bp.post("/tables/<table_id>/seatings/<int:seating_id>/start")
 @tablet_required
-def seating_start(table_id: str, seating_id: int):
+def seating_start(table_id: str, seating_id: int) -> ResponseReturnValue:
     """Start the game staff made ready at this table (a repeat starts nothing more)."""
     db = get_db()
     s = seating.get(db, seating_id)
