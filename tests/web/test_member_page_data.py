@@ -313,3 +313,23 @@ def test_member_page_erased_name_is_not_on_the_staff_game_page(club):
     page = manager.get(f"/staff/games/{gid}").text
     first = page.split('data-testid="entry-0"', 1)[1].split("</tr>", 1)[0]
     assert f"開始: 退会者 #{me}、佐藤" in first and NAME not in first
+
+
+def test_member_page_erased_name_is_not_in_the_game_as_the_api_answers_it(club):
+    """A game's answer (its entries, its replay) names the players as its seats do now;
+    the stored log itself (``/api/games/<id>/events``) stays as it was written."""
+    db, me = club["db"], club["me"]
+    gid = club["games"][0]
+    api = club["app"].test_client()
+    before = api.get(f"/api/games/{gid}").get_json()
+    assert before["events"][0]["event"]["players"][0] == NAME
+    member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    after = api.get(f"/api/games/{gid}").get_json()
+    assert NAME not in json.dumps(after, ensure_ascii=False)
+    assert after["events"][0]["event"]["players"] == [f"退会者 #{me}", *OTHERS[:3]]
+    assert after["replay"]["players"] == [f"退会者 #{me}", *OTHERS[:3]]
+    # the results are the same, entry for entry
+    assert after["replay"]["final"] == before["replay"]["final"]
+    assert [e["event"] for e in after["events"][1:]] == [e["event"] for e in before["events"][1:]]
+    manager = staff_client(club["app"], "kenji", "manager-pass-1")
+    assert NAME not in manager.get(f"/staff/games/{gid}").text     # the form's data too

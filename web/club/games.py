@@ -513,14 +513,25 @@ def game_view(db: Db, game_id: int) -> dict:
     return _view(game, gamelog.played(db, game))
 
 
+def seat_names(event: Event, names: list[str]) -> Event:
+    """A start entry with its players as the game's seats name them now; any other entry
+    as it is. The log keeps the names the players had when the game started (an erased
+    member's among them: the log is never rewritten); screens show the seats' names."""
+    if event.get("event") == "start" and len(event.get("players") or []) == len(names):
+        return {**event, "players": list(names)}
+    return event
+
+
 def _view(game: Game, played: Played) -> dict:
     replayed = played.result
+    names = [s["name"] for s in game["seats"]]
     view = {
         **_about(game, played),
         "players": len(game["seats"]),
         "next_seq": played.next_seq,
-        "events": played.effective,
-        "replay": {k: v for k, v in replayed.items() if k != "state"},
+        "events": [{**e, "event": seat_names(e["event"], names)} for e in played.effective],
+        "replay": {k: names if k == "players" and isinstance(v, list) and len(v) == len(names)
+                   else v for k, v in replayed.items() if k != "state"},
         "state": _live_state(game, played),
         "can_undo": _can_undo(played),
     }

@@ -66,7 +66,7 @@ def _fix_data(game: gamelog.Game, names: list[str], rows: list[dict], removed: l
                   "tsumo": engine.han_fu_pairs(rules, tsumo=True)},
         "abort_kinds": list(engine.ABORT_KINDS), "penalty_kinds": list(engine.PENALTY_KINDS),
         "end_reasons": list(engine.END_REASONS),
-        "entries": {str(r["seq"]): r["event"] for r in rows + removed},
+        "entries": {str(r["seq"]): games.seat_names(r["event"], names) for r in rows + removed},
         "words": {k: t(f"staff.fix.{k}") for k in FIX_WORDS}
         | {f"abort.{k}": t(f"staff.abort.{k}") for k in engine.ABORT_KINDS}
         | {f"penalty.{k}": t(f"staff.penalty.{k}") for k in engine.PENALTY_KINDS}
