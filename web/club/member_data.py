@@ -18,7 +18,8 @@ Where the club file names a player, and what an erase does there:
   hold the player's number, never a name; the other players' results, standings, R and
   the daily report are computed from them). ``hand_events`` is append-only; its ``start``
   entries were written with the names of the game's players as they were then (see
-  :data:`KEPT_IN_LOG`).
+  :data:`KEPT_IN_LOG`); a game's pages and answers name the players as the seats do now,
+  the stored log's own endpoint (``/api/games/<id>/events``) as it was written.
 * ``outbox`` (word sent to members): a message still queued to the member is dropped; a
   message sent or failed keeps its row (its event key is what makes each message go once)
   without the address it went to, and the neutral name in place of theirs.
