@@ -251,6 +251,10 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
                         options=", ".join(stats_store.ORDERS))
     scope = check_branch(conn, branch) if branch is not None else ""
     who = refresh(conn)
+    # a pure function of the synced state (its marks) and the question: kept until a sync
+    key = (conn.info.dsn, _marks(conn), family, first_day, last_day, min_games, order, scope)
+    if key in _BOARDS:
+        return _copied(_BOARDS[key])
     sums = {r["member"]: _streaks(r) for r in _rows(
         conn, LEADERBOARD_SQL, [scope, family, first_day, last_day])}
     held: dict[str, dict] = {}
@@ -270,7 +274,26 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
         st = held.get(row["player"]) or {}
         row["rating"] = st.get("rating")
         row["rating_games"] = st.get("games", 0)
-    return engine.rank_by_rating(rows) if order == "rating" else rows
+    rows = engine.rank_by_rating(rows) if order == "rating" else rows
+    if len(_BOARDS) >= BOARDS_KEPT:
+        _BOARDS.clear()
+    _BOARDS[key] = _copied(rows)
+    return rows
+
+
+def _copied(rows: list[dict]) -> list[dict]:
+    """Rows a caller may change (a kept leaderboard never is)."""
+    return [{**r, "branches": list(r["branches"])} for r in rows]
+
+
+BOARDS_KEPT = 64
+"""Leaderboards kept per process (every one is dropped when this many are kept)."""
+_BOARDS: dict[tuple, list[dict]] = {}
+
+
+def forget_boards() -> None:
+    """Drop the leaderboards kept (they are also dropped when a sync moves a mark)."""
+    _BOARDS.clear()
 
 
 # --------------------------------------------------------------------------- derived tables
