@@ -46,7 +46,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
@@ -56,6 +56,9 @@ from waitress.task import ErrorTask, ThreadedTaskDispatcher
 from waitress.utilities import RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
 import clubdb
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 from web.club.accounts import SIGN_IN_PATH
 
@@ -105,7 +108,7 @@ class SignInHold(ThreadedTaskDispatcher):
     """
 
     def __init__(self, must_wait: Callable[[str], float], *, hold_s: float = HOLD_S,
-                 per_address: int = HOLD_PER_ADDRESS, trusted_proxy: str | None = None):
+                 per_address: int = HOLD_PER_ADDRESS, trusted_proxy: str | None = None) -> None:
         super().__init__()
         self.must_wait, self.hold_s, self.per_address = must_wait, hold_s, per_address
         self.trusted_proxy = trusted_proxy
@@ -118,7 +121,7 @@ class SignInHold(ThreadedTaskDispatcher):
                                        daemon=True)
         self._timer.start()
 
-    def add_task(self, task) -> None:
+    def add_task(self, task: Any) -> None:
         """Queue a channel's next request for a worker, unless it is a sign-in to hold."""
         address = self._sign_in_address(task)
         if address is not None:
@@ -133,7 +136,7 @@ class SignInHold(ThreadedTaskDispatcher):
                         return
         super().add_task(task)
 
-    def _sign_in_address(self, task) -> str | None:
+    def _sign_in_address(self, task: Any) -> str | None:
         """The client address of a channel whose next request is a sign-in, else None:
         behind the trusted proxy, the address the proxy names (as the app sees it)."""
         requests = getattr(task, "requests", None)
@@ -171,7 +174,7 @@ class SignInHold(ThreadedTaskDispatcher):
         with self._cv:
             return len(self._held)
 
-    def shutdown(self, cancel_pending=True, timeout=5):
+    def shutdown(self, cancel_pending: bool = True, timeout: float = 5) -> bool:
         """Stop the timer and cancel the held sign-ins (their connections close), then stop
         the workers as waitress does."""
         with self._cv:
@@ -214,7 +217,7 @@ class _Channel(HTTPChannel):
     served = 0
     """Requests received whole on this connection."""
 
-    def received(self, data) -> bool:
+    def received(self, data: bytes) -> bool:
         """Take bytes from the client (waitress's parsing), then note whether a request is
         still arriving and since when."""
         before = len(self.requests)
@@ -226,7 +229,7 @@ class _Channel(HTTPChannel):
             self.request_started = time.time()
         return result
 
-    def send_continue(self):
+    def send_continue(self) -> None:
         """Send "100 Continue" (waitress), and have the poll loop ask this connection again:
         a worker thread sends it after the request before, which the loop does not see."""
         super().send_continue()
@@ -239,7 +242,7 @@ class _WordedErrorTask(ErrorTask):
     """waitress's answer to a request it refuses itself, in the app's words when the
     refusal is one of its limits."""
 
-    def execute(self):
+    def execute(self) -> None:
         refuse = getattr(self.channel.server, "refuse", None)
         error = self.request.error
         adj = self.channel.server.adj
@@ -270,7 +273,7 @@ def _size_words(n: int) -> str:
     return f"{n // 1024} KB" if n % 1024 == 0 else f"{n:,} bytes"
 
 
-def _refusal_environ(request, adj) -> dict:
+def _refusal_environ(request: Any, adj: Any) -> dict:
     """A WSGI environ for a refused request: its method, path, query and headers, no body."""
     from werkzeug.test import EnvironBuilder
 
@@ -293,22 +296,22 @@ class _Map(dict):
     """waitress's socket map (descriptor -> dispatcher), noting the descriptors that come,
     go or are marked for a second look (:func:`_poll_loop`)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.changed: set[int] = set()
         self.marked: deque[int] = deque()
         """Descriptors marked from worker threads (before they wake the loop)."""
 
-    def __setitem__(self, fd, obj):
+    def __setitem__(self, fd: int, obj: Any) -> None:
         super().__setitem__(fd, obj)
         self.changed.add(fd)
 
-    def __delitem__(self, fd):
+    def __delitem__(self, fd: int) -> None:
         super().__delitem__(fd)
         self.changed.add(fd)
 
 
-def _wants(obj) -> int:
+def _wants(obj: Any) -> int:
     """What a dispatcher waits for, as wasyncore's poll loop asks it."""
     flags = _IN if obj.readable() else 0
     if obj.writable() and not obj.accepting:
@@ -350,7 +353,7 @@ def _poll_loop(socket_map: _Map, timeout: float) -> None:
         ep.close()
 
 
-def _register(ep, registered: dict, socket_map: dict, fd: int, every_round: set,
+def _register(ep: select.epoll, registered: dict, socket_map: dict, fd: int, every_round: set,
               new: bool) -> None:
     """Bring ``fd``'s entry in the epoll set in line with what its dispatcher waits for,
     and note whether it must be asked every round."""
@@ -388,7 +391,7 @@ class _Server(TcpWSGIServer):
     refuse: Refuse | None = None
     next_channel_cleanup: float  # waitress's own, set in its __init__
 
-    def maintenance(self, now):
+    def maintenance(self, now: float) -> None:
         """Close connections idle for the channel timeout and those whose request stalls
         past the request timeout."""
         idle_cutoff = now - self.adj.channel_timeout
@@ -403,14 +406,14 @@ class _Server(TcpWSGIServer):
                 channel.will_close = True
                 changed.add(fd)  # the poll loop asks it again
 
-    def run(self):
+    def run(self) -> None:
         """Serve until KeyboardInterrupt (as waitress does), on :func:`_poll_loop`."""
         try:
             _poll_loop(self._map, self.adj.asyncore_loop_timeout)
         except (SystemExit, KeyboardInterrupt):
             self.task_dispatcher.shutdown()
 
-    def readable(self):
+    def readable(self) -> bool:
         """Accept while under the connection limit, or while a connection can make way."""
         now = time.time()
         if now >= self.next_channel_cleanup:
@@ -420,7 +423,7 @@ class _Server(TcpWSGIServer):
             return False
         return len(self._map) < self.adj.connection_limit or self._make_way() is not None
 
-    def handle_accept(self):
+    def handle_accept(self) -> None:
         """Accept a connection; over the limit, close the one that has waited longest."""
         super().handle_accept()
         if len(self._map) > self.adj.connection_limit:
@@ -428,7 +431,7 @@ class _Server(TcpWSGIServer):
             if victim is not None:
                 victim.handle_close()
 
-    def _make_way(self):
+    def _make_way(self) -> Any:
         """The connection to close for a new one: the oldest half-received request, else the
         oldest that never sent a request, else the longest idle one; never one whose
         request is being served or answered. None if every one is busy."""
@@ -452,7 +455,7 @@ class _MultiServer(MultiSocketServer):
     """waitress's server on several sockets (an address that names IPv4 and IPv6), on
     :func:`_poll_loop`."""
 
-    def run(self):
+    def run(self) -> None:
         """Serve until KeyboardInterrupt (as waitress does)."""
         try:
             _poll_loop(self.map, self.adj.asyncore_loop_timeout)
@@ -460,11 +463,11 @@ class _MultiServer(MultiSocketServer):
             self.task_dispatcher.shutdown()
 
 
-def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float],
+def listen(socks: list[socket.socket], app: Flask, *, must_wait: Callable[[str], float],
            threads: int = SERVER_THREADS, connection_limit: int = CONNECTION_LIMIT,
            idle_timeout: int = IDLE_TIMEOUT_S, hold_s: float = HOLD_S,
            request_timeout: float = REQUEST_TIMEOUT_S, max_body: int | None = None,
-           trusted_proxy: str | None = None, refuse: Refuse | None = None):
+           trusted_proxy: str | None = None, refuse: Refuse | None = None) -> Any:
     """A waitress server for ``app`` on bound sockets, in this process (not yet serving:
     call ``run()``); ``must_wait(address)``: see :class:`SignInHold`. ``max_body``: the
     largest body any route takes (None: waitress's own 1 GB); ``trusted_proxy``: the
@@ -505,7 +508,7 @@ def listen(socks: list[socket.socket], app, *, must_wait: Callable[[str], float]
         raise
 
 
-def worded_refusal(app) -> Refuse:
+def worded_refusal(app: Flask) -> Refuse:
     """The server's own refusals (a body or headers over its limits) answered as ``app``
     answers its errors: JSON for /api and JSON callers, a page for people, in the caller's
     language, with the app's security headers."""
@@ -514,7 +517,8 @@ def worded_refusal(app) -> Refuse:
     from web.errors import error_response
     from web.i18n import t
 
-    def refuse(status: int, key: str, values: dict, environ: dict):
+    def refuse(status: int, key: str, values: dict,
+               environ: dict) -> tuple[str, list[tuple[str, str]], bytes]:
         with app.request_context(environ):
             code = HTTP_STATUS_CODES[status].lower().replace(" ", "_")  # as the app names it
             response = app.make_response(error_response(status, code, t(key, **values)))
@@ -525,7 +529,7 @@ def worded_refusal(app) -> Refuse:
     return refuse
 
 
-def run(httpd) -> None:
+def run(httpd: Any) -> None:
     """Serve until Ctrl-C / SIGTERM (KeyboardInterrupt), then close the sockets and workers."""
     try:
         httpd.run()  # returns on KeyboardInterrupt after stopping its worker threads
@@ -533,8 +537,8 @@ def run(httpd) -> None:
         httpd.close()
 
 
-def serve(socks: list[socket.socket], app, *, workers: int = WORKERS,
-          say: Callable[[str], None] = print, **options) -> None:
+def serve(socks: list[socket.socket], app: Flask, *, workers: int = WORKERS,
+          say: Callable[[str], None] = print, **options: Any) -> None:
     """Serve ``app`` on bound sockets until Ctrl-C / SIGTERM (KeyboardInterrupt): in this
     process (``workers`` 1) or in ``workers`` forked processes, each started again if it
     dies (not if it stops when asked). ``options``: :func:`listen`'s; the connection limit
@@ -563,7 +567,8 @@ def serve(socks: list[socket.socket], app, *, workers: int = WORKERS,
         _stop(children)
 
 
-def _fork(children: dict[int, float], socks, app, options) -> None:
+def _fork(children: dict[int, float], socks: list[socket.socket], app: Flask,
+          options: dict[str, Any]) -> None:
     parent = os.getpid()
     pid = os.fork()
     if pid:
