@@ -465,6 +465,8 @@ class JpexLinkDriver(Driver):
         try:
             reply = self.link.transact(msg, seq=job.resend, before_send=job.sent)
         except NakError as e:
+            if e.code == "nak_busy":
+                self._greet()
             return Outcome.failed(e.code, changed=False, **self._nak_values(e))
         self.log.info("%s -> %s", msg, reply)
         result = _result(reply)
@@ -480,6 +482,17 @@ class JpexLinkDriver(Driver):
             return Outcome.done(result, changed=msg.CHANGES_STATE)
         values = {"seats": result["seats"]} if result.get("seats") else {}
         return Outcome.failed(P.result_code(reply.result), result, **values)
+
+    def _greet(self) -> None:
+        """A command refused BUSY at every try: the table boots, or it restarted and waits
+        for a HELLO (its EV_POWER_ON lost on the line). Say HELLO; if it answers, connect
+        again (and learn its new boot) before the command is sent again."""
+        try:
+            hello = self.link.transact(P.Hello(), seq=self.link._hello_seq())
+        except (NakError, LinkDown):
+            return                      # still booting, or the line is down: as before
+        if isinstance(hello, P.HelloReply):
+            self._rehello = True
 
     def _set_sticks(self, points: list[Any]) -> Outcome:
         """Staff's hands at a simulated table: put these sticks in the drawers (nothing goes

@@ -124,3 +124,23 @@ def test_a_cycle_followed_by_status_reads_refused_busy_fails_as_power_cut(tmp_pa
     finally:
         d.stop()
         sim.stop()
+
+
+@pytest.mark.slow
+def test_a_command_refused_by_a_table_waiting_for_hello_runs_after_one(tmp_path):
+    """The restart went unannounced: the first command is refused BUSY at every try. The
+    daemon says HELLO, connects again, and the command (it certainly did not run) runs
+    once, instead of being refused round after round until it fails."""
+    sim, path = sim_on_pty(tmp_path, "t1", mode=1)
+    d = DaemonProcess(write_config(tmp_path, {"t1": path}))
+    try:
+        d.start(wait_tables=("t1",))
+        _blip_unannounced(sim)
+        row = ask(d.db, "t1", "points", timeout=60)
+        assert row["status"] == "done", row
+        assert row["attempts"] == 2, row                  # one round refused, then it ran
+        assert sim.executed_names().count("READ_POINTS") == 1
+        _no_crash(d)
+    finally:
+        d.stop()
+        sim.stop()
