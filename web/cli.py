@@ -43,8 +43,12 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote
+
+from flask import Flask
 
 from tablectl import store
 
@@ -53,11 +57,14 @@ from web import create_app, private_file, server
 from web.club import games, readings
 from web.club.accounts import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
 from web.club.schema import prepare
-from web.db import connect, get_db
+from web.db import Db, connect, get_db
 from web.errors import UserError
 from web.limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
 from web.security import create_pairing
 from web.club.text import whole_number
+
+if TYPE_CHECKING:
+    from web.club.printing.worker import Worker
 
 
 class CliError(Exception):
@@ -81,7 +88,7 @@ def _secret_for(db_path: Path) -> str:
 
 
 def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = None,
-              secret: str | None = None):
+              secret: str | None = None) -> Flask:
     """The Flask app on database ``db`` (created and migrated if new)."""
     path = Path(db).resolve()
     if not path.parent.is_dir():
@@ -104,7 +111,7 @@ def _bind(host: str, port: int) -> list:
                    "port with --port (0 = any free port)")
 
 
-def _serve(socks, app, **options) -> None:
+def _serve(socks: list[socket.socket], app: Flask, **options: Any) -> None:
     """Serve ``app`` on bound sockets until Ctrl-C / SIGTERM (see :func:`web.server.serve`),
     refusing a body larger than any route takes before it is read, in the app's words."""
     server.serve(socks, app, say=_say, must_wait=functools.partial(sign_in_wait, app),
@@ -114,7 +121,7 @@ def _serve(socks, app, **options) -> None:
 
 def _stop_on_sigterm() -> None:
     # systemd and the demo's test stop us with SIGTERM: leave like Ctrl-C does.
-    def handler(_signum, _frame):
+    def handler(_signum: int, _frame: object) -> NoReturn:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)
@@ -141,7 +148,7 @@ def _lan_ip() -> str:
         return "127.0.0.1"
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
     app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
@@ -170,7 +177,7 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def cmd_headoffice(args) -> int:
+def cmd_headoffice(args: argparse.Namespace) -> int:
     """Serve the chain's head office (read-only pages over what the branches synced)."""
     from web.club.chain import pg_schema
     from web.headoffice import create_app as headoffice_app
@@ -204,7 +211,7 @@ def cmd_headoffice(args) -> int:
     return 0
 
 
-def cmd_create_staff(args) -> int:
+def cmd_create_staff(args: argparse.Namespace) -> int:
     """Add a staff account (or --reset its password)."""
     db = _db_arg(args)
     password = _read_password(args.password_stdin)
@@ -228,14 +235,14 @@ def _positive(value: str) -> int:
     return number
 
 
-def _db_arg(args) -> str:
+def _db_arg(args: argparse.Namespace) -> str:
     db = args.db or os.environ.get("JANTAKU_DB")
     if not db:
         raise CliError("give the database with --db PATH (or set JANTAKU_DB)")
     return db
 
 
-def cmd_backup(args) -> int:
+def cmd_backup(args: argparse.Namespace) -> int:
     """Copy the live database into the backup folder (checked), keeping the newest N."""
     notes: list[str] = []
     try:
@@ -252,7 +259,7 @@ def cmd_backup(args) -> int:
     return 0
 
 
-def cmd_restore(args) -> int:
+def cmd_restore(args: argparse.Namespace) -> int:
     """Replace the database with a checked backup (the replaced one is kept beside it)."""
     try:
         saved = backups.restore(args.backup, _db_arg(args), force=args.force)
@@ -274,7 +281,10 @@ def _read_password(from_stdin: bool) -> str:
 
 
 # ----------------------------------------------------------------------------- demo
-DEMO_TABLES = (
+DemoTable = tuple[str, str, str, int]
+"""A demo table: id, name, rule set, AMOS mode."""
+
+DEMO_TABLES: tuple[DemoTable, ...] = (
     # id, name, rule set, AMOS mode (02 自動卓設定表): four tables, four modes.
     ("t1", "卓1 四人A", "nekohouse-4a", 1),
     ("t2", "卓2 三人A", "nekohouse-3a", 4),
@@ -293,7 +303,7 @@ DEMO_MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山
 DEMO_STAFF = ("staff", "mahjong-club")
 
 
-def demo_club_toml(tables=DEMO_TABLES, time_scale: float = 0.01,
+def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float = 0.01,
                    sticks_dir: Path | None = None, stock_port: str | None = None) -> str:
     """The ``tablectl`` config of the demo: four simulated tables (``sim://``); with
     ``sticks_dir`` each table's simulated players move their point sticks as
@@ -350,7 +360,8 @@ class StickWriter(threading.Thread):
 
     POLL_S = 0.25
 
-    def __init__(self, db: str, folder: Path, tables=DEMO_TABLES):
+    def __init__(self, db: str, folder: Path,
+                 tables: Sequence[DemoTable] = DEMO_TABLES) -> None:
         super().__init__(name="demo-sticks", daemon=True)
         self.db, self.folder, self.tables = db, folder, tables
         self.stopping = threading.Event()
@@ -368,7 +379,7 @@ class StickWriter(threading.Thread):
         finally:
             conn.conn.close()
 
-    def _follow(self, conn, tid: str) -> None:
+    def _follow(self, conn: Db, tid: str) -> None:
         game = games.current_game(conn, tid)
         if game is None or game["status"] != "live":
             return
@@ -384,7 +395,7 @@ class StickWriter(threading.Thread):
         self._written[tid] = scores
 
 
-def seed_demo(app, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
+def seed_demo(app: Flask, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
     """Fill a new demo database: staff account, members, five tables, a pairing code each."""
     with app.app_context():
         db = get_db()
@@ -432,7 +443,7 @@ def _wait_for_daemon(db: str, proc: subprocess.Popen, timeout: float = 15.0) -> 
     return False
 
 
-def cmd_demo(args) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     """Start the demo club: daemon with simulated tables + web app + demo database."""
     made_dir = args.dir is None
     folder = Path(args.dir or tempfile.mkdtemp(prefix="jantaku-demo-")).resolve()
@@ -448,7 +459,7 @@ def cmd_demo(args) -> int:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _run_demo(args, folder: Path, db: Path) -> int:
+def _run_demo(args: argparse.Namespace, folder: Path, db: Path) -> int:
     config = folder / "club.toml"
     (folder / "logs").mkdir(exist_ok=True)
     stock, port = _start_stock_table(folder, folder / "logs" / "stock-table.log",
@@ -461,7 +472,7 @@ def _run_demo(args, folder: Path, db: Path) -> int:
         _stop_daemon(stock)
 
 
-def _run_demo_club(args, folder: Path, db: Path, config: Path) -> int:
+def _run_demo_club(args: argparse.Namespace, folder: Path, db: Path, config: Path) -> int:
     # the session key is kept in the folder, beside the database: a restarted web app
     # still reads the tablets' sessions (and their CSRF tokens)
     app = build_app(str(db), secure_cookies=False)
@@ -488,7 +499,7 @@ def _run_demo_club(args, folder: Path, db: Path, config: Path) -> int:
     return 0
 
 
-def _start_demo_printer(db: str, folder: Path):
+def _start_demo_printer(db: str, folder: Path) -> Worker:
     """The demo's receipt printer: the print worker in a thread, writing each receipt's
     ESC/POS bytes to ``receipt.bin`` in the data folder (the newest one)."""
     from web.club.printing.config import PrinterConfig
@@ -499,7 +510,8 @@ def _start_demo_printer(db: str, folder: Path):
     return worker
 
 
-def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
+def _print_demo(base: str, folder: Path, config: Path, daemon: subprocess.Popen, up: bool,
+                codes: dict, args: argparse.Namespace) -> None:
 
     _say("Jantaku demo club — everything runs on this machine, the tables are simulated.")
     _say(f"  data folder:   {folder}" + ("" if args.dir or args.keep
@@ -520,7 +532,7 @@ def _print_demo(base, folder, config, daemon, up, codes, args) -> None:
 
 
 # ------------------------------------------------------------ export, leaderboard, club day
-def cmd_export(args) -> int:
+def cmd_export(args: argparse.Namespace) -> int:
     """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
     from web.club.export import main_export
 
@@ -528,7 +540,7 @@ def cmd_export(args) -> int:
     return main_export(args)
 
 
-def cmd_leaderboard(args) -> int:
+def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Print a leaderboard of one rule family over a period."""
     from web.club.export import main_leaderboard
 
@@ -536,7 +548,7 @@ def cmd_leaderboard(args) -> int:
     return main_leaderboard(args)
 
 
-def cmd_club_day(args) -> int:
+def cmd_club_day(args: argparse.Namespace) -> int:
     """Show or set when a club day ends (closing hour, time zone) and when the floor opens."""
     from web.club.export import main_club_day
 
@@ -544,14 +556,14 @@ def cmd_club_day(args) -> int:
     return main_club_day(args)
 
 
-def cmd_sync(args) -> int:
+def cmd_sync(args: argparse.Namespace) -> int:
     """Send the club's records to the chain's head office on PostgreSQL (docs/chain.md)."""
     from web.club.chain.sync import main as sync_main
 
     return sync_main(args)
 
 
-def add_sync_command(sub) -> None:
+def add_sync_command(sub: argparse._SubParsersAction) -> None:
     """``sync``: the box's records to the head office (psycopg only when it runs)."""
     from web.club.chain.sync import add_arguments
 
@@ -560,7 +572,7 @@ def add_sync_command(sub) -> None:
     sp.set_defaults(func=cmd_sync)
 
 
-def add_club_day_commands(sub) -> None:
+def add_club_day_commands(sub: argparse._SubParsersAction) -> None:
     """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
     from web.club.export import (
         add_club_day_arguments,
@@ -578,7 +590,7 @@ def add_club_day_commands(sub) -> None:
         sp.set_defaults(func=fn)
 
 
-def cmd_notify(args) -> int:
+def cmd_notify(args: argparse.Namespace) -> int:
     """Send the outbox's messages (LINE, e-mail) until stopped; never part of a request."""
     from web.club.notify.sender import main as notify_main
 
@@ -586,7 +598,7 @@ def cmd_notify(args) -> int:
     return notify_main(args)
 
 
-def cmd_print_worker(args) -> int:
+def cmd_print_worker(args: argparse.Namespace) -> int:
     """Print the print queue on the club's receipt printer until stopped."""
     from web.club.printing.worker import main as print_main
 
