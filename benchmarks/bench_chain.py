@@ -18,6 +18,13 @@ Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
 * ``box_export_day``: the same day's ``python -m web export`` on that box, in a
   subprocess (the single box's own figure for a day's records, from the same run);
 * ``resync_nothing``: a run with nothing new (what the timer costs every minute).
+* ``ho_refresh``: the head office's derived tables (members' day rows, R across
+  branches) built after the syncs: what the first page after a sync waits for;
+* ``chain_leaderboard``, ``member_history``: p50/p99 of the head office's month
+  leaderboard over every branch as requests meet it (kept per synced state; bound
+  < 200 ms), ``chain_leaderboard_cold`` worked out afresh each time (the first request
+  after a sync), and of a member's history across branches, beside
+  ``box_leaderboard``: the same month's leaderboard on one branch's box.
 
 Prints one JSON line per figure and a summary line with the bounds.
 """
@@ -80,6 +87,71 @@ def copy(src: Path, dst: Path) -> Path:
     with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
         a.backup(b)
     return dst
+
+
+LEADERBOARD_BOUND_MS = 200.0
+
+
+def _p(times: list[float], q: float) -> float:
+    times = sorted(times)
+    return round(1000 * times[min(len(times) - 1, int(q * len(times)))], 1)
+
+
+def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
+    """The head office's reading side over what the branches synced, and the single box's
+    leaderboard of the same month, in one run (p50 and p99 in milliseconds)."""
+    from web.club import stats_store
+    from web.club.chain import headoffice, pg_schema
+    from web.db import connect
+
+    with sqlite3.connect(year_box) as c:
+        last = c.execute("SELECT MAX(club_day) FROM stats_lines").fetchone()[0]
+    first, last = stats_store.period_range("month", last)
+    out: dict = {}
+    with pg_schema.connect(url) as pg:
+        headoffice.migrate(pg)
+        t0 = time.perf_counter()
+        headoffice.refresh(pg)
+        out["ho_refresh_s"] = round(time.perf_counter() - t0, 1)
+        family = headoffice.families_played(pg)[0]
+        headoffice.leaderboard(pg, family, first, last)  # warm, as the box's below
+        # cold: worked out from the day rows each time (the first request after a sync);
+        # served: the leaderboard kept for the synced state, as requests meet it
+        for name, forget in (("chain_leaderboard_cold", True), ("chain_leaderboard", False)):
+            times, rows = [], []
+            for _ in range(runs):
+                if forget:
+                    headoffice.forget_boards()
+                t0 = time.perf_counter()
+                rows = headoffice.leaderboard(pg, family, first, last)
+                times.append(time.perf_counter() - t0)
+            out.update({f"{name}_p50_ms": _p(times, .5), f"{name}_p99_ms": _p(times, .99)})
+        out["chain_leaderboard_rows"] = len(rows)
+        who, _ = headoffice.members(pg)
+        sample = [r["member"] for r in rows[:runs]] or list(who.names)[:runs]
+        times = []
+        for m in sample:
+            t0 = time.perf_counter()
+            headoffice.member_history(pg, m)
+            times.append(time.perf_counter() - t0)
+        out.update(member_history_p50_ms=_p(times, .5), member_history_p99_ms=_p(times, .99))
+    box = connect(str(year_box))
+    try:
+        stats_store.leaderboard(box, family, first, last)  # warm: the first read opens it
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            stats_store.leaderboard(box, family, first, last)
+            times.append(time.perf_counter() - t0)
+    finally:
+        box.conn.close()
+    out.update(box_leaderboard_p50_ms=_p(times, .5), box_leaderboard_p99_ms=_p(times, .99),
+               month=f"{first}..{last}", family=family,
+               chain_leaderboard_bound_ms=LEADERBOARD_BOUND_MS,
+               chain_leaderboard_ok=out["chain_leaderboard_p99_ms"] < LEADERBOARD_BOUND_MS,
+               chain_leaderboard_cold_ok=(out["chain_leaderboard_cold_p99_ms"]
+                                          < LEADERBOARD_BOUND_MS))
+    return out
 
 
 def busiest_day(path: Path) -> str:
@@ -157,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         export_s = time.perf_counter() - t0
         print(json.dumps({"figure": "box_export_day", "day": when,
                           "seconds": round(export_s, 2)}), flush=True)
+        ho = head_office_figures(url, year)
+        print(json.dumps({"figure": "head_office", **ho}), flush=True)
         with pg_schema.connect(url) as pg:
             held = pg.execute("SELECT count(*) FROM chain.hand_events").fetchone()[0]
             size = pg.execute("SELECT pg_size_pretty(pg_database_size(current_database()))"
@@ -170,9 +244,13 @@ def main(argv: list[str] | None = None) -> int:
             "branch_day_ok": res.seconds < DAY_BOUND_S,
             "box_export_day_s": round(export_s, 2),
             "head_office_hand_events": held, "head_office_size": size,
+            **{k: ho[k] for k in ("ho_refresh_s", "chain_leaderboard_p99_ms",
+                                  "chain_leaderboard_ok", "chain_leaderboard_cold_p99_ms",
+                                  "chain_leaderboard_cold_ok", "member_history_p99_ms",
+                                  "box_leaderboard_p99_ms")},
         }
         print(json.dumps(summary), flush=True)
-        return 0 if res.seconds < DAY_BOUND_S else 1
+        return 0 if res.seconds < DAY_BOUND_S and ho["chain_leaderboard_ok"] else 1
     finally:
         if cluster is not None:
             cluster.stop()
