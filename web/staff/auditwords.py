@@ -17,7 +17,7 @@ from tablectl import commands as table_commands
 from tablectl import words as table_words
 
 from web.club import clubtime, stats_store
-from web.db import rows as _rows
+from web.db import Db, rows as _rows
 from web.i18n import current_lang, t
 from web.club.text import whole_number
 from web.staff import eventwords
@@ -26,7 +26,7 @@ from web.staff.common import signed
 from web.staff.names import rule_set_name
 
 
-def club_day(db, day: str) -> tuple[str, str]:
+def club_day(db: Db, day: str) -> tuple[str, str]:
     """The UTC instants a club day (its closing hour, its time zone) runs between."""
     return stats_store.day_bounds(day, stats_store.settings(db))
 
@@ -44,7 +44,7 @@ def who(actor: str) -> str:
                                                          "anonymous") else str(actor)
 
 
-def _names(db, game_id: int, cache: dict) -> list[str]:
+def _names(db: Db, game_id: int, cache: dict) -> list[str]:
     if game_id not in cache:
         cache[game_id] = [r["name"] for r in _rows(
             db, "SELECT p.name FROM game_seats s JOIN players p ON p.id = s.player_id "
@@ -169,7 +169,7 @@ def _generic(e: dict, d: dict) -> dict:
     return {"summary": summary, "before": [], "after": []}
 
 
-def describe(db, e: dict, lang: str, cache: dict) -> dict:
+def describe(db: Db, e: dict, lang: str, cache: dict) -> dict:
     """One audit entry in words: ``summary``, and ``before``/``after`` lines."""
     d = e.get("details") or {}
     kind, _, target_id = str(e["target"]).partition(":")
@@ -195,7 +195,7 @@ def _action(action: str) -> str:
     return action
 
 
-def entries(db, rows: list[dict], tz: str) -> list[dict]:
+def entries(db: Db, rows: list[dict], tz: str) -> list[dict]:
     """Audit rows as the page shows them (newest first, as given)."""
     lang = current_lang()
     cache: dict[Any, Any] = {}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, flash, jsonify, redirect, request, session, url_for
+from flask.typing import ResponseReturnValue
 
 from web.club.audit import audit
 from web.db import get_db
@@ -76,7 +78,8 @@ def record(action: str, target: str, reason: str = "", details: dict | None = No
     audit(get_db(), actor_name(), action, target, reason, details)
 
 
-def done(message: str, endpoint: str, status: int = 200, payload: dict | None = None, **kw):
+def done(message: str, endpoint: str, status: int = 200, payload: dict | None = None,
+         **kw: Any) -> ResponseReturnValue:
     """Answer a successful action: JSON, or flash the message and go back to a page."""
     if wants_json():
         body = {"ok": True, "message": message}
@@ -116,7 +119,7 @@ def _same_site_page(target: str | None) -> str | None:
 
 
 @bp.errorhandler(UserError)
-def _form_refused(e: UserError):
+def _form_refused(e: UserError) -> ResponseReturnValue:
     """A page's form refused: back to the form's page with the reason beside the form in
     the page's language and what was typed still in it (scripts get JSON as before)."""
     back = _same_site_page(request.referrer) if request.method == "POST" else None
@@ -142,7 +145,7 @@ class Echo:
         """The refusal of ``form`` (None if this page shows no refusal of it)."""
         return self.data.get("message") if self.data.get("form") == form else None
 
-    def value(self, form: str, name: str, default="") -> str:
+    def value(self, form: str, name: str, default: str = "") -> str:
         """What was typed into ``name`` of ``form``, else ``default``."""
         if self.data.get("form") == form and name in self.data.get("values", {}):
             return self.data["values"][name]
@@ -158,7 +161,7 @@ class Echo:
 
 
 @bp.app_context_processor
-def _echo():
+def _echo() -> dict[str, Any]:
     if not request.path.startswith("/staff"):
         return {}
     if wants_json():           # a page's live parts never take the refusal meant for the page
@@ -167,7 +170,7 @@ def _echo():
 
 
 @bp.app_template_filter("signed")
-def signed(value) -> str:
+def signed(value: float | None) -> str:
     """``+66,000`` / ``-7,500`` / ``+1.5`` (a whole number with separators, else one
     decimal); ``—`` for nothing."""
     if value is None:

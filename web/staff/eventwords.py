@@ -6,16 +6,18 @@ page's language, with the players' names instead of seat numbers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from web.i18n import t
 
 
-def _name(names: list[str], seat) -> str:
+def _name(names: list[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return names[seat]
     return t("staff.ev.seat", seat=seat)
 
 
-def _names(names: list[str], seats) -> str:
+def _names(names: list[str], seats: Iterable[object] | None) -> str:
     return t("floor.list_sep").join(_name(names, s) for s in seats or [])
 
 

@@ -17,8 +17,10 @@ thread per open console for as long as it is open.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from flask import current_app, jsonify, render_template
+from flask.typing import ResponseReturnValue
 
 from tablectl import commands as table_commands
 from tablectl import store
@@ -28,7 +30,7 @@ from tablectl.errors import TableError
 from tablectl.modes import MODES
 
 from web.club import clubtime, gamelog, games, readings
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import calls, clock, modechange, seating
 from web.i18n import current_lang
@@ -66,7 +68,7 @@ def _sticks_beside(table: dict | None, players: int) -> list | None:
     return [drawers[s] for s in mode.seats]
 
 
-def game_summary(db, game_id: int, reading: dict | None = None, tz: str = "Asia/Tokyo") -> dict:
+def game_summary(db: Db, game_id: int, reading: dict | None = None, tz: str = "Asia/Tokyo") -> dict:
     """A live game as the floor shows it, from the engine's replay (never a stored copy):
     seats with names, winds and scores, round, honba, deposits, hands played, time since
     the start, and the point sticks that differ from the recorded scores, seat by seat
@@ -188,7 +190,7 @@ def _named(event: dict, lang: str) -> dict:
     return {**event, "data": {**data, "command": spec.label(lang)}}
 
 
-def _rules_mode(db, rule_set: str | None) -> int | None:
+def _rules_mode(db: Db, rule_set: str | None) -> int | None:
     if not rule_set:
         return None
     try:
@@ -199,7 +201,7 @@ def _rules_mode(db, rule_set: str | None) -> int | None:
 
 def _labels(t: dict, lang: str) -> dict:
     """Words for the daemon's state codes in the page's language (codes stay for scripts)."""
-    def label(prefix: str, value):
+    def label(prefix: str, value: object) -> str | None:
         return None if value is None else table_words.say(f"{prefix}.{value}", lang)
 
     code = t.get("last_error")
@@ -243,7 +245,7 @@ def floor_parts(data: dict) -> dict:
 
 @bp.get("/")
 @staff_required
-def floor():
+def floor() -> ResponseReturnValue:
     """The floor view page (refreshes its live parts from floor.json)."""
     data = floor_data()
     return render_template("staff/floor.html", data=data, modes=modes(),
@@ -252,7 +254,7 @@ def floor():
 
 @bp.get("/floor.json")
 @staff_required
-def floor_json():
+def floor_json() -> ResponseReturnValue:
     """The floor as JSON (polled every 2 s by the page), with each card's live part."""
     data = floor_data()
     return jsonify({**data, "parts": floor_parts(data)})
@@ -260,7 +262,7 @@ def floor_json():
 
 @bp.post("/tables/<table_id>/command")
 @staff_required
-def table_command(table_id: str):
+def table_command(table_id: str) -> ResponseReturnValue:
     """Send a command to a table through the daemon and report the table's answer."""
     lang = current_lang()
     data = form_data()
@@ -300,7 +302,8 @@ def _back(data: dict, table_id: str) -> tuple:
     return "staff.floor", {}
 
 
-def _command_answer(table_id: str, answer, lang: str, back: tuple = ("staff.floor", {})):
+def _command_answer(table_id: str, answer: Any, lang: str,
+                    back: tuple = ("staff.floor", {})) -> ResponseReturnValue:
     from flask import flash, redirect, url_for
 
     from web.security import wants_json

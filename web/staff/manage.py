@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import segno
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, games, stats_store
 from web.club.accounts import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.i18n import t
 from web.club.text import text_of
@@ -29,7 +30,7 @@ from web.staff.modes import needs_mode
 # ----------------------------------------------------------------------------- players
 @bp.get("/players")
 @staff_required
-def players():
+def players() -> ResponseReturnValue:
     """Members and guests (guests marked), with the form to add one."""
     db = get_db()
     rows = games.list_players(db, guests=True, inactive=True)
@@ -47,7 +48,7 @@ _flag = flag_of
 
 @bp.post("/players")
 @staff_required
-def player_add():
+def player_add() -> ResponseReturnValue:
     """Add a member or a guest. A name that reads like someone already here is refused
     with who it resembles, unless ``allow_similar`` (it is another person); a guest named
     like an earlier guest is that guest again."""
@@ -66,7 +67,7 @@ def player_add():
 
 @bp.post("/players/<int:player_id>/active")
 @staff_required
-def player_active(player_id: int):
+def player_active(player_id: int) -> ResponseReturnValue:
     """Retire or restore a player (their history stays)."""
     active = _flag(form_data(), "active", required=True)
     row = games.set_player_active(get_db(), player_id, active)
@@ -78,7 +79,7 @@ def player_active(player_id: int):
 # ----------------------------------------------------------------------------- club settings
 @bp.get("/settings")
 @staff_required
-def club_settings():
+def club_settings() -> ResponseReturnValue:
     """The club's settings: its time zone, when a club day ends, guests on leaderboards."""
     cfg = stats_store.settings(get_db())
     if wants_json():
@@ -88,7 +89,7 @@ def club_settings():
 
 @bp.post("/settings")
 @staff_required
-def club_settings_save():
+def club_settings_save() -> ResponseReturnValue:
     """Change the club's settings (a new time zone or closing hour re-files every game in
     its club day; audited with the old and new values)."""
     data = form_data()
@@ -106,7 +107,7 @@ def club_settings_save():
 # ----------------------------------------------------------------------------- club tables
 @bp.get("/tables")
 @staff_required
-def tables():
+def tables() -> ResponseReturnValue:
     """The club's tables and the rule set each one plays."""
     db = get_db()
     rows, rule_sets = games.list_tables(db), games.list_rule_sets(db)
@@ -117,7 +118,7 @@ def tables():
 
 @bp.post("/tables")
 @staff_required
-def table_save():
+def table_save() -> ResponseReturnValue:
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
     db = get_db()
@@ -143,7 +144,7 @@ title = "Our club rules"
 
 @bp.get("/rulesets")
 @staff_required
-def rulesets():
+def rulesets() -> ResponseReturnValue:
     """Shipped presets and the club's own rule sets."""
     rows = games.list_rule_sets(get_db())
     if wants_json():
@@ -154,7 +155,7 @@ def rulesets():
 
 @bp.get("/rulesets/<rule_set_id>")
 @staff_required
-def ruleset(rule_set_id: str):
+def ruleset(rule_set_id: str) -> ResponseReturnValue:
     """One rule set: its TOML (club sets, editable) and every resolved switch."""
     db = get_db()
     row = games.get_rule_set(db, rule_set_id)
@@ -166,7 +167,7 @@ def ruleset(rule_set_id: str):
 
 @bp.post("/rulesets")
 @staff_required
-def ruleset_save():
+def ruleset_save() -> ResponseReturnValue:
     """Create or replace a club rule set from TOML; an invalid file changes nothing."""
     data = form_data()
     rid = (text_of(data, "id") or "").strip()
@@ -219,7 +220,7 @@ def qr_svg(text: str) -> str:
 
 @bp.get("/tablets")
 @staff_required
-def tablets():
+def tablets() -> ResponseReturnValue:
     """Paired tablets and waiting pairing codes, with the form to issue one."""
     db = get_db()
     rows = list_tablets(db)
@@ -229,7 +230,7 @@ def tablets():
                            tables=games.list_tables(db), issued=None)
 
 
-def _seen(db, rows: list[dict]) -> list[dict]:
+def _seen(db: Db, rows: list[dict]) -> list[dict]:
     """Tablets with when each was last seen, in the club's time zone."""
     tz = clubtime.club_zone(db)
     return [{**r, "last_seen": clubtime.clock(r["last_seen_at"], tz) if r.get("last_seen_at")
@@ -238,7 +239,7 @@ def _seen(db, rows: list[dict]) -> list[dict]:
 
 @bp.post("/tablets")
 @staff_required
-def tablet_issue():
+def tablet_issue() -> ResponseReturnValue:
     """Issue a pairing code for a table and show it as a QR code (shown once)."""
     data = form_data()
     db = get_db()
@@ -257,7 +258,7 @@ def tablet_issue():
 
 @bp.post("/tablets/<int:tablet_id>/revoke")
 @staff_required
-def tablet_revoke(tablet_id: int):
+def tablet_revoke(tablet_id: int) -> ResponseReturnValue:
     """Unpair a tablet: its next request is refused with 'ask staff'."""
     row = revoke_tablet(get_db(), tablet_id, actor=actor_name())
     record("tablet.revoke", f"table:{row['table_id']}", details={"tablet_id": tablet_id})
@@ -268,7 +269,7 @@ def tablet_revoke(tablet_id: int):
 # ----------------------------------------------------------------------------- staff accounts
 @bp.get("/accounts")
 @staff_required
-def accounts():
+def accounts() -> ResponseReturnValue:
     """Staff accounts (names and roles) with forms to add one or reset a password."""
     db = get_db()
     rows = list_staff(db)
@@ -282,7 +283,7 @@ def accounts():
 
 @bp.post("/accounts")
 @staff_required
-def account_save():
+def account_save() -> ResponseReturnValue:
     """Add a staff account, or set a new password for an existing one (one's own, or as a
     manager/owner another's); the audit log says who did it to whom."""
     data = form_data()
@@ -303,7 +304,7 @@ def account_save():
 
 @bp.post("/accounts/<name>/role")
 @staff_required
-def account_role(name: str):
+def account_role(name: str) -> ResponseReturnValue:
     """Change an account's role (a manager or owner, never above their own role)."""
     role = need(form_data(), "role")
     set_staff_role(get_db(), name, role, by=current_staff())
@@ -314,7 +315,7 @@ def account_role(name: str):
 
 @bp.post("/accounts/<name>/active")
 @staff_required
-def account_active(name: str):
+def account_active(name: str) -> ResponseReturnValue:
     """Disable or re-enable a staff account (a disabled one is signed out at once)."""
     active = _flag(form_data(), "active", required=True)
     set_staff_active(get_db(), name, active, by=current_staff())

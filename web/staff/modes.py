@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 
 from flask import current_app, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from tablectl import commands as table_commands
 from tablectl import store
@@ -21,7 +22,7 @@ from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
 from web.club import clubtime, games
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import modechange
 from web.i18n import current_lang, t
@@ -41,7 +42,7 @@ def _table(table_id: str) -> dict:
                         table=table_id) from None
 
 
-def _target(raw) -> int:
+def _target(raw: object) -> int:
     try:
         return mode_by_name(raw).number
     except TableError as e:
@@ -123,7 +124,7 @@ def _fit(table_id: str, target: int, lang: str) -> dict:
 
 @bp.get("/tables/<table_id>/mode")
 @staff_required
-def mode_guide(table_id: str):
+def mode_guide(table_id: str) -> ResponseReturnValue:
     """The guided mode change page (``?mode=N``; without it: choose a mode)."""
     db = get_db()
     state = _table(table_id)
@@ -142,7 +143,7 @@ def mode_guide(table_id: str):
                            new_key=lambda: uuid.uuid4().hex)
 
 
-def needs_mode(db, table_id: str, rule_set: str) -> int | None:
+def needs_mode(db: Db, table_id: str, rule_set: str) -> int | None:
     """The AMOS mode ``rule_set`` plays (``table.amos_mode`` in its rules: sanma 04, 3B 05,
     MCR 03 ...) if the table runs, or is about to run, another one; else None (also for a
     table the daemon does not drive)."""
@@ -156,7 +157,7 @@ def needs_mode(db, table_id: str, rule_set: str) -> int | None:
     return want if current is not None and current != want else None
 
 
-def _start_points(db, table_id: str, mode: int) -> int | None:
+def _start_points(db: Db, table_id: str, mode: int) -> int | None:
     """The starting points of the table's rule set when it plays ``mode`` (the sticks a
     new game starts with), else None (the mode's own default)."""
     club = _club_table(db, table_id)
@@ -168,7 +169,7 @@ def _start_points(db, table_id: str, mode: int) -> int | None:
     return rules.settlement.start_points
 
 
-def _club_table(db, table_id: str) -> dict | None:
+def _club_table(db: Db, table_id: str) -> dict | None:
     try:
         return games.get_table(db, table_id)
     except UserError:
@@ -177,7 +178,7 @@ def _club_table(db, table_id: str) -> dict | None:
 
 @bp.get("/tables/<table_id>/mode.json")
 @staff_required
-def mode_guide_json(table_id: str):
+def mode_guide_json(table_id: str) -> ResponseReturnValue:
     """The guided page's live part: the table's answer seat by seat, and the next step."""
     raw = request.args.get("mode")
     if raw in (None, ""):
@@ -192,7 +193,7 @@ def mode_guide_json(table_id: str):
 
 @bp.post("/tables/<table_id>/sticks")
 @staff_required
-def sim_sticks(table_id: str):
+def sim_sticks(table_id: str) -> ResponseReturnValue:
     """A simulated table only: put in the sticks a mode needs (what staff do by hand)."""
     lang = current_lang()
     data = form_data()
@@ -265,7 +266,7 @@ def calibrate_view(table_id: str) -> dict:
 
 @bp.get("/tables/<table_id>/calibrate")
 @staff_required
-def calibrate_page(table_id: str):
+def calibrate_page(table_id: str) -> ResponseReturnValue:
     """Calibrate a stock table: the driver steps its number, staff say what the display
     shows on a number pad, a number that does not follow is a missed press."""
     club = _club_table(get_db(), table_id)
@@ -275,7 +276,7 @@ def calibrate_page(table_id: str):
 
 @bp.get("/tables/<table_id>/calibrate.json")
 @staff_required
-def calibrate_json(table_id: str):
+def calibrate_json(table_id: str) -> ResponseReturnValue:
     """The calibration page's live part."""
     view = calibrate_view(table_id)
     return jsonify({"ok": True, "calibration": view, "html": render_template(
@@ -284,7 +285,7 @@ def calibrate_json(table_id: str):
 
 @bp.post("/tables/<table_id>/calibrate")
 @staff_required
-def calibrate(table_id: str):
+def calibrate(table_id: str) -> ResponseReturnValue:
     """The number staff read on the display: the journalled ``calibrate --seen NN``."""
     lang = current_lang()
     data = form_data()

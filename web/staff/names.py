@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from flask import g
+from flask.typing import ResponseReturnValue
 
 from web.club import games
 from web.db import get_db
@@ -78,7 +79,7 @@ def field_words(path: str, lang: str | None = None) -> str:
 
 
 @bp.errorhandler(Refused)
-def _refused_in_words(e: Refused):
+def _refused_in_words(e: Refused) -> ResponseReturnValue:
     """A refusal naming a field by its path names it in words on the console's forms and
     their previews; then it is answered as any refusal of a form."""
     if isinstance(e.values.get("field"), str) and e.key.startswith("field."):

@@ -15,10 +15,11 @@ import json
 from datetime import date
 
 from flask import abort, current_app, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, engine, gamelog, games
 from web.club.audit import audit_entries
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.i18n import current_lang, t
 from web.limits import json_refusal
@@ -30,7 +31,7 @@ from web.staff.common import bp, done, form_data, reason_of
 
 @bp.get("/games")
 @staff_required
-def game_list():
+def game_list() -> ResponseReturnValue:
     """Recent games (any status), newest first."""
     status = request.args.get("status") or None
     db = get_db()
@@ -83,7 +84,7 @@ FIX_WORDS = ("ron", "tsumo", "draw", "abort", "chombo", "penalty", "end", "winne
 
 @bp.get("/games/<int:game_id>")
 @staff_required
-def game_detail(game_id: int):
+def game_detail(game_id: int) -> ResponseReturnValue:
     """A game's hands in words, its result, the correction forms and its audit trail."""
     db = get_db()
     view = games.game_view(db, game_id)
@@ -105,7 +106,7 @@ def game_detail(game_id: int):
         audit=auditwords.entries(db, trail, tz), fix=_fix_data(game, names, rows, removed))
 
 
-def _confirmations(db, game: gamelog.Game, tz: str) -> list[dict]:
+def _confirmations(db: Db, game: gamelog.Game, tz: str) -> list[dict]:
     """Each seat's settlement confirmation: when, and who confirmed for the player."""
     by = dict(db.execute("SELECT seat, confirmed_by FROM game_seats WHERE game_id = ?",
                          [game["id"]]).fetchall())
@@ -133,7 +134,7 @@ def _event_field(data: dict) -> dict:
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/preview")
 @staff_required
-def hand_preview(game_id: int, seq: int):
+def hand_preview(game_id: int, seq: int) -> ResponseReturnValue:
     """What a correction (kind ``replace`` with ``event``, ``void`` or ``restore``) would
     make of the whole game: each player's score and result before and after. Changes
     nothing."""
@@ -151,7 +152,7 @@ def hand_preview(game_id: int, seq: int):
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/correct")
 @staff_required
-def hand_correct(game_id: int, seq: int):
+def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
     """Replace one recorded hand with a corrected event (reason required)."""
     data = form_data()
     reason, event = reason_of(data), _event_field(data)
@@ -162,7 +163,7 @@ def hand_correct(game_id: int, seq: int):
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/remove")
 @staff_required
-def hand_remove(game_id: int, seq: int):
+def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
     """Strike one recorded hand from a game (reason required)."""
     reason = reason_of(form_data())
     view = games.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
@@ -172,7 +173,7 @@ def hand_remove(game_id: int, seq: int):
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/restore")
 @staff_required
-def hand_restore(game_id: int, seq: int):
+def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
     """Put back a struck hand where it was (reason required)."""
     reason = reason_of(form_data())
     view = games.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
@@ -182,7 +183,7 @@ def hand_restore(game_id: int, seq: int):
 
 @bp.post("/games/<int:game_id>/void")
 @staff_required
-def game_void(game_id: int):
+def game_void(game_id: int) -> ResponseReturnValue:
     """Void a whole game (kept, but out of the rankings; reason required)."""
     reason = reason_of(form_data())
     row = games.void_game(get_db(), game_id, actor=actor_name(), reason=reason)
@@ -192,7 +193,7 @@ def game_void(game_id: int):
 
 @bp.post("/games/<int:game_id>/unvoid")
 @staff_required
-def game_unvoid(game_id: int):
+def game_unvoid(game_id: int) -> ResponseReturnValue:
     """Make a voided game valid again (live or finished as its events say; reason
     required)."""
     reason = reason_of(form_data())
@@ -202,7 +203,7 @@ def game_unvoid(game_id: int):
                 payload={"game": {"id": row["id"], "status": row["status"]}}, game_id=game_id)
 
 
-def _seat_number(value) -> int | None:
+def _seat_number(value: object) -> int | None:
     """A seat given as a JSON whole number or as a form's ASCII digits, else None."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -211,7 +212,7 @@ def _seat_number(value) -> int | None:
 
 @bp.post("/games/<int:game_id>/swap")
 @staff_required
-def game_swap(game_id: int):
+def game_swap(game_id: int) -> ResponseReturnValue:
     """Swap two players' seats (``a``, ``b``: seat numbers) in a game; every hand stays with
     its players and is priced again at their true seats (reason required)."""
     data = form_data()
@@ -229,7 +230,7 @@ def game_swap(game_id: int):
 
 @bp.post("/games/<int:game_id>/seats/<seat>/confirm")
 @staff_required
-def seat_confirm(game_id: int, seat: str):
+def seat_confirm(game_id: int, seat: str) -> ResponseReturnValue:
     """Staff confirm the settlement for the named player of ``seat`` (who confirmed for
     whom goes into the game and the audit log)."""
     # Seats count from 0 (the first dealer): the id converter, which starts at 1 like a
@@ -247,7 +248,7 @@ def seat_confirm(game_id: int, seat: str):
 # ----------------------------------------------------------------------------- the audit log
 @bp.get("/audit")
 @staff_required
-def audit_log():
+def audit_log() -> ResponseReturnValue:
     """The audit log in words, newest first, filtered by game, table, staff member, day."""
     db = get_db()
     query = _audit_query()

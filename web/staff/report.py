@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from flask import Response, jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, daily_report, rating_store, standings, stats_store
 from web.db import get_db
@@ -41,7 +42,7 @@ def _day() -> str:
 
 @bp.get("/report")
 @staff_required
-def daily():
+def daily() -> ResponseReturnValue:
     """The day's report and every player's account."""
     db, day = get_db(), _day()
     rep = daily_report.report(db, day)
@@ -57,7 +58,7 @@ def daily():
 
 @bp.get("/report/<sheet>.csv")
 @staff_required
-def daily_csv(sheet: str):
+def daily_csv(sheet: str) -> ResponseReturnValue:
     """One part of the day's report as a CSV file for Excel."""
     if sheet not in SHEETS:
         raise NotFound("report.no_sheet", sheet=sheet[:20], options=", ".join(SHEETS))
@@ -70,7 +71,7 @@ def daily_csv(sheet: str):
 
 @bp.get("/report/print")
 @staff_required
-def daily_print():
+def daily_print() -> ResponseReturnValue:
     """The day's report as one printable page (no scripts)."""
     day = _day()
     rep = daily_report.report(get_db(), day)
@@ -85,7 +86,8 @@ def _in_club_time(rep: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------- standings
-def _standings_page(errors: dict | None = None, texts: dict | None = None, status: int = 200):
+def _standings_page(errors: dict | None = None, texts: dict | None = None,
+                    status: int = 200) -> ResponseReturnValue:
     db = get_db()
     texts = texts or {}
     shown = {
@@ -104,7 +106,7 @@ def _standings_page(errors: dict | None = None, texts: dict | None = None, statu
 
 @bp.get("/standings")
 @staff_required
-def standings_page():
+def standings_page() -> ResponseReturnValue:
     """The club's dan table and seasons, with forms to replace them."""
     if wants_json():
         db = get_db()
@@ -115,7 +117,7 @@ def standings_page():
 
 @bp.post("/standings/<name>")
 @staff_required
-def standings_save(name: str):
+def standings_save(name: str) -> ResponseReturnValue:
     """Replace the dan table or the seasons; an invalid file changes nothing."""
     if name not in standings.NAMES:
         raise NotFound("report.no_settings", name=name[:20], options=", ".join(standings.NAMES))

@@ -8,12 +8,13 @@ twins. Every change is audited under the signed-in staff member's name.
 from __future__ import annotations
 
 from flask import jsonify, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from tablectl import store
 from tablectl import words as table_words
 
 from web.club import clubtime, games
-from web.db import get_db
+from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import calls, clock, modechange, nights, seating, waiting
 from web.i18n import current_lang, t
@@ -24,7 +25,7 @@ from web.staff.names import rule_set_name, table_name
 from web.staff.modes import needs_mode
 
 
-def wish_choices(db) -> list[tuple[str, str]]:
+def wish_choices(db: Db) -> list[tuple[str, str]]:
     """What a walk-in may ask for: a kind of game, or one of the club's rule sets."""
     lang = current_lang()
     out = [(f"family:{k}", waiting.family_words(k, lang)) for k in waiting.families()]
@@ -32,7 +33,7 @@ def wish_choices(db) -> list[tuple[str, str]]:
     return out
 
 
-def wish_words(db, wants: str) -> str:
+def wish_words(db: Db, wants: str) -> str:
     return dict(wish_choices(db)).get(wants, wants)
 
 
@@ -76,7 +77,7 @@ def _ids(data: dict, name: str) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- waiting list
-def waiting_view(db) -> dict:
+def waiting_view(db: Db) -> dict:
     """The waiting page's data: the list with estimates, the tables' outlook, proposals."""
     tz = clubtime.club_zone(db)
     entries = waiting.estimates(db, db_path())
@@ -96,7 +97,7 @@ def waiting_view(db) -> dict:
     return {"entries": entries, "tables": tables}
 
 
-def _mode_fit(db, tb: dict, lang: str) -> dict:
+def _mode_fit(db: Db, tb: dict, lang: str) -> dict:
     """The mode the table is set to (pending one first) in words, and whether it fits the
     table's rule set (a table the daemon does not drive is trusted to fit)."""
     try:
@@ -113,7 +114,7 @@ def _mode_fit(db, tb: dict, lang: str) -> dict:
 
 @bp.get("/waiting")
 @staff_required
-def waiting_page():
+def waiting_page() -> ResponseReturnValue:
     """The waiting list (待ち席): add walk-ins, see estimates, seat free tables."""
     db = get_db()
     data = waiting_view(db)
@@ -126,7 +127,7 @@ def waiting_page():
 
 @bp.get("/waiting.json")
 @staff_required
-def waiting_live():
+def waiting_live() -> ResponseReturnValue:
     """The waiting list and the tables as data, with the page's live parts (polled)."""
     db = get_db()
     data = waiting_view(db)
@@ -137,7 +138,7 @@ def waiting_live():
 
 @bp.post("/waiting")
 @staff_required
-def waiting_add():
+def waiting_add() -> ResponseReturnValue:
     """Put a walk-in on the list: a player (``player_id``) or a guest by ``name``."""
     data = form_data()
     db = get_db()
@@ -162,7 +163,7 @@ def waiting_add():
 
 @bp.post("/waiting/<int:entry_id>/leave")
 @staff_required
-def waiting_leave(entry_id: int):
+def waiting_leave(entry_id: int) -> ResponseReturnValue:
     """Take someone off the list (they left)."""
     entry = waiting.leave(get_db(), entry_id)
     record("waiting.leave", f"player:{entry['player_id']}", details={"name": entry["name"]})
@@ -173,7 +174,7 @@ def waiting_leave(entry_id: int):
 # ----------------------------------------------------------------------------- seating
 @bp.post("/tables/<table_id>/seat")
 @staff_required
-def table_seat(table_id: str):
+def table_seat(table_id: str) -> ResponseReturnValue:
     """Seat players at a table for its next game, with a seat draw (``random``, or
     ``wind``: the wind tile each drew); the table then shows the game ready to start."""
     data = form_data()
@@ -202,7 +203,7 @@ def table_seat(table_id: str):
 
 @bp.post("/seatings/<int:seating_id>/cancel")
 @staff_required
-def seating_cancel(seating_id: int):
+def seating_cancel(seating_id: int) -> ResponseReturnValue:
     """Take back a game made ready; its players go back to their places on the list."""
     s = seating.cancel(get_db(), seating_id, actor=actor_name())
     return done(t("floor.seat.cancelled_done", table=table_name(s["table_id"])),
@@ -213,7 +214,7 @@ def seating_cancel(seating_id: int):
 # ----------------------------------------------------------------------------- calls
 @bp.post("/calls/<int:call_id>/ack")
 @staff_required
-def call_ack(call_id: int):
+def call_ack(call_id: int) -> ResponseReturnValue:
     """Someone goes to the table: the call leaves the list (the tablet says staff come)."""
     row = calls.acknowledge(get_db(), call_id, actor=actor_name())
     record("call.ack", f"table:{row['table_id']}", details={"call": call_id,
@@ -225,7 +226,7 @@ def call_ack(call_id: int):
 # ----------------------------------------------------------------------------- clock
 @bp.post("/tables/<table_id>/clock")
 @staff_required
-def table_clock(table_id: str):
+def table_clock(table_id: str) -> ResponseReturnValue:
     """A live game's time limit (``limit`` minutes) and extra time (``extra``, minutes)."""
     data = form_data()
     db = get_db()
@@ -246,7 +247,7 @@ def table_clock(table_id: str):
 # ----------------------------------------------------------------------------- event nights
 @bp.get("/nights")
 @staff_required
-def night_list():
+def night_list() -> ResponseReturnValue:
     """Event nights, with the form to set one up."""
     db = get_db()
     rows = nights.list_nights(db)
@@ -260,7 +261,7 @@ def night_list():
 
 @bp.post("/nights")
 @staff_required
-def night_create():
+def night_create() -> ResponseReturnValue:
     """Set up an event night: players, tables, rule set, rounds, pairing, time limit."""
     data = form_data()
     tables = data.get("tables")
@@ -281,7 +282,7 @@ def night_create():
 
 @bp.get("/nights/<int:night_id>")
 @staff_required
-def night_detail(night_id: int):
+def night_detail(night_id: int) -> ResponseReturnValue:
     """An event night: its standings and its rounds (tables, seats, games)."""
     db = get_db()
     night = nights.get(db, night_id)
@@ -299,7 +300,7 @@ def night_detail(night_id: int):
 
 @bp.post("/nights/<int:night_id>/round")
 @staff_required
-def night_round(night_id: int):
+def night_round(night_id: int) -> ResponseReturnValue:
     """Seat the night's next round (random first, then swiss without rematches)."""
     made = nights.next_round(get_db(), night_id, actor=actor_name())
     return done(t("floor.night.seated", round=made[0]["round"], tables=len(made)),
