@@ -169,11 +169,20 @@ def test_headoffice_void_on_a_box_leaves_after_the_next_sync(chain):
     path, db = chain["boxes"]["ueno"]
     day = stats_store.today(stats_store.settings(db))
     before = headoffice.report(conn, day, "ueno")["total"]["games"]
+    member = chain["ids"][1]
+
+    def games_of(m: str) -> int:
+        rows = headoffice.leaderboard(conn, "riichi4", day, day)
+        return next(r["games"] for r in rows if r["member"] == m)
+
+    assert games_of(member) == 8  # worked out, then kept for this synced state
     gid = db.execute("SELECT MAX(id) FROM games WHERE status = 'finished'").fetchone()[0]
     games.void_game(db, gid, actor="staff:c", reason="記録ミス")
     assert headoffice.report(conn, day, "ueno")["total"]["games"] == before  # not yet sent
+    assert games_of(member) == 8
     sync.run(path, url, "ueno")
     assert headoffice.report(conn, day, "ueno")["total"]["games"] == before - 1
+    assert games_of(member) == 7
     one_list = [g for *_, g in box_games(chain["boxes"])]
     assert len(one_list) == 7 and headoffice.rated_games(conn, "riichi4") == one_list
     ladder = engine.Ladder()
