@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 from flask import Response, jsonify, render_template
+from flask.typing import ResponseReturnValue
 
 from web.club import games, member_data
-from web.db import get_db, one, rows
+from web.db import Db, get_db, one, rows
 from web.errors import UserError
 from web.i18n import t
 from web.security import actor_name, current_staff, staff_required, wants_json
@@ -19,7 +20,7 @@ ERASERS = ("manager", "owner")
 """Roles that may erase a member's personal data (it cannot be undone)."""
 
 
-def _summary(db, player_id: int) -> dict:
+def _summary(db: Db, player_id: int) -> dict:
     player = games.get_player(db, player_id)
     pid = player["id"]
     prof = one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [pid])
@@ -40,7 +41,7 @@ def _summary(db, player_id: int) -> dict:
 
 @bp.get("/players/<int:player_id>/data")
 @staff_required
-def member_data_page(player_id: int):
+def member_data_page(player_id: int) -> ResponseReturnValue:
     """What the club holds about a player, with the download and the erase form."""
     db = get_db()
     info = _summary(db, player_id)
@@ -55,7 +56,7 @@ def member_data_page(player_id: int):
 
 @bp.get("/players/<int:player_id>/data/export")
 @staff_required
-def member_data_export(player_id: int):
+def member_data_export(player_id: int) -> ResponseReturnValue:
     """Everything the club holds about a player, as a JSON file to hand to them."""
     data = member_data.export(get_db(), player_id)
     body = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False, default=str)
@@ -67,7 +68,7 @@ def member_data_export(player_id: int):
 
 @bp.post("/players/<int:player_id>/erase")
 @staff_required
-def member_data_erase(player_id: int):
+def member_data_erase(player_id: int) -> ResponseReturnValue:
     """Erase a member's personal data (``reason``; ``confirm``: the player's number typed
     again). A manager or owner only; the games' results stay."""
     db = get_db()
