@@ -124,11 +124,16 @@ class LcusRelayDriver(Driver):
 
     def run(self, job: Any) -> Outcome:
         job.sent(0)
+        closed_at = None
         try:
             self._write(True)
+            closed_at = time.monotonic()
             time.sleep(self.press_ms / 1000)
         finally:
             if self._port is not None:
                 self._write(False)
-        return Outcome.done({"pressed_ms": self.press_ms, "channel": self.channel,
-                             "confirmed": False}, changed=False)
+        # how long the box held the relay closed, from its own clock: never less than
+        # pressed_ms, more when the box was busy (the board itself reports nothing)
+        held_ms = round((time.monotonic() - closed_at) * 1000) if closed_at else 0
+        return Outcome.done({"pressed_ms": self.press_ms, "held_ms": held_ms,
+                             "channel": self.channel, "confirmed": False}, changed=False)

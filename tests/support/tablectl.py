@@ -176,3 +176,41 @@ def leak_check():
     assert not extra_t, f"leaked threads: {[t.name for t in extra_t]}"
     assert not extra_f, f"leaked ports/files: {sorted(extra_f)}"
     assert not extra_p, f"leaked processes: {sorted(extra_p)}"
+
+
+class LiveHeartbeat:
+    """A table daemon's heartbeat kept fresh, as a running ``tablectl serve`` keeps it, for
+    pages that show the tables as connected only while the daemon is alive
+    (``store.HEARTBEAT_STALE_S``). Without it a test that writes the heartbeat once is
+    racing that limit: on a busy machine a sign-in alone can outlast it."""
+
+    def __init__(self, db_path: str, pid: int = 4242, every: float = 0.5):
+        self.db_path, self.pid, self.every = db_path, pid, every
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "LiveHeartbeat":
+        j = store.Journal(self.db_path)
+        try:
+            j.heartbeat(pid=self.pid, started=True)
+        finally:
+            j.close()
+        self._thread = threading.Thread(target=self._beat, name="test heartbeat", daemon=True)
+        self._thread.start()
+        return self
+
+    def _beat(self) -> None:
+        j = store.Journal(self.db_path)
+        try:
+            while not self._stop.wait(self.every):
+                try:
+                    j.heartbeat(pid=self.pid)
+                except Exception:       # the file is locked a moment: beat again next time
+                    pass
+        finally:
+            j.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)

@@ -34,7 +34,11 @@ def test_cycle_presses_the_start_button_for_the_configured_time(tmp_path, board)
         assert t5["capabilities"]["relay_channel"] == 3 and t5["state"]["boot_id"] is None
         row = ask(d.db, "t5", "cycle")
         assert row["status"] == "done", row
+        held = row["result"].pop("held_ms")
         assert row["result"] == {"pressed_ms": 300, "channel": 3, "confirmed": False}
+        # the box's own clock: the relay stayed closed at least the configured time (the
+        # board's reader may read both frames late on a busy machine: it cannot time them)
+        assert held >= 300
         assert "was pressed for 300 ms; check that the table started" in \
             commands.describe(row, "en")
         assert "スタートボタンを300 ms押しました" in commands.describe(row, "ja")
@@ -42,7 +46,6 @@ def test_cycle_presses_the_start_button_for_the_configured_time(tmp_path, board)
         # done, and the simulated board reads it on its own thread
         wait_until(lambda: board.presses, 5, "the board saw the button released")
         assert [p.channel for p in board.presses] == [3]
-        assert 0.28 <= board.presses[0].seconds <= 0.6
         # honest capabilities: what the board cannot do is refused before anything is sent
         for command, args in (("mode", {"mode": 4}), ("dice", None), ("points", None),
                               ("status", None), ("check", None)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 
 import pytest
 
@@ -44,6 +45,21 @@ def client(app):
 
 OPEN_GATE = {"LOGIN_GLOBAL_PER_SECOND": 1000.0, "LOGIN_GLOBAL_BURST": 1000}
 """Tests sign in many times a second; the global gate has its own test."""
+
+
+@pytest.fixture()
+def still_clock(monkeypatch):
+    """The sign-in throttle's wall clock stands still: a wait of 2 s after the third failure
+    is still running at the next request however long a password check takes on a busy
+    machine (the throttle reads ``time.time()`` from its own module)."""
+    import types
+
+    import web.club.accounts as accounts
+
+    now = [time.time()]
+    monkeypatch.setattr(accounts, "time", types.SimpleNamespace(
+        time=lambda: now[0], monotonic=time.monotonic, sleep=time.sleep))
+    return now
 
 
 def csrf(client) -> str:
@@ -106,7 +122,7 @@ def test_json_login_returns_new_csrf_token(client):
     assert r.status_code == 201
 
 
-def test_failures_from_one_device_bring_growing_delays_not_a_lockout(app, client):
+def test_failures_from_one_device_bring_growing_delays_not_a_lockout(app, client, still_clock):
     for _ in range(3):  # the first failures cost nothing
         assert login(client, password="bad-guess-1").status_code == 401
     r = login(client)  # then even the right password must wait its turn
@@ -498,7 +514,8 @@ def test_json_pairing_returns_a_bearer_token_bound_to_the_table(app):
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "pairing_used"
 
 
-def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monkeypatch):
+def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monkeypatch,
+                                                            still_clock):
     """Once an address is in a wait, its sign-ins are answered 429 by the WSGI layer:
     no session, no CSRF check, no database (a flood costs the server next to nothing)."""
     import web.club.accounts as auth

@@ -19,6 +19,8 @@ from web.club.audit import audit_entries
 from web.club.accounts import create_staff
 from web.db import connect, get_db
 
+from tests.support.tablectl import LiveHeartbeat
+
 
 @pytest.fixture()
 def app(tmp_path):
@@ -39,9 +41,9 @@ def app(tmp_path):
     j.update_table("t2", connected=0, mode=4, cycle_state="idle", errors=["lid_open"],
                    last_error="the lid is open")
     j.add_event("t2", "error", "lid_open", "The lid is open. / フタが開いています。")
-    j.heartbeat(pid=4242, started=True)
     j.close()
-    return app
+    with LiveHeartbeat(app.config["DATABASE"], pid=4242):
+        yield app
 
 
 @pytest.fixture()

@@ -16,6 +16,7 @@ from web.club.accounts import create_staff
 from web.db import connect
 
 from tests.support.browser import chromium, expect, shot
+from tests.support.tablectl import LiveHeartbeat
 from tests.support.web_server import WebServer
 
 
@@ -36,11 +37,11 @@ def club(tmp_path_factory):
                        {"id": "t2", "name": "卓2", "url": "sim://"}])
     j.update_table("t1", connected=1, mode=1, cycle_state="idle", lid="closed", errors=[])
     j.update_table("t2", connected=1, mode=4, cycle_state="cycling", lid="closed", errors=[])
-    j.heartbeat(pid=1, started=True)
     j.close()
-    server = WebServer(path).start()
-    yield {"server": server, "db": path}
-    server.stop()
+    with LiveHeartbeat(path, pid=1):
+        server = WebServer(path).start()
+        yield {"server": server, "db": path}
+        server.stop()
 
 
 @pytest.fixture(scope="module")
