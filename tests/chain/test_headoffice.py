@@ -216,6 +216,10 @@ def test_headoffice_pages_in_both_languages(chain, lang):
     for w in other:
         assert w not in text, w
     assert "青木" in pages["/leaderboard?period=all"] and "ikebukuro" in pages["/"]
+    # rule sets by their title in the page's language, never their id
+    title = {"ja": "ねこはうす 四人打ち半荘戦Aルール",
+             "en": "Nekohouse four-player hanchan, rule A"}[lang]
+    assert title in pages["/report"] and "nekohouse-4a" not in pages["/report"]
     # bad input is answered in words, never a 500
     for url, status in (("/report?branch=nowhere", 404), ("/report?day=2026-13-40", 400),
                         ("/leaderboard?family=go", 400), ("/members/JM-NOSUCHMEMBER", 404),

@@ -86,6 +86,12 @@ def fmt_figure(fid: str, value: Any, family: str | None = None) -> str:
     return engine.format_figure(fid, value)
 
 
+def title_in(title: str) -> str:
+    """A bilingual rule set title (``日本語 / English``) in the page's language."""
+    ja, sep, en = str(title).partition(" / ")
+    return (en if current_lang() == "en" else ja).strip() if sep else str(title)
+
+
 def fmt_rating(value: Any) -> str:
     """An R as players read it: 1,623 (— for no rated game)."""
     return "—" if value is None else f"{value:,.0f}"
@@ -200,8 +206,10 @@ def report():
         game["clock"] = clubtime.clock(game["started_at"], rep["timezone"])
     labels = {r["key"]: r["label"] for r in rep["tables"]}
     d = stats_store.parse_day(day)
+    titles = rep["rule_titles"]
     return render_template("headoffice/report.html", rep=rep, day=day, branch=branch,
                            branches=headoffice.branches(conn),
+                           rules_name=lambda rid: title_in(titles.get(rid) or rid or "—"),
                            prev_day=(d - timedelta(days=1)).isoformat(),
                            next_day=(d + timedelta(days=1)).isoformat(),
                            table_name=lambda tid: labels.get(tid) or tid)

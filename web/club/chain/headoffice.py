@@ -597,7 +597,8 @@ def _fill(db: sqlite_utils.Database, conn: Any, day: str, branch_list: list[str]
 
 def report(conn: Any, day: str, branch: str | None = None) -> dict:
     """The 日報 of a club day for one branch, or for the whole chain (``branch`` None):
-    :func:`web.club.daily_report.report` over the synced rows, with ``branch`` and
+    :func:`web.club.daily_report.report` over the synced rows, with ``branch``,
+    ``rule_titles`` (each rule set's title as its games were played under it) and
     ``occupancy_by_hour`` added."""
     stats_store.user_day(day)
     branch_list = [check_branch(conn, branch)] if branch else [b["branch"] for b in
@@ -609,6 +610,8 @@ def report(conn: Any, day: str, branch: str | None = None) -> dict:
         _fill(db, conn, day, branch_list)
         rep = daily_report.report(db, day)
         rep["branch"] = branch
+        rep["rule_titles"] = {r: title or r for r, title in db.execute(
+            "SELECT rule_set, json_extract(rules, '$.title') FROM games GROUP BY rule_set")}
         rep["occupancy_by_hour"] = occupancy_by_hour(db, day)
         return rep
     finally:
