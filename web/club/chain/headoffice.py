@@ -126,6 +126,9 @@ class Members:
     """Who is who across the branches: each branch player's member key, chain ids with
     their aliases followed, and a name to show for each key."""
 
+    sync_mark = ""
+    """The branches' sync marks these members were read at (see :func:`members`)."""
+
     def __init__(self, conn: Any):
         links = _rows(conn, f"SELECT branch, player_id, chain_id, previous_chain_id, "
                             f"merged_into FROM {S}.member_links ORDER BY at, branch, id")
@@ -252,7 +255,7 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
     scope = check_branch(conn, branch) if branch is not None else ""
     who = refresh(conn)
     # a pure function of the synced state (its marks) and the question: kept until a sync
-    key = (conn.info.dsn, _marks(conn), family, first_day, last_day, min_games, order, scope)
+    key = (conn.info.dsn, who.sync_mark, family, first_day, last_day, min_games, order, scope)
     if key in _BOARDS:
         return _copied(_BOARDS[key])
     sums = {r["member"]: _streaks(r) for r in _rows(
@@ -314,7 +317,9 @@ def members(conn: Any) -> tuple[Members, str]:
     key = f"{conn.info.dsn}|{mark}"
     if key not in _MEMBERS:
         _MEMBERS.clear()
-        _MEMBERS[key] = Members(conn)
+        who = Members(conn)
+        who.sync_mark = mark
+        _MEMBERS[key] = who
     return _MEMBERS[key], mark
 
 
