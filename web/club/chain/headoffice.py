@@ -280,8 +280,8 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
     rows = engine.rank_by_rating(rows) if order == "rating" else rows
     if len(_BOARDS) >= BOARDS_KEPT:
         _BOARDS.clear()
-    _BOARDS[key] = _copied(rows)
-    return rows
+    _BOARDS[key] = rows
+    return _copied(rows)
 
 
 def _copied(rows: list[dict]) -> list[dict]:
