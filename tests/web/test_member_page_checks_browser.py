@@ -26,6 +26,8 @@ OWNER = ("mika", "mahjong-club")
 ENGLISH = re.compile(r"[A-Za-z]{3,}")
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 NAMES = ("御手洗遥香", "佐藤", "鈴木", "高橋")
+CHAIN_ID = re.compile(r"\bJM-[A-Z0-9]+\b")
+"""A chain member id as the member card prints it (an id a person reads out, not a word)."""
 
 
 @pytest.fixture(scope="module")
@@ -167,3 +169,38 @@ def test_member_page_data_erase_through_the_confirmation_step(browser, club):
     text = page.locator("body").inner_text()
     assert f"退会者 #{me}" in text and NAMES[1] in text
     assert page.js_errors == []
+
+
+def check_page(page, name: str) -> None:
+    """The page as it stands: Japanese without English words, no sideways scroll."""
+    body = CHAIN_ID.sub("", page.locator("body").inner_text())
+    assert JAPANESE.findall(body), name
+    japanese_only(body, *ALLOWED, "mika", "English")
+    no_horizontal_overflow(page)
+    shot(page, f"member-page-check-{name}-ja-390")
+
+
+def test_member_page_settings_behind_the_pin_and_the_member_card_on_a_phone(browser, club):
+    """The two pages reached by a form: the member's settings once the number and PIN are
+    right, and the member card the desk prints (last: printing a card issues a new link)."""
+    me, token = club["ids"][2], club["token"]
+    ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
+    phone = ctx.new_page()
+    phone.js_errors = []
+    phone.on("pageerror", lambda e: phone.js_errors.append(str(e)))
+    phone.goto(f"{club['url']}/m/{token}/settings")
+    form = phone.locator('[data-testid="member-pin-form"]')
+    form.locator("input[name=member_no]").fill("M002")
+    form.locator("input[name=pin]").fill("4821")
+    form.locator("button").click()
+    expect(phone.locator('[data-testid="member-settings-form"]')).to_be_visible()
+    check_page(phone, "member-settings-open")
+    assert phone.js_errors == []
+    ctx.close()
+    desk = sign_in(browser, club, PHONE, name=OWNER[0], password=OWNER[1])
+    desk.goto(f"{club['url']}/staff/players/{me}/member")
+    desk.click('[data-testid="member-card"]')
+    desk.locator("dialog.confirm-dialog [value=ok]").click()     # a new link for the card
+    expect(desk.locator('[data-testid="member-card-print"]')).to_be_visible()
+    check_page(desk, "member-card")
+    assert desk.js_errors == []
