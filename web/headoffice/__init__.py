@@ -51,9 +51,14 @@ def pg() -> Any:
     return conn
 
 
-def create_app(url: str, *, secret: str = "", testing: bool = False) -> Flask:
+def create_app(url: str, *, secret: str = "", testing: bool = False,
+               refresh_every: float = 5.0) -> Flask:
     """The head office's web app over the PostgreSQL database at ``url`` (its schema is
-    brought up to date first)."""
+    brought up to date first). Its :class:`~web.club.chain.headoffice.Refresher` builds
+    the derived tables and standard leaderboards once before the app is returned (the
+    first page is never "being prepared"), then every ``refresh_every`` seconds in a
+    thread of each serving process, started by its first request: no request waits for
+    a rebuild."""
     web_root = Path(__file__).resolve().parent.parent
     app = Flask("web", root_path=str(web_root))
     app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret or "headoffice", TESTING=testing,
@@ -65,7 +70,18 @@ def create_app(url: str, *, secret: str = "", testing: bool = False) -> Flask:
     security.init_app(app)
     app.register_blueprint(bp)
     headoffice.migrate_url(url)
+    refresher = headoffice.Refresher(url, every=refresh_every)
+    refresher.tick()
+    refresher.stop()  # its connection closed: none may cross a fork
+    app.extensions["headoffice_refresher"] = refresher
     return app
+
+
+def refresher() -> headoffice.Refresher:
+    """The app's refresher, its thread running in this process."""
+    r = current_app.extensions["headoffice_refresher"]
+    r.start()
+    return r
 
 
 # ----------------------------------------------------------------------------- words
@@ -136,13 +152,15 @@ def _int_arg(name: str, default: int, low: int = 1, high: int = 100_000) -> int:
 
 def _chain_settings(conn: Any) -> dict:
     """The club-day settings the chain's pages read days in (its first branch's)."""
-    cfg = dict(stats_store.DEFAULT_SETTINGS)
-    first = headoffice.branches(conn)
-    if first:
-        cfg.update({r["key"]: r["value"] for r in headoffice._rows(
-            conn, f"SELECT key, value FROM {headoffice.S}.settings WHERE branch = %s",
-            [first[0]["branch"]])})
-    return cfg
+    return headoffice.chain_settings(conn)
+
+
+def as_of(built: headoffice.Built | None, cfg: dict) -> str:
+    """As of when the page's figures are, in words: the newest sync they hold, in the
+    club's time zone."""
+    if built is None or built.synced_at is None:
+        return t("ho.as_of_none")
+    return t("ho.as_of", when=clubtime.clock(built.synced_at, cfg["timezone"], day=True))
 
 
 def _branch_arg(conn: Any) -> str | None:
@@ -173,13 +191,17 @@ def leaderboard():
     order = request.args.get("order") or "total"
     min_games = _int_arg("min_games", 1)
     branch = _branch_arg(conn)
-    rows = headoffice.leaderboard(conn, family, first, last, min_games=min_games, order=order,
-                                  branch=branch)
+    ref = refresher()
+    built = ref.built
+    rows = ref.leaderboard(conn, family, first, last, min_games=min_games, order=order,
+                           branch=branch)
     q = {"family": family, "period": period, "day": day, "first_day": first, "last_day": last,
-         "min_games": min_games, "order": order, "branch": branch, "rows": rows}
+         "min_games": min_games, "order": order, "branch": branch, "rows": rows,
+         "synced_at": (built.synced_at.isoformat() if built and built.synced_at else None)}
     if _wants_json():
         return jsonify(q)
     return render_template("headoffice/board.html", q=q, columns=_columns(family),
+                           as_of=as_of(built, cfg),
                            branches=headoffice.branches(conn), periods=stats_store.PERIODS,
                            orders=stats_store.ORDERS, all_families=list(engine.FAMILIES))
 
@@ -218,7 +240,7 @@ def report():
 @bp.get("/members/<member>")
 def member(member: str):
     conn = pg()
-    hist = headoffice.member_history(conn, member[:64])
+    hist = refresher().member_history(conn, member[:64])
     if _wants_json():
         return jsonify(hist)
     return render_template("headoffice/member.html", h=hist, t=t)

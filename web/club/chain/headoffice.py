@@ -35,6 +35,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import os
+import threading
+import time
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -245,19 +249,36 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
     branch's games, or one ``branch``'s), one per member: the box's figures
     (``scoring.stats``) with ``member`` (chain id or ``branch:player``), ``name``,
     ``branches`` (where the member has a record) and the member's R across branches at
-    the end of the period (``rating``, ``rating_games``)."""
+    the end of the period (``rating``, ``rating_games``). The derived tables are brought
+    in step first (see :class:`Refresher` for the pages, which never wait for that)."""
+    scope = _check_question(conn, family, first_day, last_day, order, branch)
+    who = refresh(conn)
+    # a pure function of the synced state (its marks) and the question: kept until a sync
+    key = (conn.info.dsn, who.sync_mark, family, first_day, last_day, min_games, order, scope)
+    if key in _BOARDS:
+        return _copied(_BOARDS[key])
+    rows = _board(conn, who, family, first_day, last_day, min_games, order, scope)
+    if len(_BOARDS) >= BOARDS_KEPT:
+        _BOARDS.clear()
+    _BOARDS[key] = rows
+    return _copied(rows)
+
+
+def _check_question(conn: Any, family: str, first_day: str, last_day: str, order: str,
+                    branch: str | None) -> str:
+    """The leaderboard's question checked (UserError / NotFound in words); its scope."""
     stats_store.check_family(family)
     stats_store.parse_day(first_day)
     stats_store.parse_day(last_day)
     if order not in stats_store.ORDERS:
         raise UserError("lb.err.order", value=str(order)[:20],
                         options=", ".join(stats_store.ORDERS))
-    scope = check_branch(conn, branch) if branch is not None else ""
-    who = refresh(conn)
-    # a pure function of the synced state (its marks) and the question: kept until a sync
-    key = (conn.info.dsn, who.sync_mark, family, first_day, last_day, min_games, order, scope)
-    if key in _BOARDS:
-        return _copied(_BOARDS[key])
+    return check_branch(conn, branch) if branch is not None else ""
+
+
+def _board(conn: Any, who: Members, family: str, first_day: str, last_day: str,
+           min_games: int, order: str, scope: str) -> list[dict]:
+    """A leaderboard worked out over the derived tables as they stand."""
     sums = {r["member"]: _streaks(r) for r in _rows(
         conn, LEADERBOARD_SQL, [scope, family, first_day, last_day])}
     held: dict[str, dict] = {}
@@ -277,11 +298,7 @@ def leaderboard(conn: Any, family: str, first_day: str, last_day: str, *, min_ga
         st = held.get(row["player"]) or {}
         row["rating"] = st.get("rating")
         row["rating_games"] = st.get("games", 0)
-    rows = engine.rank_by_rating(rows) if order == "rating" else rows
-    if len(_BOARDS) >= BOARDS_KEPT:
-        _BOARDS.clear()
-    _BOARDS[key] = rows
-    return _copied(rows)
+    return engine.rank_by_rating(rows) if order == "rating" else rows
 
 
 def _copied(rows: list[dict]) -> list[dict]:
@@ -487,11 +504,12 @@ def ratings_as_of(conn: Any, family: str, members_: Iterable[str], last_day: str
 
 
 # --------------------------------------------------------------------------- a member
-def member_history(conn: Any, member: str) -> dict:
+def member_history(conn: Any, member: str, who: Members | None = None) -> dict:
     """A member's records at every branch and their games across branches, oldest first
     (``branch``, ``game_id``, ``club_day``, ``family``, ``rank``, ``result``, R before
-    and after across branches)."""
-    who = refresh(conn)
+    and after across branches). With ``who`` (a :class:`Refresher`'s members) the derived
+    tables are read as they stand, else brought in step first."""
+    who = who or refresh(conn)
     key = who.resolve(member) if member.startswith("JM-") else member
     records = who.records(key)
     if not records:
@@ -642,3 +660,188 @@ def occupancy_by_hour(db: sqlite_utils.Database, day: str) -> list[dict]:
                     "occupancy": busy / (n_tables * (end - hour).total_seconds())})
         hour = end
     return out
+
+
+# --------------------------------------------------------------------------- background refresh
+REFRESH_LOCK = "jantaku.headoffice.refresh"
+"""The advisory lock (``pg_try_advisory_lock(hashtext(…))``) a refresher holds while it
+rebuilds the derived tables: one process of the head office rebuilds, the others wait
+for its commit and only build their own kept leaderboards."""
+STANDARD_PERIODS = ("month", "previous_month", "all")
+"""The periods built ahead for every family played (whole chain, min 1 game, by total
+and by R): the ones people open."""
+
+_log = logging.getLogger(__name__)
+
+
+def chain_settings(conn: Any) -> dict:
+    """The club-day settings the chain's pages read days and times in (its first
+    branch's: time zone, opening and closing hours)."""
+    cfg = dict(stats_store.DEFAULT_SETTINGS)
+    first = branches(conn)
+    if first:
+        cfg.update({r["key"]: r["value"] for r in _rows(
+            conn, f"SELECT key, value FROM {S}.settings WHERE branch = %s",
+            [first[0]["branch"]])})
+    return cfg
+
+
+def standard_ranges(today: str) -> dict[str, tuple[str, str]]:
+    """The club-day ranges of :data:`STANDARD_PERIODS` as of club day ``today``."""
+    d = stats_store.parse_day(today)
+    prev_last = d.replace(day=1) - timedelta(days=1)
+    return {"month": stats_store.period_range("month", today),
+            "previous_month": stats_store.period_range("month", prev_last.isoformat()),
+            "all": stats_store.period_range("all", today)}
+
+
+class Built:
+    """One synced state's work, swapped in whole: its ``mark``, the newest sync it holds
+    (``synced_at``), the club ``settings``, the ``today`` it was built for, the members
+    and the leaderboards built ahead (read-only lists, keyed by the question)."""
+
+    def __init__(self, mark: str, synced_at: datetime | None, settings: dict, today: str,
+                 who: Members, boards: dict[tuple, list[dict]], seconds: float):
+        self.mark, self.synced_at, self.settings, self.today = mark, synced_at, settings, today
+        self.who, self.boards, self.seconds = who, boards, seconds
+
+
+class Refresher:
+    """Keeps the head office's derived tables and standard leaderboards in step with the
+    branches' syncs, off the requests: :meth:`tick` looks at the sync marks and, when
+    they moved, rebuilds the derived tables (under :data:`REFRESH_LOCK`, tried, never
+    waited for: when another process holds it, this one looks again next time) and
+    builds the leaderboards of :data:`STANDARD_PERIODS`, then swaps them in at once
+    (:attr:`built`). :meth:`start` runs :meth:`tick` every ``every`` seconds in a
+    thread of this process (started again in a forked process)."""
+
+    def __init__(self, url: str, every: float = 5.0):
+        self.url, self.every = url, every
+        self.built: Built | None = None
+        self.rebuilds = 0
+        """How many times this refresher rebuilt the derived tables."""
+        self.last_error = ""
+        self._conn: Any = None
+        self._pid = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._tick_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the work
+    def _connection(self) -> Any:
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            self._conn = pg_schema.connect(self.url)
+            self._conn.autocommit = True
+        return self._conn
+
+    def tick(self) -> str:
+        """One look: ``same`` (nothing moved), ``busy`` (another process is rebuilding
+        the derived tables), or ``built`` (new leaderboards swapped in)."""
+        with self._tick_lock:
+            conn = self._connection()
+            mark = _marks(conn)
+            cfg = chain_settings(conn)
+            today = stats_store.today(cfg)
+            built = self.built
+            if built is not None and built.mark == mark and built.today == today:
+                return "same"
+            t0 = time.perf_counter()
+            derived = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'derived'")
+            if not derived or derived[0]["mark"] != mark:
+                if not self._rebuild(conn):
+                    return "busy"
+            return self._build(conn, t0)
+
+    def _rebuild(self, conn: Any) -> bool:
+        got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))",
+                           [REFRESH_LOCK]).fetchone()[0]
+        if not got:
+            return False
+        try:
+            if refresh_ratings(conn):
+                self.rebuilds += 1
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", [REFRESH_LOCK])
+        return True
+
+    def _build(self, conn: Any, t0: float) -> str:
+        # one snapshot: the marks, the derived tables' mark and the rows read agree
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            mark = _marks(conn)
+            derived = _rows(conn, f"SELECT mark FROM {S}.ho_derived WHERE what = 'derived'")
+            if not derived or derived[0]["mark"] != mark:
+                return "busy"  # a sync came in between: the next look rebuilds
+            cfg = chain_settings(conn)
+            today = stats_store.today(cfg)
+            who = Members(conn)
+            who.sync_mark = mark
+            synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
+            boards: dict[tuple, list[dict]] = {}
+            for family in families_played(conn):
+                for first, last in standard_ranges(today).values():
+                    rows = _board(conn, who, family, first, last, 1, "total", "")
+                    boards[(family, first, last, 1, "total", "")] = rows
+                    boards[(family, first, last, 1, "rating", "")] = engine.rank_by_rating(
+                        [dict(r) for r in rows])
+        self.built = Built(mark, synced[0]["at"], cfg, today, who, boards,
+                           time.perf_counter() - t0)
+        return "built"
+
+    def leaderboard(self, conn: Any, family: str, first_day: str, last_day: str, *,
+                    min_games: int = 1, order: str = "total",
+                    branch: str | None = None) -> list[dict]:
+        """The newest built leaderboard of this question (not to be changed), or one
+        worked out now over the derived tables as they stand (an odd period or branch):
+        never a rebuild."""
+        scope = _check_question(conn, family, first_day, last_day, order, branch)
+        built = self.built
+        if built is None:
+            return leaderboard(conn, family, first_day, last_day, min_games=min_games,
+                               order=order, branch=branch)
+        rows = built.boards.get((family, first_day, last_day, min_games, order, scope))
+        if rows is not None:
+            return rows
+        return _board(conn, built.who, family, first_day, last_day, min_games, order, scope)
+
+    def member_history(self, conn: Any, member: str) -> dict:
+        """:func:`member_history` with the built members (never a rebuild)."""
+        built = self.built
+        return member_history(conn, member, built.who if built else None)
+
+    # ------------------------------------------------------------------ the thread
+    def start(self) -> None:
+        """The refresh thread of this process, started if it is not running here (a
+        forked process starts its own; no connection crosses the fork)."""
+        if self._pid == os.getpid() and self._thread is not None and self._thread.is_alive():
+            return
+        if self._pid != os.getpid():
+            self._conn = None  # the parent's connection is the parent's
+            self._tick_lock = threading.Lock()
+        self._pid = os.getpid()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="headoffice-refresh",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (if running here) and close the connection."""
+        self._stop.set()
+        if self._thread is not None and self._pid == os.getpid():
+            self._thread.join(timeout=60)
+        self._thread = None
+        if self._conn is not None and self._pid in (0, os.getpid()):
+            self._conn.close()
+        self._conn = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                self.tick()
+                self.last_error = ""
+            except Exception as e:  # noqa: BLE001 (the database away for a while: look again)
+                self.last_error = str(e)[:200]
+                _log.warning("head office refresh failed: %s", self.last_error)
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn = None

@@ -1,0 +1,134 @@
+"""The head office's background refresh over real PostgreSQL: a sync is brought in by
+the refresher's thread (no request rebuilds), the page says as of when, two refreshers
+never rebuild the derived tables at once, and an odd period is still worked out."""
+
+from __future__ import annotations
+
+import threading
+import time
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
+from web.club.chain import headoffice, pg_schema, sync
+from web.headoffice import create_app as headoffice_app
+
+
+def _app(url: str, every: float = 0.2):
+    app = headoffice_app(url, testing=True, refresh_every=every)
+    return app, app.extensions["headoffice_refresher"]
+
+
+def _games(rows: list[dict], member: str) -> int:
+    return next(r["games"] for r in rows if r["member"] == member)
+
+
+def test_headoffice_refresher_brings_a_sync_in_without_a_request_paying(chain, monkeypatch):  # noqa: F811
+    app, ref = _app(chain["url"])
+    try:
+        c = app.test_client()
+        member = chain["ids"][1]
+        before = c.get("/leaderboard?period=all&format=json").get_json()
+        first = ref.built
+        assert first is not None and before["synced_at"]
+        path, db = chain["boxes"]["ueno"]
+        play(db, [1, 2, 3, 4], 0)
+        sync.run(path, chain["url"], "ueno")
+        deadline = time.monotonic() + 120
+        while ref.built is first and time.monotonic() < deadline:
+            time.sleep(0.1)  # no request meanwhile: the thread alone does the work
+        assert ref.built is not first, ref.last_error
+        # from here on a request may not rebuild anything
+        monkeypatch.setattr(headoffice, "refresh", lambda *a, **k: pytest.fail("rebuilt"))
+        after = c.get("/leaderboard?period=all&format=json").get_json()
+        assert _games(after["rows"], member) == _games(before["rows"], member) + 1
+        assert after["synced_at"] > before["synced_at"]
+        month = c.get("/leaderboard?format=json").get_json()
+        assert _games(month["rows"], member) == _games(after["rows"], member)
+        assert c.get(f"/members/{member}").status_code == 200
+    finally:
+        ref.stop()
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_headoffice_leaderboard_page_says_as_of_when(chain, lang):  # noqa: F811
+    app, ref = _app(chain["url"])
+    try:
+        page = app.test_client().get(f"/leaderboard?lang={lang}").get_data(as_text=True)
+    finally:
+        ref.stop()
+    at = max(b["last_sync_at"] for b in headoffice.branches(chain["conn"]))
+    when = at.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%Y-%m-%d %H:%M")
+    words = {"ja": f"{when} までの同期分を集計しています",
+             "en": f"Figures as of the sync at {when}"}[lang]
+    assert words in page
+
+
+def _derived_mark(url: str) -> str | None:
+    with pg_schema.connect(url) as conn:
+        row = conn.execute(f"SELECT mark FROM {headoffice.S}.ho_derived "
+                           "WHERE what = 'derived'").fetchone()
+    return row[0] if row else None
+
+
+def test_headoffice_two_refreshers_do_not_rebuild_at_once(chain):  # noqa: F811
+    url = chain["url"]
+    path, db = chain["boxes"]["shibuya"]
+    play(db, [2, 3, 4, 5], 1)
+    sync.run(path, url, "shibuya")
+    stale = _derived_mark(url)
+    one, two = headoffice.Refresher(url), headoffice.Refresher(url)
+    try:
+        # another process rebuilding: this one does not wait, nor rebuild beside it
+        with pg_schema.connect(url) as holder:
+            holder.autocommit = True
+            holder.execute("SELECT pg_advisory_lock(hashtext(%s))", [headoffice.REFRESH_LOCK])
+            assert one.tick() == "busy"
+            assert one.rebuilds == 0 and one.built is None
+            assert _derived_mark(url) == stale
+        # both at once: one rebuilds, the other builds its boards over the result
+        results: list[str] = []
+        start = threading.Barrier(2)
+
+        def run(r: headoffice.Refresher) -> None:
+            start.wait()
+            deadline = time.monotonic() + 120
+            while (res := r.tick()) == "busy" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            results.append(res)
+
+        threads = [threading.Thread(target=run, args=(r,)) for r in (one, two)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(timeout=180)
+        assert results == ["built", "built"]
+        assert one.rebuilds + two.rebuilds == 1
+        assert _derived_mark(url) != stale
+        assert one.built.mark == two.built.mark
+        assert one.tick() == "same"
+    finally:
+        one.stop()
+        two.stop()
+
+
+def test_headoffice_odd_period_still_answers(chain):  # noqa: F811
+    app, ref = _app(chain["url"], every=60)
+    try:
+        c = app.test_client()
+        conn = chain["conn"]
+        want = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
+                                      min_games=3)
+        got = c.get("/leaderboard?period=range&start=2000-01-01&end=2999-12-31"
+                    "&min_games=3&format=json").get_json()
+        assert got["first_day"] == "2000-01-01" and got["rows"] == want
+        everyone = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31")
+        assert [r["rank"] for r in got["rows"]] != [r["rank"] for r in everyone]
+        branch = c.get("/leaderboard?period=all&branch=ueno&format=json").get_json()
+        assert branch["rows"] and all(r["games"] <= 3 for r in branch["rows"])
+        bad = c.get("/leaderboard?period=range&start=2000-13-01",
+                    headers={"Accept": "application/json"})
+        assert bad.status_code == 400 and bad.get_json()["error"]["message"]
+    finally:
+        ref.stop()
