@@ -100,7 +100,15 @@ def figures(db) -> dict:
     for table in ("game_seats", "stats_lines", "stats_days", "stats_months", "rating_lines",
                   "ratings", "games"):
         out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
-    out["hand_events"] = db.execute("SELECT * FROM hand_events ORDER BY id").fetchall()
+    # the log without the players' names of its start entries (the one rewrite an erasure
+    # makes there: test_member_page_erase_renames_only_their_seat_in_the_logs_start_entries)
+    out["hand_events"] = [
+        (r[0], r[1], r[2], r[3], r[5], r[6], r[8], r[9], r[10]) for r in db.execute(
+            "SELECT id, game_id, seq, kind, event, target_seq, idempotency_key, "
+            "request_hash, actor, reason, created_at FROM hand_events ORDER BY id")]
+    out["hand_events_played"] = [
+        {k: v for k, v in json.loads(e).items() if k != "players"} for (e,) in db.execute(
+            "SELECT event FROM hand_events ORDER BY id")]
     rep = daily_report.report(db, DAY)
     for acct in rep["accounts"]:
         acct.pop("name"), acct.pop("member_no")
@@ -195,21 +203,31 @@ def test_member_page_erase_leaves_their_name_email_and_line_id_in_no_other_colum
     db, me = club["db"], club["me"]
     assert "audit_log.details" in holding(db, NAME)     # the search finds what is there
     member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
-    left = holding(db, NAME, MEMBER_NO, EMAIL, LINE_ID, LINK_HASH, PIN_HASH)
-    # the one place kept: the append-only log's start entries (member_data.KEPT_IN_LOG)
-    assert set(left) <= {"hand_events.event", "hand_events.request_hash"}, left
-    starts = db.execute("SELECT kind, event FROM hand_events WHERE event LIKE ?1 "
-                        "OR request_hash LIKE ?1", [f"%{NAME}%"]).fetchall()
-    assert len(starts) == 2 and {k for k, _e in starts} == {"start"}
+    assert holding(db, NAME, MEMBER_NO, EMAIL, LINE_ID, LINK_HASH, PIN_HASH) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="the append-only hand log keeps the names its start "
-                   "entries were written with (member_data.KEPT_IN_LOG); a sanctioned "
-                   "rewrite of the start entries' names is a decision for the log's owner")
-def test_member_page_erase_leaves_their_name_in_no_column_at_all(club):
-    db = club["db"]
-    member_data.erase(db, club["me"], "staff:kenji", "本人の退会の申し出")
-    assert holding(db, NAME) == {}
+def test_member_page_erase_renames_only_their_seat_in_the_logs_start_entries(club):
+    """The log's one sanctioned rewrite: the start entries of the member's two games
+    name the neutral name at their seat; every other entry, the other players' names and
+    the log's immutability are as they were."""
+    import sqlite3
+
+    db, me = club["db"], club["me"]
+    before = db.execute("SELECT id, kind, event FROM hand_events ORDER BY id").fetchall()
+    out = member_data.erase(db, me, "staff:kenji", "本人の退会の申し出")
+    after = db.execute("SELECT id, kind, event FROM hand_events ORDER BY id").fetchall()
+    assert out["log_start_entries_renamed"] == 2
+    changed = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
+    assert len(changed) == 2 and all(b[1] == "start" for b, _a in changed)
+    for b, a in changed:
+        old, new = json.loads(b[2]), json.loads(a[2])
+        assert [n for n in old["players"] if n != NAME] == \
+            [n for n in new["players"] if n != member_data.former_name(me)]
+        assert NAME in old["players"] and member_data.former_name(me) in new["players"]
+        assert {k: v for k, v in old.items() if k != "players"} == \
+            {k: v for k, v in new.items() if k != "players"}
+    with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+        db.execute("UPDATE hand_events SET reason = 'x' WHERE id = ?", [after[0][0]])
 
 
 def test_member_page_erase_is_audited_naming_the_staff_member_and_the_reason(club):

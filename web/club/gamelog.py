@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any, TypedDict, cast
 
 from web.club import engine
-from web.db import Db
+from web.db import Db, inserted_id, now_iso
+from web.db import one as _one
 from web.db import rows as _rows
 from web.errors import NotFound, Refused
 
@@ -154,6 +155,86 @@ def event_log(db: Db, game_id: int, *, from_seq: int = 0) -> list[HandEventRow]:
     for r in rows:
         r["event"] = json.loads(r["event"])
     return cast(list[HandEventRow], rows)  # held to the schema as Game is
+
+
+def request_text(payload: Any) -> str:
+    """The request a log row was written for, as stored (``request_hash``): a retry with
+    the same key must send the same request."""
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def append_entry(db: Db, game_id: int, seq: int, kind: str, event: Event, key: str, actor: str,
+                 *, target_seq: int | None = None, reason: str = "",
+                 request: Any = None) -> HandEventRow:
+    """Append one row to a game's log (call inside ``write_tx``); returns it as
+    :func:`event_log` would read it. The UNIQUE (game, seq) and key constraints are the
+    last word when two writers get this far."""
+    request_hash = request_text(request if request is not None else event)
+    created_at = now_iso()
+    cur = db.execute(
+        "INSERT INTO hand_events (game_id, seq, kind, event, target_seq, idempotency_key, "
+        "request_hash, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [game_id, seq, kind, json.dumps(event, ensure_ascii=False), target_seq, key,
+         request_hash, actor, reason, created_at],
+    )
+    return {"id": inserted_id(cur), "game_id": game_id, "seq": seq, "kind": kind,
+            "event": event, "target_seq": target_seq, "idempotency_key": key,
+            "request_hash": request_hash, "actor": actor, "reason": reason,
+            "created_at": created_at}
+
+
+def entry_of_key(db: Db, key: str) -> dict[str, Any] | None:
+    """The log row an idempotency key wrote (its game, entry and request), if any."""
+    return _one(db, "SELECT game_id, seq, request_hash FROM hand_events "
+                    "WHERE idempotency_key = ?", [key])
+
+
+def entry_at(db: Db, game_id: int, seq: int) -> dict[str, Any] | None:
+    """Who wrote a game's entry ``seq`` and when, if it exists."""
+    return _one(db, "SELECT seq, kind, created_at, actor FROM hand_events "
+                    "WHERE game_id = ? AND seq = ?", [game_id, seq])
+
+
+def last_seq(db: Db, game_id: int) -> int:
+    """A game's newest entry number (-1 for a game with no log)."""
+    top = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])
+    return -1 if top is None or top["m"] is None else int(top["m"])
+
+
+def erase_name(db: Db, player_id: int, name: str) -> int:
+    """Put ``name`` in place of a player's name in the start entries of their games (call
+    inside ``write_tx``); returns how many entries changed.
+
+    The one rewrite the log allows: a member's personal data erased at their request.
+    A start entry keeps the names the players had; nothing else of the entry (seats,
+    rules, points) and no other entry changes. The immutability trigger is lifted for
+    this statement only, inside the caller's transaction, so no other writer ever sees
+    the log without it."""
+    rows = _rows(db, "SELECT e.id, e.game_id, e.event, e.request_hash, s.seat FROM hand_events e "
+                     "JOIN game_seats s ON s.game_id = e.game_id AND s.player_id = ? "
+                     "WHERE e.kind = 'start'", [int(player_id)])
+    changes = []
+    for r in rows:
+        event = json.loads(r["event"])
+        players = event.get("players")
+        if not isinstance(players, list) or not 0 <= r["seat"] < len(players):
+            continue
+        was_request = r["request_hash"] == request_text(event)
+        players[r["seat"]] = name
+        changes.append((json.dumps(event, ensure_ascii=False),
+                        request_text(event) if was_request else r["request_hash"], r["id"]))
+    if not changes:
+        return 0
+    db.execute("DROP TRIGGER hand_events_no_update")
+    db.conn.executemany("UPDATE hand_events SET event = ?, request_hash = ? WHERE id = ?",
+                        changes)
+    db.execute("CREATE TRIGGER hand_events_no_update BEFORE UPDATE ON hand_events BEGIN "
+               "SELECT RAISE(ABORT, 'hand events are immutable: append a correction "
+               "instead'); END")
+    with _memo_lock:                 # a kept state holds the old names
+        for key in [k for k in _memo if k[1] in {r["game_id"] for r in rows}]:
+            _memo.pop(key, None)
+    return len(changes)
 
 
 MARKERS = ("void", "restore", "replace")

@@ -153,10 +153,6 @@ def _check_key(key: Any) -> str:
     return events.idempotency_key(key, "idempotency_key", None)
 
 
-def _request_hash(payload: Any) -> str:
-    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 # --------------------------------------------------------------------------- players
 def name_key(name: str) -> str:
     """A name as people would mistake it for another: NFKC (full-width, half-width kana),
@@ -492,19 +488,9 @@ def list_games(db: Db, *, table_id: str | None = None, status: str | None = None
 def _insert_event(db: Db, game_id: int, seq: int, kind: str, event: Event, key: str, actor: str,
                   *, target_seq: int | None = None, reason: str = "",
                   request: Any = None) -> HandEventRow:
-    """Store one log row; returns it as :func:`gamelog.event_log` would read it."""
-    request_hash = _request_hash(request if request is not None else event)
-    created_at = now_iso()
-    cur = db.execute(
-        "INSERT INTO hand_events (game_id, seq, kind, event, target_seq, idempotency_key, "
-        "request_hash, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [game_id, seq, kind, json.dumps(event, ensure_ascii=False), target_seq, key,
-         request_hash, actor, reason, created_at],
-    )
-    return {"id": inserted_id(cur), "game_id": game_id, "seq": seq, "kind": kind,
-            "event": event, "target_seq": target_seq, "idempotency_key": key,
-            "request_hash": request_hash, "actor": actor, "reason": reason,
-            "created_at": created_at}
+    """Store one log row (through the log's owner, :mod:`gamelog`)."""
+    return gamelog.append_entry(db, game_id, seq, kind, event, key, actor,
+                                target_seq=target_seq, reason=reason, request=request)
 
 
 def game_view(db: Db, game_id: int) -> dict:
@@ -605,22 +591,18 @@ def preview_event(db: Db, game_id: int, event: Any) -> dict:
 
 
 def _replay_of_key(db: Db, key: str, game_id: int, request: Any) -> dict | None:
-    row = _one(db, "SELECT game_id, seq, request_hash FROM hand_events WHERE idempotency_key = ?",
-               [key])
+    row = gamelog.entry_of_key(db, key)
     if row is None:
         return None
-    if row["game_id"] != game_id or row["request_hash"] != _request_hash(request):
+    if row["game_id"] != game_id or row["request_hash"] != gamelog.request_text(request):
         raise Conflict("records.key_reused", code="idempotency_key_reused")
     game = get_game(db, game_id)
     return _written(game, gamelog.played(db, game), row["seq"], replayed=True)
 
 
 def _slot_taken(db: Db, game_id: int, expected_seq: int) -> Conflict:
-    row = _one(db, "SELECT seq, kind, created_at, actor FROM hand_events "
-                   "WHERE game_id = ? AND seq = ?", [game_id, expected_seq])
-    top = _one(db, "SELECT MAX(seq) AS m FROM hand_events WHERE game_id = ?", [game_id])
-    assert top is not None  # an aggregate query always has its one row
-    last = top["m"]
+    row = gamelog.entry_at(db, game_id, expected_seq)
+    last = gamelog.last_seq(db, game_id)
     if row:
         return Conflict("records.already_recorded", code="already_recorded",
                         details={"next_seq": last + 1}, seq=expected_seq,

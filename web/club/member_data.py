@@ -13,13 +13,14 @@ Where the club file names a player, and what an erase does there:
 * ``audit_log``: the entries keep what was done, by whom and when; every value of their
   details that is the member's name, and the name inside a reason, become the neutral
   name. The erase itself is one more entry, naming the staff member and the reason.
-* ``game_seats``, ``hand_events``, ``stats_lines``, ``stats_days``, ``stats_months``,
-  ``rating_lines``, ``ratings``, ``night_players``, ``seatings``: kept as they are (they
-  hold the player's number, never a name; the other players' results, standings, R and
-  the daily report are computed from them). ``hand_events`` is append-only; its ``start``
-  entries were written with the names of the game's players as they were then (see
-  :data:`KEPT_IN_LOG`); a game's pages and answers name the players as the seats do now,
-  the stored log's own endpoint (``/api/games/<id>/events``) as it was written.
+* ``hand_events``: append-only, with one sanctioned rewrite (:func:`gamelog.erase_name`):
+  the ``start`` entry of each of the member's games lists the players' names as they were
+  when it started, and the member's becomes the neutral name there; nothing else of any
+  entry changes.
+* ``game_seats``, ``stats_lines``, ``stats_days``, ``stats_months``, ``rating_lines``,
+  ``ratings``, ``night_players``, ``seatings``: kept as they are (they hold the player's
+  number, never a name; the other players' results, standings, R and the daily report
+  are computed from them).
 * ``outbox`` (word sent to members): a message still queued to the member is dropped; a
   message sent or failed keeps its row (its event key is what makes each message go once)
   without the address it went to, and the neutral name in place of theirs.
@@ -58,9 +59,9 @@ WITHHELD = {
 }
 """Fields of ``member_profiles`` the export leaves out, and why (the export names them)."""
 
-KEPT_IN_LOG = ("the start entry of each game in hand_events (its event and the request it "
-               "was recorded from) lists the players' names as they were when the game "
-               "started: the log is append-only and is never rewritten")
+OUTSIDE_THE_FILE = ("copies made before the erase keep the name: backups and nightly exports "
+                    "on disk, and a head office's copy of the hand log and the audit log "
+                    "(the head office receives the neutral name with the player row)")
 """Where a name stays after an erase (said in the export and in the erase's audit entry)."""
 
 ERASE_ACTION = "member.erase"
@@ -234,7 +235,7 @@ def export(db: Db, player_id: int) -> dict:
         "audit": [_times(r, zone) for r in _audit_about(db, pid, player["name"], game_ids)],
         "outbox": [_times({**r, "payload": json.loads(r["payload"] or "{}")}, zone)
                    for r in _outbox(db, pid)],
-        "kept_in_log": KEPT_IN_LOG,
+        "kept_outside_the_file": OUTSIDE_THE_FILE,
     }
 
 
@@ -291,6 +292,7 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
                        "WHERE id = ?", [json.dumps(payload, ensure_ascii=False,
                                                    sort_keys=True), error, m["id"]])
             kept += 1
+        renamed = gamelog.erase_name(db, pid, neutral)
         tries = db.execute("DELETE FROM login_attempts WHERE ip = ?",
                            [f"member_pin:{pid}"]).rowcount
         scrubbed = 0
@@ -306,7 +308,8 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
         done = {"profile_deleted": bool(profile), "waiting_closed": closed,
                 "outbox_dropped": dropped, "outbox_addresses_removed": kept,
                 "pin_tries_deleted": tries, "audit_entries_scrubbed": scrubbed,
-                "kept_in_log": KEPT_IN_LOG}
+                "log_start_entries_renamed": renamed,
+                "kept_outside_the_file": OUTSIDE_THE_FILE}
         audit(db, actor, ERASE_ACTION, f"player:{pid}", why,
               {"number": pid, "new_name": neutral, **done})
     return {"player": games.get_player(db, pid), **done}
