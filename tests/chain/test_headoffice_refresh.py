@@ -132,3 +132,25 @@ def test_headoffice_odd_period_still_answers(chain):  # noqa: F811
         assert bad.status_code == 400 and bad.get_json()["error"]["message"]
     finally:
         ref.stop()
+
+
+def test_headoffice_leaderboard_page_shows_one_page_of_rows(chain, monkeypatch):  # noqa: F811
+    import web.headoffice as pages
+
+    monkeypatch.setattr(pages, "PAGE_ROWS", 2)
+    app, ref = _app(chain["url"], every=60)
+    try:
+        c = app.test_client()
+        every = c.get("/leaderboard?period=all&format=json").get_json()["rows"]
+        assert len(every) == 11  # 3 members with chain ids + 8 branch-only records
+        first = c.get("/leaderboard?period=all&lang=en").get_data(as_text=True)
+        last = c.get("/leaderboard?period=all&lang=en&page=6").get_data(as_text=True)
+        assert first.count("<tr data-member=") == 2 and "1–2 of 11" in first
+        assert "page=2" in first and "page=5" in last and "page=7" not in last
+        assert last.count("<tr data-member=") == 1 and every[10]["member"] in last
+        ja = c.get("/leaderboard?period=all&page=2&lang=ja").get_data(as_text=True)
+        assert "11 人中 3–4 人目" in ja
+        bad = c.get("/leaderboard?period=all&page=7", headers={"Accept": "application/json"})
+        assert bad.status_code == 400 and bad.get_json()["error"]["message"]
+    finally:
+        ref.stop()

@@ -6,7 +6,8 @@ application/json``) gives the same data as JSON.
 
 * ``/``: the branches and when each last synced;
 * ``/leaderboard?family=riichi4&period=month&day=YYYY-MM-DD&min_games=1&order=total``
-  (``branch=ID`` for one branch's games): the chain leaderboard, R across branches;
+  (``branch=ID`` for one branch's games, ``page=N`` for the page of rows shown): the
+  chain leaderboard, R across branches, as of the newest sync the refresher took in;
 * ``/report?day=YYYY-MM-DD`` (``branch=ID`` for one branch): the 日報, the box's own
   sections, with occupancy hour by hour (and per branch for the chain);
 * ``/members/<member>``: a member's records at every branch and games across them.
@@ -22,7 +23,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, g, jsonify, render_template, request
+from flask import (Blueprint, Flask, current_app, g, jsonify, render_template, request,
+                   url_for)
 
 from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
@@ -33,6 +35,8 @@ from web.i18n import current_lang, t
 
 bp = Blueprint("headoffice", __name__)
 
+PAGE_ROWS = 100
+"""Rows of a leaderboard page (``page=N``; the JSON answer carries every row)."""
 POINT_FAMILIES = ("riichi4", "riichi3")
 RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
 """Settled results in point families are read in thousands (+59.0), as on the box."""
@@ -181,8 +185,10 @@ def index():
 @bp.get("/leaderboard")
 def leaderboard():
     conn = pg()
-    cfg = _chain_settings(conn)
-    played = headoffice.families_played(conn)
+    ref = refresher()
+    built = ref.built
+    cfg = built.settings if built else _chain_settings(conn)
+    played = built.families if built else headoffice.families_played(conn)
     family = stats_store.check_family(request.args.get("family") or (played or ["riichi4"])[0])
     period = request.args.get("period") or "month"
     day = request.args.get("day") or stats_store.today(cfg)
@@ -191,17 +197,26 @@ def leaderboard():
     order = request.args.get("order") or "total"
     min_games = _int_arg("min_games", 1)
     branch = _branch_arg(conn)
-    ref = refresher()
-    built = ref.built
     rows = ref.leaderboard(conn, family, first, last, min_games=min_games, order=order,
                            branch=branch)
     q = {"family": family, "period": period, "day": day, "first_day": first, "last_day": last,
          "min_games": min_games, "order": order, "branch": branch, "rows": rows,
          "synced_at": (built.synced_at.isoformat() if built and built.synced_at else None)}
+    # thousands of members: the page shows one page of rows (the JSON has them all)
+    pages = max(1, -(-len(rows) // PAGE_ROWS))
+    page = _int_arg("page", 1, high=pages)
     if _wants_json():
         return jsonify(q)
-    return render_template("headoffice/board.html", q=q, columns=_columns(family),
-                           as_of=as_of(built, cfg),
+    shown = rows[(page - 1) * PAGE_ROWS:page * PAGE_ROWS]
+    args = {k: v for k, v in request.args.items() if k != "page"}
+    paging = {"page": page, "pages": pages, "total": len(rows),
+              "first": (page - 1) * PAGE_ROWS + 1, "last": (page - 1) * PAGE_ROWS + len(shown),
+              "prev": url_for("headoffice.leaderboard", **args, page=page - 1)
+              if page > 1 else None,
+              "next": url_for("headoffice.leaderboard", **args, page=page + 1)
+              if page < pages else None}
+    return render_template("headoffice/board.html", q={**q, "rows": shown}, paging=paging,
+                           columns=_columns(family), as_of=as_of(built, cfg),
                            branches=headoffice.branches(conn), periods=stats_store.PERIODS,
                            orders=stats_store.ORDERS, all_families=list(engine.FAMILIES))
 

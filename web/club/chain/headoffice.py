@@ -698,12 +698,14 @@ def standard_ranges(today: str) -> dict[str, tuple[str, str]]:
 class Built:
     """One synced state's work, swapped in whole: its ``mark``, the newest sync it holds
     (``synced_at``), the club ``settings``, the ``today`` it was built for, the members
-    and the leaderboards built ahead (read-only lists, keyed by the question)."""
+    the families played and the leaderboards built ahead (read-only lists, keyed by the
+    question); ``seconds``: how long the refresh that built it took."""
 
     def __init__(self, mark: str, synced_at: datetime | None, settings: dict, today: str,
-                 who: Members, boards: dict[tuple, list[dict]], seconds: float):
+                 who: Members, families: list[str], boards: dict[tuple, list[dict]],
+                 seconds: float):
         self.mark, self.synced_at, self.settings, self.today = mark, synced_at, settings, today
-        self.who, self.boards, self.seconds = who, boards, seconds
+        self.who, self.families, self.boards, self.seconds = who, families, boards, seconds
 
 
 class Refresher:
@@ -713,10 +715,12 @@ class Refresher:
     waited for: when another process holds it, this one looks again next time) and
     builds the leaderboards of :data:`STANDARD_PERIODS`, then swaps them in at once
     (:attr:`built`). :meth:`start` runs :meth:`tick` every ``every`` seconds in a
-    thread of this process (started again in a forked process)."""
+    thread of this process (started again in a forked process). ``today`` fixes the club
+    day the standard periods end on (a benchmark over a past year); else the club's
+    today."""
 
-    def __init__(self, url: str, every: float = 5.0):
-        self.url, self.every = url, every
+    def __init__(self, url: str, every: float = 5.0, today: str | None = None):
+        self.url, self.every, self.fixed_today = url, every, today
         self.built: Built | None = None
         self.rebuilds = 0
         """How many times this refresher rebuilt the derived tables."""
@@ -740,8 +744,7 @@ class Refresher:
         with self._tick_lock:
             conn = self._connection()
             mark = _marks(conn)
-            cfg = chain_settings(conn)
-            today = stats_store.today(cfg)
+            today = self.fixed_today or stats_store.today(chain_settings(conn))
             built = self.built
             if built is not None and built.mark == mark and built.today == today:
                 return "same"
@@ -773,18 +776,19 @@ class Refresher:
             if not derived or derived[0]["mark"] != mark:
                 return "busy"  # a sync came in between: the next look rebuilds
             cfg = chain_settings(conn)
-            today = stats_store.today(cfg)
+            today = self.fixed_today or stats_store.today(cfg)
             who = Members(conn)
             who.sync_mark = mark
             synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
             boards: dict[tuple, list[dict]] = {}
-            for family in families_played(conn):
+            families = families_played(conn)
+            for family in families:
                 for first, last in standard_ranges(today).values():
                     rows = _board(conn, who, family, first, last, 1, "total", "")
                     boards[(family, first, last, 1, "total", "")] = rows
                     boards[(family, first, last, 1, "rating", "")] = engine.rank_by_rating(
                         [dict(r) for r in rows])
-        self.built = Built(mark, synced[0]["at"], cfg, today, who, boards,
+        self.built = Built(mark, synced[0]["at"], cfg, today, who, families, boards,
                            time.perf_counter() - t0)
         return "built"
 
