@@ -357,11 +357,16 @@ class _Writer:
             self.pg.execute(f"INSERT INTO chain.{t.name} ({cols}) SELECT {cols} FROM {tmp} "
                             f"{conflict}")
             return
-        marks = ", ".join(["%s"] * (len(t.columns) + 1))
-        sql = f"INSERT INTO chain.{t.name} ({cols}) VALUES ({marks}) {conflict}"
+        # One INSERT of many rows per chunk, never executemany: its implicit pipeline,
+        # when the server refuses a row, may fail again while it ends, and psycopg then
+        # logs "error ignored terminating Pipeline" on stderr, depending on how the
+        # server's answers interleave with the rows still being sent.
+        marks = "(" + ", ".join(["%s"] * (len(t.columns) + 1)) + ")"
         with self.pg.cursor() as cur:
             for chunk in _chunks(rows, 200):
-                cur.executemany(sql, [(self.branch, *r) for r in chunk])
+                cur.execute(f"INSERT INTO chain.{t.name} ({cols}) VALUES "
+                            f"{', '.join([marks] * len(chunk))} {conflict}",
+                            [v for r in chunk for v in (self.branch, *r)])
                 self._hook(len(chunk))
 
 
