@@ -56,13 +56,13 @@ def pg() -> Any:
 
 
 def create_app(url: str, *, secret: str = "", testing: bool = False,
-               refresh_every: float = 5.0) -> Flask:
+               refresh_every: float = 5.0, today: str | None = None) -> Flask:
     """The head office's web app over the PostgreSQL database at ``url`` (its schema is
     brought up to date first). Its :class:`~web.club.chain.headoffice.Refresher` builds
     the derived tables and standard leaderboards once before the app is returned (the
     first page is never "being prepared"), then every ``refresh_every`` seconds in a
     thread of each serving process, started by its first request: no request waits for
-    a rebuild."""
+    a rebuild. ``today`` fixes the club day the standard periods end on (benchmarks)."""
     web_root = Path(__file__).resolve().parent.parent
     app = Flask("web", root_path=str(web_root))
     app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret or "headoffice", TESTING=testing,
@@ -74,7 +74,7 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     security.init_app(app)
     app.register_blueprint(bp)
     headoffice.migrate_url(url)
-    refresher = headoffice.Refresher(url, every=refresh_every)
+    refresher = headoffice.Refresher(url, every=refresh_every, today=today)
     refresher.tick()
     refresher.stop()  # its connection closed: none may cross a fork
     app.extensions["headoffice_refresher"] = refresher
