@@ -12,11 +12,13 @@ without a chain id is that branch's own (``branch:player``); guests are never ra
 Results. Every figure comes from the synced per-seat lines (``game_lines``: what the
 box's engine worked out of each finished game's hand log; a correction replaces them,
 a void removes them), through the same engine as the box (:mod:`web.club.engine`).
-Two derived tables are kept in step with them: before answering, the head office
-compares the branches' sync marks (a sync that sent anything moves its branch's mark)
-with the ones the tables were made from (``ho_derived``) and, when they differ, builds
-them again in one transaction under an advisory lock (one process does it; readers see
-the old tables until it commits):
+Two derived tables are kept in step with them: the branches' sync marks (a sync that
+sent anything moves its branch's mark) are compared with the ones the tables were made
+from (``ho_derived``) and, when they differ, the tables are built again in one
+transaction under an advisory lock (one process does it; readers see the old tables
+until it commits). The pages never wait for that: a :class:`Refresher` thread does it in
+the background and builds the leaderboards people open ahead; :func:`leaderboard` and
+:func:`member_history` called alone bring the tables in step first.
 
 * ``ho_days``: each member's sums (``scoring.stats``) per family and club day, for the
   whole chain and for each branch alone, with the running count of games the current
