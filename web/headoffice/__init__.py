@@ -208,7 +208,7 @@ def leaderboard():
     if _wants_json():
         return jsonify(q)
     shown = rows[(page - 1) * PAGE_ROWS:page * PAGE_ROWS]
-    args = {k: v for k, v in request.args.items() if k != "page"}
+    args: dict[str, Any] = {k: v for k, v in request.args.items() if k != "page"}
     paging = {"page": page, "pages": pages, "total": len(rows),
               "first": (page - 1) * PAGE_ROWS + 1, "last": (page - 1) * PAGE_ROWS + len(shown),
               "prev": url_for("headoffice.leaderboard", **args, page=page - 1)
