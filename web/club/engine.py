@@ -83,7 +83,7 @@ from scoring.yaku import YAKU as _YAKU
 from scoring.yaku import han_table as _han_table
 
 from web.errors import Refused
-from web.i18n import t
+from web.i18n import current_lang, t
 
 __all__ = [
     # a game: its events, state and the engine's refusals
@@ -97,7 +97,8 @@ __all__ = [
     "HAND_COUNTERS", "HAND_FLAGS", "MCR_FLAGS", "MCR_MINIMUM_FAN", "MCR_FLOWER_FAN",
     "MCR_REPEATABLE", "chips_for", "counters", "han_fu_pairs", "hand_price", "max_yakuman",
     "mcr_fans", "price_table", "score_hand", "yaku_choices",
-    # statistics: the figures and their families (scoring.stats)
+    # statistics: the figures and their families (scoring.stats), named for a reader
+    "family_name", "figure_name",
     "FAMILIES", "FIGURE_IDS", "STREAKS", "SUM_NAMES", "SUMS", "PlayerGame", "aggregate",
     "combine", "figure", "figures", "format_figure", "line_from_dict", "line_options",
     "line_to_dict", "player_games", "rank_rows", "rule_family",
@@ -112,6 +113,18 @@ __all__ = [
 END_REASONS = ("time", "agari_yame", "tenpai_yame")
 RULE_NUMBER_LIMIT = 1_000_000
 """Largest size of any number in a rule set: the presets' largest is 60,000 points."""
+
+
+def family_name(family: str, lang: str | None = None) -> str:
+    """A rule family's name in ``lang`` (by default the request's language)."""
+    ja, en = FAMILIES[family]
+    return ja if (lang or current_lang()) == "ja" else en
+
+
+def figure_name(fid: str, lang: str | None = None) -> str:
+    """A figure's name in ``lang`` (by default the request's language)."""
+    f = figure(fid)
+    return f.ja if (lang or current_lang()) == "ja" else f.en
 
 
 _RESERVED = frozenset({"status", "code", "details", "key"})

@@ -28,6 +28,7 @@ from flask import (Blueprint, Flask, current_app, g, jsonify, render_template, r
 
 from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
+from web.club.engine import family_name, figure_name
 from web.club.chain import headoffice, pg_schema
 from web.club.text import whole_number
 from web.errors import UserError
@@ -89,16 +90,6 @@ def refresher() -> headoffice.Refresher:
 
 
 # ----------------------------------------------------------------------------- words
-def family_name(family: str) -> str:
-    ja, en = engine.FAMILIES[family]
-    return ja if current_lang() == "ja" else en
-
-
-def figure_name(fid: str) -> str:
-    f = engine.figure(fid)
-    return f.ja if current_lang() == "ja" else f.en
-
-
 def fmt_figure(fid: str, value: Any, family: str | None = None) -> str:
     """A figure as the box's leaderboard writes it."""
     if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:

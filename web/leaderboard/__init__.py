@@ -25,22 +25,13 @@ from web import charts
 from web.club import gamelog, rating_store, standings, stats_store
 from web.db import Db, get_db
 from web.club import engine
+from web.club.engine import family_name, figure_name
 from web.errors import UserError
 from web.i18n import current_lang, t
 from web.club.text import whole_number
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
-
-
-def family_name(family: str) -> str:
-    ja, en = engine.FAMILIES[family]
-    return ja if current_lang() == "ja" else en
-
-
-def figure_name(fid: str) -> str:
-    f = engine.figure(fid)
-    return f.ja if current_lang() == "ja" else f.en
 
 
 RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}

@@ -28,6 +28,7 @@ from web.club import (
     audit, daily_report, engine, gamelog, members, rating_store, report_card, standings,
     stats_store,
 )
+from web.club.engine import family_name, figure_name
 from web.db import get_db, rows
 from web.errors import NotFound, UserError, error_response, wants_json
 from web.i18n import current_lang, t
@@ -73,18 +74,6 @@ def _member(token: str) -> dict:
     if found is None:
         raise NotFound("member.link_unknown", code="member_link_unknown")
     return found
-
-
-def family_name(family: str) -> str:
-    """A rule family's name in the page's language."""
-    ja, en = engine.FAMILIES[family]
-    return ja if current_lang() == "ja" else en
-
-
-def figure_name(fid: str) -> str:
-    """A figure's name in the page's language."""
-    f = engine.figure(fid)
-    return f.ja if current_lang() == "ja" else f.en
 
 
 def _shown(value: float | None, family: str) -> float | None:
