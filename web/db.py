@@ -7,8 +7,10 @@ the named migration sets of :mod:`web.club.schema`.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, TypeAlias
 
 import sqlite_utils
@@ -66,3 +68,26 @@ def close_db(_exc: BaseException | None = None) -> None:
 def init_app(app: Flask) -> None:
     """Release the connection after each request."""
     app.teardown_appcontext(close_db)
+
+
+class AlreadyRunning(Exception):
+    """Another process of the same kind holds this club file's lock (``path``)."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.path = path
+
+
+@contextlib.contextmanager
+def one_per_club(db_path: str, kind: str) -> Iterator[str]:
+    """Hold the lock that lets one ``kind`` process (a printer worker, a sender) run per
+    club file: two would each take a row the other has not marked yet. Raises
+    :class:`AlreadyRunning` at once when another holds it; the lock goes with the process
+    (flock), so a killed one leaves nothing to clean up. Yields the lock file's path."""
+    lock_path = f"{db_path}-{kind}.lock"
+    with open(lock_path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AlreadyRunning(lock_path) from None
+        yield lock_path

@@ -12,7 +12,6 @@ the retry key makes that harmless; by e-mail see :func:`channels.send_mail`.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import sys
@@ -26,7 +25,7 @@ import lexicon
 
 from web.club.notify import channels, outbox, words
 from web.club.notify.config import Settings, load
-from web.db import Db, Row, connect
+from web.db import AlreadyRunning, Db, Row, connect, one_per_club
 from web.errors import UserError
 
 PAUSE_ENV = "JANTAKU_NOTIFY_TEST_PAUSE"
@@ -127,11 +126,8 @@ def main(args: Any) -> int:
         raise UserError("notify.no_db", path=str(args.db))
     settings = load(args.config)
     schema.prepare(args.db)
-    # one sender per club file: two would each send a row the other has not marked yet
-    lock_path = f"{args.db}-notify.lock"
-    with open(lock_path, "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError("notify.already_running", path=lock_path) from None
-        return run(args.db, settings, once=args.once)
+    try:
+        with one_per_club(args.db, "notify"):
+            return run(args.db, settings, once=args.once)
+    except AlreadyRunning as e:
+        raise UserError("notify.already_running", path=e.path) from None

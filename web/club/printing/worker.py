@@ -26,7 +26,7 @@ from typing import Any, Callable
 from web.club.printing import documents, queue
 from web.club.printing.config import PrinterConfig
 from web.club.printing.receipt import escpos_bytes
-from web.db import Db
+from web.db import AlreadyRunning, Db, one_per_club
 from web.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,6 @@ def main(args) -> int:
     ``args.config`` until SIGTERM or Ctrl-C (``args.once``: what is due now, then stop).
     One worker per club file: a second is refused (it would put the first one's job in
     hand back in the queue and print it twice)."""
-    import fcntl
     import os
     import signal
 
@@ -188,18 +187,16 @@ def main(args) -> int:
         raise UserError("print.err.no_db", path=str(args.db))
     cfg = config.load(args.config)
     prepare(args.db)
-    lock_path = f"{args.db}-print.lock"
-    with open(lock_path, "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise UserError("print.err.already_running", path=lock_path) from None
-        db = connect(args.db)
-        try:
-            migrate(db)  # a worker started before the upgraded web app still finds its table
-            return _serve(db, cfg, args, signal)
-        finally:
-            db.conn.close()
+    try:
+        with one_per_club(args.db, "print"):
+            db = connect(args.db)
+            try:
+                migrate(db)  # a worker started before the upgraded web app finds its table
+                return _serve(db, cfg, args, signal)
+            finally:
+                db.conn.close()
+    except AlreadyRunning as e:
+        raise UserError("print.err.already_running", path=e.path) from None
 
 
 def _serve(db: Db, cfg: PrinterConfig, args, signal) -> int:
