@@ -14,6 +14,7 @@ import hashlib
 import re
 import secrets
 import time
+from typing import Any
 
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -85,7 +86,7 @@ def _member(db: Db, player_id: int) -> dict:
     return row
 
 
-def _upsert(db: Db, player_id: int, **values) -> None:
+def _upsert(db: Db, player_id: int, **values: Any) -> None:
     now = now_iso()
     names = ", ".join(values)
     marks = ", ".join("?" for _ in values)
@@ -127,7 +128,7 @@ def member_for_token(db: Db, token: str) -> dict | None:
 
 
 # ----------------------------------------------------------------------------- the PIN
-def check_pin_text(pin) -> str:
+def check_pin_text(pin: object) -> str:
     """``pin`` if it is 4 to 8 ASCII digits, else a refusal naming the field."""
     low, high = PIN_DIGITS
     if not isinstance(pin, str) or not (low <= len(pin) <= high) or \
@@ -137,7 +138,7 @@ def check_pin_text(pin) -> str:
     return pin
 
 
-def set_pin(db: Db, player_id: int, pin) -> None:
+def set_pin(db: Db, player_id: int, pin: object) -> None:
     """Set or reset a member's PIN (kept as a werkzeug hash). The member needs a member
     number: the settings ask for both."""
     row = _member(db, player_id)
@@ -171,7 +172,7 @@ def pin_wait(db: Db, player_id: int, now: float | None = None) -> int:
     return max(0, int(last + PIN_LOCK_S - now + 0.999))
 
 
-def check_pin(db: Db, member: dict, member_no, pin, ip: str,
+def check_pin(db: Db, member: dict, member_no: object, pin: object, ip: str,
               now: float | None = None) -> None:
     """Refuse unless ``member_no`` and ``pin`` are this member's, throttled as a staff
     sign-in: the address waits longer after each failure past the first few (the sign-in's

@@ -21,7 +21,7 @@ from typing import Any
 import lexicon
 
 from web.club import engine, rating_store, standings, stats_store
-from web.db import one, rows
+from web.db import Db, one, rows
 from web.errors import NotFound, UserError
 
 PERIODS = ("today", "month", "all")
@@ -53,7 +53,7 @@ def _figures(sums: dict | None) -> dict:
 _SUM_SQL = ", ".join(f"SUM({k}) AS {k}" for k in _SUMS)
 
 
-def _period_sums(db, player_id: int, family: str, day: str) -> dict[str, dict]:
+def _period_sums(db: Db, player_id: int, family: str, day: str) -> dict[str, dict]:
     """The sums of the day, the month to the day, and all time to the day: day rows for
     the month so far, month rows before it."""
     month_first = day[:8] + "01"
@@ -90,7 +90,7 @@ def _change_text(value: float | None) -> str:
 
 
 # --------------------------------------------------------------------------- R and rank
-def _later_games(db, family: str, day: str) -> bool:
+def _later_games(db: Db, family: str, day: str) -> bool:
     """Whether the family has rated games after the club day ``day`` ends."""
     _, end = stats_store.day_bounds(day, stats_store.settings(db))
     return db.conn.execute(
@@ -98,7 +98,7 @@ def _later_games(db, family: str, day: str) -> bool:
     ).fetchone() is not None
 
 
-def _rank(db, family: str, rating: float, day: str) -> tuple[int, int]:
+def _rank(db: Db, family: str, rating: float, day: str) -> tuple[int, int]:
     """(rank, members rated) by R among the members at the end of ``day``."""
     if not _later_games(db, family, day):
         row = db.conn.execute(
@@ -115,7 +115,7 @@ def _rank(db, family: str, rating: float, day: str) -> tuple[int, int]:
     return int(row[0] or 0) + 1, int(row[1] or 0)
 
 
-def _dan(db, family: str, level: int | None, lang: str) -> str:
+def _dan(db: Db, family: str, level: int | None, lang: str) -> str:
     table = standings.dan_tables(db).get(family)
     if table is None or level is None or level >= len(table.levels):
         return ""
@@ -127,7 +127,7 @@ def _family_name(family: str, lang: str) -> str:
     return ja if lang == "ja" else en
 
 
-def _section(db, player_id: int, family: str, day: str, lang: str,
+def _section(db: Db, player_id: int, family: str, day: str, lang: str,
              game_line: dict | None) -> dict:
     """One family's part of a card."""
     held = rating_store.as_of(db, family, [player_id], day).get(player_id)
@@ -162,14 +162,14 @@ def _section(db, player_id: int, family: str, day: str, lang: str,
 
 
 # --------------------------------------------------------------------------- the card
-def _member(db, player_id: int) -> dict:
+def _member(db: Db, player_id: int) -> dict:
     p = stats_store.player(db, int(player_id))
     if p["guest"]:
         raise NotFound("card.err.guest", player=p["name"])
     return p
 
 
-def _game(db, game_id: int, member: dict) -> tuple[dict, dict | None]:
+def _game(db: Db, game_id: int, member: dict) -> tuple[dict, dict | None]:
     """A finished game's summary line of this member and its rating line."""
     line = one(db, "SELECT * FROM stats_lines WHERE game_id = ? AND player_id = ?",
                [int(game_id), member["id"]])
@@ -182,7 +182,7 @@ def _game(db, game_id: int, member: dict) -> tuple[dict, dict | None]:
     return line, rated
 
 
-def build(db, player_id: int, *, day: str | None = None, game_id: int | None = None,
+def build(db: Db, player_id: int, *, day: str | None = None, game_id: int | None = None,
           lang: str = "ja") -> dict:
     """A member's report card for a club day (default: today) or after a game.
 
@@ -222,7 +222,7 @@ def build(db, player_id: int, *, day: str | None = None, game_id: int | None = N
             "sections": sections, "risers": risers(db, day, lang=lang)}
 
 
-def risers(db, day: str, *, lang: str = "ja") -> list[dict]:
+def risers(db: Db, day: str, *, lang: str = "ja") -> list[dict]:
     """The day's largest R rises among members who agreed to be on the board
     (``member_profiles.optin_risers``), at most :data:`RISERS_SHOWN`, largest first:
     ``{place, player_id, name, family, family_name, change, change_text, rating,

@@ -25,6 +25,7 @@ from typing import Any
 
 from flask import (Blueprint, Flask, current_app, g, jsonify, render_template, request,
                    url_for)
+from flask.typing import ResponseReturnValue
 
 from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
@@ -165,7 +166,7 @@ def _branch_arg(conn: Any) -> str | None:
 
 # ----------------------------------------------------------------------------- pages
 @bp.get("/")
-def index():
+def index() -> ResponseReturnValue:
     conn = pg()
     rows = headoffice.branches(conn)
     if _wants_json():
@@ -174,7 +175,7 @@ def index():
 
 
 @bp.get("/leaderboard")
-def leaderboard():
+def leaderboard() -> ResponseReturnValue:
     conn = pg()
     ref = refresher()
     built = ref.built
@@ -213,7 +214,7 @@ def leaderboard():
 
 
 @bp.get("/report")
-def report():
+def report() -> ResponseReturnValue:
     conn = pg()
     day = request.args.get("day") or stats_store.today(_chain_settings(conn))
     stats_store.user_day(day)
@@ -244,7 +245,7 @@ def report():
 
 
 @bp.get("/members/<member>")
-def member(member: str):
+def member(member: str) -> ResponseReturnValue:
     conn = pg()
     hist = refresher().member_history(conn, member[:64])
     if _wants_json():

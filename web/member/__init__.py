@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
+from typing import Any
 
 from flask import (
-    Blueprint, current_app, flash, jsonify, redirect, render_template, request, session, url_for,
+    Blueprint, Response, current_app, flash, jsonify, redirect, render_template, request, session,
+    url_for,
 )
+from flask.typing import ResponseReturnValue
 
 from werkzeug.exceptions import HTTPException
 
@@ -29,7 +33,7 @@ from web.club import (
     stats_store,
 )
 from web.club.engine import family_name, figure_name
-from web.db import get_db, rows
+from web.db import Db, get_db, rows
 from web.errors import NotFound, UserError, error_response, wants_json
 from web.i18n import current_lang, t
 from web.limits import json_body
@@ -47,17 +51,17 @@ FAMILY_COLUMNS = ["games", "avg_rank", "total", "average", "top_rate", "last_rat
 
 
 @bp.after_request
-def _private(resp):
+def _private(resp: Response) -> Response:
     resp.headers["Referrer-Policy"] = "no-referrer"
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
 
-def _no_link_in_log(view):
+def _no_link_in_log(view: Callable[..., Any]) -> Callable[..., Any]:
     """A bug in ``view`` answered in words as everywhere, logged with the route rather
     than the request's path: here the path is the member's link."""
     @functools.wraps(view)
-    def wrapped(*args, **kwargs):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         try:
             return view(*args, **kwargs)
         except (UserError, HTTPException):
@@ -83,7 +87,7 @@ def _shown(value: float | None, family: str) -> float | None:
     return value / 1000 if family in POINT_FAMILIES else value
 
 
-def _dan(db, family: str, standing: dict | None) -> dict | None:
+def _dan(db: Db, family: str, standing: dict | None) -> dict | None:
     """Where the member stands on the family's dan ladder and what the next level needs."""
     table = standings.dan_tables(db).get(family)
     if table is None or standing is None or standing.get("dan_level") is None:
@@ -99,7 +103,7 @@ def _dan(db, family: str, standing: dict | None) -> dict | None:
             "next": None if top else table.name(level + 1, lang)}
 
 
-def _round_words(label: str, honba) -> str:
+def _round_words(label: str, honba: int | None) -> str:
     """``E2`` and 1 honba -> 東2局1本場 / East 2, 1 honba (as the tablet words a round)."""
     if len(label) < 2 or label[0] not in "ESWN":
         return label
@@ -107,7 +111,7 @@ def _round_words(label: str, honba) -> str:
     return out + (t("tablet.honba_label", n=honba) if honba else "")
 
 
-def _penalties(db, player_id: int) -> list[dict]:
+def _penalties(db: Db, player_id: int) -> list[dict]:
     """The member's penalties and chombo in finished games, each with its game and hand
     (newest first), read from the games' logs as they stand after corrections."""
     found = rows(db, "SELECT game_id, seat, family, club_day FROM stats_lines "
@@ -137,7 +141,7 @@ def _penalties(db, player_id: int) -> list[dict]:
     return out
 
 
-def page_data(db, member: dict, family: str | None, day: str | None) -> dict:
+def page_data(db: Db, member: dict, family: str | None, day: str | None) -> dict:
     """Everything the member's page shows, from the same stores the leaderboard's player
     page reads (``stats_store``, ``rating_store``, ``standings``)."""
     pid = member["id"]
@@ -179,7 +183,7 @@ def page_data(db, member: dict, family: str | None, day: str | None) -> dict:
 
 @bp.get("/<token>")
 @_no_link_in_log
-def page(token: str):
+def page(token: str) -> ResponseReturnValue:
     """The member's own page."""
     db = get_db()
     member = _member(token)
@@ -211,7 +215,7 @@ def _opened(member: dict) -> bool:
 
 
 def _settings_page(token: str, member: dict, status: int = 200, error: str | None = None,
-                   field: str | None = None, typed: dict | None = None):
+                   field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
     prof = members.profile(get_db(), member["id"]) or {}
     return render_template("member/settings.html", token=token, member=member,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
@@ -220,7 +224,7 @@ def _settings_page(token: str, member: dict, status: int = 200, error: str | Non
 
 @bp.get("/<token>/settings")
 @_no_link_in_log
-def settings(token: str):
+def settings(token: str) -> ResponseReturnValue:
     """The PIN form, or (once the PIN is given) the member's contacts and opt-ins."""
     member = _member(token)
     if wants_json():
@@ -235,7 +239,7 @@ def settings(token: str):
 
 @bp.post("/<token>/settings/pin")
 @_no_link_in_log
-def settings_pin(token: str):
+def settings_pin(token: str) -> ResponseReturnValue:
     """Open the settings with the member number and PIN (throttled; wrong tries lock)."""
     db = get_db()
     member = _member(token)
@@ -258,7 +262,7 @@ def settings_pin(token: str):
 
 @bp.post("/<token>/settings")
 @_no_link_in_log
-def settings_save(token: str):
+def settings_save(token: str) -> ResponseReturnValue:
     """Keep the member's e-mail, LINE user id and opt-ins (after the PIN only)."""
     db = get_db()
     member = _member(token)

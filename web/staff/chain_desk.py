@@ -11,6 +11,7 @@ is never touched (see :mod:`web.club.chain.members`).
 from __future__ import annotations
 
 from flask import jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, games
 from web.club.chain import members as chain_members
@@ -20,7 +21,7 @@ from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, done, form_data, need, reason_of
 
 
-def _page(player_id: int, proposal: dict | None = None, other: str = ""):
+def _page(player_id: int, proposal: dict | None = None, other: str = "") -> ResponseReturnValue:
     db = get_db()
     player = games.get_player(db, player_id)
     tz = clubtime.club_zone(db)
@@ -36,7 +37,7 @@ def _page(player_id: int, proposal: dict | None = None, other: str = ""):
 
 @bp.get("/players/<int:player_id>/chain")
 @staff_required
-def chain_desk(player_id: int):
+def chain_desk(player_id: int) -> ResponseReturnValue:
     """A member's chain member id, with the forms to issue one, link a card and merge;
     ``?other=`` shows the proposed merge with that record."""
     other = (request.args.get("other") or "").strip()[:80]
@@ -51,7 +52,7 @@ def chain_desk(player_id: int):
 
 @bp.post("/players/<int:player_id>/chain/issue")
 @staff_required
-def chain_issue(player_id: int):
+def chain_issue(player_id: int) -> ResponseReturnValue:
     """Give a member a chain member id (the one they have if they have one)."""
     cid = chain_members.issue(get_db(), player_id, actor=actor_name())
     return done(t("chain.desk.issued", chain_id=cid), "staff.chain_desk",
@@ -60,7 +61,7 @@ def chain_issue(player_id: int):
 
 @bp.post("/players/<int:player_id>/chain/claim")
 @staff_required
-def chain_claim(player_id: int):
+def chain_claim(player_id: int) -> ResponseReturnValue:
     """Link a member card from another branch (its QR's text or its id) to this member."""
     row = chain_members.claim(get_db(), player_id, need(form_data(), "card"),
                               actor=actor_name())
@@ -70,7 +71,7 @@ def chain_claim(player_id: int):
 
 @bp.post("/players/<int:player_id>/chain/merge")
 @staff_required
-def chain_merge(player_id: int):
+def chain_merge(player_id: int) -> ResponseReturnValue:
     """Confirm the merge staff were shown (its ``other`` and ``check``), with a reason."""
     data = form_data()
     done_ = chain_members.confirm_merge(get_db(), player_id, need(data, "other"),

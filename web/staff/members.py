@@ -9,6 +9,7 @@ is in the audit log under the signed-in staff member's name, never with the toke
 from __future__ import annotations
 
 from flask import jsonify, render_template, url_for
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, games, members
 from web.db import get_db
@@ -27,7 +28,7 @@ def member_url(token: str) -> str:
     return base + url_for("member.page", token=token)
 
 
-def _desk(player_id: int, issued: dict | None = None, status: int = 200):
+def _desk(player_id: int, issued: dict | None = None, status: int = 200) -> ResponseReturnValue:
     db = get_db()
     player = games.get_player(db, player_id)
     prof = members.profile(db, player_id) or {}
@@ -40,7 +41,7 @@ def _desk(player_id: int, issued: dict | None = None, status: int = 200):
 
 @bp.get("/players/<int:player_id>/member")
 @staff_required
-def member_desk(player_id: int):
+def member_desk(player_id: int) -> ResponseReturnValue:
     """A member's link and PIN, with the forms to issue, revoke, set and print."""
     if wants_json():
         prof = members.profile(get_db(), player_id) or {}
@@ -62,7 +63,7 @@ def _issue(player_id: int, card: bool) -> tuple[str, str]:
 
 @bp.post("/players/<int:player_id>/member/link")
 @staff_required
-def member_link(player_id: int):
+def member_link(player_id: int) -> ResponseReturnValue:
     """Issue (or reissue) a member's personal link, shown once as an address and a QR code;
     the link in use before stops working."""
     _token, url = _issue(player_id, card=False)
@@ -73,7 +74,7 @@ def member_link(player_id: int):
 
 @bp.post("/players/<int:player_id>/member/card")
 @staff_required
-def member_card(player_id: int):
+def member_card(player_id: int) -> ResponseReturnValue:
     """Print a member card: a new link (the old one and its card stop working) on a
     credit-card-sized page with the member's name, number and the link's QR code."""
     player = games.get_player(get_db(), player_id)
@@ -91,7 +92,7 @@ def member_card(player_id: int):
 
 @bp.post("/players/<int:player_id>/member/link/revoke")
 @staff_required
-def member_link_revoke(player_id: int):
+def member_link_revoke(player_id: int) -> ResponseReturnValue:
     """End a member's personal link (their page answers "no such page")."""
     player = games.get_player(get_db(), player_id)
     members.revoke_link(get_db(), player_id)
@@ -102,7 +103,7 @@ def member_link_revoke(player_id: int):
 
 @bp.post("/players/<int:player_id>/member/pin")
 @staff_required
-def member_pin(player_id: int):
+def member_pin(player_id: int) -> ResponseReturnValue:
     """Set or reset a member's PIN (4 to 8 digits), which opens their settings."""
     player = games.get_player(get_db(), player_id)
     members.set_pin(get_db(), player_id, form_data().get("pin"))

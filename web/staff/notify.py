@@ -9,6 +9,7 @@ request's.
 from __future__ import annotations
 
 from flask import jsonify, render_template
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime
 from web.club.notify import outbox
@@ -41,7 +42,7 @@ def _listing(db: Db) -> list[Row]:
 
 @bp.get("/notify")
 @staff_required
-def notify_page():
+def notify_page() -> ResponseReturnValue:
     """Staff contacts and the outbox (JSON twin: the same, for scripts)."""
     db = get_db()
     view = {"contacts": outbox.contacts(db), "counts": outbox.counts(db),
@@ -53,7 +54,7 @@ def notify_page():
 
 @bp.post("/notify/contacts/<int:staff_id>")
 @staff_required
-def notify_contact_save(staff_id: int):
+def notify_contact_save(staff_id: int) -> ResponseReturnValue:
     """Set where a staff member's calls reach them and whether they are on duty."""
     data = form_data()
     row = outbox.save_contact(get_db(), staff_id, email=text_of(data, "email"),
@@ -71,7 +72,7 @@ def notify_contact_save(staff_id: int):
 
 @bp.post("/notify/outbox/<int:message_id>/retry")
 @staff_required
-def notify_retry(message_id: int):
+def notify_retry(message_id: int) -> ResponseReturnValue:
     """Send a failed message again (from its first try)."""
     row = outbox.retry_failed(get_db(), message_id)
     record("notify.retry", f"outbox:{message_id}", details={"kind": row["kind"]})

@@ -12,6 +12,7 @@ once: the worker prints it, whether or not the printer is there right now.
 from __future__ import annotations
 
 from flask import flash, jsonify, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, gamelog, games, stats_store
 from web.club.printing import queue
@@ -23,7 +24,7 @@ from web.security import actor_name, staff_required, wants_json
 from web.staff.common import _same_site_page, bp, form_data
 
 
-def _queued(job_id: int, key: str = "print.queued"):
+def _queued(job_id: int, key: str = "print.queued") -> ResponseReturnValue:
     """The answer to a print button: JSON with the job, or back to the page it was on."""
     message = t(key, job=job_id)
     if wants_json():
@@ -61,7 +62,7 @@ def _whole_field(data: dict, key: str) -> int | None:
 
 @bp.post("/printing/settlement/<int:game_id>")
 @staff_required
-def print_settlement(game_id: int):
+def print_settlement(game_id: int) -> ResponseReturnValue:
     """Queue a finished game's settlement sheet."""
     game = gamelog.get_game(get_db(), game_id)
     if game["status"] != "finished":
@@ -71,7 +72,7 @@ def print_settlement(game_id: int):
 
 @bp.post("/printing/report-card/<int:player_id>")
 @staff_required
-def print_report_card(player_id: int):
+def print_report_card(player_id: int) -> ResponseReturnValue:
     """Queue a member's report card: of a club day (``day``, default today) or after a
     game (``game_id``)."""
     data = form_data()
@@ -95,7 +96,7 @@ def print_report_card(player_id: int):
 
 @bp.post("/printing/daily-report")
 @staff_required
-def print_daily_report():
+def print_daily_report() -> ResponseReturnValue:
     """Queue the daily report (日報) of a club day (``day``, default today)."""
     day = _day_field(form_data()) or stats_store.today(stats_store.settings(get_db()))
     return _queued(_enqueue("daily_report", {"day": day}))
@@ -103,7 +104,7 @@ def print_daily_report():
 
 @bp.post("/printing/jobs/<int:job_id>/retry")
 @staff_required
-def print_retry(job_id: int):
+def print_retry(job_id: int) -> ResponseReturnValue:
     """Queue a failed print job again."""
     db = get_db()
     if queue.job(db, job_id) is None:
@@ -126,13 +127,13 @@ def _what(db: Db, job: dict) -> str:
     return t("print.kind.daily_report", day=args.get("day", ""))
 
 
-def _error(err) -> str:
+def _error(err: tuple[str, dict] | None) -> str:
     return t(err[0], **err[1]) if err else ""
 
 
 @bp.get("/printing")
 @staff_required
-def printing_page():
+def printing_page() -> ResponseReturnValue:
     """The printer's state, the failed and the recent print jobs."""
     db = get_db()
     st = queue.status(db)

@@ -10,6 +10,7 @@ day's R risers board, on one printable page.
 from __future__ import annotations
 
 from flask import jsonify, render_template, request
+from flask.typing import ResponseReturnValue
 
 from web.club import games, report_card, stats_store
 from web.club.text import whole_number
@@ -44,7 +45,7 @@ def _paper() -> str:
 
 @bp.get("/report-cards")
 @staff_required
-def report_cards():
+def report_cards() -> ResponseReturnValue:
     """A member's report card of a day (or of a game) and the day's risers, printable."""
     db, lang = get_db(), current_lang()
     player, game = _id_arg("player"), _id_arg("game")

@@ -7,6 +7,8 @@ route of the app is described here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from web.api.openapi.chain import CHAIN_PATHS
 from web.api.openapi.members import MEMBER_PATHS
 from web.api.openapi.notify import NOTIFY_PATHS
@@ -51,8 +53,9 @@ RULE_SET_ID = {"name": "rule_set_id", "in": "path", "required": True,
 BEARER: list[dict[str, list[str]]] = [{"tabletToken": []}, {"tabletCookie": []}]
 
 
-def _op(summary: str, *, params=(), body: dict | None = None, ok: tuple = ("200", "OK"),
-        secure: bool = False, errors=("400", "404")) -> dict:
+def _op(summary: str, *, params: Iterable[dict] = (), body: dict | None = None,
+        ok: tuple = ("200", "OK"), secure: bool = False,
+        errors: Iterable[str] = ("400", "404")) -> dict:
     op: dict = {"summary": summary, "parameters": list(params),
                 "responses": {ok[0]: _answer(ok[1], _ref("Ok"))}}
     for code in errors:

@@ -8,6 +8,8 @@ number and PIN first (``/m/{token}/settings/pin``), which opens them for 15 minu
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from web.api.openapi.staff import BOOL, PLAYER, STR, _json, _obj, _op, _path, _ref
 
 TOKEN = _path("token", {"type": "string", "description": "the personal link's token"})
@@ -23,7 +25,7 @@ MEMBER_ERR = {
 }
 
 
-def _member_op(summary: str, *, errors=("404",), body: dict | None = None,
+def _member_op(summary: str, *, errors: Iterable[str] = ("404",), body: dict | None = None,
                html: bool = False) -> dict:
     op: dict = {"summary": summary, "tags": ["member"], "parameters": [TOKEN],
                 "responses": {"200": {"description": "OK", **(

@@ -9,6 +9,9 @@ session's CSRF token in ``X-CSRF-Token`` for every POST.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 
 def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -31,14 +34,15 @@ ERR = {
 STAFF: list[dict[str, list[str]]] = [{"staffSession": [], "csrfHeader": []}]
 
 
-def _obj(required=(), **props) -> dict:
+def _obj(required: Iterable[str] = (), **props: Any) -> dict:
     return {"type": "object", "required": list(required), "properties": props}
 
 
 STR, INT, BOOL = {"type": "string"}, {"type": "integer"}, {"type": "boolean"}
 
 
-def _op(summary: str, *, params=(), body: dict | None = None, ok="200", errors=("400",),
+def _op(summary: str, *, params: Iterable[dict] = (), body: dict | None = None, ok: str = "200",
+        errors: Iterable[str] = ("400",),
         staff: bool = True) -> dict:
     op: dict = {"summary": summary, "tags": ["staff" if staff else "sign-in"],
                 "parameters": list(params),
@@ -253,8 +257,8 @@ WISH = {"type": "string", "description": "family:riichi4 | family:riichi3 | fami
                                          "family:mcr, or rules:<rule set id>"}
 
 
-def _tablet_op(summary: str, *, params=(), body: dict | None = None, ok="200",
-               errors=("400", "404")) -> dict:
+def _tablet_op(summary: str, *, params: Iterable[dict] = (), body: dict | None = None,
+               ok: str = "200", errors: Iterable[str] = ("400", "404")) -> dict:
     op = _op(summary, params=params, body=body, ok=ok, errors=errors, staff=False)
     op["tags"] = ["tablet"]
     op["security"] = TABLET_SECURITY

@@ -10,6 +10,8 @@ failed, in those words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import lexicon
 
 from web.club import clubtime, daily_report, engine, gamelog, games
@@ -18,13 +20,13 @@ from web.db import Db
 from web.errors import UserError
 
 
-def _words(lang: str):
+def _words(lang: str) -> Callable[..., str]:
     def t(key: str, **values: object) -> str:
         return lexicon.t(key, lang, **values)
     return t
 
 
-def _result(value, rules: dict) -> str:
+def _result(value: float | None, rules: dict) -> str:
     """A settled result as the tablet writes it: thousands (+41.2), else whole numbers."""
     if value is None:
         return ""
@@ -85,7 +87,7 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     return s
 
 
-def _money(game: gamelog.Game, final: dict):
+def _money(game: gamelog.Game, final: dict) -> engine.GameMoney | None:
     """The game's money by the ``[money]`` of its rules (fees, top prize, chips in yen);
     None when its rules charge nothing."""
     from datetime import datetime

@@ -18,9 +18,11 @@ One worker prints for a club.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import threading
 from datetime import datetime, timezone
+from types import ModuleType
 from typing import Any, Callable
 
 from web.club.printing import documents, queue
@@ -171,7 +173,7 @@ class Worker:
         queue.mark_done(self.db, job["id"])
 
 
-def main(args) -> int:
+def main(args: argparse.Namespace) -> int:
     """``python -m web print-worker``: print the queue of ``args.db`` on the printer of
     ``args.config`` until SIGTERM or Ctrl-C (``args.once``: what is due now, then stop).
     One worker per club file: a second is refused (it would put the first one's job in
@@ -199,7 +201,7 @@ def main(args) -> int:
         raise UserError("print.err.already_running", path=e.path) from None
 
 
-def _serve(db: Db, cfg: PrinterConfig, args, signal) -> int:
+def _serve(db: Db, cfg: PrinterConfig, args: argparse.Namespace, signal: ModuleType) -> int:
     worker = Worker(db, cfg)
     if cfg.kind == "none":
         print(lexicon_both("print.console.no_printer"), flush=True)
