@@ -3,6 +3,8 @@ a club with tables and members, and paired tablets."""
 
 from __future__ import annotations
 
+import time
+import types
 import uuid
 
 import pytest
@@ -89,3 +91,19 @@ def record(client, headers, event, seq, table="t1", k=None, expect=201):
                     json={"event": event, "expected_seq": seq, "idempotency_key": k or key()})
     assert r.status_code == expect, r.get_json()
     return r.get_json()
+
+
+@pytest.fixture()
+def still_clock(monkeypatch):
+    """The sign-in and PIN throttles' wall clock stands still (a list: set ``[0]`` to move
+    it). A wait of 2 s after the third failure is then still running at the next request
+    however long a password or PIN check takes on a busy machine. The throttles read
+    ``time.time()`` from their own modules; nothing else is touched."""
+    from web.club import accounts, members
+
+    now = [time.time()]
+    frozen = types.SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic,
+                                   sleep=time.sleep)
+    for module in (accounts, members):
+        monkeypatch.setattr(module, "time", frozen)
+    return now

@@ -238,7 +238,7 @@ def test_member_page_pin_throttle_locks_the_member_after_eight_wrong_tries(app, 
     assert _open(_member_client(app, "10.4.0.2"), path, "M001", "13579").status_code == 303
 
 
-def test_member_page_pin_throttle_slows_one_address_as_sign_in_does(app, desk, db):
+def test_member_page_pin_throttle_slows_one_address_as_sign_in_does(app, desk, db, still_clock):
     one, two = _issue(desk, 1), _issue(desk, 2)
     _set_pin(desk, 1)
     _set_pin(desk, 2)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 
 import pytest
 
@@ -46,20 +45,6 @@ def client(app):
 OPEN_GATE = {"LOGIN_GLOBAL_PER_SECOND": 1000.0, "LOGIN_GLOBAL_BURST": 1000}
 """Tests sign in many times a second; the global gate has its own test."""
 
-
-@pytest.fixture()
-def still_clock(monkeypatch):
-    """The sign-in throttle's wall clock stands still: a wait of 2 s after the third failure
-    is still running at the next request however long a password check takes on a busy
-    machine (the throttle reads ``time.time()`` from its own module)."""
-    import types
-
-    import web.club.accounts as accounts
-
-    now = [time.time()]
-    monkeypatch.setattr(accounts, "time", types.SimpleNamespace(
-        time=lambda: now[0], monotonic=time.monotonic, sleep=time.sleep))
-    return now
 
 
 def csrf(client) -> str:
