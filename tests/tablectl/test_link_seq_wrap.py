@@ -21,12 +21,13 @@ pytestmark = pytest.mark.usefixtures("no_leaks")
 
 def test_a_new_command_on_the_remembered_seq_after_a_wrap_still_runs(tmp_path):
     hardware_sim.register()
-    ln = Link("sim://wrap?time_scale=0.001", settings=LinkSettings(timeout=0.01, retries=0),
+    # every answer the test waits for gets 2 s (a busy machine); only the reads the table
+    # never hears time out fast
+    ln = Link("sim://wrap?time_scale=0.001", settings=LinkSettings(timeout=2.0, retries=0),
               lock_dir=str(tmp_path))
     try:
         ln.connect()
         sim = protocol_sim.get("wrap")
-        ln.settings = LinkSettings(timeout=2.0, retries=0)
         assert ln.transact(P.StartCycle()).ok
         sim.wait_for(lambda st: st.cycle.name == "WALLS_UP")
         remembered = ln.next_seq()
