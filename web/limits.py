@@ -170,3 +170,13 @@ def init_app(app: Flask) -> None:
     app.request_class = BoundedRequest
     app.json = BoundedJSON(app)
     app.before_request(_cap_body)
+
+
+def form_data() -> dict[str, Any]:
+    """The request's fields: a JSON object body or the form."""
+    if request.is_json:
+        data = json_body()
+        if not isinstance(data, dict):
+            raise UserError("http.send_json_object", code="bad_json")
+        return data
+    return request.form.to_dict()

@@ -21,7 +21,7 @@ from web.errors import UserError
 from web.limits import json_body
 from web.club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
 from web.security import caller_key, current_staff, current_tablet_table, tablet_required
-from web.club.text import whole_number
+from web.club.text import bounded_number
 from web.api.openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -40,11 +40,7 @@ def _int_arg(name: str, default: int, low: int = 1, high: int = 500) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    value = whole_number(raw)
-    if value is None or not low <= value <= high:
-        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
-                        field=name, low=low, high=high, value=raw[:20])
-    return value
+    return bounded_number(raw, name, low, high)
 
 
 def actor() -> str:

@@ -97,6 +97,16 @@ def whole_number(raw: object) -> int | None:
     return int(raw)
 
 
+def bounded_number(raw: str, field: str, low: int, high: int) -> int:
+    """A whole number typed into ``field`` (a query parameter, a form field) between ``low``
+    and ``high``, or a refusal in words naming the field and the bounds."""
+    value = whole_number(raw)
+    if value is None or not low <= value <= high:
+        raise UserError("field.out_of_range", code="invalid_field", details={"field": field},
+                        field=field, low=low, high=high, value=raw[:20])
+    return value
+
+
 def text_of(data: dict, key: str) -> str | None:
     """An optional text field of a form or a JSON object: None when absent (or JSON null),
     else the text. A JSON number, boolean, list or object is a 422 naming the field, never

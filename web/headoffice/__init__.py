@@ -31,8 +31,7 @@ from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
 from web.club.engine import family_name, figure_name
 from web.club.chain import headoffice, pg_schema
-from web.club.text import whole_number
-from web.errors import UserError
+from web.club.text import bounded_number
 from web.i18n import current_lang, t
 
 bp = Blueprint("headoffice", __name__)
@@ -139,11 +138,7 @@ def _int_arg(name: str, default: int, low: int = 1, high: int = 100_000) -> int:
     raw = request.args.get(name, "")
     if raw == "":
         return default
-    value = whole_number(raw)
-    if value is None or not low <= value <= high:
-        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
-                        field=name, low=low, high=high, value=raw[:20])
-    return value
+    return bounded_number(raw, name, low, high)
 
 
 def _chain_settings(conn: Any) -> dict:

@@ -26,9 +26,8 @@ from web.club import gamelog, rating_store, standings, stats_store
 from web.db import Db, get_db
 from web.club import engine
 from web.club.engine import family_name, figure_name
-from web.errors import UserError
 from web.i18n import current_lang, t
-from web.club.text import whole_number
+from web.club.text import bounded_number
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
@@ -83,11 +82,7 @@ def _int_arg(name: str, default: int, low: int = 0, high: int = 100_000) -> int:
     raw = request.args.get(name, "")
     if raw == "":
         return default
-    value = whole_number(raw)
-    if value is None or not low <= value <= high:
-        raise UserError("field.out_of_range", code="invalid_field", details={"field": name},
-                        field=name, low=low, high=high, value=raw[:20])
-    return value
+    return bounded_number(raw, name, low, high)
 
 
 def board_query(db: Db) -> dict:

@@ -36,7 +36,7 @@ from web.club.engine import family_name, figure_name
 from web.db import Db, get_db, rows
 from web.errors import NotFound, UserError, error_response, wants_json
 from web.i18n import current_lang, t
-from web.limits import json_body
+from web.limits import form_data
 
 bp = Blueprint("member", __name__, url_prefix="/m")
 
@@ -196,15 +196,6 @@ def page(token: str) -> ResponseReturnValue:
 
 
 # ----------------------------------------------------------------------------- settings
-def _fields() -> dict:
-    if request.is_json:
-        data = json_body()
-        if not isinstance(data, dict):
-            raise UserError("http.send_json_object", code="bad_json")
-        return data
-    return request.form.to_dict()
-
-
 def _opened(member: dict) -> bool:
     """Whether this browser gave the member number and PIN of this member, under this
     link, within :data:`members.PIN_SESSION_S` seconds."""
@@ -243,7 +234,7 @@ def settings_pin(token: str) -> ResponseReturnValue:
     """Open the settings with the member number and PIN (throttled; wrong tries lock)."""
     db = get_db()
     member = _member(token)
-    data = _fields()
+    data = form_data()
     try:
         members.check_pin(db, member, data.get("member_no"), data.get("pin"),
                           request.remote_addr or "?")
@@ -270,7 +261,7 @@ def settings_save(token: str) -> ResponseReturnValue:
         if wants_json():
             raise UserError("member.pin_first", status=401, code="member_pin_required")
         return _settings_page(token, member, 401, t("member.pin_first"))
-    data = _fields()
+    data = form_data()
     optins = {k: _flag(data, k) for k in members.OPTINS}
     try:
         for key in ("email", "line_user_id"):

@@ -12,23 +12,13 @@ from web.club.audit import audit
 from web.db import get_db
 from web.errors import UserError, error_response
 from web.i18n import current_lang
-from web.limits import json_body
+from web.limits import form_data, json_body  # noqa: F401  (form_data: the staff views take it from here)
 from web.security import actor_name, wants_json
 from web.club.text import text_of
 
 
 bp = Blueprint("staff", "web.staff", url_prefix="/staff")
 """The staff console's blueprint: every view module of ``web.staff`` adds its routes."""
-
-
-def form_data() -> dict:
-    """The request's fields: a JSON object body or the form."""
-    if request.is_json:
-        data = json_body()
-        if not isinstance(data, dict):
-            raise UserError("http.send_json_object", code="bad_json")
-        return data
-    return request.form.to_dict()
 
 
 def need(data: dict, key: str) -> str:
