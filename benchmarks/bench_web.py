@@ -79,7 +79,7 @@ def setup_club(path: str, tablets: int) -> tuple[dict[str, str], dict[str, list]
     """Tables t1..tN with four members and a paired tablet each; returns table id -> token
     and table id -> the members' ids (each part of the run starts fresh games)."""
     from web import create_app
-    from web.club import games
+    from web.club import club_tables, roster
     from web.db import connect
     from web.security import issue_tablet_token
 
@@ -88,8 +88,8 @@ def setup_club(path: str, tablets: int) -> tuple[dict[str, str], dict[str, list]
     secrets, seats = {}, {}
     for t in range(1, tablets + 1):
         tid = f"t{t}"
-        games.save_table(db, tid, f"卓{t}", "nekohouse-4a")
-        seats[tid] = [games.add_player(db, f"P{t}-{i}")["id"] for i in range(4)]
+        club_tables.save_table(db, tid, f"卓{t}", "nekohouse-4a")
+        seats[tid] = [roster.add_player(db, f"P{t}-{i}")["id"] for i in range(4)]
         secrets[tid] = issue_tablet_token(db, tid, label="bench")
     db.conn.close()
     return secrets, seats

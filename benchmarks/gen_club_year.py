@@ -165,13 +165,13 @@ def build(job: tuple[int, int, str]) -> dict:
 
 def _setup(db_path: str):
     from web import create_app
-    from web.club import games
+    from web.club import club_tables
     from web.db import connect
 
     create_app({"DATABASE": db_path, "SECRET_KEY": "bench", "TESTING": True})
     db = connect(db_path)
     for t in range(1, TABLES + 1):
-        games.save_table(db, f"t{t}", f"卓{t}", "nekohouse-4a" if t <= 16 else "nekohouse-3a")
+        club_tables.save_table(db, f"t{t}", f"卓{t}", "nekohouse-4a" if t <= 16 else "nekohouse-3a")
     db.conn.executemany(
         "INSERT INTO players (id, name, created_at) VALUES (?, ?, ?)",
         [(i, f"会員{i:03d}", "2025-01-01T00:00:00+00:00") for i in range(1, MEMBERS + 1)],

@@ -54,7 +54,7 @@ from tablectl import store
 
 from web.club import backup as backups
 from web import create_app, private_file, server
-from web.club import games, readings
+from web.club import club_tables, games, readings, roster
 from web.club.accounts import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
 from web.club.schema import prepare
 from web.db import Db, connect, get_db
@@ -401,10 +401,10 @@ def seed_demo(app: Flask, *, pair_ttl: float = 7 * 24 * 3600) -> dict:
         db = get_db()
         create_staff(db, *DEMO_STAFF)
         for i, name in enumerate(DEMO_MEMBERS, 1):
-            games.add_player(db, name, member_no=f"M{i:03d}")
+            roster.add_player(db, name, member_no=f"M{i:03d}")
         codes = {}
         for tid, name, rules, _mode in (*DEMO_TABLES, STOCK_TABLE):
-            games.save_table(db, tid, name, rules, actor="demo")
+            club_tables.save_table(db, tid, name, rules, actor="demo")
             codes[tid] = create_pairing(db, tid, actor="demo", label="demo", ttl=pair_ttl)["code"]
     return codes
 

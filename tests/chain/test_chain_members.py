@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from tests.support.web import app  # noqa: F401  (fixture)
-from web.club import audit, games
+from web.club import audit, games, roster
 from web.club.chain import members
 from web.db import connect
 from web.errors import Conflict, UserError
@@ -55,7 +55,7 @@ def test_chain_member_bad_id_is_refused_in_words(box, bad):
 
 
 def test_chain_member_guest_gets_no_id(box):
-    guest = games.add_player(box, "ゲスト一", guest=True)
+    guest = roster.add_player(box, "ゲスト一", guest=True)
     with pytest.raises(UserError) as e:
         members.issue(box, guest["id"], actor="staff:mika")
     assert e.value.key == "chain.member.guest"
@@ -87,7 +87,7 @@ def test_chain_links_are_append_only(box):
 
 
 def test_chain_merge_of_two_players_on_one_box_after_staff_confirm(box):
-    twin = games.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
+    twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
     g1 = play(box, "t1", [1, 2, 3, 4])
     g2 = play(box, "t1", [twin["id"], 2, 3, 4])
     kept_id = members.issue(box, 1, actor="staff:mika")
@@ -146,7 +146,7 @@ def test_chain_desk_shows_the_merge_then_staff_confirm_it(app, box):  # noqa: F8
     from web.club.accounts import create_staff
 
     create_staff(box, *STAFF)
-    twin = games.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
+    twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
     g1 = play(box, "t1", [twin["id"], 2, 3, 4])
     c = staff_client(app)
     token = c.get("/auth/csrf").get_json()["csrf_token"]

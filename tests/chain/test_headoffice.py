@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from web import create_app
-from web.club import daily_report, engine, games, stats_store
+from web.club import club_tables, corrections, daily_report, engine, games, roster, stats_store
 from web.club.chain import headoffice, members, pg_schema, sync
 from web.db import connect
 
@@ -23,10 +23,10 @@ def open_box(folder: Path, name: str):
     path = str(folder / f"{name}.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "t", "TESTING": True, "COOKIE_SECURE": False})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t2", "卓2", "nekohouse-4a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t2", "卓2", "nekohouse-4a")
     for p in PLAYERS:
-        games.add_player(db, p)
+        roster.add_player(db, p)
     return path, db
 
 
@@ -177,7 +177,7 @@ def test_headoffice_void_on_a_box_leaves_after_the_next_sync(chain):
 
     assert games_of(member) == 8  # worked out, then kept for this synced state
     gid = db.execute("SELECT MAX(id) FROM games WHERE status = 'finished'").fetchone()[0]
-    games.void_game(db, gid, actor="staff:c", reason="記録ミス")
+    corrections.void_game(db, gid, actor="staff:c", reason="記録ミス")
     assert headoffice.report(conn, day, "ueno")["total"]["games"] == before  # not yet sent
     assert games_of(member) == 8
     sync.run(path, url, "ueno")

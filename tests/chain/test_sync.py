@@ -253,7 +253,7 @@ def test_sync_network_cut_mid_batch_then_resume(box: Path, pg_url: str, pg_clust
 
 # ----------------------------------------------------------------------- later changes
 def _correct_and_void(path: Path) -> tuple[int, int]:
-    from web.club import games
+    from web.club import corrections
     from web.db import connect
     from web.errors import UserError
 
@@ -262,13 +262,13 @@ def _correct_and_void(path: Path) -> tuple[int, int]:
         corrected = None
         for seq in range(1, 12):
             try:
-                games.remove_hand(db, 1, seq, actor=ACTOR, reason="recorded twice")
+                corrections.remove_hand(db, 1, seq, actor=ACTOR, reason="recorded twice")
             except UserError:
                 continue
             corrected = 1
             break
         assert corrected
-        games.void_game(db, 2, actor=ACTOR, reason="wrong players")
+        corrections.void_game(db, 2, actor=ACTOR, reason="wrong players")
     finally:
         db.conn.close()
     return 1, 2
@@ -328,11 +328,11 @@ def test_sync_a_restored_box_is_refused_until_sent_again(box: Path, tmp_path: Pa
     sync.run(str(box), pg_url)
     # the box goes back to its backup and plays on: its change numbers are used again
     _copy(backup, box)
-    from web.club import games
+    from web.club import corrections
     from web.db import connect
 
     db = connect(str(box))
-    games.void_game(db, 3, actor=ACTOR, reason="after the restore")
+    corrections.void_game(db, 3, actor=ACTOR, reason="after the restore")
     db.conn.close()
     p = _cli("--to", pg_url, "--db", str(box))
     out, err = p.communicate(timeout=300)

@@ -8,7 +8,7 @@ import json
 import time
 from contextlib import contextmanager
 
-from web.club import gamelog, games
+from web.club import club_tables, gamelog, games, roster
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
@@ -36,8 +36,8 @@ def seed_club(path: str, tables: dict[str, str], players=NAMES[0]):
     db = connect(path)
     try:
         for tid, rules in tables.items():
-            games.save_table(db, tid, f"卓{tid[1:]}", rules)
-        ids = [games.add_player(db, n)["id"] for n in players]
+            club_tables.save_table(db, tid, f"卓{tid[1:]}", rules)
+        ids = [roster.add_player(db, n)["id"] for n in players]
         secrets = {t: issue_tablet_token(db, t, label="e2e") for t in tables}
     finally:
         db.conn.close()

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from web import create_app
-from web.club import games
+from web.club import club_tables, roster
 from web.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
@@ -26,11 +26,11 @@ def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test",
                       "TESTING": True, "COOKIE_SECURE": False})
     db = connect(app.config["DATABASE"])
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t2", "卓2", "nekohouse-4a")
-    games.save_table(db, "t3", "卓3 三麻", "nekohouse-3a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t2", "卓2", "nekohouse-4a")
+    club_tables.save_table(db, "t3", "卓3 三麻", "nekohouse-3a")
     for name in MEMBERS:
-        games.add_player(db, name)
+        roster.add_player(db, name)
     db.conn.close()
     return app
 

@@ -14,7 +14,7 @@ from tests.support.browser import chromium, expect
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.support.web_server import WebServer
 from web import create_app
-from web.club import games
+from web.club import club_tables, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -31,8 +31,8 @@ def start_club(folder: Path, tables: dict[str, tuple[str, str, str]]) -> dict:
     try:
         create_staff(db, *STAFF)
         for tid, (name, rules, _url) in tables.items():
-            games.save_table(db, tid, name, rules, actor="test")
-        ids = [games.add_player(db, n, member_no=f"M{i:03d}")["id"]
+            club_tables.save_table(db, tid, name, rules, actor="test")
+        ids = [roster.add_player(db, n, member_no=f"M{i:03d}")["id"]
                for i, n in enumerate(MEMBERS, 1)]
     finally:
         db.conn.close()

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from tests.support.web_server import ROOT, WebServer
-from web.club import backup, games
+from web.club import backup, club_tables, games, roster
 from web import create_app
 from web.db import connect
 from web.security import issue_tablet_token
@@ -36,8 +36,8 @@ def club(path: str) -> dict:
     db = connect(path)
     tokens = {}
     for n, tid in enumerate(TABLES):
-        games.save_table(db, tid, tid, "nekohouse-4a")
-        ids = [games.add_player(db, f"P{n}{i}")["id"] for i in range(4)]
+        club_tables.save_table(db, tid, tid, "nekohouse-4a")
+        ids = [roster.add_player(db, f"P{n}{i}")["id"] for i in range(4)]
         games.start_game(db, tid, ids, idempotency_key=uuid.uuid4().hex)
         tokens[tid] = issue_tablet_token(db, tid)
     db.conn.close()

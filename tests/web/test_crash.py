@@ -17,7 +17,7 @@ import uuid
 import pytest
 
 from web import create_app
-from web.club import games
+from web.club import club_tables, games, roster
 from web.db import connect
 from web.security import issue_tablet_token
 
@@ -86,8 +86,8 @@ def test_sigkill_while_submitting_loses_no_acknowledged_hand_and_doubles_none(tm
     secrets, game_ids = {}, {}
     for t in range(TABLES):
         tid = f"t{t + 1}"
-        games.save_table(db, tid, f"卓{t + 1}", "nekohouse-4a")
-        ids = [games.add_player(db, f"P{t}-{i}")["id"] for i in range(4)]
+        club_tables.save_table(db, tid, f"卓{t + 1}", "nekohouse-4a")
+        ids = [roster.add_player(db, f"P{t}-{i}")["id"] for i in range(4)]
         secrets[tid] = issue_tablet_token(db, tid)
         started = games.start_game(db, tid, ids, idempotency_key=uuid.uuid4().hex)
         game_ids[tid] = started["game"]["id"]

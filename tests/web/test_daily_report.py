@@ -43,7 +43,7 @@ import pytest
 
 from tests.support.web_server import ROOT
 from web import create_app
-from web.club import daily_report, games, stats_store
+from web.club import club_tables, corrections, daily_report, games, roster, stats_store
 from web.db import connect
 
 DAY = "2026-04-01"
@@ -80,13 +80,13 @@ def build_day(path: str) -> dict:
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True, "COOKIE_SECURE": False})
     db = connect(path)
     for rid, text in RULES.items():
-        games.save_rule_set(db, rid, text, actor="owner")
-    games.save_table(db, "t1", "卓1", "house-4a")
-    games.save_table(db, "t2", "卓2 東風", "house-ton")
-    games.save_table(db, "t3", "卓3 三麻", "house-3a")
-    games.save_table(db, "t4", "卓4", "house-4a")
-    ids = {n: games.add_player(db, n, member_no=f"M{n}")["id"] for n in "ABCDE"}
-    ids["G"] = games.add_player(db, "ゲスト1", guest=True)["id"]
+        club_tables.save_rule_set(db, rid, text, actor="owner")
+    club_tables.save_table(db, "t1", "卓1", "house-4a")
+    club_tables.save_table(db, "t2", "卓2 東風", "house-ton")
+    club_tables.save_table(db, "t3", "卓3 三麻", "house-3a")
+    club_tables.save_table(db, "t4", "卓4", "house-4a")
+    ids = {n: roster.add_player(db, n, member_no=f"M{n}")["id"] for n in "ABCDE"}
+    ids["G"] = roster.add_player(db, "ゲスト1", guest=True)["id"]
     s = lambda names: [ids[n] for n in names]  # noqa: E731
     win = lambda seat, han, fu, **kw: {  # noqa: E731
         "event": "win", "winners": [{"seat": seat, "han": han, "fu": fu, **kw}]}
@@ -103,7 +103,7 @@ def build_day(path: str) -> dict:
              jst("2026-04-02", "02:00"), jst("2026-04-02", "03:10")),
     ]
     voided = play(db, "t1", s("ABCD"), [win(0, 5, 30), END], jst(DAY, "22:00"), jst(DAY, "23:00"))
-    games.void_game(db, voided, actor="staff", reason="wrong table")
+    corrections.void_game(db, voided, actor="staff", reason="wrong table")
     play(db, "t1", s("ABCD"), [win(0, 5, 30), END], jst("2026-04-02", "13:00"),
          jst("2026-04-02", "14:00"))
     db.conn.close()
@@ -256,8 +256,8 @@ def test_daily_report_default_rules_charge_nothing(tmp_path):
     path = str(tmp_path / "plain.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True, "COOKIE_SECURE": False})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    ids = [games.add_player(db, n)["id"] for n in "ABCD"]
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    ids = [roster.add_player(db, n)["id"] for n in "ABCD"]
     play(db, "t1", ids, [{"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]}, END],
          jst(DAY, "13:00"), jst(DAY, "14:00"))
     rep = daily_report.report(db, DAY)

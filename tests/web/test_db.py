@@ -10,7 +10,7 @@ import pytest
 from scoring import game as engine_game
 from scoring.rules import load_rules
 from web import create_app
-from web.club import gamelog, games
+from web.club import club_tables, corrections, gamelog, games, roster
 from web.club.audit import audit, audit_entries
 from web.club.schema import SETS
 from web.errors import UserError
@@ -60,20 +60,20 @@ def test_game_stores_its_fully_resolved_rules(client, t1, db):
 
 def test_club_rule_set_validated_and_audited(db):
     with pytest.raises(UserError, match="extend a preset"):
-        games.save_rule_set(db, "ours", "[hand]\nkuitan = false\n", actor="staff:a")
+        club_tables.save_rule_set(db, "ours", "[hand]\nkuitan = false\n", actor="staff:a")
     with pytest.raises(UserError, match="kuitan"):
-        games.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand]\nkuitan = 3\n',
+        club_tables.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand]\nkuitan = 3\n',
                             actor="staff:a")
     with pytest.raises(UserError, match="TOML"):
-        games.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand\n', actor="staff:a")
+        club_tables.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand\n', actor="staff:a")
     with pytest.raises(UserError, match="preset"):
-        games.save_rule_set(db, "mcr", 'extends = "netmahjong"\n', actor="staff:a")
-    rs = games.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand]\nkuitan = false\n',
+        club_tables.save_rule_set(db, "mcr", 'extends = "netmahjong"\n', actor="staff:a")
+    rs = club_tables.save_rule_set(db, "ours", 'extends = "netmahjong"\n[hand]\nkuitan = false\n',
                              actor="staff:a")
     assert rs["rules"]["hand"]["kuitan"] is False
-    assert games.resolve_rules(db, "ours").hand.kuitan is False
+    assert club_tables.resolve_rules(db, "ours").hand.kuitan is False
     assert audit_entries(db, target="rule_set:ours")[0]["actor"] == "staff:a"
-    assert "ours" in [r["id"] for r in games.list_rule_sets(db)]
+    assert "ours" in [r["id"] for r in club_tables.list_rule_sets(db)]
 
 
 def test_correcting_a_finished_game_is_audited_and_replayed(client, t1, db):
@@ -82,9 +82,9 @@ def test_correcting_a_finished_game_is_audited_and_replayed(client, t1, db):
     record(client, t1, RON, 1)
     record(client, t1, {"event": "end"}, 2)
     with pytest.raises(UserError, match="reason"):
-        games.correct_hand(db, gid, 1, RON, actor="staff:a", reason="")
+        corrections.correct_hand(db, gid, 1, RON, actor="staff:a", reason="")
     fixed = {"event": "win", "winners": [{"seat": 2, "han": 3, "fu": 30}], "from": 0}
-    view = games.correct_hand(db, gid, 1, fixed, actor="staff:a", reason="wrong winner")
+    view = corrections.correct_hand(db, gid, 1, fixed, actor="staff:a", reason="wrong winner")
     assert view["replay"]["hands"][0]["deltas"] == [-3900, 0, 3900, 0]
     events = [e["event"] for e in gamelog.effective_events(gamelog.event_log(db, gid))]
     engine = engine_game.replay(events, load_rules("nekohouse-4a"))
@@ -104,19 +104,19 @@ def test_a_correction_that_reopens_a_finished_game_is_refused(client, t1, db):
     record(client, t1, {"event": "draw", "tenpai": [0]}, 2)  # a hand stays to settle
     record(client, t1, {"event": "end"}, 3)
     with pytest.raises(UserError, match="no longer be over"):
-        games.remove_hand(db, gid, 3, actor="staff:a", reason="not ended")
-    games.remove_hand(db, gid, 1, actor="staff:a", reason="hand never happened")
+        corrections.remove_hand(db, gid, 3, actor="staff:a", reason="not ended")
+    corrections.remove_hand(db, gid, 1, actor="staff:a", reason="hand never happened")
     assert [h["type"] for h in games.game_view(db, gid)["replay"]["hands"]] == ["draw", "end"]
 
 
 def test_void_a_game_with_reason(client, t1, db):
     g = start(client, t1)
     gid = g["game"]["id"]
-    games.void_game(db, gid, actor="staff:b", reason="wrong players seated")
+    corrections.void_game(db, gid, actor="staff:b", reason="wrong players seated")
     assert games.get_game(db, gid)["status"] == "void"
     assert audit_entries(db)[0]["action"] == "game.void"
     with pytest.raises(UserError, match="void"):
-        games.void_game(db, gid, actor="staff:b", reason="again")
+        corrections.void_game(db, gid, actor="staff:b", reason="again")
     start(client, t1)  # the table is free again
 
 
@@ -131,13 +131,13 @@ def test_audit_rolls_back_with_the_change(db):
 
 
 def test_players_member_numbers_unique(db):
-    games.add_player(db, "X", member_no="M-1")
+    roster.add_player(db, "X", member_no="M-1")
     with pytest.raises(UserError, match="already used"):
-        games.add_player(db, "Y", member_no="M-1")
+        roster.add_player(db, "Y", member_no="M-1")
     with pytest.raises(UserError, match="too long"):
-        games.add_player(db, "x" * 41)
-    p = games.set_player_active(db, 1, False)
-    assert p["active"] == 0 and 1 not in [x["id"] for x in games.list_players(db)]
+        roster.add_player(db, "x" * 41)
+    p = roster.set_player_active(db, 1, False)
+    assert p["active"] == 0 and 1 not in [x["id"] for x in roster.list_players(db)]
 
 
 def test_config_from_environment(tmp_path, monkeypatch):

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.test_leaderboard import build_club
-from web.club import export, games, stats_store
+from web.club import corrections, export, games, stats_store
 from web.db import connect
 
 from tests.support.web_server import ROOT
@@ -289,7 +289,7 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
         assert run(club["path"], "--date", "2026-04-01", "--out", str(out)).returncode == 0
         old = snapshot(out / "2026-04-01")
         db = connect(club["path"])  # change the day so a new export would differ
-        games.void_game(db, club["games"][1], actor="mika", reason="entered twice")
+        corrections.void_game(db, club["games"][1], actor="mika", reason="entered twice")
         db.conn.close()
     proc = subprocess.Popen(
         [

@@ -13,7 +13,7 @@ from tablectl.client import TableClient
 from tests.support.tablectl import DaemonProcess, sim_on_pty, write_config
 from tests.support.web import key
 from web import create_app
-from web.club import games
+from web.club import club_tables, games, roster
 from web.db import connect
 from web.errors import UserError
 from web.club import clubtime
@@ -38,8 +38,8 @@ def test_clock_figures_checked_against_simulated_cycles(tmp_path):
     path = str(tmp_path / "jantaku.db")
     app = create_app({"DATABASE": path, "SECRET_KEY": "k", "TESTING": True})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    ids = [games.add_player(db, n)["id"] for n in "ABCD"]
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    ids = [roster.add_player(db, n)["id"] for n in "ABCD"]
     daemon = DaemonProcess(cfg).start(wait_tables=("t1",))
     try:
         sim.sticks_for(1)

@@ -15,7 +15,7 @@ import pytest
 from tablectl import store
 from tests.support.tablectl import DaemonProcess, sim_on_pty, wait_until, write_config
 from web import create_app
-from web.club import games
+from web.club import club_tables
 from web.club.accounts import create_staff
 from web.db import get_db
 
@@ -30,7 +30,7 @@ def club(tmp_path):
                       "TESTING": True, "TABLE_COMMAND_WAIT": 1.0})
     with app.app_context():
         create_staff(get_db(), "mika", "mahjong-club")
-        games.save_table(get_db(), "t1", "卓1", "nekohouse-4a")
+        club_tables.save_table(get_db(), "t1", "卓1", "nekohouse-4a")
     d = DaemonProcess(cfg)
     try:
         d.start(wait_tables=("t1",))

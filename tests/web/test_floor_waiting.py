@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from web.club import games
+from web.club import club_tables, corrections, games, roster
 from web.club.audit import audit_entries
 from web.errors import UserError
 from web.club import clubtime
@@ -26,7 +26,7 @@ def path(app):
 
 
 def members(db, n: int) -> list[int]:
-    return [games.add_player(db, f"会員{i:02d}", member_no=f"N{i:02d}")["id"] for i in range(n)]
+    return [roster.add_player(db, f"会員{i:02d}", member_no=f"N{i:02d}")["id"] for i in range(n)]
 
 
 def test_waiting_list_in_order_with_estimates_from_the_tables(db, path):
@@ -98,7 +98,7 @@ def test_seating_cancelled_gives_back_the_places(db):
 def test_seating_at_a_table_of_another_rule_set_gives_it_that_rule_set(db):
     ids = members(db, 3)
     made = seating.seat(db, "t1", ids, rule_set="nekohouse-3a", actor="staff:mika")
-    assert games.get_table(db, "t1")["rule_set"] == "nekohouse-3a"
+    assert club_tables.get_table(db, "t1")["rule_set"] == "nekohouse-3a"
     assert len(made["seats"]) == 3
     assert audit_entries(db, table="t1")[1]["action"] == "table.update"
 
@@ -110,7 +110,7 @@ def _finish(db, gid, winner=1, loser=0):
 
 
 def test_seating_event_night_rounds_swiss_without_rematch(db):
-    games.save_table(db, "t4", "卓4", "nekohouse-4a")
+    club_tables.save_table(db, "t4", "卓4", "nekohouse-4a")
     ids = members(db, 8)
     night = nights.create(db, name="月例会", rule_set="nekohouse-4a", rounds=3,
                           pairing_method="swiss", tables=["t1", "t2", "t4"], players=ids,
@@ -140,7 +140,7 @@ def test_seat_swap_prices_every_hand_again(db):
     gid = games.start_game(db, "t1", [1, 2, 3, 4], idempotency_key=key())["game"]["id"]
     games.record_event(db, gid, RON, expected_seq=1, idempotency_key=key())
     before = games.game_view(db, gid)["state"]["scores"]
-    view = games.swap_seats(db, gid, 0, 1, actor="staff:mika", reason="座り間違い")
+    view = corrections.swap_seats(db, gid, 0, 1, actor="staff:mika", reason="座り間違い")
     assert [s["name"] for s in view["game"]["seats"]][:2] == ["伊藤", "青木"]
     # 伊藤 won from 青木 as recorded, now as the dealer (East): a dealer's 3 han 30 fu
     assert view["events"][1]["event"]["winners"][0]["seat"] == 0
@@ -149,7 +149,7 @@ def test_seat_swap_prices_every_hand_again(db):
     assert entry["action"] == "game.seat_swap"
     assert entry["details"]["after_names"][:2] == ["伊藤", "青木"]
     with pytest.raises(UserError):
-        games.swap_seats(db, gid, 2, 2, actor="staff:mika", reason="same seat")
+        corrections.swap_seats(db, gid, 2, 2, actor="staff:mika", reason="same seat")
 
 
 def test_call_staff_once_per_table_until_answered(db):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.web import cookie_client, record, start
-from web.club import games
+from web.club import corrections, games
 from web.errors import UserError
 
 
@@ -44,7 +44,7 @@ def test_a_void_no_hands_game_cannot_be_made_valid_again(client, t1, db):
     gid = start(client, t1)["game"]["id"]
     record(client, t1, {"event": "end"}, 1)
     with pytest.raises(UserError) as e:
-        games.unvoid_game(db, gid, actor="staff:mika", reason="try")
+        corrections.unvoid_game(db, gid, actor="staff:mika", reason="try")
     assert e.value.code == "no_hands"
     assert games.get_game(db, gid)["status"] == "void"
 
@@ -62,6 +62,6 @@ def test_a_correction_that_leaves_no_hand_is_refused_in_words(client, t1, db):
     record(client, t1, {"event": "draw", "tenpai": [0]}, 1)
     record(client, t1, {"event": "end"}, 2)
     with pytest.raises(UserError) as e:
-        games.remove_hand(db, gid, 1, actor="staff:mika", reason="wrong table")
+        corrections.remove_hand(db, gid, 1, actor="staff:mika", reason="wrong table")
     assert e.value.args[0] == "records.would_void"
     assert games.get_game(db, gid)["status"] == "finished" and _count(db, "stats_lines", gid) == 4

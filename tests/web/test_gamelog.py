@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.club import engine, gamelog, games
+from web.club import corrections, engine, gamelog, games
 
 from tests.support.web import record, start
 
@@ -85,7 +85,7 @@ def test_a_marker_among_the_new_rows_takes_a_whole_replay(client, t1, db, replay
                         json={"expected_seq": 3, "idempotency_key": "undo-key-0001"})
         assert r.status_code == 201
     else:
-        games.correct_hand(db, gid, 1, {**RON, "winners": [{"seat": 3, "han": 3, "fu": 30}]},
+        corrections.correct_hand(db, gid, 1, {**RON, "winners": [{"seat": 3, "han": 3, "fu": 30}]},
                            actor="staff:test", reason="wrong winner")
     behind(db, gid, 2)
     replays.clear()

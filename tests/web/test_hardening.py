@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.web import bearer, english, key, record, start
 from web import create_app
-from web.club import engine, games
+from web.club import club_tables, engine, games, roster
 from web.club.accounts import create_staff
 from web.db import connect, get_db
 
@@ -128,14 +128,14 @@ def test_rule_sets_are_range_checked_and_nesting_bounded(app, toml, words):
     with app.app_context():
         db = get_db()
         with pytest.raises(games.UserError) as e:
-            games.save_rule_set(db, "club-a", toml, actor="staff:test")
+            club_tables.save_rule_set(db, "club-a", toml, actor="staff:test")
         assert words in str(e.value)
         assert db.execute("SELECT COUNT(*) FROM rule_sets").fetchone()[0] == 0
 
 
 # --------------------------------------------------------------------------- what anyone may read
 def test_the_anonymous_api_shows_only_what_a_leaderboard_needs(app, client, t1, db):
-    games.add_player(db, "会員", member_no="M-77")
+    roster.add_player(db, "会員", member_no="M-77")
     g = start(client, t1)
     record(client, t1, {"event": "draw", "tenpai": [0]}, 1)
     anon = english(app.test_client())

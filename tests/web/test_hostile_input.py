@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.support.web import english, key, start
-from web.club import games
+from web.club import games, roster
 from web.club.accounts import create_staff
 from web.db import connect
 from web.security import issue_tablet_token
@@ -173,7 +173,7 @@ INVISIBLE = ["\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u180e", "\u00ad
 @pytest.mark.parametrize("mark", INVISIBLE, ids=[f"U+{ord(c):04X}" for c in INVISIBLE])
 def test_names_with_invisible_characters_are_refused_in_words(app, db, owner, mark):
     staff, headers = owner
-    games.add_player(db, "Player001")
+    roster.add_player(db, "Player001")
     before = {"players": db.execute("SELECT COUNT(*) FROM players").fetchone()[0],
               "staff": db.execute("SELECT COUNT(*) FROM staff_users").fetchone()[0]}
     for url, body in (("/staff/players", {"name": f"Player{mark}001"}),
@@ -190,9 +190,9 @@ def test_names_with_invisible_characters_are_refused_in_words(app, db, owner, ma
 
 
 def test_a_kanjis_variant_form_is_a_name_not_an_invisible_character(db):
-    assert games.add_player(db, "葛\U000e0100西")["name"] == "葛\U000e0100西"
+    assert roster.add_player(db, "葛\U000e0100西")["name"] == "葛\U000e0100西"
     with pytest.raises(Exception, match="invisible"):
-        games.add_player(db, "Ken\U000e0100")
+        roster.add_player(db, "Ken\U000e0100")
 
 
 # --------------------------------------------------------------------------- strict staff JSON
@@ -310,7 +310,7 @@ def test_wrong_current_passwords_are_throttled_like_sign_ins(app, owner, clock):
 
 # --------------------------------------------------------------------------- throttled guesses
 def _member_game(db) -> tuple[int, int]:
-    sato = games.add_player(db, "Sato", member_no="M0042")["id"]
+    sato = roster.add_player(db, "Sato", member_no="M0042")["id"]
     gid = games.start_game(db, "t1", [sato, 2, 3, 4], idempotency_key=key())["game"]["id"]
     games.record_event(db, gid, {"event": "draw", "tenpai": [0]}, expected_seq=1,
                        idempotency_key=key())
@@ -363,8 +363,8 @@ def test_member_number_guesses_wait_longer_and_longer(app, db, client, t1, clock
 
 
 def test_a_right_number_for_one_seat_buys_no_guesses_at_another(db, client, t1, clock):
-    sato = games.add_player(db, "Sato", member_no="M0042")["id"]
-    suzuki = games.add_player(db, "Suzuki", member_no="M0077")["id"]
+    sato = roster.add_player(db, "Sato", member_no="M0042")["id"]
+    suzuki = roster.add_player(db, "Suzuki", member_no="M0077")["id"]
     gid = games.start_game(db, "t1", [sato, suzuki, 3, 4], idempotency_key=key())["game"]["id"]
     games.record_event(db, gid, {"event": "draw", "tenpai": [0]}, expected_seq=1,
                        idempotency_key=key())

@@ -19,7 +19,7 @@ import pytest
 from scoring import stats
 from tests.scoring.test_stats import EXPECTED, G1, G2, G3
 from web import create_app
-from web.club import games, stats_store
+from web.club import club_tables, corrections, games, roster, stats_store
 from web.db import connect
 
 from tests.support.web_server import ROOT
@@ -55,9 +55,9 @@ def build_club(path: str) -> dict:
     """The fixture club: players A-E, three riichi4 games, one sanma game."""
     app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True, "COOKIE_SECURE": False})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t3", "卓3", "nekohouse-3a")
-    ids = {n: games.add_player(db, n)["id"] for n in "ABCDE"}
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t3", "卓3", "nekohouse-3a")
+    ids = {n: roster.add_player(db, n)["id"] for n in "ABCDE"}
     seat = lambda names: [ids[n] for n in names]  # noqa: E731
     gids = [
         play(db, "t1", seat(g[0]["players"]), g, when)
@@ -154,11 +154,11 @@ def test_families_are_never_mixed(club):
 
 def test_void_and_correction_keep_the_board_in_step(club):
     db, g2, g3 = club["db"], club["games"][1], club["games"][2]
-    games.void_game(db, g2, actor="mika", reason="wrong players seated")
+    corrections.void_game(db, g2, actor="mika", reason="wrong players seated")
     rows = {r["name"]: r for r in board(club)}
     assert "E" not in rows and rows["B"]["games"] == 2 and rows["D"]["total"] == 52000 - 17000
     # staff correct G3's last hand: A's mangan tsumo becomes B's (B now tops G3)
-    games.correct_hand(
+    corrections.correct_hand(
         db,
         g3,
         2,

@@ -16,7 +16,7 @@ from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, no_horizontal_overflow, sign_in
 from tests.web.test_leaderboard import G1, play
 from web import create_app
-from web.club import games
+from web.club import club_tables, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -31,8 +31,8 @@ def club(tmp_path_factory):
     db = connect(path)
     try:
         create_staff(db, *STAFF)
-        games.save_table(db, "t1", "卓1", "nekohouse-4a")
-        ids = [games.add_player(db, n, member_no=f"M{i:03d}")["id"]
+        club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+        ids = [roster.add_player(db, n, member_no=f"M{i:03d}")["id"]
                for i, n in enumerate(("青木", "伊藤", "上田", "遠藤"), 1)]
         play(db, "t1", ids, G1, None)              # finished now: today's card has it
     finally:

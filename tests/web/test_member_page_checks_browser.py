@@ -14,7 +14,7 @@ from tests.support.web_server import WebServer
 from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
 from tests.web.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import games, members
+from web.club import club_tables, members, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -37,9 +37,9 @@ def club(tmp_path_factory):
     db = connect(path)
     create_staff(db, *OWNER)                                  # the first account: the owner
     for rid, text in RULES.items():
-        games.save_rule_set(db, rid, text, actor="owner")
-    games.save_table(db, "t1", "卓1", "house-4a")
-    ids = [games.add_player(db, n, member_no=f"M{i:03d}")["id"] for i, n in enumerate(NAMES)]
+        club_tables.save_rule_set(db, rid, text, actor="owner")
+    club_tables.save_table(db, "t1", "卓1", "house-4a")
+    ids = [roster.add_player(db, n, member_no=f"M{i:03d}")["id"] for i, n in enumerate(NAMES)]
     win = {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]}
     game = play(db, "t1", ids, [win, END], jst(DAY, "13:00"), jst(DAY, "14:10"))
     token, _ = members.issue_link(db, ids[2])

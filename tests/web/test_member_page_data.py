@@ -15,7 +15,8 @@ import pytest
 from tests.web.staff_support import staff_client
 from tests.web.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import daily_report, games, member_data, members, rating_store, stats_store
+from web.club import (club_tables, daily_report, games, member_data, members, rating_store,
+                      roster, stats_store)
 from web.club.accounts import create_staff
 from web.club.audit import audit
 from web.club.floor import waiting
@@ -43,13 +44,13 @@ def club(tmp_path):
                       "COOKIE_SECURE": False})
     db = connect(path)
     for rid, text in RULES.items():
-        games.save_rule_set(db, rid, text, actor="owner")
-    games.save_table(db, "t1", "卓1", "house-4a")
-    games.save_table(db, "t2", "卓2 東風", "house-ton")
-    games.save_table(db, "t4", "卓4", "house-4a")
-    me = games.add_player(db, NAME, member_no=MEMBER_NO)["id"]
-    ids = [games.add_player(db, n, member_no=f"M{i}")["id"] for i, n in enumerate(OTHERS)]
-    guest = games.add_player(db, "ゲスト1", guest=True)["id"]
+        club_tables.save_rule_set(db, rid, text, actor="owner")
+    club_tables.save_table(db, "t1", "卓1", "house-4a")
+    club_tables.save_table(db, "t2", "卓2 東風", "house-ton")
+    club_tables.save_table(db, "t4", "卓4", "house-4a")
+    me = roster.add_player(db, NAME, member_no=MEMBER_NO)["id"]
+    ids = [roster.add_player(db, n, member_no=f"M{i}")["id"] for i, n in enumerate(OTHERS)]
+    guest = roster.add_player(db, "ゲスト1", guest=True)["id"]
     audit(db, "staff:mika", "player.create", f"player:{me}", details={"name": NAME})
     played = [
         # the member wins a mangan by tsumo
@@ -183,7 +184,7 @@ def test_member_page_erase_keeps_every_result_standing_and_the_daily_report(club
     after = figures(db)
     for key in before:
         assert after[key] == before[key], key
-    player = games.get_player(db, me)
+    player = roster.get_player(db, me)
     assert player["name"] == "退会者 #%d" % me == out["player"]["name"]
     assert player["member_no"] is None and player["active"] == 0
     assert db.execute("SELECT COUNT(*) FROM member_profiles WHERE player_id = ?",
@@ -264,7 +265,7 @@ def test_member_page_erase_refused_in_words_changes_nothing(club):
         member_data.erase(db, club["others"][0], "staff:kenji", " ")
     assert e.value.code == "missing_reason"
     assert text_cells(db) == snapshot
-    assert games.get_player(db, me)["name"] == NAME
+    assert roster.get_player(db, me)["name"] == NAME
 
 
 # ----------------------------------------------------------------------------- staff pages
@@ -293,7 +294,7 @@ def test_member_page_data_staff_download_and_erase_by_a_manager_with_confirmatio
     assert str(me) in r.get_json()["error"]["message"]
     r = manager.post(f"/staff/players/{me}/erase", headers=hdr, json={"confirm": str(me)})
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "missing_reason"
-    assert games.get_player(club["db"], me)["name"] == NAME    # refused: nothing changed
+    assert roster.get_player(club["db"], me)["name"] == NAME    # refused: nothing changed
     r = manager.post(f"/staff/players/{me}/erase", headers=hdr,
                      json={"reason": "本人の申し出", "confirm": str(me)})
     assert r.status_code == 200, r.get_json()

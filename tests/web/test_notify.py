@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 
-from web.club import accounts, games
+from web.club import accounts, games, roster
 from web.club.floor import calls, seating, waiting
 from web.club.notify import channels, outbox, sender
 from web.club.notify.config import Settings, load
@@ -145,7 +145,7 @@ def settings_for(line: LineStandIn | None, smtp_port: int, **extra) -> Settings:
 
 # ------------------------------------------------------------------------------ a club
 def member(db, name: str, *, email=None, line_id=None, seat_ready=0, report_card=0) -> int:
-    pid = games.add_player(db, name, member_no=f"M-{uuid.uuid4().hex[:6]}")["id"]
+    pid = roster.add_player(db, name, member_no=f"M-{uuid.uuid4().hex[:6]}")["id"]
     db.execute("INSERT INTO member_profiles (player_id, email, line_user_id, optin_seat_ready, "
                "optin_report_card, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
                [pid, email, line_id, seat_ready, report_card, now_iso()])
@@ -159,7 +159,7 @@ def four_waiting(db) -> dict[str, int]:
     ids = {"line": member(db, "相川", line_id=LINE_A, seat_ready=1),
            "mail": member(db, "Baker", email="baker@example.jp", seat_ready=1),
            "no": member(db, "千葉", email="chiba@example.jp", line_id="U" + "c" * 32),
-           "none": games.add_player(db, "土井", member_no="M-doi")["id"]}
+           "none": roster.add_player(db, "土井", member_no="M-doi")["id"]}
     for pid in ids.values():
         waiting.add(db, pid, "family:riichi4", actor="staff:mika")
     return ids
@@ -272,7 +272,7 @@ def test_notify_report_card_after_a_game_to_who_asked_for_it(db, smtp):
 def test_notify_retries_with_backoff_while_the_smtp_server_is_down_then_sends(db):
     member_id = member(db, "Baker", email="baker@example.jp", seat_ready=1)
     waiting.add(db, member_id, "family:riichi4", actor="staff:mika")
-    others = [games.add_player(db, f"客{i}", guest=True)["id"] for i in range(3)]
+    others = [roster.add_player(db, f"客{i}", guest=True)["id"] for i in range(3)]
     seating.seat(db, "t1", [member_id, *others], actor="staff:mika")
     port = free_port()                                        # nothing listens there yet
     said: list[str] = []
@@ -404,7 +404,7 @@ def test_notify_email_under_kill_9_one_message_id(app, db, line, smtp, tmp_path,
     before the send delivers exactly one."""
     pid = member(db, "Baker", email="baker@example.jp", seat_ready=1)
     waiting.add(db, pid, "family:riichi4", actor="staff:mika")
-    others = [games.add_player(db, f"客{i}", guest=True)["id"] for i in range(3)]
+    others = [roster.add_player(db, f"客{i}", guest=True)["id"] for i in range(3)]
     seating.seat(db, "t1", [pid, *others], actor="staff:mika")
     (row,) = queued(db)
     config = club_files(tmp_path, line, smtp.port)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from web import create_app
-from web.club import games
+from web.club import club_tables
 from web.club.accounts import create_staff
 from web.club.floor import calls
 from web.db import connect
@@ -26,7 +26,7 @@ def club(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("notify-e2e") / "club.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
     create_staff(db, "mika", "mahjong-club")
     db.conn.close()
     server = WebServer(path).start()

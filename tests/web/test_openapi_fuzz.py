@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from tests.support.web import english
 from web import create_app
-from web.club import games
+from web.club import club_tables, games, roster
 from web.api.openapi import OPENAPI
 from web.club.accounts import create_staff
 from web.db import connect
@@ -148,8 +148,8 @@ def club(tmp_path_factory):
                       "LOGIN_GLOBAL_PER_SECOND": 1000.0, "LOGIN_GLOBAL_BURST": 1000})
     db = connect(path)
     for tid, rules in (("t1", "nekohouse-4a"), ("t2", "mcr"), ("t3", "nekohouse-3a")):
-        games.save_table(db, tid, tid, rules)
-    ids = [games.add_player(db, n)["id"] for n in ("A", "B", "C", "D", "E")]
+        club_tables.save_table(db, tid, tid, rules)
+    ids = [roster.add_player(db, n)["id"] for n in ("A", "B", "C", "D", "E")]
     games.start_game(db, "t1", ids[:4], idempotency_key=uuid.uuid4().hex)
     create_staff(db, "mika", "mahjong-club", role="owner")
     create_staff(db, "ken", "ron-ron-ron")

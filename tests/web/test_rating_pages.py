@@ -224,14 +224,14 @@ def test_fee_free_rules_show_no_money_on_the_settlement_sheet(app_plain):
 @pytest.fixture()
 def app_plain(tmp_path):
     from web import create_app
-    from web.club import games
+    from web.club import club_tables, games, roster
 
     path = str(tmp_path / "plain.sqlite")
     app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True,
                       "COOKIE_SECURE": False})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    ids = [games.add_player(db, n)["id"] for n in "ABCD"]
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    ids = [roster.add_player(db, n)["id"] for n in "ABCD"]
     gid = games.start_game(db, "t1", ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     for seq, ev in enumerate([{"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]},
                               {"event": "end"}], start=1):

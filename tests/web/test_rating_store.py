@@ -15,7 +15,7 @@ import pytest
 from tests.scoring.test_stats import G1, G2, G3
 from tests.web.test_leaderboard import play
 from web import create_app
-from web.club import games, rating_store, stats_store
+from web.club import club_tables, corrections, games, rating_store, roster, stats_store
 from web.db import connect
 from web.errors import UserError
 from web.club.standings import KeyRefused
@@ -60,10 +60,10 @@ def club(tmp_path):
     path = str(tmp_path / "club.sqlite")
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True, "COOKIE_SECURE": False})
     db = connect(path)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t2", "卓2", "netmahjong")
-    ids = {n: games.add_player(db, n)["id"] for n in "ABCDE"}
-    ids["G"] = games.add_player(db, "ゲスト", guest=True)["id"]
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t2", "卓2", "netmahjong")
+    ids = {n: roster.add_player(db, n)["id"] for n in "ABCDE"}
+    ids["G"] = roster.add_player(db, "ゲスト", guest=True)["id"]
     yield {"db": db, "ids": ids, "seat": lambda names: [ids[n] for n in names]}
     db.conn.close()
 
@@ -127,13 +127,14 @@ def test_rating_correction_and_void_rerate_the_later_games(club):
     # staff correct G1's last win (D's mangan tsumo becomes A's): A's placement changes
     seq = [e["seq"] for e in games.game_view(db, g1)["events"]
            if e["event"].get("event") == "win"][-1]
-    games.correct_hand(db, g1, seq, {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]},
-                       actor="staff", reason="wrong winner entered")
+    corrections.correct_hand(db, g1, seq,
+                             {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]},
+                             actor="staff", reason="wrong winner entered")
     corrected = snapshot(db)
     assert corrected != first
     assert rebuilt(db)[0] == corrected
     # voiding G2 takes E out of the ratings and re-rates G3 from G1's standings
-    games.void_game(db, g2, actor="staff", reason="played under the wrong rules")
+    corrections.void_game(db, g2, actor="staff", reason="played under the wrong rules")
     assert r_of(db, ids, "E") is None
     voided = snapshot(db)
     assert rebuilt(db)[0] == voided

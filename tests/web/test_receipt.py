@@ -18,7 +18,7 @@ import pytest
 
 from tests.scoring.test_stats import G1
 from tests.web.test_leaderboard import play
-from web.club import daily_report, games, stats_store
+from web.club import club_tables, daily_report, stats_store
 from web.club.accounts import create_staff
 from web.club.printing import config, documents, queue
 from web.club.printing.receipt import ENCODING, KANJI_ON, Sheet, escpos_bytes, width
@@ -85,8 +85,8 @@ def test_receipt_settlement_sheet_in_english(db, game):
 
 
 def test_receipt_settlement_sheet_carries_the_games_money(db):
-    games.save_rule_set(db, "house-4a", HOUSE_4A, actor="owner")
-    games.save_table(db, "t9", "卓9", "house-4a")
+    club_tables.save_rule_set(db, "house-4a", HOUSE_4A, actor="owner")
+    club_tables.save_table(db, "t9", "卓9", "house-4a")
     gid = play(db, "t9", [1, 2, 3, 4], G1, FINISHED)
     day = stats_store.club_day_of(FINISHED, stats_store.settings(db))
     nets = {a["name"]: a["net"] for a in daily_report.report(db, day)["accounts"]}
@@ -114,8 +114,8 @@ def test_receipt_report_card_carries_the_members_name(db, game):
 
 
 def test_receipt_daily_report_carries_the_totals(db):
-    games.save_rule_set(db, "house-4a", HOUSE_4A, actor="owner")
-    games.save_table(db, "t9", "卓9", "house-4a")
+    club_tables.save_rule_set(db, "house-4a", HOUSE_4A, actor="owner")
+    club_tables.save_table(db, "t9", "卓9", "house-4a")
     play(db, "t9", [1, 2, 3, 4], G1, FINISHED)
     day = stats_store.club_day_of(FINISHED, stats_store.settings(db))
     rep = daily_report.report(db, day)

@@ -14,7 +14,7 @@ import lexicon
 from tests.scoring.test_stats import G1
 from tests.support.web import bearer, record, start
 from tests.web.test_leaderboard import play
-from web.club import games, rating_store, report_card
+from web.club import club_tables, rating_store, report_card, roster
 from web.errors import NotFound, UserError
 
 # G1 by hand (tests/scoring/test_stats.py, nekohouse-4a): seats A B C D end 4th, 2nd, 3rd,
@@ -65,7 +65,7 @@ def test_report_card_of_a_game_played_through_the_api(client, t1, db):
 
 
 def test_report_card_month_and_all_time_follow_the_club_day_in_its_time_zone(app, db):
-    games.save_table(db, "t9", "卓9", "nekohouse-4a")
+    club_tables.save_table(db, "t9", "卓9", "nekohouse-4a")
     # the club day ends at 05:00 in Asia/Tokyo (UTC+9)
     times = {
         "march": "2026-03-31T15:30:00.000+00:00",   # 04-01 00:30 JST: club day 03-31
@@ -117,7 +117,7 @@ def test_report_card_risers_only_members_who_opted_in(client, t1, db):
 
 
 def test_report_card_guests_get_none(app, client, t1, db):
-    guest = games.add_player(db, "ゲスト", guest=True)["id"]
+    guest = roster.add_player(db, "ゲスト", guest=True)["id"]
     gid, _ = _play_api(client, t1, players=(1, 2, 3, guest))
     with pytest.raises(NotFound) as refused:
         report_card.build(db, guest, game_id=gid)
@@ -247,7 +247,7 @@ def test_report_card_desk_page_prints_a_members_card_and_the_risers(app, client,
 
 
 def test_report_card_desk_page_refuses_bad_input_in_words(app, client, t1, db):
-    guest = games.add_player(db, "ゲスト", guest=True)["id"]
+    guest = roster.add_player(db, "ゲスト", guest=True)["id"]
     _play_api(client, t1, players=(1, 2, 3, guest))
     desk = _desk(app, db)
     cases = {

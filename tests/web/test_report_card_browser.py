@@ -12,7 +12,7 @@ import lexicon
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, overflow, running_club, stored
 from tests.web.staff_support import STAFF, sign_in
-from web.club import games, rating_store
+from web.club import rating_store, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -25,7 +25,7 @@ def club(tmp_path_factory):
                       {"t1": "nekohouse-4a"}) as c:
         db = connect(c["db"])
         try:
-            c["guest"] = games.add_player(db, "ゲスト客", guest=True)["id"]
+            c["guest"] = roster.add_player(db, "ゲスト客", guest=True)["id"]
             create_staff(db, *STAFF)
         finally:
             db.conn.close()

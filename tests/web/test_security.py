@@ -28,12 +28,12 @@ from web.security import (
 def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
                       "TESTING": True, **OPEN_GATE})
-    from web.club import games
+    from web.club import club_tables
     with app.app_context():
         db = get_db()
         create_staff(db, "staff", "mahjong-club")
-        games.save_table(db, "t1", "卓1", "nekohouse-4a")
-        games.save_table(db, "t2", "卓2", "nekohouse-4a")
+        club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+        club_tables.save_table(db, "t2", "卓2", "nekohouse-4a")
     return app
 
 

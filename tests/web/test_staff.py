@@ -14,7 +14,7 @@ import pytest
 
 from tablectl import store
 from web import create_app
-from web.club import games
+from web.club import club_tables, games, roster
 from web.club.audit import audit_entries
 from web.club.accounts import create_staff
 from web.db import connect, get_db
@@ -30,9 +30,9 @@ def app(tmp_path):
     with app.app_context():
         db = get_db()
         create_staff(db, "mika", "mahjong-club")
-        games.save_table(db, "t1", "卓1", "nekohouse-4a")
-        games.save_table(db, "t2", "卓2", "nekohouse-3a")
-        games.save_table(db, "t9", "卓9 (not wired)", "nekohouse-4a")
+        club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+        club_tables.save_table(db, "t2", "卓2", "nekohouse-3a")
+        club_tables.save_table(db, "t9", "卓9 (not wired)", "nekohouse-4a")
     j = store.Journal(app.config["DATABASE"])
     j.register_tables([{"id": "t1", "name": "卓1", "url": "sim://"},
                        {"id": "t2", "name": "卓2", "url": "sim://"}])
@@ -147,7 +147,7 @@ def test_floor_shows_a_live_game_from_its_replay(app, staff):
     pytest.importorskip("scoring.game", reason="the game engine is not built")
     with app.app_context():
         db = get_db()
-        ids = [games.add_player(db, n)["id"] for n in ("A", "B", "C", "D")]
+        ids = [roster.add_player(db, n)["id"] for n in ("A", "B", "C", "D")]
         games.start_game(db, "t1", ids, idempotency_key="start-0001")
     t1 = next(t for t in staff.get("/staff/floor.json").get_json()["tables"]
               if t["table_id"] == "t1")
@@ -233,7 +233,7 @@ def test_players_add_retire_restore(app, staff):
         "Accept": "application/json"}).get_json()["players"] if p["name"] == "佐藤")
     assert post(staff, f"/staff/players/{pid}/active", active="0").status_code == 302
     with app.app_context():
-        assert games.get_player(get_db(), pid)["active"] == 0
+        assert roster.get_player(get_db(), pid)["active"] == 0
         actions = [a["action"] for a in audit_entries(get_db(), target=f"player:{pid}")]
     assert actions == ["player.retire", "player.create"]
 
@@ -245,7 +245,7 @@ def test_player_form_errors_change_nothing(app, staff):
     r = post_json(staff, "/staff/players", {"name": "B", "member_no": "M9"})
     assert r.status_code == 409
     with app.app_context():
-        assert [p["name"] for p in games.list_players(get_db(), guests=True)] == ["A"]
+        assert [p["name"] for p in roster.list_players(get_db(), guests=True)] == ["A"]
 
 
 # ----------------------------------------------------------------------------- tables + rules
@@ -253,7 +253,7 @@ def test_club_table_rule_set_change_is_audited(app, staff):
     r = post(staff, "/staff/tables", id="t1", name="卓1", rule_set="mahjongbu")
     assert r.status_code == 302
     with app.app_context():
-        assert games.get_table(get_db(), "t1")["rule_set"] == "mahjongbu"
+        assert club_tables.get_table(get_db(), "t1")["rule_set"] == "mahjongbu"
         assert audit_entries(get_db(), target="table:t1")[0]["actor"] == "staff:mika"
     r = post_json(staff, "/staff/tables", {"id": "t1", "name": "卓1", "rule_set": "nope"})
     assert r.status_code in (400, 404) and "nope" in r.get_json()["error"]["message"]
@@ -275,7 +275,7 @@ def test_club_rule_set_upload_validated_and_editable(app, staff):
     assert r.status_code in (400, 422)
     assert "hand.no_such_switch" in r.text and "ありません" in r.text  # in the page's language
     with app.app_context():
-        assert games.get_rule_set(get_db(), "ourclub")["toml"] == CLUB_TOML
+        assert club_tables.get_rule_set(get_db(), "ourclub")["toml"] == CLUB_TOML
     r = post_json(staff, "/staff/rulesets", {"id": "broken", "toml": "extends = "})
     assert r.status_code in (400, 422) and "TOML" in r.get_json()["error"]["message"]
     r = post_json(staff, "/staff/rulesets", {"id": "netmahjong", "toml": CLUB_TOML})
@@ -377,7 +377,7 @@ def _finished_game(app, *more: dict) -> int:
     pytest.importorskip("scoring.game", reason="the game engine is not built")
     with app.app_context():
         db = get_db()
-        ids = [games.add_player(db, n)["id"] for n in ("A", "B", "C", "D")]
+        ids = [roster.add_player(db, n)["id"] for n in ("A", "B", "C", "D")]
         view = games.start_game(db, "t1", ids, idempotency_key="g-start-0001")
         gid = view["game"]["id"]
         games.record_event(db, gid, {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}],
@@ -476,7 +476,7 @@ def test_club_rule_set_can_be_uploaded_as_a_file(app, staff):
         content_type="multipart/form-data")
     assert r.status_code == 302
     with app.app_context():
-        assert games.get_rule_set(get_db(), "fromfile")["toml"] == CLUB_TOML
+        assert club_tables.get_rule_set(get_db(), "fromfile")["toml"] == CLUB_TOML
     r = staff.post("/staff/rulesets", data={
         "id": "latin1", "csrf_token": csrf(staff),
         "file": (io.BytesIO("title = 'caf\xe9'".encode("latin-1")), "club.toml")},

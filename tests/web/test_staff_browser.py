@@ -11,7 +11,7 @@ import pytest
 
 from tablectl import store
 from web import create_app
-from web.club import games
+from web.club import club_tables
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -29,8 +29,8 @@ def club(tmp_path_factory):
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
     create_staff(db, "mika", "mahjong-club")
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t2", "卓2", "nekohouse-3a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t2", "卓2", "nekohouse-3a")
     db.conn.close()
     j = store.Journal(path)
     j.register_tables([{"id": "t1", "name": "卓1", "url": "sim://"},

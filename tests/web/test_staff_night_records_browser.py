@@ -16,7 +16,7 @@ from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
 from tests.web.test_daily_report import DAY, build_day, jst
 from web import create_app
-from web.club import games
+from web.club import club_tables, corrections, games, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -30,8 +30,8 @@ DRAW = {"event": "draw", "tenpai": [0, 3]}
 
 
 def _game(db, table, events) -> int:
-    ids = [p["id"] for p in games.list_players(db) if p["name"] in NAMES]
-    ids.sort(key=lambda i: NAMES.index(games.get_player(db, i)["name"]))
+    ids = [p["id"] for p in roster.list_players(db) if p["name"] in NAMES]
+    ids.sort(key=lambda i: NAMES.index(roster.get_player(db, i)["name"]))
     gid = games.start_game(db, table, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     for i, e in enumerate(events, 1):
         games.record_event(db, gid, e, expected_seq=i, idempotency_key=uuid.uuid4().hex)
@@ -45,15 +45,15 @@ def club(tmp_path_factory):
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
     create_staff(db, *STAFF)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
     for n in NAMES:
-        games.add_player(db, n)
+        roster.add_player(db, n)
     confirmed = _game(db, "t1", [RON, DRAW])
     for seat in range(4):
         games.confirm_result(db, confirmed, seat, actor="staff:" + STAFF[0])
     other = _game(db, "t1", [RON, DRAW])
-    games.save_table(db, "t2", "卓2 四人A", "nekohouse-4a")
-    ids = [p["id"] for p in games.list_players(db) if p["name"] in NAMES]
+    club_tables.save_table(db, "t2", "卓2 四人A", "nekohouse-4a")
+    ids = [p["id"] for p in roster.list_players(db) if p["name"] in NAMES]
     live = games.start_game(db, "t2", ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     db.conn.close()
     server = WebServer(path).start()
@@ -102,7 +102,7 @@ def test_correction_that_changes_no_result_keeps_every_confirmation(browser, clu
     try:
         for seat in range(4):
             games.confirm_result(db, gid, seat, actor="staff:" + STAFF[0])
-        games.correct_hand(db, gid, 2, {"event": "draw", "tenpai": [3, 0]},
+        corrections.correct_hand(db, gid, 2, {"event": "draw", "tenpai": [3, 0]},
                            actor="staff:" + STAFF[0], reason="同じ結果")
         seats = games.get_game(db, gid)["seats"]
     finally:

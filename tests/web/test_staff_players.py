@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.club import games, stats_store
+from web.club import games, roster, stats_store
 from web.club.accounts import create_staff
 from web.db import get_db
 from web.errors import UserError
@@ -33,13 +33,13 @@ def csrf(c) -> str:
     ("山田 太郎", "山田太郎"), ("Mary Ann", "mary・ann"),
 ])
 def test_players_similar_names_are_caught(db, first, again):
-    games.add_player(db, first, member_no="X1")
+    roster.add_player(db, first, member_no="X1")
     with pytest.raises(UserError) as e:
-        games.add_player(db, again)
+        roster.add_player(db, again)
     assert e.value.code == "similar_name" and e.value.status == 409
     assert e.value.details["field"] == "name"
-    other = games.add_player(db, again, allow_similar=True)     # staff said: someone else
-    assert other["id"] != games.similar_players(db, first)[0]["id"] or first == again
+    other = roster.add_player(db, again, allow_similar=True)     # staff said: someone else
+    assert other["id"] != roster.similar_players(db, first)[0]["id"] or first == again
 
 
 def test_players_a_guest_named_like_a_member_is_not_accepted_without_a_word(client, t1, db):
@@ -52,7 +52,7 @@ def test_players_the_same_guest_again_is_not_a_new_player(client, t1, db):
     first = client.post("/api/tables/t1/guests", headers=t1, json={"name": "ゲスト花子"})
     again = client.post("/api/tables/t1/guests", headers=t1, json={"name": "ゲスト花子"})
     assert first.get_json()["player"]["id"] == again.get_json()["player"]["id"]
-    assert len([p for p in games.list_players(db, guests=True) if p["guest"]]) == 1
+    assert len([p for p in roster.list_players(db, guests=True) if p["guest"]]) == 1
     # while that guest plays at a table, a second 花子 is someone else: staff decide
     hanako = first.get_json()["player"]["id"]
     games.start_game(db, "t1", [1, 2, 3, hanako], idempotency_key=key())
@@ -62,7 +62,7 @@ def test_players_the_same_guest_again_is_not_a_new_player(client, t1, db):
 
 
 def test_players_retired_cannot_be_seated(db):
-    games.set_player_active(db, 4, False)
+    roster.set_player_active(db, 4, False)
     with pytest.raises(UserError) as e:
         games.start_game(db, "t1", [1, 2, 3, 4], idempotency_key=key())
     assert e.value.code == "player_retired" and "遠藤" in e.value.message
@@ -77,7 +77,7 @@ def test_players_one_live_seat_per_player(client, t1, db):
 
 
 def test_players_guests_stay_off_the_leaderboards_unless_the_club_says(db, staff):
-    guest = games.add_player(db, "Walk-in", guest=True)["id"]
+    guest = roster.add_player(db, "Walk-in", guest=True)["id"]
     gid = games.start_game(db, "t1", [1, 2, 3, guest], idempotency_key=key())["game"]["id"]
     games.record_event(db, gid, {"event": "win", "winners": [{"seat": 3, "han": 3, "fu": 30}],
                                  "from": 0}, expected_seq=1, idempotency_key=key())
@@ -94,7 +94,7 @@ def test_players_guests_stay_off_the_leaderboards_unless_the_club_says(db, staff
 
 
 def test_players_page_keeps_what_was_typed_and_offers_a_way_on(staff, db):
-    games.add_player(db, "なかむら", member_no="M008")
+    roster.add_player(db, "なかむら", member_no="M008")
     page = "http://localhost/staff/players"
     r = staff.post("/staff/players", data={"name": "ナカムラ", "member_no": "M099",
                                            "_form": "player-add", "csrf_token": csrf(staff)},
@@ -110,4 +110,4 @@ def test_players_page_keeps_what_was_typed_and_offers_a_way_on(staff, db):
                                            "allow_similar": "1", "_form": "player-add",
                                            "csrf_token": csrf(staff)}, headers={"Referer": page})
     assert r.status_code == 302
-    assert len(games.similar_players(db, "ナカムラ")) == 2
+    assert len(roster.similar_players(db, "ナカムラ")) == 2

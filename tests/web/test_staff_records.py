@@ -1,13 +1,13 @@
-"""Staff corrections through ``web.club.games`` and the console's routes: a correction's
-preview of the whole game, a struck hand put back, a voided game made valid again, each
-with its own audit name and the scores before and after; who confirmed whose result; the
-audit log filtered and put in words."""
+"""Staff corrections through ``web.club.corrections`` and the console's routes: a correction's
+preview of the whole game, a struck hand put back, a voided game made valid again, each with
+its own audit name and the scores before and after; who confirmed whose result; the audit
+log filtered and put in words."""
 
 from __future__ import annotations
 
 import pytest
 
-from web.club import gamelog, games
+from web.club import corrections, gamelog, games, roster
 from web.club.audit import audit_entries
 from web.club.accounts import create_staff
 from web.db import get_db
@@ -84,10 +84,10 @@ def test_staff_correct_is_audited_with_scores_before_and_after(db, staff):
 def test_staff_restore_puts_a_struck_hand_back_where_it_was(db, staff):
     gid = game(db, end=False)
     before = games.game_view(db, gid)["state"]["scores"]
-    games.remove_hand(db, gid, 1, actor="staff:mika", reason="wrong table")
+    corrections.remove_hand(db, gid, 1, actor="staff:mika", reason="wrong table")
     played = gamelog.played(db, games.get_game(db, gid))
     assert [e["seq"] for e in played.effective] == [0, 2]
-    assert [e["seq"] for e in games.removed_entries(played)] == [1]
+    assert [e["seq"] for e in corrections.removed_entries(played)] == [1]
     r = post_json(staff, f"/staff/games/{gid}/hands/1/restore", {"reason": "it was right"})
     assert r.status_code == 200, r.get_json()
     view = games.game_view(db, gid)
@@ -105,12 +105,12 @@ def test_staff_restore_puts_a_struck_hand_back_where_it_was(db, staff):
 def test_staff_restore_of_an_undone_hand_and_a_corrected_one(db, staff, client, t1):
     gid = game(db, end=False)
     fixed = {"event": "win", "winners": [{"seat": 2, "han": 2, "fu": 40}]}
-    games.correct_hand(db, gid, 2, {**fixed, "winners": [{"seat": 3, "han": 2, "fu": 40}]},
+    corrections.correct_hand(db, gid, 2, {**fixed, "winners": [{"seat": 3, "han": 2, "fu": 40}]},
                        actor="staff:mika", reason="who won")
     games.undo_last(db, gid, expected_seq=4, idempotency_key=key(), actor="tablet:t1")
-    removed = games.removed_entries(gamelog.played(db, games.get_game(db, gid)))
+    removed = corrections.removed_entries(gamelog.played(db, games.get_game(db, gid)))
     assert removed[0]["seq"] == 2 and removed[0]["event"]["winners"][0]["seat"] == 3
-    games.restore_hand(db, gid, 2, actor="staff:mika", reason="undone by mistake")
+    corrections.restore_hand(db, gid, 2, actor="staff:mika", reason="undone by mistake")
     assert games.game_view(db, gid)["events"][-1]["event"]["winners"][0]["seat"] == 3
 
 
@@ -118,13 +118,13 @@ def test_staff_restore_refused_when_the_game_no_longer_replays_with_it(db):
     """Without hand 1, 青木 survives a 24,000 hand with 1,000 points and the game goes on;
     with it, 青木 busts there and the draw after it could not have been played."""
     gid = game(db, events=(RON,), end=False)
-    games.remove_hand(db, gid, 1, actor="staff:mika", reason="never happened")
+    corrections.remove_hand(db, gid, 1, actor="staff:mika", reason="never happened")
     big = {"event": "win", "winners": [{"seat": 1, "han": 11}], "from": 0}
     games.record_event(db, gid, big, expected_seq=3, idempotency_key=key())
     games.record_event(db, gid, {"event": "draw", "tenpai": [1]}, expected_seq=4,
                        idempotency_key=key())
     with pytest.raises(UserError) as e:
-        games.restore_hand(db, gid, 1, actor="staff:mika", reason="it did happen")
+        corrections.restore_hand(db, gid, 1, actor="staff:mika", reason="it did happen")
     assert e.value.status == 422 and "over" in e.value.message
     kinds = [r["kind"] for r in gamelog.event_log(db, gid)]
     assert kinds == ["start", "win", "void", "win", "draw"]    # nothing was written
@@ -143,19 +143,19 @@ def test_staff_void_and_unvoid_a_game(db, staff):
 
 def test_staff_unvoid_of_a_live_game_waits_for_its_table(db, staff):
     gid = game(db, end=False)
-    games.void_game(db, gid, actor="staff:mika", reason="started at the wrong table")
+    corrections.void_game(db, gid, actor="staff:mika", reason="started at the wrong table")
     other = game(db, events=(), end=False, players=(2, 3, 4, 5))
     r = post_json(staff, f"/staff/games/{gid}/unvoid", {"reason": "it was right"})
     assert r.status_code == 409
     assert f"game {other} in progress" in r.get_json()["error"]["message"]
     assert games.get_game(db, gid)["status"] == "void"
-    games.void_game(db, other, actor="staff:mika", reason="duplicate")
+    corrections.void_game(db, other, actor="staff:mika", reason="duplicate")
     assert post_json(staff, f"/staff/games/{gid}/unvoid", {"reason": "it was right"}) \
         .get_json()["game"]["status"] == "live"
 
 
 def test_staff_confirm_settlement_says_who_confirmed_for_whom(db, staff, client, t1):
-    sato = games.add_player(db, "佐藤", member_no="M001")["id"]
+    sato = roster.add_player(db, "佐藤", member_no="M001")["id"]
     gid = game(db, players=(sato, 2, 3, 4))
     url = f"/api/tables/t1/games/{gid}/confirm"
     # A member confirms for themself with their member number; one tablet cannot do it
@@ -182,9 +182,9 @@ def test_staff_confirm_settlement_says_who_confirmed_for_whom(db, staff, client,
 def test_staff_audit_in_words_filtered_by_game_table_staff_and_day(app, db, staff):
     gid = game(db)
     g2 = game(db, table="t2", events=(RON, TSUMO))  # a hand stays after the removal
-    games.correct_hand(db, gid, 1, {**RON, "winners": [{"seat": 1, "han": 4, "fu": 30}]},
+    corrections.correct_hand(db, gid, 1, {**RON, "winners": [{"seat": 1, "han": 4, "fu": 30}]},
                        actor="staff:mika", reason="4翻でした")
-    games.remove_hand(db, g2, 1, actor="staff:ken", reason="卓2の記録ミス")
+    corrections.remove_hand(db, g2, 1, actor="staff:ken", reason="卓2の記録ミス")
     page = staff.get(f"/staff/audit?game={gid}").get_data(as_text=True)
     assert "対局 #{} の記録 1 を訂正".format(gid) in page
     assert "ロン 伊藤←青木 3翻30符" in page and "ロン 伊藤←青木 4翻30符" in page   # before, after

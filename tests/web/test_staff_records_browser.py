@@ -14,7 +14,7 @@ from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
 from web import create_app
-from web.club import games
+from web.club import club_tables, games, roster
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -27,7 +27,7 @@ RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0, 
 
 
 def _game(db, table, events, end=True) -> int:
-    ids = [p["id"] for p in games.list_players(db) if p["name"] in NAMES]
+    ids = [p["id"] for p in roster.list_players(db) if p["name"] in NAMES]
     gid = games.start_game(db, table, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     for i, e in enumerate(events, 1):
         games.record_event(db, gid, e, expected_seq=i, idempotency_key=uuid.uuid4().hex)
@@ -42,10 +42,10 @@ def club(tmp_path_factory):
     create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True})
     db = connect(path)
     create_staff(db, *STAFF)
-    games.save_table(db, "t1", "卓1", "nekohouse-4a")
-    games.save_table(db, "t2", "卓2", "nekohouse-4a")
+    club_tables.save_table(db, "t1", "卓1", "nekohouse-4a")
+    club_tables.save_table(db, "t2", "卓2", "nekohouse-4a")
     for n in NAMES:
-        games.add_player(db, n)
+        roster.add_player(db, n)
     finished = _game(db, "t1", [RON, {"event": "draw", "tenpai": [0, 3]}])
     live = _game(db, "t2", [RON, {"event": "win", "winners": [{"seat": 2, "han": 2, "fu": 40}]}],
                  end=False)

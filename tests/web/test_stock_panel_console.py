@@ -15,7 +15,7 @@ from tablectl.modes import MODES
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.web.staff_support import staff_client
 from web import create_app
-from web.club import games
+from web.club import club_tables
 from web.club.accounts import create_staff
 from web.db import connect
 
@@ -40,7 +40,7 @@ def rig(tmp_path):
     db = connect(db_path)
     try:
         create_staff(db, "mika", "mahjong-club")
-        games.save_table(db, "t1", "卓1 三人B", "nekohouse-3b", actor="test")
+        club_tables.save_table(db, "t1", "卓1 三人B", "nekohouse-3b", actor="test")
     finally:
         db.conn.close()
     daemon = DaemonProcess(config).start(wait_tables=("t1",))

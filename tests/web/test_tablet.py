@@ -247,9 +247,9 @@ def test_mcr_offers_the_81_fans_and_none_of_the_riichi_controls(app, client):
 def test_history_lines_say_what_happened(app, client, db):
     """東2局1本場 ロン 中村←伊藤 3翻30符 3,900 ★1: round, honba, who from whom, the value and
     the chips; ending the game is a line of its own, not a hand."""
-    from web.club import games
+    from web.club import roster
 
-    nakamura = games.add_player(db, "中村")["id"]
+    nakamura = roster.add_player(db, "中村")["id"]
     h = bearer(app, "t1")
     start(client, h, players=(1, 2, nakamura, 4))
     record(client, h, RON, 1)                                              # E1: 伊藤←青木

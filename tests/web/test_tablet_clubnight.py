@@ -155,9 +155,9 @@ def test_every_page_has_an_icon(client):
 def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
     """Settlement confirmation: no number asks for it; a wrong one says it is not theirs
     (it used to ask for the number again), and says who can tell them theirs."""
-    from web.club import games
+    from web.club import roster
 
-    sato = games.add_player(db, "佐藤", member_no="M001")["id"]
+    sato = roster.add_player(db, "佐藤", member_no="M001")["id"]
     h = bearer(app, "t1")
     gid = start(client, h, players=(sato, 2, 3, 4))["game"]["id"]
     record(client, h, {"event": "win", "winners": [{"seat": 1, "yakuman": 1}], "from": 0}, 1)
@@ -183,12 +183,12 @@ def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, 
     from web.db import get_db
     from tests.web.staff_support import STAFF, staff_client
 
-    from web.club import games
+    from web.club import roster
     from web.db import connect
 
     db = connect(app.config["DATABASE"])
     try:
-        others = [games.add_player(db, n)["id"] for n in ("加藤", "木村", "工藤")]
+        others = [roster.add_player(db, n)["id"] for n in ("加藤", "木村", "工藤")]
     finally:
         db.conn.close()
     start(client, bearer(app, "t1"), rule_set="mcr")

@@ -25,7 +25,7 @@ from scoring.rules import PRESET_IDS, load_rules
 from tests.support.browser import chromium, expect, persistent_context, shot
 from tests.support.tablet import (SIZES, Tablet, open_tablet, page_data, seed_club, stored)
 from tests.support.web_server import WebServer
-from web.club import engine, events, games
+from web.club import corrections, engine, events, games
 from web.db import connect
 from web.club.entry import entry_spec
 from web.errors import UserError
@@ -394,7 +394,7 @@ def test_offline_conflicts_are_shown_as_a_choice_never_dropped(browser, club):
     db = connect(club["db"])
     try:
         game = games.current_game(db, "t1")
-        games.correct_hand(db, game["id"], 1, {"event": "draw", "tenpai": [0, 2]},
+        corrections.correct_hand(db, game["id"], 1, {"event": "draw", "tenpai": [0, 2]},
                            actor="staff:test", reason="tenpai was two players")
     finally:
         db.conn.close()

@@ -8,7 +8,7 @@ from typing import get_type_hints
 
 import pytest
 
-from web.club import events, gamelog, games
+from web.club import club_tables, events, gamelog, roster
 
 from tests.support.web import record, start
 
@@ -34,9 +34,19 @@ def test_a_stored_game_its_seats_and_its_log_rows_have_their_typed_keys(client, 
 
 
 def test_the_players_table_has_the_typed_player_row(client, t1, db):
-    player = games.get_player(db, gamelog.get_game(
+    player = roster.get_player(db, gamelog.get_game(
         db, start(client, t1)["game"]["id"])["seats"][0]["player_id"])
-    assert set(player) == keys(games.PlayerRow) - {"reused"}  # an add_player answer's note
+    assert set(player) == keys(roster.PlayerRow) - {"reused"}  # an add_player answer's note
+    listed = roster.list_players(db, guests=True)
+    assert listed and all(set(p) == keys(roster.PlayerRow) - {"reused"} for p in listed)
+
+
+def test_the_club_tables_table_has_the_typed_table_row(client, t1, db):
+    gid = start(client, t1)["game"]["id"]
+    assert set(club_tables.get_table(db, "t1")) == keys(club_tables.TableRow) - {"live_game"}
+    listed = {t["id"]: t for t in club_tables.list_tables(db)}
+    assert set(listed["t1"]) == keys(club_tables.TableRow)   # with the live game's id
+    assert listed["t1"]["live_game"] == gid
 
 
 def test_a_field_bounded_by_the_rules_checked_without_them_names_the_mistake():

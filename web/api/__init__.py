@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from web.club import engine, events, gamelog, games, readings
+from web.club import club_tables, engine, events, gamelog, games, readings, roster
 from web.club.entry import entry_spec
 from web.db import Db, get_db
 from web.errors import UserError
@@ -58,7 +58,7 @@ def live_game_id(db: Db, table_id: str) -> int:
     """The id of the table's live game, or a 404 (no such table) or 409 (no game on)."""
     game_id = games.live_game_id(db, table_id)
     if game_id is None:
-        games.get_table(db, table_id)
+        club_tables.get_table(db, table_id)
         raise UserError("records.no_live_game", status=409, code="no_live_game", table=table_id)
     return game_id
 
@@ -86,9 +86,10 @@ PUBLIC_PLAYER = ("id", "name", "guest")
 
 @bp.get("/players")
 def players() -> ResponseReturnValue:
-    rows = games.list_players(get_db(), guests=request.args.get("guests") == "1")
+    rows = roster.list_players(get_db(), guests=request.args.get("guests") == "1")
     if current_staff() is None:
-        rows = [{k: r[k] for k in PUBLIC_PLAYER} for r in rows]
+        return ok({"players": [{k: v for k, v in r.items() if k in PUBLIC_PLAYER}
+                                 for r in rows]})
     return ok({"players": rows})
 
 
@@ -96,29 +97,29 @@ def players() -> ResponseReturnValue:
 @tablet_required
 def add_guest(table_id: str) -> ResponseReturnValue:
     db = get_db()
-    games.get_table(db, table_id)
-    data = body({"name": events.text(games.MAX_NAME * 4)}, required=("name",))
+    club_tables.get_table(db, table_id)
+    data = body({"name": events.text(roster.MAX_NAME * 4)}, required=("name",))
     # Every try counts (a similar-name refusal tells names too), per tablet and per table.
     keys = [caller_key(), f"table:{table_id}"]
     GUESTS_FROM_TABLETS.check(db, keys)
     GUESTS_FROM_TABLETS.count(db, keys)
-    player = games.add_player(db, data["name"], guest=True)
+    player = roster.add_player(db, data["name"], guest=True)
     return ok({"player": {k: v for k, v in player.items() if k in PUBLIC_PLAYER}}, 201)
 
 
 @bp.get("/rule-sets")
 def rule_sets() -> ResponseReturnValue:
-    return ok({"rule_sets": games.list_rule_sets(get_db())})
+    return ok({"rule_sets": club_tables.list_rule_sets(get_db())})
 
 
 @bp.get("/rule-sets/<rule_set_id>")
 def rule_set(rule_set_id: str) -> ResponseReturnValue:
-    return ok({"rule_set": games.get_rule_set(get_db(), rule_set_id)})
+    return ok({"rule_set": club_tables.get_rule_set(get_db(), rule_set_id)})
 
 
 @bp.get("/rule-sets/<rule_set_id>/han-fu")
 def han_fu(rule_set_id: str) -> ResponseReturnValue:
-    rules = games.resolve_rules(get_db(), rule_set_id)
+    rules = club_tables.resolve_rules(get_db(), rule_set_id)
     tsumo = request.args.get("tsumo") in ("1", "true")
     return ok({"tsumo": tsumo, "pairs": engine.han_fu_pairs(rules, tsumo=tsumo)})
 
@@ -126,13 +127,13 @@ def han_fu(rule_set_id: str) -> ResponseReturnValue:
 # --------------------------------------------------------------------------- tables and games
 @bp.get("/tables")
 def tables() -> ResponseReturnValue:
-    return ok({"tables": games.list_tables(get_db())})
+    return ok({"tables": club_tables.list_tables(get_db())})
 
 
 @bp.get("/tables/<table_id>")
 def table(table_id: str) -> ResponseReturnValue:
     db = get_db()
-    tbl = games.get_table(db, table_id)
+    tbl = club_tables.get_table(db, table_id)
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game else None
     reading = readings.table_reading(current_app.config["DATABASE"], table_id)
@@ -219,7 +220,7 @@ def score_hand(table_id: str) -> ResponseReturnValue:
 def confirm(table_id: str, game_id: int) -> ResponseReturnValue:
     db = get_db()
     _game_at(db, table_id, game_id)
-    data = body({"seat": events.whole(0, 3), "member_no": events.text(games.MAX_NAME)},
+    data = body({"seat": events.whole(0, 3), "member_no": events.text(roster.MAX_NAME)},
                 required=("seat",))
     # Member numbers are guessed at per tablet and per game: wait first, then check (a
     # confirmation without one guesses nothing: a guest's goes on).

@@ -10,7 +10,7 @@ from typing import Any
 from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, games
+from web.club import club_tables, clubtime, games, roster
 from web.db import get_db
 from web.club.floor import calls, clock, seating, waiting
 from web.security import tablet_required
@@ -22,7 +22,7 @@ def tablet_floor(table_id: str) -> dict:
     """Everything the tablet shows beside the game, for ``table_id``."""
     db = get_db()
     path = current_app.config["DATABASE"]
-    table = games.get_table(db, table_id)
+    table = club_tables.get_table(db, table_id)
     tz = clubtime.club_zone(db)
     out: dict[str, Any] = {"table_id": table_id, "call": None, "clock": None, "ready": None,
                            "waiting": [], "members": {}}
@@ -45,7 +45,7 @@ def tablet_floor(table_id: str) -> dict:
         current = games.current_game(db, table_id)
         if current and current["status"] == "finished":
             out["members"] = {str(s["seat"]): {"name": s["name"], "member": bool(
-                games.get_player(db, s["player_id"])["member_no"])} for s in current["seats"]}
+                roster.get_player(db, s["player_id"])["member_no"])} for s in current["seats"]}
             out["confirm_game"] = current["id"]
     facts = waiting.rule_facts(db, table["rule_set"])
     out["waiting"] = [e for e in waiting.estimates(db, path, shared=True)
@@ -71,7 +71,7 @@ def table_floor(table_id: str) -> ResponseReturnValue:
 def table_call(table_id: str) -> ResponseReturnValue:
     """Call staff to the table (点数確認 ``score``, 飲み物 ``drink``, その他 ``other``)."""
     db = get_db()
-    games.get_table(db, table_id)
+    club_tables.get_table(db, table_id)
     reason = body({"reason": events.choice(calls.REASONS)}, required=("reason",))["reason"]
     row = calls.call(db, table_id, reason)
     return ok({"call": row}, 200 if row.get("again") else 201)
@@ -82,7 +82,7 @@ def table_call(table_id: str) -> ResponseReturnValue:
 def table_call_cancel(table_id: str) -> ResponseReturnValue:
     """Take back the table's open call (pressed by mistake)."""
     db = get_db()
-    games.get_table(db, table_id)
+    club_tables.get_table(db, table_id)
     return ok({"call": calls.cancel(db, table_id)})
 
 

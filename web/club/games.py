@@ -1,4 +1,4 @@
-"""The club's records: players, tables, rule sets and games.
+"""A club's games: starting one, recording its hands, undoing, confirming the result.
 
 Storage rules this module keeps:
 
@@ -22,47 +22,31 @@ Storage rules this module keeps:
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-import tomllib
-import unicodedata
-from typing import Any, NotRequired, TypedDict, cast
+from typing import Any
 
 import sqlite_utils
 
 from web.club import clubtime, engine, events, gamelog, stats_store, text
 from web.club.audit import audit
+from web.club.club_tables import get_table, resolve_rules
+from web.club.gamelog import Event, Game, HandEventRow, Played, get_game
+from web.club.notify import outbox
+from web.club.roster import MAX_NAME, PlayerRow, get_player, live_seat
 from web.db import Db, Migrations, inserted_id, now_iso, write_tx
 from web.db import one as _one
 from web.db import rows as _rows
-from web.errors import Conflict, NotFound, Refused, UserError
-from web.club.notify import outbox
-from web.club.gamelog import Event, Game, HandEventRow, Played, get_game
+from web.errors import Conflict, Refused, UserError
 
 GAME_STATUSES = ("live", "finished", "void")
 HIDDEN_GAME_FIELDS = frozenset({"rules", "rules_json", "start_key", "started_by"})
 """Left out of a game's view: the rules are served per rule set; the start's idempotency
 key and who started it are the log's business, not a screen's."""
-MAX_NAME = 40
-MAX_RULES_TOML = 64 * 1024
-MAX_TOML_DEPTH = 8
-ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
 MIGRATIONS = Migrations("games")
-
-
-class PlayerRow(TypedDict):
-    """A ``players`` row (:func:`get_player`); ``guest`` and ``active`` are 0 or 1.
-    ``reused``: :func:`add_player` found the guest already here."""
-
-    id: int
-    name: str
-    guest: int
-    member_no: str | None
-    active: int
-    created_at: str
-    reused: NotRequired[bool]
+"""The core tables (players, rule sets, club tables, games, seats and the hand log) are
+one set, ``games``: they are created together and a club file names the set so."""
 
 
 @MIGRATIONS(legacy=("migrations", "number", 100))
@@ -142,225 +126,8 @@ def _confirmed_by(db: sqlite_utils.Database) -> None:
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_id(value: Any, field: str) -> str:
-    if not isinstance(value, str) or not ID_RE.match(value):
-        raise UserError("records.bad_id", code="invalid_field", details={"field": field},
-                        field=field)
-    return value
-
-
 def _check_key(key: Any) -> str:
     return events.idempotency_key(key, "idempotency_key", None)
-
-
-# --------------------------------------------------------------------------- players
-def name_key(name: str) -> str:
-    """A name as people would mistake it for another: NFKC (full-width, half-width kana),
-    case-folded, without spaces or dots, katakana as hiragana (ナカムラ = なかむら)."""
-    text_ = unicodedata.normalize("NFKC", str(name)).casefold()
-    text_ = "".join(c for c in text_ if not c.isspace() and c not in "・.･")
-    return "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in text_)
-
-
-def similar_players(db: Db, name: str) -> list[PlayerRow]:
-    """Players (members, guests, retired) whose name reads the same as ``name``."""
-    key = name_key(name)
-    return [cast(PlayerRow, p) for p in _rows(db, "SELECT * FROM players ORDER BY guest, id")
-            if name_key(p["name"]) == key]
-
-
-def add_player(db: Db, name: str, *, guest: bool = False, member_no: str | None = None,
-               allow_similar: bool = False) -> PlayerRow:
-    """Add a member (or a guest) and return it.
-
-    A name that reads like a player's already here (NFKC, case, spaces, katakana and
-    hiragana alike) is refused with the players it resembles, unless ``allow_similar``
-    (staff said it is someone else). A guest named like an earlier guest who is not at a
-    table now is that guest again (``reused``): walk-ins do not pile up as players."""
-    name = text.clean(name, "name", MAX_NAME)
-    if member_no is not None:
-        member_no = text.clean(str(member_no), "member_no", MAX_NAME)
-    with write_tx(db):
-        if member_no and _one(db, "SELECT id FROM players WHERE member_no = ?", [member_no]):
-            raise Conflict("records.member_no_used", member_no=member_no)
-        alike = similar_players(db, name)
-        if guest and not member_no:
-            same = [p for p in alike if p["guest"] and p["active"] and p["name"] == name
-                    and not _live_seat(db, p["id"])]
-            if same:
-                return {**same[0], "reused": True}
-        if alike and not allow_similar:
-            raise Conflict("records.similar_name", code="similar_name",
-                           details={"field": "name", "similar": [p["id"] for p in alike]},
-                           name=name, similar=_describe_players(alike))
-        cur = db.execute(
-            "INSERT INTO players (name, guest, member_no, created_at) VALUES (?, ?, ?, ?)",
-            [name, int(bool(guest)), member_no, now_iso()],
-        )
-    return get_player(db, inserted_id(cur))
-
-
-def _describe_players(players: list[PlayerRow]) -> str:
-    """``中村（M008）、中村（ゲスト）`` in the request's language."""
-    from web.i18n import t
-
-    parts = []
-    for p in players:
-        if p["guest"]:
-            tag = t("records.tag_guest")
-        else:
-            tag = p["member_no"] or f"#{p['id']}"
-        if not p["active"]:
-            tag += t("floor.list_sep") + t("records.tag_retired")
-        parts.append(t("records.player_tag", name=p["name"], tag=tag))
-    return t("floor.list_sep").join(parts)
-
-
-def _live_seat(db: Db, player_id: int, but: int | None = None) -> dict | None:
-    """The live game a player sits in (other than ``but``), with its table, or None."""
-    return _one(db, "SELECT g.id, g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
-                    "WHERE s.player_id = ? AND g.status = 'live' AND g.id != ? LIMIT 1",
-                [player_id, but or 0])
-
-
-def get_player(db: Db, player_id: int) -> PlayerRow:
-    """One player by id (NotFound if there is none)."""
-    row = _one(db, "SELECT * FROM players WHERE id = ?", [player_id])
-    if row is None:
-        raise NotFound("records.no_player", player=player_id)
-    return cast(PlayerRow, row)
-
-
-def list_players(db: Db, *, guests: bool = False, inactive: bool = False) -> list[dict]:
-    """Members by name (and guests, inactive players when asked)."""
-    where = ["1=1"]
-    if not guests:
-        where.append("guest = 0")
-    if not inactive:
-        where.append("active = 1")
-    return _rows(db, f"SELECT * FROM players WHERE {' AND '.join(where)} ORDER BY guest, name, id")
-
-
-def set_player_active(db: Db, player_id: int, active: bool) -> PlayerRow:
-    """Retire or restore a player (history keeps them)."""
-    get_player(db, player_id)
-    with write_tx(db):
-        db.execute("UPDATE players SET active = ? WHERE id = ?", [int(bool(active)), player_id])
-    return get_player(db, player_id)
-
-
-# --------------------------------------------------------------------------- rule sets
-def list_rule_sets(db: Db) -> list[dict]:
-    """The shipped presets, then the club's own rule sets."""
-    out = [{"id": p, "title": engine.preset(p).title or p, "preset": True}
-           for p in engine.PRESET_IDS]
-    for row in _rows(db, "SELECT id, title, updated_at FROM rule_sets ORDER BY id"):
-        out.append({"id": row["id"], "title": row["title"] or row["id"], "preset": False,
-                    "updated_at": row["updated_at"]})
-    return out
-
-
-def get_rule_set(db: Db, rule_set_id: str) -> dict:
-    """A rule set with its TOML (club) and its resolved switches."""
-    if rule_set_id in engine.PRESET_IDS:
-        return {"id": rule_set_id, "preset": True, "toml": None,
-                "rules": engine.preset(rule_set_id).to_dict()}
-    row = _one(db, "SELECT * FROM rule_sets WHERE id = ?", [rule_set_id])
-    if row is None:
-        raise NotFound("records.no_rule_set", rule_set=rule_set_id,
-                       presets=", ".join(engine.PRESET_IDS))
-    return {**row, "preset": False, "rules": _rules_from_toml(row["toml"], rule_set_id).to_dict()}
-
-
-def _depth(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max((_depth(v) for v in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((_depth(v) for v in value), default=0)
-    return 0
-
-
-def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
-    if len(toml_text) > MAX_RULES_TOML:
-        raise UserError("rules.too_long", code="invalid_rules", most=MAX_RULES_TOML // 1024)
-    try:
-        data = tomllib.loads(toml_text)
-    except tomllib.TOMLDecodeError as e:
-        raise UserError("rules.not_toml", code="invalid_rules", reason=str(e)) from None
-    except RecursionError:
-        raise UserError("rules.too_deep", code="invalid_rules", most=MAX_TOML_DEPTH) from None
-    if _depth(data) > MAX_TOML_DEPTH:
-        raise UserError("rules.too_deep", code="invalid_rules", most=MAX_TOML_DEPTH)
-    if "extends" not in data:
-        raise UserError("rules.needs_extends", code="invalid_rules",
-                        presets=", ".join(engine.PRESET_IDS))
-    data.setdefault("name", rule_set_id)
-    return engine.rules_from_data(data)
-
-
-def save_rule_set(db: Db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
-    """Create or replace a club rule set from TOML text (validated by the engine)."""
-    _check_id(rule_set_id, "id")
-    if rule_set_id in engine.PRESET_IDS:
-        raise Conflict("records.preset_id", rule_set=rule_set_id)
-    rules = _rules_from_toml(toml_text, rule_set_id)
-    at = now_iso()
-    with write_tx(db):
-        old = _one(db, "SELECT toml FROM rule_sets WHERE id = ?", [rule_set_id])
-        db.execute(
-            "INSERT INTO rule_sets (id, title, toml, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET title = excluded.title, toml = excluded.toml, "
-            "updated_at = excluded.updated_at",
-            [rule_set_id, rules.title, toml_text, at, at],
-        )
-        audit(db, actor, "rule_set.update" if old else "rule_set.create", f"rule_set:{rule_set_id}",
-              details={"old_toml": old["toml"] if old else None, "toml": toml_text})
-    return get_rule_set(db, rule_set_id)
-
-
-def resolve_rules(db: Db, rule_set_id: str) -> engine.Rules:
-    """The fully resolved rules of a preset or club rule set."""
-    if rule_set_id in engine.PRESET_IDS:
-        return engine.preset(rule_set_id)
-    return _rules_from_toml(get_rule_set(db, rule_set_id)["toml"], rule_set_id)
-
-
-# --------------------------------------------------------------------------- tables
-def save_table(db: Db, table_id: str, name: str, rule_set: str, *, actor: str = "system") -> dict:
-    """Create or update a club table (its id is the ``tablectl`` table id)."""
-    _check_id(table_id, "id")
-    name = text.clean(name, "name", MAX_NAME)
-    resolve_rules(db, rule_set)
-    with write_tx(db):
-        old = _one(db, "SELECT * FROM club_tables WHERE id = ?", [table_id])
-        db.execute(
-            "INSERT INTO club_tables (id, name, rule_set, created_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT(id) DO UPDATE SET name = excluded.name, rule_set = excluded.rule_set",
-            [table_id, name, rule_set, now_iso()],
-        )
-        audit(db, actor, "table.update" if old else "table.create", f"table:{table_id}",
-              details={"name": name, "rule_set": rule_set,
-                       "old": {"name": old["name"], "rule_set": old["rule_set"]} if old else None})
-    return get_table(db, table_id)
-
-
-def get_table(db: Db, table_id: str) -> dict:
-    """One club table (NotFound names the known tables)."""
-    row = _one(db, "SELECT * FROM club_tables WHERE id = ?", [table_id])
-    if row is None:
-        known = [r["id"] for r in _rows(db, "SELECT id FROM club_tables ORDER BY id")]
-        raise NotFound("records.no_table", table=table_id, known=", ".join(known) or "-")
-    return row
-
-
-def list_tables(db: Db) -> list[dict]:
-    """Every club table with the id of its live game (or None)."""
-    return _rows(
-        db,
-        "SELECT t.*, (SELECT g.id FROM games g WHERE g.table_id = t.id AND g.status = 'live') "
-        "AS live_game FROM club_tables t ORDER BY t.id",
-    )
 
 
 # --------------------------------------------------------------------------- games
@@ -439,7 +206,7 @@ def _seat_players(db: Db, player_ids: Any, rules: engine.Rules) -> list[PlayerRo
 
 def _check_free(db: Db, player: PlayerRow) -> None:
     """One live seat per player: refused (naming the table) while they play elsewhere."""
-    seat = _live_seat(db, player["id"])
+    seat = live_seat(db, player["id"])
     if seat is not None:
         raise Conflict("records.player_seated", code="player_seated",
                        details={"field": "players"}, name=player["name"],
@@ -626,7 +393,7 @@ def _append(db: Db, game_id: int, played: Played, *, kind: str, event: Event, ex
         raise _slot_taken(db, game_id, expected_seq) from None
 
 
-def _status_of(played: Played) -> str:
+def status_of(played: Played) -> str:
     """The status the engine's result gives a game: void when it ended before any hand
     (nothing to settle), finished, or live."""
     if played.result.get("void"):
@@ -634,14 +401,14 @@ def _status_of(played: Played) -> str:
     return "finished" if played.result.get("finished") else "live"
 
 
-def _settle_status(db: Db, game: Game, played: Played) -> None:
+def settle_status(db: Db, game: Game, played: Played) -> None:
     """Mark the game finished (or void, ended with no hand) when the engine says so, and
     bring the leaderboards in step from the engine's result (same transaction as the
     change). Updates ``game``."""
     was = game["status"]
     if was == "void":
         return
-    status = _status_of(played)
+    status = status_of(played)
     if status != was:
         game["finished_at"] = None if status == "live" else now_iso()
         db.execute("UPDATE games SET status = ?, finished_at = ? WHERE id = ?",
@@ -678,7 +445,7 @@ def record_event(db: Db, game_id: int, event: Any, *, expected_seq: int, idempot
                       expected_seq=expected_seq, key=key, actor=actor, request=request)
         now = before.after(row, [*before.effective, {"seq": row["seq"], "event": event}],
                            state, result)
-        _settle_status(db, game, now)
+        settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return _written(game, now, row["seq"])
 
@@ -704,7 +471,7 @@ def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
                       expected_seq=expected_seq, key=key, actor=actor, request=request,
                       target_seq=target["seq"], reason="undo")
         now = gamelog.replay_log(game, [*before.log, row])
-        _settle_status(db, game, now)
+        settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
     return _written(game, now, row["seq"], undone=target)
 
@@ -750,267 +517,6 @@ def _confirmer(actor: str, player: PlayerRow, member_no: Any) -> str:
                       details={"field": "member_no"}, name=player["name"])
     return "self"
 
-
-# --------------------------------------------------------------------------- staff corrections
-CORRECTIONS = {"replace": "hand.correct", "void": "hand.remove", "restore": "hand.restore"}
-"""A correction marker's kind in the log -> its action in the audit log."""
-
-
-def _require_reason(reason: Any) -> str:
-    if not isinstance(reason, str) or len(reason.strip()) < 3:
-        raise UserError("records.reason_required", code="reason_required")
-    return text.clean(reason, "reason", 500)
-
-
-def _correctable(db: Db, game_id: int) -> Game:
-    game = get_game(db, game_id)
-    if game["status"] == "void":
-        raise Conflict("records.game_void", code="game_void", game=game_id)
-    return game
-
-
-def standing(game: Game, played: Played) -> dict:
-    """A game's scores as they stand (final when it is over): what a correction changes."""
-    result = played.result
-    final = result.get("final") or {}
-    hands = result.get("hands") or []
-    scores = final.get("scores") or (result.get("state") or {}).get("scores") \
-        or (hands[-1]["scores"] if hands else None)
-    return {"names": [s["name"] for s in game["seats"]], "scores": scores,
-            "result": final.get("result"), "ranks": final.get("ranks"),
-            "finished": bool(result.get("finished")), "hands": len(hands)}
-
-
-def removed_entries(played: Played) -> list[gamelog.Effective]:
-    """Entries struck from a game (by undo or staff) that can be restored, as they last
-    stood: ``{"seq", "event"}``, in entry order."""
-    kept = {e["seq"] for e in played.effective}
-    gone = [r["seq"] for r in played.log
-            if r["kind"] not in CORRECTIONS and r["seq"] not in kept]
-    back = [{"kind": "restore", "target_seq": seq} for seq in gone]
-    return [e for e in gamelog.effective_events([*played.log, *back]) if e["seq"] in gone]
-
-
-def _trial(db: Db, game: Game, seq: int, kind: str,
-           event: Event | None) -> tuple[Played, dict[str, Any], Played]:
-    """The log with one more correction marker, replayed (nothing stored): the game before,
-    the marker, the game after. Refused in words if the game cannot be replayed so."""
-    before = gamelog.played(db, game)
-    current = {e["seq"]: e["event"] for e in before.effective}
-    if kind == "restore":
-        if seq not in {e["seq"] for e in removed_entries(before)}:
-            raise NotFound("records.not_removed", game=game["id"], seq=seq)
-        marker: Event | None = {"restore": seq}
-    else:
-        if seq not in current or seq == 0:
-            raise NotFound("records.no_entry", game=game["id"], seq=seq)
-        marker = event if kind == "replace" else {"void": seq}
-    trial: dict[str, Any] = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
-                                 idempotency_key=f"staff:{game['id']}:{before.next_seq}")
-    after = gamelog.replay_log(game, [*before.log, trial])
-    if game["status"] == "finished" and not after.result.get("finished"):
-        raise Refused("records.would_reopen", game=game["id"])
-    if game["status"] == "finished" and after.result.get("void"):
-        raise Refused("records.would_void", game=game["id"])
-    return before, trial, after
-
-
-def preview_correction(db: Db, game_id: int, seq: int, *, kind: str,
-                       event: Any = None) -> dict:
-    """What a correction (``replace`` with ``event``, ``void`` or ``restore``) would make
-    of the whole game, changing nothing: its standing before and after, and the entry."""
-    if kind not in CORRECTIONS:
-        raise UserError("field.not_choice", code="invalid_field", details={"field": "kind"},
-                        field="kind", options=", ".join(CORRECTIONS))
-    game = _correctable(db, game_id)
-    if kind == "replace":
-        event = events.check_event(event, gamelog.rules_of(game))
-    before, trial, after = _trial(db, game, seq, kind, event)
-    old = {e["seq"]: e["event"] for e in [*before.effective, *removed_entries(before)]}
-    return {"kind": kind, "seq": seq, "old": old.get(seq), "new": event,
-            "before": standing(game, before), "after": standing(game, after)}
-
-
-def _seat_result(std: dict, seat: int) -> tuple[Any, ...]:
-    """What a player confirms of a seat: its score, rank and result."""
-    return tuple((std.get(k) or [None] * (seat + 1))[seat] for k in ("scores", "ranks", "result"))
-
-
-def _ask_again(db: Db, game_id: int, seats: list[int]) -> list[int]:
-    """Take back the confirmation of ``seats`` (their result changed: what the player
-    confirmed is no longer the result), so each confirms again; seats left alone keep
-    theirs. Returns the seats that had confirmed and now must again."""
-    if not seats:
-        return []
-    marks = ", ".join("?" * len(seats))
-    had = [r["seat"] for r in _rows(db, f"SELECT seat FROM game_seats WHERE game_id = ? AND "
-                                        f"seat IN ({marks}) AND confirmed_at IS NOT NULL",
-                                    [game_id, *seats])]
-    db.execute(f"UPDATE game_seats SET confirmed_at = NULL, confirmed_by = NULL "
-               f"WHERE game_id = ? AND seat IN ({marks})", [game_id, *seats])
-    return sorted(had)
-
-
-def _correct(db: Db, game_id: int, seq: int, *, kind: str, event: Event | None, actor: str,
-             reason: str) -> dict:
-    reason = _require_reason(reason)
-    game = _correctable(db, game_id)
-    if event is not None:
-        event = events.check_event(event, gamelog.rules_of(game))
-    with write_tx(db):
-        before, trial, now = _trial(db, game, seq, kind, event)
-        old = {e["seq"]: e["event"] for e in [*before.effective, *removed_entries(before)]}
-        row = _insert_event(db, game_id, trial["seq"], kind, trial["event"],
-                            trial["idempotency_key"], actor, target_seq=seq, reason=reason)
-        now = Played([*before.log, row], now.effective, now.state, now.result)
-        was, became = standing(game, before), standing(game, now)
-        seats = range(len(game["seats"]))
-        again = _ask_again(db, game_id, [s for s in seats if _seat_result(was, s)
-                                         != _seat_result(became, s)])
-        audit(db, actor, CORRECTIONS[kind], f"game:{game_id}", reason,
-              {"seq": seq, "old": old.get(seq), "new": event if kind == "replace" else None,
-               "before": was, "after": became, "unconfirmed": again})
-        _settle_status(db, game, now)
-    gamelog.remember(db, game_id, now)
-    return game_view(db, game_id)
-
-
-def correct_hand(db: Db, game_id: int, seq: int, event: Any, *, actor: str, reason: str) -> dict:
-    """Staff replace the hand at entry ``seq`` with ``event`` (audited, re-replayed)."""
-    return _correct(db, game_id, seq, kind="replace", event=event, actor=actor, reason=reason)
-
-
-def remove_hand(db: Db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
-    """Staff strike the hand at entry ``seq`` from a game (audited, re-replayed)."""
-    return _correct(db, game_id, seq, kind="void", event=None, actor=actor, reason=reason)
-
-
-def restore_hand(db: Db, game_id: int, seq: int, *, actor: str, reason: str) -> dict:
-    """Staff put back a hand struck from a game (by undo or staff), where it was and as it
-    last stood (audited, re-replayed; refused if the game no longer replays with it)."""
-    return _correct(db, game_id, seq, kind="restore", event=None, actor=actor, reason=reason)
-
-
-SEAT_FIELDS = ("from", "seat", "to", "pao")
-SEAT_LISTS = ("riichi", "tenpai", "nagashi")
-
-
-def _swapped(event: Event, a: int, b: int) -> Event:
-    """``event`` with seats ``a`` and ``b`` exchanged wherever it names a seat."""
-    def one_seat(s: Any) -> Any:
-        return b if s == a else a if s == b else s
-
-    out = dict(event)
-    for k in SEAT_FIELDS:
-        if isinstance(out.get(k), int):
-            out[k] = one_seat(out[k])
-    for k in SEAT_LISTS:
-        if isinstance(out.get(k), list):
-            out[k] = [one_seat(x) for x in out[k]]
-    if isinstance(out.get("winners"), list):
-        out["winners"] = [_swapped(w, a, b) for w in out["winners"]]
-    if isinstance(out.get("players"), list) and out.get("event") == "start":
-        names = list(out["players"])
-        names[a], names[b] = names[b], names[a]
-        out["players"] = names
-    return out
-
-
-def swap_seats(db: Db, game_id: int, a: Any, b: Any, *, actor: str, reason: str) -> dict:
-    """Staff swap two players' seats in a game (they sat the other way round): each hand
-    stays with the players it was recorded for, at their true seats, and the replay
-    prices every hand again (dealer, winds, uma). Appended as replace markers, one per
-    entry that names either seat; audited with the names and scores before and after."""
-    reason = _require_reason(reason)
-    game = _correctable(db, game_id)
-    check = events.whole(0, game["players"] - 1)
-    a, b = check(a, "a", None), check(b, "b", None)
-    if a == b:
-        raise Refused("records.swap_same_seat", code="invalid_field", details={"field": "b"})
-    with write_tx(db):
-        before = gamelog.played(db, game)
-        log: list[gamelog.LogEntry] = list(before.log)
-        markers: list[dict[str, Any]] = []
-        for e in before.effective:
-            new = _swapped(e["event"], a, b)
-            if new != e["event"]:
-                seq = log[-1]["seq"] + 1
-                marker = dict(kind="replace", target_seq=e["seq"], event=new, seq=seq,
-                              idempotency_key=f"staff:{game_id}:{seq}")
-                log.append(marker)
-                markers.append(marker)
-        after = gamelog.replay_log(game, log)
-        if game["status"] == "finished" and not after.result.get("finished"):
-            raise Refused("records.would_reopen", game=game_id)
-        stored = [_insert_event(db, game_id, m["seq"], "replace", m["event"],
-                                m["idempotency_key"], actor, target_seq=m["target_seq"],
-                                reason=reason) for m in markers]
-        seats = {s["seat"]: s for s in game["seats"]}
-        rows_ = {r["seat"]: r for r in _rows(db, "SELECT * FROM game_seats WHERE game_id = ? "
-                                                 "AND seat IN (?, ?)", [game_id, a, b])}
-        db.execute("DELETE FROM game_seats WHERE game_id = ? AND seat IN (?, ?)",
-                   [game_id, a, b])
-        for seat, other in ((a, b), (b, a)):
-            db.execute("INSERT INTO game_seats (game_id, seat, player_id, confirmed_at, "
-                       "confirmed_by) VALUES (?, ?, ?, ?, ?)",
-                       [game_id, seat, rows_[other]["player_id"], rows_[other]["confirmed_at"],
-                        rows_[other]["confirmed_by"]])
-        now = Played([*before.log, *stored], after.effective, after.state, after.result)
-        game = get_game(db, game_id)
-        was, became = standing({**game, "seats": list(seats.values())}, before), \
-            standing(game, now)
-        moved = {a: b, b: a}                        # where each seat's player was before
-        again = _ask_again(db, game_id, [s for s in range(len(game["seats"])) if _seat_result(
-            was, moved.get(s, s)) != _seat_result(became, s)])
-        audit(db, actor, "game.seat_swap", f"game:{game_id}", reason,
-              {"seats": [a, b], "before_names": [s["name"] for s in seats.values()],
-               "after_names": [s["name"] for s in game["seats"]],
-               "before": was, "after": became, "unconfirmed": again})
-        _settle_status(db, game, now)
-    gamelog.remember(db, game_id, now)
-    return game_view(db, game_id)
-
-
-def void_game(db: Db, game_id: int, *, actor: str, reason: str) -> Game:
-    """Staff void a whole game (it stays stored; rankings skip it). Audited."""
-    reason = _require_reason(reason)
-    game = _correctable(db, game_id)
-    previous = game["status"]
-    with write_tx(db):
-        db.execute("UPDATE games SET status = 'void' WHERE id = ?", [game_id])
-        game["status"] = "void"
-        stats_store.refresh_game(db, game, None)  # rankings drop it
-        audit(db, actor, "game.void", f"game:{game_id}", reason,
-              {"previous_status": previous})
-    return get_game(db, game_id)
-
-
-def unvoid_game(db: Db, game_id: int, *, actor: str, reason: str) -> Game:
-    """Staff take back a void: the game is live or finished again as its events say (and
-    back in the rankings). Refused while its table has another game in progress."""
-    reason = _require_reason(reason)
-    game = get_game(db, game_id)
-    if game["status"] != "void":
-        raise Conflict("records.not_void", code="not_void", game=game_id, now=game["status"])
-    played = gamelog.played(db, game)
-    status = _status_of(played)
-    if status == "void":
-        raise Conflict("records.unvoid_no_hands", code="no_hands", game=game_id)
-    with write_tx(db):
-        try:
-            db.execute("UPDATE games SET status = ?, finished_at = CASE WHEN ? = 'finished' "
-                       "THEN COALESCE(finished_at, ?) ELSE finished_at END WHERE id = ?",
-                       [status, status, now_iso(), game_id])
-        except sqlite3.IntegrityError:
-            live = live_game_id(db, game["table_id"])
-            raise Conflict("records.unvoid_table_busy", code="game_in_progress", game=game_id,
-                           table=game["table_id"], other=live or "?") from None
-        game = get_game(db, game_id)
-        if status == "finished":
-            stats_store.refresh_game(db, game, played)
-        audit(db, actor, "game.unvoid", f"game:{game_id}", reason,
-              {"previous_status": "void", "status": status})
-    return game
 
 
 def end_game(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,

@@ -45,7 +45,7 @@ from zoneinfo import ZoneInfo
 
 import lexicon
 
-from web.club import daily_report, gamelog, games, text
+from web.club import club_tables, daily_report, gamelog, roster, text
 from web.club.audit import audit
 from web.club.clubtime import club_zone, instant
 from web.db import Db, now_iso, one, rows, write_tx
@@ -190,7 +190,7 @@ def export(db: Db, player_id: int) -> dict:
     penalties, chombo), their summary lines, each day's account, R and dan, waiting-list,
     night and seating entries, the audit entries about them and the messages the outbox
     holds for them. NotFound for an unknown player."""
-    player = games.get_player(db, int(player_id))
+    player = roster.get_player(db, int(player_id))
     pid = player["id"]
     zone = ZoneInfo(club_zone(db))
     prof = one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [pid])
@@ -260,17 +260,17 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
     fewer than three characters, a player seated in a live game or already erased (409).
     Returns the player row as it now is and what was changed."""
     why = check_reason(reason)
-    player = games.get_player(db, int(player_id))
+    player = roster.get_player(db, int(player_id))
     pid = player["id"]
     with write_tx(db):
-        player = games.get_player(db, pid)            # again, inside the write
+        player = roster.get_player(db, pid)            # again, inside the write
         if erased(db, pid):
             raise Conflict("member_data.already_erased", code="already_erased", number=pid)
         live = one(db, "SELECT g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
                        "WHERE s.player_id = ? AND g.status = 'live' LIMIT 1", [pid])
         if live is not None:
             raise Conflict("member_data.in_live_game", code="player_seated",
-                           name=player["name"], table=games.get_table(db, live["table_id"])
+                           name=player["name"], table=club_tables.get_table(db, live["table_id"])
                            ["name"] or live["table_id"])
         name, neutral = player["name"], former_name(pid)
         db.execute("UPDATE players SET name = ?, member_no = NULL, active = 0 WHERE id = ?",
@@ -312,4 +312,4 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
                 "kept_outside_the_file": OUTSIDE_THE_FILE}
         audit(db, actor, ERASE_ACTION, f"player:{pid}", why,
               {"number": pid, "new_name": neutral, **done})
-    return {"player": games.get_player(db, pid), **done}
+    return {"player": roster.get_player(db, pid), **done}

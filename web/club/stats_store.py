@@ -9,13 +9,13 @@ A leaderboard of any period adds up day rows (a year is a few tens of
 thousands of them, not 240,000 lines), with SQL generated from ``SUMS`` so
 each figure stays defined once in ``scoring/stats.py``.
 
-``refresh_game(db, game, played)`` is called by ``web.club.games`` inside the same
-transaction whenever a finished game's status or events change (its last
-hand recorded, a staff correction, a void), with the engine's result it
-already has, so the tables can never disagree with the events and a hand is
-not replayed again for them; the ratings (:mod:`web.club.rating_store`) follow in
-the same transaction. ``rebuild_all(db)`` recomputes everything from the
-events.
+``refresh_game(db, game, played)`` is called by ``web.club.games`` and
+``web.club.corrections`` inside the same transaction whenever a finished game's
+status or events change (its last hand recorded, a staff correction, a void),
+with the engine's result it already has, so the tables can never disagree with
+the events and a hand is not replayed again for them; the ratings
+(:mod:`web.club.rating_store`) follow in the same transaction.
+``rebuild_all(db)`` recomputes everything from the events.
 
 A *club day* ends at the club's closing hour (``stats_settings``: default
 05:00 in Asia/Tokyo): a game finished at 02:30 on the 2nd belongs to the 1st.

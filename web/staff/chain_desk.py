@@ -13,7 +13,7 @@ from __future__ import annotations
 from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, games
+from web.club import clubtime, roster
 from web.club.chain import members as chain_members
 from web.db import get_db
 from web.i18n import t
@@ -23,7 +23,7 @@ from web.staff.common import bp, done, form_data, need, reason_of
 
 def _page(player_id: int, proposal: dict | None = None, other: str = "") -> ResponseReturnValue:
     db = get_db()
-    player = games.get_player(db, player_id)
+    player = roster.get_player(db, player_id)
     tz = clubtime.club_zone(db)
     if proposal:
         for rec in proposal["records"]:
@@ -43,7 +43,7 @@ def chain_desk(player_id: int) -> ResponseReturnValue:
     other = (request.args.get("other") or "").strip()[:80]
     proposal = chain_members.propose_merge(get_db(), player_id, other) if other else None
     if wants_json():
-        games.get_player(get_db(), player_id)
+        roster.get_player(get_db(), player_id)
         return jsonify({"ok": True, "player_id": player_id,
                         "link": chain_members.link(get_db(), player_id),
                         "proposal": proposal})

@@ -29,7 +29,7 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
 
-from web.club import clubtime, gamelog, games, readings
+from web.club import club_tables, clubtime, gamelog, games, readings
 from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import calls, clock, modechange, seating
@@ -128,7 +128,7 @@ def floor_data() -> dict:
     path, db = db_path(), get_db()
     lang, tz = current_lang(), club_timezone()
     daemon = store.daemon_status(path)
-    club = {str(t["id"]): t for t in games.list_tables(db)}
+    club = {str(t["id"]): t for t in club_tables.list_tables(db)}
     tables = store.list_tables(path)
     known = {str(t["table_id"]) for t in tables}
     blank = dict.fromkeys(("mode", "pending_mode", "cycle_state", "lid", "errors", "last_error",
@@ -194,7 +194,7 @@ def _rules_mode(db: Db, rule_set: str | None) -> int | None:
     if not rule_set:
         return None
     try:
-        return games.resolve_rules(db, rule_set).table.amos_mode
+        return club_tables.resolve_rules(db, rule_set).table.amos_mode
     except UserError:
         return None
 

@@ -1,8 +1,9 @@
 """Staff management pages: players, club tables, rule sets, tablets, staff accounts.
 
-Every change is written through the owning module (``web.club.games`` for the
-club's records, ``web.security`` for tablets, ``web.club.accounts`` for accounts)
-and recorded in the audit log with the signed-in staff member's name.
+Every change is written through the owning module (``web.club.roster`` for players,
+``web.club.club_tables`` for tables and rule sets, ``web.security`` for tablets,
+``web.club.accounts`` for accounts) and recorded in the audit log with the signed-in
+staff member's name.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import segno
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, games, stats_store
+from web.club import club_tables, clubtime, roster, stats_store
 from web.club.accounts import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
@@ -33,7 +34,7 @@ from web.staff.modes import needs_mode
 def players() -> ResponseReturnValue:
     """Members and guests (guests marked), with the form to add one."""
     db = get_db()
-    rows = games.list_players(db, guests=True, inactive=True)
+    rows = roster.list_players(db, guests=True, inactive=True)
     if wants_json():
         return jsonify({"players": rows})
     seated = {r["player_id"]: r for r in db.execute_returning_dicts(
@@ -55,7 +56,7 @@ def player_add() -> ResponseReturnValue:
     data = form_data()
     member_no = (text_of(data, "member_no") or "").strip() or None
     guest = _flag(data, "guest")
-    row = games.add_player(get_db(), need(data, "name"), guest=guest, member_no=member_no,
+    row = roster.add_player(get_db(), need(data, "name"), guest=guest, member_no=member_no,
                            allow_similar=_flag(data, "allow_similar"))
     if row.get("reused"):
         return done(t("staff.players.reused", name=row["name"]), "staff.players", 200,
@@ -70,7 +71,7 @@ def player_add() -> ResponseReturnValue:
 def player_active(player_id: int) -> ResponseReturnValue:
     """Retire or restore a player (their history stays)."""
     active = _flag(form_data(), "active", required=True)
-    row = games.set_player_active(get_db(), player_id, active)
+    row = roster.set_player_active(get_db(), player_id, active)
     record("player.restore" if active else "player.retire", f"player:{player_id}")
     return done(t("staff.players.now_active" if active else "staff.players.now_retired",
                   name=row["name"]), "staff.players", payload={"player": row})
@@ -110,7 +111,7 @@ def club_settings_save() -> ResponseReturnValue:
 def tables() -> ResponseReturnValue:
     """The club's tables and the rule set each one plays."""
     db = get_db()
-    rows, rule_sets = games.list_tables(db), games.list_rule_sets(db)
+    rows, rule_sets = club_tables.list_tables(db), club_tables.list_rule_sets(db)
     if wants_json():
         return jsonify({"tables": rows})
     return render_template("staff/tables.html", tables=rows, rule_sets=rule_sets)
@@ -122,7 +123,7 @@ def table_save() -> ResponseReturnValue:
     """Create a club table or change its name / rule set (id = the daemon's table id)."""
     data = form_data()
     db = get_db()
-    row = games.save_table(db, need(data, "id"), need(data, "name"), need(data, "rule_set"),
+    row = club_tables.save_table(db, need(data, "id"), need(data, "name"), need(data, "rule_set"),
                            actor=actor_name())
     text = t("staff.tables.saved", table=row["id"])
     target = needs_mode(db, row["id"], row["rule_set"])
@@ -146,7 +147,7 @@ title = "Our club rules"
 @staff_required
 def rulesets() -> ResponseReturnValue:
     """Shipped presets and the club's own rule sets."""
-    rows = games.list_rule_sets(get_db())
+    rows = club_tables.list_rule_sets(get_db())
     if wants_json():
         return jsonify({"rule_sets": rows})
     return render_template("staff/rulesets.html", rule_sets=rows, edit=None,
@@ -158,11 +159,12 @@ def rulesets() -> ResponseReturnValue:
 def ruleset(rule_set_id: str) -> ResponseReturnValue:
     """One rule set: its TOML (club sets, editable) and every resolved switch."""
     db = get_db()
-    row = games.get_rule_set(db, rule_set_id)
+    row = club_tables.get_rule_set(db, rule_set_id)
     if wants_json():
         return jsonify({"rule_set": row})
-    return render_template("staff/rulesets.html", rule_sets=games.list_rule_sets(db), edit=row,
-                           toml=row.get("toml") or f'extends = "{rule_set_id}"\n', error=None)
+    return render_template("staff/rulesets.html", rule_sets=club_tables.list_rule_sets(db),
+                           edit=row, toml=row.get("toml") or f'extends = "{rule_set_id}"\n',
+                           error=None)
 
 
 @bp.post("/rulesets")
@@ -174,13 +176,13 @@ def ruleset_save() -> ResponseReturnValue:
     text = _uploaded_toml() or text_of(data, "toml") or ""
     db = get_db()
     try:
-        row = games.save_rule_set(db, need(data, "id"), text,
+        row = club_tables.save_rule_set(db, need(data, "id"), text,
                                   actor=actor_name())
     except UserError as e:
         if wants_json():
             raise
         # Show the staff member's text again with the reason, so nothing typed is lost.
-        page = render_template("staff/rulesets.html", rule_sets=games.list_rule_sets(db),
+        page = render_template("staff/rulesets.html", rule_sets=club_tables.list_rule_sets(db),
                                edit={"id": rid, "preset": False}, toml=text, error=e.message)
         return page, e.status
     return done(msg(f"ルール {row['id']} を保存しました", f"Saved rule set {row['id']}"),
@@ -227,7 +229,7 @@ def tablets() -> ResponseReturnValue:
     if wants_json():
         return jsonify({"tablets": rows})
     return render_template("staff/tablets.html", tablets=_seen(db, rows),
-                           tables=games.list_tables(db), issued=None)
+                           tables=club_tables.list_tables(db), issued=None)
 
 
 def _seen(db: Db, rows: list[dict]) -> list[dict]:
@@ -243,7 +245,7 @@ def tablet_issue() -> ResponseReturnValue:
     """Issue a pairing code for a table and show it as a QR code (shown once)."""
     data = form_data()
     db = get_db()
-    table = games.get_table(db, need(data, "table_id"))
+    table = club_tables.get_table(db, need(data, "table_id"))
     pairing = create_pairing(db, table["id"], actor=actor_name(),
                              label=(text_of(data, "label") or "")[:60])
     record("tablet.issue", f"table:{table['id']}", details={"tablet_id": pairing["id"]})
@@ -253,7 +255,7 @@ def tablet_issue() -> ResponseReturnValue:
                         "pair_url": url}), 201
     issued = {"id": pairing["id"], "table": table, "url": url, "svg": qr_svg(url)}
     return render_template("staff/tablets.html", tablets=_seen(db, list_tablets(db)),
-                           tables=games.list_tables(db), issued=issued), 201
+                           tables=club_tables.list_tables(db), issued=issued), 201
 
 
 @bp.post("/tablets/<int:tablet_id>/revoke")

@@ -9,7 +9,7 @@ import json
 from flask import Response, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
-from web.club import games, member_data
+from web.club import club_tables, member_data, roster
 from web.db import Db, get_db, one, rows
 from web.errors import UserError
 from web.i18n import t
@@ -21,7 +21,7 @@ ERASERS = ("manager", "owner")
 
 
 def _summary(db: Db, player_id: int) -> dict:
-    player = games.get_player(db, player_id)
+    player = roster.get_player(db, player_id)
     pid = player["id"]
     prof = one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [pid])
     live = one(db, "SELECT g.id, g.table_id FROM game_seats s JOIN games g ON g.id = s.game_id "
@@ -51,7 +51,7 @@ def member_data_page(player_id: int) -> ResponseReturnValue:
     return render_template("staff/member_data.html", info=info,
                            may_erase=staff.get("role") in ERASERS,
                            former=member_data.former_name(info["player"]["id"]),
-                           table_name=lambda tid: games.get_table(db, tid)["name"] or tid)
+                           table_name=lambda tid: club_tables.get_table(db, tid)["name"] or tid)
 
 
 @bp.get("/players/<int:player_id>/data/export")
@@ -72,7 +72,7 @@ def member_data_erase(player_id: int) -> ResponseReturnValue:
     """Erase a member's personal data (``reason``; ``confirm``: the player's number typed
     again). A manager or owner only; the games' results stay."""
     db = get_db()
-    player = games.get_player(db, player_id)
+    player = roster.get_player(db, player_id)
     staff = current_staff() or {}
     if staff.get("role") not in ERASERS:
         raise UserError("member_data.manager_only", status=403, code="role_required")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import jsonify, render_template, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, games, members
+from web.club import clubtime, members, roster
 from web.db import get_db
 from web.i18n import t
 from web.club.chain import members as chain_members
@@ -30,7 +30,7 @@ def member_url(token: str) -> str:
 
 def _desk(player_id: int, issued: dict | None = None, status: int = 200) -> ResponseReturnValue:
     db = get_db()
-    player = games.get_player(db, player_id)
+    player = roster.get_player(db, player_id)
     prof = members.profile(db, player_id) or {}
     tz = clubtime.club_zone(db)
     when = {k: clubtime.clock(prof[k], tz, day=True) if prof.get(k) else None
@@ -45,7 +45,7 @@ def member_desk(player_id: int) -> ResponseReturnValue:
     """A member's link and PIN, with the forms to issue, revoke, set and print."""
     if wants_json():
         prof = members.profile(get_db(), player_id) or {}
-        games.get_player(get_db(), player_id)
+        roster.get_player(get_db(), player_id)
         return jsonify({"ok": True, "player_id": player_id,
                         "link": bool(prof.get("link_hash")),
                         "link_issued_at": prof.get("link_issued_at"),
@@ -77,7 +77,7 @@ def member_link(player_id: int) -> ResponseReturnValue:
 def member_card(player_id: int) -> ResponseReturnValue:
     """Print a member card: a new link (the old one and its card stop working) on a
     credit-card-sized page with the member's name, number and the link's QR code."""
-    player = games.get_player(get_db(), player_id)
+    player = roster.get_player(get_db(), player_id)
     _token, url = _issue(player_id, card=True)
     # the card's QR carries the chain member id too (after the link, see chain.members)
     chain_id = None if player["guest"] else chain_members.issue(get_db(), player_id,
@@ -94,7 +94,7 @@ def member_card(player_id: int) -> ResponseReturnValue:
 @staff_required
 def member_link_revoke(player_id: int) -> ResponseReturnValue:
     """End a member's personal link (their page answers "no such page")."""
-    player = games.get_player(get_db(), player_id)
+    player = roster.get_player(get_db(), player_id)
     members.revoke_link(get_db(), player_id)
     record("member.link_revoke", f"player:{player_id}")
     return done(t("member.desk.revoked", name=player["name"]), "staff.member_desk",
@@ -105,7 +105,7 @@ def member_link_revoke(player_id: int) -> ResponseReturnValue:
 @staff_required
 def member_pin(player_id: int) -> ResponseReturnValue:
     """Set or reset a member's PIN (4 to 8 digits), which opens their settings."""
-    player = games.get_player(get_db(), player_id)
+    player = roster.get_player(get_db(), player_id)
     members.set_pin(get_db(), player_id, form_data().get("pin"))
     record("member.pin_set", f"player:{player_id}")
     return done(t("member.desk.pin_done", name=player["name"]), "staff.member_desk",

@@ -21,7 +21,7 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
-from web.club import clubtime, games
+from web.club import club_tables, clubtime
 from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import modechange
@@ -111,7 +111,7 @@ def _fit(table_id: str, target: int, lang: str) -> dict:
     club = _club_table(db, table_id)
     if club is None:
         return {"misfit": None, "warning": None}
-    rules = games.resolve_rules(db, club["rule_set"])
+    rules = club_tables.resolve_rules(db, club["rule_set"])
     why = modechange.misfit(target, rules.table.players, rules.table.amos_mode)
     if why is None:
         return {"misfit": None, "warning": None}
@@ -133,7 +133,7 @@ def mode_guide(table_id: str) -> ResponseReturnValue:
     target = _target(raw) if raw not in (None, "") else None
     rules_mode, misfits = None, set()
     if club is not None:
-        rules = games.resolve_rules(db, club["rule_set"]).table
+        rules = club_tables.resolve_rules(db, club["rule_set"]).table
         rules_mode = rules.amos_mode
         misfits = {m.number for m in modechange.modes()
                    if modechange.misfit(m.number, rules.players, rules.amos_mode)}
@@ -147,7 +147,7 @@ def needs_mode(db: Db, table_id: str, rule_set: str) -> int | None:
     """The AMOS mode ``rule_set`` plays (``table.amos_mode`` in its rules: sanma 04, 3B 05,
     MCR 03 ...) if the table runs, or is about to run, another one; else None (also for a
     table the daemon does not drive)."""
-    want = games.resolve_rules(db, rule_set).table.amos_mode
+    want = club_tables.resolve_rules(db, rule_set).table.amos_mode
     try:
         state = store.get_table(db_path(), table_id)
     except store.StoreError:
@@ -163,15 +163,15 @@ def _start_points(db: Db, table_id: str, mode: int) -> int | None:
     club = _club_table(db, table_id)
     if club is None:
         return None
-    rules = games.resolve_rules(db, club["rule_set"])
+    rules = club_tables.resolve_rules(db, club["rule_set"])
     if rules.table.amos_mode != mode or rules.settlement.start_points <= 0:
         return None
     return rules.settlement.start_points
 
 
-def _club_table(db: Db, table_id: str) -> dict | None:
+def _club_table(db: Db, table_id: str) -> club_tables.TableRow | None:
     try:
-        return games.get_table(db, table_id)
+        return club_tables.get_table(db, table_id)
     except UserError:
         return None
 

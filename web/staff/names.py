@@ -9,7 +9,7 @@ import re
 from flask import g
 from flask.typing import ResponseReturnValue
 
-from web.club import games
+from web.club import club_tables
 from web.db import get_db
 from web.errors import Refused
 from web.i18n import current_lang
@@ -18,7 +18,7 @@ from web.staff.common import _form_refused, bp
 
 def _titles() -> dict[str, str]:
     if "rule_titles" not in g:
-        g.rule_titles = {r["id"]: r["title"] for r in games.list_rule_sets(get_db())}
+        g.rule_titles = {r["id"]: r["title"] for r in club_tables.list_rule_sets(get_db())}
     return g.rule_titles
 
 
@@ -44,7 +44,7 @@ def table_name(table_id: str | None) -> str:
     """A club table by its name (卓2), as staff and players call it; its id only if the
     club has no such table."""
     if "table_names" not in g:
-        g.table_names = {str(t["id"]): t["name"] for t in games.list_tables(get_db())}
+        g.table_names = {str(t["id"]): t["name"] for t in club_tables.list_tables(get_db())}
     return g.table_names.get(str(table_id)) or str(table_id or "—")
 
 

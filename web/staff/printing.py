@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, gamelog, games, stats_store
+from web.club import clubtime, gamelog, roster, stats_store
 from web.club.printing import queue
 from web.db import Db, get_db, one
 from web.errors import Conflict, NotFound, UserError
@@ -76,7 +76,7 @@ def print_report_card(player_id: int) -> ResponseReturnValue:
     """Queue a member's report card: of a club day (``day``, default today) or after a
     game (``game_id``)."""
     data = form_data()
-    player = games.get_player(get_db(), player_id)
+    player = roster.get_player(get_db(), player_id)
     if player["guest"]:
         raise UserError("print.err.guest", name=player["name"])
     args: dict = {"player_id": player_id}

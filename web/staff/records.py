@@ -4,8 +4,8 @@ A recorded hand is corrected with the tablet's kinds of entry (who won from whom
 and fu, fan or yakuman, or the tiles; riichi, tenpai...), by name, with a preview of the
 whole game's scores before and after (raw JSON stays as an advanced fallback); a hand
 is struck or put back, a game voided or made valid again, a settlement confirmed for a
-named player. Every change goes through ``web.club.games`` (an appended marker, never an
-edit; the game is replayed by the engine) and is audited with the staff member's name,
+named player. Every change goes through ``web.club.corrections`` (an appended marker, never
+an edit; the game is replayed by the engine) and is audited with the staff member's name,
 the time, the reason given here and the game's scores before and after.
 """
 
@@ -17,7 +17,7 @@ from datetime import date
 from flask import abort, current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, engine, gamelog, games
+from web.club import club_tables, clubtime, corrections, engine, gamelog, games
 from web.club.audit import audit_entries
 from web.db import Db, get_db
 from web.errors import UserError
@@ -96,11 +96,11 @@ def game_detail(game_id: int) -> ResponseReturnValue:
     names = [s["name"] for s in game["seats"]]
     rows = _entry_rows(view, names)
     removed = [{**e, "words": eventwords.describe(e["event"], names)}
-               for e in games.removed_entries(played)]
+               for e in corrections.removed_entries(played)]
     tz = clubtime.club_zone(db)
     return render_template(
         "staff/game.html", view=view, rows=rows, removed=removed, names=names,
-        standing=games.standing(game, played), started=clubtime.clock(game["started_at"], tz,
+        standing=corrections.standing(game, played), started=clubtime.clock(game["started_at"], tz,
                                                                      day=True),
         confirmations=_confirmations(db, game, tz),
         audit=auditwords.entries(db, trail, tz), fix=_fix_data(game, names, rows, removed))
@@ -142,7 +142,7 @@ def hand_preview(game_id: int, seq: int) -> ResponseReturnValue:
     kind = str(data.get("kind") or "replace")
     event = _event_field(data) if kind == "replace" else None
     db = get_db()
-    out = games.preview_correction(db, game_id, seq, kind=kind, event=event)
+    out = corrections.preview_correction(db, game_id, seq, kind=kind, event=event)
     names = out["before"]["names"]
     html = render_template("staff/_fix_preview.html", p=out, game_id=game_id,
                            old=eventwords.describe(out["old"], names),
@@ -156,7 +156,8 @@ def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
     """Replace one recorded hand with a corrected event (reason required)."""
     data = form_data()
     reason, event = reason_of(data), _event_field(data)
-    view = games.correct_hand(get_db(), game_id, seq, event, actor=actor_name(), reason=reason)
+    view = corrections.correct_hand(get_db(), game_id, seq, event, actor=actor_name(),
+                                    reason=reason)
     return done(t("staff.fix.done_correct", game=game_id, seq=seq),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
@@ -166,7 +167,7 @@ def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
 def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
     """Strike one recorded hand from a game (reason required)."""
     reason = reason_of(form_data())
-    view = games.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
+    view = corrections.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
     return done(t("staff.fix.done_remove", game=game_id, seq=seq),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
@@ -176,7 +177,7 @@ def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
 def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
     """Put back a struck hand where it was (reason required)."""
     reason = reason_of(form_data())
-    view = games.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
+    view = corrections.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
     return done(t("staff.fix.done_restore", game=game_id, seq=seq),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
@@ -186,7 +187,7 @@ def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
 def game_void(game_id: int) -> ResponseReturnValue:
     """Void a whole game (kept, but out of the rankings; reason required)."""
     reason = reason_of(form_data())
-    row = games.void_game(get_db(), game_id, actor=actor_name(), reason=reason)
+    row = corrections.void_game(get_db(), game_id, actor=actor_name(), reason=reason)
     return done(t("staff.fix.done_void", game=game_id), "staff.game_detail",
                 payload={"game": {"id": row["id"], "status": row["status"]}}, game_id=game_id)
 
@@ -197,7 +198,7 @@ def game_unvoid(game_id: int) -> ResponseReturnValue:
     """Make a voided game valid again (live or finished as its events say; reason
     required)."""
     reason = reason_of(form_data())
-    row = games.unvoid_game(get_db(), game_id, actor=actor_name(), reason=reason)
+    row = corrections.unvoid_game(get_db(), game_id, actor=actor_name(), reason=reason)
     return done(t("staff.fix.done_unvoid", game=game_id, status=t(f"staff.status.{row['status']}")),
                 "staff.game_detail",
                 payload={"game": {"id": row["id"], "status": row["status"]}}, game_id=game_id)
@@ -222,7 +223,7 @@ def game_swap(game_id: int) -> ResponseReturnValue:
         field = "a" if a is None else "b"
         raise UserError("field.not_whole", code="invalid_field", details={"field": field},
                         field=field, low=0, high=3)
-    view = games.swap_seats(get_db(), game_id, a, b, actor=actor_name(), reason=reason)
+    view = corrections.swap_seats(get_db(), game_id, a, b, actor=actor_name(), reason=reason)
     names = [s["name"] for s in view["game"]["seats"]]
     return done(t("staff.fix.done_swap", game=game_id, names=" / ".join(names)),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
@@ -260,7 +261,7 @@ def audit_log() -> ResponseReturnValue:
                    sorted({r["actor"] for r in audit_entries(db, limit=2000)})]
     return render_template("staff/audit.html", entries=auditwords.entries(db, rows, tz),
                            query=query["values"], actors=staff_names,
-                           tables=games.list_tables(db), target=query["values"].get("target"))
+                           tables=club_tables.list_tables(db), target=query["values"].get("target"))
 
 
 def _audit_query() -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import games, report_card, stats_store
+from web.club import report_card, roster, stats_store
 from web.club.text import whole_number
 from web.db import get_db
 from web.errors import UserError
@@ -64,4 +64,4 @@ def report_cards() -> ResponseReturnValue:
                         if card else []})
     return render_template("staff/report_card.html", card=card, risers=risers, day=day,
                            player=player, game=game, paper=paper, papers=PAPERS,
-                           members=games.list_players(db))
+                           members=roster.list_players(db))

@@ -13,7 +13,7 @@ from flask.typing import ResponseReturnValue
 from tablectl import store
 from tablectl import words as table_words
 
-from web.club import clubtime, games
+from web.club import club_tables, clubtime, games, roster
 from web.db import Db, get_db
 from web.errors import UserError
 from web.club.floor import calls, clock, modechange, nights, seating, waiting
@@ -29,7 +29,8 @@ def wish_choices(db: Db) -> list[tuple[str, str]]:
     """What a walk-in may ask for: a kind of game, or one of the club's rule sets."""
     lang = current_lang()
     out = [(f"family:{k}", waiting.family_words(k, lang)) for k in waiting.families()]
-    out += [(f"rules:{r['id']}", rule_set_name(r["id"], lang)) for r in games.list_rule_sets(db)]
+    out += [(f"rules:{r['id']}", rule_set_name(r["id"], lang))
+            for r in club_tables.list_rule_sets(db)]
     return out
 
 
@@ -106,7 +107,7 @@ def _mode_fit(db: Db, tb: dict, lang: str) -> dict:
         return {"mode_label": None, "misfit": None, "rules_mode": None}
     mode = state["pending_mode"] if state.get("pending_mode") is not None \
         else state.get("mode")
-    rules = games.resolve_rules(db, tb["rule_set"]).table
+    rules = club_tables.resolve_rules(db, tb["rule_set"]).table
     return {"mode_label": table_words.mode(mode, lang) if mode is not None else None,
             "misfit": modechange.misfit(mode, rules.players, rules.amos_mode),
             "rules_mode": rules.amos_mode}
@@ -120,7 +121,7 @@ def waiting_page() -> ResponseReturnValue:
     data = waiting_view(db)
     if wants_json():
         return jsonify({"ok": True, **data})
-    free = [p for p in games.list_players(db, guests=True) if p["active"]]
+    free = [p for p in roster.list_players(db, guests=True) if p["active"]]
     return render_template("staff/waiting.html", data=data, players=free,
                            wishes=wish_choices(db))
 
@@ -144,12 +145,12 @@ def waiting_add() -> ResponseReturnValue:
     db = get_db()
     wants = waiting.check_wish(db, text_of(data, "wants") or "")
     if given(data, "player_id"):
-        player = games.get_player(db, _int(data, "player_id"))
+        player = roster.get_player(db, _int(data, "player_id"))
     else:
         name = (text_of(data, "name") or "").strip()
         if not name:
             raise UserError("floor.wait.who", code="invalid_field", details={"field": "name"})
-        player = games.add_player(db, name, guest=True,
+        player = roster.add_player(db, name, guest=True,
                                   allow_similar=flag_of(data, "allow_similar"))
         if not player.get("reused"):
             record("player.create", f"player:{player['id']}",
@@ -232,7 +233,7 @@ def table_clock(table_id: str) -> ResponseReturnValue:
     db = get_db()
     gid = games.live_game_id(db, table_id)
     if gid is None:
-        games.get_table(db, table_id)
+        club_tables.get_table(db, table_id)
         raise UserError("records.no_live_game", status=409, code="no_live_game", table=table_id)
     limit = _int(data, "limit", 5, 600) if given(data, "limit") else None
     extra = _int(data, "extra", -120, 120) if given(data, "extra") else 0
@@ -253,9 +254,10 @@ def night_list() -> ResponseReturnValue:
     rows = nights.list_nights(db)
     if wants_json():
         return jsonify({"nights": rows})
-    return render_template("staff/nights.html", nights=rows, rule_sets=games.list_rule_sets(db),
-                           tables=games.list_tables(db),
-                           players=[p for p in games.list_players(db, guests=True)
+    return render_template("staff/nights.html", nights=rows,
+                           rule_sets=club_tables.list_rule_sets(db),
+                           tables=club_tables.list_tables(db),
+                           players=[p for p in roster.list_players(db, guests=True)
                                     if p["active"]])
 
 
@@ -295,7 +297,7 @@ def night_detail(night_id: int) -> ResponseReturnValue:
         return jsonify({"night": night, "standings": board,
                         "rounds": {str(k): v for k, v in rounds.items()}})
     return render_template("staff/night.html", night=night, rounds=rounds, standings=board,
-                           tables={t["id"]: t for t in games.list_tables(db)})
+                           tables={t["id"]: t for t in club_tables.list_tables(db)})
 
 
 @bp.post("/nights/<int:night_id>/round")

@@ -20,12 +20,13 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import lexicon
 from flask import Blueprint, current_app, g, make_response, render_template, send_file
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, engine, events, gamelog, games, readings
+from web.club import club_tables, clubtime, engine, events, gamelog, games, readings, roster
 from web.db import Db, get_db
 from web.club.entry import entry_spec
 from web.i18n import current_lang
@@ -73,7 +74,7 @@ def rule_set_title(rule_set_id: str | None) -> str:
     """A rule set by its title in the page's language (its id only if it has none)."""
     titles = g.setdefault("tablet_rule_titles", {})
     if not titles:
-        titles.update({r["id"]: r["title"] for r in games.list_rule_sets(get_db())})
+        titles.update({r["id"]: r["title"] for r in club_tables.list_rule_sets(get_db())})
     return v.rule_title(titles.get(rule_set_id) or "") or str(rule_set_id or "")
 
 
@@ -90,11 +91,12 @@ def _words() -> dict:
             if k.startswith(WORD_AREAS) or k in WORD_KEYS}
 
 
-def _page_data(table: dict, view: dict | None, rules: engine.Rules | None,
+def _page_data(table: club_tables.TableRow, view: dict | None, rules: engine.Rules | None,
                reading: dict | None, db: Db) -> dict:
     """What the page's scripts need: ids, next entry number, seats, state, rules spec."""
-    data = {"table_id": table["id"], "game_id": None, "next_seq": None, "status": None,
-            "lang": current_lang(), "version": asset_version()}
+    data: dict[str, Any] = {"table_id": table["id"], "game_id": None, "next_seq": None,
+                            "status": None, "lang": current_lang(),
+                            "version": asset_version()}
     if view:
         game = view["game"]
         data.update(game_id=game["id"], next_seq=view["next_seq"], players=view["players"],
@@ -114,15 +116,16 @@ def _page_data(table: dict, view: dict | None, rules: engine.Rules | None,
     return data
 
 
-def _rules_for_mode(db: Db, table: dict, reading: dict | None, rule_sets: list[dict]) -> str:
+def _rules_for_mode(db: Db, table: club_tables.TableRow, reading: dict | None,
+                    rule_sets: list[dict]) -> str:
     """The rule set to offer first: the table's own, unless the table reports an AMOS
     mode it does not deal; then the first rule set made for that mode."""
     mode = (reading or {}).get("mode")
     own = table["rule_set"]
-    if not isinstance(mode, int) or games.resolve_rules(db, own).table.amos_mode == mode:
+    if not isinstance(mode, int) or club_tables.resolve_rules(db, own).table.amos_mode == mode:
         return own
     for r in rule_sets:
-        if games.resolve_rules(db, r["id"]).table.amos_mode == mode:
+        if club_tables.resolve_rules(db, r["id"]).table.amos_mode == mode:
             return r["id"]
     return own
 
@@ -132,7 +135,7 @@ def _rules_for_mode(db: Db, table: dict, reading: dict | None, rule_sets: list[d
 def table_page(table_id: str) -> ResponseReturnValue:
     """The table's page: start form, live table or settlement sheet."""
     db = get_db()
-    table = games.get_table(db, table_id)
+    table = club_tables.get_table(db, table_id)
     game = games.current_game(db, table_id)
     view = games.game_view(db, game["id"]) if game and game["status"] != "void" else None
     rules = gamelog.rules_of(game) if view and game else None  # a view is of a game
@@ -140,7 +143,7 @@ def table_page(table_id: str) -> ResponseReturnValue:
     reading = readings.compare(raw, view)
     if rules is not None and not readings.sticks_track_score(rules):
         reading = None  # no point sticks to compare (MCR totals start at 0)
-    rule_sets = games.list_rule_sets(db)
+    rule_sets = club_tables.list_rule_sets(db)
     how = v.unit(game["rules"]) if view and game else "thousands"
     screen = "start"
     if view and view["game"]["status"] == "live":
@@ -153,10 +156,10 @@ def table_page(table_id: str) -> ResponseReturnValue:
         history=v.history(view, rules) if view and rules else [],
         sheet=v.settlement(view, how, db) if screen == "settlement" and view else None,
         unit=how, points=v.points, signed=v.signed,
-        members=games.list_players(db), guests=games.list_players(db, guests=True),
+        members=roster.list_players(db), guests=roster.list_players(db, guests=True),
         rule_sets=rule_sets, offered_rules=_rules_for_mode(db, table, reading, rule_sets),
         rule_titles={r["id"]: v.rule_title(r["title"]) or r["id"] for r in rule_sets},
-        rule_players={r["id"]: games.resolve_rules(db, r["id"]).table.players
+        rule_players={r["id"]: club_tables.resolve_rules(db, r["id"]).table.players
                       for r in rule_sets},
         data=_page_data(table, view, rules, reading, db), words=_words(),
     )

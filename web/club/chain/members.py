@@ -26,7 +26,7 @@ from typing import Any
 
 import sqlite_utils
 
-from web.club import games as club_games
+from web.club import roster
 from web.club.audit import audit
 from web.db import Migrations, now_iso, one, rows, write_tx
 from web.errors import Conflict, UserError
@@ -126,8 +126,8 @@ def merged_into(db: sqlite_utils.Database, player_id: int) -> int | None:
     return row["merged_into"] if row else None
 
 
-def _member(db: sqlite_utils.Database, player_id: int) -> club_games.PlayerRow:
-    p = club_games.get_player(db, int(player_id))
+def _member(db: sqlite_utils.Database, player_id: int) -> roster.PlayerRow:
+    p = roster.get_player(db, int(player_id))
     if p["guest"]:
         raise UserError("chain.member.guest", name=p["name"])
     return p

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import random
 
-from web.club import gamelog, games
+from web.club import club_tables, gamelog, games, roster
 from web.club.audit import audit
 from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, UserError
@@ -41,8 +41,8 @@ def create(db: Db, *, name: str, rule_set: str, rounds: int, pairing_method: str
                         details={"field": "time_limit"}, field="time_limit", low=5, high=600,
                         value=time_limit)
     for t in tables:
-        games.get_table(db, t)
-    people = [games.get_player(db, int(p)) for p in players]
+        club_tables.get_table(db, t)
+    people = [roster.get_player(db, int(p)) for p in players]
     _fits(len(people), facts["players"], len(tables))
     with write_tx(db):
         cur = db.execute(

@@ -16,7 +16,7 @@ import json
 import random
 import secrets
 
-from web.club import games
+from web.club import club_tables, games, roster
 from web.club.audit import audit
 from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, Refused, UserError
@@ -56,7 +56,7 @@ def _full(db: Db, row: dict) -> dict:
 def proposal(db: Db, table_id: str) -> dict:
     """The next players from the waiting list for a table's rule set (in the order they
     came), with how many it seats."""
-    table = games.get_table(db, table_id)
+    table = club_tables.get_table(db, table_id)
     facts = waiting.rule_facts(db, table["rule_set"])
     fit = [w for w in waiting.waiting(db) if waiting.serves(w["wants"], facts)]
     return {"table_id": table_id, "rule_set": table["rule_set"], "family": facts["family"],
@@ -93,14 +93,14 @@ def seat(db: Db, table_id: str, player_ids: list[int], *, method: str = "random"
          night: tuple[int, int] | None = None, rng: random.Random | None = None) -> dict:
     """Draw seats for ``player_ids`` at a table and make the game ready (the waiting list
     entries of these players are seated). Audited with the draw."""
-    table = games.get_table(db, table_id)
+    table = club_tables.get_table(db, table_id)
     rule_set = rule_set or table["rule_set"]
     facts = waiting.rule_facts(db, rule_set)
     if not isinstance(player_ids, list) or len(player_ids) != facts["players"] \
             or len(set(player_ids)) != len(player_ids):
         raise Refused("records.pick_players", code="invalid_field",
                       details={"field": "players"}, rules=rule_set, n=facts["players"])
-    players = [games.get_player(db, int(p)) for p in player_ids]
+    players = [roster.get_player(db, int(p)) for p in player_ids]
     for p in players:
         if not p["active"]:
             raise Refused("records.player_retired", code="player_retired", name=p["name"])
@@ -116,7 +116,7 @@ def seat(db: Db, table_id: str, player_ids: list[int], *, method: str = "random"
                            table=table_name(db, table_id))
         _not_seated_elsewhere(db, players)
         if rule_set != table["rule_set"]:
-            games.save_table(db, table_id, table["name"], rule_set, actor=actor)
+            club_tables.save_table(db, table_id, table["name"], rule_set, actor=actor)
         cur = db.execute(
             "INSERT INTO seatings (table_id, rule_set, players, draw, night_id, round, "
             "created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -134,7 +134,7 @@ def seat(db: Db, table_id: str, player_ids: list[int], *, method: str = "random"
     return get(db, sid)
 
 
-def _not_seated_elsewhere(db: Db, players: list[games.PlayerRow]) -> None:
+def _not_seated_elsewhere(db: Db, players: list[roster.PlayerRow]) -> None:
     for r in rows(db, "SELECT table_id, players FROM seatings WHERE status = 'ready'"):
         taken = set(json.loads(r["players"]))
         for p in players:

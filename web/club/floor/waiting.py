@@ -26,7 +26,7 @@ import json
 import time
 from datetime import datetime
 
-from web.club import clubtime, engine, games
+from web.club import club_tables, clubtime, engine, games, roster
 from web.db import Db, inserted_id, now_iso, one, rows, write_tx
 from web.errors import Conflict, NotFound, UserError
 from web.club.floor import clock
@@ -70,7 +70,7 @@ def family_players() -> dict[str, int]:
 
 def rule_facts(db: Db, rule_set: str) -> dict:
     """A rule set's family, players and expected hands per game (from its length)."""
-    rules = games.resolve_rules(db, rule_set)
+    rules = club_tables.resolve_rules(db, rule_set)
     family, players, hands = _rules_facts(json.dumps(rules.to_dict(), sort_keys=True))
     return {"rule_set": rule_set, "family": family, "players": players, "hands": hands}
 
@@ -81,7 +81,7 @@ def check_wish(db: Db, wants: str) -> str:
     if kind == "family" and value in families():
         return wants
     if kind == "rules":
-        games.resolve_rules(db, value)         # NotFound names the rule sets
+        club_tables.resolve_rules(db, value)         # NotFound names the rule sets
         return wants
     raise UserError("floor.wait.bad_wish", code="invalid_field", details={"field": "wants"},
                     given=str(wants)[:40], families=", ".join(families()))
@@ -106,7 +106,7 @@ def add(db: Db, player_id: int, wants: str, *, actor: str) -> dict:
     """Put a player on the waiting list (at the end); refused while they are on it, at a
     table, or retired."""
     wants = check_wish(db, wants)
-    player = games.get_player(db, player_id)
+    player = roster.get_player(db, player_id)
     if not player["active"]:
         raise UserError("records.player_retired", status=422, code="player_retired",
                         name=player["name"])
@@ -195,7 +195,7 @@ def outlook(db: Db, db_path: str, now: datetime | None = None) -> list[dict]:
     out = []
     ready = {r["table_id"] for r in rows(db, "SELECT table_id FROM seatings "
                                              "WHERE status = 'ready'")}
-    for t in games.list_tables(db):
+    for t in club_tables.list_tables(db):
         facts = rule_facts(db, t["rule_set"])
         expected = history["hands"].get(t["rule_set"], facts["hands"])
         entry = {"table_id": t["id"], "name": t["name"], **facts, "expected_hands": expected,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import lexicon
 
-from web.club import clubtime, daily_report, engine, gamelog, games
+from web.club import club_tables, clubtime, daily_report, engine, gamelog
 from web.club.printing.receipt import Sheet
 from web.db import Db
 from web.errors import UserError
@@ -53,7 +53,7 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     if not final:
         raise UserError("print.err.not_settled", game=game_id)
     try:
-        table = games.get_table(db, game["table_id"])["name"]
+        table = club_tables.get_table(db, game["table_id"])["name"]
     except UserError:
         table = game["table_id"]
     rules = game["rules"]
