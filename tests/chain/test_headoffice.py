@@ -193,10 +193,12 @@ def test_headoffice_void_on_a_box_leaves_after_the_next_sync(chain):
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
-def test_headoffice_pages_in_both_languages(chain, lang):
+def test_headoffice_pages_in_both_languages(chain, lang, request):
     from web.headoffice import create_app as headoffice_app
 
     app = headoffice_app(chain["url"], testing=True)
+    # the first request starts the refresher's thread: stopped when the test ends
+    request.addfinalizer(app.extensions["headoffice_refresher"].stop)
     c = app.test_client()
     member = chain["ids"][1]
     words = {"ja": ["全店ランキング", "日報", "店舗別", "時間帯別の稼働", "チェーン会員ID"],
