@@ -1,10 +1,11 @@
 """Staff corrections to a game's log: a hand replaced, struck or put back, two seats
 swapped, a whole game voided or brought back.
 
-Each is appended to the log as a marker naming the entry it acts on (nothing is
-rewritten), is refused in words if the game would no longer replay, is audited
-with the standing before and after, and asks again for the confirmation of every
-seat whose result it changed."""
+A change to a hand or to the seats is appended to the log as a marker naming the
+entry it acts on (nothing is rewritten), is refused in words if the game would no
+longer replay, and asks again for the confirmation of every seat whose result it
+changed. A void changes only the game's status (the rankings skip it). Each is
+audited, with the reason given."""
 
 from __future__ import annotations
 

@@ -30,7 +30,6 @@ class PlayerRow(TypedDict):
     reused: NotRequired[bool]
 
 
-
 def name_key(name: str) -> str:
     """A name as people would mistake it for another: NFKC (full-width, half-width kana),
     case-folded, without spaces or dots, katakana as hiragana (ナカムラ = なかむら)."""
