@@ -18,7 +18,8 @@ from web.club.chain import members as chain_members
 from web.db import get_db
 from web.i18n import t
 from web.security import actor_name, staff_required, wants_json
-from web.staff.common import bp, done, form_data, need, reason_of
+from web.limits import form_data
+from web.staff.common import bp, done, need, reason_of
 
 
 def _page(player_id: int, proposal: dict | None = None, other: str = "") -> ResponseReturnValue:

@@ -12,7 +12,6 @@ from web.club.audit import audit
 from web.db import get_db
 from web.errors import UserError, error_response
 from web.i18n import current_lang
-from web.limits import form_data, json_body  # noqa: F401  (form_data: the staff views take it from here)
 from web.security import actor_name, wants_json
 from web.club.text import text_of
 

@@ -37,7 +37,8 @@ from web.i18n import current_lang
 from web.security import current_staff, staff_required
 from web.club.text import text_of, whole_number
 from web.staff.common import bp
-from web.staff.common import db_path, form_data, record
+from web.limits import form_data
+from web.staff.common import db_path, record
 from web.staff.names import table_name
 
 CONSOLE_COMMANDS = table_commands.console_commands()

@@ -14,7 +14,8 @@ from web.db import Db, get_db, one, rows
 from web.errors import UserError
 from web.i18n import t
 from web.security import actor_name, current_staff, staff_required, wants_json
-from web.staff.common import bp, done, form_data
+from web.limits import form_data
+from web.staff.common import bp, done
 
 ERASERS = ("manager", "owner")
 """Roles that may erase a member's personal data (it cannot be undone)."""

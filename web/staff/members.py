@@ -16,7 +16,8 @@ from web.db import get_db
 from web.i18n import t
 from web.club.chain import members as chain_members
 from web.security import actor_name, staff_required, wants_json
-from web.staff.common import bp, done, form_data, record
+from web.limits import form_data
+from web.staff.common import bp, done, record
 from web.staff.manage import pairing_url, qr_svg
 
 

@@ -28,7 +28,8 @@ from web.club.floor import modechange
 from web.i18n import current_lang, t
 from web.security import current_staff, staff_required
 from web.club.text import text_of
-from web.staff.common import bp, db_path, done, form_data, record
+from web.limits import form_data
+from web.staff.common import bp, db_path, done, record
 from web.staff.names import rule_set_name, table_name
 from web.staff.floor_page import _command_answer, club_timezone, modes
 

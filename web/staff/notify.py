@@ -17,7 +17,8 @@ from web.club.text import text_of
 from web.db import Db, Row, get_db
 from web.i18n import t
 from web.security import staff_required, wants_json
-from web.staff.common import bp, done, flag_of, form_data, record
+from web.limits import form_data
+from web.staff.common import bp, done, flag_of, record
 
 SHOWN = 50
 """The newest outbox rows the page lists."""

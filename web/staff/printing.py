@@ -21,7 +21,8 @@ from web.errors import Conflict, NotFound, UserError
 from web.i18n import current_lang, t
 from web.club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
-from web.staff.common import _same_site_page, bp, form_data
+from web.limits import form_data
+from web.staff.common import _same_site_page, bp
 
 
 def _queued(job_id: int, key: str = "print.queued") -> ResponseReturnValue:

@@ -22,11 +22,11 @@ from web.club.audit import audit_entries
 from web.db import Db, get_db
 from web.errors import UserError
 from web.i18n import current_lang, t
-from web.limits import json_refusal
+from web.limits import form_data, json_refusal
 from web.club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
 from web.staff import auditwords, eventwords
-from web.staff.common import bp, done, form_data, reason_of
+from web.staff.common import bp, done, reason_of
 
 
 @bp.get("/games")

@@ -23,7 +23,8 @@ from web.db import get_db
 from web.errors import NotFound, UserError
 from web.club.export import csv_bytes
 from web.security import actor_name, staff_required, wants_json
-from web.staff.common import bp, done, form_data, msg
+from web.limits import form_data
+from web.staff.common import bp, done, msg
 from web.staff.manage import _uploaded_toml
 
 SHEETS = {
