@@ -499,14 +499,27 @@ def _mcr_pay(state: GameState, line: int, w: dict[str, Any], seat: int,
              src: int | None) -> dict[str, Any]:
     if "hand" in w:
         total = _scored_mcr(state, line, w, seat, src)["total"]
+        flowers = 0  # the hand scorer has refused a hand short of the minimum already
     else:
         total = _int(line, w, "fan", w.get("han"))
-    if total < 8:
+        flowers = _int(line, w, "flowers", 0)
+        if flowers > min(total, state.rules.table.flowers):
+            raise GameEventError(
+                line,
+                f"winner seat {seat}: {flowers} flowers cannot be part of {total} fan "
+                f"with {state.rules.table.flowers} flower tiles in the set",
+                reason="too_many_flowers", count=flowers, fan=total,
+                flowers=state.rules.table.flowers, **seat_values(state, seat),
+            )
+    # flowers are paid but never count toward the minimum (004 花牌 「8点縛りにはカウント
+    # されないため、花牌以外の役の合計が8点ないと上がることができない」)
+    if total - flowers < mcr.MINIMUM_FAN:
         raise GameEventError(
             line,
-            f"winner seat {seat}: {total} fan is below the 8-fan minimum "
-            "(004 上がり 「最低8飜必要です」)",
-            reason="mcr_below_minimum", fan=total, **seat_values(state, seat),
+            f"winner seat {seat}: {total - flowers} fan without flowers is below the 8-fan "
+            "minimum (004 上がり 「最低8飜必要です」; 花牌 「8点縛りにはカウントされない」)",
+            reason="mcr_below_minimum", fan=total - flowers, flowers=flowers,
+            minimum=mcr.MINIMUM_FAN, **seat_values(state, seat),
         )
     return {"mcr_total": total}
 
