@@ -1172,9 +1172,7 @@ def _final(state: GameState) -> dict[str, Any] | None:
     scores = list(state.scores)
     leftover = state.kyoutaku
     if leftover and g.leftover_deposits == "top":
-        top = _ranks(scores, "seat").index(1)
-        scores[top] += leftover
-        leftover = 0
+        leftover = _give_leftover(scores, leftover, g.leftover_tied_tops)
     out = settle(
         scores,
         state.rules,
@@ -1189,6 +1187,21 @@ def _final(state: GameState) -> dict[str, Any] | None:
         if key in out:
             out[key] = None if out[key] is None else state.players[out[key]]
     return out
+
+
+def _give_leftover(scores: list[int], leftover: int, tied_tops: str) -> int:
+    """Give the deposits left at the end to the top, in place; what stays on the table.
+    Tied tops share them under ``split`` (001 基本ルール 6 「上家優先なし」): equal shares in
+    whole hundreds, the odd hundreds kept off every seat so that the tie stands."""
+    best = max(scores)
+    tops = [s for s, points in enumerate(scores) if points == best]
+    if tied_tops == "seat_order" or len(tops) == 1:
+        scores[tops[0]] += leftover  # seat 0 is the first dealer: the nearest comes first
+        return 0
+    share = leftover // len(tops) // 100 * 100
+    for s in tops:
+        scores[s] += share
+    return leftover - share * len(tops)
 
 
 def replay(events: list[dict[str, Any]], rules: str | Mapping[str, Any] | Rules) -> dict[str, Any]:

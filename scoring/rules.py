@@ -700,6 +700,17 @@ class GameRules(_Section):
         "or to nobody (none)", ("none", "top"),
         source="001 リーチ 6 「オーラスが流局した場合リーチ棒はトップ者に渡る」",
     )
+    leftover_tied_tops: str = switch(
+        "seat_order", "with leftover_deposits = top and two or more players tied on top: the "
+        "whole deposit goes to the tied top nearest the first dealer, who becomes sole top "
+        "(seat_order), or it is shared equally and they stay tied (split: each takes the same "
+        "share, rounded down to 100 points; odd hundreds stay on the table, reported as "
+        "leftover_deposits, since giving them to a seat would rank that seat first)",
+        ("seat_order", "split"),
+        source="seat_order: 000 (3) 清算 「同点の場合は、起家…の順に優先」; split: 001 リーチ 6 "
+        "「オーラスが流局した場合リーチ棒はトップ者に渡る」 with 基本ルール 6 "
+        "「順位は上家優先なし。同得点の場合は同順位」",
+    )
     riichi_short: str = switch(
         "forbid", "a player with fewer points than the riichi deposit may not declare riichi "
         "(forbid) or deposits everything they have (all_in)", ("forbid", "all_in"),

@@ -80,3 +80,55 @@ def test_mcr_game_and_hand_scorer_refuse_the_same_hand():
     # and the same hand given as its total: what the hand scorer counted, flowers included
     fan = alone["fan"] + 4
     assert refused("mcr", mcr_win(fan, 4)).reason == "mcr_below_minimum"
+
+
+# =========================================================================== 2. tied tops
+# 7 hands that pass the deal and leave A 25000, B 25000, C 28000, D 22000; then the last
+# hand (南4局, D deals) is drawn with B alone tenpai after a riichi: A 24000, B 27000,
+# C 27000, D 21000 and B's stick on the table
+TIED_TOPS = [ron(2, 3), ron(2, 3), ron(0, 3), ron(1, 0), ron(2, 1), ron(0, 3), ron(3, 0),
+             draw(tenpai=[1], riichi=[1])]
+
+
+def test_mahjongbu_tied_tops_share_the_last_stick_and_stay_tied():
+    # 001 リーチ 6 「オーラスが流局した場合リーチ棒はトップ者に渡る」 with 基本ルール 6
+    # 「順位は上家優先なし。同得点の場合は同順位。オカ・ウマとも同得点者の人数で割り」
+    assert load_rules("mahjongbu").game.leftover_tied_tops == "split"
+    out = play("mahjongbu", *TIED_TOPS)
+    assert out["finished"] and out["hands"][-1]["scores"] == [24000, 27000, 27000, 21000]
+    final = out["final"]
+    assert final["scores"] == [24000, 27500, 27500, 21000]
+    assert final["ranks"] == [3, 1, 1, 4] and final["leftover_deposits"] == 0
+    assert final["result"] == [-16000, 22500, 22500, -29000]
+
+
+def test_seat_order_gives_the_stick_to_the_tied_top_nearest_the_first_dealer():
+    # 000 (3) 清算 「同点の場合は、起家、起家の下家…の順に優先」: the other reading, as a
+    # club's file on top of #麻雀部 may choose it
+    rules = {"extends": "mahjongbu", "name": "seat-order", "game": {"leftover_tied_tops":
+                                                                    "seat_order"}}
+    out = replay([start("mahjongbu"), *TIED_TOPS], rules)
+    assert out["final"]["scores"] == [24000, 28000, 27000, 21000]
+    assert out["final"]["result"] == [-16000, 38000, 7000, -29000]
+
+
+def test_an_odd_split_keeps_the_odd_hundreds_on_the_table():
+    # 001 基本ルール 6 「上家優先なし」: 1000 among three tied tops is 300 each; the last 100
+    # would make one of them sole top, so it stays on the table (leftover_deposits)
+    rules = {"extends": "mahjongbu", "name": "mb-tonpuu", "game": {"length": "tonpuu"}}
+    penalty = {"event": "penalty", "seat": 3, "kind": "deposit_1000"}
+    events = [start("mahjongbu"), draw(), draw(), draw(), penalty, draw(tenpai=[0, 1, 2])]
+    out = replay(events, rules)
+    assert out["hands"][-1]["scores"] == [26000, 26000, 26000, 21000]
+    assert out["final"]["scores"] == [26300, 26300, 26300, 21000]
+    assert out["final"]["leftover_deposits"] == 100
+    assert out["final"]["ranks"] == [1, 1, 1, 4]
+
+
+def test_every_preset_names_its_tied_tops_rule():
+    # only #麻雀部 gives leftover sticks to the top (001 リーチ 6); the others leave them
+    # (000 has no such line), so their value is never read
+    for preset in ("netmahjong", "nekohouse-4a", "simple", "mcr"):
+        rules = load_rules(preset)
+        assert rules.game.leftover_deposits == "none"
+        assert rules.game.leftover_tied_tops == "seat_order"
