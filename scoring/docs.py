@@ -169,6 +169,63 @@ def _mcr_section() -> list[str]:
     return lines + [""]
 
 
+# The simple preset's game flow: what 003 itself states (the line), and what the preset
+# takes from 000 (None: the schema default, Net Mahjong's). Checked against the preset by
+# tests/scoring/test_rulebook_third_reading.py: a stated switch is set by simple.toml, a
+# taken one is not.
+SIMPLE_FLOW: tuple[tuple[str, str | None], ...] = (
+    ("game.renchan", "003 「1つの局が終了すると、それまで南家だったプレイヤーが次の局の東家と"
+     "なります」: the deal moves after every hand, win or draw"),
+    ("points.nofu_table", "003 点数 「1飜 1,500」 … 「13飜以上(役満/4倍満) 48,000」 and "
+     "「ツモアガリの場合・・・他の3人が点数を1/3ずつ支払います」"),
+    ("hand.yakuman_stacking", "003 点数 「13飜以上(役満/4倍満) 48,000」: the top row is the "
+     "most a hand is paid, so no double yakuman"),
+    ("hand.pinfu_wait", "003 平和 「面子が全て順子で、雀頭が役牌以外を使っている。※門前のみ」: "
+     "no wait is named, and with no fu a wait adds nothing"),
+    ("points.riichi_deposit", "003 立直 「1000点の点棒を出す…点棒は和了した人が貰う」"),
+    ("game.length", None),
+    ("game.honba", None),
+    ("points.honba_ron", None),
+    ("points.honba_tsumo_each", None),
+    ("points.noten_total", None),
+    ("game.riichi_noten_chombo", None),
+    ("game.leftover_deposits", None),
+    ("game.bust", None),
+    ("game.agari_yame", None),
+    ("game.abortive_draws", None),
+    ("game.multi_ron", None),
+    ("game.nagashi", None),
+    ("game.chombo", None),
+    ("settlement.start_points", None),
+    ("settlement.return_points", None),
+    ("settlement.uma", None),
+    ("settlement.rounding", None),
+    ("settlement.ties", None),
+)
+
+
+def _simple_section() -> list[str]:
+    rules = load_rules("simple")
+    lines = [
+        "## The simple rule (003): what it states, what it takes from 000",
+        "",
+        "003 is a beginner's guide: it gives the price list and a few lines on the flow of a "
+        "game. Each game-flow switch of the `simple` preset either comes from a line of 003 "
+        "or, where 003 says nothing, is Net Mahjong's (000, the schema default). 003 names "
+        "the lengths 東風戦, 半荘戦 and 一荘戦 without choosing one, so the length is 000's "
+        "東風戦; with no dealer repeat there is never an agari-yame to offer.",
+        "",
+        "| switch | simple | from |",
+        "|---|---|---|",
+    ]
+    for name, line in SIMPLE_FLOW:
+        sec, key = name.split(".")
+        value = getattr(getattr(rules, sec), key)
+        shown = f"{len(value)} rows" if key == "nofu_table" else f"`{_cell(value)}`"
+        lines.append(f"| `{name}` | {shown} | {_cell(line) if line else '000 (schema default)'} |")
+    return lines + [""]
+
+
 def render() -> str:
     """The whole of docs/rules.md as text."""
     presets = _presets()
@@ -180,6 +237,7 @@ def render() -> str:
     for sec, cls in SECTIONS.items():
         lines += _section_table(sec, cls, presets, explicit)
     lines += _nofu_tables(presets)
+    lines += _simple_section()
     lines += _yaku_section()
     lines += _mcr_section()
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -81,7 +81,7 @@ def fu_breakdown(ctx: Any, fr: Any, pinfu: bool) -> tuple[list[tuple[str, int]],
     if pair:
         lines.append(pair)
         raw += pair[1]
-    if ctx.wait in _WAIT_LINES:
+    if ctx.wait in _WAIT_LINES and not pinfu:  # pinfu on any wait (hand.pinfu_wait = any)
         lines.append(_WAIT_LINES[ctx.wait])
         raw += 2
     if h.tsumo:

@@ -206,6 +206,13 @@ class HandRules(_Section):
         True, "pinfu counts on a tsumo win (and the hand is 20 fu); false = a pinfu-shaped tsumo "
         "gets the 2 tsumo fu and no pinfu", source="000 (5) 平和 【注】【ローカルルール】",
     )
+    pinfu_wait: str = switch(
+        "ryanmen", "the wait pinfu needs: an open two-sided wait (ryanmen), or any wait (any: "
+        "the hand's shape alone, and the wait then adds no fu)", ("ryanmen", "any"),
+        source="ryanmen: 000 (5) 平和 「両面待ち」; any: 003 平和 「面子が全て順子で、雀頭が役牌"
+        "以外を使っている。※門前のみ」 names no wait, and its price list has no fu for a wait "
+        "to add",
+    )
     open_pinfu: bool = switch(
         False, "pinfu also counts on an open hand (ブー麻雀: 平和は鳴いても成立)",
     )
@@ -235,7 +242,8 @@ class HandRules(_Section):
     )
     yakuman_stacking: bool = switch(
         True, "several yakuman in one hand add up (ダブル役満あり); false = a single yakuman",
-        source="000 (4) 注; 002 ダブル役満なし",
+        source="true: 000 (4) 注; false: 002 ダブル役満なし, 003 点数 「13飜以上(役満/4倍満) "
+        "48,000」 (the top row of the list is the most a hand is paid)",
     )
     kazoe_yakuman: bool = switch(
         True, "13 or more han from ordinary yaku count as yakuman (数え役満); false = capped at "
@@ -648,9 +656,11 @@ class GameRules(_Section):
     )
     renchan: str = switch(
         "tenpai", "the dealer keeps the deal on a win and on tenpai at a draw (tenpai), "
-        "only on a win (win), or never (never: MCR, the deal moves every hand)",
+        "only on a win (win), or never (never: the deal moves every hand)",
         ("tenpai", "win", "never"),
-        source="001 基本ルール 19; 002 ブー麻雀 「上がり連荘です」",
+        source="tenpai: 000 (3) 連荘, 001 基本ルール 19; win: 002 ブー麻雀 「上がり連荘です」; "
+        "never: 003 「1つの局が終了すると、それまで南家だったプレイヤーが次の局の東家と"
+        "なります」, 004 「自風は局毎に交代します」",
     )
     honba: bool = switch(
         True,

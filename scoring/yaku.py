@@ -168,7 +168,7 @@ def _kans(c: Ctx) -> int:
 
 # --------------------------------------------------------------------------- conditions
 def _pinfu(c: Ctx) -> int:
-    if c.wait != RYANMEN or len(c.seqs) != 4:
+    if len(c.seqs) != 4 or (c.wait != RYANMEN and c.rules.pinfu_wait == "ryanmen"):
         return 0
     if c.pair in c.facts.yakuhai:
         return 0
@@ -287,7 +287,8 @@ YAKU: Final[tuple[Yaku, ...]] = (
       cond=lambda c: int(c.inp.ippatsu and c.rules.ippatsu), scope=_SITUATION),
     Y("menzen_tsumo", "門前清自摸和", "Fully concealed tsumo (menzen tsumo)", 1, 0,
       cond=lambda c: int(c.closed and c.inp.tsumo), scope=_SITUATION),
-    Y("pinfu", "平和", "Pinfu (all runs)", 1, 0, switch="hand.pinfu_tsumo, hand.open_pinfu",
+    Y("pinfu", "平和", "Pinfu (all runs)", 1, 0,
+      switch="hand.pinfu_tsumo, hand.open_pinfu, hand.pinfu_wait",
       cond=_pinfu, scope=_WAIT),
     Y("tanyao", "断么九", "All simples (tanyao)", 1, 1, switch="hand.kuitan",
       cond=lambda c: int(c.facts.all_simple), scope=_HAND),

@@ -132,3 +132,55 @@ def test_every_preset_names_its_tied_tops_rule():
         rules = load_rules(preset)
         assert rules.game.leftover_deposits == "none"
         assert rules.game.leftover_tied_tops == "seat_order"
+
+
+# =========================================================================== 3. simple (003)
+def test_simple_has_no_dealer_repeat_on_a_win_or_at_a_draw():
+    # 003 「1つの局が終了すると、それまで南家だったプレイヤーが次の局の東家となります」
+    assert load_rules("simple").game.renchan == "never"
+    out = play("simple", ron(0, 1))  # the dealer wins
+    assert out["state"]["round"] == "E2" and out["state"]["dealer"] == 1
+    assert out["state"]["honba"] == 0
+    out = play("simple", draw(tenpai=[0]))  # the dealer is tenpai at a draw
+    assert out["state"]["round"] == "E2" and out["state"]["honba"] == 1  # 000 (3): a draw adds one
+
+
+def test_simple_pinfu_on_any_wait_netmahjong_only_two_sided():
+    # 003 平和 「面子が全て順子で、雀頭が役牌以外を使っている。※門前のみ」 (no wait named);
+    # 000 (5) 平和 「両面待ち」
+    from scoring.hand import score_hand
+
+    kanchan = {"hand": "123m456p234789s66s", "win": "2m"}
+    simple = score_hand(kanchan, "simple")
+    assert [y["name"] for y in simple["yaku"]] == ["pinfu"] and simple["pay"] == {"ron": 1500}
+    assert score_hand(kanchan, "netmahjong")["error"]["reason"] == "no_yaku"
+    # a club's fu rule with pinfu on any wait: the wait then adds no fu
+    rules = {"extends": "netmahjong", "name": "any-wait", "hand": {"pinfu_wait": "any"}}
+    tsumo = score_hand({**kanchan, "tsumo": True}, rules)
+    assert tsumo["fu"] == 20 and {y["name"] for y in tsumo["yaku"]} == {"pinfu", "menzen_tsumo"}
+    assert score_hand(kanchan, rules)["fu"] == 30
+
+
+def test_simple_pays_no_double_yakuman():
+    # 003 点数 「13飜以上(役満/4倍満) 48,000」: 字一色 and 四暗刻 together are 48,000
+    from scoring.hand import score_hand
+
+    hand = {"hand": "11122255566677z", "win": "7z"}
+    assert score_hand(hand, "simple")["pay"] == {"ron": 48000}
+    assert score_hand(hand, "netmahjong")["pay"] == {"ron": 96000}  # 000 (4) 注
+
+
+def test_docs_say_which_simple_flow_rules_003_states_and_which_come_from_000():
+    # docs/rules.md's table of the simple preset (scoring/docs.py SIMPLE_FLOW): a switch
+    # said to come from 003 is set by simple.toml; one said to come from 000 is not
+    from scoring import docs
+    from scoring.rules import set_switches
+
+    own = {f"{sec}.{key}" for sec, key in set_switches("simple")}
+    for name, line in docs.SIMPLE_FLOW:
+        if line:
+            assert line.startswith("003") and name in own, name
+        else:
+            assert name not in own, name
+    text = docs.render()
+    assert "## The simple rule (003)" in text and "| `game.renchan` | `never` | 003" in text
