@@ -719,10 +719,12 @@ def _on_draw(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
                 f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})",
                 reason="houki_tenpai", **seat_values(state, s),
             )
-    noten_riichi = [s for s in riichi if s not in tenpai]
+    deferred = _chombo_at_draw(state, line, ev, tenpai)
+    noten_riichi = [s for s in riichi if s not in tenpai and s not in deferred]
     if noten_riichi and rules.game.riichi_noten_chombo:
         # 000 (3) 荒牌 「ノーテンの場合は、チョンボになります」: the hand becomes a chombo
         deltas = [0] * state.seat_count
+        _voided_riichi(state, line, riichi, deltas)
         for s in noten_riichi:
             deltas = _add(deltas, _chombo_deltas(state, line, s))
         return {"deltas": deltas, "chombo": True}
@@ -735,6 +737,27 @@ def _on_draw(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
         deltas = _add(deltas, _noten_deltas(state, tenpai))
     renchan = rules.game.renchan == "tenpai" and state.dealer in tenpai
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": "tenpai_yame"}
+
+
+def _chombo_at_draw(state: GameState, line: int, ev: dict[str, Any],
+                    tenpai: list[int]) -> list[int]:
+    """The draw's ``chombo``: seats whose chombo was deferred to the end of the hand
+    (002 「流局時チョンボ…に変更できます」). They are noten, so they pay the noten penalty."""
+    seats = _seats(state, line, ev, "chombo")
+    if seats and not state.rules.game.chombo_at_draw:
+        raise GameEventError(
+            line, "these rules have no chombo deferred to the draw (流局時チョンボ) "
+            f"({_rule(state.rules, 'game', 'chombo_at_draw')}); record a chombo instead",
+            reason="no_chombo_at_draw", **_rule_values(state.rules, "game", "chombo_at_draw"),
+        )
+    for s in seats:
+        if s in tenpai:
+            raise GameEventError(
+                line, f"seat {s} ({state.players[s]}) has a chombo at the draw and pays as "
+                "noten: leave them out of 'tenpai'",
+                reason="chombo_at_draw_tenpai", **seat_values(state, s),
+            )
+    return seats
 
 
 def _nagashi_win(state: GameState, line: int, seats: list[int],
@@ -769,6 +792,7 @@ def _on_abort(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]
             reason="abort_not_in_rules", kind=kind,
             **_rule_values(rules, "game", "abortive_draws"),
         )
+    _kyuushu_nukidora(state, line, ev, kind)
     riichi = _seats(state, line, ev, "riichi")
     if kind == "suucha_riichi" and len(riichi) != state.seat_count:
         raise GameEventError(line, f"suucha_riichi needs every seat in 'riichi', got {riichi!r}",
@@ -777,6 +801,42 @@ def _on_abort(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]
     _take_riichi(state, line, riichi, deltas)
     renchan = rules.game.abort_renchan and rules.game.renchan != "never"
     return {"deltas": deltas, "renchan": renchan, "honba_up": True, "yame": ""}
+
+
+def _kyuushu_nukidora(state: GameState, line: int, ev: dict[str, Any], kind: str) -> None:
+    """Nine terminals declared by ``seat`` after setting ``nukidora`` tiles aside: kept where
+    the rules keep the right (002 3B 「花牌を抜いても…九種九牌の権利は維持されます」)."""
+    if "seat" not in ev and "nukidora" not in ev:
+        return
+    rules = state.rules
+    if kind != "kyuushu":
+        raise GameEventError(
+            line, f"'seat' and 'nukidora' belong to a nine-terminals abort (kyuushu), not {kind}",
+            reason="abort_seat_kind", kind=kind,
+        )
+    seat = _seat(state, line, ev.get("seat"), "'seat'")
+    count = _int(line, ev, "nukidora", 0)
+    if not count:
+        return
+    if rules.hand.nukidora == "none":
+        raise GameEventError(
+            line, f"this rule set has no nukidora ({_rule(rules, 'hand', 'nukidora')}): "
+            "leave 'nukidora' at 0", reason="no_nukidora",
+            **_rule_values(rules, "hand", "nukidora"),
+        )
+    most = rules.table.flowers if rules.hand.nukidora == "flowers" else 4
+    if count > most:
+        raise GameEventError(
+            line, f"{count} tiles set aside: the set has only {most}",
+            reason="too_many_set_aside", count=count, most=most, **seat_values(state, seat),
+        )
+    if not rules.game.kyuushu_after_nukidora:
+        raise GameEventError(
+            line, "in these rules a tile set aside as nukidora ends the right to declare nine "
+            f"terminals ({_rule(rules, 'game', 'kyuushu_after_nukidora')})",
+            reason="kyuushu_after_nukidora", **seat_values(state, seat),
+            **_rule_values(rules, "game", "kyuushu_after_nukidora"),
+        )
 
 
 # --------------------------------------------------------------------------- penalties
@@ -807,7 +867,19 @@ def _chombo_deltas(state: GameState, line: int, seat: int) -> list[int]:
 
 def _on_chombo(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     seat = _seat(state, line, ev.get("seat"), "'seat'")
-    return {"deltas": _chombo_deltas(state, line, seat), "chombo": True}
+    deltas = [0] * state.seat_count
+    _voided_riichi(state, line, _seats(state, line, ev, "riichi"), deltas)
+    return {"deltas": _add(deltas, _chombo_deltas(state, line, seat)), "chombo": True}
+
+
+def _voided_riichi(state: GameState, line: int, seats: list[int], deltas: list[int]) -> None:
+    """Riichi sticks put out in a hand a chombo voids: on the table, then given back by
+    :func:`_redo_hand` (000 (3) 錯和; 001 チョンボ 2), or left there for the next winner
+    where the rules say so (``game.chombo_returns_riichi``)."""
+    before = len(state.hand_deposits)
+    _take_riichi(state, line, seats, deltas)
+    if not state.rules.game.chombo_returns_riichi:
+        del state.hand_deposits[before:]
 
 
 def _on_penalty(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:

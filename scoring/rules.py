@@ -754,6 +754,15 @@ class GameRules(_Section):
         "001 基本ルール 9 「途中流局なし」; "
         "002 4A 「九種九牌、四風連打、四槓散了、四家立直」, 4B 「九種九牌のみ」",
     )
+    kyuushu_after_nukidora: bool = switch(
+        True, "a player who has set tiles aside as nukidora (北 / 花) may still declare nine "
+        "terminals (九種九牌) on their first draw (true; the abort then carries the count, "
+        "'nukidora'); false = setting one aside ends that right, as it ends the other "
+        "first-turn rights",
+        source="true: 002 3B 「花牌を抜いても…九種九牌の権利は維持されます」; false: 002 3A "
+        "「北を抜くと一発, 天和, 地和, 人和の権利は消滅します」: 九種九牌 is a first-turn right of "
+        "the same kind, which 3B names where it keeps them and 3A does not",
+    )
     abort_renchan: bool = switch(
         False, "after an abortive draw the dealer keeps the deal (true) or it moves on (false); "
         "honba go up either way",
@@ -790,6 +799,23 @@ class GameRules(_Section):
     chombo_victory_points: int = switch(
         0, "victory points the offender pays each other player when chombo = victory_points",
         source="002 ブー麻雀 「他家に各1勝利点の支払い」",
+    )
+    chombo_at_draw: bool = switch(
+        False, "a chombo may be deferred to the end of the hand (流局時チョンボ): the hand goes "
+        "on, and if it ends in an exhaustive draw the offenders, named in the draw's 'chombo', "
+        "are noten whatever their hand and pay the noten penalty; a win ends the hand with "
+        "nothing to pay for it",
+        source="true: 002 4A/4B/3A/3B 「チョンボは…同卓者全員の合意のもと…流局時チョンボ、"
+        "和了放棄、1000点供託のいずれかに変更できます」; false: 002 ブー麻雀 「もしくは和了放棄に"
+        "変更できます」 (no 流局時チョンボ), 000, 001 and 004 name none",
+    )
+    chombo_returns_riichi: bool = switch(
+        True, "riichi sticks put out in a hand a chombo voids (the chombo's 'riichi') go back to "
+        "the players who put them out (true), or stay on the table for the next winner (false)",
+        source="true: 000 (3) 錯和 「チョンボがあった局のリーチ棒は、リーチをかけた人に"
+        "返されます」; "
+        "001 チョンボ 2 「チョンボが発生した局に出されたリーチ棒などは出した本人に戻る」; "
+        "002 says nothing and takes 000's",
     )
     agari_houki: bool = switch(
         False, "agari-houki exists: the player may no longer win or declare tenpai this hand",

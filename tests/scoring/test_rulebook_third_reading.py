@@ -184,3 +184,84 @@ def test_docs_say_which_simple_flow_rules_003_states_and_which_come_from_000():
             assert name not in own, name
     text = docs.render()
     assert "## The simple rule (003)" in text and "| `game.renchan` | `never` | 003" in text
+
+
+# =========================================================================== 4. what a hand says
+def test_a_chombo_deferred_to_the_draw_is_paid_as_noten():
+    # 002 4A 「チョンボは親、子にかかわらず3000オールの支払いとします。ただし、同卓者全員の
+    # 合意のもとこれを免除し、もしくは流局時チョンボ、和了放棄、1000点供託のいずれかに
+    # 変更できます」: the dealer's deferred chombo makes them noten at the draw
+    assert load_rules("nekohouse-4a").game.chombo_at_draw
+    out = play("nekohouse-4a", draw(tenpai=[1, 2], chombo=[0]))
+    assert out["hands"][0]["deltas"] == [-1500, 1500, 1500, -1500]
+    assert out["state"]["round"] == "E2" and out["state"]["honba"] == 1  # noten: the deal moves
+    # the same hand with the dealer tenpai and no chombo: the dealer keeps the deal
+    out = play("nekohouse-4a", draw(tenpai=[0, 1, 2]))
+    assert out["hands"][0]["deltas"] == [1000, 1000, 1000, -3000]
+    assert out["state"]["round"] == "E1"
+
+
+def test_a_chombo_at_the_draw_is_never_tenpai():
+    # the same line: 流局時チョンボ is paid as noten, so the offender cannot be tenpai too
+    e = refused("nekohouse-3b", draw(tenpai=[0, 1], chombo=[1]))
+    assert e.reason == "chombo_at_draw_tenpai" and e.values["seat"] == 1
+
+
+@pytest.mark.parametrize("preset", ["nekohouse-boo", "netmahjong", "mahjongbu"])
+def test_no_chombo_at_the_draw_where_the_book_has_none(preset):
+    # 002 ブー麻雀（続き） 「ただし、同卓者全員の合意のもとこれを免除し、もしくは和了放棄に
+    # 変更できます」 (no 流局時チョンボ); 000 (3) 錯和 and 001 チョンボ name none
+    e = refused(preset, draw(tenpai=[1], chombo=[0]))
+    assert e.reason == "no_chombo_at_draw" and e.values["switch"] == "game.chombo_at_draw"
+
+
+def test_a_chombo_gives_back_the_riichi_sticks_of_the_voided_hand():
+    # 001 チョンボ 2 「チョンボが発生したらその局はノーゲーム扱いとなる。…チョンボが発生した局に
+    # 出されたリーチ棒などは出した本人に戻る」: the chombo says whose sticks were out
+    out = play("mahjongbu", {"event": "chombo", "seat": 0, "riichi": [1, 2]})
+    assert out["hands"][0]["deltas"] == [-12000, 4000, 4000, 4000]
+    assert out["hands"][0]["kyoutaku"] == 0 and out["state"]["round"] == "E1"
+
+
+def test_a_club_may_leave_the_voided_hands_sticks_on_the_table():
+    # the other reading of the same switch: the sticks stay for the next winner
+    rules = {"extends": "mahjongbu", "name": "sticks-stay",
+             "game": {"chombo_returns_riichi": False}}
+    events = [start("mahjongbu"), {"event": "chombo", "seat": 0, "riichi": [1]}, ron(2, 3)]
+    out = replay(events, rules)
+    assert out["hands"][0]["deltas"] == [-12000, 3000, 4000, 4000]
+    assert out["hands"][0]["kyoutaku"] == 1000
+    assert out["hands"][1]["deltas"] == [0, 0, 2000, -1000]  # 1,000 and the stick
+    # a noten riichi at the draw (001 リーチ 5 「ノーテンリーチは流局時にチョンボ」) is the same
+    out = replay([start("mahjongbu"), draw(tenpai=[2], riichi=[1, 2])], rules)
+    assert out["hands"][0]["kyoutaku"] == 2000
+    assert out["hands"][0]["deltas"] == [4000, -13000, 3000, 4000]
+    out = play("mahjongbu", draw(tenpai=[2], riichi=[1, 2]))
+    assert out["hands"][0]["kyoutaku"] == 0
+    assert out["hands"][0]["deltas"] == [4000, -12000, 4000, 4000]
+
+
+def test_nine_terminals_after_flowers_keeps_its_right_in_3b():
+    # 002 3B 「花牌を抜いても一発、天和、地和、人和、嶺上開花、海底摸月、九種九牌の権利は
+    # 維持されます」: the abort carries who declared and the flowers set aside
+    abort = {"event": "abort", "kind": "kyuushu", "seat": 1, "nukidora": 2}
+    out = play("nekohouse-3b", abort)
+    assert out["hands"][0]["deltas"] == [0, 0, 0] and out["state"]["honba"] == 1
+    assert refused("nekohouse-3b", {**abort, "nukidora": 5}).reason == "too_many_set_aside"
+
+
+def test_nine_terminals_after_a_north_is_refused_in_3a():
+    # 002 3A 「北を抜くと一発, 天和, 地和, 人和の権利は消滅します」: 九種九牌 is a first-turn
+    # right of the same kind (3B names it among those it keeps); without a North it stands
+    abort = {"event": "abort", "kind": "kyuushu", "seat": 1, "nukidora": 1}
+    e = refused("nekohouse-3a", abort)
+    assert e.reason == "kyuushu_after_nukidora" and e.values["seat"] == 1
+    assert play("nekohouse-3a", {**abort, "nukidora": 0})["state"]["honba"] == 1
+
+
+def test_tiles_set_aside_only_with_nine_terminals_and_nukidora():
+    # 002 4A has 九種九牌 but no nukidora; the count belongs to 九種九牌 alone
+    e = refused("nekohouse-4a", {"event": "abort", "kind": "kyuushu", "seat": 0, "nukidora": 1})
+    assert e.reason == "no_nukidora"
+    e = refused("nekohouse-4a", {"event": "abort", "kind": "suufon", "seat": 0, "nukidora": 1})
+    assert e.reason == "abort_seat_kind"
