@@ -67,7 +67,10 @@ def _events(rules: engine.Rules) -> dict:
     return {"abort": [k for k in engine.ABORT_KINDS if k in g.abortive_draws],
             "chombo": g.chombo != "none", "penalty": penalty, "nagashi": g.nagashi != "none",
             "pao": g.pao, "max_winners": min(most, rules.table.players - 1), "riichi": riichi,
-            "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0}
+            "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0,
+            "chombo_at_draw": g.chombo_at_draw and g.chombo != "none",
+            "kyuushu_nukidora": g.kyuushu_after_nukidora and rules.hand.nukidora != "none"
+            and "kyuushu" in g.abortive_draws}
 
 
 def _chips(rules: engine.Rules) -> dict:

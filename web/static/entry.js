@@ -72,8 +72,8 @@ export function createEntry(container, opts) {
   const n = spec.players;
   const mcr = spec.family === "mcr";
   const honours = (opts.words["entry.honours"] || "東,南,西,北,白,發,中").split(",");
-  const F = {winners: [], from: null, per: {}, tenpai: [], nagashi: [], kind: null, seat: null,
-    points: 1000 * (n - 1), to: null, reason: "time"};
+  const F = {winners: [], from: null, per: {}, tenpai: [], nagashi: [], chombo: [], kind: null,
+    seat: null, nukidora: 0, points: 1000 * (n - 1), to: null, reason: "time"};
   if (kind === "abort" && spec.events.abort.length === 1) { F.kind = spec.events.abort[0]; }
   if (kind === "penalty" && spec.events.penalty.length === 1) { F.kind = spec.events.penalty[0]; }
   const tsumo = kind === "tsumo";
@@ -481,7 +481,7 @@ export function createEntry(container, opts) {
   function drawForm() {
     const out = [riichiRow()];
     if (spec.events.tenpai) {
-      out.push(section(w("entry.tenpai"), [pick(seatItems((s) => (state.houki || []).indexOf(s) >= 0),
+      out.push(section(w("entry.tenpai"), [pick(seatItems((s) => (state.houki || []).indexOf(s) >= 0 || F.chombo.indexOf(s) >= 0),
         {selected: F.tenpai, cls: "seat-pick", testid: "tenpai", onPick: (s) => {
           const i = F.tenpai.indexOf(s); if (i >= 0) { F.tenpai.splice(i, 1); } else { F.tenpai.push(s); } changed();
         }})]));
@@ -490,11 +490,29 @@ export function createEntry(container, opts) {
       out.push(section(w("entry.nagashi"), [pick(seatItems(), {selected: F.nagashi, cls: "seat-pick small", testid: "nagashi",
         onPick: (s) => { const i = F.nagashi.indexOf(s); if (i >= 0) { F.nagashi.splice(i, 1); } else { F.nagashi.push(s); } changed(); }})], "nagashi-section"));
     }
+    if (spec.events.chombo_at_draw) {
+      // 流局時チョンボ: the offender pays as noten, so they cannot be tenpai as well
+      out.push(section(w("entry.chombo_at_draw"), [pick(seatItems((s) => F.tenpai.indexOf(s) >= 0),
+        {selected: F.chombo, cls: "seat-pick small", testid: "chombo-at-draw", onPick: (s) => {
+          const i = F.chombo.indexOf(s); if (i >= 0) { F.chombo.splice(i, 1); } else { F.chombo.push(s); } changed();
+        }})], "chombo-at-draw-section"));
+    }
     return out;
   }
   function abortForm() {
-    return [section(w("entry.kind"), [pick(spec.events.abort.map((k) => ({value: k, label: w("tablet.kind." + k)})),
+    const out = [section(w("entry.kind"), [pick(spec.events.abort.map((k) => ({value: k, label: w("tablet.kind." + k)})),
       {selected: F.kind, cls: "kind-pick", testid: "abort", onPick: (k) => { F.kind = k; changed(); }})])];
+    if (F.kind === "kyuushu" && spec.events.kyuushu_nukidora) {
+      // nine terminals declared after setting tiles aside keeps its right (002 3B)
+      out.push(section(w("entry.kyuushu_seat"), [pick(seatItems(), {selected: F.seat, cls: "seat-pick small",
+        testid: "kyuushu-seat", onPick: (s) => { F.seat = F.seat === s ? null : s; changed(); }})]));
+      out.push(stepper(w("entry.kyuushu_nukidora"), F.nukidora, (x) => { F.nukidora = x; changed(); },
+        {min: 0, max: spec.nukidora === "flowers" ? spec.tiles.flowers || 4 : 4, testid: "kyuushu-nukidora"}));
+    }
+    return out;
+  }
+  function chomboForm() {
+    return seatForm().concat([riichiRow()]);
   }
   function seatForm() {
     return [section(w("entry.seat"), [pick(seatItems(), {selected: F.seat, cls: "seat-pick", testid: "who",
@@ -528,7 +546,7 @@ export function createEntry(container, opts) {
     return out;
   }
 
-  const FORMS = {ron: winForm, tsumo: winForm, draw: drawForm, abort: abortForm, chombo: seatForm,
+  const FORMS = {ron: winForm, tsumo: winForm, draw: drawForm, abort: abortForm, chombo: chomboForm,
     penalty: penaltyForm, end: endForm};
 
   function render() {
@@ -624,6 +642,7 @@ export function createEntry(container, opts) {
     } else if (kind === "draw") {
       event = {event: "draw", tenpai: F.tenpai.slice().sort()};
       if (F.nagashi.length) { event.nagashi = F.nagashi.slice().sort(); }
+      if (F.chombo.length) { event.chombo = F.chombo.slice().sort(); }
       if (!mcr) { event.riichi = riichi(); }
     } else if (kind === "abort") {
       if (!F.kind) { problems.push({field: "kind", text: w("entry.need.kind")}); }
@@ -631,9 +650,17 @@ export function createEntry(container, opts) {
       if (F.kind === "suucha_riichi" && riichi().length !== n) {
         problems.push({field: "riichi", text: w("entry.bad.suucha_riichi")});
       }
+      if (F.kind === "kyuushu" && spec.events.kyuushu_nukidora) {
+        if (F.seat !== null) { event.seat = F.seat; }
+        if (F.nukidora) {
+          if (F.seat === null) { problems.push({field: "seat", text: w("entry.need.seat")}); }
+          event.nukidora = F.nukidora;
+        }
+      }
     } else if (kind === "chombo") {
       if (F.seat === null) { problems.push({field: "seat", text: w("entry.need.seat")}); }
       event = {event: "chombo", seat: F.seat};
+      if (!mcr && riichi().length) { event.riichi = riichi(); }
     } else if (kind === "penalty") {
       if (F.seat === null) { problems.push({field: "seat", text: w("entry.need.seat")}); }
       // no kind yet: nothing to price or ask the server about
@@ -686,8 +713,9 @@ export function createEntry(container, opts) {
       }
     } else if (ev.event === "draw") {
       F.tenpai = (ev.tenpai || []).slice(); F.nagashi = (ev.nagashi || []).slice();
+      F.chombo = (ev.chombo || []).slice();
     } else if (ev.event === "abort") {
-      F.kind = ev.kind;
+      F.kind = ev.kind; F.seat = ev.seat === undefined ? null : ev.seat; F.nukidora = ev.nukidora || 0;
     } else if (ev.event === "chombo") {
       F.seat = ev.seat;
     } else if (ev.event === "penalty") {

@@ -320,9 +320,14 @@ function onDraw(st, spec, ev) {
     return {deltas, renchan, honbaUp: renchan, yame: "agari_yame"};
   }
   if (tenpai.some((s) => st.houki.indexOf(s) >= 0)) { throw new Unpriced("houki_tenpai"); }
-  const notenRiichi = riichi.filter((s) => tenpai.indexOf(s) < 0);
+  // a chombo deferred to the draw (流局時チョンボ): the offenders are noten
+  const deferred = ev.chombo || [];
+  if (deferred.length && !g.chombo_at_draw) { throw new Unpriced("no_chombo_at_draw"); }
+  if (deferred.some((s) => tenpai.indexOf(s) >= 0)) { throw new Unpriced("chombo_at_draw_tenpai"); }
+  const notenRiichi = riichi.filter((s) => tenpai.indexOf(s) < 0 && deferred.indexOf(s) < 0);
   if (notenRiichi.length && g.riichi_noten_chombo) {
     let deltas = zeros(n);
+    voidedRiichi(st, spec, riichi, deltas);
     for (const s of notenRiichi) { deltas = add(deltas, chomboDeltas(st, spec, s)); }
     return {deltas, chombo: true};
   }
@@ -333,9 +338,27 @@ function onDraw(st, spec, ev) {
   return {deltas, renchan, honbaUp: true, yame: "tenpai_yame"};
 }
 
+// the sticks of a hand a chombo voids: given back with the hand's deposits, or left on the
+// table for the next winner (game.chombo_returns_riichi)
+function voidedRiichi(st, spec, seats, deltas) {
+  const before = st.deposits.length;
+  takeRiichi(st, spec, seats, deltas);
+  if (!spec.price.game.chombo_returns_riichi) { st.deposits.splice(before); }
+}
+
+function onChombo(st, spec, ev) {
+  const deltas = zeros(spec.players);
+  voidedRiichi(st, spec, ev.riichi || [], deltas);
+  return {deltas: add(deltas, chomboDeltas(st, spec, ev.seat)), chombo: true};
+}
+
 function onAbort(st, spec, ev) {
   const g = spec.price.game;
   if (g.abortive_draws.indexOf(ev.kind) < 0) { throw new Unpriced("abort_not_in_rules"); }
+  if ((ev.seat !== undefined || ev.nukidora !== undefined) && ev.kind !== "kyuushu") {
+    throw new Unpriced("abort_seat_kind");
+  }
+  if (ev.nukidora && !g.kyuushu_after_nukidora) { throw new Unpriced("kyuushu_after_nukidora"); }
   const riichi = ev.riichi || [];
   if (ev.kind === "suucha_riichi" && riichi.length !== spec.players) { throw new Unpriced("suucha_riichi_seats"); }
   const deltas = zeros(spec.players);
@@ -442,8 +465,8 @@ function advance(st, spec, renchan, honbaUp, yame) {
   finish(st, "last_hand");
 }
 
-const HANDLERS = {win: onWin, draw: onDraw, abort: onAbort, chombo: (st, spec, ev) =>
-  ({deltas: chomboDeltas(st, spec, ev.seat), chombo: true}), penalty: onPenalty, end: onEnd};
+const HANDLERS = {win: onWin, draw: onDraw, abort: onAbort, chombo: onChombo, penalty: onPenalty,
+  end: onEnd};
 
 /**
  * Apply one event to a local state: {state, deltas, priced}. The given state is left as it

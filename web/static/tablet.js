@@ -123,6 +123,8 @@ function describe(ev, st) {
       : (!(ev.tenpai || []).length ? w("tablet.h.all_noten") : (ev.tenpai.length === n ? w("tablet.h.all_tenpai") : w("tablet.h.draw", {who: who(ev.tenpai)})));
   } else if (ev.event === "abort") { text = w("tablet.h.abort", {kind: w("tablet.kind." + ev.kind)}); }
   else if (ev.event === "chombo") { text = w("tablet.h.chombo", {who: names()[ev.seat]}); }
+  if (ev.event === "draw" && (ev.chombo || []).length) { text += " " + w("tablet.h.chombo_at_draw", {who: who(ev.chombo)}); }
+  if (ev.event === "abort" && ev.nukidora) { text += " " + w("tablet.h.kyuushu_nukidora", {who: names()[ev.seat], n: ev.nukidora}); }
   else if (ev.event === "penalty") { text = w("tablet.h.penalty", {who: names()[ev.seat], what: w("tablet.kind." + ev.kind)}); }
   else if (ev.event === "end") { return w("tablet.end_reason." + (ev.reason || "time")); }
   return st ? roundWords(st) + " " + text : text;
