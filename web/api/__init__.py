@@ -189,6 +189,19 @@ def undo(table_id: str) -> ResponseReturnValue:
     return ok(view, 200 if view.get("replayed") else 201)
 
 
+@bp.post("/tables/<table_id>/void")
+@tablet_required
+def void_key(table_id: str) -> ResponseReturnValue:
+    """Void the entry a key wrote, whether or not it arrived (an undo of a lost answer)."""
+    db = get_db()
+    data = body({"target_key": events.idempotency_key, "idempotency_key": events.idempotency_key,
+                 "game_id": events.game_id}, required=("target_key", "idempotency_key"))
+    view = games.void_by_key(db, _game_for_write(db, table_id, data),
+                             target_key=data["target_key"],
+                             idempotency_key=data["idempotency_key"], actor=actor())
+    return ok(view, 200 if view.get("replayed") else 201)
+
+
 def _game_for_write(db: Db, table_id: str, data: dict) -> int:
     """The game a write is for: ``game_id`` if given (a retry after the game ended), else live."""
     game_id = data.get("game_id")

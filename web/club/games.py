@@ -476,6 +476,71 @@ def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
     return _written(game, now, row["seq"], undone=target)
 
 
+def void_by_key(db: Db, game_id: int, *, target_key: str, idempotency_key: str,
+                actor: str = "") -> dict:
+    """Void the entry an idempotency key wrote, whether or not it ever arrived.
+
+    A tablet that sent a hand and never heard back does not know if the hand is stored;
+    its undo names the hand's key instead of an entry number. The entry is voided by a
+    marker as an undo is (it must be the game's last); a key that wrote nothing is taken
+    by a tombstone, a void marker that strikes nothing, so the hand is refused if it still
+    arrives later. Either takes the next entry number, chosen here: the answer's
+    ``next_seq`` is where the tablet's later entries go. ``voided`` says whether a stored
+    entry was struck, ``undone`` which. Retries answer the same (``replayed: true``)."""
+    key = _check_key(idempotency_key)
+    target_key = events.idempotency_key(target_key, "target_key", None)
+    if key == target_key:
+        raise Refused("records.void_own_key", code="void_own_key")
+    request = {"void_key": target_key}
+    replayed = _replay_of_key(db, key, game_id, request) or _tombstone_of(db, game_id,
+                                                                          target_key)
+    if replayed:
+        return replayed
+    game = _live_game(db, game_id)
+    with write_tx(db):
+        again = _replay_of_key(db, key, game_id, request) or _tombstone_of(db, game_id,
+                                                                           target_key)
+        if again:
+            return again
+        before = gamelog.played(db, game)
+        target = gamelog.entry_of_key(db, target_key)
+        if target is None:
+            row = _insert_event(db, game_id, before.next_seq, "void", request, target_key,
+                                actor, reason="undo", request=request)
+            now = gamelog.replay_log(game, [*before.log, row])
+            settle_status(db, game, now)
+            undone = None
+        else:
+            if target["game_id"] != game_id:
+                raise Conflict("records.void_key_other_game", code="void_key_other_game")
+            struck = [e for e in before.effective if e["seq"] == target["seq"]]
+            if not struck:   # already voided (by another tablet or staff): nothing to do
+                return _written(game, before, target["seq"], voided=False, undone=None)
+            if before.effective[-1]["seq"] != target["seq"]:
+                raise Conflict("records.void_key_not_last", code="void_key_not_last",
+                               details={"next_seq": before.next_seq})
+            row = _insert_event(db, game_id, before.next_seq, "void", {"void": target["seq"]},
+                                key, actor, target_seq=target["seq"], reason="undo",
+                                request=request)
+            now = gamelog.replay_log(game, [*before.log, row])
+            settle_status(db, game, now)
+            undone = struck[0]
+    gamelog.remember(db, game_id, now)
+    return _written(game, now, row["seq"], voided=undone is not None, undone=undone)
+
+
+def _tombstone_of(db: Db, game_id: int, target_key: str) -> dict | None:
+    """The answer of a void that found nothing under ``target_key``, if one was stored."""
+    row = gamelog.entry_of_key(db, target_key)
+    if row is None or row["request_hash"] != gamelog.request_text({"void_key": target_key}):
+        return None
+    if row["game_id"] != game_id:
+        raise Conflict("records.void_key_other_game", code="void_key_other_game")
+    game = get_game(db, game_id)
+    return _written(game, gamelog.played(db, game), row["seq"], replayed=True, voided=False,
+                    undone=None)
+
+
 def confirm_result(db: Db, game_id: int, seat: Any, *, actor: str = "",
                    member_no: Any = None) -> dict:
     """A player confirms the final settlement sheet of a finished game, or staff confirm

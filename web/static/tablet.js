@@ -148,6 +148,12 @@ function computeLocal() {
   if (!known || !known.state || !spec) { local = null; return; }
   let st = pricing.fromServer(known.state, spec);
   for (const e of seqEntries()) {
+    if (e.kind === "void") {
+      // a hand whose answer never came, taken back: the server may or may not have it, so
+      // the void of its key waits here, and the scores are shown without the hand
+      pending.push({entry: e, text: w("offline.void_line", {hand: describe(e.target_event || {}, st)}), deltas: null});
+      continue;
+    }
     if (e.kind === "undo") {
       const before = known.undo_state && e === seqEntries()[0] ? pricing.fromServer(known.undo_state, spec) : null;
       pending.push({entry: e, text: w("offline.undo_line", {hand: known.last_hand || ""}), deltas: null});
@@ -289,6 +295,7 @@ function schedule() {
 
 function urlOf(e) {
   if (e.kind === "undo") { return base + "/undo"; }
+  if (e.kind === "void") { return base + "/void"; }
   if (e.kind === "confirm") { return base + "/games/" + e.game_id + "/confirm"; }
   return base + "/hands";
 }
@@ -328,6 +335,11 @@ function flush() {
 }
 
 async function sendOne(e, retried) {
+  if (e.kind === "hand" && !e.sent) {
+    // from now on the server may have it, answer or not: an undo must void its key
+    e.sent = true;
+    await queue.put(e);
+  }
   const res = await call("POST", urlOf(e), e.body);
   if (res.status === 200 || res.status === 201) {
     await queue.remove(e.id);
@@ -335,6 +347,7 @@ async function sendOne(e, retried) {
       const next = typeof res.json.next_seq === "number" ? res.json.next_seq : e.body.expected_seq + 1;
       known = {...known, next_seq: next, state: res.json.state || known.state, stale: !res.json.state};
       await queue.saveView(known);
+      if (e.kind === "void") { await renumberAfter(e, next); }
     }
     return true;
   }
@@ -354,6 +367,17 @@ async function sendOne(e, retried) {
   }
   await queue.put(e);
   return false;
+}
+
+/** The entries after ``e`` take the entry numbers from ``next`` on: a void of a key takes
+ * one number whether or not the hand it voids had taken one before it. */
+async function renumberAfter(e, next) {
+  let seq = next;
+  for (const x of seqEntries()) {
+    if (x.id <= e.id) { continue; }
+    if (x.kind !== "void") { x.body = {...x.body, expected_seq: seq}; await queue.put(x); }
+    seq += 1;
+  }
 }
 
 /** What the server has now, to show beside a queued entry that no longer fits. */
@@ -380,7 +404,7 @@ async function recordAfter(e) {
   let seq = info.next_seq;
   for (const x of seqEntries()) {
     if (x.id < e.id) { continue; }
-    x.body = {...x.body, expected_seq: seq};
+    if (x.kind !== "void") { x.body = {...x.body, expected_seq: seq}; }   // the server numbers a void
     seq += 1;
     if (x.id === e.id) { x.status = "queued"; x.error = null; x.conflict = null; }
     await queue.put(x);
@@ -403,7 +427,7 @@ async function dropEntry(e, button) {
   await queue.remove(e.id);
   // the entries after it move up one place
   for (const x of seqEntries()) {
-    if (x.id > e.id && e.kind !== "confirm" && x.status === "queued") {
+    if (x.id > e.id && e.kind !== "confirm" && x.kind !== "void" && x.status === "queued") {
       x.body = {...x.body, expected_seq: x.body.expected_seq - 1};
       await queue.put(x);
     }
@@ -415,7 +439,8 @@ async function dropEntry(e, button) {
 async function enqueue(kind, body, extra) {
   const seq = known ? known.next_seq + seqEntries().length : data.next_seq;
   const entry = {table_id: data.table_id, game_id: data.game_id, kind,
-    body: {...body, idempotency_key: newKey(), game_id: data.game_id, ...(kind === "confirm" ? {} : {expected_seq: seq})},
+    body: {...body, idempotency_key: newKey(), game_id: data.game_id,
+      ...(kind === "confirm" || kind === "void" ? {} : {expected_seq: seq})},
     ...(extra || {})};
   if (kind === "confirm") { delete entry.body.game_id; delete entry.body.idempotency_key; }
   entry.id = await queue.add(entry);
@@ -587,19 +612,30 @@ async function record() {
 }
 
 async function recordUndo() {
+  if (flushing) { await flushing; }   // a hand on its way: take back what it came to
+  entries = await queue.list(data.table_id);
   const last = seqEntries()[seqEntries().length - 1];
-  if (last && last.status === "queued" && !flushing) {
-    // the hand never reached the server: taking it back is taking it out of the queue
+  if (last && last.kind === "hand" && last.status === "queued" && !last.sent) {
+    // never sent: the server cannot have it, so taking it back is taking it out of the queue
     await queue.remove(last.id);
     closePanel();
     await reloadQueue();
+    return;
+  }
+  if (last && last.kind === "hand" && last.status === "queued") {
+    // sent, and no answer came: it may be stored. The undo voids its key, which the server
+    // does whether the hand arrived or not (and refuses the hand if it arrives later). The
+    // void is kept first, so a crash between the two steps still voids the hand.
+    await enqueue("void", {target_key: last.body.idempotency_key}, {target_event: last.body.event});
+    await queue.remove(last.id);
+    await afterSubmit(w("offline.void_kept"));
     return;
   }
   await enqueue("undo", {});
   await afterSubmit();
 }
 
-async function afterSubmit() {
+async function afterSubmit(kept) {
   await reloadQueue();
   const ok = await flush();
   if (ok) { return; }  // reloading
@@ -611,7 +647,7 @@ async function afterSubmit() {
     return;
   }
   closePanel();
-  if (e && e.status === "queued") { notice(w("offline.kept"), "warn", true); }
+  if (e && e.status === "queued") { notice(kept || w("offline.kept"), "warn", true); }
 }
 
 function editEntry(e) {

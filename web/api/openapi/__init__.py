@@ -122,6 +122,19 @@ PATHS: dict = {
         body={"type": "object", "required": ["expected_seq", "idempotency_key"], "properties": {
             "expected_seq": {"type": "integer"}, "idempotency_key": {"type": "string"},
             "game_id": {"type": "integer"}}})},
+    "/api/tables/{table_id}/void": {"post": _op(
+        "void the entry an idempotency key wrote, whether or not it ever arrived (the undo of "
+        "a hand whose answer was lost): a stored entry, which must be the last, gets a void "
+        "marker; a key that wrote nothing gets a tombstone, so the hand is refused if it "
+        "arrives later. The server chooses the entry number: next_seq in the answer",
+        params=[TABLE_ID], secure=True,
+        ok=("201", "the answer of an undo, with voided (a stored entry was struck) and "
+                   "undone (which)"),
+        errors=WRITE_ERRORS,
+        body={"type": "object", "required": ["target_key", "idempotency_key"], "properties": {
+            "target_key": {"type": "string", "minLength": 8, "maxLength": 100},
+            "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 100},
+            "game_id": {"type": "integer"}}})},
     "/api/tables/{table_id}/score-hand": {"post": _op(
         "score a tile-entered hand under the game's rules (scoring-batch contract result)",
         params=[TABLE_ID], secure=True, errors=("400", "404", "409"),
