@@ -89,10 +89,17 @@ def _event(rules, rng, st):
         ev = {"event": "draw", "tenpai": sorted(s for s in range(n) if rng.random() < 0.5)}
         if rules.game.nagashi != "none" and rng.random() < 0.08:
             ev["nagashi"] = [rng.randrange(n)]
+        noten = [s for s in range(n) if s not in ev["tenpai"]]
+        if rules.game.chombo_at_draw and noten and rng.random() < 0.2:
+            ev["chombo"] = [rng.choice(noten)]          # 流局時チョンボ: paid as noten
     elif kind == "abort":
         ev = {"event": "abort", "kind": rng.choice(rules.game.abortive_draws)}
+        if ev["kind"] == "kyuushu" and rules.hand.nukidora != "none" and rng.random() < 0.5:
+            ev.update(seat=rng.randrange(n), nukidora=rng.randrange(0, 3))
     elif kind == "chombo":
         ev = {"event": "chombo", "seat": rng.randrange(n)}
+        if rules.table.family != "mcr" and rng.random() < 0.5:
+            ev["riichi"] = riichi                         # the voided hand's sticks
     else:
         pk = rng.choice([k for k in ("deposit_1000", "agari_houki", "points")
                          if k == "points" or (k == "deposit_1000" and rules.game.deposit_penalty)
