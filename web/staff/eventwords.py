@@ -62,8 +62,13 @@ def describe(event: dict | None, names: list[str]) -> str:
             else t("staff.ev.draw_noten")
         if event.get("nagashi"):
             text += " " + t("staff.ev.nagashi", names=_names(names, event["nagashi"]))
+        if event.get("chombo"):
+            text += " " + t("staff.ev.chombo_at_draw", names=_names(names, event["chombo"]))
     elif kind == "abort":
         text = t("staff.ev.abort", kind=t(f"staff.abort.{event.get('kind')}"))
+        if event.get("nukidora"):
+            text += " " + t("staff.ev.kyuushu_nukidora", name=_name(names, event.get("seat")),
+                            n=event["nukidora"])
     elif kind == "chombo":
         text = t("staff.ev.chombo", name=_name(names, event.get("seat")))
     elif kind == "penalty":

@@ -62,7 +62,7 @@ def _fix_data(game: gamelog.Game, names: list[str], rows: list[dict], removed: l
     return {
         "names": names, "players": len(names), "family": rules.table.family,
         "use_fu": bool(rules.fu.use_fu), "chips": bool(rules.chips.enabled),
-        "max_yakuman": engine.max_yakuman(rules),
+        "max_yakuman": engine.max_yakuman(rules), "chombo_at_draw": rules.game.chombo_at_draw,
         "pairs": {"ron": engine.han_fu_pairs(rules, tsumo=False),
                   "tsumo": engine.han_fu_pairs(rules, tsumo=True)},
         "abort_kinds": list(engine.ABORT_KINDS), "penalty_kinds": list(engine.PENALTY_KINDS),
@@ -77,9 +77,9 @@ def _fix_data(game: gamelog.Game, names: list[str], rows: list[dict], removed: l
 
 FIX_WORDS = ("ron", "tsumo", "draw", "abort", "chombo", "penalty", "end", "winner",
              "discarder", "han", "fu", "fan", "yakuman", "chips", "dora", "riichi", "tenpai",
-             "nagashi", "kind", "points", "to", "seat", "reason_end", "none", "add_winner",
-             "remove_winner", "by_hanfu", "by_tiles", "hand", "win_tile", "dora_tiles",
-             "ura_tiles", "preview_failed", "what")
+             "nagashi", "chombo_at_draw", "kind", "points", "to", "seat", "reason_end", "none",
+             "add_winner", "remove_winner", "by_hanfu", "by_tiles", "hand", "win_tile",
+             "dora_tiles", "ura_tiles", "preview_failed", "what")
 
 
 @bp.get("/games/<int:game_id>")

@@ -144,12 +144,16 @@
       box.appendChild(field(W.tenpai, people(ev.tenpai, function (v) { ev.tenpai = v; changed(); }, "tenpai")));
       box.appendChild(field(W.riichi, people(ev.riichi, function (v) { ev.riichi = v; changed(); }, "riichi")));
       box.appendChild(field(W.nagashi, people(ev.nagashi, function (v) { ev.nagashi = v; changed(); }, "nagashi")));
+      if (D.chombo_at_draw || (ev.chombo || []).length) {
+        box.appendChild(field(W.chombo_at_draw, people(ev.chombo, function (v) { ev.chombo = v; changed(); }, "chombo")));
+      }
     } else if (kind === "abort") {
       box.appendChild(field(W.kind, options(el("select", {on: {change: function (e) { ev.kind = e.target.value; changed(); }}}),
         D.abort_kinds.map(function (k) { return [k, W["abort." + k]]; }), ev.kind)));
       box.appendChild(field(W.riichi, people(ev.riichi, function (v) { ev.riichi = v; changed(); }, "riichi")));
     } else if (kind === "chombo") {
       box.appendChild(field(W.seat, seatSelect(ev.seat, function (e) { ev.seat = Number(e.target.value); changed(); })));
+      box.appendChild(field(W.riichi, people(ev.riichi, function (v) { ev.riichi = v; changed(); }, "riichi")));
     } else if (kind === "penalty") {
       box.appendChild(field(W.seat, seatSelect(ev.seat, function (e) { ev.seat = Number(e.target.value); changed(); })));
       box.appendChild(field(W.kind, options(el("select", {on: {change: function (e) { ev.kind = e.target.value; render(); }}}),
@@ -172,7 +176,7 @@
       if (k === "tsumo") ev.winners = ev.winners.slice(0, 1);
     } else if (k === "draw") ev = {event: "draw", tenpai: [], riichi: riichi, nagashi: []};
     else if (k === "abort") ev = {event: "abort", kind: D.abort_kinds[0], riichi: riichi};
-    else if (k === "chombo") ev = {event: "chombo", seat: 0};
+    else if (k === "chombo") ev = {event: "chombo", seat: 0, riichi: riichi};
     else if (k === "penalty") ev = {event: "penalty", seat: 0, kind: D.penalty_kinds[0]};
     else ev = {event: "end"};
     render();
@@ -193,7 +197,7 @@
         return w;
       });
     }
-    ["riichi", "nagashi"].forEach(function (k) { if (out[k] && !out[k].length) delete out[k]; });
+    ["riichi", "nagashi", "chombo"].forEach(function (k) { if (out[k] && !out[k].length) delete out[k]; });
     ["to", "reason", "points"].forEach(function (k) { if (out[k] === null || out[k] === undefined) delete out[k]; });
     return out;
   }
