@@ -358,6 +358,7 @@ function onAbort(st, spec, ev) {
   if ((ev.seat !== undefined || ev.nukidora !== undefined) && ev.kind !== "kyuushu") {
     throw new Unpriced("abort_seat_kind");
   }
+  if (ev.nukidora && spec.nukidora === "none") { throw new Unpriced("no_nukidora"); }
   if (ev.nukidora && !g.kyuushu_after_nukidora) { throw new Unpriced("kyuushu_after_nukidora"); }
   const riichi = ev.riichi || [];
   if (ev.kind === "suucha_riichi" && riichi.length !== spec.players) { throw new Unpriced("suucha_riichi_seats"); }
