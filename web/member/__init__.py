@@ -202,14 +202,18 @@ def _opened(member: dict) -> bool:
     held = session.get(SESSION_KEY)
     return (isinstance(held, dict) and held.get("id") == member["id"]
             and held.get("link") == member["link_issued_at"]
+            and held.get("pin") == member["pin_set_at"]
             and float(held.get("until") or 0) > time.time())
 
 
 def _settings_page(token: str, member: dict, status: int = 200, error: str | None = None,
                    field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
     prof = members.profile(get_db(), member["id"]) or {}
+    db = get_db()
     return render_template("member/settings.html", token=token, member=member,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
+                           guarded=members.guarded(db, member["id"]),
+                           channel=(members.code_channel(db, member["id"]) or (None,))[0],
                            error=error, field=field, typed=typed or {}), status
 
 
@@ -237,17 +241,52 @@ def settings_pin(token: str) -> ResponseReturnValue:
     data = form_data()
     try:
         members.check_pin(db, member, data.get("member_no"), data.get("pin"),
-                          request.remote_addr or "?")
+                          request.remote_addr or "?", code=data.get("code"))
     except UserError as e:
-        if wants_json():
-            raise
-        page, status = _settings_page(token, member, e.status, e.message)
-        wait = (e.details or {}).get("retry_after")
-        return page, status, ({"Retry-After": str(wait)} if wait else {})
+        return _refused(token, member, e)
     session[SESSION_KEY] = {"id": member["id"], "link": member["link_issued_at"],
+                            "pin": member["pin_set_at"],
                             "until": time.time() + members.PIN_SESSION_S}
     if wants_json():
         return jsonify({"ok": True, "minutes": members.PIN_SESSION_S // 60})
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+def _refused(token: str, member: dict, e: UserError) -> ResponseReturnValue:
+    """A refusal on the settings' forms: JSON as everywhere, else the page in words, with
+    ``Retry-After`` when there is a wait."""
+    if wants_json():
+        raise e
+    page, status = _settings_page(token, member, e.status, e.message)
+    wait = (e.details or {}).get("retry_after")
+    return page, status, ({"Retry-After": str(wait)} if wait else {})
+
+
+@bp.post("/<token>/settings/code")
+@_no_link_in_log
+def settings_code(token: str) -> ResponseReturnValue:
+    """Send a one-time code to the member's LINE or confirmed e-mail (a guarded link
+    opens only with it)."""
+    member = _member(token)
+    try:
+        channel = members.send_code(get_db(), member["id"])
+    except UserError as e:
+        return _refused(token, member, e)
+    if wants_json():
+        return jsonify({"ok": True, "channel": channel})
+    flash(t("member.code_sent", channel=t(f"notify.channel.{channel}")), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+@bp.post("/<token>/settings/close")
+@_no_link_in_log
+def settings_close(token: str) -> ResponseReturnValue:
+    """Close the settings on this device (a shared phone, a friend's tablet)."""
+    _member(token)
+    session.pop(SESSION_KEY, None)
+    if wants_json():
+        return jsonify({"ok": True})
+    flash(t("member.closed"), "ok")
     return redirect(url_for("member.settings", token=token), code=303)
 
 

@@ -29,7 +29,9 @@ MIGRATIONS = Migrations("notify")
 
 CHANNELS = ("line", "email")
 STATES = ("queued", "sent", "failed")
-KINDS = ("seat_ready", "call", "report_card")
+KINDS = ("seat_ready", "call", "report_card", "pin_code", "pin_locked")
+SECRET_KINDS = ("pin_code",)
+"""Kinds whose values hold a secret: emptied once the message is sent or has failed."""
 MAX_ADDRESS = 254
 """An e-mail address is at most 254 characters (RFC 5321); a LINE user id is 33."""
 
@@ -174,6 +176,7 @@ def mark_sent(db: Db, row_id: int, note: str | None = None) -> None:
     with write_tx(db):
         db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, last_error = ? "
                    "WHERE id = ?", [now_iso(), note, row_id])
+        _forget_secret(db, row_id)
 
 
 def retry_later(db: Db, row_id: int, error: str, at: datetime) -> None:
@@ -188,6 +191,13 @@ def mark_failed(db: Db, row_id: int, error: str) -> None:
     with write_tx(db):
         db.execute("UPDATE outbox SET state = 'failed', last_error = ? WHERE id = ?",
                    [error, row_id])
+        _forget_secret(db, row_id)
+
+
+def _forget_secret(db: Db, row_id: int) -> None:
+    marks = ", ".join("?" for _ in SECRET_KINDS)
+    db.execute(f"UPDATE outbox SET payload = '{{}}' WHERE id = ? AND kind IN ({marks})",
+               [row_id, *SECRET_KINDS])
 
 
 def backoff(attempts: int, first: float, cap: float) -> timedelta:
