@@ -140,7 +140,7 @@ def smtp():
 def settings_for(line: LineStandIn | None, smtp_port: int, **extra) -> Settings:
     return Settings(line_api=line.url if line else "http://127.0.0.1:9", line_token=TOKEN,
                     smtp_host="127.0.0.1", smtp_port=smtp_port, smtp_starttls=False,
-                    mail_from="雀荘ねこ <club@example.jp>", timeout=5.0, **extra)
+                    mail_from="雀荘ねこ <club@example.jp>", **{"timeout": 5.0, **extra})
 
 
 # ------------------------------------------------------------------------------ a club

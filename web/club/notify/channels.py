@@ -2,7 +2,9 @@
 
 Each sender returns a note (None, or why a message counts as sent without a new
 delivery) or raises :class:`Temporary` (try again later) or :class:`Permanent` (no
-further try can succeed: a refused address, a refused token).
+further try can succeed: a refused address, a refused token). For SMTP a 4xx at any
+stage is temporary and a 5xx permanent. Anything else a sender raises is taken by the
+sender process as temporary (:func:`web.club.notify.sender.send_one`).
 """
 
 from __future__ import annotations
@@ -95,7 +97,12 @@ def send_mail(settings: Settings, row: Row, subject: str, text: str) -> str | No
                 smtp.login(settings.smtp_user, settings.smtp_password)
             smtp.send_message(msg)
     except smtplib.SMTPRecipientsRefused as e:
-        raise Permanent(f"SMTP: recipient refused: {e.recipients!s:.200}") from None
+        # a 4xx at RCPT (greylisting, a full mailbox, a busy server) is temporary
+        codes = [code for code, _msg in e.recipients.values()]
+        reason = f"SMTP: recipient refused: {e.recipients!s:.200}"
+        if codes and all(400 <= code < 500 for code in codes):
+            raise Temporary(reason) from None
+        raise Permanent(reason) from None
     except smtplib.SMTPResponseException as e:
         reason = f"SMTP {e.smtp_code}: {e.smtp_error!r:.200}"
         if 500 <= e.smtp_code < 600:

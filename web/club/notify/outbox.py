@@ -159,38 +159,38 @@ def game_finished(db: Db, game_id: int) -> int:
 
 
 # ------------------------------------------------------------------- the sender's side
-def due(db: Db, now: datetime, limit: int = 20) -> list[Row]:
-    """Queued rows whose time has come, oldest first."""
+def due(db: Db, now: datetime, limit: int = 20, channel: str | None = None) -> list[Row]:
+    """Queued rows whose time has come (of one ``channel`` when given), oldest first."""
+    if channel is not None:
+        return rows(db, "SELECT * FROM outbox WHERE state = 'queued' AND next_try_at <= ? "
+                        "AND channel = ? ORDER BY next_try_at, id LIMIT ?",
+                    [iso(now), channel, limit])
     return rows(db, "SELECT * FROM outbox WHERE state = 'queued' AND next_try_at <= ? "
                     "ORDER BY next_try_at, id LIMIT ?", [iso(now), limit])
 
 
-def attempt(db: Db, row_id: int) -> None:
-    """Count a try before it is made (a try cut off by a crash still counts)."""
-    with write_tx(db):
-        db.execute("UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", [row_id])
-
-
 def mark_sent(db: Db, row_id: int, note: str | None = None) -> None:
-    """The channel accepted the message (``note``: e.g. it had accepted it before)."""
+    """The channel accepted the message (``note``: e.g. it had accepted it before); the
+    try counts."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, last_error = ? "
-                   "WHERE id = ?", [now_iso(), note, row_id])
+        db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, last_error = ?, "
+                   "attempts = attempts + 1 WHERE id = ?", [now_iso(), note, row_id])
         _forget_secret(db, row_id)
 
 
 def retry_later(db: Db, row_id: int, error: str, at: datetime) -> None:
-    """The try failed: try again at ``at``."""
+    """The try failed (it counts): try again at ``at``."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET next_try_at = ?, last_error = ? WHERE id = ?",
-                   [iso(at), error, row_id])
+        db.execute("UPDATE outbox SET next_try_at = ?, last_error = ?, "
+                   "attempts = attempts + 1 WHERE id = ?", [iso(at), error, row_id])
 
 
-def mark_failed(db: Db, row_id: int, error: str) -> None:
-    """No more tries: the row is ``failed`` with the reason in words."""
+def mark_failed(db: Db, row_id: int, error: str, counted: bool = True) -> None:
+    """No more tries: the row is ``failed`` with the reason in words (``counted``: a try
+    was made now)."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET state = 'failed', last_error = ? WHERE id = ?",
-                   [error, row_id])
+        db.execute("UPDATE outbox SET state = 'failed', last_error = ?, "
+                   "attempts = attempts + ? WHERE id = ?", [error, int(counted), row_id])
         _forget_secret(db, row_id)
 
 
