@@ -147,8 +147,9 @@ def settings_for(line: LineStandIn | None, smtp_port: int, **extra) -> Settings:
 def member(db, name: str, *, email=None, line_id=None, seat_ready=0, report_card=0) -> int:
     pid = roster.add_player(db, name, member_no=f"M-{uuid.uuid4().hex[:6]}")["id"]
     db.execute("INSERT INTO member_profiles (player_id, email, line_user_id, optin_seat_ready, "
-               "optin_report_card, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-               [pid, email, line_id, seat_ready, report_card, now_iso()])
+               "optin_report_card, updated_at, email_confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+               [pid, email, line_id, seat_ready, report_card, now_iso(),
+                now_iso() if email else None])
     db.conn.commit()
     return pid
 

@@ -154,7 +154,7 @@ def _money(db: Db, player_id: int) -> list[dict]:
     return out
 
 
-MEMBER_KINDS = ("seat_ready", "report_card", "pin_code", "pin_locked")
+MEMBER_KINDS = ("seat_ready", "report_card", "pin_code", "pin_locked", "email_confirm")
 """Outbox kinds addressed to a member; their event key ends with the player's number."""
 
 

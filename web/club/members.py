@@ -19,7 +19,7 @@ from typing import Any
 
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from web.club import accounts, audit
+from web.club import accounts, audit, text
 from web.db import Db, Migrations, inserted_id, now_iso, one, write_tx
 from web.errors import NotFound, UserError
 
@@ -70,6 +70,19 @@ def _pin_guard(db: Db) -> None:
     )
 
 
+@MIGRATIONS
+def _email_confirmation(db: Db) -> None:
+    db.executescript(
+        """
+        -- the code that confirms the e-mail address: sha256 of "<player id>:<code>"
+        ALTER TABLE member_profiles ADD COLUMN email_code_hash TEXT;
+        ALTER TABLE member_profiles ADD COLUMN email_code_until REAL;
+        ALTER TABLE member_profiles ADD COLUMN email_code_tries INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE member_profiles ADD COLUMN email_code_sent_at REAL;
+        """
+    )
+
+
 def profile(db: Db, player_id: int) -> dict | None:
     """A member's profile row, or None for a member who has none."""
     return one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [int(player_id)])
@@ -98,8 +111,8 @@ CODE_TRIES = 5
 """Wrong codes after which a one-time code is spent (a new one must be sent)."""
 CODE_EVERY_S = 60
 """At most one code a minute per link: a stranger cannot flood the member with codes."""
-EMAIL_MOST = 254
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+EMAIL_CODE_TTL_S = 24 * 3600
+"""How long the code sent to a new e-mail address confirms it."""
 _LINE_USER = re.compile(r"U[0-9a-f]{32}")
 WEAK_PINS = frozenset({
     "123456", "654321", "123123", "112233", "121212", "123321", "111222", "147258",
@@ -451,17 +464,78 @@ def save_settings(db: Db, player_id: int, *, email: str | None,
                   line_user_id: str | None, optins: dict[str, bool]) -> dict:
     """Keep a member's contacts and opt-ins (blank clears a contact); returns the new
     profile. A malformed address or LINE user id is refused naming the field, and
-    nothing changes."""
+    nothing changes. A new e-mail address is unconfirmed: a code goes to it (and only
+    that, until the member types the code back, :func:`confirm_email`)."""
     email = (email or "").strip() or None
-    if email is not None and (len(email) > EMAIL_MOST or not _EMAIL.fullmatch(email)):
-        raise UserError("member.bad_email", code="invalid_email", details={"field": "email"})
+    if email is not None:
+        email = text.email_address(email)
     line = (line_user_id or "").strip() or None
     if line is not None and not _LINE_USER.fullmatch(line):
         raise UserError("member.bad_line", code="invalid_line_user_id",
                         details={"field": "line_user_id"})
     flags = {k: int(bool(optins.get(k))) for k in OPTINS}
     with write_tx(db):
+        before = profile(db, player_id) or {}
         _upsert(db, player_id, email=email, line_user_id=line, **flags)
+        if email != before.get("email"):
+            _upsert(db, player_id, email_confirmed_at=None, email_code_hash=None,
+                    email_code_until=None, email_code_tries=0, email_code_sent_at=None)
+            if email is not None:
+                _email_code(db, player_id, email, time.time())
     found = profile(db, player_id)
     assert found is not None  # just written
     return found
+
+
+def _email_code(db: Db, player_id: int, email: str, now: float) -> None:
+    """Send a code to ``email`` (the one message an unconfirmed address gets)."""
+    from web.club.notify import outbox
+
+    code = "".join(str(secrets.randbelow(10)) for _ in range(CODE_DIGITS))
+    _upsert(db, player_id, email_code_hash=_hash(f"{int(player_id)}:{code}"),
+            email_code_until=now + EMAIL_CODE_TTL_S, email_code_tries=0,
+            email_code_sent_at=now)
+    outbox.queue(db, f"email_confirm:{secrets.token_hex(8)}:{int(player_id)}",
+                 {"email": email}, "email_confirm",
+                 {"code": code, "hours": EMAIL_CODE_TTL_S // 3600})
+
+
+def resend_email_code(db: Db, player_id: int, now: float | None = None) -> str:
+    """Send a new code to the member's unconfirmed address (at most one a minute); the
+    address."""
+    now = time.time() if now is None else now
+    with write_tx(db):
+        row = profile(db, player_id) or {}
+        if not row.get("email") or row.get("email_confirmed_at"):
+            raise UserError("member.email_nothing_to_confirm", status=409,
+                            code="email_nothing_to_confirm")
+        sent = row.get("email_code_sent_at") or 0
+        if now - sent < CODE_EVERY_S:
+            wait = int(sent + CODE_EVERY_S - now + 0.999)
+            raise UserError("member.code_wait", status=429, code="member_code_rate_limited",
+                            seconds=wait, details={"retry_after": wait})
+        _email_code(db, player_id, str(row["email"]), now)
+    return str(row["email"])
+
+
+def confirm_email(db: Db, player_id: int, code: object, now: float | None = None) -> str:
+    """Confirm the member's e-mail address with the code sent to it; the address. A
+    wrong code counts (:data:`CODE_TRIES` spend it) and is refused in words."""
+    now = time.time() if now is None else now
+    with write_tx(db):
+        row = profile(db, player_id) or {}
+        stored, until = row.get("email_code_hash"), row.get("email_code_until") or 0
+        typed = code.strip() if isinstance(code, str) else ""
+        right = bool(stored) and until >= now and _digits(typed, CODE_DIGITS, CODE_DIGITS) \
+            and hmac.compare_digest(str(stored), _hash(f"{int(player_id)}:{typed}"))
+        if right:
+            _upsert(db, player_id, email_confirmed_at=now_iso(), email_code_hash=None,
+                    email_code_until=None, email_code_tries=0)
+        elif stored:
+            tries = int(row.get("email_code_tries") or 0) + 1
+            _upsert(db, player_id, email_code_tries=tries,
+                    email_code_hash=stored if tries < CODE_TRIES else None)
+    if not right:
+        raise UserError("member.email_code_wrong", status=403, code="email_code_wrong",
+                        details={"field": "email_code"})
+    return str(row["email"])

@@ -227,6 +227,7 @@ def settings(token: str) -> ResponseReturnValue:
             raise UserError("member.pin_first", status=401, code="member_pin_required")
         prof = members.profile(get_db(), member["id"]) or {}
         return jsonify({"ok": True, "email": prof.get("email"),
+                        "email_confirmed": bool(prof.get("email_confirmed_at")),
                         "line_user_id": prof.get("line_user_id"),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _settings_page(token, member)
@@ -290,6 +291,52 @@ def settings_close(token: str) -> ResponseReturnValue:
     return redirect(url_for("member.settings", token=token), code=303)
 
 
+def _opened_or_refuse(token: str, member: dict) -> ResponseReturnValue | None:
+    if _opened(member):
+        return None
+    if wants_json():
+        raise UserError("member.pin_first", status=401, code="member_pin_required")
+    return _settings_page(token, member, 401, t("member.pin_first"))
+
+
+@bp.post("/<token>/settings/email")
+@_no_link_in_log
+def settings_email(token: str) -> ResponseReturnValue:
+    """Confirm the member's e-mail address with the code sent to it (after the PIN)."""
+    member = _member(token)
+    closed = _opened_or_refuse(token, member)
+    if closed is not None:
+        return closed
+    try:
+        email = members.confirm_email(get_db(), member["id"], form_data().get("email_code"))
+    except UserError as e:
+        return _refused(token, member, e)
+    audit.audit(get_db(), f"member:{member['id']}", "member.settings",
+                f"player:{member['id']}", details={"changed": "email_confirmed"})
+    if wants_json():
+        return jsonify({"ok": True, "confirmed": True})
+    flash(t("member.email_done", email=email), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+@bp.post("/<token>/settings/email/resend")
+@_no_link_in_log
+def settings_email_resend(token: str) -> ResponseReturnValue:
+    """Send a new code to the member's unconfirmed address (after the PIN)."""
+    member = _member(token)
+    closed = _opened_or_refuse(token, member)
+    if closed is not None:
+        return closed
+    try:
+        email = members.resend_email_code(get_db(), member["id"])
+    except UserError as e:
+        return _refused(token, member, e)
+    if wants_json():
+        return jsonify({"ok": True})
+    flash(t("member.email_code_sent", email=email), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
 @bp.post("/<token>/settings")
 @_no_link_in_log
 def settings_save(token: str) -> ResponseReturnValue:
@@ -320,8 +367,11 @@ def settings_save(token: str) -> ResponseReturnValue:
     audit.audit(db, f"member:{member['id']}", "member.settings", f"player:{member['id']}",
                 details={"changed": ", ".join(changed)})
     if wants_json():
-        return jsonify({"ok": True, "changed": changed})
+        return jsonify({"ok": True, "changed": changed,
+                        "email_confirmed": bool(prof.get("email_confirmed_at"))})
     flash(t("member.saved"), "ok")
+    if "email" in changed and prof.get("email"):
+        flash(t("member.email_code_sent", email=prof["email"]), "ok")
     return redirect(url_for("member.settings", token=token), code=303)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import sqlite_utils
 
+from web.club import text
 from web.db import Db, Migrations, Row, now_iso, one, rows, write_tx
 from web.errors import NotFound, UserError
 
@@ -29,8 +30,8 @@ MIGRATIONS = Migrations("notify")
 
 CHANNELS = ("line", "email")
 STATES = ("queued", "sent", "failed")
-KINDS = ("seat_ready", "call", "report_card", "pin_code", "pin_locked")
-SECRET_KINDS = ("pin_code",)
+KINDS = ("seat_ready", "call", "report_card", "pin_code", "pin_locked", "email_confirm")
+SECRET_KINDS = ("pin_code", "email_confirm")
 """Kinds whose values hold a secret: emptied once the message is sent or has failed."""
 MAX_ADDRESS = 254
 """An e-mail address is at most 254 characters (RFC 5321); a LINE user id is 33."""
@@ -79,7 +80,8 @@ def _address(row: Row) -> tuple[str, str] | None:
     """Where word reaches someone: LINE if they gave a LINE id, else e-mail, else nowhere."""
     if row.get("line_user_id"):
         return "line", str(row["line_user_id"])
-    if row.get("email"):
+    # a member's e-mail only once they confirmed it (staff set their own contacts)
+    if row.get("email") and ("email_confirmed_at" not in row or row["email_confirmed_at"]):
         return "email", str(row["email"])
     return None
 
@@ -247,10 +249,13 @@ def save_contact(db: Db, staff_id: int, *, email: str | None, line_user_id: str 
         raise NotFound("notify.no_staff", staff=staff_id)
     email = (email or "").strip() or None
     line_user_id = (line_user_id or "").strip() or None
-    if email is not None and (len(email) > MAX_ADDRESS or "@" not in email
-                              or any(c.isspace() or ord(c) < 32 for c in email)):
-        raise UserError("notify.bad_email", code="invalid_field", details={"field": "email"},
-                        value=email[:60])
+    if email is not None:
+        try:
+            email = text.email_address(email)
+        except UserError:
+            shown = "".join(c if c.isprintable() else "?" for c in email[:60])
+            raise UserError("notify.bad_email", code="invalid_field",
+                            details={"field": "email"}, value=shown) from None
     if line_user_id is not None and not (line_user_id.startswith("U") and len(line_user_id) == 33
                                          and all(c in "0123456789abcdef"
                                                  for c in line_user_id[1:])):
