@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from tests.support.web_server import WebServer
+from tests.web.staff_support import staff_client
 from tests.web.test_member_page import (
     PIN, _csrf, _issue, _member_client, _open, _set_pin, desk_client,
 )
@@ -282,3 +283,20 @@ def test_member_page_pin_close_button_ends_the_session_on_this_device(app, desk,
     r = c.post(f"{path}/settings", data={"email": "x@example.jp", "csrf_token": _csrf(c)})
     assert r.status_code == 401
     assert c.post(f"{path}/settings/close", data={}).status_code == 400   # CSRF still holds
+
+
+def test_member_page_pin_of_four_digits_set_before_opens_and_the_desk_is_asked_to_renew(
+        app, desk, db):
+    from werkzeug.security import generate_password_hash
+
+    path = _issue(desk, 1)
+    _set_pin(desk, 1)
+    db.execute("UPDATE member_profiles SET pin_hash = ? WHERE player_id = 1",
+               [generate_password_hash("2468")])                 # kept from before
+    db.conn.commit()
+    assert _open(_member_client(app), path, "M001", "2468").status_code == 303
+    assert desk.get("/staff/players/1/member").get_json()["pin_guard"]["too_easy"] is True
+    page = staff_client(app).get("/staff/players/1/member").get_data(as_text=True)
+    assert 'data-testid="member-pin-too-easy"' in page
+    _set_pin(desk, 1, "50738291")
+    assert desk.get("/staff/players/1/member").get_json()["pin_guard"]["too_easy"] is False

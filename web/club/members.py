@@ -83,6 +83,17 @@ def _email_confirmation(db: Db) -> None:
     )
 
 
+@MIGRATIONS
+def _pin_too_easy(db: Db) -> None:
+    db.executescript(
+        """
+        -- 1 once the member opened the settings with a PIN a new one could not be (under
+        -- six digits, or a weak one): the desk page asks for a new PIN
+        ALTER TABLE member_profiles ADD COLUMN pin_too_easy INTEGER NOT NULL DEFAULT 0;
+        """
+    )
+
+
 def profile(db: Db, player_id: int) -> dict | None:
     """A member's profile row, or None for a member who has none."""
     return one(db, "SELECT * FROM member_profiles WHERE player_id = ?", [int(player_id)])
@@ -231,7 +242,7 @@ def set_pin(db: Db, player_id: int, pin: object) -> None:
                         name=row["name"])
     pin_hash = generate_password_hash(check_pin_text(pin))
     with write_tx(db):
-        _upsert(db, player_id, pin_hash=pin_hash, pin_set_at=now_iso())
+        _upsert(db, player_id, pin_hash=pin_hash, pin_set_at=now_iso(), pin_too_easy=0)
         _fresh_start(db, player_id)
 
 
@@ -414,7 +425,7 @@ def check_pin(db: Db, member: dict, member_no: object, pin: object, ip: str,
     row = profile(db, pid) or {}
     stored = row.get("pin_hash")
     typed_no = (member_no if isinstance(member_no, str) else "").strip()
-    typed = pin if _digits(pin, *PIN_TYPED) else ""
+    typed = pin if isinstance(pin, str) and _digits(pin, *PIN_TYPED) else ""
     # the same work for a member without a PIN: the answer's time tells nothing
     checked = check_password_hash(stored or _dummy(), str(typed))
     ok = bool(stored) and checked
@@ -422,8 +433,10 @@ def check_pin(db: Db, member: dict, member_no: object, pin: object, ip: str,
     with write_tx(db):
         if ok:
             db.execute("UPDATE login_attempts SET ok = 1 WHERE rowid IN (?, ?)", ids)
-            db.execute("UPDATE member_profiles SET pin_guard_since = NULL WHERE player_id = ?",
-                       [pid])
+            # a PIN set before PINs had six digits still opens; the desk is asked to renew it
+            easy = len(typed) < PIN_DIGITS[0] or weak_pin(typed)
+            db.execute("UPDATE member_profiles SET pin_guard_since = NULL, pin_too_easy = ? "
+                       "WHERE player_id = ?", [int(easy), pid])
             return
         if guarded(db, pid, now):
             _tell_of_guard(db, pid, now)
@@ -455,6 +468,7 @@ def guard_state(db: Db, player_id: int) -> dict:
     when, and whether a code can reach the member."""
     row = profile(db, player_id) or {}
     return {"guarded": guarded(db, player_id), "wrong": link_wrong(db, player_id),
+            "too_easy": bool(row.get("pin_too_easy")),
             "since": row.get("pin_guard_since"),
             "channel": (code_channel(db, player_id) or (None,))[0]}
 
