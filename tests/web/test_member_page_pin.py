@@ -300,3 +300,28 @@ def test_member_page_pin_of_four_digits_set_before_opens_and_the_desk_is_asked_t
     assert 'data-testid="member-pin-too-easy"' in page
     _set_pin(desk, 1, "50738291")
     assert desk.get("/staff/players/1/member").get_json()["pin_guard"]["too_easy"] is False
+
+
+def test_member_page_pin_member_and_desk_are_told_once_per_guard(app, desk, db):
+    path = _issue(desk, 1)
+    _set_pin(desk, 1)
+    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    member = members.member_for_token(db, path.rsplit("/", 1)[1])
+    start = members.time.time()
+
+    def wrong(at: float, i: int) -> None:
+        with pytest.raises(members.UserError):
+            members.check_pin(db, member, "M001", "000000", f"10.12.{i // 200}.{i % 200}",
+                              now=at)
+
+    for i in range(members.LINK_TRIES + 3):              # more wrong tries: told once
+        wrong(start + i, i)
+    told = [r for r in outbox.recent(db, 50) if r["kind"] == "pin_locked"]
+    assert len(told) == 1
+    later = start + members.PIN_WINDOW_S + 100            # a day on: a new attack
+    for i in range(members.LINK_TRIES):
+        wrong(later + i, 100 + i)
+    told = [r for r in outbox.recent(db, 50) if r["kind"] == "pin_locked"]
+    assert len(told) == 2
+    assert [e["action"] for e in audit_entries(db, target="player:1")].count(
+        "member.pin_locked") == 2

@@ -454,8 +454,9 @@ def _dummy() -> str:
 def _tell_of_guard(db: Db, player_id: int, now: float) -> None:
     """The link just became guarded: tell the member (by their code channel) and the desk
     (the audit log; the member's desk page shows it), once per guard."""
-    cur = db.execute("UPDATE member_profiles SET pin_guard_since = ? "
-                     "WHERE player_id = ? AND pin_guard_since IS NULL", [now, player_id])
+    cur = db.execute("UPDATE member_profiles SET pin_guard_since = ? WHERE player_id = ? "
+                     "AND (pin_guard_since IS NULL OR pin_guard_since < ?)",
+                     [now, player_id, now - PIN_WINDOW_S])
     if not cur.rowcount:
         return
     told = _send(db, player_id, "pin_locked", {"tries": LINK_TRIES})
