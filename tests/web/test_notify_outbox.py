@@ -315,3 +315,38 @@ def test_notify_a_killed_send_is_not_counted_as_a_try(app, db, line, smtp, tmp_p
     assert (row["state"], row["attempts"]) == ("sent", 1)
     assert json.loads(row["payload"])["table_id"] == "t1"
     assert list(line.accepted) == [row["uuid"]] and LINE_A not in line.accepted
+
+
+class TricklingSmtp(HungSmtp):
+    """A mail server that sends its greeting one byte at a time, never ending the line:
+    no single wait runs out."""
+
+    def _accept(self) -> None:
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: socket.socket) -> None:
+        try:
+            while self.running:
+                conn.sendall(b"2")
+                time.sleep(0.2)
+        except OSError:
+            return
+
+
+def test_notify_trickling_smtp_server_is_cut_off_at_the_send_deadline(db):
+    trickle = TricklingSmtp()
+    try:
+        _mail_row(db)
+        sender.run_once(db, settings_for(None, trickle.port, attempts=5, timeout=1.0),
+                        lambda _s: None)
+    finally:
+        trickle.close()
+    row = queued(db)[0]
+    assert (row["state"], row["attempts"]) == ("queued", 1)
+    assert "SMTP" in row["last_error"]
