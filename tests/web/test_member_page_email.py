@@ -150,3 +150,20 @@ def test_member_page_email_reaches_a_real_server_as_one_recipient(app, desk, db)
     assert [m["To"] for m in inbox.mails] == ["aoki@example.jp", "aoki@example.jp"]
     sent = _rows(db, "email_confirm")[0]
     assert sent["state"] == "sent" and json.loads(sent["payload"]) == {}  # the code is gone
+
+
+def test_member_page_email_kept_from_before_is_confirmed_once_from_the_settings(app, desk, db):
+    path, c = _opened(app, desk, db)
+    db.execute("UPDATE member_profiles SET email = 'old@example.jp' WHERE player_id = 1")
+    db.conn.commit()                                  # kept before confirmation existed
+    assert outbox.queue(db, "seat_ready:9:1", members.profile(db, 1), "seat_ready",
+                        {"name": "青木", "table_id": "t1"}) is False
+    page = c.get(f"{path}/settings").get_data(as_text=True)
+    assert 'data-testid="member-email-unconfirmed"' in page
+    assert c.post(f"{path}/settings/email/resend",
+                  data={"csrf_token": _csrf(c)}).status_code == 303
+    code = json.loads(_rows(db, "email_confirm")[0]["payload"])["code"]
+    assert _rows(db, "email_confirm")[0]["address"] == "old@example.jp"
+    assert c.post(f"{path}/settings/email", data={"email_code": code,
+                                                  "csrf_token": _csrf(c)}).status_code == 303
+    assert members.profile(db, 1)["email_confirmed_at"]
