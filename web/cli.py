@@ -493,20 +493,38 @@ def _run_demo_club(args: argparse.Namespace, folder: Path, db: Path, config: Pat
         pass
     finally:
         sticks.stopping.set()
-        printer.stopping.set()
+        if printer is not None:
+            printer.stopping.set()
         _stop_daemon(daemon)
     _say("Demo stopped (web app and table daemon).")
     return 0
 
 
-def _start_demo_printer(db: str, folder: Path) -> Worker:
+def _start_demo_printer(db: str, folder: Path) -> Worker | None:
     """The demo's receipt printer: the print worker in a thread, writing each receipt's
-    ESC/POS bytes to ``receipt.bin`` in the data folder (the newest one)."""
+    ESC/POS bytes to ``receipt.bin`` in the data folder (the newest one). It holds the
+    club file's one-worker lock as ``print-worker`` does, so a worker started beside it
+    is refused (two would race for the same jobs); when another holds the lock already,
+    the demo prints through that one and starts none (None)."""
+    import contextlib
+
     from web.club.printing.config import PrinterConfig
     from web.club.printing.worker import Worker
+    from web.db import AlreadyRunning, one_per_club
 
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(one_per_club(db, "print"))
+    except AlreadyRunning as e:
+        _say(f"  receipts:      printed by the print worker already running ({e.path})")
+        return None
     worker = Worker(connect(db), PrinterConfig(kind="file", path=str(folder / "receipt.bin")))
-    threading.Thread(target=worker.run, name="demo-printer", daemon=True).start()
+
+    def run() -> None:
+        with held:                      # the lock goes when the worker stops
+            worker.run()
+
+    threading.Thread(target=run, name="demo-printer", daemon=True).start()
     return worker
 
 

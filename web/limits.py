@@ -11,6 +11,10 @@
   field, so no view ever meets a string it cannot encode.
 * ``<int:...>`` in a route only matches ids SQLite can store (1 to 2^63-1):
   anything larger is a 404, never an overflow inside the database driver.
+* A number in the query string or a form is read by one reader,
+  :func:`query_number` (:func:`bounded_number` underneath): ASCII digits only
+  (``١٢`` and ``１２`` are refused, not read as 12), within its bounds (never beyond
+  2^63-1): anything else is a 400 naming the field and the bounds.
 """
 
 from __future__ import annotations
@@ -170,6 +174,46 @@ def init_app(app: Flask) -> None:
     app.request_class = BoundedRequest
     app.json = BoundedJSON(app)
     app.before_request(_cap_body)
+
+
+MAX_DIGITS = 19
+"""Digits a whole number from a request may have (2^63-1, SQLite's largest, has 19)."""
+
+
+def whole_number(raw: object) -> int | None:
+    """``raw`` as a whole number when it is 1 to :data:`MAX_DIGITS` ASCII digits ``0-9``,
+    else None.
+
+    ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
+    reads as another script's number): every number a request carries goes through here
+    instead (the domain's own copy, for numbers it reads itself, is
+    ``web.club.text.whole_number``: the works import nothing above them)."""
+    if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
+        return None
+    if not (raw.isascii() and raw.isdigit()):
+        return None
+    return int(raw)
+
+
+def bounded_number(raw: str, field: str, low: int, high: int) -> int:
+    """A whole number typed into ``field`` (a query parameter, a form field) between ``low``
+    and ``high``, or a refusal in words naming the field and the bounds."""
+    value = whole_number(raw)
+    if value is None or not low <= value <= min(high, ID_MAX):
+        raise UserError("field.out_of_range", code="invalid_field", details={"field": field},
+                        field=field, low=low, high=high, value=str(raw)[:20])
+    return value
+
+
+def query_number(name: str, default: int | None = None, low: int = 1,
+                 high: int = ID_MAX) -> int | None:
+    """The query parameter ``name`` as a whole number from ``low`` to ``high`` (at most
+    2^63-1), ``default`` when absent or empty; a 400 in words otherwise (ASCII digits
+    only). Every number a page reads from its query string comes through here."""
+    raw = request.args.get(name, "")
+    if raw == "":
+        return default
+    return bounded_number(raw, name, low, high)
 
 
 def form_data() -> dict[str, Any]:

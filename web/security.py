@@ -69,6 +69,8 @@ LAST_SEEN_EVERY_S = 60
 STAFF_SESSION_HOURS = 16
 """A staff sign-in lasts a club's working day at most."""
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+HSTS_SECONDS = 365 * 24 * 3600
+"""How long a browser keeps to https once a request came over TLS."""
 
 
 class AccessRefused(UserError):
@@ -415,6 +417,10 @@ def _security_headers(resp: Response) -> Response:
     resp.headers.setdefault("X-Frame-Options", "DENY")
     # Pairing codes travel in URLs: never leak them to another site via Referer.
     resp.headers.setdefault("Referrer-Policy", "same-origin")
+    if request.is_secure:
+        # over TLS (directly, or behind the trusted proxy's X-Forwarded-Proto): a browser
+        # that came once never tries plain http again, where cookies and links travel bare
+        resp.headers.setdefault("Strict-Transport-Security", f"max-age={HSTS_SECONDS}")
     return resp
 
 

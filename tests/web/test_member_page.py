@@ -19,12 +19,17 @@ from web.club.audit import audit_entries
 from web.security import CSRF_HEADER
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
-PIN = "2468"
+PIN = "284619"
 
 
 @pytest.fixture()
 def desk(app, db):
     """A signed-in staff client (JSON answers) and members 1-5 with member numbers."""
+    return desk_client(app, db)
+
+
+def desk_client(app, db):
+    """The :func:`desk` fixture's client, for other test files."""
     create_staff(db, "mika", "mahjong-club")
     for pid in range(1, 6):
         db.execute("UPDATE players SET member_no = ? WHERE id = ?", [f"M{pid:03d}", pid])
@@ -151,6 +156,7 @@ def test_member_page_pin_set_at_the_desk_checked_and_refused_in_words(app, desk,
     assert _set_pin(desk, 1, "123").status_code == 400
     assert _set_pin(desk, 1, "١٢٣٤").status_code == 400          # digits of another script
     assert _set_pin(desk, 1, "123456789").status_code == 400
+    assert _set_pin(desk, 1, "2468").status_code == 400            # four digits: too short
     assert members.profile(db, 1) is None                         # nothing changed
     db.execute("UPDATE players SET member_no = NULL WHERE id = 5")
     db.conn.commit()
@@ -215,27 +221,30 @@ def test_member_page_pin_session_is_short(app, desk, db, monkeypatch):
     assert 'data-testid="member-pin-form"' in c.get(f"{path}/settings").get_data(True)
 
 
-def test_member_page_pin_throttle_locks_the_member_after_eight_wrong_tries(app, desk, db):
+def test_member_page_pin_throttle_guards_the_link_after_eight_wrong_tries(app, desk, db):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    for i in range(members.PIN_TRIES):      # each from its own address: the member counts
-        r = _open(_member_client(app, f"10.2.0.{i + 1}"), path, "M001", "0000")
+    for i in range(members.LINK_TRIES):     # each from its own address: the link counts
+        r = _open(_member_client(app, f"10.2.0.{i + 1}"), path, "M001", "000000")
         assert r.status_code == 403, i
-    locked = _open(_member_client(app, "10.3.0.1"), path, "M001", PIN)   # even the right PIN
+    # no channel for a code: the link is locked and the desk's new link is the way out
+    locked = _open(_member_client(app, "10.3.0.1"), path, "M001", PIN)
     assert locked.status_code == 429
-    assert "待って" in locked.get_data(as_text=True) and int(locked.headers["Retry-After"]) > 60
-    js = _member_client(app, "10.3.0.2").post(
-        f"{path}/settings/pin", json={"member_no": "M001", "pin": PIN},
-        headers={CSRF_HEADER: _csrf(_member_client(app))})
-    assert js.status_code in (400, 403, 429)
-    assert members.pin_wait(db, 1) > 0
-    assert members.pin_wait(db, 1, now=time.time() + members.PIN_LOCK_S + 1) == 0
-    # another member is not locked; a new PIN from the desk unlocks this one
+    assert "新しいリンク" in locked.get_data(as_text=True)
+    assert int(locked.headers["Retry-After"]) > 60
+    assert members.pin_wait(db, 1) > 0 and members.guarded(db, 1)
+    assert not members.guarded(db, 1, now=time.time() + members.PIN_WINDOW_S + 1)
+    # the desk is told: an audit entry and a banner on the member's desk page
+    assert "member.pin_locked" in _actions(db, 1)
+    assert desk.get("/staff/players/1/member").get_json()["pin_guard"]["guarded"] is True
+    banner = staff_client(app).get("/staff/players/1/member").get_data(as_text=True)
+    assert 'data-testid="member-pin-guarded"' in banner and "新しいリンク" in banner
+    # another member is not locked; a new link from the desk ends the guard
     other = _issue(desk, 2)
     _set_pin(desk, 2)
     assert _open(_member_client(app, "10.4.0.1"), other, "M002", PIN).status_code == 303
-    _set_pin(desk, 1, "13579")
-    assert _open(_member_client(app, "10.4.0.2"), path, "M001", "13579").status_code == 303
+    fresh = _issue(desk, 1)
+    assert _open(_member_client(app, "10.4.0.2"), fresh, "M001", PIN).status_code == 303
 
 
 def test_member_page_pin_throttle_slows_one_address_as_sign_in_does(app, desk, db, still_clock):
@@ -244,7 +253,7 @@ def test_member_page_pin_throttle_slows_one_address_as_sign_in_does(app, desk, d
     _set_pin(desk, 2)
     c = _member_client(app, "10.5.0.1")
     for path, no in ((one, "M001"), (two, "M002"), (one, "M001")):   # guesses across members
-        assert _open(c, path, no, "0000").status_code == 403
+        assert _open(c, path, no, "000000").status_code == 403
     r = _open(c, two, "M002", PIN)
     assert r.status_code == 429 and r.headers["Retry-After"]
     assert _open(_member_client(app, "10.5.0.2"), two, "M002", PIN).status_code == 303

@@ -43,7 +43,7 @@ def club(tmp_path_factory):
     win = {"event": "win", "winners": [{"seat": 0, "han": 5, "fu": 30}]}
     game = play(db, "t1", ids, [win, END], jst(DAY, "13:00"), jst(DAY, "14:10"))
     token, _ = members.issue_link(db, ids[2])
-    members.set_pin(db, ids[2], "4821")
+    members.set_pin(db, ids[2], "482157")
     db.conn.close()
     server = WebServer(path).start()
     yield {"url": server.url, "db": path, "ids": ids, "game": game, "token": token}
@@ -191,7 +191,7 @@ def test_member_page_settings_behind_the_pin_and_the_member_card_on_a_phone(brow
     phone.goto(f"{club['url']}/m/{token}/settings")
     form = phone.locator('[data-testid="member-pin-form"]')
     form.locator("input[name=member_no]").fill("M002")
-    form.locator("input[name=pin]").fill("4821")
+    form.locator("input[name=pin]").fill("482157")
     form.locator("button").click()
     expect(phone.locator('[data-testid="member-settings-form"]')).to_be_visible()
     check_page(phone, "member-settings-open")

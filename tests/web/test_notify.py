@@ -140,15 +140,16 @@ def smtp():
 def settings_for(line: LineStandIn | None, smtp_port: int, **extra) -> Settings:
     return Settings(line_api=line.url if line else "http://127.0.0.1:9", line_token=TOKEN,
                     smtp_host="127.0.0.1", smtp_port=smtp_port, smtp_starttls=False,
-                    mail_from="雀荘ねこ <club@example.jp>", timeout=5.0, **extra)
+                    mail_from="雀荘ねこ <club@example.jp>", **{"timeout": 5.0, **extra})
 
 
 # ------------------------------------------------------------------------------ a club
 def member(db, name: str, *, email=None, line_id=None, seat_ready=0, report_card=0) -> int:
     pid = roster.add_player(db, name, member_no=f"M-{uuid.uuid4().hex[:6]}")["id"]
     db.execute("INSERT INTO member_profiles (player_id, email, line_user_id, optin_seat_ready, "
-               "optin_report_card, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-               [pid, email, line_id, seat_ready, report_card, now_iso()])
+               "optin_report_card, updated_at, email_confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+               [pid, email, line_id, seat_ready, report_card, now_iso(),
+                now_iso() if email else None])
     db.conn.commit()
     return pid
 

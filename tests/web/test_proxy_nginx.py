@@ -30,6 +30,7 @@ from tests.support.web_server import ROOT, WebServer
 
 SITE = ROOT / "deploy" / "nginx" / "jantaku.conf"
 PASSWORD = "correct-horse-battery"
+ACCESS_LOG = "/var/log/nginx/jantaku.access.log"
 
 
 def _nginx_or_skip() -> str:
@@ -62,6 +63,8 @@ def site_for_test(backend: int, http_port: int, https_port: int, cert: Path, key
     site = _replace_once(site, "listen 443 ssl;\n    listen [::]:443 ssl;",
                          f"listen 127.0.0.1:{https_port} ssl;")
     site = _replace_once(site, "/etc/jantaku/tls/club-host.crt", str(cert))
+    assert site.count(ACCESS_LOG) == 2, "both servers log in the masked format"
+    site = site.replace(ACCESS_LOG, str(cert.parent / "jantaku.access.log"))
     return _replace_once(site, "/etc/jantaku/tls/club-host.key", str(key))
 
 
@@ -280,3 +283,55 @@ def test_nginx_cuts_off_a_client_that_never_finishes_its_headers(box):
             pass  # closed with a reset (reset_timedout_connection)
     finally:
         stalled.close()
+
+
+# ------------------------------------------------------------------ secrets and HSTS
+def test_member_page_link_and_pairing_code_never_reach_the_access_log(box):
+    """The shipped site logs a member's link and a pairing code as ***, in the request
+    line and in the Referer, and still logs the rest of the address."""
+    _, _, db, cert = box
+    from web.club import members, roster
+    from web.db import connect
+
+    conn = connect(str(db))
+    try:
+        pid = roster.add_player(conn, "ログ太郎", member_no="M-LOG")["id"]
+        token, _ = members.issue_link(conn, pid)
+    finally:
+        conn.conn.close()
+    code = "pairing-code-secret-" + "q" * 12
+    assert _ask(box, "127.0.0.8", "GET", f"/m/{token}")[0] == 200
+    assert _ask(box, "127.0.0.8", "GET", f"/m/{token}/settings?lang=en")[0] == 200
+    _ask(box, "127.0.0.8", "GET", f"/auth/pair?code={code}")
+    _ask(box, "127.0.0.8", "GET", f"/auth/pair?lang=en&code={code}&x=1")
+    _ask(box, "127.0.0.8", "GET", "/leaderboard",
+         headers={"Referer": f"https://127.0.0.1/m/{token}/settings"})
+    _ask(box, "127.0.0.8", "GET", "/leaderboard",
+         headers={"Referer": f"https://127.0.0.1/auth/pair?code={code}"})
+    log = (cert.parent / "jantaku.access.log").read_text()
+    assert token not in log and code not in log
+    assert "GET /m/*** HTTP/1.1" in log and "GET /m/***/settings?lang=en" in log
+    assert "/auth/pair?code=*** " in log and "/auth/pair?lang=en&code=***&x=1" in log
+    assert '"https://127.0.0.1/m/***/settings"' in log
+    assert '"https://127.0.0.1/auth/pair?code=***"' in log
+
+
+def test_hsts_is_sent_once_over_tls_and_never_over_plain_http(box):
+    status, headers, _ = _ask(box, "127.0.0.9", "GET", "/auth/login")
+    assert status == 200
+    assert headers["strict-transport-security"] == "max-age=31536000"
+    conn = _connect(box, "127.0.0.9")
+    try:
+        conn.request("GET", "/auth/login")
+        resp = conn.getresponse()
+        resp.read()
+        assert len(resp.msg.get_all("Strict-Transport-Security")) == 1
+    finally:
+        conn.close()
+    plain = http.client.HTTPConnection("127.0.0.1", box[1], timeout=30)
+    try:
+        plain.request("GET", "/auth/login", headers={"Host": "club-host"})
+        resp = plain.getresponse()
+        assert resp.status == 301 and resp.getheader("Strict-Transport-Security") is None
+    finally:
+        plain.close()

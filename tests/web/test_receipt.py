@@ -381,6 +381,7 @@ def test_receipt_demo_printer_writes_the_newest_receipt(app, db, game, tmp_path)
     from web.cli import _start_demo_printer
 
     worker = _start_demo_printer(app.config["DATABASE"], tmp_path)
+    assert worker is not None
     try:
         job_id = queue.enqueue(db, "settlement", {"game_id": game})
         deadline = time.monotonic() + 20

@@ -516,3 +516,10 @@ def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monke
     assert "Too many failed sign-ins" in r.get_json()["error"]["message"]
     other = english(app.test_client())
     assert login(other, ip="10.0.0.3").status_code == 302 and calls  # the normal path
+
+
+def test_hsts_is_sent_by_the_app_when_the_request_came_over_tls(app):
+    c = app.test_client()
+    tls = c.get("/auth/login", base_url="https://club-host")
+    assert tls.headers["Strict-Transport-Security"] == "max-age=31536000"
+    assert "Strict-Transport-Security" not in c.get("/auth/login").headers   # plain http

@@ -18,10 +18,9 @@ from web.club import club_tables, engine, events, gamelog, games, readings, rost
 from web.club.entry import entry_spec
 from web.db import Db, get_db
 from web.errors import UserError
-from web.limits import json_body
+from web.limits import json_body, query_number
 from web.club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
 from web.security import caller_key, current_staff, current_tablet_table, tablet_required
-from web.club.text import bounded_number
 from web.api.openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -37,10 +36,8 @@ def body(fields: dict, required: tuple = ()) -> dict:
 
 
 def _int_arg(name: str, default: int, low: int = 1, high: int = 500) -> int:
-    raw = request.args.get(name)
-    if raw is None:
-        return default
-    return bounded_number(raw, name, low, high)
+    found = query_number(name, default, low, high)
+    return default if found is None else found
 
 
 def actor() -> str:

@@ -3,6 +3,7 @@ own, written as TOML over a preset and checked by the engine before they are kep
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from typing import Any, NotRequired, TypedDict, cast
@@ -17,6 +18,8 @@ from web.errors import Conflict, NotFound, UserError
 
 MAX_RULES_TOML = 64 * 1024
 MAX_TOML_DEPTH = 8
+MAX_RULES_TITLE = 120
+"""A rule set's name or title, in characters (bilingual titles: ``日本語 / English``)."""
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
@@ -69,7 +72,7 @@ def _depth(value: Any) -> int:
     return 0
 
 
-def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
+def _rules_from_toml(toml_text: str, rule_set_id: str, upload: bool = False) -> engine.Rules:
     if len(toml_text) > MAX_RULES_TOML:
         raise UserError("rules.too_long", code="invalid_rules", most=MAX_RULES_TOML // 1024)
     try:
@@ -83,8 +86,57 @@ def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
     if "extends" not in data:
         raise UserError("rules.needs_extends", code="invalid_rules",
                         presets=", ".join(engine.PRESET_IDS))
+    for key in ("name", "title"):
+        if upload and key in data:    # printed on every sheet: checked as a player's name
+            data[key] = text.clean(data[key], key, MAX_RULES_TITLE)
     data.setdefault("name", rule_set_id)
     return engine.rules_from_data(data)
+
+
+def _without_controls(value: object) -> object:
+    """A stored name or title with control and invisible characters dropped (the repair
+    of rule sets kept before names were checked)."""
+    from web.club.printing.receipt import printable
+
+    return " ".join(printable(value).split()) if isinstance(value, str) else value
+
+
+def repair_stored_names(db: Db) -> int:
+    """Drop control and invisible characters from the names and titles of the club's
+    rule sets (their TOML and title) and of the games' rules; the rows changed."""
+    changed = 0
+    for row in _rows(db, "SELECT id, title, toml FROM rule_sets"):
+        try:
+            data = tomllib.loads(row["toml"])
+        except (tomllib.TOMLDecodeError, RecursionError):
+            continue
+        fixes = {k: _without_controls(data[k]) for k in ("name", "title")
+                 if isinstance(data.get(k), str) and _without_controls(data[k]) != data[k]}
+        title = _without_controls(row["title"])
+        if not fixes and title == row["title"]:
+            continue
+        head, sep, tail = row["toml"].partition("\n[")     # top-level keys come first
+        for key, value in fixes.items():
+            line = f"{key} = {json.dumps(value, ensure_ascii=False)}"
+            head = re.sub(rf"^{key}\s*=.*$", line.replace("\\", "\\\\"), head,
+                          flags=re.MULTILINE)
+        db.execute("UPDATE rule_sets SET title = ?, toml = ? WHERE id = ?",
+                   [title, head + sep + tail, row["id"]])
+        changed += 1
+    for row in _rows(db, "SELECT id, rules FROM games"):
+        try:
+            rules = json.loads(row["rules"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(rules, dict):
+            continue
+        fixed = {k: _without_controls(v) if k in ("name", "title") else v
+                 for k, v in rules.items()}
+        if fixed != rules:
+            db.execute("UPDATE games SET rules = ? WHERE id = ?",
+                       [json.dumps(fixed, ensure_ascii=False), row["id"]])
+            changed += 1
+    return changed
 
 
 def save_rule_set(db: Db, rule_set_id: str, toml_text: str, *, actor: str) -> dict:
@@ -92,7 +144,7 @@ def save_rule_set(db: Db, rule_set_id: str, toml_text: str, *, actor: str) -> di
     _check_id(rule_set_id, "id")
     if rule_set_id in engine.PRESET_IDS:
         raise Conflict("records.preset_id", rule_set=rule_set_id)
-    rules = _rules_from_toml(toml_text, rule_set_id)
+    rules = _rules_from_toml(toml_text, rule_set_id, upload=True)
     at = now_iso()
     with write_tx(db):
         old = _one(db, "SELECT toml FROM rule_sets WHERE id = ?", [rule_set_id])

@@ -125,6 +125,15 @@ def _confirmed_by(db: sqlite_utils.Database) -> None:
     db.execute("ALTER TABLE game_seats ADD COLUMN confirmed_by TEXT")
 
 
+@MIGRATIONS
+def _rule_set_names_printable(db: sqlite_utils.Database) -> None:
+    """Rule sets and games kept before names were checked lose any control character in
+    their name and title (they reached the printer as commands)."""
+    from web.club.club_tables import repair_stored_names
+
+    repair_stored_names(db)
+
+
 # --------------------------------------------------------------------------- helpers
 def _check_key(key: Any) -> str:
     return events.idempotency_key(key, "idempotency_key", None)

@@ -11,8 +11,11 @@ Where the club file names a player, and what an erase does there:
 * ``waiting``: an open place on the waiting list is closed (``left``); past entries keep
   the player's number only (no name is stored there).
 * ``audit_log``: the entries keep what was done, by whom and when; every value of their
-  details that is the member's name, and the name inside a reason, become the neutral
-  name. The erase itself is one more entry, naming the staff member and the reason.
+  details that is the member's name (a whole value, never part of one) and the member's
+  name where it stands as a whole name in a reason a person wrote (:func:`whole_name_at`:
+  "Ko" is not in "Kobayashi") become the neutral name; the reasons so changed are listed
+  to staff before they confirm (:func:`free_text_matches`). The erase itself is one more
+  entry, naming the staff member and the reason.
 * ``hand_events``: append-only, with one sanctioned rewrite (:func:`gamelog.erase_name`):
   the ``start`` entry of each of the member's games lists the players' names as they were
   when it started, and the member's becomes the neutral name there; nothing else of any
@@ -32,12 +35,17 @@ Where the club file names a player, and what an erase does there:
   ``club_tables``, ``rule_sets``, the table daemon's tables: they name staff, tablets
   and tables, never a player.
 
-Everything happens in one write transaction: all of it or nothing.
+Everything happens in one write transaction: all of it or nothing, with SQLite's
+``secure_delete`` on (what the erase frees is overwritten with zeros), and then a WAL
+checkpoint (TRUNCATE) so no old version stays in the ``-wal`` file. Copies outside the
+club file are not reached (:data:`OUTSIDE_PLACES`): the erase's report names each.
 """
 
 from __future__ import annotations
 
 import json
+import time
+import unicodedata
 from datetime import datetime
 from collections.abc import Mapping
 from typing import Any
@@ -59,10 +67,19 @@ WITHHELD = {
 }
 """Fields of ``member_profiles`` the export leaves out, and why (the export names them)."""
 
-OUTSIDE_THE_FILE = ("copies made before the erase keep the name: backups and nightly exports "
-                    "on disk, and a head office's copy of the hand log and the audit log "
-                    "(the head office receives the neutral name with the player row)")
-"""Where a name stays after an erase (said in the export and in the erase's audit entry)."""
+OUTSIDE_PLACES = ("backups", "exports", "head_office", "sent", "paper", "downloads")
+"""Where a copy of a member's data may remain after an erase, outside the club file (each
+``member_data.outside.<place>`` in the catalogue)."""
+
+
+def outside_the_file(lang: str = "en") -> list[str]:
+    """Every place a copy may remain after an erase, in words (the erase's report, its
+    audit entry and the export say them)."""
+    return [lexicon.t(f"member_data.outside.{place}", lang) for place in OUTSIDE_PLACES]
+
+
+OUTSIDE_THE_FILE = "; ".join(outside_the_file("en"))
+"""The same, as one English sentence for the export."""
 
 ERASE_ACTION = "member.erase"
 MAX_REASON = 500
@@ -100,6 +117,61 @@ def _replaced(value: Any, name: str, neutral: str) -> Any:
     if isinstance(value, dict):
         return {k: _replaced(v, name, neutral) for k, v in value.items()}
     return value
+
+
+def _script(c: str) -> str | None:
+    """The kind of letter ``c`` is, for telling where a name ends: Latin letters and
+    digits, kanji, hiragana, katakana; None for anything else (spaces, punctuation)."""
+    if c.isascii():
+        return "latin" if c.isalnum() else None
+    label = unicodedata.name(c, "")
+    for word, kind in (("CJK", "han"), ("HIRAGANA", "hiragana"), ("KATAKANA", "katakana"),
+                       ("LATIN", "latin"), ("HANGUL", "hangul")):
+        if word in label:
+            return kind
+    return "other" if c.isalnum() else None
+
+
+def whole_name_at(text: str, name: str) -> list[int]:
+    """Where ``name`` stands in ``text`` as a whole name: a match whose neighbours are not
+    letters of the same kind as its own first and last letter ("Ko" is not in
+    "Kobayashi", "青木" is in "青木さん", not in "青木田")."""
+    found: list[int] = []
+    start = 0
+    if not name:
+        return found
+    while (i := text.find(name, start)) >= 0:
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + len(name)] if i + len(name) < len(text) else ""
+        if (not before or _script(before) != _script(name[0])) and \
+                (not after or _script(after) != _script(name[-1])):
+            found.append(i)
+        start = i + 1
+    return found
+
+
+def replace_whole_name(text: str, name: str, neutral: str) -> str:
+    """``text`` with each whole-name match of ``name`` (:func:`whole_name_at`) replaced."""
+    out, last = [], 0
+    for i in whole_name_at(text, name):
+        if i < last:
+            continue
+        out.append(text[last:i] + neutral)
+        last = i + len(name)
+    return "".join(out) + text[last:]
+
+
+def free_text_matches(db: Db, player_id: int) -> list[dict]:
+    """The audit entries whose reason (free text a person wrote) names the member as a
+    whole name, each with the reason as it is and as it will read: listed to staff
+    before they confirm an erase."""
+    player = roster.get_player(db, int(player_id))
+    name, neutral = player["name"], former_name(player["id"])
+    out = []
+    for r in rows(db, "SELECT id, at, actor, action, reason FROM audit_log ORDER BY id"):
+        if r["reason"] and whole_name_at(r["reason"], name):
+            out.append({**r, "after": replace_whole_name(r["reason"], name, neutral)})
+    return out
 
 
 def _names(value: Any, name: str) -> bool:
@@ -154,7 +226,7 @@ def _money(db: Db, player_id: int) -> list[dict]:
     return out
 
 
-MEMBER_KINDS = ("seat_ready", "report_card")
+MEMBER_KINDS = ("seat_ready", "report_card", "pin_code", "pin_locked", "email_confirm")
 """Outbox kinds addressed to a member; their event key ends with the player's number."""
 
 
@@ -177,7 +249,8 @@ def _audit_about(db: Db, player_id: int, name: str, game_ids: list[int]) -> list
     found = []
     for r in rows(db, "SELECT * FROM audit_log ORDER BY id"):
         details = json.loads(r["details"] or "{}")
-        if r["target"] in targets or _names(details, name) or (name and name in r["reason"]):
+        if r["target"] in targets or _names(details, name) or \
+                (name and whole_name_at(r["reason"], name)):
             found.append({**r, "details": details})
     return found
 
@@ -262,6 +335,30 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
     why = check_reason(reason)
     player = roster.get_player(db, int(player_id))
     pid = player["id"]
+    secure = db.execute("PRAGMA secure_delete").fetchone()[0]
+    db.execute("PRAGMA secure_delete = ON")   # what the erase frees is overwritten, not left
+    try:
+        done = _erase(db, pid, actor, why)
+    finally:
+        db.execute(f"PRAGMA secure_delete = {int(secure)}")
+    done["wal_truncated"] = checkpoint(db)
+    return {"player": roster.get_player(db, pid), **done}
+
+
+def checkpoint(db: Db, tries: int = 50) -> bool:
+    """Copy the WAL into the club file and truncate it to nothing, so the old versions of
+    what an erase changed are gone from the ``-wal`` file too. True once done; a reader
+    holding an old snapshot makes it wait (a few seconds at most), and False means a
+    copy may still be in the WAL until the next checkpoint."""
+    for _ in range(tries):
+        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _erase(db: Db, pid: int, actor: str, why: str) -> dict:
     with write_tx(db):
         player = roster.get_player(db, pid)            # again, inside the write
         if erased(db, pid):
@@ -298,7 +395,9 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
         scrubbed = 0
         for r in rows(db, "SELECT id, reason, details FROM audit_log"):
             details = json.loads(r["details"] or "{}")
-            new_reason = r["reason"].replace(name, neutral) if name else r["reason"]
+            # free text: whole names only; structured details: a value that is the name
+            new_reason = replace_whole_name(r["reason"], name, neutral) if name \
+                else r["reason"]
             if _names(details, name) or new_reason != r["reason"]:
                 db.execute("UPDATE audit_log SET reason = ?, details = ? WHERE id = ?",
                            [new_reason, json.dumps(_replaced(details, name, neutral),
@@ -309,7 +408,7 @@ def erase(db: Db, player_id: int, actor: str, reason: str) -> dict:
                 "outbox_dropped": dropped, "outbox_addresses_removed": kept,
                 "pin_tries_deleted": tries, "audit_entries_scrubbed": scrubbed,
                 "log_start_entries_renamed": renamed,
-                "kept_outside_the_file": OUTSIDE_THE_FILE}
+                "kept_outside_the_file": outside_the_file("en")}
         audit(db, actor, ERASE_ACTION, f"player:{pid}", why,
               {"number": pid, "new_name": neutral, **done})
-    return {"player": roster.get_player(db, pid), **done}
+    return done

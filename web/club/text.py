@@ -118,3 +118,45 @@ def text_of(data: dict, key: str) -> str | None:
         raise UserError("field.not_text", status=422, code="invalid_field",
                         details={"field": key}, field=key)
     return value
+
+
+EMAIL_MOST = 254
+_LOCAL_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                      "!#$%&'*+-/=?^_`{|}~.")
+_LABEL_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def email_address(value: object, field: str = "email") -> str:
+    """``value`` as one e-mail address a mail server takes as one recipient, or a refusal
+    naming ``field``: 254 characters at most (64 before the ``@``), no control or blank
+    characters, exactly one ``@``, no list (``,`` ``;``), no display name or comment
+    (``<>`` ``()`` quotes), no domain literal (``[127.0.0.1]``, a bare IP address), and
+    a domain of at least two labels of letters, digits and inner hyphens (an
+    international one in its IDNA form)."""
+    def refuse() -> UserError:
+        return UserError("field.bad_email", code="invalid_email", details={"field": field},
+                         field=field)
+
+    if not isinstance(value, str):
+        raise refuse()
+    address = value.strip()
+    if not 3 <= len(address) <= EMAIL_MOST or address.count("@") != 1:
+        raise refuse()
+    if any(unicodedata.category(c)[0] in "CZ" for c in address):
+        raise refuse()                        # control, format, blank: never in an address
+    local, domain = address.split("@")
+    if not 1 <= len(local) <= 64 or not set(local) <= _LOCAL_OK or \
+            local.startswith(".") or local.endswith(".") or ".." in local:
+        raise refuse()
+    try:
+        ascii_domain = domain.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        raise refuse() from None
+    labels = ascii_domain.split(".")
+    if len(ascii_domain) > 253 or len(labels) < 2 or labels[-1].isdigit():
+        raise refuse()                        # a bare IP address is a domain literal too
+    for label in labels:
+        if not 1 <= len(label) <= 63 or not set(label) <= _LABEL_OK or \
+                label.startswith("-") or label.endswith("-"):
+            raise refuse()
+    return address

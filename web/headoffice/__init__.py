@@ -31,7 +31,7 @@ from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
 from web.club.engine import family_name, figure_name
 from web.club.chain import headoffice, pg_schema
-from web.club.text import bounded_number
+from web.limits import query_number
 from web.i18n import current_lang, t
 
 bp = Blueprint("headoffice", __name__)
@@ -135,10 +135,8 @@ def _wants_json() -> bool:
 
 
 def _int_arg(name: str, default: int, low: int = 1, high: int = 100_000) -> int:
-    raw = request.args.get(name, "")
-    if raw == "":
-        return default
-    return bounded_number(raw, name, low, high)
+    found = query_number(name, default, low, high)
+    return default if found is None else found
 
 
 def _chain_settings(conn: Any) -> dict:

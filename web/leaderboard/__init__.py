@@ -27,7 +27,7 @@ from web.db import Db, get_db
 from web.club import engine
 from web.club.engine import family_name, figure_name
 from web.i18n import current_lang, t
-from web.club.text import bounded_number
+from web.limits import query_number
 
 bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_folder="templates")
 
@@ -79,10 +79,8 @@ def _figure_columns(family: str) -> list[str]:
 
 
 def _int_arg(name: str, default: int, low: int = 0, high: int = 100_000) -> int:
-    raw = request.args.get(name, "")
-    if raw == "":
-        return default
-    return bounded_number(raw, name, low, high)
+    found = query_number(name, default, low, high)
+    return default if found is None else found
 
 
 def board_query(db: Db) -> dict:

@@ -202,14 +202,18 @@ def _opened(member: dict) -> bool:
     held = session.get(SESSION_KEY)
     return (isinstance(held, dict) and held.get("id") == member["id"]
             and held.get("link") == member["link_issued_at"]
+            and held.get("pin") == member["pin_set_at"]
             and float(held.get("until") or 0) > time.time())
 
 
 def _settings_page(token: str, member: dict, status: int = 200, error: str | None = None,
                    field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
     prof = members.profile(get_db(), member["id"]) or {}
+    db = get_db()
     return render_template("member/settings.html", token=token, member=member,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
+                           guarded=members.guarded(db, member["id"]),
+                           channel=(members.code_channel(db, member["id"]) or (None,))[0],
                            error=error, field=field, typed=typed or {}), status
 
 
@@ -223,6 +227,7 @@ def settings(token: str) -> ResponseReturnValue:
             raise UserError("member.pin_first", status=401, code="member_pin_required")
         prof = members.profile(get_db(), member["id"]) or {}
         return jsonify({"ok": True, "email": prof.get("email"),
+                        "email_confirmed": bool(prof.get("email_confirmed_at")),
                         "line_user_id": prof.get("line_user_id"),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _settings_page(token, member)
@@ -237,17 +242,98 @@ def settings_pin(token: str) -> ResponseReturnValue:
     data = form_data()
     try:
         members.check_pin(db, member, data.get("member_no"), data.get("pin"),
-                          request.remote_addr or "?")
+                          request.remote_addr or "?", code=data.get("code"))
     except UserError as e:
-        if wants_json():
-            raise
-        page, status = _settings_page(token, member, e.status, e.message)
-        wait = (e.details or {}).get("retry_after")
-        return page, status, ({"Retry-After": str(wait)} if wait else {})
+        return _refused(token, member, e)
     session[SESSION_KEY] = {"id": member["id"], "link": member["link_issued_at"],
+                            "pin": member["pin_set_at"],
                             "until": time.time() + members.PIN_SESSION_S}
     if wants_json():
         return jsonify({"ok": True, "minutes": members.PIN_SESSION_S // 60})
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+def _refused(token: str, member: dict, e: UserError) -> ResponseReturnValue:
+    """A refusal on the settings' forms: JSON as everywhere, else the page in words, with
+    ``Retry-After`` when there is a wait."""
+    if wants_json():
+        raise e
+    page, status = _settings_page(token, member, e.status, e.message)
+    wait = (e.details or {}).get("retry_after")
+    return page, status, ({"Retry-After": str(wait)} if wait else {})
+
+
+@bp.post("/<token>/settings/code")
+@_no_link_in_log
+def settings_code(token: str) -> ResponseReturnValue:
+    """Send a one-time code to the member's LINE or confirmed e-mail (a guarded link
+    opens only with it)."""
+    member = _member(token)
+    try:
+        channel = members.send_code(get_db(), member["id"])
+    except UserError as e:
+        return _refused(token, member, e)
+    if wants_json():
+        return jsonify({"ok": True, "channel": channel})
+    flash(t("member.code_sent", channel=t(f"notify.channel.{channel}")), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+@bp.post("/<token>/settings/close")
+@_no_link_in_log
+def settings_close(token: str) -> ResponseReturnValue:
+    """Close the settings on this device (a shared phone, a friend's tablet)."""
+    _member(token)
+    session.pop(SESSION_KEY, None)
+    if wants_json():
+        return jsonify({"ok": True})
+    flash(t("member.closed"), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+def _opened_or_refuse(token: str, member: dict) -> ResponseReturnValue | None:
+    if _opened(member):
+        return None
+    if wants_json():
+        raise UserError("member.pin_first", status=401, code="member_pin_required")
+    return _settings_page(token, member, 401, t("member.pin_first"))
+
+
+@bp.post("/<token>/settings/email")
+@_no_link_in_log
+def settings_email(token: str) -> ResponseReturnValue:
+    """Confirm the member's e-mail address with the code sent to it (after the PIN)."""
+    member = _member(token)
+    closed = _opened_or_refuse(token, member)
+    if closed is not None:
+        return closed
+    try:
+        email = members.confirm_email(get_db(), member["id"], form_data().get("email_code"))
+    except UserError as e:
+        return _refused(token, member, e)
+    audit.audit(get_db(), f"member:{member['id']}", "member.settings",
+                f"player:{member['id']}", details={"changed": "email_confirmed"})
+    if wants_json():
+        return jsonify({"ok": True, "confirmed": True})
+    flash(t("member.email_done", email=email), "ok")
+    return redirect(url_for("member.settings", token=token), code=303)
+
+
+@bp.post("/<token>/settings/email/resend")
+@_no_link_in_log
+def settings_email_resend(token: str) -> ResponseReturnValue:
+    """Send a new code to the member's unconfirmed address (after the PIN)."""
+    member = _member(token)
+    closed = _opened_or_refuse(token, member)
+    if closed is not None:
+        return closed
+    try:
+        email = members.resend_email_code(get_db(), member["id"])
+    except UserError as e:
+        return _refused(token, member, e)
+    if wants_json():
+        return jsonify({"ok": True})
+    flash(t("member.email_code_sent", email=email), "ok")
     return redirect(url_for("member.settings", token=token), code=303)
 
 
@@ -281,8 +367,11 @@ def settings_save(token: str) -> ResponseReturnValue:
     audit.audit(db, f"member:{member['id']}", "member.settings", f"player:{member['id']}",
                 details={"changed": ", ".join(changed)})
     if wants_json():
-        return jsonify({"ok": True, "changed": changed})
+        return jsonify({"ok": True, "changed": changed,
+                        "email_confirmed": bool(prof.get("email_confirmed_at"))})
     flash(t("member.saved"), "ok")
+    if "email" in changed and prof.get("email"):
+        flash(t("member.email_code_sent", email=prof["email"]), "ok")
     return redirect(url_for("member.settings", token=token), code=303)
 
 

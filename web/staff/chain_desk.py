@@ -18,7 +18,7 @@ from web.club.chain import members as chain_members
 from web.db import get_db
 from web.i18n import t
 from web.security import actor_name, staff_required, wants_json
-from web.limits import form_data
+from web.limits import ID_MAX, bounded_number, form_data
 from web.staff.common import bp, done, need, reason_of
 
 
@@ -42,6 +42,8 @@ def chain_desk(player_id: int) -> ResponseReturnValue:
     """A member's chain member id, with the forms to issue one, link a card and merge;
     ``?other=`` shows the proposed merge with that record."""
     other = (request.args.get("other") or "").strip()[:80]
+    if other and other.isdigit():   # a player here: ASCII digits within a row id's bounds
+        other = str(bounded_number(other, "other", 1, ID_MAX))
     proposal = chain_members.propose_merge(get_db(), player_id, other) if other else None
     if wants_json():
         roster.get_player(get_db(), player_id)

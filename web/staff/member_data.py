@@ -12,7 +12,7 @@ from flask.typing import ResponseReturnValue
 from web.club import club_tables, member_data, roster
 from web.db import Db, get_db, one, rows
 from web.errors import UserError
-from web.i18n import t
+from web.i18n import current_lang, t
 from web.security import actor_name, current_staff, staff_required, wants_json
 from web.limits import form_data
 from web.staff.common import bp, done
@@ -37,6 +37,8 @@ def _summary(db: Db, player_id: int) -> dict:
         "audit": len(rows(db, "SELECT id FROM audit_log WHERE target = ?", [f"player:{pid}"])),
         "live_game": live,
         "erased": member_data.erased(db, pid),
+        "free_text_matches": member_data.free_text_matches(db, pid),
+        "outside_the_file": member_data.outside_the_file(current_lang()),
     }
 
 

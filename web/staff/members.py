@@ -37,7 +37,8 @@ def _desk(player_id: int, issued: dict | None = None, status: int = 200) -> Resp
     when = {k: clubtime.clock(prof[k], tz, day=True) if prof.get(k) else None
             for k in ("link_issued_at", "pin_set_at")}
     return render_template("staff/member_desk.html", player=player, prof=prof, when=when,
-                           optins=members.OPTINS, issued=issued), status
+                           optins=members.OPTINS, issued=issued,
+                           guard=members.guard_state(db, player_id)), status
 
 
 @bp.get("/players/<int:player_id>/member")
@@ -51,6 +52,7 @@ def member_desk(player_id: int) -> ResponseReturnValue:
                         "link": bool(prof.get("link_hash")),
                         "link_issued_at": prof.get("link_issued_at"),
                         "pin": bool(prof.get("pin_hash")), "pin_set_at": prof.get("pin_set_at"),
+                        "pin_guard": members.guard_state(get_db(), player_id),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _desk(player_id)
 
@@ -105,7 +107,8 @@ def member_link_revoke(player_id: int) -> ResponseReturnValue:
 @bp.post("/players/<int:player_id>/member/pin")
 @staff_required
 def member_pin(player_id: int) -> ResponseReturnValue:
-    """Set or reset a member's PIN (4 to 8 digits), which opens their settings."""
+    """Set or reset a member's PIN (6 to 8 digits, not a weak one), which opens their
+    settings; every settings session opened with the old PIN ends."""
     player = roster.get_player(get_db(), player_id)
     members.set_pin(get_db(), player_id, form_data().get("pin"))
     record("member.pin_set", f"player:{player_id}")

@@ -22,7 +22,7 @@ from web.club.audit import audit_entries
 from web.db import Db, get_db
 from web.errors import UserError
 from web.i18n import current_lang, t
-from web.limits import form_data, json_refusal
+from web.limits import form_data, json_refusal, query_number
 from web.club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
 from web.staff import auditwords, eventwords
@@ -273,11 +273,7 @@ def _audit_query() -> dict:
     if values["target"]:
         filters["target"] = values["target"]
     if values["game"]:
-        game = whole_number(values["game"])
-        if game is None:
-            raise UserError("field.not_whole", code="invalid_field", details={"field": "game"},
-                            field="game", low=1, high="…")
-        filters["game"] = game
+        filters["game"] = query_number("game")
     if values["table"]:
         filters["table"] = values["table"]
     if values["actor"]:

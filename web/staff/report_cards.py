@@ -13,7 +13,7 @@ from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
 from web.club import report_card, roster, stats_store
-from web.club.text import whole_number
+from web.limits import query_number
 from web.db import get_db
 from web.errors import UserError
 from web.i18n import current_lang
@@ -25,14 +25,11 @@ PAPERS = ("58", "80", "a4")
 
 
 def _id_arg(name: str) -> int | None:
-    raw = request.args.get(name, "")
-    if raw == "":
-        return None
-    value = whole_number(raw)
-    if value is None:
+    try:
+        return query_number(name)
+    except UserError:
         raise UserError("card.err.id", code="invalid_field", details={"field": name},
-                        field=name, value=raw[:20])
-    return value
+                        field=name, value=request.args.get(name, "")[:20]) from None
 
 
 def _paper() -> str:

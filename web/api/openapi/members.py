@@ -16,12 +16,16 @@ TOKEN = _path("token", {"type": "string", "description": "the personal link's to
 MEMBER_ERR = {
     "400": "bad input, or the CSRF token is missing; the message says what to do",
     "401": "the member number and PIN are needed first (member_pin_required)",
-    "403": "wrong member number or PIN (member_pin_wrong), no PIN set (member_no_pin), or a "
-           "wrong CSRF token",
+    "403": "wrong member number or PIN (member_pin_wrong), no PIN set (member_no_pin), a "
+           "wrong or spent one-time code (member_code_wrong, email_code_wrong), or a wrong "
+           "CSRF token",
     "404": "no page for this link: unknown or revoked (member_link_unknown)",
+    "409": "nothing to do: the link is not guarded (member_code_not_needed), no e-mail "
+           "waits for its code (email_nothing_to_confirm)",
     "422": "a field of the wrong type (invalid_field)",
-    "429": "too many wrong PINs: the member's settings are locked for the period "
-           "(member_pin_rate_limited, Retry-After)",
+    "429": "too many wrong PINs from this address (member_pin_rate_limited), a guarded "
+           "link whose member has no channel for a code (member_pin_locked), or a code "
+           "asked for again within a minute (member_code_rate_limited); Retry-After",
 }
 
 
@@ -53,9 +57,24 @@ MEMBER_PATHS: dict = {
             body=_obj([], email=STR, line_user_id=STR, optin_seat_ready=BOOL,
                       optin_report_card=BOOL, optin_risers=BOOL))},
     "/m/{token}/settings/pin": {"post": _member_op(
-        "open the settings for 15 minutes with the member number and PIN; 8 wrong tries "
-        "lock the member's settings for 15 minutes", errors=("400", "403", "404", "429"),
-        body=_obj(["member_no", "pin"], member_no=STR, pin=STR))},
+        "open the settings for 15 minutes with the member number and PIN (and, on a link "
+        "guarded after 8 wrong PINs, the one-time code sent to the member); each try is "
+        "counted before it is checked; 5 wrong PINs lock the address for 15 minutes",
+        errors=("400", "401", "403", "404", "429"),
+        body=_obj(["member_no", "pin"], member_no=STR, pin=STR, code=STR))},
+    "/m/{token}/settings/code": {"post": _member_op(
+        "send a one-time code to the member's LINE or confirmed e-mail (a guarded link "
+        "opens only with it; one a minute); answers the channel",
+        errors=("404", "409", "429"))},
+    "/m/{token}/settings/close": {"post": _member_op(
+        "close the settings on this device", errors=("400", "404"))},
+    "/m/{token}/settings/email": {"post": _member_op(
+        "confirm the member's e-mail address with the code sent to it (after the PIN; 5 "
+        "wrong codes spend it)", errors=("400", "401", "403", "404"),
+        body=_obj(["email_code"], email_code=STR))},
+    "/m/{token}/settings/email/resend": {"post": _member_op(
+        "send a new code to the member's unconfirmed e-mail address (after the PIN; one a "
+        "minute)", errors=("401", "404", "409", "429"))},
     "/staff/players/{player_id}/member": {"get": _op(
         "a member's link and PIN state (never the link itself) and opt-ins",
         params=[PLAYER], errors=("404",))},
@@ -70,7 +89,8 @@ MEMBER_PATHS: dict = {
         "revoke a member's personal link (409 member_no_link when none is in use); audited",
         params=[PLAYER], errors=("404", "409"))},
     "/staff/players/{player_id}/member/pin": {"post": _op(
-        "set or reset a member's PIN (4 to 8 digits; the member needs a member number); "
-        "audited", params=[PLAYER], errors=("400", "404", "409"),
+        "set or reset a member's PIN (6 to 8 digits, not a weak one; the member needs a "
+        "member number); every settings session opened with the old PIN ends; audited",
+        params=[PLAYER], errors=("400", "404", "409"),
         body=_obj(["pin"], pin=STR))},
 }

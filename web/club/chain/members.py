@@ -27,6 +27,7 @@ from typing import Any
 import sqlite_utils
 
 from web.club import roster
+from web.club.text import bounded_number
 from web.club.audit import audit
 from web.db import Migrations, now_iso, one, rows, write_tx
 from web.errors import Conflict, UserError
@@ -215,10 +216,13 @@ def propose_merge(db: sqlite_utils.Database, keep_id: int, other: object) -> dic
     chain id from another branch's card (this member's two chain ids are one person)."""
     keep = _member(db, int(keep_id))
     records = [_record(db, keep)]
-    if isinstance(other, int) or (isinstance(other, str) and other.strip().isdigit()):
-        if int(other) == keep["id"]:
+    if isinstance(other, str) and other.strip().isdigit():
+        # a player here: ASCII digits within a row id's bounds (never ١٢, never 20 digits)
+        other = bounded_number(other.strip(), "other", 1, 2**63 - 1)
+    if isinstance(other, int):
+        if other == keep["id"]:
             raise UserError("chain.member.same_player", name=keep["name"])
-        second = _member(db, int(other))
+        second = _member(db, other)
         records.append(_record(db, second))
         target = records[0]["chain_id"] or records[1]["chain_id"]
         kind = "players"

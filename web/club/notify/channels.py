@@ -2,13 +2,17 @@
 
 Each sender returns a note (None, or why a message counts as sent without a new
 delivery) or raises :class:`Temporary` (try again later) or :class:`Permanent` (no
-further try can succeed: a refused address, a refused token).
+further try can succeed: a refused address, a refused token). For SMTP a 4xx at any
+stage is temporary and a 5xx permanent. Anything else a sender raises is taken by the
+sender process as temporary (:func:`web.club.notify.sender.send_one`).
 """
 
 from __future__ import annotations
 
 import smtplib
+import socket
 import ssl
+import threading
 from email.message import EmailMessage
 from email.utils import formatdate
 
@@ -86,16 +90,27 @@ def send_mail(settings: Settings, row: Row, subject: str, text: str) -> str | No
     msg["Message-ID"] = message_id(row)
     msg["Date"] = formatdate(localtime=False)
     msg.set_content(text)
+    smtp = smtplib.SMTP(timeout=settings.timeout)
+    # the whole send has a deadline too: a server that trickles a byte now and then never
+    # lets a single wait run out, so a timer cuts the connection
+    timer = threading.Timer(settings.timeout * SEND_DEADLINE_WAITS, _cut, [smtp])
+    timer.daemon = True
+    timer.start()
     try:
-        with smtplib.SMTP(settings.smtp_host, settings.smtp_port,
-                          timeout=settings.timeout) as smtp:
+        with smtp:
+            smtp.connect(settings.smtp_host, settings.smtp_port)
             if settings.smtp_starttls:
                 smtp.starttls(context=ssl.create_default_context())
             if settings.smtp_user:
                 smtp.login(settings.smtp_user, settings.smtp_password)
             smtp.send_message(msg)
     except smtplib.SMTPRecipientsRefused as e:
-        raise Permanent(f"SMTP: recipient refused: {e.recipients!s:.200}") from None
+        # a 4xx at RCPT (greylisting, a full mailbox, a busy server) is temporary
+        codes = [code for code, _msg in e.recipients.values()]
+        reason = f"SMTP: recipient refused: {e.recipients!s:.200}"
+        if codes and all(400 <= code < 500 for code in codes):
+            raise Temporary(reason) from None
+        raise Permanent(reason) from None
     except smtplib.SMTPResponseException as e:
         reason = f"SMTP {e.smtp_code}: {e.smtp_error!r:.200}"
         if 500 <= e.smtp_code < 600:
@@ -103,4 +118,21 @@ def send_mail(settings: Settings, row: Row, subject: str, text: str) -> str | No
         raise Temporary(reason) from None
     except (smtplib.SMTPException, OSError) as e:
         raise Temporary(f"SMTP: {type(e).__name__}: {e!s:.200}") from None
+    finally:
+        timer.cancel()
     return None
+
+
+SEND_DEADLINE_WAITS = 4
+"""A whole SMTP send may last this many times the setting ``timeout`` (each single wait
+is ``timeout``); LINE's push has ``timeout`` as its total."""
+
+
+def _cut(smtp: smtplib.SMTP) -> None:
+    """End a send past its deadline: the blocked read returns and the try fails."""
+    sock = getattr(smtp, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass

@@ -22,6 +22,7 @@ from typing import Any
 
 import sqlite_utils
 
+from web.club import text
 from web.db import Db, Migrations, Row, now_iso, one, rows, write_tx
 from web.errors import NotFound, UserError
 
@@ -29,7 +30,9 @@ MIGRATIONS = Migrations("notify")
 
 CHANNELS = ("line", "email")
 STATES = ("queued", "sent", "failed")
-KINDS = ("seat_ready", "call", "report_card")
+KINDS = ("seat_ready", "call", "report_card", "pin_code", "pin_locked", "email_confirm")
+SECRET_KINDS = ("pin_code", "email_confirm")
+"""Kinds whose values hold a secret: emptied once the message is sent or has failed."""
 MAX_ADDRESS = 254
 """An e-mail address is at most 254 characters (RFC 5321); a LINE user id is 33."""
 
@@ -77,7 +80,8 @@ def _address(row: Row) -> tuple[str, str] | None:
     """Where word reaches someone: LINE if they gave a LINE id, else e-mail, else nowhere."""
     if row.get("line_user_id"):
         return "line", str(row["line_user_id"])
-    if row.get("email"):
+    # a member's e-mail only once they confirmed it (staff set their own contacts)
+    if row.get("email") and ("email_confirmed_at" not in row or row["email_confirmed_at"]):
         return "email", str(row["email"])
     return None
 
@@ -157,37 +161,45 @@ def game_finished(db: Db, game_id: int) -> int:
 
 
 # ------------------------------------------------------------------- the sender's side
-def due(db: Db, now: datetime, limit: int = 20) -> list[Row]:
-    """Queued rows whose time has come, oldest first."""
+def due(db: Db, now: datetime, limit: int = 20, channel: str | None = None) -> list[Row]:
+    """Queued rows whose time has come (of one ``channel`` when given), oldest first."""
+    if channel is not None:
+        return rows(db, "SELECT * FROM outbox WHERE state = 'queued' AND next_try_at <= ? "
+                        "AND channel = ? ORDER BY next_try_at, id LIMIT ?",
+                    [iso(now), channel, limit])
     return rows(db, "SELECT * FROM outbox WHERE state = 'queued' AND next_try_at <= ? "
                     "ORDER BY next_try_at, id LIMIT ?", [iso(now), limit])
 
 
-def attempt(db: Db, row_id: int) -> None:
-    """Count a try before it is made (a try cut off by a crash still counts)."""
-    with write_tx(db):
-        db.execute("UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", [row_id])
-
-
 def mark_sent(db: Db, row_id: int, note: str | None = None) -> None:
-    """The channel accepted the message (``note``: e.g. it had accepted it before)."""
+    """The channel accepted the message (``note``: e.g. it had accepted it before); the
+    try counts."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, last_error = ? "
-                   "WHERE id = ?", [now_iso(), note, row_id])
+        db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, last_error = ?, "
+                   "attempts = attempts + 1 WHERE id = ?", [now_iso(), note, row_id])
+        _forget_secret(db, row_id)
 
 
 def retry_later(db: Db, row_id: int, error: str, at: datetime) -> None:
-    """The try failed: try again at ``at``."""
+    """The try failed (it counts): try again at ``at``."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET next_try_at = ?, last_error = ? WHERE id = ?",
-                   [iso(at), error, row_id])
+        db.execute("UPDATE outbox SET next_try_at = ?, last_error = ?, "
+                   "attempts = attempts + 1 WHERE id = ?", [iso(at), error, row_id])
 
 
-def mark_failed(db: Db, row_id: int, error: str) -> None:
-    """No more tries: the row is ``failed`` with the reason in words."""
+def mark_failed(db: Db, row_id: int, error: str, counted: bool = True) -> None:
+    """No more tries: the row is ``failed`` with the reason in words (``counted``: a try
+    was made now)."""
     with write_tx(db):
-        db.execute("UPDATE outbox SET state = 'failed', last_error = ? WHERE id = ?",
-                   [error, row_id])
+        db.execute("UPDATE outbox SET state = 'failed', last_error = ?, "
+                   "attempts = attempts + ? WHERE id = ?", [error, int(counted), row_id])
+        _forget_secret(db, row_id)
+
+
+def _forget_secret(db: Db, row_id: int) -> None:
+    marks = ", ".join("?" for _ in SECRET_KINDS)
+    db.execute(f"UPDATE outbox SET payload = '{{}}' WHERE id = ? AND kind IN ({marks})",
+               [row_id, *SECRET_KINDS])
 
 
 def backoff(attempts: int, first: float, cap: float) -> timedelta:
@@ -237,10 +249,13 @@ def save_contact(db: Db, staff_id: int, *, email: str | None, line_user_id: str 
         raise NotFound("notify.no_staff", staff=staff_id)
     email = (email or "").strip() or None
     line_user_id = (line_user_id or "").strip() or None
-    if email is not None and (len(email) > MAX_ADDRESS or "@" not in email
-                              or any(c.isspace() or ord(c) < 32 for c in email)):
-        raise UserError("notify.bad_email", code="invalid_field", details={"field": "email"},
-                        value=email[:60])
+    if email is not None:
+        try:
+            email = text.email_address(email)
+        except UserError:
+            shown = "".join(c if c.isprintable() else "?" for c in email[:60])
+            raise UserError("notify.bad_email", code="invalid_field",
+                            details={"field": "email"}, value=shown) from None
     if line_user_id is not None and not (line_user_id.startswith("U") and len(line_user_id) == 33
                                          and all(c in "0123456789abcdef"
                                                  for c in line_user_id[1:])):

@@ -37,4 +37,7 @@ def render(db: Db, row: Row) -> tuple[str, str]:
         lines = _card_lines(db, values["player_id"], values["game_id"], lang)
         return (lexicon.t("notify.report_card.subject", lang),
                 "\n".join([lexicon.t("notify.report_card.text", lang), "", *lines]))
+    if kind in ("pin_code", "pin_locked", "email_confirm"):
+        return (lexicon.t(f"notify.{kind}.subject", lang),
+                lexicon.t(f"notify.{kind}.text", lang, **values))
     raise ValueError(f"unknown kind {kind!r}")

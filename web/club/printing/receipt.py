@@ -20,6 +20,7 @@ Bold (``ESC E``), alignment (``ESC a``) and the cut (``GS V``) are python-escpos
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 STYLES = ("plain", "bold", "center", "title")
@@ -83,9 +84,21 @@ def width(text: str) -> int:
     return len(encode(text))
 
 
+def printable(text: str) -> str:
+    """``text`` with printable characters only: every control character (C0 with ESC and
+    the rest, DEL, C1), format and other invisible character, and a lone surrogate is
+    dropped, so no text can carry a printer command (``ESC p`` a drawer kick, ``GS V`` a
+    cut, ``ESC @`` a reset); a tab is a space. The one filter every text passes on its
+    way to the printer (:func:`encode`); the commands are this module's own."""
+    text = text.replace("\t", " ")
+    return "".join(c for c in text
+                   if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn"))
+
+
 def encode(text: str) -> bytes:
-    """``text`` in the printer's Kanji mode (CP932; what it lacks as ``?``)."""
-    return text.translate(_SUBSTITUTES).encode(ENCODING, errors="replace")
+    """``text`` in the printer's Kanji mode (CP932; what it lacks as ``?``), through
+    :func:`printable` first."""
+    return printable(text).translate(_SUBSTITUTES).encode(ENCODING, errors="replace")
 
 
 def cut(text: str, limit: int) -> str:
