@@ -132,11 +132,18 @@ _RESERVED = frozenset({"status", "code", "details", "key"})
 sentence's values (it stays in ``details.values``)."""
 
 
+def end_words(reason: str) -> str:
+    """Why a game ended, in words (``bust`` is 箱下)."""
+    return t(f"engine.end.{reason}") if lexicon.has(f"engine.end.{reason}") else reason
+
+
 def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused:
     """An engine refusal for a person: worded by ``engine.<reason>`` (lexicon/catalogue/
     engine.toml) in the request's language, seats by their wind and player; the reason and
     its values ride along in ``details`` for a client that points at the field."""
     values = {k: v for k, v in e.values.items() if k not in _RESERVED}
+    if lexicon.has(f"engine.end.{values.get('end_reason')}"):
+        values["end_reason"] = end_words(str(values["end_reason"]))
     details = {"reason": e.reason, "values": dict(e.values)}
     key = f"engine.{e.reason}"
     if lexicon.has(key):

@@ -1,0 +1,66 @@
+"""A club night walked through a third time: what staff, members and the nightly export
+read, in the words and amounts a person acts on (the staff console's refusals, one money
+format, the export's units, MCR penalties, stick counts, rule names on paper)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from web.club import games, gamelog
+from web.club.accounts import create_staff
+from web.db import get_db
+
+from tests.support.web import key
+from tests.web.staff_support import STAFF, staff_client
+
+MANGAN_TSUMO = {"event": "win", "winners": [{"seat": 0, "han": 5}]}
+YAKUMAN_RON = {"event": "win", "winners": [{"seat": 1, "yakuman": 1}], "from": 0}
+DRAW = {"event": "draw", "tenpai": [1]}
+
+
+@pytest.fixture()
+def staff(app):
+    with app.app_context():
+        create_staff(get_db(), *STAFF)
+    c = staff_client(app)
+    c.environ_base["HTTP_ACCEPT_LANGUAGE"] = "ja"
+    return c
+
+
+def _game(db, events, end=False, table="t1", players=(1, 2, 3, 4)) -> int:
+    gid = games.start_game(db, table, list(players), idempotency_key=key())["game"]["id"]
+    for i, e in enumerate(events, 1):
+        games.record_event(db, gid, e, expected_seq=i, idempotency_key=key())
+    if end:
+        games.end_game(db, gid, expected_seq=len(events) + 1, idempotency_key=key())
+    return gid
+
+
+def _form_post(c, path, data):
+    token = c.get("/auth/csrf").get_json()["csrf_token"]
+    return c.post(path, data={**data, "csrf_token": token},
+                  headers={"Referer": f"http://localhost{path.rsplit('/hands', 1)[0]}"})
+
+
+def test_a_refused_removal_is_shown_open_in_words_of_hands(db, staff):
+    """Without the dealer's mangan (hand #1), the yakuman of hand #2 sends him below zero
+    (nekohouse-4a ends on a bust), so the draw of hand #3 could not have been played: the
+    removal is refused, the page says so at its top and beside the open form, in 局 and #,
+    not the replay's lines, and names the bust in Japanese."""
+    gid = _game(db, [MANGAN_TSUMO, YAKUMAN_RON, DRAW])
+    r = _form_post(staff, f"/staff/games/{gid}/hands/1/remove",
+                   {"_form": "remove-1", "reason": "記録ミス"})
+    assert r.status_code == 303
+    page = staff.get(r.headers["Location"]).get_data(as_text=True)
+    alert = re.search(r'<p class="flash flash-error" role="alert" data-testid="remove-refused">'
+                      r'(.*?)</p>', page, re.S)
+    assert alert, "the refusal is not shown at the top of the page"
+    words = alert.group(1)
+    assert "#1 の局は取り消していません" in words
+    assert "#3 の局" in words and "#2 の局で終わります" in words and "箱下" in words
+    assert "bust" not in page and "行目" not in page
+    assert '<details class="inline-details" open>' in page       # the form with its reason
+    assert [e["seq"] for e in gamelog.played(db, games.get_game(db, gid)).effective] \
+        == [0, 1, 2, 3]                                          # nothing was removed
