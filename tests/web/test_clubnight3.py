@@ -64,3 +64,35 @@ def test_a_refused_removal_is_shown_open_in_words_of_hands(db, staff):
     assert '<details class="inline-details" open>' in page       # the form with its reason
     assert [e["seq"] for e in gamelog.played(db, games.get_game(db, gid)).effective] \
         == [0, 1, 2, 3]                                          # nothing was removed
+
+
+# --------------------------------------------------------------------------- one money format
+MONEY_4A = ('extends = "nekohouse-4a"\nname = "当店4人打ち"\n[money]\nfee_mode = "per_game"\n'
+            'fee = 600\ntop_prize = 1000\ntop_prize_from = "others"\n')
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+
+
+def _yen_value(text: str) -> int:
+    m = re.fullmatch(r"(-?)¥([\d,]+)", text.strip())
+    assert m, f"{text!r} is not the one money format (¥1,000 / -¥600)"
+    return (-1 if m.group(1) else 1) * int(m.group(2).replace(",", ""))
+
+
+def _money_house(db):
+    from web.club import club_tables
+    club_tables.save_rule_set(db, "house-4a", MONEY_4A, actor="staff:mika")
+    club_tables.save_table(db, "t1", "卓1", "house-4a")
+    return _game(db, [RON], end=True)
+
+
+def test_member_page_money_is_signed_and_adds_up(app, db):
+    """What a player pays is negative, in the same format the tablet, receipts and the 日報
+    use (``-¥600``), and the lines add up to 差引."""
+    from web.club import members
+    _money_house(db)
+    token, _ = members.issue_link(db, 1)
+    page = app.test_client().get(f"/m/{token}").get_data(as_text=True)
+    got = {k: re.search(rf'data-testid="member-{k}">(.*?)</b>', page).group(1)
+           for k in ("fee", "prize", "net")}
+    assert got == {"fee": "-¥600", "prize": "-¥1,000", "net": "-¥1,600"}
+    assert sum(_yen_value(v) for k, v in got.items() if k != "net") == _yen_value(got["net"])

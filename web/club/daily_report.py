@@ -125,12 +125,19 @@ def report(db: Db, day: str) -> dict:
 
 
 # --------------------------------------------------------------------------- as files and pages
+def yen(value: int) -> str:
+    """The one way an amount of money reads, on every page and paper: ``¥12,300``
+    received, ``-¥600`` paid (what a player pays is negative, so a column adds up)."""
+    value = int(value)
+    return f"¥{value:,}" if value >= 0 else f"-¥{-value:,}"
+
+
 class Yen(int):
     """An amount of yen: ``¥12,300`` on a page, ``12,300`` in a CSV cell (a spreadsheet
     reads it as the number with its separators)."""
 
     def text(self) -> str:
-        return f"¥{self:,}" if self >= 0 else f"-¥{-self:,}"
+        return yen(self)
 
 
 class Share(float):

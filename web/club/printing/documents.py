@@ -122,7 +122,7 @@ def report_card_sheet(db: Db, player_id: int, columns: int, lang: str = "ja", *,
 
 
 def _yen(value: int) -> str:
-    return daily_report.Yen(value).text()
+    return daily_report.yen(value)
 
 
 def daily(db: Db, day: str, columns: int, lang: str = "ja") -> Sheet:
