@@ -96,3 +96,24 @@ def test_member_page_money_is_signed_and_adds_up(app, db):
            for k in ("fee", "prize", "net")}
     assert got == {"fee": "-¥600", "prize": "-¥1,000", "net": "-¥1,600"}
     assert sum(_yen_value(v) for k, v in got.items() if k != "net") == _yen_value(got["net"])
+
+
+# --------------------------------------------------------------------------- the export's units
+def test_export_leaderboards_html_in_thousands_of_points(tmp_path):
+    """The nightly leaderboards.html reads as the site does: D's 52,000 + 7,000 points
+    all-time is +59.0, not +59,000.0 (docs/stats.md: point families in thousands)."""
+    from tests.web.test_leaderboard import build_club
+    from web.club import export
+    from web.db import connect as connect_db
+
+    club = build_club(str(tmp_path / "club.sqlite"))
+    db = connect_db(club["path"])
+    try:
+        html = export.build_files(db, "2026-04-01")["leaderboards.html"][0].decode("utf-8")
+    finally:
+        db.conn.close()
+    rows = re.findall(r"<tr><td>\d+</td><td class=n>D</td>.*?</tr>", html)
+    assert rows and all("+59.0" in r for r in rows if "+59" in r)
+    assert "+59.0" in html and "+54.0" in html
+    assert not re.search(r"\+\d{1,3},\d{3}\.\d", html), "a result shown ×1,000"
+    assert "E 1着 +54.0" in html

@@ -115,6 +115,25 @@ RULE_NUMBER_LIMIT = 1_000_000
 """Largest size of any number in a rule set: the presets' largest is 60,000 points."""
 
 
+POINT_FAMILIES = ("riichi4", "riichi3")
+"""Families whose settled results are points: a club reads them in thousands (+59.0)."""
+RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
+"""Figures counted in a game's settled result, as a point family's club writes them."""
+
+
+def shown_result(value: float, family: str | None) -> float:
+    """A settled result in the unit the club reads it in: thousands of points in point
+    families (+69.0), as it is elsewhere (MCR totals, victory points)."""
+    return value / 1000 if family in POINT_FAMILIES else value
+
+
+def shown_figure(fid: str, value: Any, family: str | None) -> str:
+    """A figure as every page and file shows it (results in the family's unit)."""
+    if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
+        return RESULT_FIGURES[fid].format(shown_result(value, family))
+    return format_figure(fid, value)
+
+
 def family_name(family: str, lang: str | None = None) -> str:
     """A rule family's name in ``lang`` (by default the request's language)."""
     ja, en = FAMILIES[family]
