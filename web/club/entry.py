@@ -67,7 +67,8 @@ def _events(rules: engine.Rules) -> dict:
     return {"abort": [k for k in engine.ABORT_KINDS if k in g.abortive_draws],
             "chombo": g.chombo != "none", "penalty": penalty, "nagashi": g.nagashi != "none",
             "pao": g.pao, "max_winners": min(most, rules.table.players - 1), "riichi": riichi,
-            "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0}
+            "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0,
+            "penalty_points": g.penalty_points, "penalty_step": g.penalty_step}
 
 
 def _chips(rules: engine.Rules) -> dict:

@@ -72,8 +72,10 @@ export function createEntry(container, opts) {
   const n = spec.players;
   const mcr = spec.family === "mcr";
   const honours = (opts.words["entry.honours"] || "東,南,西,北,白,發,中").split(",");
+  const penaltyPoints = () => spec.events.penalty_points || 1000;
+  const penaltyStep = () => spec.events.penalty_step || 100;
   const F = {winners: [], from: null, per: {}, tenpai: [], nagashi: [], kind: null, seat: null,
-    points: 1000 * (n - 1), to: null, reason: "time"};
+    points: penaltyPoints() * (n - 1), to: null, reason: "time"};
   if (kind === "abort" && spec.events.abort.length === 1) { F.kind = spec.events.abort[0]; }
   if (kind === "penalty" && spec.events.penalty.length === 1) { F.kind = spec.events.penalty[0]; }
   const tsumo = kind === "tsumo";
@@ -505,14 +507,15 @@ export function createEntry(container, opts) {
     out.push(section(w("entry.kind"), [pick(spec.events.penalty.map((k) => ({value: k, label: w("tablet.kind." + k)})),
       {selected: F.kind, cls: "kind-pick", testid: "penalty", onPick: (k) => { F.kind = k; changed(); }})]));
     if (F.kind === "points") {
-      // shared by all: steps the others can split evenly; paid to one: 100 points
-      const step = F.to === null ? (n - 1) * 100 : 100;
+      // the rules' step per player paid (MCR: tens); shared by all, a step the others split evenly
+      const step = F.to === null ? (n - 1) * penaltyStep() : penaltyStep();
       out.push(stepper(w("entry.points"), F.points, (x) => { F.points = x; changed(); },
         {min: step, max: 100000, step, testid: "points-amount"}));
       out.push(section(w("entry.to"), [pick([{value: "all", label: w("entry.to_all")}].concat(seatItems((s) => s === F.seat)),
         {selected: F.to === null ? "all" : F.to, cls: "seat-pick small", testid: "to", onPick: (v) => {
           F.to = v === "all" ? null : v;
-          if (F.to === null) { F.points = Math.max(n - 1, Math.round(F.points / ((n - 1) * 100))) * (n - 1) * 100; }
+          const unit = (n - 1) * penaltyStep();
+          if (F.to === null) { F.points = Math.max(1, Math.round(F.points / unit)) * unit; }
           changed();
         }})]));
     }
