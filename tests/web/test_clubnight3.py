@@ -117,3 +117,14 @@ def test_export_leaderboards_html_in_thousands_of_points(tmp_path):
     assert "+59.0" in html and "+54.0" in html
     assert not re.search(r"\+\d{1,3},\d{3}\.\d", html), "a result shown ×1,000"
     assert "E 1着 +54.0" in html
+
+
+# --------------------------------------------------------------------------- the floor's sticks
+def test_floor_says_the_deposit_in_points_not_a_thousand_sticks(db, staff):
+    """One riichi stick left on the table after a draw reads 「供託 1,000点」, as on the
+    tablet (it read 「供託 1000本」)."""
+    _game(db, [{"event": "draw", "tenpai": [0], "riichi": [0]}])
+    page = staff.get("/staff/").get_data(as_text=True)
+    m = re.search(r'data-testid="kyoutaku-t1">(.*?)</span>', page)
+    assert m and m.group(1) == "供託 1,000点"
+    assert "1000本" not in page
