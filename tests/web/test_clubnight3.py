@@ -67,7 +67,7 @@ def test_a_refused_removal_is_shown_open_in_words_of_hands(db, staff):
 
 
 # --------------------------------------------------------------------------- one money format
-MONEY_4A = ('extends = "nekohouse-4a"\nname = "当店4人打ち"\n[money]\nfee_mode = "per_game"\n'
+MONEY_4A = ('extends = "nekohouse-4a"\ntitle = "当店4人打ち"\n[money]\nfee_mode = "per_game"\n'
             'fee = 600\ntop_prize = 1000\ntop_prize_from = "others"\n')
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
@@ -128,3 +128,43 @@ def test_floor_says_the_deposit_in_points_not_a_thousand_sticks(db, staff):
     m = re.search(r'data-testid="kyoutaku-t1">(.*?)</span>', page)
     assert m and m.group(1) == "供託 1,000点"
     assert "1000本" not in page
+
+
+# --------------------------------------------------------------------------- receipts
+def test_receipt_names_the_rules_and_shows_on_screen_as_it_prints(db, staff):
+    """The settlement prints the rule set's name (当店4人打ち), never its id (house-4a);
+    the console shows that receipt and the 日報's, line for line, before printing."""
+    import html as html_mod
+
+    from web.club.printing import documents
+    gid = _money_house(db)
+    sheet = documents.settlement(db, gid, 48, "ja").text()
+    assert "当店4人打ち" in sheet and "house-4a" not in sheet and "nekohouse-4a" not in sheet
+    page = staff.get(f"/staff/printing/preview/settlement/{gid}").get_data(as_text=True)
+    pre = re.search(r'data-testid="receipt-preview">(.*?)</pre>', page, re.S).group(1)
+    shown = html_mod.unescape(re.sub(r"<[^>]+>", "", pre))
+    printed = documents.settlement(db, gid, 48, "ja").text()
+    assert [line for line in shown.splitlines() if "印刷" not in line] \
+        == [line for line in printed.splitlines() if "印刷" not in line]
+    assert f'href="/staff/printing/preview/settlement/{gid}"' in \
+        staff.get(f"/staff/games/{gid}").get_data(as_text=True)
+    day = staff.get("/staff/printing/preview/daily-report?width=58").get_data(as_text=True)
+    assert "日報" in day and "-¥1,600" in day
+
+
+def test_demo_printer_file_keeps_every_job(db, tmp_path):
+    """A printer of kind "file" stands for the paper roll: the second job is written after
+    the first, not over it."""
+    from web.club.printing import config, queue
+    from web.club.printing.worker import Worker
+    gid = _money_house(db)
+    roll = tmp_path / "receipts.bin"
+    worker = Worker(db, config.from_mapping({"kind": "file", "path": str(roll)}))
+    first = queue.enqueue(db, "settlement", {"game_id": gid})
+    worker.step()
+    after_one = roll.read_bytes()
+    second = queue.enqueue(db, "settlement", {"game_id": gid})
+    worker.step()
+    assert queue.job(db, first)["state"] == queue.job(db, second)["state"] == "done"
+    data = roll.read_bytes()
+    assert len(after_one) > 0 and data.startswith(after_one) and len(data) > len(after_one)

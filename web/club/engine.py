@@ -88,8 +88,8 @@ from web.i18n import current_lang, t
 __all__ = [
     # a game: its events, state and the engine's refusals
     "ABORT_KINDS", "END_REASONS", "EVENT_TYPES", "PENALTY_KINDS", "WINDS", "WINDS_JA",
-    "GameState", "ScoringError", "advance", "refusal", "replay", "replayed", "seat_wind",
-    "start",
+    "GameState", "ScoringError", "advance", "end_words", "refusal", "replay", "replayed",
+    "seat_wind", "start",
     # rules
     "PRESET_IDS", "RULE_NUMBER_LIMIT", "Rules", "load_rules", "preset", "rules",
     "rules_from_data", "rules_of_text",
@@ -98,7 +98,8 @@ __all__ = [
     "MCR_REPEATABLE", "chips_for", "counters", "han_fu_pairs", "hand_price", "max_yakuman",
     "mcr_fans", "price_table", "score_hand", "yaku_choices",
     # statistics: the figures and their families (scoring.stats), named for a reader
-    "family_name", "figure_name",
+    "family_name", "figure_name", "POINT_FAMILIES", "RESULT_FIGURES", "shown_figure",
+    "shown_result",
     "FAMILIES", "FIGURE_IDS", "STREAKS", "SUM_NAMES", "SUMS", "PlayerGame", "aggregate",
     "combine", "figure", "figures", "format_figure", "line_from_dict", "line_options",
     "line_to_dict", "player_games", "rank_rows", "rule_family",

@@ -62,7 +62,7 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     s.add(t("print.game_no", game=game["id"]), "center")
     s.rule("=")
     s.pair(t("tablet.table"), table)
-    s.pair(t("tablet.rules"), _title(played.result.get("rules") or game["rule_set"], lang))
+    s.pair(t("tablet.rules"), _title(game["rules"].get("title") or game["rule_set"], lang))
     s.pair(t("print.finished"), clubtime.club_clock(db, game.get("finished_at"), day=True))
     s.rule()
     seats = game["seats"]
@@ -119,6 +119,13 @@ def report_card_sheet(db: Db, player_id: int, columns: int, lang: str = "ja", *,
         s.add(line)
     s.add(t("print.printed", at=clubtime.club_clock(db, clubtime.now().isoformat(), day=True)))
     return s
+
+
+def receipt_columns(width_mm: int) -> int:
+    """Font A columns of ``width_mm`` paper (a preview's, without a printer profile)."""
+    from web.club.printing.receipt import columns
+
+    return columns(width_mm)
 
 
 def _yen(value: int) -> str:
