@@ -168,3 +168,26 @@ def test_demo_printer_file_keeps_every_job(db, tmp_path):
     assert queue.job(db, first)["state"] == queue.job(db, second)["state"] == "done"
     data = roll.read_bytes()
     assert len(after_one) > 0 and data.startswith(after_one) and len(data) > len(after_one)
+
+
+# --------------------------------------------------------------------------- member settings
+def test_member_settings_take_the_member_number_in_any_case(app, db):
+    """The member number on the card is M001; typed m001 it opens the settings, as it does
+    at the tablet (web/club/games.py reads it case-blind)."""
+    from web.club import members
+    db.execute("UPDATE players SET member_no = 'M001' WHERE id = 1")
+    db.conn.commit()
+    members.set_pin(db, 1, "2468")
+    token, _ = members.issue_link(db, 1)
+    c = app.test_client()
+    csrf = c.get("/auth/csrf").get_json()["csrf_token"]
+    r = c.post(f"/m/{token}/settings/pin", data={"member_no": "m001", "pin": "2468",
+                                                 "csrf_token": csrf})
+    assert r.status_code in (200, 302, 303), r.get_data(as_text=True)[:400]
+    page = c.get(f"/m/{token}/settings").get_data(as_text=True)
+    assert 'data-testid="member-settings-form"' in page
+    wrong = app.test_client()
+    csrf = wrong.get("/auth/csrf").get_json()["csrf_token"]
+    r = wrong.post(f"/m/{token}/settings/pin", data={"member_no": "m002", "pin": "2468",
+                                                     "csrf_token": csrf})
+    assert r.status_code == 403

@@ -52,3 +52,41 @@ def test_mcr_points_penalty_in_mcr_amounts(browser, club):
     expect(amount.locator(".stepper-value")).to_have_text("50")
     tab.cancel()
     assert page.js_errors == []
+
+
+def _member_link(club, pid: int = 1) -> str:
+    from web.club import members
+    from web.db import connect
+    db = connect(club["db"])
+    try:
+        db.execute("UPDATE players SET member_no = ? WHERE id = ?", [f"M{pid:03d}", pid])
+        db.conn.commit()
+        members.set_pin(db, pid, "2468")
+        token, _ = members.issue_link(db, pid)
+    finally:
+        db.conn.close()
+    return f"{club['url']}/m/{token}"
+
+
+def _heights(page, selector: str) -> list[float]:
+    return page.locator(selector).evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().height)")
+
+
+def test_member_settings_sign_in_styled_for_a_finger(browser, club):
+    """At 390 px the settings' sign-in fields and button are at least 44 px tall and the
+    opt-in boxes 24 px (they were 21 and 13 px, unstyled); m001 opens it as M001."""
+    ctx = browser.new_context(viewport=SIZES["390"], locale="ja-JP")
+    page = ctx.new_page()
+    page.goto(_member_link(club) + "/settings")
+    form = '[data-testid="member-pin-form"]'
+    assert min(_heights(page, f"{form} input:not([type=hidden]), {form} button")) >= 44
+    page.fill(f'{form} input[name="member_no"]', "m001")
+    page.fill(f'{form} input[name="pin"]', "2468")
+    page.click(f"{form} button")
+    boxes = '[data-testid="member-settings-form"] input[type=checkbox]'
+    expect(page.locator(boxes).first).to_be_visible()
+    assert min(_heights(page, boxes)) >= 24
+    assert min(_heights(page, '[data-testid="member-settings-form"] input[type=email]')) >= 44
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    ctx.close()

@@ -190,7 +190,9 @@ def check_pin(db: Db, member: dict, member_no: object, pin: object, ip: str,
     stored = row.get("pin_hash")
     typed_no = (member_no if isinstance(member_no, str) else "").strip()
     ok = bool(stored) and check_password_hash(stored or _dummy(), str(pin or "")[:16])
-    ok = ok and bool(member["member_no"]) and typed_no == member["member_no"]
+    # as at the tablet: m001 is M001 (a member number is read off a card, not a password)
+    ok = ok and bool(member["member_no"]) and \
+        typed_no.casefold() == str(member["member_no"]).casefold()
     with write_tx(db):
         for key in (_pin_key(member["id"]), address):
             db.execute("INSERT INTO login_attempts (ip, name, at, ok) VALUES (?, ?, ?, ?)",
