@@ -8,15 +8,49 @@ import pytest
 
 from tests.support.browser import chromium, expect
 from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
+from tests.web.staff_support import STAFF, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-TABLES = {"t1": "nekohouse-4a", "t2": "mcr"}
+TABLES = {"t1": "nekohouse-4a", "t2": "mcr", "t3": "nekohouse-4a"}
+PHONE = SIZES["390"]
+RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
+BIG = {"event": "win", "winners": [{"seat": 2, "yakuman": 1}], "from": 3}
+
+
+def _finished_games(path: str, table: str, ids, rule_sets) -> list[int]:
+    """One finished game at ``table`` under each of ``rule_sets``."""
+    import uuid
+
+    from web.club import games
+    from web.db import connect
+    db = connect(path)
+    out = []
+    try:
+        for rs in rule_sets:
+            gid = games.start_game(db, table, list(ids), idempotency_key=uuid.uuid4().hex,
+                                   rule_set=rs)["game"]["id"]
+            for i, e in enumerate([RON, BIG], 1):
+                games.record_event(db, gid, e, expected_seq=i, idempotency_key=uuid.uuid4().hex)
+            if games.get_game(db, gid)["status"] != "finished":
+                games.end_game(db, gid, expected_seq=3, idempotency_key=uuid.uuid4().hex)
+            out.append(gid)
+    finally:
+        db.conn.close()
+    return out
 
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
+    from web.club.accounts import create_staff
+    from web.db import connect
     with running_club(str(tmp_path_factory.mktemp("night3") / "club.sqlite"), TABLES) as c:
+        db = connect(c["db"])
+        create_staff(db, *STAFF)
+        db.conn.close()
+        c["finished"] = _finished_games(c["db"], "t3", c["seats"]["t3"],
+                                        ["nekohouse-4a", "nekohouse-4b", "netmahjong",
+                                         "mahjongbu"])
         yield c
 
 
@@ -90,3 +124,36 @@ def test_member_settings_sign_in_styled_for_a_finger(browser, club):
     assert min(_heights(page, '[data-testid="member-settings-form"] input[type=email]')) >= 44
     assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
     ctx.close()
+
+
+ONE_LINE = """e => { const r = document.createRange(); r.selectNodeContents(e);
+  const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+  return tops.size; }"""
+
+
+def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
+    """At 390 px: the game list's headers read whole (「状態」, not 「状/態」), the mode
+    change's display numbers stay one number each ("05", not "0/5"), and the 日報's
+    by-table table is a table's width, not 2,643 px of rule-set names side by side."""
+    page = sign_in(browser, club, PHONE)
+    page.goto(club["url"] + "/staff/games")
+    heads = page.locator("table.list th")
+    assert heads.count() >= 6
+    assert [heads.nth(i).evaluate(ONE_LINE) for i in range(heads.count())] \
+        == [1] * heads.count()
+    # the mode change's number pad (_mode_panel.html, _calibrate_live.html) as those
+    # partials lay it out, under the console's stylesheet (a stock table's page needs
+    # the table daemon: test_stock_table_browser.py walks it)
+    page.locator("main").evaluate("""m => { const f = document.createElement('form');
+      f.className = 'number-pad'; f.innerHTML = Array.from({length: 17}, (_, i) =>
+        `<button class="btn" data-testid="panel-from-${String(i).padStart(2, '0')}">` +
+        `${String(i).padStart(2, '0')}</button>`).join(''); m.prepend(f); }""")
+    pad = page.locator('[data-testid^="panel-from-"]')
+    assert pad.count() >= 5
+    assert all(pad.nth(i).evaluate(ONE_LINE) == 1 for i in range(pad.count()))
+    page.goto(club["url"] + "/staff/report")
+    width = page.locator('[data-testid="report-tables"]').evaluate("e => e.scrollWidth")
+    assert width <= 1300, f"the by-table table is {width} px wide"
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    assert page.js_errors == []
+    page.context.close()
