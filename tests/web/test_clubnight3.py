@@ -191,3 +191,21 @@ def test_member_settings_take_the_member_number_in_any_case(app, db):
     r = wrong.post(f"/m/{token}/settings/pin", data={"member_no": "m002", "pin": "2468",
                                                      "csrf_token": csrf})
     assert r.status_code == 403
+
+
+# --------------------------------------------------------------------------- charts
+def test_rating_chart_labels_never_overlap():
+    """An R that dipped half a point below 1,500 and then rose to 1,515 put the labels
+    1,499 and 1,500 on top of each other: a label too close to one already placed is
+    left out (the start's stays)."""
+    from web import charts
+
+    def labels(svg):
+        return [(float(y), text) for y, text in re.findall(
+            r'<text x="60" y="([\d.]+)" text-anchor="end"[^>]*>([^<]*)</text>', svg)]
+
+    tight = labels(charts.rating_chart([1499.4, 1515.0], "R", start=1500.0, width=360))
+    assert [text for _, text in tight] == ["1,500", "1,515"]
+    wide = labels(charts.rating_chart([1450.0, 1560.0], "R", start=1500.0, width=360))
+    ys = sorted(y for y, _ in wide)
+    assert len(ys) == 3 and all(b - a >= charts.LABEL_GAP for a, b in zip(ys, ys[1:]))

@@ -157,3 +157,26 @@ def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
     assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
     assert page.js_errors == []
     page.context.close()
+
+
+def test_member_page_at_390_reads_whole(browser, club):
+    """A member's page at 390 px: the history's 合計 column is shown whole (it was cut to
+    "+"), and the R chart's axis labels do not overlap (1,500 over 1,499)."""
+    pid = club["seats"]["t3"][0]
+    ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
+    page = ctx.new_page()
+    page.goto(_member_link(club, pid))
+    table = page.locator('[data-testid="member-history"]')
+    expect(table).to_be_visible()
+    fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+    assert fits, "the history table is wider than its box: its last column is cut"
+    last = table.locator("tbody tr td:last-child").first
+    box, frame = last.bounding_box(), table.locator("xpath=..").bounding_box()
+    assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5
+    labels = page.locator('[data-testid="member-rating-chart"] svg text').evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect()).map(r => [r.left, r.top, r.right, r.bottom])")
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, f"chart labels overlap: {a} {b}"
+    ctx.close()
