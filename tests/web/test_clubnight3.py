@@ -208,4 +208,4 @@ def test_rating_chart_labels_never_overlap():
     assert [text for _, text in tight] == ["1,500", "1,515"]
     wide = labels(charts.rating_chart([1450.0, 1560.0], "R", start=1500.0, width=360))
     ys = sorted(y for y, _ in wide)
-    assert len(ys) == 3 and all(b - a >= charts.LABEL_GAP for a, b in zip(ys, ys[1:]))
+    assert len(ys) == 3 and all(b - a >= charts.LABEL_GAP for a, b in zip(ys, ys[1:], strict=False))

@@ -174,7 +174,8 @@ def test_member_page_at_390_reads_whole(browser, club):
     box, frame = last.bounding_box(), table.locator("xpath=..").bounding_box()
     assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5
     labels = page.locator('[data-testid="member-rating-chart"] svg text').evaluate_all(
-        "els => els.map(e => e.getBoundingClientRect()).map(r => [r.left, r.top, r.right, r.bottom])")
+        "els => els.map(e => e.getBoundingClientRect())"
+        ".map(r => [r.left, r.top, r.right, r.bottom])")
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
             apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
