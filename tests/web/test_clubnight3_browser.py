@@ -181,3 +181,18 @@ def test_member_page_at_390_reads_whole(browser, club):
             apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
             assert apart, f"chart labels overlap: {a} {b}"
     ctx.close()
+
+
+@pytest.mark.parametrize("size", ["390", "1024"])
+def test_every_seats_riichi_button_is_in_sight(browser, club, size):
+    """The bottom seat's riichi button was below the window at 390 px and at 1024×768: a
+    player declares riichi without scrolling, from every seat."""
+    from tests.support.tablet import in_sight
+    tab = started(browser, club, "t1", size=size)
+    page = tab.page
+    page.evaluate("window.scrollTo(0, 0)")
+    for seat in range(4):
+        button = page.locator(f'[data-testid="riichi-{seat}"]')
+        expect(button).to_have_count(1)
+        assert in_sight(button), f"riichi-{seat} is out of sight at {size}"
+    page.context.close()
