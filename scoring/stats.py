@@ -344,7 +344,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "riichi_rate",
-        "立直率",
+        "リーチ率",
         "riichi rate",
         "hands with a riichi declared / hands played",
         _per("riichi", "hands"),
@@ -377,7 +377,7 @@ FIGURES: tuple[Figure, ...] = (
         "{:,.0f}",
     ),
     Figure(
-        "chips", "チップ", "chips", "sum of chips (祝儀) at settlement", _get("chips"), "{:+.0f}"
+        "chips", "祝儀", "chips", "sum of chips (祝儀) at settlement", _get("chips"), "{:+.0f}"
     ),
     Figure(
         "penalties",

@@ -209,3 +209,32 @@ def test_rating_chart_labels_never_overlap():
     wide = labels(charts.rating_chart([1450.0, 1560.0], "R", start=1500.0, width=360))
     ys = sorted(y for y, _ in wide)
     assert len(ys) == 3 and all(b - a >= charts.LABEL_GAP for a, b in zip(ys, ys[1:], strict=False))
+
+
+# --------------------------------------------------------------------------- one vocabulary
+def test_words_one_vocabulary_on_the_console(db, staff):
+    """The console speaks as the tablet does: the correction form's riichi and chips are
+    リーチ and 祝儀 (not 立直 / チップ); the rule list names each rule set in the page's
+    language only; the audit log words a waiting wish (四人打ち, not family:riichi4)."""
+    import json
+
+    from web.club.floor import waiting
+    gid = _game(db, [RON], end=True)
+    page = staff.get(f"/staff/games/{gid}").get_data(as_text=True)
+    words = json.loads(re.search(r'id="fix-data">(.*?)</script>', page, re.S).group(1))["words"]
+    shown = json.dumps(words, ensure_ascii=False)
+    assert "リーチ" in shown and "祝儀" in shown
+    assert "立直" not in shown and "チップ" not in shown
+    rules = staff.get("/staff/rulesets").get_data(as_text=True)
+    title = re.search(r'data-testid="rule-title-mcr">(.*?)</td>', rules).group(1)
+    assert title == "国際ルール (MCR)"
+    waiting.add(db, 5, "family:riichi4", actor="staff:mika")
+    audit = staff.get("/staff/audit").get_data(as_text=True)
+    assert "family:riichi4" not in audit and "四人打ち" in audit
+
+
+def test_stick_readings_read_as_points():
+    """A table's stick reading in words: 「東 30,200点」, not "30200"."""
+    from tablectl import commands
+    ja = commands.COMMANDS["points"].describe({"points": [30200, None, 25000, 1000]}, "ja")
+    assert "東 30,200点" in ja and "30200" not in ja
