@@ -238,3 +238,65 @@ def test_stick_readings_read_as_points():
     from tablectl import commands
     ja = commands.COMMANDS["points"].describe({"points": [30200, None, 25000, 1000]}, "ja")
     assert "東 30,200点" in ja and "30200" not in ja
+
+
+# --------------------------------------------------------------------------- confusing displays
+def test_tablet_labels_the_gap_to_the_leader(client, db, t1):
+    """Under a seat's score, "-7,800" read as a payment: it says トップまで 7,800 (青木 dealt
+    in 3,900 to 伊藤: 21,100 against 28,900)."""
+    _game(db, [RON])
+    page = client.get("/tablet/t1?lang=ja", headers=t1).get_data(as_text=True)
+    gap = re.search(r'data-testid="gap-0">(.*?)</span>', page).group(1)
+    assert gap == "トップまで 7,800"
+    assert re.search(r'data-testid="gap-1"></span>', page)       # the leader has none
+
+
+def test_end_of_game_preview_shows_the_settlement(client, db, t1):
+    """The end panel previewed everybody's payments of the end itself: all zeros. The
+    server's preview of an end carries each seat's place and settled result."""
+    _game(db, [RON])
+    token = client.get("/auth/csrf").get_json()["csrf_token"]
+    r = client.post("/api/tables/t1/preview", json={"event": {"event": "end"}},
+                    headers={**t1, "X-CSRF-Token": token})
+    body = r.get_json()
+    assert r.status_code == 200, body
+    final = body["preview"]["final"]
+    assert final["ranks"][1] == 1 and any(final["result"])
+    assert sum(final["result"]) == 0
+
+
+def test_occupancy_counts_games_outside_the_opening_hours(staff, db):
+    """Six games played 10:00-11:40 JST, before the 12:00 opening, read 0.0% and 0:00;
+    the hours stretch to cover them, and the report says so."""
+    from datetime import datetime, timezone
+
+    from web.club import daily_report, stats_store
+
+    day = stats_store.today(stats_store.settings(db))
+    for i in range(6):
+        gid = _game(db, [RON], end=True, table="t1" if i % 2 else "t2")
+        start = datetime.fromisoformat(f"{day}T10:{i * 5:02d}:00+09:00")
+        finish = datetime.fromisoformat(f"{day}T11:{i * 5 + 10:02d}:00+09:00")
+        db.execute("UPDATE games SET started_at = ?, finished_at = ? WHERE id = ?",
+                   [start.astimezone(timezone.utc).isoformat(),
+                    finish.astimezone(timezone.utc).isoformat(), gid])
+        stats_store.refresh_stored(db, gid)
+    db.conn.commit()
+    rep = daily_report.report(db, day)
+    assert rep["total"]["games"] == 6
+    assert rep["total"]["minutes"] > 0 and rep["total"]["occupancy"] > 0
+    assert rep["outside_hours"] == 6 and rep["opens"][11:16] == "10:00"
+    page = staff.get(f"/staff/report?day={day}").get_data(as_text=True)
+    assert 'data-testid="report-outside-hours"' in page and "営業時間外の対局が 6局" in page
+
+
+def test_staff_game_page_shows_every_stored_fact_of_a_hand(db, staff):
+    """A hand stored with 役牌 白 picked and 北2 (three-player nukidora) shows both on the
+    staff game page, as the history's words of the hand."""
+    gid = games.start_game(db, "t3", [1, 2, 3], idempotency_key=key())["game"]["id"]
+    win = {"event": "win", "winners": [{"seat": 1, "yaku": [{"id": "yakuhai_haku"}],
+                                        "han": 3, "fu": 40, "nukidora": 2}], "from": 0}
+    games.record_event(db, gid, win, expected_seq=1, idempotency_key=key())
+    page = staff.get(f"/staff/games/{gid}").get_data(as_text=True)
+    row = re.search(r'data-testid="entry-1">(.*?)</tr>', page, re.S).group(1)
+    assert "役牌 白" in row and "北2" in row

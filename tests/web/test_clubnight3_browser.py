@@ -196,3 +196,34 @@ def test_every_seats_riichi_button_is_in_sight(browser, club, size):
         expect(button).to_have_count(1)
         assert in_sight(button), f"riichi-{seat} is out of sight at {size}"
     page.context.close()
+
+
+def test_console_pages_log_no_error(browser, club):
+    """The rule-id field's pattern was an invalid regular expression under Chromium's
+    v-flag patterns (a console error on every visit); the console's pages log none."""
+    page = sign_in(browser, club, PHONE)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    for path in ("/staff/games", "/staff/report", "/staff/audit",
+                 f"/staff/games/{club['finished'][0]}", "/staff/rulesets"):
+        page.goto(club["url"] + path)
+        page.wait_for_load_state("load")
+    page.fill('input[name="id"]', "house-4a")
+    assert page.locator('input[name="id"]').evaluate("e => e.checkValidity()")
+    page.fill('input[name="id"]', "-bad")
+    assert not page.locator('input[name="id"]').evaluate("e => e.checkValidity()")
+    assert errors == [] and page.js_errors == []
+    page.context.close()
+
+
+def test_end_panel_previews_the_settlement(browser, club):
+    """The end panel shows each seat's place and settled result, not four zeros."""
+    tab = started(browser, club, "t1", size="390")
+    page = tab.page
+    tab.ron([(1, 3, 30)], 0)
+    tab.open("end")
+    expect(page.locator('[data-testid="final-note"]')).to_be_visible()
+    texts = [page.locator(f'[data-testid="final-{i}"]').text_content() for i in range(4)]
+    assert any("1着" in x for x in texts) and not all(x.endswith(" 0") for x in texts)
+    tab.cancel()
+    page.context.close()

@@ -28,6 +28,7 @@ from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_J
 from scoring.hand import BOOL_FIELDS as HAND_FLAGS
 from scoring.hand import INT_FIELDS as HAND_COUNTERS
 from scoring.hand import score_hand as _score_hand
+from scoring.yaku import BY_ID as _YAKU_BY_ID
 from scoring.mcr import FANS as _MCR_FANS
 from scoring.mcr import RULEBOOK_FANS as _MCR_RULEBOOK
 from scoring.mcr.evaluate import exclusions as _mcr_exclusions
@@ -96,7 +97,7 @@ __all__ = [
     # one hand: its inputs, its price, the pickers of the entry forms
     "HAND_COUNTERS", "HAND_FLAGS", "MCR_FLAGS", "MCR_MINIMUM_FAN", "MCR_FLOWER_FAN",
     "MCR_REPEATABLE", "chips_for", "counters", "han_fu_pairs", "hand_price", "max_yakuman",
-    "mcr_fans", "price_table", "score_hand", "yaku_choices",
+    "mcr_fans", "price_table", "score_hand", "yaku_choices", "yaku_words",
     # statistics: the figures and their families (scoring.stats), named for a reader
     "family_name", "figure_name", "POINT_FAMILIES", "RESULT_FIGURES", "shown_figure",
     "shown_result",
@@ -305,6 +306,18 @@ _PICKER_SWITCH: dict[str, Callable[[Rules], bool]] = {
 _DOUBLED = {"daisuushii"}
 """A yakuman the registry counts twice where ``hand.double_yakuman_hands`` (its condition
 returns 2)."""
+
+
+def yaku_words(yaku_id: str, lang: str | None = None) -> str:
+    """A yaku (riichi) or fan (MCR) by its name in ``lang``; its id if it has none."""
+    lang = lang or current_lang()
+    y = _YAKU_BY_ID.get(yaku_id)
+    if y is not None:
+        return y.ja if lang == "ja" else y.en
+    fan = _MCR_FANS.get(yaku_id)
+    if fan is not None:
+        return fan.name_ja if lang == "ja" else fan.name_en
+    return yaku_id
 
 
 def yaku_choices(rules: Rules) -> list[dict]:

@@ -364,6 +364,8 @@ STAFF_SECURITY: dict = {
 DAY = {"name": "day", "in": "query", "required": False,
        "schema": {"type": "string", "format": "date"},
        "description": "the club day, YYYY-MM-DD (default: today's)"}
+WIDTH = {"name": "width", "in": "query", "required": False,
+         "schema": {"type": "string", "enum": ["58", "80"]}}
 
 REPORT_PATHS: dict = {
     "/staff/report": {"get": _op(
@@ -422,6 +424,12 @@ PRINT_PATHS: dict = {
     "/staff/printing/daily-report": {"post": _op(
         f"{_QUEUED}: the daily report (日報) of a club day (day, default today)",
         ok="202", errors=("400", "422"), body=_obj([], day={"type": "string", "format": "date"}))},
+    "/staff/printing/preview/settlement/{game_id}": {"get": _op(
+        "a finished game's settlement receipt on screen, line for line as it prints "
+        "(width 58 or 80 mm)", params=[GAME, WIDTH], errors=("404", "422"))},
+    "/staff/printing/preview/daily-report": {"get": _op(
+        "the daily report (日報) receipt of a club day on screen (day, default today; width "
+        "58 or 80 mm)", params=[DAY, WIDTH], errors=("400", "422"))},
     "/staff/printing/jobs/{job_id}/retry": {"post": _op(
         "queue a failed print job again (202); 409 not_failed for any other job",
         params=[_path("job_id", INT)], ok="202", errors=("400", "404", "409"))},
