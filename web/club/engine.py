@@ -42,7 +42,9 @@ from scoring.money import (
     ReportGame,
     accounts,
     daily_report,
+    fee_per_player,
     game_money,
+    money_rules,
     total_account,
 )
 from scoring.points import han_fu_pairs as _han_fu_pairs
@@ -108,8 +110,8 @@ __all__ = [
     "INITIAL_R", "DanTable", "DanTableError", "Ladder", "RatedGame", "RatedSeat", "RatingLine",
     "Standing", "dan_tables", "name_pair", "rank_by_rating",
     # money: fees, prizes, chips, accounts and the daily report (scoring.money)
-    "Account", "GameMoney", "ReportGame", "accounts", "daily_report", "game_money",
-    "total_account",
+    "Account", "GameMoney", "ReportGame", "accounts", "daily_report", "fee_per_player",
+    "game_money", "money_rules", "total_account",
 ]
 
 END_REASONS = ("time", "agari_yame", "tenpai_yame")

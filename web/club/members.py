@@ -96,6 +96,13 @@ def _upsert(db: Db, player_id: int, **values: Any) -> None:
                "updated_at = excluded.updated_at", [int(player_id), *values.values(), now])
 
 
+def set_line_user(db: Db, player_id: int, user_id: str) -> None:
+    """Link a member's LINE user id (as the club's account saw it send their code); call
+    inside write_tx."""
+    _member(db, player_id)
+    _upsert(db, player_id, line_user_id=user_id)
+
+
 def issue_link(db: Db, player_id: int) -> tuple[str, bool]:
     """A new personal link token for a member, shown once: ``(token, reissued)``. Only its
     hash is kept; an earlier link of the member stops working at once."""

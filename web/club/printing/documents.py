@@ -121,6 +121,15 @@ def report_card_sheet(db: Db, player_id: int, columns: int, lang: str = "ja", *,
     return s
 
 
+def rule_set_title(db: Db, rule_set_id: str, lang: str) -> str:
+    """A rule set's title in ``lang`` (its id when it has none)."""
+    try:
+        title = club_tables.written_rules(db, rule_set_id).title
+    except UserError:
+        title = ""
+    return _title(title or rule_set_id, lang)
+
+
 def receipt_columns(width_mm: int) -> int:
     """Font A columns of ``width_mm`` paper (a preview's, without a printer profile)."""
     from web.club.printing.receipt import columns
