@@ -381,7 +381,7 @@ def test_member_downloads_their_own_data_after_the_pin_and_sees_their_receipt(ap
     members.set_pin(db, 1, "2468")
     token, _ = members.issue_link(db, 1)
     c = app.test_client()
-    assert c.get(f"/m/{token}/data.json").status_code == 403          # the PIN first
+    assert c.get(f"/m/{token}/data.json").status_code == 401          # the PIN first
     c.post(f"/m/{token}/settings/pin", data={"member_no": "M001", "pin": "2468",
                                              "csrf_token": _csrf(c)})
     r = c.get(f"/m/{token}/data.json")

@@ -23,7 +23,7 @@ def own_data(token: str) -> ResponseReturnValue:
     """Everything the club holds about the member (their member number and PIN first)."""
     member = _member(token)
     if not _opened(member):
-        raise UserError("member.pin_first", status=403, code="member_pin_required")
+        raise UserError("member.pin_first", status=401, code="member_pin_required")
     body = json.dumps(member_data.export(get_db(), member["id"]), ensure_ascii=False, indent=2)
     return _private(Response(body, mimetype="application/json", headers={
         "Content-Disposition": f'attachment; filename="member-{member["id"]}.json"'}))
