@@ -834,6 +834,14 @@ class GameRules(_Section):
         source="full: 001 1000点供託 1 「1,000点の罰符を支払う。罰符は供託として扱う。」; "
         "all_in: 002 4A 「発覚した時点で持ち点が1000点未満の場合は持ち点すべての供託となります」",
     )
+    penalty_points: int = switch(
+        1000, "a points penalty (罰符) as the tablet first offers it, per player it is paid "
+        "to (shared by all: this many times the others)",
+    )
+    penalty_step: int = switch(
+        100, "the smallest step of a points penalty, per player it is paid to (shared by "
+        "all: steps the others split evenly); also its least amount",
+    )
     no_losing_final_win: bool = switch(
         False,
         "a win that ends the game is refused (it is a chombo) when the winner was sinking and "
@@ -843,6 +851,13 @@ class GameRules(_Section):
     )
 
     def check(self) -> None:
+        if self.penalty_step < 1 or self.penalty_points < self.penalty_step \
+                or self.penalty_points % self.penalty_step:
+            raise refusal(
+                "rules_penalty_step",
+                f"game.penalty_points = {self.penalty_points} must be a positive multiple of "
+                f"game.penalty_step = {self.penalty_step}", switch="game.penalty_points",
+                value=self.penalty_points, step=self.penalty_step)
         kinds = {"kyuushu", "suufon", "suukan", "suucha_riichi", "sanchahou"}
         bad = [k for k in self.abortive_draws if k not in kinds]
         if bad:

@@ -344,7 +344,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "riichi_rate",
-        "立直率",
+        "リーチ率",
         "riichi rate",
         "hands with a riichi declared / hands played",
         _per("riichi", "hands"),
@@ -377,7 +377,7 @@ FIGURES: tuple[Figure, ...] = (
         "{:,.0f}",
     ),
     Figure(
-        "chips", "チップ", "chips", "sum of chips (祝儀) at settlement", _get("chips"), "{:+.0f}"
+        "chips", "祝儀", "chips", "sum of chips (祝儀) at settlement", _get("chips"), "{:+.0f}"
     ),
     Figure(
         "penalties",
@@ -642,7 +642,18 @@ top prizes by the club and between players, chips and their yen), per rule set, 
 total (every column adds up to the sum of either list), each player's account, and the
 club's summary (fees received, top prizes it paid, net). The opening hour is a club-day
 setting (`python -m web club-day --opening-hour 12:00`, default 12:00). Games still being
-played are listed and not counted.
+played are listed and not counted. Games played outside the opening hours stretch the
+hours occupancy is counted over, and the report says how many there were.
+
+A club may set a rule set's money on the console (`/staff/money`, a manager): the same
+switches, kept as club data over the rule set's `[money]` and previewed on a sample game;
+a game stores the money it starts under. Every amount reads one way on every page and
+paper: `¥1,000` received, `-¥600` paid, so a player's lines add up to their net. A game
+fee over the amusement-business caps for automatic tables (¥600 per person per hour or
+¥2,400 per table per hour, before tax; club data) is warned about on the form and in the
+日報. The till (`/staff/till`) checks each player's net off as paid (cash, card, chips);
+with everyone settled in cash the drawer equals the 日報's cash line (fees less the top
+prizes the club paid, less card and chip settlements).
 """.splitlines()
 
 

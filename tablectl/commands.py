@@ -255,14 +255,17 @@ def _check(r: dict[str, Any], lang: str) -> str:
 
 
 def _points(r: dict[str, Any], lang: str) -> str:
-    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang), total=p)
-                       for i, p in enumerate(r["points"]) if p is not None), lang)
+    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
+                             total=W.say("table.points_n", lang, total=f"{p:,}"))
+                       for i, p in enumerate(r["points"])
+                       if p is not None), lang)
     return W.say("table.done.points", lang, seats=seats)
 
 
 def _sticks(r: dict[str, Any], lang: str) -> str:
     seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
-                             total=W.say("table.none", lang) if p is None else p)
+                             total=W.say("table.none", lang) if p is None
+                             else W.say("table.points_n", lang, total=f"{p:,}"))
                        for i, p in enumerate(r["points"])), lang)
     return W.say("table.done.sim-sticks", lang, seats=seats)
 

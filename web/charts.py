@@ -34,22 +34,35 @@ def _scale(lo: float, hi: float, top: float, bottom: float) -> Callable[[float],
     return lambda v: bottom - (v - lo) * (bottom - top) / (hi - lo)
 
 
+LABEL_GAP = 14
+"""Least distance between two axis labels (the font is 12 units tall)."""
+
+
 def _axis_labels(
     y: Callable[[float], float], lo: float, hi: float, left: float, right: float, *,
     base: float = 0.0, signed: bool = True,
 ) -> list[str]:
-    """Grid lines labelled at the lowest, highest and ``base`` values (``base`` drawn dark)."""
+    """Grid lines labelled at the lowest, highest and ``base`` values (``base`` drawn dark);
+    a label that would overlap one already placed (1,499 beside 1,500) is left out, the
+    base's first, so every label can be read."""
     out = []
-    for v in sorted({lo, base, hi} if lo < base < hi else {lo, hi}):
+    placed: list[float] = []
+    values = sorted({lo, base, hi} if lo < base < hi else {lo, hi})
+    for v in sorted(values, key=lambda v: (v != base, v != lo)):
+        if any(abs(y(v) - p) < LABEL_GAP for p in placed):
+            continue
+        placed.append(y(v))
+    for v in values:
         text = (f"{v:+,.0f}" if v else "0") if signed else f"{v:,.0f}"
         out.append(
             f'<line x1="{_n(left)}" y1="{_n(y(v))}" x2="{_n(right)}" y2="{_n(y(v))}" '
             f'stroke="{INK if v == base else GRID}" stroke-width="1"/>'
         )
-        out.append(
-            f'<text x="{_n(left - 4)}" y="{_n(y(v) + 4)}" text-anchor="end" {FONT} '
-            f'fill="{INK}">{escape(text)}</text>'
-        )
+        if y(v) in placed:
+            out.append(
+                f'<text x="{_n(left - 4)}" y="{_n(y(v) + 4)}" text-anchor="end" {FONT} '
+                f'fill="{INK}">{escape(text)}</text>'
+            )
     return out
 
 

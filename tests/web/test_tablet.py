@@ -68,7 +68,9 @@ def test_live_screen_shows_round_scores_and_gaps(app, client):
     r = c.get("/tablet/t1")
     text = r.data.decode()
     assert 'data-testid="live"' in text and "東2局" in text
-    assert ">21,100<" in text and ">28,900<" in text and "-7,800" in text
+    assert ">21,100<" in text and ">28,900<" in text
+    # the gap to the leader is named, not a bare "-7,800" that reads as a payment
+    assert re.search(r'data-testid="gap-0">(トップまで 7,800|7,800 behind the top)<', text)
     data = page_data(r)
     assert data["next_seq"] == 2 and data["names"][0] == "青木"
     assert [1, 30] in data["spec"]["pairs"]["ron"] and [1, 20] not in data["spec"]["pairs"]["ron"]

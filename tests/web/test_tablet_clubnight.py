@@ -81,7 +81,7 @@ def test_mcr_history_uses_the_mcr_buttons_words(app, client):
     record(client, h, {"event": "win", "winners": [{"seat": 2, "fan": 10}]}, 2)
     record(client, h, {"event": "draw", "tenpai": []}, 3)
     lines = history_lines(app)
-    assert lines == ["東3局 荒牌", "東2局 自摸 上田 10点", "東1局 和了 伊藤←青木 8点"]
+    assert lines == ["東3局 荒牌", "東2局 自摸 上田 10番", "東1局 和了 伊藤←青木 8番"]
     assert not any(w in " ".join(lines) for w in ("ロン", "ツモ", "流局", "ノーテン"))
     assert history_lines(app, "en")[0] == "East 3 Draw"
 

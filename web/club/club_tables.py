@@ -162,6 +162,13 @@ def save_rule_set(db: Db, rule_set_id: str, toml_text: str, *, actor: str) -> di
 
 def resolve_rules(db: Db, rule_set_id: str) -> engine.Rules:
     """The fully resolved rules of a preset or club rule set."""
+    from web.club import money_settings  # the club's money over the rule set's [money]
+
+    return money_settings.overlay(db, rule_set_id, written_rules(db, rule_set_id))
+
+
+def written_rules(db: Db, rule_set_id: str) -> engine.Rules:
+    """A rule set as its preset or TOML says, before the club's money is laid over it."""
     if rule_set_id in engine.PRESET_IDS:
         return engine.preset(rule_set_id)
     return _rules_from_toml(get_rule_set(db, rule_set_id)["toml"], rule_set_id)

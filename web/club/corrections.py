@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from web.club import events, gamelog, stats_store, text
+from web.club import engine, events, gamelog, stats_store, text
 from web.club.audit import audit
 from web.club.gamelog import Event, Game, Played, get_game
 from web.club.games import game_view, live_game_id, settle_status, status_of
@@ -75,12 +75,31 @@ def _trial(db: Db, game: Game, seq: int, kind: str,
         marker = event if kind == "replace" else {"void": seq}
     trial: dict[str, Any] = dict(kind=kind, target_seq=seq, event=marker, seq=before.next_seq,
                                  idempotency_key=f"staff:{game['id']}:{before.next_seq}")
-    after = gamelog.replay_log(game, [*before.log, trial])
+    try:
+        after = gamelog.replay_log(game, [*before.log, trial])
+    except Refused as e:
+        raise _over_early(e, [*before.log, trial]) from None
     if game["status"] == "finished" and not after.result.get("finished"):
         raise Refused("records.would_reopen", game=game["id"])
     if game["status"] == "finished" and after.result.get("void"):
         raise Refused("records.would_void", game=game["id"])
     return before, trial, after
+
+
+def _over_early(e: Refused, log: list) -> Refused:
+    """The engine's "the game is already over" said of the staff page's hands (#seq, as
+    the page numbers them) instead of the replay's event lines; any other refusal as is."""
+    values = (e.details or {}).get("values") or {}
+    if (e.details or {}).get("reason") != "game_over":
+        return e
+    seqs = [entry["seq"] for entry in gamelog.effective_events(log)]
+
+    def seq_of(line: Any) -> Any:
+        return seqs[line - 1] if isinstance(line, int) and 0 < line <= len(seqs) else line
+
+    return Refused("records.game_over_at", code=e.code, details=e.details,
+                   seq=seq_of(values.get("line")), last=seq_of(values.get("last")),
+                   why=engine.end_words(str(values.get("end_reason"))))
 
 
 def preview_correction(db: Db, game_id: int, seq: int, *, kind: str,

@@ -99,6 +99,13 @@ def report(db: Db, day: str) -> dict:
     cfg = stats_store.settings(db)
     games = day_games(db, day)
     opens, closes = stats_store.open_hours(day, cfg)
+    # a game played outside the set hours still had the table: the hours the occupancy is
+    # counted over stretch to cover it, and the report says so
+    outside = [g for g in games if g["started"] < opens or g["finished"] > closes]
+    if outside:
+        zone = opens.tzinfo
+        opens = min(opens, *(g["started"] for g in outside)).astimezone(zone)
+        closes = max(closes, *(g["finished"] for g in outside)).astimezone(zone)
     tables = [(r["id"], r["name"]) for r in _rows(db, "SELECT id, name FROM club_tables")]
     body = engine.daily_report(
         [engine.ReportGame(g["id"], g["table_id"], g["rule_set"], g["family"], g["started"],
@@ -121,16 +128,24 @@ def report(db: Db, day: str) -> dict:
         "summary": {"fees": t["fees"], "house_prize": t["house_prize"],
                     "kept": t["fees"] - t["house_prize"]},
         "unfinished": stats_store.unfinished_games(db, day, cfg),
+        "outside_hours": len(outside),
     }
 
 
 # --------------------------------------------------------------------------- as files and pages
+def yen(value: int) -> str:
+    """The one way an amount of money reads, on every page and paper: ``¥12,300``
+    received, ``-¥600`` paid (what a player pays is negative, so a column adds up)."""
+    value = int(value)
+    return f"¥{value:,}" if value >= 0 else f"-¥{-value:,}"
+
+
 class Yen(int):
     """An amount of yen: ``¥12,300`` on a page, ``12,300`` in a CSV cell (a spreadsheet
     reads it as the number with its separators)."""
 
     def text(self) -> str:
-        return f"¥{self:,}" if self >= 0 else f"-¥{-self:,}"
+        return yen(self)
 
 
 class Share(float):

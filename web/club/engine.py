@@ -28,6 +28,7 @@ from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_J
 from scoring.hand import BOOL_FIELDS as HAND_FLAGS
 from scoring.hand import INT_FIELDS as HAND_COUNTERS
 from scoring.hand import score_hand as _score_hand
+from scoring.yaku import BY_ID as _YAKU_BY_ID
 from scoring.mcr import FANS as _MCR_FANS
 from scoring.mcr import RULEBOOK_FANS as _MCR_RULEBOOK
 from scoring.mcr.evaluate import exclusions as _mcr_exclusions
@@ -41,7 +42,9 @@ from scoring.money import (
     ReportGame,
     accounts,
     daily_report,
+    fee_per_player,
     game_money,
+    money_rules,
     total_account,
 )
 from scoring.points import han_fu_pairs as _han_fu_pairs
@@ -88,17 +91,18 @@ from web.i18n import current_lang, t
 __all__ = [
     # a game: its events, state and the engine's refusals
     "ABORT_KINDS", "END_REASONS", "EVENT_TYPES", "PENALTY_KINDS", "WINDS", "WINDS_JA",
-    "GameState", "ScoringError", "advance", "refusal", "replay", "replayed", "seat_wind",
-    "start",
+    "GameState", "ScoringError", "advance", "end_words", "refusal", "replay", "replayed",
+    "seat_wind", "start",
     # rules
     "PRESET_IDS", "RULE_NUMBER_LIMIT", "Rules", "load_rules", "preset", "rules",
     "rules_from_data", "rules_of_text",
     # one hand: its inputs, its price, the pickers of the entry forms
     "HAND_COUNTERS", "HAND_FLAGS", "MCR_FLAGS", "MCR_MINIMUM_FAN", "MCR_FLOWER_FAN",
     "MCR_REPEATABLE", "chips_for", "counters", "han_fu_pairs", "hand_price", "max_yakuman",
-    "mcr_fans", "price_table", "score_hand", "yaku_choices",
+    "mcr_fans", "price_table", "score_hand", "yaku_choices", "yaku_words",
     # statistics: the figures and their families (scoring.stats), named for a reader
-    "family_name", "figure_name",
+    "family_name", "figure_name", "POINT_FAMILIES", "RESULT_FIGURES", "shown_figure",
+    "shown_result",
     "FAMILIES", "FIGURE_IDS", "STREAKS", "SUM_NAMES", "SUMS", "PlayerGame", "aggregate",
     "combine", "figure", "figures", "format_figure", "line_from_dict", "line_options",
     "line_to_dict", "player_games", "rank_rows", "rule_family",
@@ -106,13 +110,32 @@ __all__ = [
     "INITIAL_R", "DanTable", "DanTableError", "Ladder", "RatedGame", "RatedSeat", "RatingLine",
     "Standing", "dan_tables", "name_pair", "rank_by_rating",
     # money: fees, prizes, chips, accounts and the daily report (scoring.money)
-    "Account", "GameMoney", "ReportGame", "accounts", "daily_report", "game_money",
-    "total_account",
+    "Account", "GameMoney", "ReportGame", "accounts", "daily_report", "fee_per_player",
+    "game_money", "money_rules", "total_account",
 ]
 
 END_REASONS = ("time", "agari_yame", "tenpai_yame")
 RULE_NUMBER_LIMIT = 1_000_000
 """Largest size of any number in a rule set: the presets' largest is 60,000 points."""
+
+
+POINT_FAMILIES = ("riichi4", "riichi3")
+"""Families whose settled results are points: a club reads them in thousands (+59.0)."""
+RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
+"""Figures counted in a game's settled result, as a point family's club writes them."""
+
+
+def shown_result(value: float, family: str | None) -> float:
+    """A settled result in the unit the club reads it in: thousands of points in point
+    families (+69.0), as it is elsewhere (MCR totals, victory points)."""
+    return value / 1000 if family in POINT_FAMILIES else value
+
+
+def shown_figure(fid: str, value: Any, family: str | None) -> str:
+    """A figure as every page and file shows it (results in the family's unit)."""
+    if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
+        return RESULT_FIGURES[fid].format(shown_result(value, family))
+    return format_figure(fid, value)
 
 
 def family_name(family: str, lang: str | None = None) -> str:
@@ -132,11 +155,18 @@ _RESERVED = frozenset({"status", "code", "details", "key"})
 sentence's values (it stays in ``details.values``)."""
 
 
+def end_words(reason: str) -> str:
+    """Why a game ended, in words (``bust`` is 箱下)."""
+    return t(f"engine.end.{reason}") if lexicon.has(f"engine.end.{reason}") else reason
+
+
 def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused:
     """An engine refusal for a person: worded by ``engine.<reason>`` (lexicon/catalogue/
     engine.toml) in the request's language, seats by their wind and player; the reason and
     its values ride along in ``details`` for a client that points at the field."""
     values = {k: v for k, v in e.values.items() if k not in _RESERVED}
+    if lexicon.has(f"engine.end.{values.get('end_reason')}"):
+        values["end_reason"] = end_words(str(values["end_reason"]))
     details = {"reason": e.reason, "values": dict(e.values)}
     key = f"engine.{e.reason}"
     if lexicon.has(key):
@@ -278,6 +308,18 @@ _PICKER_SWITCH: dict[str, Callable[[Rules], bool]] = {
 _DOUBLED = {"daisuushii"}
 """A yakuman the registry counts twice where ``hand.double_yakuman_hands`` (its condition
 returns 2)."""
+
+
+def yaku_words(yaku_id: str, lang: str | None = None) -> str:
+    """A yaku (riichi) or fan (MCR) by its name in ``lang``; its id if it has none."""
+    lang = lang or current_lang()
+    y = _YAKU_BY_ID.get(yaku_id)
+    if y is not None:
+        return y.ja if lang == "ja" else y.en
+    fan = _MCR_FANS.get(yaku_id)
+    if fan is not None:
+        return fan.name_ja if lang == "ja" else fan.name_en
+    return yaku_id
 
 
 def yaku_choices(rules: Rules) -> list[dict]:

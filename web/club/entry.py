@@ -70,7 +70,8 @@ def _events(rules: engine.Rules) -> dict:
             "honba": g.honba, "tenpai": riichi or rules.points.noten_total > 0,
             "chombo_at_draw": g.chombo_at_draw and g.chombo != "none",
             "kyuushu_nukidora": g.kyuushu_after_nukidora and rules.hand.nukidora != "none"
-            and "kyuushu" in g.abortive_draws}
+            and "kyuushu" in g.abortive_draws,
+            "penalty_points": g.penalty_points, "penalty_step": g.penalty_step}
 
 
 def _chips(rules: engine.Rules) -> dict:

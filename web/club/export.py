@@ -409,7 +409,7 @@ def _rating_text(value: float | None) -> str:
     return "" if value is None else f"{value:,.0f}"
 
 
-def _board_html(rows: list[dict]) -> str:
+def _board_html(rows: list[dict], family: str) -> str:
     ids = [f for f in engine.FIGURE_IDS]
     head = "".join(
         f"<th>{_esc(engine.figure(f).ja)}<br>{_esc(engine.figure(f).en)}</th>" for f in ids
@@ -418,7 +418,7 @@ def _board_html(rows: list[dict]) -> str:
         f"<tr><td>{r['rank']}</td><td class=n>{_esc(r['name'])}</td>"
         f"<td>{_rating_text(r['rating'])}</td>"
         f"<td class=n>{_esc(r['dan'])}</td>"
-        + "".join(f"<td>{_esc(engine.format_figure(f, r[f]))}</td>" for f in ids)
+        + "".join(f"<td>{_esc(engine.shown_figure(f, r[f], family))}</td>" for f in ids)
         + "</tr>"
         for r in rows
     )
@@ -442,13 +442,16 @@ def html_page(day: str, boards: dict, games_: list[dict]) -> str:
             ja, en = engine.FAMILIES[fam]
             parts.append(f"<section><h2>{_esc(label)} · {_esc(ja)} ({_esc(en)}) · {span}</h2>")
             parts.append(
-                charts.totals_chart([(r["name"], r["total"]) for r in rows[:30]], f"{label} {en}")
+                charts.totals_chart([(r["name"], engine.shown_result(r["total"], fam))
+                                    for r in rows[:30]], f"{label} {en}")
             )
-            parts.append(_board_html(rows) + "</section>")
+            parts.append(_board_html(rows, fam) + "</section>")
     parts.append(f"<h2>本日の対局 / Games of {day}: {len(games_)}</h2>")
     for g in games_:
         names = [s["player"] for s in g["seats"]]
-        res = ", ".join(f"{s['player']} {s['rank']}着 {_num(s['result']):+}" for s in g["seats"])
+        res = ", ".join(f"{s['player']} {s['rank']}着 "
+                        f"{engine.shown_figure('best', s['result'], g['family'])}"
+                        for s in g["seats"])
         parts.append(
             f"<section><h3>#{g['game_id']} {_esc(g['table_id'])} {_esc(g['rule_set'])}: "
             f"{_esc(res)}</h3>"
@@ -795,7 +798,7 @@ def main_leaderboard(args: argparse.Namespace) -> int:
         rank = "-" if r["rank"] is None else r["rank"]
         print(
             f"{rank:>4}  {r['name']:<16}{_rating_text(r['rating']) or '-':>7}"
-            + "".join(f"{engine.format_figure(c, r[c]):>13}" for c in TEXT_COLUMNS)
+            + "".join(f"{engine.shown_figure(c, r[c], args.family):>13}" for c in TEXT_COLUMNS)
         )
     return 0
 

@@ -363,7 +363,8 @@ def preview_event(db: Db, game_id: int, event: Any) -> dict:
     last = result["hands"][-1]
     return {"event": event, "preview": {
         "deltas": last["deltas"], "scores": last["scores"], "kyoutaku": last["kyoutaku"],
-        "finished": result["finished"], "state": result["state"]}}
+        "finished": result["finished"], "state": result["state"],
+        "final": result.get("final") if result["finished"] else None}}
 
 
 def _replay_of_key(db: Db, key: str, game_id: int, request: Any) -> dict | None:

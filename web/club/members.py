@@ -169,6 +169,13 @@ def _fresh_start(db: Db, player_id: int) -> None:
                [int(player_id)])
 
 
+def set_line_user(db: Db, player_id: int, user_id: str) -> None:
+    """Link a member's LINE user id (as the club's account saw it send their code); call
+    inside write_tx."""
+    _member(db, player_id)
+    _upsert(db, player_id, line_user_id=user_id)
+
+
 def issue_link(db: Db, player_id: int) -> tuple[str, bool]:
     """A new personal link token for a member, shown once: ``(token, reissued)``. Only its
     hash is kept; an earlier link of the member stops working at once."""
@@ -429,7 +436,9 @@ def check_pin(db: Db, member: dict, member_no: object, pin: object, ip: str,
     # the same work for a member without a PIN: the answer's time tells nothing
     checked = check_password_hash(stored or _dummy(), str(typed))
     ok = bool(stored) and checked
-    ok = ok and bool(typed) and bool(member["member_no"]) and typed_no == member["member_no"]
+    # as at the tablet: m001 is M001 (a member number is read off a card, not a password)
+    ok = ok and bool(typed) and bool(member["member_no"]) and \
+        typed_no.casefold() == str(member["member_no"]).casefold()
     with write_tx(db):
         if ok:
             db.execute("UPDATE login_attempts SET ok = 1 WHERE rowid IN (?, ?)", ids)

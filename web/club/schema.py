@@ -11,17 +11,20 @@ import clubdb
 import sqlite_utils
 
 from web import security
-from web.club import accounts, audit, games, members, rating_store, standings, stats_store
+from web.club import (accounts, audit, games, members, money_settings, rating_store, standings,
+                      stats_store, till)
 from web.club.chain import changelog as chain_changelog
 from web.club.chain import members as chain_members
 from web.club.floor import store as floor
+from web.club.notify import line_link
 from web.club.notify import outbox as notify
 from web.club.printing import queue as printing
 
 SETS = (games.MIGRATIONS, audit.MIGRATIONS, accounts.MIGRATIONS, security.MIGRATIONS,
         stats_store.MIGRATIONS, standings.MIGRATIONS, rating_store.MIGRATIONS, floor.MIGRATIONS,
         members.MIGRATIONS, chain_members.MIGRATIONS, notify.MIGRATIONS,
-        chain_changelog.MIGRATIONS, printing.MIGRATIONS)
+        chain_changelog.MIGRATIONS, printing.MIGRATIONS, money_settings.MIGRATIONS,
+        till.MIGRATIONS, line_link.MIGRATIONS)
 
 
 def migrate(db: sqlite_utils.Database) -> list[str]:

@@ -33,24 +33,14 @@ bp = Blueprint("leaderboard", __name__, url_prefix="/leaderboard", template_fold
 
 
 
-RESULT_FIGURES = {"total": "{:+.1f}", "average": "{:+.2f}", "best": "{:+.1f}"}
-"""Figures counted in a game's settled result: in point families the club writes them in
-thousands of points (+59.0, not +59,000.0)."""
-POINT_FAMILIES = ("riichi4", "riichi3")
-
-
-def shown_result(value: float, family: str | None) -> float:
-    """A settled result in the unit the club reads it in: thousands of points in point
-    families (+69.0), as it is elsewhere (MCR totals, victory points). The table and the
-    charts both show this number."""
-    return value / 1000 if family in POINT_FAMILIES else value
+RESULT_FIGURES = engine.RESULT_FIGURES
+POINT_FAMILIES = engine.POINT_FAMILIES
+shown_result = engine.shown_result
 
 
 @bp.app_template_global("fmt_figure")
 def _fmt_figure(fid: str, value: Any, family: str | None = None) -> str:
-    if family in POINT_FAMILIES and fid in RESULT_FIGURES and value is not None:
-        return RESULT_FIGURES[fid].format(shown_result(value, family))
-    return engine.format_figure(fid, value)
+    return engine.shown_figure(fid, value, family)
 
 
 CHART_WIDTH = 360

@@ -191,8 +191,14 @@ def page(token: str) -> ResponseReturnValue:
     if day is not None:
         day = stats_store.user_day(day).isoformat()
     data = page_data(db, member, request.args.get("family") or None, day)
+    from web.club.notify import line_link  # the LINE link's code and the club's account
+
+    cfg = line_link.settings(current_app.config)
+    linked = line_link.linked_user(db, member["id"])
+    line = {"linked": bool(linked), "friend_url": line_link.friend_url(cfg),
+            "code": None if linked else line_link.code_for(db, member["id"])}
     return render_template("member/page.html", token=token, family_name=family_name,
-                           figure_name=figure_name, **data)
+                           figure_name=figure_name, line=line, **data)
 
 
 # ----------------------------------------------------------------------------- settings
@@ -385,3 +391,4 @@ def _flag(data: dict, key: str) -> bool:
                             details={"field": key}, field=key)
         return value
     return str(value or "").lower() in ("1", "true", "on", "yes")
+from web.member import own  # noqa: E402,F401  (its routes register on bp)

@@ -21,6 +21,7 @@ from web.db import Db, rows as _rows
 from web.i18n import current_lang, t
 from web.club.text import whole_number
 from web.staff import eventwords
+from web.club.floor import waiting
 from web.club.floor.store import table_name
 from web.staff.common import signed
 from web.staff.names import rule_set_name
@@ -160,9 +161,22 @@ def _seating(e: dict, d: dict) -> dict:
             "before": [], "after": [seats] if seats else []}
 
 
+def _wish(value: Any) -> Any:
+    """A waiting player's wish in words: ``family:riichi4`` is 四人打ち, ``rules:<id>``
+    the rule set's name; any other value as it is."""
+    if isinstance(value, str):
+        kind, sep, what = value.partition(":")
+        if sep and kind == "family":
+            return waiting.family_words(what, current_lang())
+        if sep and kind == "rules":
+            return rule_set_name(what)
+    return value
+
+
 def _generic(e: dict, d: dict) -> dict:
     key = f"staff.audit.do.{e['action']}"
-    values: dict[str, Any] = {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
+    values: dict[str, Any] = {k: _wish(v) for k, v in d.items()
+                              if isinstance(v, (str, int, float))}
     summary = t(key, target=e["target_id"], **values)
     if summary == key:
         summary = t("staff.audit.do.other", action=e["action"], target=e["target"])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from web.club import engine
 from web.i18n import t
 
 
@@ -35,9 +36,27 @@ def _value(w: dict) -> str:
         text = t("staff.ev.tiles", hand=hand.get("hand", ""), win=hand.get("win", ""))
     else:
         text = ""
-    extras = [t("staff.ev.dora", n=w["dora"])] if w.get("dora") else []
+    # every fact stored with the hand, so a correction starts from what was recorded
+    picks = [*(w.get("yaku") or []), *(w.get("fans") or [])]
+    extras = [t("floor.list_sep").join(_pick(p) for p in picks if isinstance(p, dict))] \
+        if picks else []
+    extras += [t(f"staff.ev.{k}", n=w[k]) for k in COUNTERS if w.get(k)]
+    extras += [t(f"staff.ev.{k}") for k in FLAGS if w.get(k)]
     extras += [t("staff.ev.chips", n=w["chips"])] if w.get("chips") else []
     return " ".join([text, *extras]).strip()
+
+
+COUNTERS = ("dora", "aka", "ura", "nukidora", "flowers")
+"""A winner's counted extras, each worded by ``staff.ev.<name>``."""
+FLAGS = ("ippatsu", "pocchi", "open")
+
+
+def _pick(p: dict) -> str:
+    """A picked yaku or fan: its name, with a count or a han where it has one."""
+    name = engine.yaku_words(str(p.get("id")))
+    if p.get("count") and p["count"] > 1:
+        name += f"×{p['count']}"
+    return name
 
 
 def describe(event: dict | None, names: list[str]) -> str:

@@ -3,7 +3,9 @@
 * ``/staff/printing``: the worker and the printer (last print, last error in words,
   how many wait), the failed jobs with a button to print them again, the recent jobs;
 * ``POST /staff/printing/settlement/<game>``, ``/staff/printing/report-card/<player>``
-  (``day`` or ``game_id``), ``/staff/printing/daily-report`` (``day``): queue a print.
+  (``day`` or ``game_id``), ``/staff/printing/daily-report`` (``day``): queue a print;
+* ``/staff/printing/preview/settlement/<game>``, ``/staff/printing/preview/daily-report``
+  (``day``, ``width`` 58 or 80): the receipt on screen, line for line as it prints.
 
 A print button only queues the job (:mod:`web.club.printing.queue`) and answers at
 once: the worker prints it, whether or not the printer is there right now.
@@ -11,11 +13,13 @@ once: the worker prints it, whether or not the printer is there right now.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from web.club import clubtime, gamelog, roster, stats_store
-from web.club.printing import queue
+from web.club.printing import documents, queue
 from web.db import Db, get_db, one
 from web.errors import Conflict, NotFound, UserError
 from web.i18n import current_lang, t
@@ -152,3 +156,35 @@ def printing_page() -> ResponseReturnValue:
         last_ok=clubtime.clock(st["last_ok_at"], tz) if st["last_ok_at"] else None,
         last_error=_error(st["last_error"]),
         last_error_at=clubtime.clock(st["last_error_at"], tz) if st["last_error_at"] else "")
+
+
+PREVIEW_WIDTHS = (80, 58)
+
+
+def _preview(sheet_of: Any, what: str) -> ResponseReturnValue:
+    """A receipt on screen, line for line as the printer lays it out on the chosen paper."""
+    width = request.args.get("width", "80")
+    width_mm = int(width) if width in ("58", "80") else 80
+    sheet = sheet_of(documents.receipt_columns(width_mm))
+    return render_template("staff/print_preview.html", sheet=sheet, what=what,
+                           width_mm=width_mm, widths=PREVIEW_WIDTHS)
+
+
+@bp.get("/printing/preview/settlement/<int:game_id>")
+@staff_required
+def preview_settlement(game_id: int) -> ResponseReturnValue:
+    """A finished game's settlement sheet as it would print."""
+    db, lang = get_db(), current_lang()
+    return _preview(lambda cols: documents.settlement(db, game_id, cols, lang),
+                    t("print.kind.settlement", game=game_id))
+
+
+@bp.get("/printing/preview/daily-report")
+@staff_required
+def preview_daily_report() -> ResponseReturnValue:
+    """The daily report (日報) receipt of a club day (``day``, default today) as it would
+    print."""
+    db, lang = get_db(), current_lang()
+    day = _day_field(dict(request.args)) or stats_store.today(stats_store.settings(db))
+    return _preview(lambda cols: documents.daily(db, day, cols, lang),
+                    t("print.kind.daily_report", day=day))

@@ -18,7 +18,8 @@ from datetime import timedelta
 from flask import Response, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, daily_report, rating_store, standings, stats_store
+from web.club import (club_tables, clubtime, daily_report, money_settings, rating_store,
+                      standings, stats_store, till)
 from web.db import get_db
 from web.errors import NotFound, UserError
 from web.club.export import csv_bytes
@@ -26,6 +27,7 @@ from web.security import actor_name, staff_required, wants_json
 from web.limits import form_data
 from web.staff.common import bp, done, msg
 from web.staff.manage import _uploaded_toml
+from web.staff.names import rule_set_name
 
 SHEETS = {
     "tables": daily_report.table_sheet,
@@ -50,8 +52,19 @@ def daily() -> ResponseReturnValue:
     if wants_json():
         return jsonify(rep)
     d = stats_store.parse_day(day)
+    warnings = []
+    for r in rep["rule_sets"]:
+        try:
+            rules = club_tables.resolve_rules(db, r["key"])
+        except UserError:
+            continue
+        minutes = r["minutes"] / r["games"] if r["games"] else money_settings.SAMPLE_MINUTES
+        for w in money_settings.cap_warnings(db, money_settings.money_of(rules),
+                                             rules.table.players, minutes):
+            warnings.append(f"{rule_set_name(r['key'])}: {w}")
     return render_template(
-        "staff/report.html", rep=_in_club_time(rep), day=day,
+        "staff/report.html", rep=_in_club_time(rep), day=day, cap_warnings=warnings,
+        till=till.close(db, day),
         prev_day=(d - timedelta(days=1)).isoformat(), next_day=(d + timedelta(days=1)).isoformat(),
         sheets=list(SHEETS),
     )

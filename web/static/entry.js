@@ -57,10 +57,12 @@ export function strToTiles(text) {
   return out;
 }
 
-function tileLabel(t, honours) {
+// a tile as players name it: 1萬, 9索, 赤5筒 (★ is the chips' mark, never a tile's)
+function tileLabel(t, honours, suits, red) {
   if (t[1] === "z") { return honours[Number(t[0]) - 1]; }
   if (t[1] === "f") { return "花" + t[0]; }
-  return (t[0] === "0" ? "5" : t[0]) + t[1] + (t[0] === "0" ? "★" : "");
+  const name = (t[0] === "0" ? "5" : t[0]) + (suits["mps".indexOf(t[1])] || t[1]);
+  return t[0] === "0" ? red.replace("{tile}", name) : name;
 }
 
 // ---------------------------------------------------------------- the form
@@ -72,8 +74,12 @@ export function createEntry(container, opts) {
   const n = spec.players;
   const mcr = spec.family === "mcr";
   const honours = (opts.words["entry.honours"] || "東,南,西,北,白,發,中").split(",");
+  const suits = (opts.words["entry.suits"] || "萬,筒,索").split(",");
+  const red = opts.words["entry.red_five"] || "赤{tile}";
+  const penaltyPoints = () => spec.events.penalty_points || 1000;
+  const penaltyStep = () => spec.events.penalty_step || 100;
   const F = {winners: [], from: null, per: {}, tenpai: [], nagashi: [], chombo: [], kind: null,
-    seat: null, nukidora: 0, points: 1000 * (n - 1), to: null, reason: "time"};
+    seat: null, nukidora: 0, points: penaltyPoints() * (n - 1), to: null, reason: "time"};
   if (kind === "abort" && spec.events.abort.length === 1) { F.kind = spec.events.abort[0]; }
   if (kind === "penalty" && spec.events.penalty.length === 1) { F.kind = spec.events.penalty[0]; }
   const tsumo = kind === "tsumo";
@@ -310,7 +316,7 @@ export function createEntry(container, opts) {
     const list = (name) => (name.indexOf("meld:") === 0 ? T.melds[Number(name.slice(5))].tiles : T[name]);
     out.push(el("div", {class: "tile-fields"}, targets.map(([name, label]) =>
       el("button", {type: "button", class: "btn tile-target" + (T.target === name ? " on" : ""), "data-target": name,
-        on: {click: () => { T.target = name; changed(); }}}, [label + ": " + (list(name).map((t) => tileLabel(t, honours)).join(" ") || "—")]))));
+        on: {click: () => { T.target = name; changed(); }}}, [label + ": " + (list(name).map((t) => tileLabel(t, honours, suits, red)).join(" ") || "—")]))));
     const melds = ["pon", "minkan", "ankan"];
     if (spec.chi) { melds.unshift("chi"); }
     out.push(el("div", {class: "row meld-buttons"}, melds.map((type) =>
@@ -323,7 +329,7 @@ export function createEntry(container, opts) {
       if (s !== "z" && spec.tiles.red[s]) { kinds.splice(kinds.indexOf("5" + s) + 1, 0, "0" + s); }
       for (const t of kinds) {
         keys.appendChild(el("button", {type: "button", class: `tile-key suit-${s}` + (t[0] === "0" ? " red" : ""), "data-tile": t, title: t,
-          on: {click: () => { if (T.target === "win") { T.win = [t]; } else { list(T.target).push(t); } changed(); }}}, [tileLabel(t, honours)]));
+          on: {click: () => { if (T.target === "win") { T.win = [t]; } else { list(T.target).push(t); } changed(); }}}, [tileLabel(t, honours, suits, red)]));
       }
     }
     keys.appendChild(el("button", {type: "button", class: "tile-key back", "data-tile": "back", "aria-label": w("entry.back"),
@@ -523,14 +529,15 @@ export function createEntry(container, opts) {
     out.push(section(w("entry.kind"), [pick(spec.events.penalty.map((k) => ({value: k, label: w("tablet.kind." + k)})),
       {selected: F.kind, cls: "kind-pick", testid: "penalty", onPick: (k) => { F.kind = k; changed(); }})]));
     if (F.kind === "points") {
-      // shared by all: steps the others can split evenly; paid to one: 100 points
-      const step = F.to === null ? (n - 1) * 100 : 100;
+      // the rules' step per player paid (MCR: tens); shared by all, a step the others split evenly
+      const step = F.to === null ? (n - 1) * penaltyStep() : penaltyStep();
       out.push(stepper(w("entry.points"), F.points, (x) => { F.points = x; changed(); },
         {min: step, max: 100000, step, testid: "points-amount"}));
       out.push(section(w("entry.to"), [pick([{value: "all", label: w("entry.to_all")}].concat(seatItems((s) => s === F.seat)),
         {selected: F.to === null ? "all" : F.to, cls: "seat-pick small", testid: "to", onPick: (v) => {
           F.to = v === "all" ? null : v;
-          if (F.to === null) { F.points = Math.max(n - 1, Math.round(F.points / ((n - 1) * 100))) * (n - 1) * 100; }
+          const unit = (n - 1) * penaltyStep();
+          if (F.to === null) { F.points = Math.max(1, Math.round(F.points / unit)) * unit; }
           changed();
         }})]));
     }

@@ -188,7 +188,8 @@ function paintTable() {
     card.classList.toggle("in-riichi", riichi.indexOf(i) >= 0);
     $(".wind", card).textContent = w("offline.wind." + winds[i]);
     $(".score", card).textContent = fmt(shown[i]);
-    $(".gap", card).textContent = st.scores[i] - top ? signed(st.scores[i] - top) : "";
+    // the gap to the leader, named: a bare "-8,000" reads as a payment
+    $(".gap", card).textContent = st.scores[i] - top ? w("tablet.gap_to_top", {points: fmt(top - st.scores[i])}) : "";
     const chips = $(".chips", card);
     if (chips) { chips.textContent = spec.chips.enabled && st.chips[i] ? "★" + (st.chips[i] > 0 ? "+" : "") + st.chips[i] : ""; }
     const btn = $(".riichi-toggle", card);
@@ -521,6 +522,23 @@ function showPreview(deltas, note) {
   if (note) { box.appendChild(el("p", {class: "hint small", text: note})); }
 }
 
+/** The settlement the end would make: each seat's place and settled result (the end
+    itself moves no points, so its payments would all read 0). */
+function showFinal(final) {
+  const box = $("#panel-preview"); box.innerHTML = "";
+  const grid = el("div", {class: "preview-grid"});
+  const thousands = spec.family === "riichi4" || spec.family === "riichi3";
+  names().forEach((name, i) => {
+    const r = final.result[i] || 0, shown = thousands ? r / 1000 : r;
+    const text = (shown > 0 ? "+" : "") + (thousands ? shown.toFixed(1) : String(shown));
+    grid.appendChild(el("div", {class: "pv", "data-testid": "preview-" + i}, [el("span", {class: "pv-name", text: name}),
+      el("span", {class: "num " + (r > 0 ? "plus" : r < 0 ? "minus" : ""), "data-testid": "final-" + i,
+        text: w("tablet.final_line", {rank: final.ranks[i], result: text})})]));
+  });
+  box.appendChild(grid);
+  box.appendChild(el("p", {class: "hint small", "data-testid": "final-note", text: w("tablet.final_note")}));
+}
+
 function chipsNote(ev) {
   if (ev.event === "win" && spec.family === "mcr") {      // the fan each winner is paid on
     return ev.winners.filter((x) => x.fan).map((x) => names()[x.seat] + " " +
@@ -549,7 +567,8 @@ function refresh() {
   panel.local = res;
   const note = [chipsNote(event), res.priced ? "" : (res.reason === "tiles" && !online ? w("entry.offline_tiles") : "")]
     .filter(Boolean).join(" ");
-  showPreview(res.priced ? res.deltas : null, res.priced ? note : (note || w("tablet.checking")));
+  if (event.event === "end") { showPreview(null, w("tablet.checking")); }
+  else { showPreview(res.priced ? res.deltas : null, res.priced ? note : (note || w("tablet.checking"))); }
   rec.disabled = false;
   serverCheck(event);
 }
@@ -576,7 +595,8 @@ function serverCheck(event) {
     box.dataset.checked = "1";
     if (res.status === 200) {
       const p = res.json.preview || {};
-      showPreview(p.deltas, chipsNote(res.json.event || event));
+      if (p.final && p.final.result) { showFinal(p.final); }
+      else { showPreview(p.deltas, chipsNote(res.json.event || event)); }
       return {ok: true, event: res.json.event || event};
     }
     const error = errorOf(res);

@@ -90,4 +90,4 @@ def init_app(app: Flask) -> None:
     app.jinja_env.globals["seat_ratings"] = seat_ratings
     app.jinja_env.globals["seat_accounts"] = seat_accounts
     app.jinja_env.globals["seat_report_cards"] = seat_report_cards
-    app.jinja_env.globals["yen"] = lambda v: daily_report.Yen(v).text()
+    app.jinja_env.globals["yen"] = daily_report.yen

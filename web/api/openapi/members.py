@@ -75,6 +75,21 @@ MEMBER_PATHS: dict = {
     "/m/{token}/settings/email/resend": {"post": _member_op(
         "send a new code to the member's unconfirmed e-mail address (after the PIN; one a "
         "minute)", errors=("401", "404", "409", "429"))},
+    "/m/{token}/data.json": {"get": _member_op(
+        "everything the club holds about the member, as the desk's export (after the "
+        "member number and PIN), as a file to download", errors=("401", "404"))},
+    "/m/{token}/receipt/{day}": {"get": {
+        **_member_op("the member's receipt for a club day's game fees (HTML; a simplified "
+                     "qualified invoice when the club has a registration number)",
+                     errors=("400", "404"), html=True),
+        "parameters": [TOKEN, _path("day", {"type": "string", "format": "date"})]}},
+    "/m/line/webhook": {"post": {
+        **_member_op("the LINE platform's webhook: the body signed with the channel secret "
+                     "(X-Line-Signature); a member who sends the code of their page is linked",
+                     errors=("400",), body=_obj([], events={"type": "array"})),
+        "parameters": [{"name": "X-Line-Signature", "in": "header", "required": True,
+                        "schema": STR}],
+        "tags": ["line"]}},
     "/staff/players/{player_id}/member": {"get": _op(
         "a member's link and PIN state (never the link itself) and opt-ins",
         params=[PLAYER], errors=("404",))},

@@ -364,6 +364,8 @@ STAFF_SECURITY: dict = {
 DAY = {"name": "day", "in": "query", "required": False,
        "schema": {"type": "string", "format": "date"},
        "description": "the club day, YYYY-MM-DD (default: today's)"}
+WIDTH = {"name": "width", "in": "query", "required": False,
+         "schema": {"type": "string", "enum": ["58", "80"]}}
 
 REPORT_PATHS: dict = {
     "/staff/report": {"get": _op(
@@ -422,8 +424,51 @@ PRINT_PATHS: dict = {
     "/staff/printing/daily-report": {"post": _op(
         f"{_QUEUED}: the daily report (日報) of a club day (day, default today)",
         ok="202", errors=("400", "422"), body=_obj([], day={"type": "string", "format": "date"}))},
+    "/staff/printing/preview/settlement/{game_id}": {"get": _op(
+        "a finished game's settlement receipt on screen, line for line as it prints "
+        "(width 58 or 80 mm)", params=[GAME, WIDTH], errors=("404", "422"))},
+    "/staff/printing/preview/daily-report": {"get": _op(
+        "the daily report (日報) receipt of a club day on screen (day, default today; width "
+        "58 or 80 mm)", params=[DAY, WIDTH], errors=("400", "422"))},
     "/staff/printing/jobs/{job_id}/retry": {"post": _op(
         "queue a failed print job again (202); 409 not_failed for any other job",
         params=[_path("job_id", INT)], ok="202", errors=("400", "404", "409"))},
 }
 REPORT_PATHS.update(PRINT_PATHS)
+
+# ---- the club's money and the till (web/staff/money_page.py)
+_MONEY_FIELDS = {k: {"type": "string"} for k in (
+    "fee_mode", "fee", "fee_unit_minutes", "fee_payer", "top_prize", "top_prize_from", "chip_yen")}
+_PLAYER = _path("player_id", INT)
+_DAY_PATH = _path("day", {"type": "string", "format": "date"})
+MONEY_PATHS: dict = {
+    "/staff/money": {"get": _op(
+        "every rule set's money (fee, top prize, chip cash-out) with a sample game; edit=<id> "
+        "and the fields preview typed values without saving", params=[DAY])},
+    "/staff/money/{rule_set_id}": {"post": _op(
+        "a manager sets a rule set's money (checked as the rules engine checks [money]; "
+        "audited as money.update)", params=[_path("rule_set_id", STR)],
+        errors=("400", "403", "404", "422"), body=_obj([], **_MONEY_FIELDS))},
+    "/staff/money/club": {"post": _op(
+        "a manager sets the fee caps, the invoice registration number (T and 13 digits) and "
+        "the club's name for receipts", errors=("400", "403"),
+        body=_obj([], fee_cap_person_hour=STR, fee_cap_table_hour=STR,
+                  invoice_registration=STR, club_name=STR))},
+    "/staff/money/fees": {"get": _op("the fee list the club displays, printable")},
+    "/staff/money/accounting.csv": {"get": _op(
+        "the day's takings as a freee 取引 import CSV (UTF-8 with a BOM)", params=[DAY])},
+    "/staff/money/receipt/{player_id}": {"get": _op(
+        "a player's receipt for the day's fees (a simplified qualified invoice when the club "
+        "has a registration number)", params=[_PLAYER, DAY])},
+    "/staff/till": {"get": _op(
+        "the day's till: each player's account, checked off or open, and the drawer",
+        params=[DAY])},
+    "/staff/till/{day}/{player_id}/paid": {"post": _op(
+        "check a player's account off as paid (409 when it already is)",
+        params=[_DAY_PATH, _PLAYER], errors=("400", "404", "409"),
+        body=_obj(["method"], method={"type": "string", "enum": ["cash", "card", "chips"]}))},
+    "/staff/till/{day}/{player_id}/correct": {"post": _op(
+        "undo a check-off with a reason (audited as till.correct)",
+        params=[_DAY_PATH, _PLAYER], errors=("400", "404"), body=REASON)},
+}
+REPORT_PATHS.update(MONEY_PATHS)

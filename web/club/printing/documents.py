@@ -62,7 +62,7 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     s.add(t("print.game_no", game=game["id"]), "center")
     s.rule("=")
     s.pair(t("tablet.table"), table)
-    s.pair(t("tablet.rules"), _title(played.result.get("rules") or game["rule_set"], lang))
+    s.pair(t("tablet.rules"), _title(game["rules"].get("title") or game["rule_set"], lang))
     s.pair(t("print.finished"), clubtime.club_clock(db, game.get("finished_at"), day=True))
     s.rule()
     seats = game["seats"]
@@ -121,8 +121,24 @@ def report_card_sheet(db: Db, player_id: int, columns: int, lang: str = "ja", *,
     return s
 
 
+def rule_set_title(db: Db, rule_set_id: str, lang: str) -> str:
+    """A rule set's title in ``lang`` (its id when it has none)."""
+    try:
+        title = club_tables.written_rules(db, rule_set_id).title
+    except UserError:
+        title = ""
+    return _title(title or rule_set_id, lang)
+
+
+def receipt_columns(width_mm: int) -> int:
+    """Font A columns of ``width_mm`` paper (a preview's, without a printer profile)."""
+    from web.club.printing.receipt import columns
+
+    return columns(width_mm)
+
+
 def _yen(value: int) -> str:
-    return daily_report.Yen(value).text()
+    return daily_report.yen(value)
 
 
 def daily(db: Db, day: str, columns: int, lang: str = "ja") -> Sheet:

@@ -53,7 +53,7 @@ def open_printer(cfg: PrinterConfig) -> Any:
         elif cfg.kind == "usb":
             p = printer.Usb(cfg.vendor_id, cfg.product_id, timeout=int(cfg.timeout * 1000), **kw)
         elif cfg.kind == "file":
-            p = printer.File(cfg.path, **kw)
+            p = _appending_file(printer.File)(cfg.path, **kw)
         else:
             raise PrinterDown("no printer")
         p.open()
@@ -62,6 +62,24 @@ def open_printer(cfg: PrinterConfig) -> Any:
     except Exception as e:  # noqa: BLE001  (python-escpos, pyusb and the OS each raise their own)
         raise PrinterDown(_reason(e)) from None
     return p
+
+
+def _appending_file(base: Any) -> Any:
+    """python-escpos's File printer that adds each job after the last instead of writing
+    over it (a file stands for a printer's paper roll: a demo club's keeps every job; a
+    device such as /dev/usb/lp0 is written the same either way)."""
+
+    class AppendingFile(base):
+        def open(self, raise_not_found: bool = True) -> None:
+            if self._device:
+                self.close()
+            try:
+                roll = open(self.devfile, "ab")
+            except OSError as e:
+                raise PrinterDown(e.strerror or str(e)) from None
+            self.device = roll
+
+    return AppendingFile
 
 
 def _reason(e: BaseException) -> str:
