@@ -56,6 +56,22 @@ def pg() -> Any:
     return conn
 
 
+@bp.before_app_request
+def _snapshot() -> None:
+    """Every page reads one snapshot: a REPEATABLE READ, READ ONLY transaction opened
+    before the page reads anything and closed after it (a batch committing meanwhile is
+    either wholly in the page or not at all)."""
+    pg_schema.begin_snapshot(pg())
+
+
+@bp.teardown_app_request
+def _end_snapshot(_exc: BaseException | None) -> None:
+    conns = _local.__dict__.get("conns", {})
+    conn = conns.get(current_app.config["HEADOFFICE_DB"])
+    if conn is not None:
+        pg_schema.end_snapshot(conn)
+
+
 def create_app(url: str, *, secret: str = "", testing: bool = False,
                refresh_every: float = 5.0, today: str | None = None) -> Flask:
     """The head office's web app over the PostgreSQL database at ``url`` (its schema is

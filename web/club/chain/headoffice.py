@@ -802,9 +802,9 @@ class Refresher:
         never a rebuild."""
         scope = _check_question(conn, family, first_day, last_day, order, branch)
         built = self.built
-        if built is None:
-            return leaderboard(conn, family, first_day, last_day, min_games=min_games,
-                               order=order, branch=branch)
+        if built is None:  # nothing built yet here (another process rebuilding)
+            return _board(conn, Members(conn), family, first_day, last_day, min_games, order,
+                          scope)
         rows = built.boards.get((family, first_day, last_day, min_games, order, scope))
         if rows is not None:
             return rows
@@ -813,7 +813,7 @@ class Refresher:
     def member_history(self, conn: Any, member: str) -> dict:
         """:func:`member_history` with the built members (never a rebuild)."""
         built = self.built
-        return member_history(conn, member, built.who if built else None)
+        return member_history(conn, member, built.who if built else Members(conn))
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:

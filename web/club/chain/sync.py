@@ -248,6 +248,37 @@ def box_counts(conn: sqlite3.Connection) -> dict[str, int]:
             for name, t in TABLES.items()}
 
 
+def whole_games(conn: sqlite3.Connection, keys: dict[str, dict[Any, None]]) -> list[int]:
+    """Every game a batch's changes touch, made whole in ``keys``: its row, its seats, all
+    its hand events and its summary lines as they stand in the reader's snapshot, with
+    the players and tables they name. The box commits a game's event, status and lines
+    together; sending the game whole means no batch boundary (nor a row read newer than
+    the batch's last change) can leave a game at the head office half of one state and
+    half of another: a finished game without its lines, hands that do not match its
+    checksum. Returns the games, sorted."""
+    games = set(keys.get("games", {})) | set(keys.get("game_lines", {}))
+    events = list(keys.get("hand_events", {}))
+    for chunk in _chunks(events, 500):
+        games.update(g for (g,) in conn.execute(
+            f"SELECT DISTINCT game_id FROM hand_events WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk))
+    ordered = sorted(games)
+    for name in ("games", "game_seats", "game_lines"):
+        keys[name] = dict.fromkeys(ordered)
+    ev, players, tables = keys.setdefault("hand_events", {}), keys.setdefault(
+        "players", {}), keys.setdefault("club_tables", {})
+    for chunk in _chunks(ordered, 500):
+        q = ",".join("?" * len(chunk))
+        ev.update(dict.fromkeys(i for (i,) in conn.execute(
+            f"SELECT id FROM hand_events WHERE game_id IN ({q}) ORDER BY id", chunk)))
+        players.update(dict.fromkeys(p for (p,) in conn.execute(
+            f"SELECT player_id FROM game_seats WHERE game_id IN ({q}) UNION "
+            f"SELECT player_id FROM stats_lines WHERE game_id IN ({q})", chunk + chunk)))
+        tables.update(dict.fromkeys(t for (t,) in conn.execute(
+            f"SELECT DISTINCT table_id FROM games WHERE id IN ({q})", chunk)))
+    return ordered
+
+
 @dataclass
 class Batch:
     """One batch read from the box in one snapshot: its last change, the rows to write
@@ -279,12 +310,10 @@ def read_batch(conn: sqlite3.Connection, mark: int, size: int) -> Batch | None:
             keys.setdefault(tbl, {})[int(key) if tbl in INT_KEYS else key] = None
         rows: dict[str, list[tuple]] = {}
         whole: dict[str, list[int]] = {}
-        game_keys = list(keys.get("games", {}))
+        game_keys = whole_games(conn, keys)
         if game_keys:
-            keys["game_seats"] = dict.fromkeys(game_keys)
             whole["game_seats"] = game_keys
-        if "game_lines" in keys:
-            whole["game_lines"] = list(keys["game_lines"])
+            whole["game_lines"] = game_keys
         for name in ORDER:
             wanted = list(keys.get(name, {}))
             if not wanted:
@@ -403,6 +432,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
         for name in ORDER:
             t = TABLES[name]
             rows = batch.rows.get(name, [])
+            if name == "hand_events" and rows:
+                rows = _events_not_there(pg, branch, batch, rows)
             whole = batch.whole_games.get(name)
             if rows or whole:
                 w.write(t, rows, whole)
@@ -415,6 +446,23 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
                    "mark = EXCLUDED.mark, token = EXCLUDED.token, updated_at = now()",
                    [branch, MARK, batch.last_seq, batch.last_token])
     return True
+
+
+def _events_not_there(pg: Any, branch: str, batch: Batch, rows: list[tuple]) -> list[tuple]:
+    """The batch's hand events less those of games the head office already holds whole
+    (its stored checksum is the box's and it holds that many events: the log is
+    append-only, so the same checksum means the same events; the check after the run
+    recomputes it); a game sent whole again costs only its changed rows."""
+    same: set[int] = set()
+    games = sorted(batch.checksums)
+    for chunk in _chunks(games, 5000):
+        for g, n, c, held in pg.execute(
+                "SELECT c.game_id, c.events, c.checksum, (SELECT count(*) FROM chain.hand_events e "
+                "WHERE e.branch = c.branch AND e.game_id = c.game_id) FROM chain.game_checksums c "
+                "WHERE c.branch = %s AND c.game_id = ANY(%s)", [branch, chunk]):
+            if batch.checksums.get(g) == (n, c) and held == n:
+                same.add(g)
+    return [r for r in rows if r[1] not in same] if same else rows
 
 
 def head_office_counts(pg: Any, branch: str) -> dict[str, int]:
