@@ -230,20 +230,12 @@ def report() -> ResponseReturnValue:
     day = request.args.get("day") or stats_store.today(_chain_settings(conn))
     stats_store.user_day(day)
     branch = _branch_arg(conn)
-    rep = headoffice.report(conn, day, branch)
-    by_branch = []
-    if branch is None:
-        for b in headoffice.branches(conn):
-            one = headoffice.report(conn, day, b["branch"])
-            by_branch.append({"branch": b["branch"], "name": b["name"] or b["branch"],
-                              "games": one["total"]["games"], "fees": one["total"]["fees"],
-                              "occupancy": one["total"]["occupancy"],
-                              "by_hour": one["occupancy_by_hour"]})
-    rep["branches"] = by_branch
+    rep = refresher().report_page(conn, day, branch)
     if _wants_json():
         return jsonify(rep)
-    for game in rep["unfinished"]:
-        game["clock"] = clubtime.clock(game["started_at"], rep["timezone"])
+    rep = {**rep, "unfinished": [
+        {**game, "clock": clubtime.clock(game["started_at"], rep["timezone"])}
+        for game in rep["unfinished"]]}
     labels = {r["key"]: r["label"] for r in rep["tables"]}
     d = stats_store.parse_day(day)
     titles = rep["rule_titles"]
