@@ -50,7 +50,7 @@ from typing import Any
 
 import lexicon
 
-from web.club.chain import pg_schema
+from web.club.chain import pg_schema, sync_limits
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""
@@ -208,7 +208,7 @@ def _chunks(items: list, n: int) -> Iterable[list]:
 
 
 # ----------------------------------------------------------------------- the box side
-def open_box(path: str) -> sqlite3.Connection:
+def open_box(path: str, busy_timeout: int = 30) -> sqlite3.Connection:
     """The club file, checked and brought up to date (the change log among its sets);
     a missing or refused file is a :class:`SyncError`."""
     if not Path(path).is_file():
@@ -221,8 +221,8 @@ def open_box(path: str) -> sqlite3.Connection:
     except UserError as e:
         raise SyncError("sync.err.db_refused", path=path,
                         reason=getattr(e, "message", None) or str(e)) from None
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 30000")
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout) * 1000}")
     return conn
 
 
@@ -481,32 +481,46 @@ def _check_mark(conn: sqlite3.Connection, mark: tuple[int, str] | None, branch: 
 
 # ----------------------------------------------------------------------- the run
 def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = BATCH,
-        copy_at: int = COPY_AT, resend: bool = False, progress: Any = None) -> Result:
+        copy_at: int = COPY_AT, resend: bool = False, progress: Any = None,
+        limits: sync_limits.Limits | None = None) -> Result:
     """Send every change of the club file at ``db_path`` newer than the head office's mark
     to ``url``, batch by batch, then verify. ``progress(text)`` is told after each batch
-    of a long sync. Raises :class:`SyncError` (with its exit status) when it cannot."""
+    of a long sync; ``limits`` bound every wait (:mod:`sync_limits`). Raises
+    :class:`SyncError` (with its exit status) when it cannot."""
     started = time.perf_counter()
-    box = open_box(db_path)
+    limits = limits or sync_limits.Limits()
+    box = open_box(db_path, limits.box_busy_timeout)
     try:
         name = box_branch(box, branch)
-        pg = _connect(url)
+        pg = _connect(url, limits)
         try:
-            return _run(box, pg, name, batch_size, copy_at, resend, progress, started)
+            return _run(box, pg, name, batch_size, copy_at, resend, progress, started, limits)
         finally:
             pg.close()
     finally:
         box.close()
 
 
-def _connect(url: str) -> Any:
+def _connect(url: str, limits: sync_limits.Limits | None = None) -> Any:
     psycopg = pg_schema.require_psycopg()
+    limits = limits or sync_limits.Limits()
     try:
-        pg = pg_schema.connect(url, connect_timeout=10, keepalives=1, keepalives_idle=10,
-                               keepalives_interval=5, keepalives_count=3)
-        pg_schema.migrate(pg)
+        pg = sync_limits.bounded_connection(psycopg, limits.answer).connect(
+            url, autocommit=True, **limits.connect_args())
     except psycopg.OperationalError as e:
         raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
-    except psycopg.Error as e:  # reached, but refused: rights, a schema it cannot migrate
+    try:
+        for sql in ["SET TIME ZONE 'UTC'", *limits.session_sql()]:
+            pg.execute(sql)
+        pg_schema.migrate(pg)
+    except (psycopg.Error, sync_limits.Silent) as e:
+        pg.close()
+        timed_out = sync_limits.fault(psycopg, e, limits)
+        if timed_out:
+            raise SyncError(timed_out[0], 1, done="0", **timed_out[1]) from None
+        if isinstance(e, psycopg.OperationalError):
+            raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
+        # reached, but refused: rights, a schema it cannot migrate
         raise SyncError("sync.err.head_office_refused", reason=_first_line(e)) from None
     return pg
 
@@ -517,7 +531,8 @@ def _first_line(e: BaseException) -> str:
 
 
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
-         resend: bool, progress: Any, started: float) -> Result:
+         resend: bool, progress: Any, started: float,
+         limits: sync_limits.Limits | None = None) -> Result:
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
     touched: set[int] = set()
@@ -560,7 +575,10 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       rate=f"{rate:,.0f}"))
         res.mark = position
         _verify(box, pg, branch, sorted(touched), res)
-    except psycopg.OperationalError as e:
+    except (psycopg.OperationalError, sync_limits.Silent) as e:
+        timed_out = sync_limits.fault(psycopg, e, limits or sync_limits.Limits())
+        if timed_out:
+            raise SyncError(timed_out[0], 1, done=f"{res.changes:,}", **timed_out[1]) from None
         raise SyncError("sync.err.lost", 1, reason=_first_line(e),
                         done=f"{res.changes:,}") from None
     except psycopg.Error as e:  # a row the head office will not take: a person must look
@@ -615,6 +633,7 @@ def add_arguments(p: Any) -> None:
                    f"{BATCH})")
     p.add_argument("--resend", action="store_true", help="send this branch again from the "
                    "start (after the box was restored from a backup)")
+    sync_limits.add_arguments(p)
 
 
 def main(args: Any) -> int:
@@ -631,8 +650,12 @@ def main(args: Any) -> int:
             raise SyncError("sync.err.no_db_arg")
         if args.batch < 1:
             raise SyncError("sync.err.bad_batch", value=args.batch)
+        try:
+            limits = sync_limits.from_args(args)
+        except sync_limits.LimitError as e:
+            raise SyncError(e.key, **e.values) from None
         res = run(db, args.to, args.branch, batch_size=args.batch, resend=args.resend,
-                  progress=say)
+                  progress=say, limits=limits)
     except SyncError as e:
         print(f"sync: {e.message}", file=sys.stderr, flush=True)
         return e.status
