@@ -27,9 +27,10 @@ Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
   ``chain_leaderboard_odd`` (a period not built ahead, worked out on request), and a
   member's history across branches, beside ``box_leaderboard``: the same month's
   leaderboard on one branch's box;
-* ``head_office_report``: p50/p99 of today's chain 日報 (built ahead) requested in a
-  loop while more branches sync beside it (bound < 200 ms), and of a past day's 日報
-  (worked out on request from PostgreSQL).
+* ``head_office_report``: p50/p99 of today's chain 日報 (built ahead; as JSON and as
+  the page) requested in a loop while more branches sync beside it, each sync its own
+  process as on a box (bound < 200 ms), and of a past day's 日報 (worked out on request
+  from PostgreSQL).
 
 Prints one JSON line per figure and a summary line with the bounds.
 """
@@ -184,7 +185,6 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
     last, as for the leaderboards."""
     import threading
 
-    from web.club.chain import sync
     from web.headoffice import create_app
 
     with sqlite3.connect(year_box) as c:
@@ -201,10 +201,14 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
         synced: list = []
 
         def syncing() -> None:
+            # each branch's sync is its own process (it runs on its box), in batches
             try:
                 for k in range(syncs):
                     box = copy(day_box, folder / f"during-{k}.sqlite")
-                    synced.append(sync.run(str(box), url, f"during{k}", batch_size=500))
+                    synced.append(subprocess.run(
+                        [sys.executable, "-m", "web", "sync", "--to", url, "--db", str(box),
+                         "--branch", f"during{k}", "--batch", "500"], cwd=ROOT,
+                        capture_output=True, text=True).returncode)
             finally:
                 done.set()
 
@@ -212,15 +216,21 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
         t = threading.Thread(target=syncing)
         t.start()
         times: list[float] = []
+        pages: list[float] = []
         while not done.is_set() or len(times) < runs:
-            t0 = time.perf_counter()
-            r = client.get(today_path)
-            times.append(time.perf_counter() - t0)
-            assert r.status_code == 200, r.status_code
+            for path, into in ((today_path, times), (today_path.replace("&format=json", ""),
+                                                     pages)):
+                t0 = time.perf_counter()
+                r = client.get(path)
+                into.append(time.perf_counter() - t0)
+                assert r.status_code == 200, r.status_code
             time.sleep(0.02)
         t.join()
+        assert synced == [0] * syncs, synced
         out.update(report_today_during_syncs_p50_ms=_p(times, .5),
                    report_today_during_syncs_p99_ms=_p(times, .99),
+                   report_today_page_during_syncs_p50_ms=_p(pages, .5),
+                   report_today_page_during_syncs_p99_ms=_p(pages, .99),
                    report_today_requests=len(times),
                    report_syncs=len(synced), report_built_again=ref.reports is not before)
         times = []
@@ -231,7 +241,9 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
             assert r.status_code == 200, r.status_code
         out.update(report_past_day_p50_ms=_p(times, .5), report_past_day_p99_ms=_p(times, .99),
                    report_bound_ms=REPORT_BOUND_MS,
-                   report_ok=out["report_today_during_syncs_p99_ms"] < REPORT_BOUND_MS)
+                   report_ok=max(out["report_today_during_syncs_p99_ms"],
+                                 out["report_today_page_during_syncs_p99_ms"])
+                   < REPORT_BOUND_MS)
     finally:
         ref.stop()
     return out
@@ -333,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                                   "chain_leaderboard_ok", "chain_leaderboard_json_p99_ms",
                                   "chain_leaderboard_odd_p99_ms", "member_history_p99_ms",
                                   "box_leaderboard_p99_ms")},
-            **{k: rep[k] for k in ("report_today_during_syncs_p99_ms", "report_bound_ms",
+            **{k: rep[k] for k in ("report_today_during_syncs_p99_ms",
+                                   "report_today_page_during_syncs_p99_ms", "report_bound_ms",
                                    "report_ok", "report_past_day_p99_ms")},
         }
         print(json.dumps(summary), flush=True)

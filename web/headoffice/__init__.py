@@ -230,7 +230,16 @@ def report() -> ResponseReturnValue:
     day = request.args.get("day") or stats_store.today(_chain_settings(conn))
     stats_store.user_day(day)
     branch = _branch_arg(conn)
-    rep = refresher().report_page(conn, day, branch)
+    ref = refresher()
+    held = ref.reports
+    if held is not None and held.today == day and branch in held.pages:
+        if _wants_json():  # built ahead, its JSON made by the refresher too
+            return current_app.response_class(held.json[branch], mimetype="application/json")
+        return _report_answer(conn, held.pages[branch], day, branch)
+    return _report_answer(conn, ref.report_page(conn, day, branch), day, branch)
+
+
+def _report_answer(conn: Any, rep: dict, day: str, branch: str | None) -> Any:
     if _wants_json():
         return jsonify(rep)
     rep = {**rep, "unfinished": [
@@ -239,12 +248,13 @@ def report() -> ResponseReturnValue:
     labels = {r["key"]: r["label"] for r in rep["tables"]}
     d = stats_store.parse_day(day)
     titles = rep["rule_titles"]
-    return render_template("headoffice/report.html", rep=rep, day=day, branch=branch,
-                           branches=headoffice.branches(conn),
-                           rules_name=lambda rid: title_in(titles.get(rid) or rid or "—"),
-                           prev_day=(d - timedelta(days=1)).isoformat(),
-                           next_day=(d + timedelta(days=1)).isoformat(),
-                           table_name=lambda tid: labels.get(tid) or tid)
+    return current_app.make_response(render_template(
+        "headoffice/report.html", rep=rep, day=day, branch=branch,
+        branches=headoffice.branches(conn),
+        rules_name=lambda rid: title_in(titles.get(rid) or rid or "—"),
+        prev_day=(d - timedelta(days=1)).isoformat(),
+        next_day=(d + timedelta(days=1)).isoformat(),
+        table_name=lambda tid: labels.get(tid) or tid))
 
 
 @bp.get("/members/<member>")

@@ -602,6 +602,9 @@ class BuiltReports:
                  pages: dict[str | None, dict], seconds: float):
         self.mark, self.today, self.synced_at = mark, today, synced_at
         self.pages, self.seconds = pages, seconds
+        self.json: dict[str | None, bytes] = {
+            b: json.dumps(page, ensure_ascii=False).encode() for b, page in pages.items()}
+        """Each page as its JSON answer, made once."""
 
 
 class Refresher:
