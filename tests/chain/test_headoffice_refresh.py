@@ -175,6 +175,11 @@ def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, 
         assert page["total"]["games"] == 8 == sum(b["games"] for b in page["branches"])
         assert c.get(f"/report?day={day}&branch=ueno&format=json").get_json()["total"] == \
             one["total"]
+        # the chain page's sections were rendered ahead in each language, and are the page's
+        for lang, word in (("ja", "個人精算"), ("en", "Summary")):
+            body = held.bodies[(None, lang)]
+            assert word in body
+            assert body in c.get(f"/report?day={day}&lang={lang}").get_data(as_text=True)
         # a sync moves a mark: the thread builds the new day's pages, no request does
         path, db = chain["boxes"]["ueno"]
         play(db, [1, 2, 3, 4], 0)

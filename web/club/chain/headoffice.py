@@ -602,6 +602,8 @@ class BuiltReports:
                  pages: dict[str | None, dict], seconds: float):
         self.mark, self.today, self.synced_at = mark, today, synced_at
         self.pages, self.seconds = pages, seconds
+        self.bodies: dict[tuple[str | None, str], str] = {}
+        """The pages' sections rendered ahead, by (branch, language)."""
         self.json: dict[str | None, bytes] = {
             b: json.dumps(page, ensure_ascii=False).encode() for b, page in pages.items()}
         """Each page as its JSON answer, made once."""
@@ -618,10 +620,15 @@ class Refresher:
     day the standard periods end on (a benchmark over a past year); else the club's
     today."""
 
-    def __init__(self, url: str, every: float = 5.0, today: str | None = None):
+    def __init__(self, url: str, every: float = 5.0, today: str | None = None,
+                 prepare: Any = None):
         self.url, self.every, self.fixed_today = url, every, today
+        self.prepare = prepare
+        """Called with each :class:`BuiltReports` before it is swapped in (the web app
+        renders the heaviest sections ahead)."""
         self.built: Built | None = None
         self.reports: BuiltReports | None = None
+        self._days: dict[tuple, dict] = {}
         """Today's 日報 pages as of the newest synced state this refresher read."""
         self.rebuilds = 0
         """How many times this refresher rebuilt the derived tables."""
@@ -674,8 +681,11 @@ class Refresher:
                 for b in names:
                     pages[b] = ho_report.report_page(conn, today, b)
             synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
-        self.reports = BuiltReports(now, today, synced[0]["at"], pages,
-                                    time.perf_counter() - t0)
+        held = BuiltReports(now, today, synced[0]["at"], pages, 0.0)
+        if self.prepare is not None:
+            self.prepare(held)
+        held.seconds = time.perf_counter() - t0
+        self.reports = held
 
     def report_page(self, conn: Any, day: str, branch: str | None = None) -> dict:
         """The 日報 page of ``day`` (:func:`ho_report.report_page`): today's as built ahead
@@ -683,7 +693,15 @@ class Refresher:
         held = self.reports
         if held is not None and held.today == day and branch in held.pages:
             return held.pages[branch]
-        return ho_report.report_page(conn, day, branch)
+        # another day's page is a pure function of the synced state it was read in
+        key = (_marks(conn), day, branch)
+        page = self._days.get(key)
+        if page is None:
+            page = ho_report.report_page(conn, day, branch)
+            if len(self._days) >= BOARDS_KEPT:
+                self._days.clear()
+            self._days[key] = page
+        return page
 
     def _rebuild(self, conn: Any) -> bool:
         got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))",

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import lexicon
+import sqlite_utils
 
 from web.club.chain import pg_schema, sync_limits
 
@@ -219,11 +220,49 @@ def open_box(path: str, busy_timeout: int = 30) -> sqlite3.Connection:
     try:
         schema.prepare(path)
     except UserError as e:
+        if disk_nearly_full(path):  # SQLite's check cannot open its shared memory there
+            raise SyncError("sync.err.box_full", path=path) from None
         raise SyncError("sync.err.db_refused", path=path,
                         reason=getattr(e, "message", None) or str(e)) from None
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout) * 1000}")
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout) * 1000}")
+        # a file the table daemon created first has only its own tables: the web's sets
+        # (the change log among them) are brought in as the web app would at its start
+        schema.migrate(sqlite_utils.Database(conn))
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+FULL_BELOW = 1 << 20
+"""Free bytes on the club file's disk below which a refused check is read as a full disk."""
+
+
+def disk_nearly_full(path: str) -> bool:
+    """Whether the disk of the club file at ``path`` has less than :data:`FULL_BELOW`
+    free (a full disk makes SQLite's own check fail with an I/O error, not "full")."""
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < FULL_BELOW
+
+
+def box_fault(e: sqlite3.Error, path: str) -> SyncError:
+    """An error of the club file as one line in words with its exit status: a full disk
+    or a file that cannot be written needs a person (2); a file kept busy by another
+    writer past the busy timeout is tried again by the next run (1)."""
+    text = str(e)
+    code = getattr(e, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return SyncError("sync.err.box_full", path=path)
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text:
+        return SyncError("sync.err.box_readonly", path=path)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
+        return SyncError("sync.err.box_busy", 1, path=path)
+    return SyncError("sync.err.box_error", path=path, reason=_first_line(e))
 
 
 def box_branch(conn: sqlite3.Connection, given: str | None) -> str:
@@ -489,16 +528,20 @@ def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = 
     :class:`SyncError` (with its exit status) when it cannot."""
     started = time.perf_counter()
     limits = limits or sync_limits.Limits()
-    box = open_box(db_path, limits.box_busy_timeout)
     try:
-        name = box_branch(box, branch)
-        pg = _connect(url, limits)
+        box = open_box(db_path, limits.box_busy_timeout)
         try:
-            return _run(box, pg, name, batch_size, copy_at, resend, progress, started, limits)
+            name = box_branch(box, branch)
+            pg = _connect(url, limits)
+            try:
+                return _run(box, pg, name, batch_size, copy_at, resend, progress, started,
+                            limits)
+            finally:
+                pg.close()
         finally:
-            pg.close()
-    finally:
-        box.close()
+            box.close()
+    except sqlite3.Error as e:
+        raise box_fault(e, db_path) from None
 
 
 def _connect(url: str, limits: sync_limits.Limits | None = None) -> Any:
