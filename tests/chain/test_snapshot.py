@@ -6,12 +6,14 @@ none when void or live, every player named), and every page answers from one sna
 
 from __future__ import annotations
 
+import signal
 import threading
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.chain import test_sync
 from tests.chain.test_headoffice import open_box
 from web.club import corrections, games
 from web.club.chain import headoffice, pg_schema, sync
@@ -198,3 +200,34 @@ def test_snapshot_checker_finds_a_half_game(boxes, headoffice_url):
     assert any("game 1 (finished): finished with 0 result lines" in b for b in bad), bad
     assert any("game 3 (void): 4 result lines" in b for b in bad), bad
     assert any("game 2" in b and "do not match its checksum" in b for b in bad), bad
+
+
+club_file, box = test_sync.club_file, test_sync.box  # the same small club, a copy each
+
+
+def test_snapshot_after_a_killed_sync_shows_no_half_game(box: Path, pg_url: str) -> None:
+    """kill -9 of the sync inside a batch (the test hook stops it there): what the head
+    office holds meanwhile is whole games only, and the next run completes it."""
+    p = test_sync._cli("--to", pg_url, "--db", str(box), "--branch", "east", "--batch", "150",
+                       env={sync.STOP_ENV: "1000"})
+    try:
+        seen = []
+        while not seen or "stopped inside the transaction" not in seen[-1]:
+            seen.append(p.stdout.readline())  # type: ignore[union-attr]
+            assert seen[-1], (seen, p.stderr.read())  # type: ignore[union-attr]
+        assert len(seen) > 1  # progress lines: batches committed before
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=120)
+    with pg_schema.connect(pg_url) as pg:
+        pg_schema.begin_snapshot(pg)
+        marks = pg.execute("SELECT mark FROM chain.sync_marks").fetchall()
+        held = pg.execute("SELECT count(*) FROM chain.games").fetchone()[0]
+        assert check_snapshot(pg) == []
+    assert marks and marks[0][0] > 0 and held > 0  # some batches were in, not all
+    res = sync.run(str(box), pg_url, batch_size=150)
+    assert res.differences == [] and res.counted
+    with pg_schema.connect(pg_url) as pg:
+        pg_schema.begin_snapshot(pg)
+        assert check_snapshot(pg) == []
+        assert pg.execute("SELECT count(*) FROM chain.games").fetchone()[0] == 60 > held
