@@ -4,6 +4,7 @@ never rebuild the derived tables at once, and an odd period is still worked out.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from zoneinfo import ZoneInfo
@@ -11,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
-from web.club.chain import headoffice, pg_schema, sync
+from web.club.chain import headoffice, ho_report, pg_schema, sync
 from web.headoffice import create_app as headoffice_app
 
 
@@ -152,5 +153,44 @@ def test_headoffice_leaderboard_page_shows_one_page_of_rows(chain, monkeypatch):
         assert "11 人中 3–4 人目" in ja
         bad = c.get("/leaderboard?period=all&page=7", headers={"Accept": "application/json"})
         assert bad.status_code == 400 and bad.get_json()["error"]["message"]
+    finally:
+        ref.stop()
+
+
+def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, monkeypatch):  # noqa: F811
+    app, ref = _app(chain["url"])
+    try:
+        c = app.test_client()
+        day = ref.reports.today
+        held = ref.reports
+        assert set(held.pages) == {None, "ikebukuro", "shibuya", "ueno"}
+        with pg_schema.connect(chain["url"]) as pg:
+            pg_schema.begin_snapshot(pg)
+            now = ho_report.report_page(pg, day)
+            one = ho_report.report_page(pg, day, "ueno")
+        # the held page is the report read now, sums and branch rows alike
+        page = c.get(f"/report?day={day}&format=json").get_json()
+        with app.app_context():
+            assert page == json.loads(app.json.dumps(now))
+        assert page["total"]["games"] == 8 == sum(b["games"] for b in page["branches"])
+        assert c.get(f"/report?day={day}&branch=ueno&format=json").get_json()["total"] == \
+            one["total"]
+        # the chain page's sections were rendered ahead in each language, and are the page's
+        for lang, word in (("ja", "個人精算"), ("en", "Summary")):
+            body = held.bodies[(None, lang)]
+            assert word in body
+            assert body in c.get(f"/report?day={day}&lang={lang}").get_data(as_text=True)
+        # a sync moves a mark: the thread builds the new day's pages, no request does
+        path, db = chain["boxes"]["ueno"]
+        play(db, [1, 2, 3, 4], 0)
+        sync.run(path, chain["url"], "ueno")
+        deadline = time.monotonic() + 120
+        while ref.reports is held and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ref.reports is not held, ref.last_error
+        monkeypatch.setattr(ho_report, "report_page", lambda *a, **k: pytest.fail("on request"))
+        page = c.get(f"/report?day={day}&format=json").get_json()
+        assert page["total"]["games"] == 9 == sum(b["games"] for b in page["branches"])
+        assert c.get(f"/report?day={day}&lang=en").status_code == 200
     finally:
         ref.stop()

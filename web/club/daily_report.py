@@ -38,23 +38,34 @@ _SEATS_SQL = (
 )
 
 
-def _when(iso: str) -> datetime:
-    return datetime.fromisoformat(iso)
+def _when(value: str | datetime) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
 
 
 def day_games(db: Db, day: str) -> list[dict]:
     """The day's finished games with their seats and :class:`scoring.money.GameMoney`."""
     stats_store.user_day(day)
-    seats: dict[int, list[dict]] = {}
-    for s in _rows(db, _SEATS_SQL, [day]):
-        seats.setdefault(s["game_id"], []).append(s)
+    return games_money(_rows(db, _GAMES_SQL, [day]), _rows(db, _SEATS_SQL, [day]))
+
+
+def games_money(games: list[dict], seats: list[dict]) -> list[dict]:
+    """Finished games (``id``, ``table_id``, ``rule_set``, ``started_at``,
+    ``finished_at``: ISO text or datetimes, ``money``: the ``[money]`` switches as JSON
+    text or a dict) with their summary seats (``game_id``, ``seat``, ``player_id``,
+    ``family``, ``rank``, ``chips``, ``name``, ``guest``, ``member_no``), each worked
+    out by :mod:`scoring.money`: wherever the rows were read (the box's club file or the
+    head office), one arithmetic."""
+    by_game: dict = {}
+    for s in seats:
+        by_game.setdefault(s["game_id"], []).append(s)
     out = []
-    for g in _rows(db, _GAMES_SQL, [day]):
-        sits = seats.get(g["id"], [])
+    for g in games:
+        sits = by_game.get(g["id"], [])
         started, finished = _when(g["started_at"]), _when(g["finished_at"])
         minutes = (finished - started).total_seconds() / 60
+        money = json.loads(g["money"]) if isinstance(g["money"], str | bytes) else g["money"]
         m = engine.game_money(
-            json.loads(g["money"]) if g["money"] else None,
+            money or None,
             [s["rank"] for s in sits],
             [s["chips"] for s in sits],
             minutes,
@@ -97,7 +108,16 @@ def report(db: Db, day: str) -> dict:
     ``summary`` (the club's fee income, the top prizes it paid, what it keeps), the
     opening hours and the games not yet finished."""
     cfg = stats_store.settings(db)
-    games = day_games(db, day)
+    tables = [(r["id"], r["name"]) for r in _rows(db, "SELECT id, name FROM club_tables")]
+    return build_report(day, cfg, day_games(db, day), tables,
+                        stats_store.unfinished_games(db, day, cfg))
+
+
+def build_report(day: str, cfg: dict, games: list[dict], tables: list[tuple[str, str]],
+                 unfinished: list[dict]) -> dict:
+    """:func:`report` from what was read: the club-day settings, the day's games from
+    :func:`games_money`, the club's ``(id, name)`` tables and the games still being
+    played (pure: the box and the head office share it)."""
     opens, closes = stats_store.open_hours(day, cfg)
     # a game played outside the set hours still had the table: the hours the occupancy is
     # counted over stretch to cover it, and the report says so
@@ -106,7 +126,6 @@ def report(db: Db, day: str) -> dict:
         zone = opens.tzinfo
         opens = min(opens, *(g["started"] for g in outside)).astimezone(zone)
         closes = max(closes, *(g["finished"] for g in outside)).astimezone(zone)
-    tables = [(r["id"], r["name"]) for r in _rows(db, "SELECT id, name FROM club_tables")]
     body = engine.daily_report(
         [engine.ReportGame(g["id"], g["table_id"], g["rule_set"], g["family"], g["started"],
                            g["finished"], g["money"]) for g in games],
@@ -127,7 +146,7 @@ def report(db: Db, day: str) -> dict:
         "account_total": total.as_dict(),
         "summary": {"fees": t["fees"], "house_prize": t["house_prize"],
                     "kept": t["fees"] - t["house_prize"]},
-        "unfinished": stats_store.unfinished_games(db, day, cfg),
+        "unfinished": unfinished,
         "outside_hours": len(outside),
     }
 

@@ -23,9 +23,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import (Blueprint, Flask, current_app, g, jsonify, render_template, request,
-                   url_for)
+from flask import (Blueprint, Flask, current_app, g, jsonify, render_template,
+                   render_template_string, request, url_for)
 from flask.typing import ResponseReturnValue
+from markupsafe import Markup
 
 from web import errors, i18n, security
 from web.club import clubtime, engine, stats_store
@@ -56,6 +57,22 @@ def pg() -> Any:
     return conn
 
 
+@bp.before_app_request
+def _snapshot() -> None:
+    """Every page reads one snapshot: a REPEATABLE READ, READ ONLY transaction opened
+    before the page reads anything and closed after it (a batch committing meanwhile is
+    either wholly in the page or not at all)."""
+    pg_schema.begin_snapshot(pg())
+
+
+@bp.teardown_app_request
+def _end_snapshot(_exc: BaseException | None) -> None:
+    conns = _local.__dict__.get("conns", {})
+    conn = conns.get(current_app.config["HEADOFFICE_DB"])
+    if conn is not None:
+        pg_schema.end_snapshot(conn)
+
+
 def create_app(url: str, *, secret: str = "", testing: bool = False,
                refresh_every: float = 5.0, today: str | None = None) -> Flask:
     """The head office's web app over the PostgreSQL database at ``url`` (its schema is
@@ -75,7 +92,8 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     security.init_app(app)
     app.register_blueprint(bp)
     headoffice.migrate_url(url)
-    refresher = headoffice.Refresher(url, every=refresh_every, today=today)
+    refresher = headoffice.Refresher(url, every=refresh_every, today=today,
+                                     prepare=lambda held: prerender_reports(app, held))
     refresher.tick()
     refresher.stop()  # its connection closed: none may cross a fork
     app.extensions["headoffice_refresher"] = refresher
@@ -212,29 +230,52 @@ def report() -> ResponseReturnValue:
     day = request.args.get("day") or stats_store.today(_chain_settings(conn))
     stats_store.user_day(day)
     branch = _branch_arg(conn)
-    rep = headoffice.report(conn, day, branch)
-    by_branch = []
-    if branch is None:
-        for b in headoffice.branches(conn):
-            one = headoffice.report(conn, day, b["branch"])
-            by_branch.append({"branch": b["branch"], "name": b["name"] or b["branch"],
-                              "games": one["total"]["games"], "fees": one["total"]["fees"],
-                              "occupancy": one["total"]["occupancy"],
-                              "by_hour": one["occupancy_by_hour"]})
-    rep["branches"] = by_branch
+    ref = refresher()
+    held = ref.reports
+    if held is not None and held.today == day and branch in held.pages:
+        if _wants_json():  # built ahead, its JSON made by the refresher too
+            return current_app.response_class(held.json[branch], mimetype="application/json")
+        return _report_answer(conn, held.pages[branch], day, branch,
+                              held.bodies.get((branch, current_lang())))
+    return _report_answer(conn, ref.report_page(conn, day, branch), day, branch)
+
+
+def _report_words(rep: dict) -> dict:
+    """What the report's sections are rendered with: the report (its unfinished games'
+    clock in the club's time zone) and how rule sets and tables are named."""
+    rep = {**rep, "unfinished": [
+        {**game, "clock": clubtime.clock(game["started_at"], rep["timezone"])}
+        for game in rep["unfinished"]]}
+    labels = {r["key"]: r["label"] for r in rep["tables"]}
+    titles = rep["rule_titles"]
+    return {"rep": rep, "rules_name": lambda rid: title_in(titles.get(rid) or rid or "—"),
+            "table_name": lambda tid: labels.get(tid) or tid}
+
+
+REPORT_BODY = '{% include "staff/_report_body.html" %}'
+
+
+def prerender_reports(app: Flask, held: headoffice.BuiltReports) -> None:
+    """The chain's 日報 sections (the box's, every account) rendered ahead in each
+    language, beside the pages the refresher built: the heaviest part of the page."""
+    if None not in held.pages:
+        return
+    for lang in i18n.LANGS:
+        with app.test_request_context(f"/report?lang={lang}"):
+            held.bodies[(None, lang)] = render_template_string(
+                REPORT_BODY, **_report_words(held.pages[None]))
+
+
+def _report_answer(conn: Any, rep: dict, day: str, branch: str | None,
+                   body: str | None = None) -> Any:
     if _wants_json():
         return jsonify(rep)
-    for game in rep["unfinished"]:
-        game["clock"] = clubtime.clock(game["started_at"], rep["timezone"])
-    labels = {r["key"]: r["label"] for r in rep["tables"]}
     d = stats_store.parse_day(day)
-    titles = rep["rule_titles"]
-    return render_template("headoffice/report.html", rep=rep, day=day, branch=branch,
-                           branches=headoffice.branches(conn),
-                           rules_name=lambda rid: title_in(titles.get(rid) or rid or "—"),
-                           prev_day=(d - timedelta(days=1)).isoformat(),
-                           next_day=(d + timedelta(days=1)).isoformat(),
-                           table_name=lambda tid: labels.get(tid) or tid)
+    return current_app.make_response(render_template(
+        "headoffice/report.html", day=day, branch=branch, branches=headoffice.branches(conn),
+        body_html=Markup(body) if body else None,
+        prev_day=(d - timedelta(days=1)).isoformat(),
+        next_day=(d + timedelta(days=1)).isoformat(), **_report_words(rep)))
 
 
 @bp.get("/members/<member>")

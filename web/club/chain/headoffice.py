@@ -28,9 +28,10 @@ the background and builds the leaderboards people open ahead; :func:`leaderboard
   branch's games of a family in time order (finish time, then branch, then game),
   keyed by member (the chain has no dan table: dan ladders stay each club's).
 
-The 日報 is :mod:`web.club.daily_report`'s own computation, run over the day's synced
-rows loaded into a throwaway copy of the box's schema (one branch's, or every
-branch's together for the chain's, read in its first branch's time zone and hours).
+The 日報 is :mod:`web.club.chain.ho_report`: the box's own pure steps over the day's
+synced rows read from PostgreSQL (one branch's, or every branch's together for the
+chain's, read in its first branch's time zone and hours); the refresher builds today's
+ahead.
 """
 
 from __future__ import annotations
@@ -45,10 +46,8 @@ from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-import sqlite_utils
-
-from web.club import daily_report, engine, stats_store
-from web.club.chain import pg_schema
+from web.club import engine, stats_store
+from web.club.chain import ho_report, pg_schema
 from web.errors import NotFound, UserError
 
 S = pg_schema.SCHEMA
@@ -542,126 +541,10 @@ def member_history(conn: Any, member: str, who: Members | None = None) -> dict:
 
 
 # --------------------------------------------------------------------------- the 日報
-_TEMPLATE: list[sqlite_utils.Database] = []
-
-
-def _replica() -> sqlite_utils.Database:
-    """An empty in-memory club file with the box's schema (copied from one made once)."""
-    import sqlite3
-
-    from web.club import schema
-
-    if not _TEMPLATE:
-        t = sqlite_utils.Database(sqlite3.connect(":memory:", check_same_thread=False))
-        schema.migrate(t)
-        t.execute("DELETE FROM stats_settings")
-        t.conn.commit()
-        _TEMPLATE.append(t)
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    _TEMPLATE[0].conn.backup(conn)
-    return sqlite_utils.Database(conn)
-
-
-def _fill(db: sqlite_utils.Database, conn: Any, day: str, branch_list: list[str]) -> None:
-    """The day's synced rows of these branches, as the box holds them. With more than one
-    branch, ids are renumbered and tables named ``branch/table`` so they stay apart."""
-    many = len(branch_list) > 1
-    d = stats_store.user_day(day)
-    near = [(d - timedelta(days=1)).isoformat(), (d + timedelta(days=2)).isoformat()]
-    games = _rows(
-        conn,
-        f"SELECT * FROM {S}.games WHERE branch = ANY(%s) AND (id IN (SELECT game_id "
-        f"FROM {S}.game_lines l WHERE l.branch = games.branch AND l.club_day = %s) "
-        "OR (status = 'live' AND started_at >= %s AND started_at < %s)) ORDER BY branch, id",
-        [branch_list, day, *near])
-    lines = _rows(conn, f"SELECT * FROM {S}.game_lines WHERE branch = ANY(%s) AND club_day = %s "
-                        "ORDER BY branch, game_id, seat", [branch_list, day])
-    players = _rows(conn, f"SELECT * FROM {S}.players WHERE branch = ANY(%s) ORDER BY branch, id",
-                    [branch_list])
-    tables = _rows(conn, f"SELECT * FROM {S}.club_tables WHERE branch = ANY(%s) "
-                         "ORDER BY branch, id", [branch_list])
-    names = {b["branch"]: b["name"] or b["branch"] for b in branches(conn)}
-    pid = {(p["branch"], p["id"]): (i if many else p["id"]) for i, p in enumerate(players, 1)}
-    gid = {(g["branch"], g["id"]): (i if many else g["id"]) for i, g in enumerate(games, 1)}
-
-    def tid(b: str, t: str) -> str:
-        return f"{b}/{t}" if many else t
-
-    for p in players:
-        db.execute("INSERT INTO players (id, name, guest, member_no, active, created_at) "
-                   "VALUES (?, ?, ?, ?, ?, ?)",
-                   [pid[(p["branch"], p["id"])], p["name"], int(p["guest"]),
-                    (f"{p['branch']}/{p['member_no']}" if many and p["member_no"]
-                     else p["member_no"]), int(p["active"]), _iso(p["created_at"])])
-    for t in tables:
-        db.execute("INSERT INTO club_tables (id, name, rule_set, created_at) VALUES (?, ?, ?, ?)",
-                   [tid(t["branch"], t["id"]),
-                    f"{names[t['branch']]} {t['name']}" if many else t["name"],
-                    t["rule_set"], _iso(t["created_at"])])
-    for g in games:
-        db.execute("INSERT INTO games (id, table_id, rule_set, rules, players, status, start_key, "
-                   "started_at, finished_at, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                   [gid[(g["branch"], g["id"])], tid(g["branch"], g["table_id"]), g["rule_set"],
-                    json.dumps(g["rules"], ensure_ascii=False), g["players"], g["status"],
-                    f"{g['branch']}/{g['start_key']}", _iso(g["started_at"]),
-                    _iso(g["finished_at"]), g["started_by"]])
-    cols = stats_store.LINE_COLUMNS
-    for r in lines:
-        row = {**r, "game_id": gid[(r["branch"], r["game_id"])],
-               "player_id": pid[(r["branch"], r["player_id"])],
-               "club_day": r["club_day"].isoformat(), "ended_at": _iso(r["ended_at"])}
-        db.execute(f"INSERT INTO stats_lines ({', '.join(cols)}) "
-                   f"VALUES ({', '.join('?' for _ in cols)})", [row[c] for c in cols])
-    # the chain's day is read in its first branch's time zone and hours
-    settings = _rows(conn, f"SELECT key, value FROM {S}.settings WHERE branch = %s",
-                     [branch_list[0]])
-    for s in settings:
-        db.execute("INSERT OR REPLACE INTO stats_settings (key, value) VALUES (?, ?)",
-                   [s["key"], s["value"]])
-
-
 def report(conn: Any, day: str, branch: str | None = None) -> dict:
-    """The 日報 of a club day for one branch, or for the whole chain (``branch`` None):
-    :func:`web.club.daily_report.report` over the synced rows, with ``branch``,
-    ``rule_titles`` (each rule set's title as its games were played under it) and
-    ``occupancy_by_hour`` added."""
-    stats_store.user_day(day)
-    branch_list = [check_branch(conn, branch)] if branch else [b["branch"] for b in
-                                                                branches(conn)]
-    if not branch_list:
-        raise NotFound("ho.err.no_branches")
-    db = _replica()
-    try:
-        _fill(db, conn, day, branch_list)
-        rep = daily_report.report(db, day)
-        rep["branch"] = branch
-        rep["rule_titles"] = {r: title or r for r, title in db.execute(
-            "SELECT rule_set, json_extract(rules, '$.title') FROM games GROUP BY rule_set")}
-        rep["occupancy_by_hour"] = occupancy_by_hour(db, day)
-        return rep
-    finally:
-        db.conn.close()
-
-
-def occupancy_by_hour(db: sqlite_utils.Database, day: str) -> list[dict]:
-    """Each opening hour of a club day (in the club's time zone): ``hour`` (HH:00), the
-    games started then and the share of table time in play (``occupancy``)."""
-    cfg = stats_store.settings(db)
-    opens, closes = stats_store.open_hours(day, cfg)
-    n_tables = db.execute("SELECT COUNT(*) FROM club_tables").fetchone()[0] or 1
-    spans = [(datetime.fromisoformat(s), datetime.fromisoformat(f)) for s, f in db.execute(
-        "SELECT started_at, finished_at FROM games WHERE status = 'finished' "
-        "AND finished_at IS NOT NULL")]
-    out = []
-    hour = opens
-    while hour < closes:
-        end = min(hour + timedelta(hours=1), closes)
-        busy = sum(max(0.0, (min(f, end) - max(s, hour)).total_seconds()) for s, f in spans)
-        started = sum(1 for s, _ in spans if hour <= s < end)
-        out.append({"hour": hour.strftime("%H:00"), "games": started,
-                    "occupancy": busy / (n_tables * (end - hour).total_seconds())})
-        hour = end
-    return out
+    """The 日報 of a club day for one branch, or for the whole chain (``branch`` None),
+    read from PostgreSQL directly (:func:`web.club.chain.ho_report.report`)."""
+    return ho_report.report(conn, day, branch)
 
 
 # --------------------------------------------------------------------------- background refresh
@@ -710,6 +593,22 @@ class Built:
         self.who, self.families, self.boards, self.seconds = who, families, boards, seconds
 
 
+class BuiltReports:
+    """Today's 日報 pages read in one snapshot: that snapshot's ``mark``, the club day
+    ``today``, the newest sync it holds (``synced_at``), ``pages`` keyed by branch (None:
+    the chain's) and how long building them took (``seconds``)."""
+
+    def __init__(self, mark: str, today: str, synced_at: datetime | None,
+                 pages: dict[str | None, dict], seconds: float):
+        self.mark, self.today, self.synced_at = mark, today, synced_at
+        self.pages, self.seconds = pages, seconds
+        self.bodies: dict[tuple[str | None, str], str] = {}
+        """The pages' sections rendered ahead, by (branch, language)."""
+        self.json: dict[str | None, bytes] = {
+            b: json.dumps(page, ensure_ascii=False).encode() for b, page in pages.items()}
+        """Each page as its JSON answer, made once."""
+
+
 class Refresher:
     """Keeps the head office's derived tables and standard leaderboards in step with the
     branches' syncs, off the requests: :meth:`tick` looks at the sync marks and, when
@@ -721,9 +620,16 @@ class Refresher:
     day the standard periods end on (a benchmark over a past year); else the club's
     today."""
 
-    def __init__(self, url: str, every: float = 5.0, today: str | None = None):
+    def __init__(self, url: str, every: float = 5.0, today: str | None = None,
+                 prepare: Any = None):
         self.url, self.every, self.fixed_today = url, every, today
+        self.prepare = prepare
+        """Called with each :class:`BuiltReports` before it is swapped in (the web app
+        renders the heaviest sections ahead)."""
         self.built: Built | None = None
+        self.reports: BuiltReports | None = None
+        self._days: dict[tuple, dict] = {}
+        """Today's 日報 pages as of the newest synced state this refresher read."""
         self.rebuilds = 0
         """How many times this refresher rebuilt the derived tables."""
         self.last_error = ""
@@ -747,6 +653,7 @@ class Refresher:
             conn = self._connection()
             mark = _marks(conn)
             today = self.fixed_today or stats_store.today(chain_settings(conn))
+            self._build_reports(conn, mark, today)
             built = self.built
             if built is not None and built.mark == mark and built.today == today:
                 return "same"
@@ -756,6 +663,45 @@ class Refresher:
                 if not self._rebuild(conn):
                     return "busy"
             return self._build(conn, t0)
+
+    def _build_reports(self, conn: Any, mark: str, today: str) -> None:
+        """Today's 日報 pages (the chain's and each branch's), built ahead in one snapshot
+        when a sync moved a mark or the club day turned; swapped in whole."""
+        held = self.reports
+        if held is not None and held.mark == mark and held.today == today:
+            return
+        t0 = time.perf_counter()
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            now = _marks(conn)
+            names = ho_report.branch_names(conn)
+            pages: dict[str | None, dict] = {}
+            if names:
+                pages[None] = ho_report.report_page(conn, today)
+                for b in names:
+                    pages[b] = ho_report.report_page(conn, today, b)
+            synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
+        held = BuiltReports(now, today, synced[0]["at"], pages, 0.0)
+        if self.prepare is not None:
+            self.prepare(held)
+        held.seconds = time.perf_counter() - t0
+        self.reports = held
+
+    def report_page(self, conn: Any, day: str, branch: str | None = None) -> dict:
+        """The 日報 page of ``day`` (:func:`ho_report.report_page`): today's as built ahead
+        (not to be changed), another day's worked out now in the caller's snapshot."""
+        held = self.reports
+        if held is not None and held.today == day and branch in held.pages:
+            return held.pages[branch]
+        # another day's page is a pure function of the synced state it was read in
+        key = (_marks(conn), day, branch)
+        page = self._days.get(key)
+        if page is None:
+            page = ho_report.report_page(conn, day, branch)
+            if len(self._days) >= BOARDS_KEPT:
+                self._days.clear()
+            self._days[key] = page
+        return page
 
     def _rebuild(self, conn: Any) -> bool:
         got = conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))",
@@ -802,9 +748,9 @@ class Refresher:
         never a rebuild."""
         scope = _check_question(conn, family, first_day, last_day, order, branch)
         built = self.built
-        if built is None:
-            return leaderboard(conn, family, first_day, last_day, min_games=min_games,
-                               order=order, branch=branch)
+        if built is None:  # nothing built yet here (another process rebuilding)
+            return _board(conn, Members(conn), family, first_day, last_day, min_games, order,
+                          scope)
         rows = built.boards.get((family, first_day, last_day, min_games, order, scope))
         if rows is not None:
             return rows
@@ -813,7 +759,7 @@ class Refresher:
     def member_history(self, conn: Any, member: str) -> dict:
         """:func:`member_history` with the built members (never a rebuild)."""
         built = self.built
-        return member_history(conn, member, built.who if built else None)
+        return member_history(conn, member, built.who if built else Members(conn))
 
     # ------------------------------------------------------------------ the thread
     def start(self) -> None:

@@ -269,6 +269,24 @@ def connect(url: str, **kwargs: Any) -> Any:
     return conn
 
 
+def begin_snapshot(conn: Any) -> None:
+    """Open one REPEATABLE READ, READ ONLY transaction on an autocommit connection: every
+    read until :func:`end_snapshot` sees the same committed state."""
+    end_snapshot(conn)
+    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+
+
+def end_snapshot(conn: Any) -> None:
+    """Close the snapshot :func:`begin_snapshot` opened (nothing was written: rolled
+    back); a broken connection is left to be reopened."""
+    if conn.closed or conn.broken:
+        return
+    try:
+        conn.rollback()
+    except Exception:  # noqa: BLE001 (a connection lost meanwhile: the next page reopens it)
+        conn.close()
+
+
 def migrate_url(url: str) -> list[str]:
     """:func:`migrate` on a new connection to ``url`` (closed afterwards)."""
     with connect(url) as conn:

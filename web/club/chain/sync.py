@@ -49,8 +49,9 @@ from pathlib import Path
 from typing import Any
 
 import lexicon
+import sqlite_utils
 
-from web.club.chain import pg_schema
+from web.club.chain import pg_schema, sync_limits
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""
@@ -208,7 +209,7 @@ def _chunks(items: list, n: int) -> Iterable[list]:
 
 
 # ----------------------------------------------------------------------- the box side
-def open_box(path: str) -> sqlite3.Connection:
+def open_box(path: str, busy_timeout: int = 30) -> sqlite3.Connection:
     """The club file, checked and brought up to date (the change log among its sets);
     a missing or refused file is a :class:`SyncError`."""
     if not Path(path).is_file():
@@ -219,11 +220,49 @@ def open_box(path: str) -> sqlite3.Connection:
     try:
         schema.prepare(path)
     except UserError as e:
+        if disk_nearly_full(path):  # SQLite's check cannot open its shared memory there
+            raise SyncError("sync.err.box_full", path=path) from None
         raise SyncError("sync.err.db_refused", path=path,
                         reason=getattr(e, "message", None) or str(e)) from None
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 30000")
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout) * 1000}")
+        # a file the table daemon created first has only its own tables: the web's sets
+        # (the change log among them) are brought in as the web app would at its start
+        schema.migrate(sqlite_utils.Database(conn))
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+FULL_BELOW = 1 << 20
+"""Free bytes on the club file's disk below which a refused check is read as a full disk."""
+
+
+def disk_nearly_full(path: str) -> bool:
+    """Whether the disk of the club file at ``path`` has less than :data:`FULL_BELOW`
+    free (a full disk makes SQLite's own check fail with an I/O error, not "full")."""
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < FULL_BELOW
+
+
+def box_fault(e: sqlite3.Error, path: str) -> SyncError:
+    """An error of the club file as one line in words with its exit status: a full disk
+    or a file that cannot be written needs a person (2); a file kept busy by another
+    writer past the busy timeout is tried again by the next run (1)."""
+    text = str(e)
+    code = getattr(e, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in text:
+        return SyncError("sync.err.box_full", path=path)
+    if code == sqlite3.SQLITE_READONLY or "readonly" in text:
+        return SyncError("sync.err.box_readonly", path=path)
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in text:
+        return SyncError("sync.err.box_busy", 1, path=path)
+    return SyncError("sync.err.box_error", path=path, reason=_first_line(e))
 
 
 def box_branch(conn: sqlite3.Connection, given: str | None) -> str:
@@ -246,6 +285,37 @@ def box_counts(conn: sqlite3.Connection) -> dict[str, int]:
     """Rows per mirrored table on the box."""
     return {name: conn.execute(f"SELECT count(*) FROM {t.box_table or name}").fetchone()[0]
             for name, t in TABLES.items()}
+
+
+def whole_games(conn: sqlite3.Connection, keys: dict[str, dict[Any, None]]) -> list[int]:
+    """Every game a batch's changes touch, made whole in ``keys``: its row, its seats, all
+    its hand events and its summary lines as they stand in the reader's snapshot, with
+    the players and tables they name. The box commits a game's event, status and lines
+    together; sending the game whole means no batch boundary (nor a row read newer than
+    the batch's last change) can leave a game at the head office half of one state and
+    half of another: a finished game without its lines, hands that do not match its
+    checksum. Returns the games, sorted."""
+    games = set(keys.get("games", {})) | set(keys.get("game_lines", {}))
+    events = list(keys.get("hand_events", {}))
+    for chunk in _chunks(events, 500):
+        games.update(g for (g,) in conn.execute(
+            f"SELECT DISTINCT game_id FROM hand_events WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk))
+    ordered = sorted(games)
+    for name in ("games", "game_seats", "game_lines"):
+        keys[name] = dict.fromkeys(ordered)
+    ev, players, tables = keys.setdefault("hand_events", {}), keys.setdefault(
+        "players", {}), keys.setdefault("club_tables", {})
+    for chunk in _chunks(ordered, 500):
+        q = ",".join("?" * len(chunk))
+        ev.update(dict.fromkeys(i for (i,) in conn.execute(
+            f"SELECT id FROM hand_events WHERE game_id IN ({q}) ORDER BY id", chunk)))
+        players.update(dict.fromkeys(p for (p,) in conn.execute(
+            f"SELECT player_id FROM game_seats WHERE game_id IN ({q}) UNION "
+            f"SELECT player_id FROM stats_lines WHERE game_id IN ({q})", chunk + chunk)))
+        tables.update(dict.fromkeys(t for (t,) in conn.execute(
+            f"SELECT DISTINCT table_id FROM games WHERE id IN ({q})", chunk)))
+    return ordered
 
 
 @dataclass
@@ -279,12 +349,10 @@ def read_batch(conn: sqlite3.Connection, mark: int, size: int) -> Batch | None:
             keys.setdefault(tbl, {})[int(key) if tbl in INT_KEYS else key] = None
         rows: dict[str, list[tuple]] = {}
         whole: dict[str, list[int]] = {}
-        game_keys = list(keys.get("games", {}))
+        game_keys = whole_games(conn, keys)
         if game_keys:
-            keys["game_seats"] = dict.fromkeys(game_keys)
             whole["game_seats"] = game_keys
-        if "game_lines" in keys:
-            whole["game_lines"] = list(keys["game_lines"])
+            whole["game_lines"] = game_keys
         for name in ORDER:
             wanted = list(keys.get(name, {}))
             if not wanted:
@@ -403,6 +471,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
         for name in ORDER:
             t = TABLES[name]
             rows = batch.rows.get(name, [])
+            if name == "hand_events" and rows:
+                rows = _events_not_there(pg, branch, batch, rows)
             whole = batch.whole_games.get(name)
             if rows or whole:
                 w.write(t, rows, whole)
@@ -415,6 +485,23 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
                    "mark = EXCLUDED.mark, token = EXCLUDED.token, updated_at = now()",
                    [branch, MARK, batch.last_seq, batch.last_token])
     return True
+
+
+def _events_not_there(pg: Any, branch: str, batch: Batch, rows: list[tuple]) -> list[tuple]:
+    """The batch's hand events less those of games the head office already holds whole
+    (its stored checksum is the box's and it holds that many events: the log is
+    append-only, so the same checksum means the same events; the check after the run
+    recomputes it); a game sent whole again costs only its changed rows."""
+    same: set[int] = set()
+    games = sorted(batch.checksums)
+    for chunk in _chunks(games, 5000):
+        for g, n, c, held in pg.execute(
+                "SELECT c.game_id, c.events, c.checksum, (SELECT count(*) FROM chain.hand_events e "
+                "WHERE e.branch = c.branch AND e.game_id = c.game_id) FROM chain.game_checksums c "
+                "WHERE c.branch = %s AND c.game_id = ANY(%s)", [branch, chunk]):
+            if batch.checksums.get(g) == (n, c) and held == n:
+                same.add(g)
+    return [r for r in rows if r[1] not in same] if same else rows
 
 
 def head_office_counts(pg: Any, branch: str) -> dict[str, int]:
@@ -433,32 +520,50 @@ def _check_mark(conn: sqlite3.Connection, mark: tuple[int, str] | None, branch: 
 
 # ----------------------------------------------------------------------- the run
 def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = BATCH,
-        copy_at: int = COPY_AT, resend: bool = False, progress: Any = None) -> Result:
+        copy_at: int = COPY_AT, resend: bool = False, progress: Any = None,
+        limits: sync_limits.Limits | None = None) -> Result:
     """Send every change of the club file at ``db_path`` newer than the head office's mark
     to ``url``, batch by batch, then verify. ``progress(text)`` is told after each batch
-    of a long sync. Raises :class:`SyncError` (with its exit status) when it cannot."""
+    of a long sync; ``limits`` bound every wait (:mod:`sync_limits`). Raises
+    :class:`SyncError` (with its exit status) when it cannot."""
     started = time.perf_counter()
-    box = open_box(db_path)
+    limits = limits or sync_limits.Limits()
     try:
-        name = box_branch(box, branch)
-        pg = _connect(url)
+        box = open_box(db_path, limits.box_busy_timeout)
         try:
-            return _run(box, pg, name, batch_size, copy_at, resend, progress, started)
+            name = box_branch(box, branch)
+            pg = _connect(url, limits)
+            try:
+                return _run(box, pg, name, batch_size, copy_at, resend, progress, started,
+                            limits)
+            finally:
+                pg.close()
         finally:
-            pg.close()
-    finally:
-        box.close()
+            box.close()
+    except sqlite3.Error as e:
+        raise box_fault(e, db_path) from None
 
 
-def _connect(url: str) -> Any:
+def _connect(url: str, limits: sync_limits.Limits | None = None) -> Any:
     psycopg = pg_schema.require_psycopg()
+    limits = limits or sync_limits.Limits()
     try:
-        pg = pg_schema.connect(url, connect_timeout=10, keepalives=1, keepalives_idle=10,
-                               keepalives_interval=5, keepalives_count=3)
-        pg_schema.migrate(pg)
+        pg = sync_limits.bounded_connection(psycopg, limits.answer).connect(
+            url, autocommit=True, **limits.connect_args())
     except psycopg.OperationalError as e:
         raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
-    except psycopg.Error as e:  # reached, but refused: rights, a schema it cannot migrate
+    try:
+        for sql in ["SET TIME ZONE 'UTC'", *limits.session_sql()]:
+            pg.execute(sql)
+        pg_schema.migrate(pg)
+    except (psycopg.Error, sync_limits.Silent) as e:
+        pg.close()
+        timed_out = sync_limits.fault(psycopg, e, limits)
+        if timed_out:
+            raise SyncError(timed_out[0], 1, done="0", **timed_out[1]) from None
+        if isinstance(e, psycopg.OperationalError):
+            raise SyncError("sync.err.unreachable", 1, reason=_first_line(e)) from None
+        # reached, but refused: rights, a schema it cannot migrate
         raise SyncError("sync.err.head_office_refused", reason=_first_line(e)) from None
     return pg
 
@@ -469,7 +574,8 @@ def _first_line(e: BaseException) -> str:
 
 
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
-         resend: bool, progress: Any, started: float) -> Result:
+         resend: bool, progress: Any, started: float,
+         limits: sync_limits.Limits | None = None) -> Result:
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
     touched: set[int] = set()
@@ -512,7 +618,10 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       rate=f"{rate:,.0f}"))
         res.mark = position
         _verify(box, pg, branch, sorted(touched), res)
-    except psycopg.OperationalError as e:
+    except (psycopg.OperationalError, sync_limits.Silent) as e:
+        timed_out = sync_limits.fault(psycopg, e, limits or sync_limits.Limits())
+        if timed_out:
+            raise SyncError(timed_out[0], 1, done=f"{res.changes:,}", **timed_out[1]) from None
         raise SyncError("sync.err.lost", 1, reason=_first_line(e),
                         done=f"{res.changes:,}") from None
     except psycopg.Error as e:  # a row the head office will not take: a person must look
@@ -567,6 +676,7 @@ def add_arguments(p: Any) -> None:
                    f"{BATCH})")
     p.add_argument("--resend", action="store_true", help="send this branch again from the "
                    "start (after the box was restored from a backup)")
+    sync_limits.add_arguments(p)
 
 
 def main(args: Any) -> int:
@@ -583,8 +693,12 @@ def main(args: Any) -> int:
             raise SyncError("sync.err.no_db_arg")
         if args.batch < 1:
             raise SyncError("sync.err.bad_batch", value=args.batch)
+        try:
+            limits = sync_limits.from_args(args)
+        except sync_limits.LimitError as e:
+            raise SyncError(e.key, **e.values) from None
         res = run(db, args.to, args.branch, batch_size=args.batch, resend=args.resend,
-                  progress=say)
+                  progress=say, limits=limits)
     except SyncError as e:
         print(f"sync: {e.message}", file=sys.stderr, flush=True)
         return e.status
