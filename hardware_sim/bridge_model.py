@@ -20,16 +20,23 @@ import threading
 import time
 from collections.abc import Callable
 
+from tablectl.bridge_protocol import (
+    FIRMWARE_VERSION,
+    LINE_MAX,
+    PRESS_MAX_MS,
+    PROTOCOL,
+    SAMPLES,
+    WD_DEFAULT_MS,
+    WD_MAX_MS,
+    WD_MIN_MS,
+    checksum,
+)
+from tablectl.bridge_protocol import VERBS as _VERBS
+
 from .pty_device import PtyDevice
 
-VERSION = "1.0"
-PRESS_MAX_MS = 10_000
-WD_DEFAULT_MS = 1_500
-WD_MIN_MS, WD_MAX_MS = 100, 60_000
-LINE_MAX = 63
-SAMPLES = 16
 VCC_UV = 5_000_000
-VERBS = "PING PRESS HOLD RELEASE STICKS VERSION WATCHDOG"
+VERBS = " ".join(_VERBS)
 
 
 def divider_microvolts(points: int, r_ref_ohms: int = 4700) -> int:
@@ -84,9 +91,35 @@ class BridgeModel(PtyDevice):
         self.last_id = 0
         self.last_cmd = ""
         self.last_answer = ""
+        self._framed = False
+        self._reset_due = False
         self.adc_uv = [VCC_UV] * seats
         self.changes: list[tuple[int, bool, float]] = []
+        self.press_id, self.press_channels, self.press_state = 0, frozenset[int](), ""
+        self.reset_cause = "POWERON"
+        self.resets = 0
         self._lock = threading.RLock()
+
+    def banner(self) -> str:
+        """The line the bridge prints at every start."""
+        return f"READY {FIRMWARE_VERSION} PROTOCOL {PROTOCOL} RESET {self.reset_cause}"
+
+    def restart(self, cause: str) -> None:
+        """The chip starts again: every relay open, every setting as at power-up."""
+        with self._lock:
+            self._open_all()
+            self.wd_ms, self.wd_fired = WD_DEFAULT_MS, False
+            self.last_id, self.last_cmd, self.last_answer = 0, "", ""
+            self.press_id, self.press_channels, self.press_state = 0, frozenset(), ""
+            self.reset_cause = cause
+            self.resets += 1
+
+    def reboot(self, cause: str) -> None:
+        """The chip starts again by itself (a power dip, a reset): it prints its banner."""
+        with self._lock:
+            self.restart(cause)
+            if self._master >= 0:
+                os.write(self._master, self.banner().encode("ascii") + b"\r\n")
 
     # ------------------------------------------------------------ the table's side
     def set_sticks(self, seat: int, points: int) -> None:
@@ -126,41 +159,76 @@ class BridgeModel(PtyDevice):
             if self.deadline and (now - self.last_line) * 1000 >= self.wd_ms:
                 self._open_all()
                 self.wd_fired = True
+                if self.press_state == "RUNNING":
+                    self.press_state = "CUT"
+            if self.press_state == "RUNNING" and not self.press_channels & set(self.deadline):
+                self.press_state = "DONE"
 
     # ------------------------------------------------------------ lines
-    def handle(self, raw: str, too_long: bool = False) -> str | None:
-        """The answer (without its line end) to one received line; None for an empty one."""
+    def handle(self, raw: str, too_long: bool = False, bad: bool = False,
+               lost: bool = False) -> str | None:
+        """The answer (without its line end) to one received line; None for an empty one.
+
+        ``bad``: the line held a NUL, control or non-ASCII byte; ``lost``: bytes of it were
+        lost on the way in. Either refuses the line whole."""
         with self._lock:
             self.tick()
             self.last_line = self.clock()
-            if not raw.strip(" \t") and not too_long:
+            self._framed = False
+            if not raw.strip(" \t") and not (too_long or bad or lost):
                 return None
+            if lost:
+                return self._send("ERR - OVERFLOW bytes were lost; wait for each answer. "
+                                  "Nothing of the line was done")
+            if bad:
+                return self._send("ERR - BYTE a NUL, control or non-ASCII byte; nothing of "
+                                  "the line was done")
             if too_long:
                 return self._send(f"ERR - LONG the line is too long; at most {LINE_MAX} "
                                   "characters")
+            at = raw.rfind("*")
+            if at >= 0:
+                self._framed = True
+                raw, given = raw[:at], raw[at + 1:]
+                if len(given) != 2 or given.upper() != checksum(raw) \
+                        or not all(c in "0123456789abcdefABCDEF" for c in given):
+                    return self._send("ERR - CHECKSUM the checksum does not match; nothing "
+                                      "was done")
             tokens = [t for t in raw.replace("\t", " ").split(" ") if t]
+            if not tokens:
+                return self._send("ERR - ARGS a checksum with no command before it")
             if not (tokens[0].isascii() and tokens[0].isdigit()):
                 return self._send(self._run(0, tokens))
             ident = _number(tokens[0])
             if not 1 <= ident <= 65535:
                 return self._send("ERR - ID an id is a number from 1 to 65535")
+            if not self._framed:
+                return self._send("ERR - CHECKSUM a numbered line ends with its checksum, "
+                                  "as in 7 PING*1D")
             if len(tokens) == 1:
                 return self._send(f"ERR {ident} ARGS a command follows the id")
             if ident == self.last_id:
                 if raw == self.last_cmd:
-                    return self._send(self.last_answer, repeat=True)
+                    return self._send(self.last_answer, repeat=ident)
                 return self._send(f"ERR {ident} ID this id was used for another command; "
                                   "take a new one")
             answer = self._run(ident, tokens[1:])
             self.last_id, self.last_cmd, self.last_answer = ident, raw, answer
             return self._send(answer)
 
-    def _send(self, answer: str, repeat: bool = False) -> str:
+    def _outcome(self, only: int = 0) -> str:
+        if not self.press_state or (only and only != self.press_id):
+            return ""
+        return f" PRESS {self.press_id} {self.press_state}"
+
+    def _send(self, answer: str, repeat: int = 0) -> str:
         if repeat:
-            answer += " REPEAT"
+            answer += " REPEAT" + self._outcome(repeat)
         if self.wd_fired:
             answer += " WDFIRED"
             self.wd_fired = False
+        if self._framed:
+            answer += "*" + checksum(answer)
         return answer
 
     def _run(self, ident: int, args: list[str]) -> str:
@@ -175,13 +243,16 @@ class BridgeModel(PtyDevice):
             if n != 1:
                 return err("ARGS", "PING takes nothing after it")
             shut = sorted(self.deadline)
-            return ok + ("PING CLOSED " + ",".join(map(str, shut)) if shut else "PING OPEN")
+            return ok + ("PING CLOSED " + ",".join(map(str, shut)) if shut else "PING OPEN") \
+                + self._outcome()
         if verb in ("PRESS", "HOLD"):
             return self._press(who, verb, args)
         if verb == "RELEASE":
             if n != 1:
                 return err("ARGS", "RELEASE takes nothing after it")
             self._open_all()
+            if self.press_state == "RUNNING":
+                self.press_state = "RELEASED"
             return ok + "RELEASE"
         if verb == "STICKS":
             if n != 1:
@@ -194,11 +265,17 @@ class BridgeModel(PtyDevice):
             if n != 1:
                 return err("ARGS", "VERSION takes nothing after it")
             level = "LOW" if self.active_low else "HIGH"
-            return ok + (f"VERSION {VERSION} {self.mcu} CHANNELS {self.channels} SEATS "
+            return ok + (f"VERSION {FIRMWARE_VERSION} {self.mcu} PROTOCOL {PROTOCOL} "
+                         f"CHANNELS {self.channels} SEATS "
                          f"{self.seats} RREF {self.r_ref_ohms} ACTIVE {level} WATCHDOG "
                          f"{self.wd_ms} LAST {self.last_id}")
         if verb == "WATCHDOG":
             return self._watchdog(who, args)
+        if verb == "RESET":
+            if n != 1:
+                return err("ARGS", "RESET takes nothing after it")
+            self._reset_due = True
+            return ok + "RESET"
         return err("UNKNOWN", f"unknown command; the commands are {VERBS}")
 
     def _press(self, who: str, verb: str, args: list[str]) -> str:
@@ -230,6 +307,9 @@ class BridgeModel(PtyDevice):
             if ch not in self.deadline:
                 self._switch(ch, True)
             self.deadline[ch] = now + ms / 1000
+        if who != "-":
+            self.press_id, self.press_channels = int(who), frozenset(mask)
+            self.press_state = "RUNNING"
         return ok + f"{verb} {','.join(map(str, sorted(mask)))} {ms}"
 
     def _watchdog(self, who: str, args: list[str]) -> str:
@@ -268,7 +348,12 @@ class BridgeModel(PtyDevice):
     # ------------------------------------------------------------ the pty
     def _serve(self) -> None:
         buf = bytearray()
-        too_long = False
+        too_long = bad = False
+        self._reset_due = False
+        try:
+            os.write(self._master, self.banner().encode("ascii") + b"\r\n")
+        except OSError:
+            return
         while not self._stop.is_set():
             ready, _, _ = select.select([self._master], [], [], 0.001)
             self.tick()
@@ -280,15 +365,22 @@ class BridgeModel(PtyDevice):
                 return
             for b in data:
                 if b in (10, 13):
-                    answer = self.handle(buf.decode("latin-1"), too_long) \
-                        if buf or too_long else None
+                    answer = self.handle(buf.decode("latin-1"), too_long, bad) \
+                        if buf or too_long or bad else None
                     buf.clear()
-                    too_long = False
-                    if answer is not None:
+                    too_long = bad = False
+                    out = b"" if answer is None else answer.encode("latin-1") + b"\r\n"
+                    if self._reset_due:         # RESET: the chip starts again
+                        self._reset_due = False
+                        self.restart("WATCHDOG")
+                        out += self.banner().encode("ascii") + b"\r\n"
+                    if out:
                         try:
-                            os.write(self._master, answer.encode("latin-1") + b"\r\n")
+                            os.write(self._master, out)
                         except OSError:
                             return
+                elif b == 0 or b >= 0x80 or (b < 0x20 and b != 9):
+                    bad = True
                 elif len(buf) < LINE_MAX:
                     buf.append(b)
                 else:

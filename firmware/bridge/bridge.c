@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bridge_protocol.h"
 #include "pins.h"
 
 #ifndef F_CPU
@@ -32,13 +33,14 @@
 #error "R_REF_OHMS must be 1000 to 100000"
 #endif
 
-#define VERSION "1.0"
-#define PRESS_MAX_MS 10000
-#define WD_DEFAULT_MS 1500
-#define WD_MIN_MS 100
-#define WD_MAX_MS 60000
-#define LINE_MAX 63
-#define SAMPLES 16
+#ifndef HW_WATCHDOG
+#define HW_WATCHDOG 1
+#endif
+#if (RX_RING & (RX_RING - 1)) || RX_RING > 128
+#error "RX_RING is a power of two up to 128"
+#endif
+/* a ring slot: the byte, and this flag when bytes were lost just before it */
+#define RX_LOST 0x100
 /* points = conductance in uS x 100, conductance from the divider with the reference */
 #define K_POINTS ((100000000UL + R_REF_OHMS / 2) / R_REF_OHMS)
 
@@ -58,11 +60,21 @@ static volatile uint16_t quiet_ms;      /* since the last complete line */
 static volatile uint16_t wd_ms = WD_DEFAULT_MS;
 static volatile uint8_t wd_fired;       /* the watchdog opened relays since the last answer */
 
-static volatile uint8_t rx_buf[64];
-static volatile uint8_t rx_head, rx_tail;
+/* the last numbered press or hold and its latched outcome (OUTCOME_*, 0: none yet) */
+static volatile uint16_t press_id;
+static volatile uint8_t press_mask, press_state;
+
+static volatile uint16_t rx_buf[RX_RING];
+static volatile uint8_t rx_head, rx_tail, rx_lost;
+
+/* why the chip started: MCUSR as it was at reset, kept before it is cleared */
+static uint8_t reset_flags __attribute__((section(".noinit")));
 
 static char line[LINE_MAX + 1];
 static uint8_t line_len, line_long;
+static uint8_t line_bad;        /* a NUL, a control or non-ASCII byte in the line */
+static uint8_t line_lost;       /* bytes of the line were lost (the ring was full) */
+static uint8_t framed_line;     /* the line carried a checksum: so does its answer */
 static char out[128];
 static uint8_t out_len;
 static uint16_t last_id;
@@ -103,18 +115,33 @@ ISR(TIMER1_COMPA_vect)
     if (any && quiet_ms >= wd_ms) {
         open_all();
         wd_fired = 1;
+        if (press_state == OUTCOME_RUNNING)
+            press_state = OUTCOME_CUT;
+    }
+    if (press_state == OUTCOME_RUNNING) {
+        uint8_t still = 0;
+        for (uint8_t i = 0; i < CHANNELS; i++)
+            if ((press_mask & (1 << i)) && remaining[i])
+                still = 1;
+        if (!still)
+            press_state = OUTCOME_DONE;
     }
 }
 
 /* ---------------------------------------------------------------- serial */
+/* A byte that finds the ring full is lost, and the next byte that fits carries
+ * RX_LOST: the line it ends up in is refused whole, never run in part. */
 ISR(RX_VECT)
 {
     uint8_t c = UDR0;
-    uint8_t next = (uint8_t)((rx_head + 1) & 63);
-    if (next != rx_tail) {
-        rx_buf[rx_head] = c;
-        rx_head = next;
+    uint8_t next = (uint8_t)((rx_head + 1) & (RX_RING - 1));
+    if (next == rx_tail) {
+        rx_lost = 1;
+        return;
     }
+    rx_buf[rx_head] = (uint16_t)(c | (rx_lost ? RX_LOST : 0));
+    rx_lost = 0;
+    rx_head = next;
 }
 
 static void tx(char c)
@@ -299,6 +326,28 @@ static int16_t parse_channels(const char *s)
     return mask;
 }
 
+static uint8_t reset_due;      /* RESET: let the hardware watchdog restart the chip */
+
+/* " PRESS <id> <outcome>" of the last numbered press; only for ``id`` when it is given */
+static void put_outcome(uint16_t only)
+{
+    static const char running[] PROGMEM = "RUNNING";
+    static const char done[] PROGMEM = "DONE";
+    static const char cut[] PROGMEM = "CUT";
+    static const char released[] PROGMEM = "RELEASED";
+    static PGM_P const names[] PROGMEM = {running, done, cut, released};
+    cli();
+    uint16_t pid = press_id;
+    uint8_t state = press_state;
+    sei();
+    if (!state || (only && only != pid))
+        return;
+    put_P(PSTR(" PRESS "));
+    put_u(pid);
+    put(" ");
+    put_P((PGM_P)pgm_read_word(&names[state - 1]));
+}
+
 static void run(uint16_t id, char **arg, uint8_t argc)
 {
     const char *verb = arg[0];
@@ -314,6 +363,7 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         } else {
             put_P(PSTR("OPEN"));
         }
+        put_outcome(0);
     } else if (same_word(verb, PSTR("PRESS")) || same_word(verb, PSTR("HOLD"))) {
         uint8_t hold = same_word(verb, PSTR("HOLD"));
         if (argc != 3) {
@@ -336,8 +386,15 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         if (ms < 0)
             return err(id, PSTR("ARGS"), PSTR("the time is a whole number of ms"));
         if (ms < 1 || ms > PRESS_MAX_MS)
-            return err(id, PSTR("RANGE"), PSTR("a press lasts 1 to 10000 ms"));
+            return err(id, PSTR("RANGE"), PSTR("a press lasts 1 to " PRESS_MAX_MS_S " ms"));
         close_for((uint8_t)mask, (uint16_t)ms);
+        if (id) {
+            cli();
+            press_id = id;
+            press_mask = (uint8_t)mask;
+            press_state = OUTCOME_RUNNING;
+            sei();
+        }
         head(1, id);
         put_P(hold ? PSTR("HOLD ") : PSTR("PRESS "));
         channel_list((uint8_t)mask);
@@ -348,6 +405,8 @@ static void run(uint16_t id, char **arg, uint8_t argc)
             return err(id, PSTR("ARGS"), PSTR("RELEASE takes nothing after it"));
         cli();
         open_all();
+        if (press_state == OUTCOME_RUNNING)
+            press_state = OUTCOME_RELEASED;
         sei();
         head(1, id);
         put_P(PSTR("RELEASE"));
@@ -372,7 +431,8 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         if (argc != 1)
             return err(id, PSTR("ARGS"), PSTR("VERSION takes nothing after it"));
         head(1, id);
-        put_P(PSTR("VERSION " VERSION " " MCU_NAME " CHANNELS "));
+        put_P(PSTR("VERSION " FIRMWARE_VERSION " " MCU_NAME " PROTOCOL " PROTOCOL_S
+                   " CHANNELS "));
         put_u(CHANNELS);
         put_P(PSTR(" SEATS "));
         put_u(SEATS);
@@ -390,7 +450,7 @@ static void run(uint16_t id, char **arg, uint8_t argc)
             if (ms < 0)
                 return err(id, PSTR("ARGS"), PSTR("the time is a whole number of ms"));
             if (ms < WD_MIN_MS || ms > WD_MAX_MS)
-                return err(id, PSTR("RANGE"), PSTR("the watchdog takes 100 to 60000 ms"));
+                return err(id, PSTR("RANGE"), PSTR("the watchdog takes " WD_MIN_MS_S " to " WD_MAX_MS_S " ms"));
             cli();
             wd_ms = (uint16_t)ms;
             sei();
@@ -398,26 +458,73 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         head(1, id);
         put_P(PSTR("WATCHDOG "));
         put_u(wd_ms);
+    } else if (same_word(verb, PSTR("RESET"))) {
+        if (argc != 1)
+            return err(id, PSTR("ARGS"), PSTR("RESET takes nothing after it"));
+#if HW_WATCHDOG
+        head(1, id);
+        put_P(PSTR("RESET"));
+        reset_due = 1;
+#else
+        err(id, PSTR("UNKNOWN"), PSTR("built without the hardware watchdog; RESET needs it"));
+#endif
     } else {
-        err(id, PSTR("UNKNOWN"),
-            PSTR("unknown command; the commands are PING PRESS HOLD RELEASE STICKS VERSION WATCHDOG"));
+        err(id, PSTR("UNKNOWN"), PSTR("unknown command; the commands are " VERBS_S));
     }
 }
 
-static void send_answer(uint8_t repeat)
+static void send_answer(uint8_t repeat, uint16_t id)
 {
-    if (repeat)
+    if (repeat) {
         put_P(PSTR(" REPEAT"));
+        put_outcome(id);        /* a resent press says how it ended, cut or not */
+    }
     cli();
     uint8_t fired = wd_fired;
     wd_fired = 0;
     sei();
     if (fired)
         put_P(PSTR(" WDFIRED"));
+    if (framed_line) {
+        uint8_t x = 0;
+        for (uint8_t i = 0; i < out_len; i++)
+            x ^= (uint8_t)out[i];
+        static const char hex[] PROGMEM = "0123456789ABCDEF";
+        char sum[4] = {'*', (char)pgm_read_byte(&hex[x >> 4]),
+                       (char)pgm_read_byte(&hex[x & 15]), 0};
+        put(sum);
+    }
     for (uint8_t i = 0; i < out_len; i++)
         tx(out[i]);
     tx('\r');
     tx('\n');
+}
+
+static int8_t hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return (int8_t)(c - '0');
+    if (c >= 'A' && c <= 'F')
+        return (int8_t)(c - 'A' + 10);
+    if (c >= 'a' && c <= 'f')
+        return (int8_t)(c - 'a' + 10);
+    return -1;
+}
+
+/* Takes the "*HH" off the line; 0 when there is none or it agrees, 1 when it does not */
+static uint8_t take_checksum(void)
+{
+    char *star = strrchr(line, '*');
+    framed_line = 0;
+    if (!star)
+        return 0;
+    framed_line = 1;
+    int8_t hi = hex_digit(star[1]), lo = hi < 0 ? -1 : hex_digit(star[2]);
+    uint8_t x = 0;
+    for (char *p = line; p < star; p++)
+        x ^= (uint8_t)*p;
+    *star = 0;
+    return lo < 0 || star[3] != 0 || x != (uint8_t)((hi << 4) | lo);
 }
 
 static void handle_line(void)
@@ -429,9 +536,25 @@ static void handle_line(void)
     cli();
     quiet_ms = 0;
     sei();
+    framed_line = 0;
+    /* a damaged line is refused whole: nothing of it is trusted, not even its id */
+    if (line_lost) {
+        err(0, PSTR("OVERFLOW"),
+            PSTR("bytes were lost; wait for each answer. Nothing of the line was done"));
+        return send_answer(0, 0);
+    }
+    if (line_bad) {
+        err(0, PSTR("BYTE"),
+            PSTR("a NUL, control or non-ASCII byte; nothing of the line was done"));
+        return send_answer(0, 0);
+    }
     if (line_long) {
-        err(0, PSTR("LONG"), PSTR("the line is too long; at most 63 characters"));
-        return send_answer(0);
+        err(0, PSTR("LONG"), PSTR("the line is too long; at most " LINE_MAX_S " characters"));
+        return send_answer(0, 0);
+    }
+    if (take_checksum()) {
+        err(0, PSTR("CHECKSUM"), PSTR("the checksum does not match; nothing was done"));
+        return send_answer(0, 0);
     }
     strcpy(text, line);
     for (char *p = line; *p && argc < 6;) {
@@ -443,28 +566,38 @@ static void handle_line(void)
         while (*p && *p != ' ' && *p != '\t')
             p++;
     }
-    if (!argc)
+    if (!argc) {
+        if (framed_line) {
+            err(0, PSTR("ARGS"), PSTR("a checksum with no command before it"));
+            send_answer(0, 0);
+        }
         return;         /* an empty line is no command */
+    }
     uint16_t id = 0;
     if (is_digits(arg[0])) {
         int32_t v = number(arg[0]);
         if (v < 1 || v > 65535) {
             err(0, PSTR("ID"), PSTR("an id is a number from 1 to 65535"));
-            return send_answer(0);
+            return send_answer(0, 0);
         }
         id = (uint16_t)v;
+        if (!framed_line) {
+            err(0, PSTR("CHECKSUM"),
+                PSTR("a numbered line ends with its checksum, as in 7 PING*1D"));
+            return send_answer(0, 0);
+        }
         if (argc == 1) {
             err(id, PSTR("ARGS"), PSTR("a command follows the id"));
-            return send_answer(0);
+            return send_answer(0, 0);
         }
         if (id == last_id) {
             if (strcmp(text, last_cmd) == 0) {
                 strcpy(out, last_answer);
                 out_len = (uint8_t)strlen(out);
-                return send_answer(1);
+                return send_answer(1, id);
             }
             err(id, PSTR("ID"), PSTR("this id was used for another command; take a new one"));
-            return send_answer(0);
+            return send_answer(0, 0);
         }
         run(id, arg + 1, (uint8_t)(argc - 1));
         last_id = id;
@@ -473,15 +606,39 @@ static void handle_line(void)
     } else {
         run(0, arg, argc);
     }
-    send_answer(0);
+    send_answer(0, 0);
 }
 
 /* ---------------------------------------------------------------- start */
 void early_wdt_off(void) __attribute__((naked, used, section(".init3")));
 void early_wdt_off(void)
 {
+    /* before anything else: a watchdog reset leaves the watchdog running at its
+     * shortest time, which would reset the chip again while it starts */
+    reset_flags = MCUSR;
     MCUSR = 0;
     wdt_disable();
+}
+
+static void banner(void)
+{
+    out_len = 0;
+    put_P(PSTR("READY " FIRMWARE_VERSION " PROTOCOL " PROTOCOL_S " RESET "));
+    if (reset_flags & (1 << WDRF))
+        put_P(PSTR("WATCHDOG"));
+    else if (reset_flags & (1 << BORF))
+        put_P(PSTR("BROWNOUT"));
+    else if (reset_flags & (1 << EXTRF))
+        put_P(PSTR("EXTERNAL"));
+    else if (reset_flags & (1 << PORF))
+        put_P(PSTR("POWERON"));
+    else
+        put_P(PSTR("UNKNOWN"));     /* a bootloader cleared the flags before us */
+    framed_line = 0;
+    for (uint8_t i = 0; i < out_len; i++)
+        tx(out[i]);
+    tx('\r');
+    tx('\n');
 }
 
 int main(void)
@@ -504,9 +661,12 @@ int main(void)
     TIMSK1 = (1 << OCIE1A);
     /* ADC: enabled, prescaler 128 */
     ADCSRA = (1 << ADEN) | (1 << ADPS2) | (1 << ADPS1) | (1 << ADPS0);
+#if HW_WATCHDOG
     wdt_enable(WDTO_500MS);
+#endif
     set_sleep_mode(SLEEP_MODE_IDLE);
     sei();
+    banner();
 
     for (;;) {
         wdt_reset();
@@ -518,15 +678,27 @@ int main(void)
             sleep_disable();
             continue;
         }
-        uint8_t c = rx_buf[rx_tail];
-        rx_tail = (uint8_t)((rx_tail + 1) & 63);
+        uint16_t slot = rx_buf[rx_tail];
+        rx_tail = (uint8_t)((rx_tail + 1) & (RX_RING - 1));
         sei();
+        uint8_t c = (uint8_t)slot;
+        if (slot & RX_LOST)
+            line_lost = 1;
         if (c == '\r' || c == '\n') {
             line[line_len] = 0;
-            if (line_len || line_long)
+            if (line_len || line_long || line_bad || line_lost)
                 handle_line();
             line_len = 0;
-            line_long = 0;
+            line_long = line_bad = line_lost = 0;
+            if (reset_due) {
+                cli();
+                open_all();
+                sei();
+                for (;;)
+                    ;           /* the hardware watchdog restarts the chip */
+            }
+        } else if (c == 0 || c >= 0x80 || (c < 0x20 && c != '\t')) {
+            line_bad = 1;
         } else if (line_len < LINE_MAX) {
             line[line_len++] = (char)c;
         } else {

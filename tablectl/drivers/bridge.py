@@ -8,9 +8,16 @@ numbered line per command and waits for its answer; a line whose answer was lost
 sent again with the same number, and the bridge answers it without doing it twice.
 While a press runs the driver sends a keep-alive so the watchdog does not cut it.
 
-What the host can confirm: that the bridge took a command, and (by a later ``PING``)
-that its relays are open again. It cannot confirm that the table saw the switch,
-and the stick reading is as good as the reference resistor's calibration.
+Every line carries a checksum (``*HH``) and so does every answer; an answer that does
+not check is treated as lost. Each numbered press has a latched outcome on the bridge
+(done, cut by the watchdog, released) that ``PING`` and every ``REPEAT`` report, so a
+press cut short is known even when the answer that said so was lost. A ``READY`` line
+in the middle of the talk means the bridge started again (its relays opened).
+
+What the host can confirm: that the bridge took a command, how each press ended, and
+(by a later ``PING``) that its relays are open again. It cannot confirm that the table
+saw the switch, and the stick reading is as good as the reference resistor's
+calibration.
 """
 
 from __future__ import annotations
@@ -19,11 +26,9 @@ import logging
 import time
 from typing import Any, Sequence
 
+from ..bridge_protocol import PRESS_MAX_MS, PROTOCOL, REFUSALS, framed, unframe
 from ..settings import SerialSettings
 from .boards import BoardError, SerialBoard
-
-PRESS_MAX_MS = 10_000
-REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID")
 
 
 class BridgeBoard(SerialBoard):
@@ -42,6 +47,8 @@ class BridgeBoard(SerialBoard):
         self.answer_s, self.tries, self.keepalive_s = answer_s, tries, keepalive_s
         self.identity: dict[str, Any] = {}
         self.watchdog_fired = 0      # times the bridge said its watchdog opened the relays
+        self.restarts: list[str] = []   # the reset cause of each READY seen after open()
+        self._opening = False
         self._next_id = 1
 
     # ------------------------------------------------------------ the board protocol
@@ -52,11 +59,19 @@ class BridgeBoard(SerialBoard):
             self._port.reset_input_buffer()
         except Exception:  # a transport without an input buffer to drop
             pass
-        words = self._send("VERSION", None)
+        self._opening = True
+        try:
+            words = self._send("VERSION", None)
+        finally:
+            self._opening = False
         if len(words) < 17 or words[2] != "VERSION" or words[4] == "":
             self.close()
             raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url)
         fields = dict(zip(words[5:-1:2], words[6::2], strict=False))
+        if fields.get("PROTOCOL") != str(PROTOCOL):
+            self.close()
+            raise BoardError(" ".join(words), "bridge_old_firmware", port=self.url,
+                             version=words[3], protocol=PROTOCOL)
         try:
             self._next_id = int(fields["LAST"]) % 65535 + 1
             self.identity = {"model": f"Jantaku bridge ({words[4]})", "version": words[3],
@@ -85,8 +100,9 @@ class BridgeBoard(SerialBoard):
         if not 1 <= ms <= PRESS_MAX_MS:
             raise BoardError(f"{ms} ms", "bridge_bad_ms", ms=ms, most=PRESS_MAX_MS)
         chans = ",".join(str(c) for c in sorted(set(channels)))
-        fired = self.watchdog_fired
         start = time.monotonic()
+        restarts = len(self.restarts)
+        ident = self._next_id
         self._call(f"{verb} {chans} {ms}")
         self.log.debug("relays %s closed for %d ms by the bridge", chans, ms)
         end = start + ms / 1000
@@ -99,9 +115,18 @@ class BridgeBoard(SerialBoard):
         late = time.monotonic() + self.STUCK_S + ms / 1000
         while True:
             words = self._call("PING")
-            if words[3] == "OPEN" or not set(channels) & _closed(words):
-                if self.watchdog_fired > fired:     # the press was cut short
-                    raise BoardError("watchdog fired", "bridge_cut", port=self.url)
+            if len(self.restarts) > restarts:
+                raise BoardError("the bridge started again", "bridge_restarted",
+                                 port=self.url, cause=self.restarts[-1])
+            outcome = _outcome(words, ident)
+            if outcome == "CUT":
+                raise BoardError("watchdog fired", "bridge_cut", port=self.url)
+            if outcome == "RELEASED":
+                raise BoardError("released", "bridge_released", port=self.url)
+            if outcome is None:         # the bridge no longer knows this press
+                raise BoardError(" ".join(words), "bridge_restarted", port=self.url,
+                                 cause="UNKNOWN")
+            if outcome == "DONE" and (words[3] == "OPEN" or not set(channels) & _closed(words)):
                 return
             if time.monotonic() > late:
                 raise BoardError("relays still closed", "bridge_stuck", port=self.url)
@@ -141,7 +166,7 @@ class BridgeBoard(SerialBoard):
         words of its answer; an ``ERR`` answer raises :class:`BoardError`."""
         if self._port is None:
             raise BoardError("not open", "bridge_lost", port=self.url)
-        line = f"{ident} {command}" if ident else command
+        line = framed(f"{ident} {command}" if ident else command)
         tag = str(ident) if ident else "-"
         for _ in range(self.tries):
             try:
@@ -171,8 +196,17 @@ class BridgeBoard(SerialBoard):
             raw = self._port.readline()
             if not raw:
                 continue
-            text: str = raw.decode("ascii", "replace").strip()
+            text, agrees = unframe(raw.decode("ascii", "replace").strip())
             words = text.split()
+            if words[:1] == ["READY"]:
+                if not self._opening:       # the bridge started again: its relays opened
+                    cause = words[-1] if len(words) > 1 else "UNKNOWN"
+                    self.restarts.append(cause)
+                    self.log.warning("the bridge started again (reset cause: %s)", cause)
+                continue
+            if agrees is False:
+                self.log.debug("bridge: an answer whose checksum fails: %r", text)
+                continue                    # as if lost: the same line goes again
             if len(words) >= 2 and words[0] in ("OK", "ERR") and words[1] == tag:
                 return text
             self.log.debug("bridge: skipped %r", text)   # a late answer to an earlier line
@@ -183,3 +217,11 @@ def _closed(words: list[str]) -> set[int]:
     if len(words) > 4 and words[3] == "CLOSED":
         return {int(c) for c in words[4].split(",")}
     return set()
+
+
+def _outcome(words: list[str], ident: int) -> str | None:
+    """The latched outcome a ``PING`` answer gives for the press numbered ``ident``."""
+    for i in range(len(words) - 2):
+        if words[i] == "PRESS" and words[i + 1] == str(ident):
+            return words[i + 2]
+    return None

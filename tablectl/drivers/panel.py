@@ -27,6 +27,7 @@ import importlib
 import time
 from typing import Any, Mapping
 
+from ..bridge_protocol import PRESS_MAX_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
@@ -173,6 +174,18 @@ class JpexPanelDriver(Driver):
             sequence = check_model(model, models[model], where)
         else:
             sequence = check_model("default", {}, where)
+        if board == "bridge":       # the bridge refuses a longer press: say so at load
+            for seq, steps in sequence.items():
+                for step in steps:
+                    ms = step.get("ms")
+                    if "wait" in step or ms is None:
+                        continue
+                    value = options[ms] if isinstance(ms, str) else ms
+                    if value > PRESS_MAX_MS:
+                        setting = ms if isinstance(ms, str) else f"models.{model}.{seq}"
+                        raise _bad(where, setting, value,
+                                   f"at most {PRESS_MAX_MS} ms: the bridge ends every press "
+                                   "by then")
         return {**options, "board": board, "model": model or "default", **channels,
                 "sequence": sequence,
                 "serial_given": any(k in raw for k in ("baudrate", "baud"))}

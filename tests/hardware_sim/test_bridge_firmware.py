@@ -22,6 +22,7 @@ import lexicon
 
 from hardware_sim.bridge_model import BridgeModel, divider_microvolts
 from tablectl.drivers.boards import BoardError
+from tablectl.bridge_protocol import framed
 from tablectl.drivers.bridge import BridgeBoard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,6 +137,14 @@ def chip(firmware_built):
     c.stop()
 
 
+def _open(path: str) -> serial.Serial:
+    """The port, with the banner the bridge printed at start dropped."""
+    port = serial.Serial(path, 115200, timeout=2)
+    time.sleep(0.2)
+    port.reset_input_buffer()
+    return port
+
+
 def _talk(port, line: str) -> str:
     port.write(line.encode("latin-1") + b"\n")
     answer = port.readline()
@@ -206,12 +215,13 @@ def test_bridge_reads_the_sticks_from_the_adc_voltages(chip):
 
 
 def test_bridge_repeated_id_does_not_press_twice(chip):
-    with serial.Serial(chip.path, 115200, timeout=2) as port:
-        assert _talk(port, "7 PRESS 2 100") == "OK 7 PRESS 2 100"
-        assert _talk(port, "7 PRESS 2 100") == "OK 7 PRESS 2 100 REPEAT"
-        assert _talk(port, "7 PRESS 2 250").startswith("ERR 7 ID ")
+    with _open(chip.path) as port:
+        assert _talk(port, framed("7 PRESS 2 100")) == framed("OK 7 PRESS 2 100")
+        assert _talk(port, framed("7 PRESS 2 100")) == framed(
+            "OK 7 PRESS 2 100 REPEAT PRESS 7 RUNNING")
+        assert _talk(port, framed("7 PRESS 2 250")).startswith("ERR 7 ID ")
         chip.sleep_sim(300)
-        assert _talk(port, "8 PING") == "OK 8 PING OPEN"
+        assert _talk(port, framed("8 PING")) == framed("OK 8 PING OPEN PRESS 7 DONE")
     assert [level for level, _ in chip.pins(2)] == [1, 0]
 
 
@@ -222,7 +232,7 @@ def test_bridge_repeated_id_does_not_press_twice(chip):
     ("0 PING", "ID"), ("x" * 70, "LONG"),
 ])
 def test_bridge_bad_commands_get_err_in_words(chip, line, code):
-    with serial.Serial(chip.path, 115200, timeout=2) as port:
+    with _open(chip.path) as port:
         answer = _talk(port, line)
         assert answer.split()[:3] == ["ERR", "-", code], answer
         assert len(answer.split()) > 5                  # words a person can act on
@@ -250,13 +260,15 @@ def test_bridge_driver_refuses_bad_input_in_words(chip):
 
 
 SCRIPT = [
-    "PING", "VERSION", "ping", "5 PRESS 1 40", "5 PRESS 1 40", "5 PRESS 1 41",
-    ("sleep", 150), "6 PING", "STICKS", "HOLD 4,5 1000", "PING", ("sleep", 1200), "PING",
-    "FLY", "PRESS", "PRESS 0 5", "PRESS 9 5", "PRESS 1 0", "HOLD 1,,2 5", "HOLD 1,9, 5",
-    "HOLD 9, 5", "PRESS 1,2 5", "PRESS 123456 5", "PRESS 1 999999", "70000 PING", "9",
-    "WATCHDOG", "WATCHDOG 99", "WATCHDOG 200", "7 HOLD 2,3 5000", ("sleep", 500),
-    "PING", "PING", "RELEASE extra", "8 RELEASE", "8 RELEASE", "y" * 64, "VERSION",
-    "WATCHDOG 1500",
+    "PING", "VERSION", "ping", framed("5 PRESS 1 40"), framed("5 PRESS 1 40"),
+    framed("5 PRESS 1 41"), ("sleep", 150), framed("6 PING"), "STICKS", "HOLD 4,5 1000",
+    "PING", ("sleep", 1200), "PING", "FLY", "PRESS", "PRESS 0 5", "PRESS 9 5", "PRESS 1 0",
+    "HOLD 1,,2 5", "HOLD 1,9, 5", "HOLD 9, 5", "PRESS 1,2 5", "PRESS 123456 5",
+    "PRESS 1 999999", "70000 PING", framed("9"), "9", "WATCHDOG", "WATCHDOG 99",
+    "WATCHDOG 200", framed("7 HOLD 2,3 5000"), ("sleep", 500), "PING", "PING",
+    "RELEASE extra", framed("8 RELEASE"), framed("8 RELEASE"), "y" * 64, "VERSION",
+    "8 PING", "8 PING*00", framed("8 PING*"), "*", framed(""), "PING\x00", "PING\x7f",
+    "PRESS 3 2\xe9", framed("PING").lower(), "WATCHDOG 1500",
 ]
 
 
@@ -273,12 +285,12 @@ def _run_script(port, sleep) -> list[str]:
 def test_bridge_model_answers_as_the_firmware(chip):
     for seat, points in enumerate((25_000, 17_000, 35_000, 0)):
         chip.control(f"adc {seat} {divider_microvolts(points)}")
-    with serial.Serial(chip.path, 115200, timeout=2) as port:
+    with _open(chip.path) as port:
         firmware = _run_script(port, chip.sleep_sim)
     with BridgeModel(mcu="atmega328p") as model:
         for seat, points in enumerate((25_000, 17_000, 35_000, 0)):
             model.set_sticks(seat, points)
-        with serial.Serial(model.serve_pty(), 115200, timeout=2) as port:
+        with _open(model.serve_pty()) as port:
             modelled = _run_script(port, lambda ms: time.sleep(ms / 1000))
     assert len(firmware) == len(modelled)
     for sent, a, b in zip(SCRIPT, firmware, modelled, strict=False):

@@ -56,6 +56,7 @@ def test_bridge_driver_keeps_a_long_hold_alive_past_the_watchdog():
 def test_bridge_model_watchdog_opens_when_the_host_goes_quiet():
     with BridgeModel() as model:
         with serial.Serial(model.serve_pty(), 115200, timeout=2) as port:
+            assert port.readline().startswith(b"READY ")     # the banner at start
             port.write(b"WATCHDOG 100\nHOLD 1,2 5000\n")
             assert port.readline() == b"OK - WATCHDOG 100\r\n"
             assert port.readline() == b"OK - HOLD 1,2 5000\r\n"
@@ -68,8 +69,8 @@ def test_bridge_driver_sends_a_lost_answer_again_and_nothing_is_done_twice():
     class LosesOneAnswer(BridgeModel):
         lost = False
 
-        def handle(self, raw, too_long=False):
-            answer = super().handle(raw, too_long)
+        def handle(self, raw, too_long=False, bad=False, lost=False):
+            answer = super().handle(raw, too_long, bad, lost)
             if "PRESS" in raw and not self.lost:
                 self.lost = True
                 return None                   # the answer never reaches the host

@@ -214,6 +214,22 @@ def test_panel_bad_club_toml_values_get_clear_errors(tmp_path):
     assert "'fast'" in text and "press_ms" in text
 
 
+def test_panel_holds_the_bridge_would_refuse_are_refused_when_club_toml_loads(tmp_path):
+    """A hold over the bridge's limit was taken at load and failed after power-on as "link
+    lost", leaving the number unknown; it is now an error naming the table and setting."""
+    full = ('driver = "jpex-panel"\nboard = "bridge"\nboard_channels = 8\n'
+            + "".join(f"{n} = {c}\n" for n, c in WIRING.items()))
+    text = _config(tmp_path, full + "hold_ms = 12000\n")
+    assert "(t7)" in text and "hold_ms = 12000" in text and "at most 10000 ms" in text
+    long_reset = '\n[models.slow]\nreset = [{hold = ["dice_left", "dice_right"], ms = 15000}]\n'
+    text = _config(tmp_path, full + 'model = "slow"\n', long_reset)
+    assert "models.slow.reset = 15000" in text and "at most 10000 ms" in text
+    # the same timings on a relay board that holds as long as it is told are fine
+    p = write_config(tmp_path, {"t7": "/dev/null"},
+                     table_extra={"t7": full.replace('"bridge"', '"lcus"') + "hold_ms = 12000\n"})
+    assert load_config(p).table("t7").options["hold_ms"] == 12000
+
+
 def test_panel_sequence_is_data_per_model(tmp_path):
     """A model whose selection is entered by holding down, and resets by holding longer."""
     extra = ("".join(f"{n} = {c}\n" for n, c in WIRING.items())

@@ -1,0 +1,26 @@
+/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file. */
+#ifndef BRIDGE_PROTOCOL_H
+#define BRIDGE_PROTOCOL_H
+#define FIRMWARE_VERSION "2.0"
+#define PROTOCOL 2
+#define PROTOCOL_S "2"
+#define PRESS_MAX_MS 10000
+#define PRESS_MAX_MS_S "10000"
+#define WD_DEFAULT_MS 1500
+#define WD_DEFAULT_MS_S "1500"
+#define WD_MIN_MS 100
+#define WD_MIN_MS_S "100"
+#define WD_MAX_MS 60000
+#define WD_MAX_MS_S "60000"
+#define LINE_MAX 63
+#define LINE_MAX_S "63"
+#define RX_RING 64
+#define RX_RING_S "64"
+#define SAMPLES 16
+#define SAMPLES_S "16"
+#define VERBS_S "PING PRESS HOLD RELEASE STICKS VERSION WATCHDOG RESET"
+#define OUTCOME_RUNNING 1
+#define OUTCOME_DONE 2
+#define OUTCOME_CUT 3
+#define OUTCOME_RELEASED 4
+#endif

@@ -1,0 +1,84 @@
+"""The bridge's line protocol, defined once (``docs/bridge.md``).
+
+The firmware includes ``firmware/bridge/bridge_protocol.h``, which this module writes
+(``python3 tablectl/bridge_protocol.py > firmware/bridge/bridge_protocol.h``; the
+firmware's Makefile runs it), the Python model of the bridge and the host's board
+class import the same names. Change a limit here and every side follows.
+
+This file imports nothing of the project, so the firmware build can run it alone.
+"""
+
+from __future__ import annotations
+
+import sys
+
+FIRMWARE_VERSION = "2.0"
+PROTOCOL = 2
+
+PRESS_MAX_MS = 10_000           # the longest press or hold the bridge accepts
+WD_DEFAULT_MS = 1_500           # the watchdog time at start
+WD_MIN_MS, WD_MAX_MS = 100, 60_000
+LINE_MAX = 63                   # characters of one line, its checksum included
+RX_RING = 64                    # the receive ring's slots (bytes beyond are lost)
+SAMPLES = 16                    # ADC readings summed per seat
+
+VERBS = ("PING", "PRESS", "HOLD", "RELEASE", "STICKS", "VERSION", "WATCHDOG", "RESET")
+
+# ERR codes; a line refused with any of them did nothing.
+REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID", "CHECKSUM", "BYTE",
+            "OVERFLOW")
+
+# The latched outcome of the last numbered press or hold.
+OUTCOMES = ("RUNNING", "DONE", "CUT", "RELEASED")
+
+# Why the chip last started, as the READY banner says it (from the MCU status register).
+RESET_CAUSES = ("POWERON", "EXTERNAL", "BROWNOUT", "WATCHDOG", "UNKNOWN")
+
+
+def checksum(body: str | bytes) -> str:
+    """The two hex digits after ``*``: the XOR of every byte before the ``*``."""
+    data = body.encode("latin-1") if isinstance(body, str) else body
+    x = 0
+    for b in data:
+        x ^= b
+    return f"{x:02X}"
+
+
+def framed(body: str) -> str:
+    """``body`` with its checksum, as the host sends a numbered line."""
+    return f"{body}*{checksum(body)}"
+
+
+def unframe(line: str) -> tuple[str, bool | None]:
+    """Split a line into its body and whether its checksum agrees (None: it has none)."""
+    at = line.rfind("*")
+    if at < 0:
+        return line, None
+    body, given = line[:at], line[at + 1:]
+    return body, len(given) == 2 and given.upper() == checksum(body)
+
+
+def c_header() -> str:
+    """The C header the firmware includes: every constant above, once."""
+    lines = [
+        "/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file. */",
+        "#ifndef BRIDGE_PROTOCOL_H",
+        "#define BRIDGE_PROTOCOL_H",
+        f'#define FIRMWARE_VERSION "{FIRMWARE_VERSION}"',
+        f"#define PROTOCOL {PROTOCOL}",
+        f'#define PROTOCOL_S "{PROTOCOL}"',
+    ]
+    for name in ("PRESS_MAX_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS", "LINE_MAX",
+                 "RX_RING", "SAMPLES"):
+        value = globals()[name]
+        lines.append(f"#define {name} {value}")
+        lines.append(f'#define {name}_S "{value}"')
+    lines.append(f'#define VERBS_S "{" ".join(VERBS)}"')
+    for i, name in enumerate(OUTCOMES, start=1):
+        lines.append(f"#define OUTCOME_{name} {i}")
+    lines.append("#endif")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(c_header())
