@@ -36,6 +36,7 @@ unreachable or lost mid-batch, or a difference found); 2 something a person must
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -542,6 +543,9 @@ def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = 
             box.close()
     except sqlite3.Error as e:
         raise box_fault(e, db_path) from None
+    except OSError as e:  # the box's own disk or files (a temporary file on a full disk)
+        key = "sync.err.box_full" if e.errno == errno.ENOSPC else "sync.err.box_error"
+        raise SyncError(key, path=db_path, reason=_first_line(e)) from None
 
 
 def _connect(url: str, limits: sync_limits.Limits | None = None) -> Any:
