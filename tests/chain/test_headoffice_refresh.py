@@ -194,3 +194,25 @@ def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, 
         assert c.get(f"/report?day={day}&lang=en").status_code == 200
     finally:
         ref.stop()
+
+
+def test_headoffice_a_branch_setting_it_cannot_read_leaves_the_boards_built(chain):  # noqa: F811
+    """A branch whose synced time zone the head office cannot read: today's 日報 is not
+    built ahead (said in last_error), the leaderboards still are, and the 日報 page
+    answers in words, never a 500."""
+    with pg_schema.connect(chain["url"]) as pg:
+        pg.execute("INSERT INTO chain.settings (branch, key, value) VALUES "
+                   "('shibuya', 'timezone', 'Mars/Olympus') ON CONFLICT (branch, key) "
+                   "DO UPDATE SET value = excluded.value")
+        pg.execute("UPDATE chain.sync_marks SET token = 'moved' WHERE branch = 'ueno'")
+    app, ref = _app(chain["url"], every=3600)
+    try:
+        assert ref.built is not None and ref.reports is None
+        assert "Mars/Olympus" in ref.last_error
+        c = app.test_client()
+        assert c.get("/leaderboard?period=all").status_code == 200
+        assert c.get("/report?branch=ueno&format=json").status_code == 200
+        r = c.get("/report", headers={"Accept": "application/json"})
+        assert r.status_code == 400 and "Mars/Olympus" in r.get_json()["error"]["message"]
+    finally:
+        ref.stop()
