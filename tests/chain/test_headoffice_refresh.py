@@ -168,6 +168,13 @@ def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, 
             pg_schema.begin_snapshot(pg)
             now = ho_report.report_page(pg, day)
             one = ho_report.report_page(pg, day, "ueno")
+            # each branch row of the chain's page is that branch's own report
+            alone = {b: ho_report.report(pg, day, b) for b in ("ikebukuro", "shibuya", "ueno")}
+        assert [(r["branch"], r["games"], r["fees"], r["occupancy"], r["by_hour"])
+                for r in now["branches"]] == \
+            [(b, a["total"]["games"], a["total"]["fees"], a["total"]["occupancy"],
+              a["occupancy_by_hour"]) for b, a in alone.items()]
+        assert [r["games"] for r in now["branches"]] == [3, 3, 2]
         # the held page is the report read now, sums and branch rows alike
         page = c.get(f"/report?day={day}&format=json").get_json()
         with app.app_context():
