@@ -29,8 +29,8 @@ Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
   leaderboard on one branch's box;
 * ``head_office_report``: p50/p99 of today's chain 日報 (built ahead; as JSON and as
   the page) requested in a loop while more branches sync beside it, each sync its own
-  process as on a box (bound < 200 ms), and of a past day's 日報 (worked out on request
-  from PostgreSQL).
+  process as on a box (bound < 200 ms), and a past day's 日報: its first request (worked
+  out from PostgreSQL) and the rest (kept for that synced state).
 
 Prints one JSON line per figure and a summary line with the bounds.
 """
@@ -234,12 +234,15 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
                    report_today_requests=len(times),
                    report_syncs=len(synced), report_built_again=ref.reports is not before)
         times = []
-        for _ in range(runs):
+        for _ in range(runs + 1):
             t0 = time.perf_counter()
             r = client.get(f"/report?day={past}&format=json")
             times.append(time.perf_counter() - t0)
             assert r.status_code == 200, r.status_code
-        out.update(report_past_day_p50_ms=_p(times, .5), report_past_day_p99_ms=_p(times, .99),
+        # the first request works the day out; the rest get it kept for that synced state
+        out.update(report_past_day_first_ms=round(1000 * times[0], 1),
+                   report_past_day_kept_p50_ms=_p(times[1:], .5),
+                   report_past_day_kept_p99_ms=_p(times[1:], .99),
                    report_bound_ms=REPORT_BOUND_MS,
                    report_ok=max(out["report_today_during_syncs_p99_ms"],
                                  out["report_today_page_during_syncs_p99_ms"])
@@ -347,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "box_leaderboard_p99_ms")},
             **{k: rep[k] for k in ("report_today_during_syncs_p99_ms",
                                    "report_today_page_during_syncs_p99_ms", "report_bound_ms",
-                                   "report_ok", "report_past_day_p99_ms")},
+                                   "report_ok", "report_past_day_first_ms")},
         }
         print(json.dumps(summary), flush=True)
         return 0 if (res.seconds < DAY_BOUND_S and ho["chain_leaderboard_ok"]

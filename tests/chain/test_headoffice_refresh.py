@@ -168,6 +168,13 @@ def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, 
             pg_schema.begin_snapshot(pg)
             now = ho_report.report_page(pg, day)
             one = ho_report.report_page(pg, day, "ueno")
+            # each branch row of the chain's page is that branch's own report
+            alone = {b: ho_report.report(pg, day, b) for b in ("ikebukuro", "shibuya", "ueno")}
+        assert [(r["branch"], r["games"], r["fees"], r["occupancy"], r["by_hour"])
+                for r in now["branches"]] == \
+            [(b, a["total"]["games"], a["total"]["fees"], a["total"]["occupancy"],
+              a["occupancy_by_hour"]) for b, a in alone.items()]
+        assert [r["games"] for r in now["branches"]] == [3, 3, 2]
         # the held page is the report read now, sums and branch rows alike
         page = c.get(f"/report?day={day}&format=json").get_json()
         with app.app_context():
@@ -192,5 +199,27 @@ def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, 
         page = c.get(f"/report?day={day}&format=json").get_json()
         assert page["total"]["games"] == 9 == sum(b["games"] for b in page["branches"])
         assert c.get(f"/report?day={day}&lang=en").status_code == 200
+    finally:
+        ref.stop()
+
+
+def test_headoffice_a_branch_setting_it_cannot_read_leaves_the_boards_built(chain):  # noqa: F811
+    """A branch whose synced time zone the head office cannot read: today's 日報 is not
+    built ahead (said in last_error), the leaderboards still are, and the 日報 page
+    answers in words, never a 500."""
+    with pg_schema.connect(chain["url"]) as pg:
+        pg.execute("INSERT INTO chain.settings (branch, key, value) VALUES "
+                   "('shibuya', 'timezone', 'Mars/Olympus') ON CONFLICT (branch, key) "
+                   "DO UPDATE SET value = excluded.value")
+        pg.execute("UPDATE chain.sync_marks SET token = 'moved' WHERE branch = 'ueno'")
+    app, ref = _app(chain["url"], every=3600)
+    try:
+        assert ref.built is not None and ref.reports is None
+        assert "Mars/Olympus" in ref.last_error
+        c = app.test_client()
+        assert c.get("/leaderboard?period=all").status_code == 200
+        assert c.get("/report?branch=ueno&format=json").status_code == 200
+        r = c.get("/report", headers={"Accept": "application/json"})
+        assert r.status_code == 400 and "Mars/Olympus" in r.get_json()["error"]["message"]
     finally:
         ref.stop()

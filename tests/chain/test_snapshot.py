@@ -231,3 +231,31 @@ def test_snapshot_after_a_killed_sync_shows_no_half_game(box: Path, pg_url: str)
         pg_schema.begin_snapshot(pg)
         assert check_snapshot(pg) == []
         assert pg.execute("SELECT count(*) FROM chain.games").fetchone()[0] == 60 > held
+
+
+def test_snapshot_a_page_reads_in_one_repeatable_read_read_only_transaction(boxes,
+                                                                          headoffice_url,
+                                                                          request,
+                                                                          monkeypatch) -> None:
+    """What a page's connection is in while the page reads: one REPEATABLE READ, READ
+    ONLY transaction (a write refused), and a commit made meanwhile is not seen."""
+    import web.headoffice as ho_pages
+    from web.headoffice import create_app
+
+    app = create_app(headoffice_url, testing=True, refresh_every=3600)
+    request.addfinalizer(app.extensions["headoffice_refresher"].stop)
+    seen: dict = {}
+    real = ho_pages.headoffice.branches
+
+    def branches_twice(conn):
+        first = real(conn)
+        seen["mode"] = conn.execute("SELECT current_setting('transaction_isolation'), "
+                                    "current_setting('transaction_read_only')").fetchone()
+        with pg_schema.connect(headoffice_url) as other:  # a sync commits meanwhile
+            other.execute("UPDATE chain.branches SET name = 'renamed' WHERE branch = 'kanda'")
+        seen["same"] = real(conn) == first
+        return first
+
+    monkeypatch.setattr(ho_pages.headoffice, "branches", branches_twice)
+    assert app.test_client().get("/?format=json").status_code == 200
+    assert seen == {"mode": ("repeatable read", "on"), "same": True}

@@ -57,15 +57,17 @@ def pg() -> Any:
     return conn
 
 
-@bp.before_app_request
+@bp.before_request
 def _snapshot() -> None:
     """Every page reads one snapshot: a REPEATABLE READ, READ ONLY transaction opened
     before the page reads anything and closed after it (a batch committing meanwhile is
-    either wholly in the page or not at all)."""
-    pg_schema.begin_snapshot(pg())
+    either wholly in the page or not at all). Only reading requests: a form that writes
+    runs outside it."""
+    if request.method in ("GET", "HEAD"):
+        pg_schema.begin_snapshot(pg())
 
 
-@bp.teardown_app_request
+@bp.teardown_request
 def _end_snapshot(_exc: BaseException | None) -> None:
     conns = _local.__dict__.get("conns", {})
     conn = conns.get(current_app.config["HEADOFFICE_DB"])

@@ -653,7 +653,11 @@ class Refresher:
             conn = self._connection()
             mark = _marks(conn)
             today = self.fixed_today or stats_store.today(chain_settings(conn))
-            self._build_reports(conn, mark, today)
+            try:
+                self._build_reports(conn, mark, today)
+            except (UserError, NotFound) as e:  # a branch's settings it cannot read
+                self.last_error = str(e)[:200]  # the leaderboards are built all the same
+                _log.warning("head office 日報 not built ahead: %s", self.last_error)
             built = self.built
             if built is not None and built.mark == mark and built.today == today:
                 return "same"

@@ -64,8 +64,16 @@ def report(conn: Any, day: str, branch: str | None = None) -> dict:
 
 def _report(conn: Any, day: str, wanted: list[str], names: dict[str, str],
             branch: str | None) -> dict:
-    many = len(wanted) > 1
     cfg = settings(conn, wanted[0])
+    games, seats, tables = _read(conn, day, wanted, cfg)
+    return _compose(day, cfg, games, seats, tables, names, len(wanted) > 1, branch)
+
+
+def _read(conn: Any, day: str, wanted: list[str], cfg: dict) -> tuple[list, list, list]:
+    """The day's rows of these branches: games with summary lines that day (``on_day``)
+    and the games still live that started in it (by ``cfg``'s hours), their seats'
+    lines with the players (``n``: the player's place in (branch, id) order), the
+    tables."""
     start, end = stats_store.day_bounds(day, cfg)
     games = _rows(
         conn,
@@ -76,7 +84,6 @@ def _report(conn: Any, day: str, wanted: list[str], names: dict[str, str],
         "WHERE g.branch = ANY(%s) AND (l.game_id IS NOT NULL "
         "OR (g.status = 'live' AND g.started_at >= %s AND g.started_at < %s)) "
         "ORDER BY g.branch, g.id", [wanted, day, wanted, start, end])
-    gid = {(g["branch"], g["id"]): (i if many else g["id"]) for i, g in enumerate(games, 1)}
     seats = _rows(
         conn,
         "SELECT l.branch, l.game_id, l.seat, l.player_id, l.family, l.rank, l.chips, p.name, "
@@ -88,21 +95,29 @@ def _report(conn: Any, day: str, wanted: list[str], names: dict[str, str],
         [wanted, wanted, day])
     tables = _rows(conn, f"SELECT branch, id, name FROM {S}.club_tables WHERE branch = ANY(%s) "
                          "ORDER BY branch, id", [wanted])
+    return games, seats, tables
+
+
+def _compose(day: str, cfg: dict, games: list[dict], seats: list[dict], tables: list[dict],
+             names: dict[str, str], many: bool, branch: str | None) -> dict:
+    """The report of rows :func:`_read` read (not changed), through the box's steps."""
+    gid = {(g["branch"], g["id"]): (i if many else g["id"]) for i, g in enumerate(games, 1)}
 
     def tid(b: str, t: str) -> str:
         return f"{b}/{t}" if many else t
 
+    lines = []
     for s in seats:
-        s["game_id"] = gid[(s["branch"], s["game_id"])]
+        line = {**s, "game_id": gid[(s["branch"], s["game_id"])], "guest": int(s["guest"])}
         if many:
-            s["player_id"] = s["n"]
-            s["member_no"] = f"{s['branch']}/{s['member_no']}" if s["member_no"] else None
-        s["guest"] = int(s["guest"])
+            line["player_id"] = s["n"]
+            line["member_no"] = f"{s['branch']}/{s['member_no']}" if s["member_no"] else None
+        lines.append(line)
     # the day's games are the ones with summary lines that day (finished: the box writes
     # a game's lines with its finish, and a batch carries a game whole)
     done = [{**g, "id": gid[(g["branch"], g["id"])], "table_id": tid(g["branch"], g["table_id"])}
             for g in games if g["on_day"] and g["finished_at"] is not None]
-    worked = daily_report.games_money(done, seats)
+    worked = daily_report.games_money(done, lines)
     rep = daily_report.build_report(
         day, cfg, worked,
         [(tid(t["branch"], t["id"]), f"{names[t['branch']]} {t['name']}" if many else t["name"])
@@ -138,15 +153,25 @@ def occupancy_by_hour(day: str, cfg: dict, n_tables: int,
 
 def report_page(conn: Any, day: str, branch: str | None = None) -> dict:
     """:func:`report` with ``branches``: for the chain's page, each branch's games, fees,
-    occupancy and occupancy by hour (all read in the caller's one snapshot)."""
-    rep = report(conn, day, branch)
+    occupancy and occupancy by hour, worked out from the same rows read once (in the
+    caller's one snapshot), each in its branch's own hours."""
+    if branch is not None:
+        return {**report(conn, day, branch), "branches": []}
+    stats_store.user_day(day)
+    names = branch_names(conn)
+    if not names:
+        raise NotFound("ho.err.no_branches")
+    cfg = settings(conn, next(iter(names)))
+    games, seats, tables = _read(conn, day, list(names), cfg)
+    rep = _compose(day, cfg, games, seats, tables, names, len(names) > 1, None)
     rep["branches"] = []
-    if branch is None:
-        for b, name in branch_names(conn).items():
-            one = report(conn, day, b)
-            rep["branches"].append({"branch": b, "name": name,
-                                    "games": one["total"]["games"],
-                                    "fees": one["total"]["fees"],
-                                    "occupancy": one["total"]["occupancy"],
-                                    "by_hour": one["occupancy_by_hour"]})
+    for b, name in names.items():
+        one = _compose(day, settings(conn, b),
+                       [g for g in games if g["branch"] == b and g["on_day"]],
+                       [s for s in seats if s["branch"] == b],
+                       [t for t in tables if t["branch"] == b], names, False, b)
+        rep["branches"].append({"branch": b, "name": name, "games": one["total"]["games"],
+                                "fees": one["total"]["fees"],
+                                "occupancy": one["total"]["occupancy"],
+                                "by_hour": one["occupancy_by_hour"]})
     return rep

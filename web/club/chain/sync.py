@@ -20,8 +20,10 @@ The box is the source of truth; the head office collects. How it goes::
   also moves the mark: a kill -9 or a network cut anywhere leaves the whole batch or
   none of it, and the next run goes on from the mark. Every write is an ``INSERT ... ON
   CONFLICT`` on ``(branch, key)`` (a game's seats and summary lines are replaced as a
-  whole), so a batch sent twice is stored once. From :data:`COPY_AT` rows of a table in
-  a batch (a first sync), the rows go by ``COPY`` into a temporary table first.
+  whole), so a batch sent twice is stored once. A game the batch touches travels whole
+  (:func:`whole_games`): the head office never holds half of a game's state. From
+  :data:`COPY_AT` rows of a table in a batch (a first sync), the rows go by ``COPY``
+  into a temporary table first.
 * **Verified**: each touched game's checksum over its hand events is computed on the
   box, sent (``chain.game_checksums``) and computed again from what PostgreSQL stored;
   once the mark has caught up with the box, the rows per table are counted on both
@@ -29,13 +31,16 @@ The box is the source of truth; the head office collects. How it goes::
 * **A restored box**: the change at the head office's mark has another token on the box
   (or is gone): the sync refuses in words; ``--resend`` sends the branch afresh.
 
-Exit status: 0 sent and verified; 1 a fault the next run recovers from (the head office
-unreachable or lost mid-batch, or a difference found); 2 something a person must fix
-(arguments, the club file, psycopg missing, a box that does not match the branch).
+Every wait is bounded (:mod:`web.club.chain.sync_limits`). Exit status: 0 sent and
+verified; 1 a fault the next run recovers from (the head office unreachable, lost or
+silent mid-batch, a lock held there, the club file busy, or a difference found); 2
+something a person must fix (arguments, a setting out of bounds, the club file refused,
+read-only or on a full disk, psycopg missing, a box that does not match the branch).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -542,6 +547,9 @@ def run(db_path: str, url: str, branch: str | None = None, *, batch_size: int = 
             box.close()
     except sqlite3.Error as e:
         raise box_fault(e, db_path) from None
+    except OSError as e:  # the box's own disk or files (a temporary file on a full disk)
+        key = "sync.err.box_full" if e.errno == errno.ENOSPC else "sync.err.box_error"
+        raise SyncError(key, path=db_path, reason=_first_line(e)) from None
 
 
 def _connect(url: str, limits: sync_limits.Limits | None = None) -> Any:
