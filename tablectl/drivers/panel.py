@@ -368,7 +368,10 @@ class JpexPanelDriver(Driver):
             job.state(self.state())
         b["target"] = target
         needs = MODES[target].sticks()
-        if self.board.has_stick_reader and not confirmed:
+        # check mode deals no game: whatever the drawers hold, nothing is waited for
+        if MODES[target].is_check:
+            pass
+        elif self.board.has_stick_reader and not confirmed:
             waited = 0.0
             while True:
                 seen, self.sticks = self.sticks, self._read_sticks()

@@ -298,6 +298,17 @@ def test_panel_changes_the_game_01_05_08_01_through_the_bridge(bridge_rig):
         assert row["status"] == "done" and row["result"]["applied_now"], row
         assert table.display() == f"{target:02d}"
     assert table.missed == 0 and table.resets == 3 and model.closed() == []
+
+
+def test_panel_check_mode_through_the_bridge_does_not_wait_for_empty_drawers(bridge_rig):
+    """00 (check mode) deals no game: the drawers keep last game's sticks and the change
+    goes on without anyone emptying them."""
+    daemon, table, model = bridge_rig
+    put_sticks(model, table, [25000, 25000, 25000, 25000])
+    daemon.start(wait_tables=("t1",))
+    row = ask(daemon.db, "t1", "mode", {"mode": 0, "from": 1}, timeout=30)
+    assert row["status"] == "done" and row["result"]["applied_now"], row["result"]
+    assert table.display() == "00" and model.closed() == []
     assert daemon.stop() == 0
 
 
