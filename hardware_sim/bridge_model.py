@@ -23,6 +23,7 @@ from collections.abc import Callable
 from tablectl.bridge_protocol import (
     FIRMWARE_VERSION,
     LINE_MAX,
+    POWER_HOLD_MS,
     PRESS_MAX_MS,
     PROTOCOL,
     SAMPLES,
@@ -78,11 +79,17 @@ class BridgeModel(PtyDevice):
     def __init__(self, channels: int = 8, seats: int = 4, *, r_ref_ohms: int = 4700,
                  mcu: str = "model", active_low: bool = False,
                  on_change: Callable[[int, bool], None] | None = None,
+                 on_power: Callable[[bool], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         super().__init__()
         self.channels, self.seats = channels, seats
         self.r_ref_ohms, self.mcu, self.active_low = r_ref_ohms, mcu, active_low
         self.on_change = on_change
+        self.on_power = on_power
+        self.power_off = False          # the outlet's trigger energised: the table off
+        self.pw_fired = False
+        self.sensed_on: Callable[[], bool] = lambda: not self.power_off
+        self.power_changes: list[tuple[bool, float]] = []
         self.clock = clock
         self.deadline: dict[int, float] = {}     # closed channel -> when it opens
         self.wd_ms = WD_DEFAULT_MS
@@ -108,6 +115,7 @@ class BridgeModel(PtyDevice):
         """The chip starts again: every relay open, every setting as at power-up."""
         with self._lock:
             self._open_all()
+            self._power(off=False)
             self.wd_ms, self.wd_fired = WD_DEFAULT_MS, False
             self.last_id, self.last_cmd, self.last_answer = 0, "", ""
             self.press_id, self.press_channels, self.press_state = 0, frozenset(), ""
@@ -143,6 +151,13 @@ class BridgeModel(PtyDevice):
         if self.on_change is not None:
             self.on_change(channel, closed)
 
+    def _power(self, off: bool) -> None:
+        if off != self.power_off:
+            self.power_off = off
+            self.power_changes.append((not off, self.clock()))
+            if self.on_power is not None:
+                self.on_power(not off)
+
     def _open_all(self) -> None:
         for ch in sorted(self.deadline):
             self._switch(ch, False)
@@ -161,6 +176,9 @@ class BridgeModel(PtyDevice):
                 self.wd_fired = True
                 if self.press_state == "RUNNING":
                     self.press_state = "CUT"
+            if self.power_off and (now - self.last_line) * 1000 >= POWER_HOLD_MS:
+                self._power(off=False)          # never left off by a host that went away
+                self.pw_fired = True
             if self.press_state == "RUNNING" and not self.press_channels & set(self.deadline):
                 self.press_state = "DONE"
 
@@ -227,6 +245,9 @@ class BridgeModel(PtyDevice):
         if self.wd_fired:
             answer += " WDFIRED"
             self.wd_fired = False
+        if self.pw_fired:
+            answer += " PWRFIRED"
+            self.pw_fired = False
         if self._framed:
             answer += "*" + checksum(answer)
         return answer
@@ -244,7 +265,7 @@ class BridgeModel(PtyDevice):
                 return err("ARGS", "PING takes nothing after it")
             shut = sorted(self.deadline)
             return ok + ("PING CLOSED " + ",".join(map(str, shut)) if shut else "PING OPEN") \
-                + self._outcome()
+                + (" POWER OFF" if self.power_off else "") + self._outcome()
         if verb in ("PRESS", "HOLD"):
             return self._press(who, verb, args)
         if verb == "RELEASE":
@@ -255,12 +276,7 @@ class BridgeModel(PtyDevice):
                 self.press_state = "RELEASED"
             return ok + "RELEASE"
         if verb == "STICKS":
-            if n != 1:
-                return err("ARGS", "STICKS takes nothing after it")
-            sums = [adc_count(uv) * SAMPLES for uv in self.adc_uv]
-            pts = " ".join(str(points_of(s, self.r_ref_ohms)) for s in sums)
-            raw = " ".join(str((s + SAMPLES // 2) // SAMPLES) for s in sums)
-            return ok + f"STICKS {pts} RAW {raw}"
+            return err("ARGS", "STICKS takes nothing after it") if n != 1 else ok + self._sticks()
         if verb == "VERSION":
             if n != 1:
                 return err("ARGS", "VERSION takes nothing after it")
@@ -271,6 +287,8 @@ class BridgeModel(PtyDevice):
                          f"{self.wd_ms} LAST {self.last_id}")
         if verb == "WATCHDOG":
             return self._watchdog(who, args)
+        if verb == "POWER":
+            return self._power_cmd(who, args)
         if verb == "RESET":
             if n != 1:
                 return err("ARGS", "RESET takes nothing after it")
@@ -311,6 +329,21 @@ class BridgeModel(PtyDevice):
             self.press_id, self.press_channels = int(who), frozenset(mask)
             self.press_state = "RUNNING"
         return ok + f"{verb} {','.join(map(str, sorted(mask)))} {ms}"
+
+    def _sticks(self) -> str:
+        sums = [adc_count(uv) * SAMPLES for uv in self.adc_uv]
+        pts = " ".join(str(points_of(s, self.r_ref_ohms)) for s in sums)
+        raw = " ".join(str((s + SAMPLES // 2) // SAMPLES) for s in sums)
+        return f"STICKS {pts} RAW {raw}"
+
+    def _power_cmd(self, who: str, args: list[str]) -> str:
+        n = len(args)
+        if n > 2 or (n == 2 and args[1].upper() not in ("ON", "OFF")):
+            return f"ERR {who} ARGS POWER takes ON or OFF, or nothing"
+        if n == 2:
+            self._power(off=args[1].upper() == "OFF")
+        return (f"OK {who} POWER {'OFF' if self.power_off else 'ON'} SENSE "
+                f"{'ON' if self.sensed_on() else 'OFF'}")
 
     def _watchdog(self, who: str, args: list[str]) -> str:
         ok, n = f"OK {who} ", len(args)

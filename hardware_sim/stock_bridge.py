@@ -37,8 +37,9 @@ from typing import Any
 from .bridge_model import BridgeModel
 from .stock_table import SWITCHES, StockTable, Timings
 
-WIRING = {i + 1: name for i, name in enumerate(SWITCHES)}
-"""Relay channel -> the table's switch across which it is wired."""
+WIRING = {i + 1: name for i, name in enumerate(SWITCHES) if name != "power"}
+"""Relay channel -> the table's switch across which it is wired (2..5; the table's power
+is the bridge's own power output, holding the outlet's trigger)."""
 FAST = Timings(boot_ms=150, enter_ms=200, repeat_delay_ms=500, repeat_ms=200, reset_ms=200)
 POLL_S = 0.1
 
@@ -48,7 +49,8 @@ class StockBridge:
 
     def __init__(self, control: Path, state: Path, table: StockTable):
         self.control, self.state_file, self.table = control, state, table
-        self.model = BridgeModel(channels=8, on_change=self._wired)
+        self.model = BridgeModel(channels=8, on_change=self._wired, on_power=self._outlet)
+        self.model.sensed_on = lambda: self.table.powered
         self._seen: float | None = None
         self._missed_asked = 0
         self._last_state = ""
@@ -56,6 +58,9 @@ class StockBridge:
     def _wired(self, channel: int, closed: bool) -> None:
         if channel in WIRING:
             self.table.switch(WIRING[channel], closed)
+
+    def _outlet(self, on: bool) -> None:
+        self.table.switch("power", not on)      # the trigger energised: the table off
 
     def set_sticks(self, points: list[Any]) -> None:
         """Put sticks in the drawers (a total or None per seat, East..North)."""

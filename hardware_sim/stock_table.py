@@ -2,10 +2,15 @@
 
 The table has no data port. Staff (or relays wired across the switches) use:
 
-* **power**: a momentary push switch; each press toggles the table on or off. The
-  table boots for ``boot_ms`` after power-on (the display shows ``--``) and is
-  dark while off. The game number survives a power-off; a selection not yet
-  confirmed by the reset does not.
+* **power**: the table's mains, through a relay-controlled outlet (``docs/hardware.md``):
+  the table is plugged into the outlet's normally-on socket, so while the outlet's
+  low-voltage trigger is energised ("power" closed) the table is off, and it is on
+  again when the trigger is let go. With ``power_input="toggle"`` it is instead a
+  momentary push switch each press of which toggles the table (a table whose
+  power button is wired to a relay, for tests of that wiring). The table boots for
+  ``boot_ms`` after power-on (the display shows ``--``) and is dark while off. The
+  game number survives a power-off; a selection not yet confirmed by the reset
+  does not.
 * **up / down** (under the table): held ``enter_ms`` outside the selection, the
   table enters the game selection (the hold itself steps nothing). In the
   selection each press steps the game number by one at the moment it closes
@@ -75,6 +80,7 @@ class StockTable:
     missed: int = 0
     resets: int = 0
     log: list[str] = field(default_factory=list)
+    power_input: str = "outlet"     # "outlet": a level (closed = off); "toggle": a button
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
@@ -143,7 +149,9 @@ class StockTable:
 
     def _closed(self, name: str, now: float) -> None:
         if name == "power":
-            if self.powered:
+            if self.power_input == "outlet":
+                self._off("outlet off")
+            elif self.powered:
                 self._off("power switch")
             else:
                 self._on(now, "power switch")
@@ -152,6 +160,9 @@ class StockTable:
             self._step(+1 if name == "up" else -1)
 
     def _opened(self, name: str, held: _Held, now: float) -> None:
+        if name == "power" and self.power_input == "outlet" and not self.powered:
+            self._on(now, "outlet on")
+            return
         if name in ("dice_left", "dice_right") and not held.consumed and self._ready_at(now):
             other = "dice_right" if name == "dice_left" else "dice_left"
             if other not in self._held:

@@ -18,11 +18,13 @@ PROTOCOL = 2
 PRESS_MAX_MS = 10_000           # the longest press or hold the bridge accepts
 WD_DEFAULT_MS = 1_500           # the watchdog time at start
 WD_MIN_MS, WD_MAX_MS = 100, 60_000
+POWER_HOLD_MS = 30_000          # power held off this long after the host's last line
 LINE_MAX = 63                   # characters of one line, its checksum included
 RX_RING = 64                    # the receive ring's slots (bytes beyond are lost)
 SAMPLES = 16                    # ADC readings summed per seat
 
-VERBS = ("PING", "PRESS", "HOLD", "RELEASE", "STICKS", "VERSION", "WATCHDOG", "RESET")
+VERBS = ("PING", "PRESS", "HOLD", "RELEASE", "STICKS", "VERSION", "WATCHDOG", "RESET",
+         "POWER")
 
 # ERR codes; a line refused with any of them did nothing.
 REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID", "CHECKSUM", "BYTE",
@@ -61,15 +63,16 @@ def unframe(line: str) -> tuple[str, bool | None]:
 def c_header() -> str:
     """The C header the firmware includes: every constant above, once."""
     lines = [
-        "/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file. */",
+        "/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file.",
+        " */",
         "#ifndef BRIDGE_PROTOCOL_H",
         "#define BRIDGE_PROTOCOL_H",
         f'#define FIRMWARE_VERSION "{FIRMWARE_VERSION}"',
         f"#define PROTOCOL {PROTOCOL}",
         f'#define PROTOCOL_S "{PROTOCOL}"',
     ]
-    for name in ("PRESS_MAX_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS", "LINE_MAX",
-                 "RX_RING", "SAMPLES"):
+    for name in ("PRESS_MAX_MS", "POWER_HOLD_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS",
+                 "LINE_MAX", "RX_RING", "SAMPLES"):
         value = globals()[name]
         lines.append(f"#define {name} {value}")
         lines.append(f'#define {name}_S "{value}"')

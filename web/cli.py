@@ -294,8 +294,9 @@ DEMO_TABLES: tuple[DemoTable, ...] = (
 STOCK_TABLE = ("t5", "卓5 三人B花 スイッチ操作", "nekohouse-3b", 1)
 """The demo's stock table: no data port, driven at its own switches (``jpex-panel``)
 through the simulated bridge; its display starts at 01 and nobody has told the driver."""
-STOCK_WIRING = ("power", "up", "down", "dice_left", "dice_right")
-"""The bridge's relays 1..5, in the order the simulator wires them."""
+STOCK_WIRING = {"up": 2, "down": 3, "dice_left": 4, "dice_right": 5}
+"""The bridge's relays 2..5, as the simulator wires them; the table's power is the
+bridge's own power output (no relay)."""
 STOCK_TIMINGS = ("press_ms = 60", "repeat_ms = 80", "hold_ms = 400", "reset_ms = 400",
                  "boot_ms = 300")
 """The driver's timings for the simulated table's quick reactions (``--fast``)."""
@@ -309,7 +310,7 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
     ``sticks_dir`` each table's simulated players move their point sticks as
     ``sticks-<table>.json`` there says (:class:`StickWriter` writes it); with
     ``stock_port`` the stock table too, a ``jpex-panel`` table on the simulated
-    bridge's pty (its relays 1..5 across the switches)."""
+    bridge's pty (its relays 2..5 across the switches, its power output on the outlet)."""
     lines = ['# Demo club: written by `python -m web demo`.',
              'db = "jantaku.sqlite"', 'log_dir = "logs"', ""]
     for tid, name, _rules, mode in tables:
@@ -322,7 +323,7 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
         lines += ["# a stock table at its own switches, through the simulated bridge",
                   "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
                   'driver = "jpex-panel"', 'board = "bridge"',
-                  *(f"{switch} = {ch}" for ch, switch in enumerate(STOCK_WIRING, 1)),
+                  *(f"{switch} = {ch}" for switch, ch in STOCK_WIRING.items()),
                   *STOCK_TIMINGS, ""]
     return "\n".join(lines)
 

@@ -59,6 +59,9 @@ static volatile uint16_t remaining[CHANNELS];
 static volatile uint16_t quiet_ms;      /* since the last complete line */
 static volatile uint16_t wd_ms = WD_DEFAULT_MS;
 static volatile uint8_t wd_fired;       /* the watchdog opened relays since the last answer */
+/* the power output: 1 = the outlet's trigger energised, the table off */
+static volatile uint8_t power_off;
+static volatile uint8_t pw_fired;       /* the host went silent and the power came back */
 
 /* the last numbered press or hold and its latched outcome (OUTCOME_*, 0: none yet) */
 static volatile uint16_t press_id;
@@ -91,6 +94,21 @@ static void relay_write(uint8_t i, uint8_t closed)
         *relay_port[i] &= (uint8_t)~(1 << relay_bit[i]);
 }
 
+static void power_write(uint8_t off)
+{
+    power_off = off;
+    if (off)
+        POWER_PORT |= (uint8_t)(1 << POWER_BIT);
+    else
+        POWER_PORT &= (uint8_t)~(1 << POWER_BIT);
+}
+
+/* the table has power: its optocoupler pulls the sense input low */
+static uint8_t sensed_on(void)
+{
+    return !(SENSE_PIN & (1 << SENSE_BIT));
+}
+
 static void open_all(void)
 {
     for (uint8_t i = 0; i < CHANNELS; i++) {
@@ -112,6 +130,11 @@ ISR(TIMER1_COMPA_vect)
     }
     if (quiet_ms != 0xFFFF)
         quiet_ms++;
+    /* the table is never left off by a host that went away */
+    if (power_off && quiet_ms >= POWER_HOLD_MS) {
+        power_write(0);
+        pw_fired = 1;
+    }
     if (any && quiet_ms >= wd_ms) {
         open_all();
         wd_fired = 1;
@@ -363,6 +386,8 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         } else {
             put_P(PSTR("OPEN"));
         }
+        if (power_off)
+            put_P(PSTR(" POWER OFF"));
         put_outcome(0);
     } else if (same_word(verb, PSTR("PRESS")) || same_word(verb, PSTR("HOLD"))) {
         uint8_t hold = same_word(verb, PSTR("HOLD"));
@@ -458,6 +483,18 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         head(1, id);
         put_P(PSTR("WATCHDOG "));
         put_u(wd_ms);
+    } else if (same_word(verb, PSTR("POWER"))) {
+        if (argc > 2 || (argc == 2 && !same_word(arg[1], PSTR("ON"))
+                         && !same_word(arg[1], PSTR("OFF"))))
+            return err(id, PSTR("ARGS"), PSTR("POWER takes ON or OFF, or nothing"));
+        if (argc == 2) {
+            cli();
+            power_write(same_word(arg[1], PSTR("OFF")));
+            sei();
+        }
+        head(1, id);
+        put_P(power_off ? PSTR("POWER OFF SENSE ") : PSTR("POWER ON SENSE "));
+        put_P(sensed_on() ? PSTR("ON") : PSTR("OFF"));
     } else if (same_word(verb, PSTR("RESET"))) {
         if (argc != 1)
             return err(id, PSTR("ARGS"), PSTR("RESET takes nothing after it"));
@@ -485,6 +522,12 @@ static void send_answer(uint8_t repeat, uint16_t id)
     sei();
     if (fired)
         put_P(PSTR(" WDFIRED"));
+    cli();
+    fired = pw_fired;
+    pw_fired = 0;
+    sei();
+    if (fired)
+        put_P(PSTR(" PWRFIRED"));
     if (framed_line) {
         uint8_t x = 0;
         for (uint8_t i = 0; i < out_len; i++)
@@ -647,6 +690,9 @@ int main(void)
         relay_write(i, 0);      /* the open level first, then drive the pin */
         *relay_ddr[i] |= (uint8_t)(1 << relay_bit[i]);
     }
+    power_write(0);             /* the table on: the outlet's trigger not energised */
+    POWER_DDR |= (uint8_t)(1 << POWER_BIT);
+    SENSE_PORT |= (uint8_t)(1 << SENSE_BIT);    /* the sense input's pull-up */
     /* UART: 115200 8N1, double speed (the Arduino bootloader's setting) */
     uint16_t ubrr = (uint16_t)((F_CPU + BAUD * 4) / (BAUD * 8) - 1);
     UBRR0H = (uint8_t)(ubrr >> 8);
@@ -693,6 +739,7 @@ int main(void)
             if (reset_due) {
                 cli();
                 open_all();
+                power_write(0);
                 sei();
                 for (;;)
                     ;           /* the hardware watchdog restarts the chip */

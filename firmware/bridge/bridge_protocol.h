@@ -1,4 +1,5 @@
-/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file. */
+/* Written by tablectl/bridge_protocol.py: do not edit; change the Python file.
+ */
 #ifndef BRIDGE_PROTOCOL_H
 #define BRIDGE_PROTOCOL_H
 #define FIRMWARE_VERSION "2.0"
@@ -6,6 +7,8 @@
 #define PROTOCOL_S "2"
 #define PRESS_MAX_MS 10000
 #define PRESS_MAX_MS_S "10000"
+#define POWER_HOLD_MS 30000
+#define POWER_HOLD_MS_S "30000"
 #define WD_DEFAULT_MS 1500
 #define WD_DEFAULT_MS_S "1500"
 #define WD_MIN_MS 100
@@ -18,7 +21,7 @@
 #define RX_RING_S "64"
 #define SAMPLES 16
 #define SAMPLES_S "16"
-#define VERBS_S "PING PRESS HOLD RELEASE STICKS VERSION WATCHDOG RESET"
+#define VERBS_S "PING PRESS HOLD RELEASE STICKS VERSION WATCHDOG RESET POWER"
 #define OUTCOME_RUNNING 1
 #define OUTCOME_DONE 2
 #define OUTCOME_CUT 3

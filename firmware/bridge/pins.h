@@ -16,12 +16,26 @@
 #define RELAY_PORTS {&PORTD, &PORTD, &PORTD, &PORTD, &PORTD, &PORTD, &PORTB, &PORTB}
 #define RELAY_DDRS {&DDRD, &DDRD, &DDRD, &DDRD, &DDRD, &DDRD, &DDRB, &DDRB}
 #define RELAY_BITS {2, 3, 4, 5, 6, 7, 0, 1}
+/* D10 = PB2: the power output; D11 = PB3: the power sense input */
+#define POWER_PORT PORTB
+#define POWER_DDR DDRB
+#define POWER_BIT 2
+#define SENSE_PIN PINB
+#define SENSE_PORT PORTB
+#define SENSE_BIT 3
 #elif defined(__AVR_ATmega2560__)
 #define MCU_NAME "atmega2560"
 /* Mega 2560: D2 = PE4, D3 = PE5, D4 = PG5, D5 = PE3, D6..D9 = PH3..PH6 */
 #define RELAY_PORTS {&PORTE, &PORTE, &PORTG, &PORTE, &PORTH, &PORTH, &PORTH, &PORTH}
 #define RELAY_DDRS {&DDRE, &DDRE, &DDRG, &DDRE, &DDRH, &DDRH, &DDRH, &DDRH}
 #define RELAY_BITS {4, 5, 5, 3, 3, 4, 5, 6}
+/* D10 = PB4: the power output; D11 = PB5: the power sense input */
+#define POWER_PORT PORTB
+#define POWER_DDR DDRB
+#define POWER_BIT 4
+#define SENSE_PIN PINB
+#define SENSE_PORT PORTB
+#define SENSE_BIT 5
 #else
 #error "the bridge firmware supports atmega328p (Nano, Uno) and atmega2560 (Mega 2560)"
 #endif

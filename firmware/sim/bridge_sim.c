@@ -1,14 +1,21 @@
 /* Runs the bridge firmware under simavr with its UART on a pseudo-terminal.
  *
- *   bridge_sim [--mcu atmega328p] [--freq 16000000] bridge-atmega328p.elf
+ *   bridge_sim [--mcu atmega328p] [--freq 16000000] [--speed N] bridge-atmega328p.elf
+ *
+ * --speed N lets the simulated chip run up to N times as fast as the wall clock (for a
+ * test of minutes of the chip's time; the host's keep-alives then come N times as
+ * far apart in the chip's time).
  *
  * stdout, one line each, flushed:
  *   pty /dev/pts/N                 first: the device a host opens (115200 8N1)
- *   pin <ch> <port><bit> <level> <us>   a relay pin changed level (1 = high), at simulated us
+ *   pin <ch> <port><bit> <level> <us>   a relay pin changed level (1 = high), at simulated us;
+ *                                  channel 9 is the power output (D10)
  *   rx <us>                        a line end was handed to the chip's UART
  *   time <us>                      the answer to "time"
  * stdin, one command a line:
  *   adc <input> <microvolts>       the voltage on analog input A<input> (AVcc = 5 V)
+ *   sense <0|1>                    the table's power as the sense input sees it (1 = on;
+ *                                  on at start): the optocoupler pulls D11 low when on
  *   time                           print the simulated time
  *   nxcl                           clear the tty's exclusive mode a killed host left set
  *   quit                           stop
@@ -47,17 +54,33 @@ struct relay_pin {
     uint8_t bit;
 };
 
-static const struct relay_pin pins_328p[8] = {
-    {'D', 2}, {'D', 3}, {'D', 4}, {'D', 5}, {'D', 6}, {'D', 7}, {'B', 0}, {'B', 1}};
-static const struct relay_pin pins_2560[8] = {
-    {'E', 4}, {'E', 5}, {'G', 5}, {'E', 3}, {'H', 3}, {'H', 4}, {'H', 5}, {'H', 6}};
+/* relay channels 1..8, then the power output (D10) */
+static const struct relay_pin pins_328p[9] = {
+    {'D', 2}, {'D', 3}, {'D', 4}, {'D', 5}, {'D', 6}, {'D', 7}, {'B', 0}, {'B', 1}, {'B', 2}};
+static const struct relay_pin pins_2560[9] = {
+    {'E', 4}, {'E', 5}, {'G', 5}, {'E', 3}, {'H', 3}, {'H', 4}, {'H', 5}, {'H', 6}, {'B', 4}};
+/* the power sense input (D11) */
+static const struct relay_pin sense_328p = {'B', 3}, sense_2560 = {'B', 5};
+
 
 static avr_t *avr;
 static int master_fd = -1, slave_fd = -1;
 static int xon = 1;
 static uint8_t inbuf[4096];
 static size_t in_len;
-static int levels[8];
+static int levels[9];
+
+/* The sense input as the optocoupler drives it: low while the table has power. Set as
+ * the pin's external level too, so the firmware's pull-up (written with every PORTB
+ * write) does not pull it back up in simavr. */
+static void set_sense(const struct relay_pin *p, unsigned on)
+{
+    avr_ioport_external_t e = {.name = (unsigned long)p->port & 0x7F,
+                               .mask = (unsigned long)(1u << p->bit),
+                               .value = on ? 0 : (unsigned long)(1u << p->bit)};
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL(p->port), &e);
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(p->port), p->bit), on ? 0 : 1);
+}
 
 static uint64_t sim_us(void)
 {
@@ -132,6 +155,9 @@ static void control(char *cmd)
             count = 1023;
         avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + input),
                       (uint32_t)count);
+    } else if (sscanf(cmd, "sense %u", &input) == 1 && input < 2) {
+        set_sense(strcmp(avr->mmcu, "atmega2560") == 0 ? &sense_2560 : &sense_328p, input);
+        printf("sense %u\n", input);
     } else if (strncmp(cmd, "time", 4) == 0) {
         printf("time %llu\n", (unsigned long long)sim_us());
     } else if (strncmp(cmd, "nxcl", 4) == 0) {
@@ -157,16 +183,20 @@ int main(int argc, char **argv)
 {
     const char *mcu = "atmega328p", *elf = NULL;
     uint32_t freq = 16000000;
+    unsigned speed = 1;     /* how far ahead of the wall clock the chip may run */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mcu") && i + 1 < argc)
             mcu = argv[++i];
         else if (!strcmp(argv[i], "--freq") && i + 1 < argc)
             freq = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--speed") && i + 1 < argc)
+            speed = (unsigned)strtoul(argv[++i], NULL, 10);
         else
             elf = argv[i];
     }
     if (!elf) {
-        fprintf(stderr, "usage: bridge_sim [--mcu atmega328p] [--freq 16000000] FIRMWARE.elf\n");
+        fprintf(stderr, "usage: bridge_sim [--mcu atmega328p] [--freq 16000000] [--speed 1] "
+                "FIRMWARE.elf\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -207,12 +237,15 @@ int main(int argc, char **argv)
     avr_irq_t *uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
 
     const struct relay_pin *pins = strcmp(mcu, "atmega2560") == 0 ? pins_2560 : pins_328p;
-    for (intptr_t ch = 0; ch < 8; ch++) {
+    for (intptr_t ch = 0; ch < 9; ch++) {
         avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(pins[ch].port),
                                        pins[ch].bit);
         if (irq)
             avr_irq_register_notify(irq, pin_changed, (void *)ch);
     }
+
+    /* the table has power at start */
+    set_sense(strcmp(mcu, "atmega2560") == 0 ? &sense_2560 : &sense_328p, 1);
 
     if (openpty(&master_fd, &slave_fd, NULL, NULL, NULL) != 0) {
         perror("bridge_sim: openpty");
@@ -254,10 +287,10 @@ int main(int argc, char **argv)
         memmove(inbuf, inbuf + fed, in_len - fed);
         in_len -= fed;
 
-        uint64_t now = wall_us(&start), sim = sim_us();
+        uint64_t now = wall_us(&start) * (speed ? speed : 1), sim = sim_us();
         struct timespec wait = {0, 0};
         if (sim > now)
-            wait.tv_nsec = (long)((sim - now) * 1000);
+            wait.tv_nsec = (long)((sim - now) * 1000 / (speed ? speed : 1));
         if (wait.tv_nsec >= 1000000000L)
             wait.tv_nsec = 999999999L;
         struct pollfd fds[2] = {{master_fd, POLLIN, 0}, {0, POLLIN, 0}};

@@ -44,6 +44,15 @@ class PanelBoard(Protocol):
     def hold(self, channels: Sequence[int], ms: int) -> None:
         """Close several relays together for ``ms`` (the reset: both dice switches)."""
 
+    def set_power(self, on: bool) -> bool | None:
+        """Let the table's outlet on, or hold it off (a level, held until changed);
+        returns whether the table has power as sensed, or None without a sense input."""
+        ...
+
+    def sensed_power(self) -> bool | None:
+        """Whether the table has power as a sense input sees it; None without one."""
+        ...
+
     def release_all(self) -> None:
         """Open every relay."""
 
@@ -102,14 +111,18 @@ class LcusBoard(SerialBoard):
     SERIAL = SerialSettings(baudrate=9600)
 
     def __init__(self, url: str, channels: int, serial: SerialSettings | None = None, *,
-                 lock_dir: str | None = None, log: logging.Logger | None = None):
+                 lock_dir: str | None = None, log: logging.Logger | None = None,
+                 power_channel: int | None = None):
         if channels not in LCUS_MODELS:
             raise ValueError(f"an LCUS board has {LCUS_MODELS} relays, not {channels}")
         super().__init__(url, channels, serial, lock_dir=lock_dir, log=log)
         self.name = f"lcus-{channels}"
+        self.power_channel = power_channel
+        self._power_off = False     # the power relay held closed: the outlet, the table off
 
     def open(self) -> dict[str, Any]:
         self._connect()
+        self._power_off = False   # a host gone while the table was off: it comes back on
         self.release_all()        # a host killed mid-press left a switch held
         return {"model": f"LCUS-{self.channels}", "version": ""}
 
@@ -142,8 +155,26 @@ class LcusBoard(SerialBoard):
             if self._port is not None:
                 self._write(b"".join(relay_frame(c, False) for c in channels))
 
+    def set_power(self, on: bool) -> bool | None:
+        """Close the power relay (the outlet's trigger: the table off) or open it. The
+        module's relays hold until told otherwise; it has no sense input."""
+        if self.power_channel is None:
+            raise BoardError("no power relay", "board_no_channel", channel=0,
+                             channels=self.channels)
+        self._check(self.power_channel)
+        self._write(relay_frame(self.power_channel, not on))
+        self._power_off = not on
+        return None
+
+    def sensed_power(self) -> bool | None:
+        """No sense input on an LCUS module."""
+        return None
+
     def release_all(self) -> None:
-        self._write(b"".join(relay_frame(c, False) for c in range(1, self.channels + 1)))
+        """Open every relay but a power relay holding the table off."""
+        held = self.power_channel if self._power_off else None
+        self._write(b"".join(relay_frame(c, False) for c in range(1, self.channels + 1)
+                             if c != held))
 
     def read_sticks(self) -> list[int] | None:
         return None

@@ -85,6 +85,7 @@ class BridgeBoard(SerialBoard):
             raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url) from None
         self.channels = min(self.channels, self.identity["channels"])
         self.release_all()        # a host killed mid-press: nothing stays closed
+        self._call("POWER ON")    # a host gone while the table was off: it comes back on
         return dict(self.identity)
 
     def press(self, channel: int, ms: int) -> None:
@@ -132,8 +133,20 @@ class BridgeBoard(SerialBoard):
                 raise BoardError("relays still closed", "bridge_stuck", port=self.url)
             time.sleep(min(0.02, self.keepalive_s))
 
+    def set_power(self, on: bool) -> bool | None:
+        """Let the table's outlet on, or hold it off through the bridge's power output (a
+        level, kept while this host keeps talking: the bridge lets the table back on by
+        itself :data:`POWER_HOLD_MS` after the last line). Returns the sensed power."""
+        words = self._call("POWER ON" if on else "POWER OFF")
+        return len(words) > 5 and words[4] == "SENSE" and words[5] == "ON"
+
+    def sensed_power(self) -> bool:
+        """Whether the table has power, as the bridge's sense input sees it."""
+        words = self._call("POWER")
+        return len(words) > 5 and words[4] == "SENSE" and words[5] == "ON"
+
     def release_all(self) -> None:
-        """Open every relay now."""
+        """Open every relay now (the power output is not a relay: it stays)."""
         self._call("RELEASE")
 
     def read_sticks(self) -> list[int] | None:

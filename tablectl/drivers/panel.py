@@ -1,11 +1,15 @@
 """``jpex-panel``: a stock AMOS JP-EX driven through its own switches by relays.
 
 The table has no data port. Relays on a board (:mod:`tablectl.drivers.boards`)
-are wired across its power switch, the up/down switch under the table and the
-two dice switches; the driver carries out the rulebook's procedure for a game
-change (power off, the sticks of the new game put in by staff, power on, the
-game chosen with the up/down switch, the reset by both dice switches held
-together) and starts a cycle with a dice press.
+are wired across the up/down switch under the table and the two dice switches;
+the table's power goes through a relay-controlled outlet whose low-voltage trigger
+the board holds as a level (the bridge's own power output, or a relay of an LCUS
+module, which holds until told): never a relay in mains (``docs/hardware.md``).
+The driver carries out the rulebook's procedure for a game change (power off,
+the sticks of the new game put in by staff, power on, the game chosen with the
+up/down switch, the reset by both dice switches held together) and starts a
+cycle with a dice press. With the bridge, a sense input tells whether the table
+really went off and came back on.
 
 The switch sequence is data per table model (``[models.NAME]`` in club.toml,
 :data:`DEFAULT_SEQUENCE` otherwise): lists of ``press`` / ``hold`` / ``wait``
@@ -34,6 +38,10 @@ from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNK
 from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
 
 SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
+PANEL_SWITCHES = SWITCHES[1:]
+"""The switches a sequence presses: power is a level, not a step of a sequence."""
+POWER_SENSE_S = 3.0
+"""How long the table has to go off, or come on, as the bridge's sense input sees it."""
 TIMINGS: dict[str, Option] = {
     "press_ms": Option(150, 20, 5000, " ms"),
     "repeat_ms": Option(250, 20, 5000, " ms"),
@@ -42,10 +50,9 @@ TIMINGS: dict[str, Option] = {
     "boot_ms": Option(5000, 0, 120000, " ms"),
     "sticks_timeout_s": Option(600, 5, 3600, " s"),
 }
-SEQUENCES = ("power", "enter", "step_up", "step_down", "reset", "cycle")
+SEQUENCES = ("enter", "step_up", "step_down", "reset", "cycle")
 DEFAULT_SEQUENCE: dict[str, list[dict[str, Any]]] = {
     # the rulebook's reading: hold the up/down switch to enter the selection, then step
-    "power": [{"press": "power", "ms": "press_ms"}, {"wait": "repeat_ms"}],
     "enter": [{"hold": "up", "ms": "hold_ms"}, {"wait": "repeat_ms"}],
     "step_up": [{"press": "up", "ms": "press_ms"}, {"wait": "repeat_ms"}],
     "step_down": [{"press": "down", "ms": "press_ms"}, {"wait": "repeat_ms"}],
@@ -89,9 +96,9 @@ def _check_sequence(name: str, raw: Any, where: str) -> list[dict[str, Any]]:
             out.append({"wait": ms})
             continue
         names = step[kind] if isinstance(step[kind], list) else [step[kind]]
-        if not names or any(n not in SWITCHES for n in names) or (kind == "press"
-                                                                   and len(names) != 1):
-            raise _bad(where, setting, step[kind], f"a switch: {', '.join(SWITCHES)}"
+        if not names or any(n not in PANEL_SWITCHES for n in names) or (kind == "press"
+                                                                         and len(names) != 1):
+            raise _bad(where, setting, step[kind], f"a switch: {', '.join(PANEL_SWITCHES)}"
                        + (" (or a list of them for hold)" if kind == "hold" else ""))
         out.append({kind: names, "ms": ms})
     return out
@@ -108,6 +115,21 @@ def check_model(name: str, raw: Any, where: str) -> dict[str, list[dict[str, Any
                           setting=unknown[0], allowed=", ".join(SEQUENCES))
     return {seq: _check_sequence(f"{name}.{seq}", raw[seq], where) if seq in raw
             else _check_sequence(seq, DEFAULT_SEQUENCE[seq], where) for seq in SEQUENCES}
+
+
+def _check_bridge_presses(sequence: dict[str, list[dict[str, Any]]], options: dict[str, Any],
+                          model: str, where: str) -> None:
+    """Refuse a press or hold the bridge would refuse (longer than its limit)."""
+    for seq, steps in sequence.items():
+        for step in steps:
+            ms = step.get("ms")
+            if "wait" in step or ms is None:
+                continue
+            value = options[ms] if isinstance(ms, str) else ms
+            if value > PRESS_MAX_MS:
+                setting = ms if isinstance(ms, str) else f"models.{model}.{seq}"
+                raise _bad(where, setting, value, f"at most {PRESS_MAX_MS} ms: the bridge "
+                           "ends every press by then")
 
 
 STICKS_TOLERANCE = 0.02
@@ -150,7 +172,10 @@ class JpexPanelDriver(Driver):
             raise _bad(where, "board_channels", count,
                        "the relays of an LCUS module: " + ", ".join(map(str, LCUS_MODELS)))
         channels: dict[str, int] = {}
-        for name in SWITCHES:
+        if board == "bridge" and "power" in raw:
+            raise _bad(where, "power", raw["power"], "nothing: the bridge holds the table's "
+                       "outlet with its own power output (D10), not a relay channel")
+        for name in SWITCHES if board == "lcus" else PANEL_SWITCHES:
             if name not in raw:
                 raise ConfigError(code="config_missing_key", where=where, setting=name,
                                   allowed=f"the board's relay (1..{count}) wired across the "
@@ -175,17 +200,7 @@ class JpexPanelDriver(Driver):
         else:
             sequence = check_model("default", {}, where)
         if board == "bridge":       # the bridge refuses a longer press: say so at load
-            for seq, steps in sequence.items():
-                for step in steps:
-                    ms = step.get("ms")
-                    if "wait" in step or ms is None:
-                        continue
-                    value = options[ms] if isinstance(ms, str) else ms
-                    if value > PRESS_MAX_MS:
-                        setting = ms if isinstance(ms, str) else f"models.{model}.{seq}"
-                        raise _bad(where, setting, value,
-                                   f"at most {PRESS_MAX_MS} ms: the bridge ends every press "
-                                   "by then")
+            _check_bridge_presses(sequence, options, model, where)
         return {**options, "board": board, "model": model or "default", **channels,
                 "sequence": sequence,
                 "serial_given": any(k in raw for k in ("baudrate", "baud"))}
@@ -193,7 +208,7 @@ class JpexPanelDriver(Driver):
     def __init__(self, table: TableConfig, link: Any, **kw: Any) -> None:
         super().__init__(table, link, **kw)
         o = table.options
-        self.channels = {name: int(o[name]) for name in SWITCHES}
+        self.channels = {name: int(o[name]) for name in SWITCHES if name in o}
         self.timings = {name: int(o[name]) for name in TIMINGS}
         self.sequence: dict[str, list[dict[str, Any]]] = o["sequence"]
         self.board: PanelBoard = self._board(str(o["board"]), int(o["board_channels"]))
@@ -213,7 +228,7 @@ class JpexPanelDriver(Driver):
                                                    lock_dir=self.lock_dir, log=self.log)
             return board
         return LcusBoard(self.table.url, channels, self.table.serial, lock_dir=self.lock_dir,
-                         log=self.log)
+                         log=self.log, power_channel=self.channels.get("power"))
 
     @classmethod
     def capabilities(cls) -> dict[str, RunOnce]:
@@ -300,6 +315,22 @@ class JpexPanelDriver(Driver):
             else:
                 self.board.hold([self.channels[s] for s in step["hold"]], self._ms(step["ms"]))
 
+    def _set_power(self, job: Job, on: bool) -> bool:
+        """Let the table on or hold it off; False when a sense input says the table did
+        not follow within :data:`POWER_SENSE_S` (without one, the board is believed)."""
+        sensed = self.board.set_power(on)
+        job.wait(self.timings["repeat_ms"] / 1000)     # the outlet's own relay switches
+        if sensed is not None:
+            sensed = self.board.sensed_power()
+        waited = 0.0
+        while sensed is not None and sensed != on:
+            if waited >= POWER_SENSE_S:
+                return False
+            job.wait(0.1)
+            waited += 0.1
+            sensed = self.board.sensed_power()
+        return True
+
     def _progress(self, job: Job, step: str, **values: Any) -> None:
         self.belief["busy"] = step
         job.started({"step": step, **values})
@@ -363,31 +394,21 @@ class JpexPanelDriver(Driver):
             if target == start:
                 return Outcome.done(self._mode_result(target, start, 0))
             self._progress(job, "power_off", target=target, start=start)
-            self._play(job, "power")
+            if not self._set_power(job, on=False):
+                self.board.set_power(True)      # let the outlet go: nothing changed
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_off", changed=False,
+                                      table=self.table.id)
             b.update(stage="sticks", target=target, selecting=False, busy=None)
             job.state(self.state())
         b["target"] = target
-        needs = MODES[target].sticks()
-        if self.board.has_stick_reader and not confirmed:
-            waited = 0.0
-            while True:
-                seen, self.sticks = self.sticks, self._read_sticks()
-                if self.sticks != seen:
-                    job.state(self.state())       # the console shows the drawers as read
-                if sticks_match(self.sticks, needs):
-                    break
-                if waited >= self.timings["sticks_timeout_s"]:
-                    job.state(self.state())
-                    return Outcome.failed("panel_sticks_timeout", changed=True,
-                                          table=self.table.id, mode_number=target)
-                job.wait(STICKS_POLL_S)
-                waited += STICKS_POLL_S
-        elif not confirmed:
-            return Outcome.done({"stage": "sticks", "requested": target, "mode": start,
-                                 "pending_mode": target, "applied_now": False,
-                                 "seats": list(MODES[target].seats)})
+        waited = self._wait_for_sticks(job, target, start, confirmed)
+        if waited is not None:
+            return waited
         self._progress(job, "power_on", target=target, start=start)
-        self._play(job, "power")
+        if not self._set_power(job, on=True):
+            return Outcome.failed("panel_power_not_on", changed=True, table=self.table.id,
+                                  mode_number=target)
         b["stage"] = None
         job.wait(self.timings["boot_ms"] / 1000)
         self._progress(job, "enter", target=target, start=start)
@@ -403,6 +424,32 @@ class JpexPanelDriver(Driver):
         self._play(job, "reset")
         b.update(selecting=False, target=None, busy=None)
         return Outcome.done(self._mode_result(target, start, abs(target - start)), changed=True)
+
+    def _wait_for_sticks(self, job: Job, target: int, start: int,
+                         confirmed: bool) -> Outcome | None:
+        """Wait, switched off, until the drawers hold the new game's sticks (read by the
+        board) or staff say so; an outcome when the change stops here, None to go on."""
+        needs = MODES[target].sticks()
+        # check mode deals no game: whatever the drawers hold, nothing is waited for
+        if MODES[target].is_check or confirmed:
+            return None
+        if not self.board.has_stick_reader:
+            return Outcome.done({"stage": "sticks", "requested": target, "mode": start,
+                                 "pending_mode": target, "applied_now": False,
+                                 "seats": list(MODES[target].seats)})
+        waited = 0.0
+        while True:
+            seen, self.sticks = self.sticks, self._read_sticks()
+            if self.sticks != seen:
+                job.state(self.state())       # the console shows the drawers as read
+            if sticks_match(self.sticks, needs):
+                return None
+            if waited >= self.timings["sticks_timeout_s"]:
+                job.state(self.state())
+                return Outcome.failed("panel_sticks_timeout", changed=True,
+                                      table=self.table.id, mode_number=target)
+            job.wait(STICKS_POLL_S)
+            waited += STICKS_POLL_S
 
     @staticmethod
     def _mode_result(target: int, start: int, steps: int) -> dict[str, Any]:

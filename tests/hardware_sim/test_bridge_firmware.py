@@ -58,8 +58,9 @@ def firmware_built():
 class Chip:
     """The harness process: the pty's path, the event log, the control channel."""
 
-    def __init__(self, elf: Path, mcu: str = "atmega328p"):
-        self.proc = subprocess.Popen([str(HARNESS), "--mcu", mcu, str(elf)],
+    def __init__(self, elf: Path, mcu: str = "atmega328p", speed: int = 1):
+        self.proc = subprocess.Popen([str(HARNESS), "--mcu", mcu, "--speed", str(speed),
+                                      str(elf)],
                                      stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         first = self.proc.stdout.readline().split()

@@ -64,6 +64,8 @@ def test_udev_rules_keep_modemmanager_off_and_name_the_tables():
                for m in [re.search(r'idVendor}=="(\w+)", ATTRS\{idProduct}=="(\w+)"', ln)] if m}
     assert ("1a86", "7523") in ignored                     # CH340: the LCUS relay boards
     assert {("0403", "6001"), ("10c4", "ea60"), ("067b", "2303")} <= ignored
+    # the bridge on an Uno or a Mega 2560 (their own 16U2 USB chip: /dev/ttyACM*)
+    assert {("2341", "0043"), ("2341", "0042"), ("2a03", "0043"), ("2a03", "0042")} <= ignored
     names = set(re.findall(r'SYMLINK\+="jantaku/([\w.-]+)"', text))
     sample = load_config(DEPLOY / "club.toml")
     for t in sample.tables:

@@ -23,6 +23,8 @@ WIRING = {name: i + 1 for i, name in enumerate(SWITCHES)}
 PANEL = ('driver = "jpex-panel"\nboard = "lcus"\nboard_channels = 8\n'
          + "".join(f"{name} = {ch}\n" for name, ch in WIRING.items())
          + "press_ms = 60\nrepeat_ms = 80\nhold_ms = 400\nreset_ms = 400\nboot_ms = 300\n")
+# on the bridge the table's power is the bridge's own output, not a relay channel
+BRIDGE_PANEL = PANEL.replace('board = "lcus"', 'board = "bridge"').replace("power = 1\n", "")
 SIM = Timings(boot_ms=150, enter_ms=200, repeat_delay_ms=500, repeat_ms=200, reset_ms=200)
 
 
@@ -101,7 +103,8 @@ def test_panel_kill9_at_each_step_releases_and_refuses_in_words(rig, step):
 
     def at_step():
         panel = (store.get_table(daemon.db, "t1")["state"] or {}).get("panel") or {}
-        return panel.get("busy") == step and board.closed()
+        # power_on lets the power relay go: no relay is closed while it waits for the boot
+        return panel.get("busy") == step and (board.closed() or step == "power_on")
 
     wait_until(at_step, 20, f"a relay closed during {step}", interval=0.005)
     daemon.kill9()
@@ -110,7 +113,10 @@ def test_panel_kill9_at_each_step_releases_and_refuses_in_words(rig, step):
     daemon.start(wait_tables=("t1",))
     wait_until(lambda: not board.closed(), 10, "every relay released by the new daemon")
     released = time.monotonic() - killed
-    assert held and released > 0          # with LCUS: closed for as long as the host was away
+    # with LCUS: closed for as long as the host was away (the power relay too: the table
+    # stays off until the new daemon lets it on)
+    assert (held or step == "power_on") and released > 0
+    wait_until(lambda: table.powered, 10, "the table back on")
     row = store.wait_command(daemon.db, cid, 20)
     assert row["status"] == "failed" and row["error_code"] == "panel_in_doubt", row
     assert row["result"]["step"] == step
@@ -208,7 +214,7 @@ def test_panel_bad_club_toml_values_get_clear_errors(tmp_path):
     assert "press_ms = 0" in text and "20..5000 ms" in text
     bad_step = '\n[models.old-jpex]\nenter = [{hold = "left", ms = 3000}]\n'
     text = _config(tmp_path, full + 'model = "old-jpex"\n', bad_step)
-    assert "models.old-jpex.enter" in text and "power, up, down" in text
+    assert "models.old-jpex.enter" in text and "up, down, dice_left" in text
     bad_time = '\n[models.old-jpex]\nstep_up = [{press = "up", ms = "fast"}]\n'
     text = _config(tmp_path, full + 'model = "old-jpex"\n', bad_time)
     assert "'fast'" in text and "press_ms" in text
@@ -218,15 +224,15 @@ def test_panel_holds_the_bridge_would_refuse_are_refused_when_club_toml_loads(tm
     """A hold over the bridge's limit was taken at load and failed after power-on as "link
     lost", leaving the number unknown; it is now an error naming the table and setting."""
     full = ('driver = "jpex-panel"\nboard = "bridge"\nboard_channels = 8\n'
-            + "".join(f"{n} = {c}\n" for n, c in WIRING.items()))
+            + "".join(f"{n} = {c}\n" for n, c in WIRING.items() if n != "power"))
     text = _config(tmp_path, full + "hold_ms = 12000\n")
     assert "(t7)" in text and "hold_ms = 12000" in text and "at most 10000 ms" in text
     long_reset = '\n[models.slow]\nreset = [{hold = ["dice_left", "dice_right"], ms = 15000}]\n'
     text = _config(tmp_path, full + 'model = "slow"\n', long_reset)
     assert "models.slow.reset = 15000" in text and "at most 10000 ms" in text
     # the same timings on a relay board that holds as long as it is told are fine
-    p = write_config(tmp_path, {"t7": "/dev/null"},
-                     table_extra={"t7": full.replace('"bridge"', '"lcus"') + "hold_ms = 12000\n"})
+    lcus = full.replace('"bridge"', '"lcus"') + "power = 1\nhold_ms = 12000\n"
+    p = write_config(tmp_path, {"t7": "/dev/null"}, table_extra={"t7": lcus})
     assert load_config(p).table("t7").options["hold_ms"] == 12000
 
 
@@ -256,10 +262,11 @@ def bridge_rig(tmp_path):
         if channel in switch_of:
             table.switch(switch_of[channel], closed)
 
-    model = BridgeModel(channels=8, on_change=wired)
+    model = BridgeModel(channels=8, on_change=wired,
+                        on_power=lambda on: table.switch("power", not on))
+    model.sensed_on = lambda: table.powered
     model.serve_pty()
-    config = write_config(tmp_path, {"t1": model.path}, table_extra={
-        "t1": PANEL.replace('board = "lcus"', 'board = "bridge"')})
+    config = write_config(tmp_path, {"t1": model.path}, table_extra={"t1": BRIDGE_PANEL})
     daemon = DaemonProcess(config)
     try:
         yield daemon, table, model
@@ -298,6 +305,17 @@ def test_panel_changes_the_game_01_05_08_01_through_the_bridge(bridge_rig):
         assert row["status"] == "done" and row["result"]["applied_now"], row
         assert table.display() == f"{target:02d}"
     assert table.missed == 0 and table.resets == 3 and model.closed() == []
+
+
+def test_panel_check_mode_through_the_bridge_does_not_wait_for_empty_drawers(bridge_rig):
+    """00 (check mode) deals no game: the drawers keep last game's sticks and the change
+    goes on without anyone emptying them."""
+    daemon, table, model = bridge_rig
+    put_sticks(model, table, [25000, 25000, 25000, 25000])
+    daemon.start(wait_tables=("t1",))
+    row = ask(daemon.db, "t1", "mode", {"mode": 0, "from": 1}, timeout=30)
+    assert row["status"] == "done" and row["result"]["applied_now"], row["result"]
+    assert table.display() == "00" and model.closed() == []
     assert daemon.stop() == 0
 
 
@@ -312,12 +330,16 @@ def test_panel_kill9_with_the_bridge_ends_the_press_without_the_host(bridge_rig,
 
     def at_step():
         panel = (store.get_table(daemon.db, "t1")["state"] or {}).get("panel") or {}
-        return panel.get("busy") == step and model.closed()
+        # power_off holds the bridge's power output, not a relay
+        return panel.get("busy") == step and (model.power_off if step == "power_off"
+                                              else model.closed())
 
     wait_until(at_step, 20, f"a relay closed during {step}", interval=0.005)
     daemon.kill9()
     wait_until(lambda: not model.closed(), 10, "the bridge opened every relay by itself")
     daemon.start(wait_tables=("t1",))
+    wait_until(lambda: not model.power_off and table.powered, 10,
+               "the new daemon let the table back on")
     row = store.wait_command(daemon.db, cid, 20)
     assert row["status"] == "failed" and row["error_code"] == "panel_in_doubt", row
     row = ask(daemon.db, "t1", "mode", {"mode": 8})
