@@ -200,9 +200,17 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
     on = max(means)
     contrast = on - off
     room = [min(contrast, r - off) for r in headroom]
-    washed_out = min(room) < MIN_CONTRAST
+    washed_out = min(headroom) - off < MIN_CONTRAST
+    # the picture's own noise, from the holes' pixels: a segment no brighter than the
+    # noise could make it is no lit segment
+    noise = float(np.mean([tophat[y0:y1, x0:x1].std()
+                           for b in boxes for y0, x0, y1, x1 in
+                           ((b[h][1], b[h][0], b[h][3], b[h][2])
+                            for h in ("hole_up", "hole_down"))]))
     if contrast < DARK_CONTRAST and not washed_out:
-        return DisplayReading(None, certain=True, dark=True)
+        return DisplayReading(None, certain=noise < DARK_CONTRAST / 2, dark=True)
+    if contrast < DARK_CONTRAST + 3 * noise:
+        return DisplayReading(None, certain=False, dark=True)     # dark as far as it shows
     levels = [(m - off) / max(r, 1e-6) for m, r in zip(means, room, strict=True)]
     hole_levels = [(h - off) / max(contrast, 1e-6) for h in holes + outside]
     certain = contrast >= MIN_CONTRAST and not washed_out
@@ -269,12 +277,52 @@ class V4L2Camera:
             self._cap = None
 
 
+class FileCamera:
+    """A picture file another program keeps fresh: a network camera's snapshot, or the
+    simulated table's camera (``hardware_sim.stock_bridge --camera``)."""
+
+    def __init__(self, path: str, region: Sequence[Sequence[float]]) -> None:
+        self.path = path
+        self.region = check_region(region)
+
+    def frame(self) -> Image:
+        try:
+            import cv2
+        except ImportError:
+            raise CameraError(code="camera_no_opencv") from None
+        if not os.path.exists(self.path):
+            raise CameraError(code="camera_missing", device=self.path)
+        img: Any = cv2.imread(self.path, cv2.IMREAD_COLOR)
+        if img is None:             # half written, or not a picture
+            raise CameraError(code="camera_no_picture", device=self.path)
+        result: Image = img
+        return result
+
+    def read(self) -> DisplayReading:
+        return read_display(self.frame(), self.region)
+
+
+def open_camera(settings: CameraSettings) -> V4L2Camera | FileCamera:
+    """The camera a table's settings name (ConfigError when its region is not set yet)."""
+    if settings.region is None:
+        raise ConfigError(code="config_missing_key", where=settings.device,
+                          setting="camera_region",
+                          allowed="drag the digits' region on the console's camera page")
+    if settings.device.startswith("/dev/"):
+        return V4L2Camera(settings.device, settings.region)
+    return FileCamera(settings.device, settings.region)
+
+
 CAMERA_KEYS = ("camera", "camera_region")
 MAX_PIXELS = 10_000             # no camera a club buys has a picture wider than this
 
 
-def camera_settings(raw: dict[str, Any], where: str) -> CameraSettings | None:
-    """A table's camera keys, checked; None when the table has no camera."""
+_PICTURES = (".png", ".jpg", ".jpeg")
+
+
+def camera_settings(raw: dict[str, Any], where: str, base: str = ".") -> CameraSettings | None:
+    """A table's camera keys, checked; None when the table has no camera. A picture
+    file's relative path is taken from ``base`` (the club file's folder)."""
     device = raw.get("camera")
     region = raw.get("camera_region")
     if device is None:
@@ -282,10 +330,14 @@ def camera_settings(raw: dict[str, Any], where: str) -> CameraSettings | None:
             raise ConfigError(code="config_missing_key", where=where, setting="camera",
                               allowed='camera = "/dev/video0" (camera_region needs a camera)')
         return None
-    if not isinstance(device, str) or not device.startswith("/dev/") or len(device) > 200:
+    if not isinstance(device, str) or len(device) > 200 or not (
+            device.startswith("/dev/") or device.lower().endswith(_PICTURES)):
         raise ConfigError(code="config_bad_value", where=where, setting="camera",
                           value=repr(device), allowed='a V4L2 device path such as "/dev/video0" '
-                          'or "/dev/v4l/by-id/..."')
+                          'or "/dev/v4l/by-id/...", or a picture file (.png, .jpg) that '
+                          'another program keeps fresh')
+    if not device.startswith("/dev/"):
+        device = os.path.join(base, device)
     if region is None:
         return CameraSettings(device, None)
     allowed = ("four corners [[x, y], [x, y], [x, y], [x, y]] in the picture's pixels "

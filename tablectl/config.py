@@ -114,7 +114,8 @@ def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -
     if not isinstance(models, dict):
         raise ConfigError(code="config_bad_value", where=where, setting="models",
                           value=repr(models), allowed="[models.NAME] sections of switch steps")
-    configured = tuple(_table(t, i, where, models) for i, t in enumerate(raw_tables))
+    configured = tuple(_table(t, i, where, models, str(base))
+                       for i, t in enumerate(raw_tables))
     ids = [t.id for t in configured]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -206,7 +207,8 @@ def _link(raw: Any, where: str) -> LinkSettings:
 _TABLE_KEYS = ("id", "url", "name", "driver")
 
 
-def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConfig:
+def _table(raw: Any, index: int, path: str, models: dict[str, Any],
+           base: str = ".") -> TableConfig:
     where = f"{path} [[tables]] #{index + 1}"
     if not isinstance(raw, dict):
         raise ConfigError(code="config_bad_value", where=where, setting="tables", value=repr(raw),
@@ -238,4 +240,4 @@ def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConf
     if check_options is not None:       # a driver's own settings beyond whole numbers
         options = check_options(raw, options, where, models)
     return TableConfig(id=tid, url=url, name=str(raw.get("name", "")), driver=driver,
-                       serial=serial, options=options, camera=camera_settings(raw, where))
+                       serial=serial, options=options, camera=camera_settings(raw, where, base))
