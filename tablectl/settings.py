@@ -83,8 +83,13 @@ class TableConfig:
     camera: CameraSettings | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name or self.id, "url": self.url,
-                "driver": self.driver, "options": dict(self.options)}
+        out = {"id": self.id, "name": self.name or self.id, "url": self.url,
+               "driver": self.driver, "options": dict(self.options)}
+        if self.camera is not None:
+            out["camera"] = {"device": self.camera.device,
+                             "region": [list(p) for p in self.camera.region]
+                             if self.camera.region else None}
+        return out
 
 
 def serial_settings(raw: dict[str, Any], defaults: SerialSettings, where: str) -> SerialSettings:
