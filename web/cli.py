@@ -324,8 +324,22 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
                   "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
                   'driver = "jpex-panel"', 'board = "bridge"',
                   *(f"{switch} = {ch}" for switch, ch in STOCK_WIRING.items()),
-                  *STOCK_TIMINGS, ""]
+                  *STOCK_TIMINGS, *_stock_camera(tid), ""]
     return "\n".join(lines)
+
+
+def _stock_camera(tid: str) -> list[str]:
+    """The stock table's camera (the simulator writes its picture; see
+    ``hardware_sim.stock_bridge --camera``), with the region staff would drag; none
+    when OpenCV is not installed (the ``camera`` extra)."""
+    try:
+        from hardware_sim.display import SimCamera
+        from hardware_sim.stock_table import StockTable
+        region = SimCamera(StockTable(), seed=5).default_region()
+    except ImportError:
+        return []
+    corners = ", ".join(f"[{x:.0f}, {y:.0f}]" for x, y in region)
+    return [f'camera = "camera-{tid}.png"', f"camera_region = [{corners}]"]
 
 
 def _start_stock_table(folder: Path, log: Path, fast: bool) -> tuple[subprocess.Popen, str]:
@@ -339,7 +353,8 @@ def _start_stock_table(folder: Path, log: Path, fast: bool) -> tuple[subprocess.
             [sys.executable, "-m", "hardware_sim.stock_bridge", "--pty",
              "--control", str(folder / f"sticks-{tid}.json"),
              "--state", str(folder / f"stock-{tid}.json"), "--number", str(number),
-             "--sticks", "25000,25000,25000,25000", *(["--fast"] if fast else [])],
+             "--sticks", "25000,25000,25000,25000", *(["--fast"] if fast else []),
+             "--camera", str(folder / f"camera-{tid}.png")],
             stdout=subprocess.PIPE, stderr=out, stdin=subprocess.DEVNULL,
             start_new_session=True, cwd=str(folder))
     finally:

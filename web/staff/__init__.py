@@ -21,10 +21,11 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/notify``            staff contacts for calls, the outbox of word sent (LINE, e-mail)
 * ``/staff/money``             the club's money per rule set, the fee caps, the fee list
 * ``/staff/till``              the till: each player's account checked off, the drawer
+* ``/staff/tables/<id>/camera`` a table's camera: its picture, the digits' region (dragged)
 """
 
 from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from web.staff import (  # noqa: E402,F401  (their routes register on it)
-    chain_desk, floor_page, manage, member_data, members, modes, money_page, names, notify,
-    printing, records, report, report_cards, waiting_page,
+    camera, chain_desk, floor_page, manage, member_data, members, modes, money_page, names,
+    notify, printing, records, report, report_cards, waiting_page,
 )
