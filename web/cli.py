@@ -323,21 +323,21 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
                   "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
                   'driver = "jpex-panel"', 'board = "bridge"',
                   *(f"{switch} = {ch}" for ch, switch in enumerate(STOCK_WIRING, 1)),
-                  *STOCK_TIMINGS, *_stock_camera(tid), ""]
+                  *STOCK_TIMINGS, *_stock_camera(sticks_dir, tid), ""]
     return "\n".join(lines)
 
 
-def _stock_camera(tid: str) -> list[str]:
-    """The stock table's camera (the simulator writes its picture; see
-    ``hardware_sim.stock_bridge --camera``), with the region staff would drag; none
-    when OpenCV is not installed (the ``camera`` extra)."""
-    try:
-        from hardware_sim.display import SimCamera
-        from hardware_sim.stock_table import StockTable
-        region = SimCamera(StockTable(), seed=5).default_region()
-    except ImportError:
+def _stock_camera(folder: Path | None, tid: str) -> list[str]:
+    """The stock table's camera: the simulator writes its picture and the region staff
+    would drag (``hardware_sim.stock_bridge --camera``); none when it wrote no region
+    (OpenCV, the ``camera`` extra, is not installed)."""
+    if folder is None:
         return []
-    corners = ", ".join(f"[{x:.0f}, {y:.0f}]" for x, y in region)
+    try:
+        region = json.loads((folder / f"camera-{tid}.region.json").read_text("utf-8"))
+        corners = ", ".join(f"[{float(x):.0f}, {float(y):.0f}]" for x, y in region)
+    except (OSError, ValueError, TypeError):
+        return []
     return [f'camera = "camera-{tid}.png"', f"camera_region = [{corners}]"]
 
 
