@@ -18,9 +18,15 @@ A state file (JSON, replaced whole) says what staff would see: ``display`` (``05
 ``--`` while booting, ``""`` off), ``selecting``, ``ready``, the drawers, and the
 counts of steps, missed presses, resets and cycles.
 
+With ``--camera FILE.png`` a camera looks at the display too
+(:class:`hardware_sim.display.SimCamera`): the picture is written to FILE.png (replaced
+whole) whenever the display changes, for the box's camera reader and the console, and
+the region of its digits to FILE.region.json (the corners staff would drag) at start.
+
 ``python -m hardware_sim.stock_bridge --pty --control FILE --state FILE [--number 1]
-[--sticks 25000,25000,25000,25000] [--fast]`` prints the pty's path on its first line and
-runs until killed; ``--fast`` makes the table boot and react in a tenth of a second or so.
+[--sticks 25000,25000,25000,25000] [--fast] [--camera FILE.png]`` prints the pty's path
+on its first line and runs until killed; ``--fast`` makes the table boot and react in a
+tenth of a second or so.
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ class StockBridge:
         self._seen: float | None = None
         self._missed_asked = 0
         self._last_state = ""
+        self.camera: Path | None = None
+        self._shown: str | None = None
 
     def _wired(self, channel: int, closed: bool) -> None:
         if channel in WIRING:
@@ -101,7 +109,36 @@ class StockBridge:
         elif order.get("power") == "back" and not self.table.powered:
             self.table.power_back()
 
+    def _write_picture(self) -> None:
+        """The camera's picture of the display, when what it shows changed."""
+        shown = self.table.display()
+        if self.camera is None or shown == self._shown:
+            return
+        try:
+            import cv2
+
+            from .display import SimCamera
+        except ImportError:         # OpenCV is not installed: no camera
+            self.camera = None
+            return
+        if not hasattr(self, "_cam"):
+            self._cam = SimCamera(self.table, seed=5)
+        tmp = self.camera.with_name(self.camera.stem + ".tmp" + self.camera.suffix)
+        cv2.imwrite(str(tmp), self._cam.frame())
+        os.replace(tmp, self.camera)
+        self._shown = shown
+
+    def start_camera(self) -> None:
+        """The first picture, and the digits' region in it (before the pty is named)."""
+        self._write_picture()
+        if self.camera is not None:
+            region = self._cam.default_region()
+            path = self.camera.with_name(self.camera.stem + ".region.json")
+            path.write_text(json.dumps([[round(x, 1), round(y, 1)] for x, y in region]),
+                            encoding="utf-8")
+
     def _write_state(self) -> None:
+        self._write_picture()
         t = self.table
         text = json.dumps({"display": t.display(), "powered": t.powered,
                            "selecting": t.selecting, "ready": t.ready,
@@ -127,12 +164,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="the game number the table shows at start (default 1)")
     p.add_argument("--sticks", default="", help="points per seat, e.g. 25000,25000,0,0")
     p.add_argument("--fast", action="store_true", help="boot and react in tenths of a second")
+    p.add_argument("--camera", default="", help="write the display's picture to this .png")
     args = p.parse_args(argv)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     table = StockTable(number=args.number, timings=FAST if args.fast else Timings())
     sim = StockBridge(Path(args.control), Path(args.state), table)
+    sim.camera = Path(args.camera) if args.camera else None
+    sim.start_camera()
     sim.set_sticks([int(x) if x.strip().isdigit() else None
                     for x in args.sticks.split(",")] if args.sticks else [None] * 4)
     print(sim.model.serve_pty(), flush=True)

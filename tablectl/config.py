@@ -24,6 +24,9 @@
     driver = "jpex-link"       # how the table is driven (tablectl.drivers)
     baudrate = 115200          # serial settings: baudrate, bytesize, parity, stopbits,
                                # rtscts, xonxoff, dtr, rts (defaults: the driver's)
+    camera = "/dev/video0"     # optional: a USB camera on the table's number display
+    camera_region = [[212, 140], [388, 146], [386, 236], [210, 230]]
+                               # the digits' corners in its picture, clockwise from top left
 
 A bad file is refused with :class:`ConfigError`: its words name the file, the
 key, the value and the values allowed (``table.code.config_*`` in the catalogue).
@@ -38,6 +41,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Collection
 
+from .camera import CAMERA_KEYS, camera_settings
 from .drivers import driver_class, driver_names
 from .settings import ConfigError as ConfigError  # the config's refusals, for its callers
 from .settings import LinkSettings, SerialSettings, TableConfig, serial_settings
@@ -110,7 +114,8 @@ def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -
     if not isinstance(models, dict):
         raise ConfigError(code="config_bad_value", where=where, setting="models",
                           value=repr(models), allowed="[models.NAME] sections of switch steps")
-    configured = tuple(_table(t, i, where, models) for i, t in enumerate(raw_tables))
+    configured = tuple(_table(t, i, where, models, str(base))
+                       for i, t in enumerate(raw_tables))
     ids = [t.id for t in configured]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -202,7 +207,8 @@ def _link(raw: Any, where: str) -> LinkSettings:
 _TABLE_KEYS = ("id", "url", "name", "driver")
 
 
-def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConfig:
+def _table(raw: Any, index: int, path: str, models: dict[str, Any],
+           base: str = ".") -> TableConfig:
     where = f"{path} [[tables]] #{index + 1}"
     if not isinstance(raw, dict):
         raise ConfigError(code="config_bad_value", where=where, setting="tables", value=repr(raw),
@@ -222,7 +228,7 @@ def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConf
                           value=repr(driver), allowed=", ".join(driver_names()))
     cls = driver_class(driver, where)
     serial_keys = {f.name for f in fields(SerialSettings)} | {"baud"}
-    allowed = (*_TABLE_KEYS, *sorted(serial_keys), *cls.OPTIONS,
+    allowed = (*_TABLE_KEYS, *sorted(serial_keys), *CAMERA_KEYS, *cls.OPTIONS,
                *getattr(cls, "TEXT_OPTIONS", ()))
     _known(raw, allowed, where)
     serial = serial_settings({k: v for k, v in raw.items() if k in serial_keys},
@@ -234,4 +240,4 @@ def _table(raw: Any, index: int, path: str, models: dict[str, Any]) -> TableConf
     if check_options is not None:       # a driver's own settings beyond whole numbers
         options = check_options(raw, options, where, models)
     return TableConfig(id=tid, url=url, name=str(raw.get("name", "")), driver=driver,
-                       serial=serial, options=options)
+                       serial=serial, options=options, camera=camera_settings(raw, where, base))

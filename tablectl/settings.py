@@ -63,6 +63,16 @@ SERIAL_ALLOWED = {
 
 
 @dataclass(frozen=True)
+class CameraSettings:
+    """A table's camera in club.toml: ``camera = "/dev/video0"`` and ``camera_region``
+    (the display's four corners in the picture, clockwise from the top left; None: not
+    set yet, staff drag it on the console's camera page)."""
+
+    device: str
+    region: tuple[tuple[float, float], ...] | None = None
+
+
+@dataclass(frozen=True)
 class TableConfig:
     id: str
     url: str
@@ -70,10 +80,16 @@ class TableConfig:
     driver: str = "jpex-link"
     serial: SerialSettings = SerialSettings()
     options: dict[str, Any] = field(default_factory=dict)
+    camera: CameraSettings | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name or self.id, "url": self.url,
-                "driver": self.driver, "options": dict(self.options)}
+        out = {"id": self.id, "name": self.name or self.id, "url": self.url,
+               "driver": self.driver, "options": dict(self.options)}
+        if self.camera is not None:
+            out["camera"] = {"device": self.camera.device,
+                             "region": [list(p) for p in self.camera.region]
+                             if self.camera.region else None}
+        return out
 
 
 def serial_settings(raw: dict[str, Any], defaults: SerialSettings, where: str) -> SerialSettings:

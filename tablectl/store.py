@@ -149,6 +149,16 @@ def codes_drivers_and_actors(db: sqlite_utils.Database) -> None:
     db.table("table_state").add_column("last_error_values", str)
 
 
+@MIGRATIONS
+def table_cameras(db: sqlite_utils.Database) -> None:
+    """Each table's camera: the picture's source and the club file's region (written by
+    the daemon at start), and the region staff set on the console (wins when set)."""
+    db.table("table_cameras").create({
+        "table_id": str, "source": str, "file_region": str, "region": str,
+        "updated_at": float, "updated_by": str,
+    }, pk="table_id", not_null={"table_id"})
+
+
 class DatabaseRefused(TableError):
     """The club file is not one to open (empty, foreign, damaged or newer): the words of
     :class:`clubdb.FileRefused`, which name the file and the restore command."""
@@ -455,6 +465,13 @@ class Journal:
                     " driver=excluded.driver, commands=excluded.commands, configured=1",
                     (t["id"], t.get("name") or t["id"], t.get("url", ""), t.get("driver"),
                      _dumps(t.get("commands")), now()))
+                camera = t.get("camera")
+                if camera:
+                    self.db.conn.execute(
+                        "INSERT INTO table_cameras (table_id, source, file_region, updated_at)"
+                        " VALUES (?, ?, ?, ?) ON CONFLICT(table_id) DO UPDATE SET"
+                        " source=excluded.source, file_region=excluded.file_region",
+                        (t["id"], camera["device"], _dumps(camera.get("region")), now()))
         self._write(write)
 
     def update_table(self, table_id: str, **fields: Any) -> None:

@@ -324,8 +324,22 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
                   "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
                   'driver = "jpex-panel"', 'board = "bridge"',
                   *(f"{switch} = {ch}" for switch, ch in STOCK_WIRING.items()),
-                  *STOCK_TIMINGS, ""]
+                  *STOCK_TIMINGS, *_stock_camera(sticks_dir, tid), ""]
     return "\n".join(lines)
+
+
+def _stock_camera(folder: Path | None, tid: str) -> list[str]:
+    """The stock table's camera: the simulator writes its picture and the region staff
+    would drag (``hardware_sim.stock_bridge --camera``); none when it wrote no region
+    (OpenCV, the ``camera`` extra, is not installed)."""
+    if folder is None:
+        return []
+    try:
+        region = json.loads((folder / f"camera-{tid}.region.json").read_text("utf-8"))
+        corners = ", ".join(f"[{float(x):.0f}, {float(y):.0f}]" for x, y in region)
+    except (OSError, ValueError, TypeError):
+        return []
+    return [f'camera = "camera-{tid}.png"', f"camera_region = [{corners}]"]
 
 
 def _start_stock_table(folder: Path, log: Path, fast: bool) -> tuple[subprocess.Popen, str]:
@@ -339,7 +353,8 @@ def _start_stock_table(folder: Path, log: Path, fast: bool) -> tuple[subprocess.
             [sys.executable, "-m", "hardware_sim.stock_bridge", "--pty",
              "--control", str(folder / f"sticks-{tid}.json"),
              "--state", str(folder / f"stock-{tid}.json"), "--number", str(number),
-             "--sticks", "25000,25000,25000,25000", *(["--fast"] if fast else [])],
+             "--sticks", "25000,25000,25000,25000", *(["--fast"] if fast else []),
+             "--camera", str(folder / f"camera-{tid}.png")],
             stdout=subprocess.PIPE, stderr=out, stdin=subprocess.DEVNULL,
             start_new_session=True, cwd=str(folder))
     finally:

@@ -19,10 +19,11 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/printing``          the receipt printer: its state, the print queue
 * ``/staff/players/<id>/data``  a member's data: its download, the erasure of it
 * ``/staff/notify``            staff contacts for calls, the outbox of word sent (LINE, e-mail)
+* ``/staff/tables/<id>/camera`` a table's camera: its picture, the digits' region (dragged)
 """
 
 from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from web.staff import (  # noqa: E402,F401  (their routes register on it)
-    chain_desk, floor_page, manage, member_data, members, modes, names, notify, printing,
+    camera, chain_desk, floor_page, manage, member_data, members, modes, names, notify, printing,
     records, report, report_cards, waiting_page,
 )
