@@ -495,6 +495,8 @@ def _run_demo_club(args: argparse.Namespace, folder: Path, db: Path, config: Pat
     socks = _bind(args.host, args.port)
     base = _address(args.host, socks[0].getsockname()[1])
     app.config["PUBLIC_URL"] = base
+    # the stock table's drawers follow a file here: the guided change's button writes it
+    app.config["DEMO_STICKS_DIR"] = str(folder)
     codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
@@ -543,6 +545,8 @@ def _print_demo(base: str, folder: Path, config: Path, daemon: subprocess.Popen,
     _say(f"  tablet {tid}:     {base}/auth/pair?code={quote(codes[tid])}   "
          f"({name}, {rules}, a stock table through the bridge; its display shows "
          f"{number:02d}: {folder / f'stock-{tid}.json'})")
+    _say(f"  its mode change: {base}/staff/tables/{tid}/mode  (with the table switched "
+         "off, 「シミュレーター: 点棒を入れる」 puts the new game's sticks in its drawers)")
     _say("  (cookies are sent without the Secure flag: plain http, for this demo only)")
     _say("Press Ctrl-C to stop.")
 
