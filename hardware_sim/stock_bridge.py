@@ -20,7 +20,8 @@ counts of steps, missed presses, resets and cycles.
 
 With ``--camera FILE.png`` a camera looks at the display too
 (:class:`hardware_sim.display.SimCamera`): the picture is written to FILE.png (replaced
-whole) whenever the display changes, for the box's camera reader and the console.
+whole) whenever the display changes, for the box's camera reader and the console, and
+the region of its digits to FILE.region.json (the corners staff would drag) at start.
 
 ``python -m hardware_sim.stock_bridge --pty --control FILE --state FILE [--number 1]
 [--sticks 25000,25000,25000,25000] [--fast] [--camera FILE.png]`` prints the pty's path
@@ -127,6 +128,15 @@ class StockBridge:
         os.replace(tmp, self.camera)
         self._shown = shown
 
+    def start_camera(self) -> None:
+        """The first picture, and the digits' region in it (before the pty is named)."""
+        self._write_picture()
+        if self.camera is not None:
+            region = self._cam.default_region()
+            path = self.camera.with_name(self.camera.stem + ".region.json")
+            path.write_text(json.dumps([[round(x, 1), round(y, 1)] for x, y in region]),
+                            encoding="utf-8")
+
     def _write_state(self) -> None:
         self._write_picture()
         t = self.table
@@ -162,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     table = StockTable(number=args.number, timings=FAST if args.fast else Timings())
     sim = StockBridge(Path(args.control), Path(args.state), table)
     sim.camera = Path(args.camera) if args.camera else None
+    sim.start_camera()
     sim.set_sticks([int(x) if x.strip().isdigit() else None
                     for x in args.sticks.split(",")] if args.sticks else [None] * 4)
     print(sim.model.serve_pty(), flush=True)

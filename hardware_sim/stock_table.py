@@ -81,6 +81,10 @@ class StockTable:
     resets: int = 0
     log: list[str] = field(default_factory=list)
     power_input: str = "outlet"     # "outlet": a level (closed = off); "toggle": a button
+    # a real table may differ from our reading of the rulebook: its long press that enters
+    # the selection may go on stepping while held (auto-repeat); a test sets this to prove
+    # that the camera catches a sequence that guessed wrong
+    enter_repeats: bool = False
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
@@ -219,7 +223,9 @@ class StockTable:
                 continue
             if not self.selecting:
                 if now - start >= t.enter_ms / 1000:
-                    held.consumed = True      # the long hold enters; it steps nothing
+                    # the long hold enters; it steps nothing, unless this table's held
+                    # key goes on repeating once it is in the selection
+                    held.consumed = not self.enter_repeats
                     self.selecting = True
                     self.ready = False
                     self.log.append("selection entered")

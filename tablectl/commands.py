@@ -204,6 +204,10 @@ def _status(r: dict[str, Any], lang: str) -> str:
 def _mode(r: dict[str, Any], lang: str) -> str:
     if r.get("stage") == "sticks":
         return W.say("table.done.mode.sticks", lang, mode=W.mode(r["requested"], lang))
+    if "steps" in r and r.get("confirmed"):     # at its panel, and the camera saw it
+        return W.say("table.done.mode.panel_seen", lang, start=W.mode(r["from"], lang),
+                     mode=W.mode(r["mode"], lang), steps=r["steps"],
+                     number=f"{r['mode']:02d}", corrections=r.get("corrections", 0))
     if "steps" in r:        # a table driven at its panel: what was pressed, unconfirmed
         return W.say("table.done.mode.panel", lang, start=W.mode(r["from"], lang),
                      mode=W.mode(r["mode"], lang), steps=r["steps"], number=f"{r['mode']:02d}")

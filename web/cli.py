@@ -324,21 +324,21 @@ def demo_club_toml(tables: Sequence[DemoTable] = DEMO_TABLES, time_scale: float 
                   "[[tables]]", f'id = "{tid}"', f'name = "{name}"', f'url = "{stock_port}"',
                   'driver = "jpex-panel"', 'board = "bridge"',
                   *(f"{switch} = {ch}" for switch, ch in STOCK_WIRING.items()),
-                  *STOCK_TIMINGS, *_stock_camera(tid), ""]
+                  *STOCK_TIMINGS, *_stock_camera(sticks_dir, tid), ""]
     return "\n".join(lines)
 
 
-def _stock_camera(tid: str) -> list[str]:
-    """The stock table's camera (the simulator writes its picture; see
-    ``hardware_sim.stock_bridge --camera``), with the region staff would drag; none
-    when OpenCV is not installed (the ``camera`` extra)."""
-    try:
-        from hardware_sim.display import SimCamera
-        from hardware_sim.stock_table import StockTable
-        region = SimCamera(StockTable(), seed=5).default_region()
-    except ImportError:
+def _stock_camera(folder: Path | None, tid: str) -> list[str]:
+    """The stock table's camera: the simulator writes its picture and the region staff
+    would drag (``hardware_sim.stock_bridge --camera``); none when it wrote no region
+    (OpenCV, the ``camera`` extra, is not installed)."""
+    if folder is None:
         return []
-    corners = ", ".join(f"[{x:.0f}, {y:.0f}]" for x, y in region)
+    try:
+        region = json.loads((folder / f"camera-{tid}.region.json").read_text("utf-8"))
+        corners = ", ".join(f"[{float(x):.0f}, {float(y):.0f}]" for x, y in region)
+    except (OSError, ValueError, TypeError):
+        return []
     return [f'camera = "camera-{tid}.png"', f"camera_region = [{corners}]"]
 
 
@@ -495,6 +495,8 @@ def _run_demo_club(args: argparse.Namespace, folder: Path, db: Path, config: Pat
     socks = _bind(args.host, args.port)
     base = _address(args.host, socks[0].getsockname()[1])
     app.config["PUBLIC_URL"] = base
+    # the stock table's drawers follow a file here: the guided change's button writes it
+    app.config["DEMO_STICKS_DIR"] = str(folder)
     codes = seed_demo(app)
     _stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
@@ -561,6 +563,8 @@ def _print_demo(base: str, folder: Path, config: Path, daemon: subprocess.Popen,
     _say(f"  tablet {tid}:     {base}/auth/pair?code={quote(codes[tid])}   "
          f"({name}, {rules}, a stock table through the bridge; its display shows "
          f"{number:02d}: {folder / f'stock-{tid}.json'})")
+    _say(f"  its mode change: {base}/staff/tables/{tid}/mode  (with the table switched "
+         "off, 「シミュレーター: 点棒を入れる」 puts the new game's sticks in its drawers)")
     _say("  (cookies are sent without the Secure flag: plain http, for this demo only)")
     _say("Press Ctrl-C to stop.")
 

@@ -34,12 +34,17 @@ from typing import Any, Mapping
 from ..bridge_protocol import PRESS_MAX_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
+from ..errors import TableError
 from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
 from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
 
 SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
 PANEL_SWITCHES = SWITCHES[1:]
 """The switches a sequence presses: power is a level, not a step of a sequence."""
+CAMERA_TRIES = 5
+"""Reads of the display, 0.2 s apart, before an unsure picture is taken as unsure."""
+CORRECTIONS = 2
+"""How many times a change the camera saw end on the wrong number is stepped again."""
 POWER_SENSE_S = 3.0
 """How long the table has to go off, or come on, as the bridge's sense input sees it."""
 TIMINGS: dict[str, Option] = {
@@ -214,10 +219,15 @@ class JpexPanelDriver(Driver):
         self.board: PanelBoard = self._board(str(o["board"]), int(o["board_channels"]))
         self.belief: dict[str, Any] = {"shown": None, "stage": None, "target": None,
                                        "selecting": False, "busy": None, "calibration": None,
-                                       "calibrated": None}
+                                       "calibrated": None, "enter_drift": 0}
         self.sticks: list[Any] | None = None
         self._open = False
         self._interrupted: str | None = None
+        # a camera on the display (docs/hardware.md): a change ends confirmed only when
+        # a certain read shows the target
+        self.camera: Any = None
+        if table.camera is not None and table.camera.region is not None:
+            self.camera = importlib.import_module("tablectl.camera").open_camera(table.camera)
 
     def _board(self, kind: str, channels: int) -> PanelBoard:
         if kind == "bridge":
@@ -260,7 +270,8 @@ class JpexPanelDriver(Driver):
                         features={"auto_deal": False,
                                   "ic_point_sticks": self.board.has_stick_reader,
                                   "board": self.board.name, "board_timer": self.board.has_timer,
-                                  "display_readable": False, "relays": dict(self.channels)},
+                                  "display_readable": self.camera is not None,
+                                  "relays": dict(self.channels)},
                         state=self.state())
 
     def close(self) -> None:
@@ -411,10 +422,28 @@ class JpexPanelDriver(Driver):
                                   mode_number=target)
         b["stage"] = None
         job.wait(self.timings["boot_ms"] / 1000)
+        steps = self._select(job, target, start)
+        result = self._mode_result(target, start, steps)
+        if self.camera is not None:
+            result.update(self._confirm(job, target, start))
+            if result["seen"] is not None and result["seen"] != target:
+                return Outcome.failed("panel_display_differs", result, changed=True,
+                                      table=self.table.id, mode_number=target,
+                                      seen=result["seen"])
+        return Outcome.done(result, changed=True)
+
+    def _select(self, job: Job, target: int, start: int) -> int:
+        """Enter the selection, step from the number believed shown to ``target``, reset:
+        the steps pressed."""
+        b = self.belief
         self._progress(job, "enter", target=target, start=start)
         self._play(job, "enter")
         b["selecting"] = True
-        for _ in range(abs(target - start)):
+        # the steps the entering hold itself makes on this table, as the camera measured
+        # them (0 by the rulebook's reading)
+        b["shown"] = (int(b["shown"]) + int(b.get("enter_drift") or 0)) % len(MODES)
+        steps = abs(target - int(b["shown"]))
+        for _ in range(steps):
             up = target > b["shown"]
             self._progress(job, "step_up" if up else "step_down", target=target, start=start,
                            at=b["shown"])
@@ -423,7 +452,55 @@ class JpexPanelDriver(Driver):
         self._progress(job, "reset", target=target, start=start)
         self._play(job, "reset")
         b.update(selecting=False, target=None, busy=None)
-        return Outcome.done(self._mode_result(target, start, abs(target - start)), changed=True)
+        return steps
+
+    def _look(self, job: Job) -> Any:
+        """The display as the camera reads it: the first certain read of a few, else the
+        last (unsure, dark, or None when the camera gave no picture)."""
+        reading = None
+        for i in range(CAMERA_TRIES):
+            try:
+                reading = self.camera.read()
+            except TableError as e:         # no picture now: as unsure as a blur
+                self.log.warning("camera: %s", e)
+                reading = None
+            if reading is not None and reading.certain and not reading.dark:
+                return reading
+            if i < CAMERA_TRIES - 1:
+                job.wait(0.2)
+        return reading
+
+    def _confirm(self, job: Job, target: int, start: int) -> dict[str, Any]:
+        """Check the change on the display; a certain read of another number is stepped
+        again from that number (at most :data:`CORRECTIONS` times). Only a certain read
+        of the target confirms; an unsure one says so and confirms nothing."""
+        corrections, last_off = 0, 0
+        while True:
+            reading = self._look(job)
+            if reading is None or not reading.certain or reading.dark \
+                    or reading.number not in range(len(MODES)):
+                return {"confirmed": False, "seen": None, "corrections": corrections,
+                        "display": "dark" if reading is not None and reading.dark
+                        else "unsure"}
+            if reading.number == target:
+                return {"confirmed": True, "seen": target, "corrections": corrections}
+            if corrections >= CORRECTIONS:
+                self.belief["shown"] = reading.number
+                return {"confirmed": False, "seen": reading.number,
+                        "corrections": corrections, "mode": reading.number,
+                        "applied_now": False}
+            self.log.warning("the display shows %02d after a change to %02d: stepping again",
+                             reading.number, target)
+            # a one-off (a missed press) is stepped again as it is; the same overshoot twice
+            # is the entering hold's own steps on this table, kept for every later change
+            off = (reading.number - target) % len(MODES)
+            off = off - len(MODES) if off > len(MODES) // 2 else off
+            if off == last_off:
+                self.belief["enter_drift"] = int(self.belief.get("enter_drift") or 0) + off
+            last_off = off
+            self.belief["shown"] = reading.number
+            corrections += 1
+            self._select(job, target, start)
 
     def _wait_for_sticks(self, job: Job, target: int, start: int,
                          confirmed: bool) -> Outcome | None:

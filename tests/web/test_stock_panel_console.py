@@ -6,6 +6,8 @@ is unknown until staff press what the display shows; bad input is refused in wor
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hardware_sim.relay_board import RelayBoard
@@ -109,3 +111,23 @@ def test_stock_table_through_lcus_staff_confirm_the_number_and_the_sticks(rig):
     live = client.get("/staff/tables/t1/calibrate.json").get_json()
     assert live["calibration"]["mismatches"] == [{"seen": "05", "expected": "06"}]
     assert "押下を読み落としました" in live["html"]
+
+
+def test_stock_table_demo_sticks_control_fills_the_drawers_file(rig, tmp_path):
+    """The demo's stock table: with the table off for the sticks, the guided page's
+    「シミュレーター: 点棒を入れる」 writes the new game's sticks to the file the simulated
+    table follows; a real table (no demo folder) refuses it in words."""
+    app, daemon, table = rig
+    client = staff_client(app, "mika", "mahjong-club")
+    r = post(client, "/staff/tables/t1/demo-sticks", mode="05")
+    assert r.status_code == 409 and "本物の卓" in r.get_json()["error"]["message"]
+    app.config["DEMO_STICKS_DIR"] = str(tmp_path)
+    r = post(client, "/staff/tables/t1/command", command="mode", mode="05", **{"from": "01"})
+    assert r.status_code == 200, r.get_json()
+    assert 'data-testid="demo-sticks"' in guide(client)["html"]
+    r = post(client, "/staff/tables/t1/demo-sticks", mode="05")
+    assert r.status_code == 200, r.get_json()
+    written = json.loads((tmp_path / "sticks-t1.json").read_text(encoding="utf-8"))
+    assert written == {"sticks": [35000, 35000, 35000, None]}
+    r = post(client, "/staff/tables/t1/demo-sticks", mode="12")
+    assert r.status_code == 400

@@ -9,7 +9,10 @@ table.
 
 from __future__ import annotations
 
+import json
+import os
 import uuid
+from pathlib import Path
 
 from flask import current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
@@ -76,7 +79,15 @@ def guide_view(table_id: str, target: int) -> dict:
         g["shown_label"] = f"{g['shown']:02d}" if g["shown"] is not None else None
         g["numbers"] = [f"{m.number:02d}" for m in modechange.modes()]
         g["panel_at"] = _panel_at(g["step"], g["progress"])
+        g["demo_sticks"] = _demo_control(table_id) is not None
     return g
+
+
+def _demo_control(table_id: str) -> Path | None:
+    """The control file the demo's simulated stock table follows (``python -m web demo``
+    sets ``DEMO_STICKS_DIR``); None for every real table."""
+    folder = current_app.config.get("DEMO_STICKS_DIR")
+    return Path(folder) / f"sticks-{table_id}.json" if folder else None
 
 
 PANEL_AT = {"power_off": 0, "power_on": 2, "enter": 3, "step_up": 4, "step_down": 4,
@@ -228,6 +239,30 @@ def sim_sticks(table_id: str) -> ResponseReturnValue:
                         what=answer.text(lang))
     return done(t("floor.mode.sticks_set", table=table_name(table_id),
                   mode=table_words.mode(target, lang)),
+                "staff.mode_guide", payload={"points": points}, table_id=table_id,
+                mode=f"{target:02d}")
+
+
+@bp.post("/tables/<table_id>/demo-sticks")
+@staff_required
+def demo_sticks(table_id: str) -> ResponseReturnValue:
+    """The demo's stock table only: put in the sticks a mode needs, as staff do by hand at
+    a real table (the simulated table behind the simulated bridge follows the file)."""
+    data = form_data()
+    target = _target(data.get("mode"))
+    path = _demo_control(table_id)
+    _table(table_id)
+    if path is None:
+        raise UserError("floor.mode.not_simulated", status=409, code="not_simulated",
+                        table=table_name(table_id))
+    points = mode_by_name(target).sticks()
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"sticks": points}), encoding="utf-8")
+    os.replace(tmp, path)
+    record("table.demo-sticks", f"table:{table_id}", details={"points": points,
+                                                            "mode": target})
+    return done(t("floor.mode.sticks_set", table=table_name(table_id),
+                  mode=table_words.mode(target, current_lang())),
                 "staff.mode_guide", payload={"points": points}, table_id=table_id,
                 mode=f"{target:02d}")
 

@@ -123,6 +123,12 @@ STAFF_PATHS: dict = {
         "not_simulated on a real table", params=[TABLE], errors=("400", "404", "409"),
         body=_obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
                   idempotency_key=STR))},
+    "/staff/tables/{table_id}/demo-sticks": {"post": _op(
+        "the demo's stock table only (python -m web demo): put in the point sticks a mode "
+        "needs, through the file its simulated drawers follow; 409 not_simulated on a "
+        "real table", params=[TABLE], errors=("400", "404", "409"),
+        body=_obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
+                  idempotency_key=STR))},
     "/staff/players": {
         "get": _op("members, guests and retired players", errors=()),
         "post": _op("add a member or guest; 409 similar_name (with error.similar, the ids of "
