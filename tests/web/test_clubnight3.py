@@ -263,6 +263,7 @@ def test_end_of_game_preview_shows_the_settlement(client, db, t1):
     final = body["preview"]["final"]
     assert final["ranks"][1] == 1 and any(final["result"])
     assert sum(final["result"]) == 0
+    assert final["shown"][1] == f"{final['result'][1] / 1000:+.1f}"     # in thousands
 
 
 def test_occupancy_counts_games_outside_the_opening_hours(staff, db):

@@ -227,3 +227,32 @@ def test_end_panel_previews_the_settlement(browser, club):
     assert any("1着" in x for x in texts) and not all(x.endswith(" 0") for x in texts)
     tab.cancel()
     page.context.close()
+
+
+def test_the_till_and_money_pages_at_390(browser, club):
+    """The till checked off by taps at 390 px until it balances; the money form previews
+    a fee on the sample game; neither page scrolls sideways or logs a console error."""
+    page = sign_in(browser, club, PHONE)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(club["url"] + "/staff/till")
+    buttons = page.locator('button[data-testid^="till-cash-"]')
+    assert buttons.count() >= 4
+    for _ in range(buttons.count()):
+        with page.expect_navigation():
+            buttons.first.click()
+    expect(page.locator('[data-testid="till-balanced"]')).to_be_visible()
+    assert page.locator('[data-testid="till-open"]').text_content() == "0"
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    page.goto(club["url"] + "/staff/money")
+    card = page.locator('[data-testid="money-nekohouse-4a"]')
+    card.locator('select[name="fee_mode"]').select_option("per_game")
+    card.locator('input[name="fee"]').fill("700")
+    with page.expect_navigation():
+        card.locator('[data-testid="money-preview-nekohouse-4a"]').click()
+    card = page.locator('[data-testid="money-nekohouse-4a"]')
+    expect(card.locator('[data-testid="sample-net-nekohouse-4a-1"]')).to_have_text("-¥700")
+    expect(card.locator('[data-testid="money-cap-nekohouse-4a"]').first).to_contain_text("¥600")
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    assert errors == [] and page.js_errors == []
+    page.context.close()

@@ -343,7 +343,7 @@ def test_mcr_four_rounds_with_flowers_and_a_64_fan_hand(browser, club):
 
     ev = checked(club, "t4", fan_win(1, 0, 64, flowers=2))                     # 東1局: 64 + 花2
     assert ev["winners"][0] == {"seat": 1, "fan": 66, "flowers": 2}
-    assert history_lines(tab)[0] == "東1局 和了 田中←鈴木 66点 花2"               # MCR words
+    assert history_lines(tab)[0] == "東1局 和了 田中←鈴木 66番 花2"               # MCR words
     ev = checked(club, "t4", lambda: fan_picker_win(tab))                       # 東2局
     assert [f["id"] for f in ev["winners"][0]["fans"]] == ["pure_straight", "all_chows",
                                                            "fully_concealed_hand"]
@@ -373,7 +373,7 @@ def fan_picker_win(tab):
     tab.tap('[data-testid="fans-2-fully_concealed_hand"]')
     assert tab.page.locator('[data-testid="fans-2-self_drawn"]').is_disabled()
     assert tab.page.locator('[data-testid="fans-2-concealed_hand"]').is_disabled()
-    expect(tab.page.locator('[data-testid="total-2"]')).to_have_text("合計 22点（花 0）")
+    expect(tab.page.locator('[data-testid="total-2"]')).to_have_text("合計 22番（花 0）")
     shown = tab.preview()
     shots(tab, "mcr-fans")
     tab.record()

@@ -364,7 +364,16 @@ def preview_event(db: Db, game_id: int, event: Any) -> dict:
     return {"event": event, "preview": {
         "deltas": last["deltas"], "scores": last["scores"], "kyoutaku": last["kyoutaku"],
         "finished": result["finished"], "state": result["state"],
-        "final": result.get("final") if result["finished"] else None}}
+        "final": _final_shown(result, game) if result["finished"] else None}}
+
+
+def _final_shown(result: dict, game: Game) -> dict | None:
+    """The settlement an end would make, each result also as the club reads it (+45.0)."""
+    final = result.get("final")
+    if not final or not final.get("result"):
+        return None
+    family = engine.rule_family(game["rules"])
+    return {**final, "shown": [engine.shown_figure("best", r, family) for r in final["result"]]}
 
 
 def _replay_of_key(db: Db, key: str, game_id: int, request: Any) -> dict | None:

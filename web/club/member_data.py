@@ -373,6 +373,8 @@ def _erase(db: Db, pid: int, actor: str, why: str) -> dict:
         db.execute("UPDATE players SET name = ?, member_no = NULL, active = 0 WHERE id = ?",
                    [neutral, pid])
         profile = db.execute("DELETE FROM member_profiles WHERE player_id = ?", [pid]).rowcount
+        if _has_table(db, "line_link_codes"):   # a code that would link a LINE to them
+            db.execute("DELETE FROM line_link_codes WHERE player_id = ?", [pid])
         closed = db.execute("UPDATE waiting SET status = 'left', done_at = ? "
                             "WHERE player_id = ? AND status = 'waiting'",
                             [now_iso(), pid]).rowcount

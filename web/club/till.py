@@ -80,8 +80,7 @@ def check_off(db: Db, day: str, player_id: int, method: str, *, actor: str) -> d
                    "VALUES (?, ?, ?, ?, ?, ?)",
                    [day, player_id, account["net"], method, now_iso(), actor])
         audit(db, actor, "till.check_off", f"player:{player_id}",
-              details={"day": day, "amount": account["net"], "method": method,
-                       "name": account["name"]})
+              details={"day": day, "amount": account["net"], "method": method})
     row = _live(db, day, player_id)
     assert row is not None
     return row

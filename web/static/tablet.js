@@ -527,12 +527,10 @@ function showPreview(deltas, note) {
 function showFinal(final) {
   const box = $("#panel-preview"); box.innerHTML = "";
   const grid = el("div", {class: "preview-grid"});
-  const thousands = spec.family === "riichi4" || spec.family === "riichi3";
   names().forEach((name, i) => {
-    const r = final.result[i] || 0, shown = thousands ? r / 1000 : r;
-    const text = (shown > 0 ? "+" : "") + (thousands ? shown.toFixed(1) : String(shown));
-    grid.appendChild(el("div", {class: "pv", "data-testid": "preview-" + i}, [el("span", {class: "pv-name", text: name}),
-      el("span", {class: "num " + (r > 0 ? "plus" : r < 0 ? "minus" : ""), "data-testid": "final-" + i,
+    const r = final.result[i] || 0, text = (final.shown || [])[i] || String(r);
+    grid.appendChild(el("div", {class: "pv", "data-testid": "final-row-" + i}, [el("span", {class: "pv-name", text: name}),
+      el("span", {class: "final " + (r > 0 ? "plus" : r < 0 ? "minus" : ""), "data-testid": "final-" + i,
         text: w("tablet.final_line", {rank: final.ranks[i], result: text})})]));
   });
   box.appendChild(grid);
@@ -595,7 +593,7 @@ function serverCheck(event) {
     box.dataset.checked = "1";
     if (res.status === 200) {
       const p = res.json.preview || {};
-      if (p.final && p.final.result) { showFinal(p.final); }
+      if (event.event === "end" && p.final && p.final.result) { showFinal(p.final); }
       else { showPreview(p.deltas, chipsNote(res.json.event || event)); }
       return {ok: true, event: res.json.event || event};
     }

@@ -117,8 +117,8 @@ def _link(db: Db, player_id: int, user_id: str) -> None:
     with write_tx(db):
         members.set_line_user(db, player_id, user_id)
         db.execute("DELETE FROM line_link_codes WHERE player_id = ?", [player_id])
-        audit(db, "line", "member.line_linked", f"player:{player_id}",
-              details={"line_user_id": user_id})
+        # the user id itself stays in the member's profile only (erased with it)
+        audit(db, "line", "member.line_linked", f"player:{player_id}")
 
 
 def linked_user(db: Db, player_id: int) -> str | None:
