@@ -15,6 +15,8 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web print-worker --config club.toml [--db PATH] [--once]
     python -m web sync --to postgresql://... --db PATH [--branch ID] [--batch N] [--resend]
     python -m web headoffice --db postgresql://... [--host H] [--port 8100]
+    python -m web headoffice-admin --db postgresql://... add-branch ID --name NAME
+    python -m web headoffice-admin --db postgresql://... allow-resend ID --by WHO --reason WHY
 
 ``serve`` runs the app on waitress (a production WSGI server, one process per
 core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
@@ -570,6 +572,12 @@ def add_sync_command(sub: argparse._SubParsersAction) -> None:
     sp = sub.add_parser("sync", help=(cmd_sync.__doc__ or "").strip().splitlines()[0])
     add_arguments(sp)
     sp.set_defaults(func=cmd_sync)
+    from web.club.chain import admin
+
+    ap = sub.add_parser("headoffice-admin", help="the head office operator's commands "
+                        "(add a branch and its login, allow a resend)")
+    admin.add_arguments(ap)
+    ap.set_defaults(func=admin.main)
 
 
 def add_club_day_commands(sub: argparse._SubParsersAction) -> None:

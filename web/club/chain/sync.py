@@ -50,7 +50,7 @@ from typing import Any
 
 import lexicon
 
-from web.club.chain import pg_schema
+from web.club.chain import branches, pg_schema
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""
@@ -60,7 +60,8 @@ STOP_ENV = "JANTAKU_SYNC_TEST_STOP_AFTER_ROWS"
 """Test hook: stop (sleep, to be killed) once this many rows are written inside a batch's
 transaction, before it commits."""
 MARK = "changes"
-BRANCH_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+BRANCH_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+"""A branch id, matched whole (``fullmatch``): no trailing newline slips through."""
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ def box_branch(conn: sqlite3.Connection, given: str | None) -> str:
     """The branch id: the one this box was synced under, or ``given`` the first time (kept
     on the box). A different one given later is refused."""
     row = conn.execute("SELECT value FROM chain_box WHERE key = 'branch'").fetchone()
-    if given is not None and not BRANCH_RE.match(given):
+    if given is not None and not BRANCH_RE.fullmatch(given):
         raise SyncError("sync.err.bad_branch", branch=given)
     if row is None:
         if given is None:
@@ -398,6 +399,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
         if _mark(pg, branch, lock=True) != expected:
             return False
         if resend:
+            if not branches.take_resend(pg, branch):
+                raise SyncError("sync.err.resend_not_allowed", branch=branch)
             _forget_branch(pg, branch)
         w = _Writer(pg, branch, copy_at)
         for name in ORDER:
@@ -475,6 +478,9 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
     touched: set[int] = set()
     position = 0
     try:
+        owner = branches.role_branch(pg)
+        if owner is not None and owner != branch:
+            raise SyncError("sync.err.not_your_branch", branch=branch, owner=owner or "-")
         mark = _mark(pg, branch)
         if resend:
             expected_first = mark
