@@ -16,6 +16,8 @@ from web.db import rows as _rows
 from web.errors import Conflict, NotFound, UserError
 
 MAX_RULES_TOML = 64 * 1024
+MAX_RULE_LABEL = 64
+"""Characters at most in a rule set's name or title."""
 MAX_TOML_DEPTH = 8
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
@@ -84,6 +86,9 @@ def _rules_from_toml(toml_text: str, rule_set_id: str) -> engine.Rules:
         raise UserError("rules.needs_extends", code="invalid_rules",
                         presets=", ".join(engine.PRESET_IDS))
     data.setdefault("name", rule_set_id)
+    for label in ("name", "title"):  # shown on pages and receipts: cleaned like names
+        if isinstance(data.get(label), str) and data[label]:
+            data[label] = text.clean(data[label], label, MAX_RULE_LABEL)
     return engine.rules_from_data(data)
 
 

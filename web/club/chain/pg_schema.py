@@ -237,9 +237,9 @@ def migrate(conn: Any, extra: list[tuple[int, str, str]] | None = None) -> list[
     names of the steps applied now. Safe to run from several processes at once (an
     advisory lock serialises them). ``extra`` steps (another module's, numbered after
     these) are applied in the same way."""
-    from web.club.chain import branches
+    from web.club.chain import bounds, branches
 
-    steps = sorted(MIGRATIONS + branches.MIGRATIONS + list(extra or []))
+    steps = sorted(MIGRATIONS + branches.MIGRATIONS + bounds.MIGRATIONS + list(extra or []))
     applied: list[str] = []
     # a branch's own login may not create anything: when every step is there, it need not
     if conn.execute(f"SELECT to_regclass('{SCHEMA}.migrations')").fetchone()[0]:

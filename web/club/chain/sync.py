@@ -473,6 +473,8 @@ def _first_line(e: BaseException) -> str:
 
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
          resend: bool, progress: Any, started: float) -> Result:
+    from web.club.chain import bounds
+
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
     touched: set[int] = set()
@@ -497,6 +499,7 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
             batch = read_batch(box, position, batch_size)
             if batch is None:
                 break
+            bounds.check_batch(batch.rows, {n: t.columns for n, t in TABLES.items()})
             ok = write_batch(pg, branch, batch, expected, copy_at, resend=resend and first)
             if not ok:  # another sync of this branch went first: go on from its mark
                 mark = _mark(pg, branch)
