@@ -44,7 +44,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -260,6 +260,8 @@ class Batch:
     rows: dict[str, list[tuple]]
     whole_games: dict[str, list[int]]
     checksums: dict[int, tuple]
+    rewrites: dict[str, list[tuple]] = field(default_factory=dict)
+    """Rows written over the head office's copies (an erasure's rewrites)."""
 
     @property
     def row_count(self) -> int:
@@ -409,6 +411,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
             whole = batch.whole_games.get(name)
             if rows or whole:
                 w.write(t, rows, whole)
+        for name, rows in batch.rewrites.items():
+            w.write(replace(TABLES[name], mode="upsert"), rows, None)
         if batch.checksums:
             w.write(Table("game_checksums", ("game_id", "events", "checksum"), ("game_id",),
                           "", "upsert"),
@@ -473,7 +477,7 @@ def _first_line(e: BaseException) -> str:
 
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
          resend: bool, progress: Any, started: float) -> Result:
-    from web.club.chain import bounds
+    from web.club.chain import bounds, erasure
 
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
@@ -499,7 +503,9 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
             batch = read_batch(box, position, batch_size)
             if batch is None:
                 break
+            erasure.extend(box, batch, TABLES, _box_checksums)
             bounds.check_batch(batch.rows, {n: t.columns for n, t in TABLES.items()})
+            bounds.check_batch(batch.rewrites, {n: t.columns for n, t in TABLES.items()})
             ok = write_batch(pg, branch, batch, expected, copy_at, resend=resend and first)
             if not ok:  # another sync of this branch went first: go on from its mark
                 mark = _mark(pg, branch)
