@@ -179,6 +179,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or name (nothing beyond this machine)."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def cmd_headoffice(args: argparse.Namespace) -> int:
     """Serve the chain's head office (read-only pages over what the branches synced)."""
     from web.club.chain import pg_schema
@@ -188,6 +200,10 @@ def cmd_headoffice(args: argparse.Namespace) -> int:
     if not url or not url.startswith(("postgresql://", "postgres://")):
         raise CliError("give the head office's database with --db postgresql://... "
                        "(or set JANTAKU_HEADOFFICE_DB)")
+    if not _loopback(args.host) and not args.behind_proxy:
+        import lexicon
+
+        raise CliError(lexicon.both("hoadmin.err.not_loopback", host=args.host))
     try:
         app = headoffice_app(url, secret=os.environ.get("JANTAKU_SECRET_KEY", ""))
     except pg_schema.ChainUnavailable as e:
@@ -651,6 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--workers", type=_positive, default=1, help="server processes (default 1)")
     h.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
                    help=f"worker threads per process (default {server.SERVER_THREADS})")
+    h.add_argument("--behind-proxy", action="store_true",
+                   help="listen beyond loopback: only behind a proxy that signs people in")
     h.set_defaults(func=cmd_headoffice)
 
     c = sub.add_parser("create-staff", help="add a staff account")

@@ -211,6 +211,7 @@ def test_headoffice_pages_in_both_languages(chain, lang, request):
                 f"/members/{member}"):
         r = c.get(url + ("&" if "?" in url else "?") + f"lang={lang}")
         assert r.status_code == 200, (url, r.get_data(as_text=True).split("<main>")[-1][:300])
+        assert r.headers["Cache-Control"] == "no-store"  # money and members: never cached
         pages[url] = r.get_data(as_text=True)
     text = "".join(pages.values())
     for w in words:

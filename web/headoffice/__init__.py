@@ -66,7 +66,13 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     a rebuild. ``today`` fixes the club day the standard periods end on (benchmarks)."""
     web_root = Path(__file__).resolve().parent.parent
     app = Flask("web", root_path=str(web_root))
-    app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret or "headoffice", TESTING=testing,
+    headoffice.migrate_url(url)
+    if not secret:
+        from web.club.chain import branches
+
+        with pg_schema.connect(url) as conn:
+            secret = branches.session_key(conn)
+    app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret, TESTING=testing,
                       COOKIE_SECURE=False, JSON_AS_ASCII=False)
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -74,12 +80,18 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     i18n.init_app(app)
     security.init_app(app)
     app.register_blueprint(bp)
-    headoffice.migrate_url(url)
+    app.after_request(_no_store)
     refresher = headoffice.Refresher(url, every=refresh_every, today=today)
     refresher.tick()
     refresher.stop()  # its connection closed: none may cross a fork
     app.extensions["headoffice_refresher"] = refresher
     return app
+
+
+def _no_store(resp: Any) -> Any:
+    # every page of the head office shows money or members: never kept by a cache
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
 def refresher() -> headoffice.Refresher:

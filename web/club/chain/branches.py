@@ -95,8 +95,25 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join("chain." + t for t in _WRITES
 GRANT SELECT, UPDATE (used_at) ON chain.resend_allowances TO {GROUP};
 {_policies()}
 """),
+    (22, "ho_secret", """
+CREATE TABLE chain.ho_secret (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    key text NOT NULL CHECK (length(key) >= 32),
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+"""),
 ]
-"""The head office's steps for per-branch access (numbered after the core's)."""
+"""The head office's steps for per-branch access (numbered after the core's); its
+session key lives in ``chain.ho_secret`` (no branch login may read it)."""
+
+
+def session_key(pg: Any) -> str:
+    """The head office's session key: made once at random and kept in PostgreSQL, so
+    every process of the head office signs cookies alike and no constant key is ever
+    used."""
+    pg.execute("INSERT INTO chain.ho_secret (key) VALUES (%s) ON CONFLICT DO NOTHING",
+               [secrets.token_urlsafe(48)])
+    return str(pg.execute("SELECT key FROM chain.ho_secret").fetchone()[0])
 
 
 class AdminError(Exception):
