@@ -668,7 +668,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
                    help=f"worker threads per process (default {server.SERVER_THREADS})")
     h.add_argument("--behind-proxy", action="store_true",
-                   help="listen beyond loopback: only behind a proxy that signs people in")
+                   help="listen beyond loopback: only behind a proxy serving HTTPS")
     h.set_defaults(func=cmd_headoffice)
 
     c = sub.add_parser("create-staff", help="add a staff account")

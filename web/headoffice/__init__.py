@@ -73,13 +73,16 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
         with pg_schema.connect(url) as conn:
             secret = branches.session_key(conn)
     app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret, TESTING=testing,
-                      COOKIE_SECURE=False, JSON_AS_ASCII=False)
+                      COOKIE_SECURE=False if testing else None, JSON_AS_ASCII=False)
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
     app.register_blueprint(bp)
+    from web.headoffice import signin
+
+    signin.init_app(app)
     app.after_request(_no_store)
     refresher = headoffice.Refresher(url, every=refresh_every, today=today)
     refresher.tick()

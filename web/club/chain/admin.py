@@ -3,6 +3,8 @@
 * ``add-branch ID --name 表示名``: register a branch with its display name and make its
   own PostgreSQL login; the connection settings are printed once (the password is not
   kept in readable form anywhere).
+* ``add-account NAME --role owner|area|branch [--branch ID]``: a head office account,
+  its password read from the first line of standard input (never an argument).
 * ``allow-resend ID --by WHO --reason WHY``: let that branch's next ``sync --resend``
   replace its rows at the head office (once), recorded in ``chain.ho_audit``.
 
@@ -30,6 +32,12 @@ def add_arguments(p: Any) -> None:
     a.add_argument("branch", metavar="ID")
     a.add_argument("--name", required=True, help="the branch's display name")
     a.add_argument("--by", default=os.environ.get("USER") or "operator",
+                   help="who does it (for the audit)")
+    c = sub.add_parser("add-account", help="a head office account (password on stdin)")
+    c.add_argument("name", metavar="NAME")
+    c.add_argument("--role", required=True, choices=("owner", "area", "branch"))
+    c.add_argument("--branch", help="the branch of a branch manager")
+    c.add_argument("--by", default=os.environ.get("USER") or "operator",
                    help="who does it (for the audit)")
     r = sub.add_parser("allow-resend", help="allow one resend of a branch (audited)")
     r.add_argument("branch", metavar="ID")
@@ -60,6 +68,12 @@ def main(args: Any) -> int:
                     role, password = branches.add_branch(conn, args.branch, name, args.by)
                     print(lexicon.both("hoadmin.added", branch=args.branch, name=name,
                                        role=role, password=password), flush=True)
+                elif args.action == "add-account":
+                    password = sys.stdin.readline().rstrip("\n")
+                    branches.add_account(conn, args.name, password, args.role, args.branch,
+                                       args.by)
+                    print(lexicon.both("hoadmin.account_added", name=args.name,
+                                       role=args.role), flush=True)
                 else:
                     n = branches.allow_resend(conn, args.branch, args.by, args.reason)
                     print(lexicon.both("hoadmin.allowed", branch=args.branch, id=n),

@@ -21,6 +21,12 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from werkzeug.security import generate_password_hash
+
+ROLES = ("owner", "area", "branch")
+"""Head office accounts: the chain's owner, an area manager, a branch manager."""
+MIN_PASSWORD = 12
+
 GROUP = "jantaku_branch"
 """The group role every branch's login role belongs to (cluster-wide, no login)."""
 
@@ -102,9 +108,28 @@ CREATE TABLE chain.ho_secret (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 """),
+    (23, "ho_accounts", """
+CREATE TABLE chain.ho_accounts (
+    name text PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64),
+    pw_hash text NOT NULL,
+    role text NOT NULL CHECK (role IN ('owner', 'area', 'branch')),
+    branch text REFERENCES chain.branches(branch),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    CHECK ((role = 'branch') = (branch IS NOT NULL))
+);
+CREATE TABLE chain.ho_signin_attempts (
+    id bigserial PRIMARY KEY,
+    name text NOT NULL,
+    ip text NOT NULL,
+    ok boolean NOT NULL,
+    at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ho_signin_attempts_at ON chain.ho_signin_attempts (at);
+"""),
 ]
 """The head office's steps for per-branch access (numbered after the core's); its
-session key lives in ``chain.ho_secret`` (no branch login may read it)."""
+session key lives in ``chain.ho_secret``, its accounts (``web/headoffice/signin.py``) in
+``chain.ho_accounts``: no branch login may read either."""
 
 
 def session_key(pg: Any) -> str:
@@ -154,6 +179,28 @@ def add_branch(pg: Any, branch: str, name: str, actor: str) -> tuple[str, str]:
                    [role, branch])
         audit(pg, actor, "add_branch", branch, "", {"role": role, "name": name})
     return role, password
+
+
+def add_account(pg: Any, name: str, password: str, role: str, branch: str | None,
+                actor: str) -> None:
+    """A head office account (audited); refused in words (``AdminError``)."""
+    name = " ".join(name.split()).casefold()
+    if not name or len(name) > 64 or not name.isprintable():
+        raise AdminError("hoadmin.err.bad_account")
+    if role not in ROLES or (role == "branch") != bool(branch):
+        raise AdminError("hoadmin.err.bad_role")
+    if len(password) < MIN_PASSWORD:
+        raise AdminError("hoadmin.err.short_password", most=MIN_PASSWORD)
+    with pg.transaction():
+        if branch and not pg.execute("SELECT 1 FROM chain.branches WHERE branch = %s",
+                                     [branch]).fetchone():
+            raise AdminError("hoadmin.err.no_branch", branch=branch)
+        if pg.execute("SELECT 1 FROM chain.ho_accounts WHERE name = %s", [name]).fetchone():
+            raise AdminError("hoadmin.err.has_account", name=name)
+        pg.execute("INSERT INTO chain.ho_accounts (name, pw_hash, role, branch) "
+                   "VALUES (%s, %s, %s, %s)",
+                   [name, generate_password_hash(password, method="scrypt"), role, branch])
+        audit(pg, actor, "add_account", branch, "", {"name": name, "role": role})
 
 
 def allow_resend(pg: Any, branch: str, actor: str, reason: str) -> int:
