@@ -100,3 +100,23 @@ def test_sync_erasure_then_a_void_of_the_members_game_syncs_clean(box: Path,
     with pg_schema.connect(pg_url) as pg:
         assert pg.execute("SELECT status FROM chain.games WHERE branch = 'east' AND id = 1"
                           ).fetchone() == ("void",)
+
+
+def test_sync_a_game_that_differs_is_sent_again_and_verified(box: Path, pg_url: str) -> None:
+    sync.run(str(box), pg_url, "east")
+    with pg_schema.connect(pg_url) as pg:  # the head office's copy of game 3 goes wrong
+        pg.execute("DELETE FROM chain.hand_events WHERE branch = 'east' AND game_id = 3 "
+                   "AND seq = 2")
+        pg.execute("UPDATE chain.hand_events SET event = '{\"x\": 1}' WHERE branch = 'east' "
+                   "AND game_id = 3 AND seq = 1")
+    from web.club import corrections
+    from web.db import connect
+
+    db = connect(str(box))
+    corrections.void_game(db, 3, actor=ACTOR, reason="wrong players")
+    db.conn.close()
+    res = sync.run(str(box), pg_url)
+    assert res.repaired == [3] and res.differences == [] and res.counted
+    _assert_equals_box(pg_url, box, "east")
+    again = sync.run(str(box), pg_url)
+    assert (again.changes, again.repaired, again.differences) == (0, [], [])

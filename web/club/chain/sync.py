@@ -150,6 +150,8 @@ class Result:
     counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
     counted: bool = False
+    repaired: list[int] = field(default_factory=list)
+    """Games whose hand events differed and were sent again whole this run."""
 
 
 # ----------------------------------------------------------------------- checksums
@@ -477,7 +479,7 @@ def _first_line(e: BaseException) -> str:
 
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
          resend: bool, progress: Any, started: float) -> Result:
-    from web.club.chain import bounds, erasure
+    from web.club.chain import bounds, erasure, repair
 
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
@@ -526,6 +528,10 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       total=f"{pending:,}", rows=f"{res.rows:,}",
                                       rate=f"{rate:,.0f}"))
         res.mark = position
+        bad = repair.differing_games(pg, branch, sorted(touched), head_office_checksums)
+        if bad:  # sent again whole from the box, then verified again
+            repair.resend_games(box, pg, branch, bad, TABLES["hand_events"], _box_checksums)
+            res.repaired = bad
         _verify(box, pg, branch, sorted(touched), res)
     except psycopg.OperationalError as e:
         raise SyncError("sync.err.lost", 1, reason=_first_line(e),
