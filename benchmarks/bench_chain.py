@@ -113,6 +113,9 @@ def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
     from web.db import connect
     from web.headoffice import create_app
 
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support.headoffice import signed_in
+
     with sqlite3.connect(year_box) as c:
         last = c.execute("SELECT MAX(club_day) FROM stats_lines").fetchone()[0]
     first, last = stats_store.period_range("month", last)
@@ -131,7 +134,7 @@ def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
     built = app.extensions["headoffice_refresher"].built
     out["ho_boards_s"] = round(built.seconds, 2)
     family = built.families[0]
-    client = app.test_client()
+    client = signed_in(app)
     # what a request meets: the page (HTML, first 100 rows) of the month built ahead,
     # all its rows as JSON, and a period not built ahead (worked out on request)
     for name, path in (("chain_leaderboard", f"/leaderboard?family={family}&day={last}"),

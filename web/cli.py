@@ -15,6 +15,8 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web print-worker --config club.toml [--db PATH] [--once]
     python -m web sync --to postgresql://... --db PATH [--branch ID] [--batch N] [--resend]
     python -m web headoffice --db postgresql://... [--host H] [--port 8100]
+    python -m web headoffice-admin --db postgresql://... add-branch ID --name NAME
+    python -m web headoffice-admin --db postgresql://... allow-resend ID --by WHO --reason WHY
 
 ``serve`` runs the app on waitress (a production WSGI server, one process per
 core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
@@ -177,6 +179,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or name (nothing beyond this machine)."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def cmd_headoffice(args: argparse.Namespace) -> int:
     """Serve the chain's head office (read-only pages over what the branches synced)."""
     from web.club.chain import pg_schema
@@ -186,6 +200,10 @@ def cmd_headoffice(args: argparse.Namespace) -> int:
     if not url or not url.startswith(("postgresql://", "postgres://")):
         raise CliError("give the head office's database with --db postgresql://... "
                        "(or set JANTAKU_HEADOFFICE_DB)")
+    if not _loopback(args.host) and not args.behind_proxy:
+        import lexicon
+
+        raise CliError(lexicon.both("hoadmin.err.not_loopback", host=args.host))
     try:
         app = headoffice_app(url, secret=os.environ.get("JANTAKU_SECRET_KEY", ""))
     except pg_schema.ChainUnavailable as e:
@@ -608,6 +626,12 @@ def add_sync_command(sub: argparse._SubParsersAction) -> None:
     sp = sub.add_parser("sync", help=(cmd_sync.__doc__ or "").strip().splitlines()[0])
     add_arguments(sp)
     sp.set_defaults(func=cmd_sync)
+    from web.club.chain import admin
+
+    ap = sub.add_parser("headoffice-admin", help="the head office operator's commands "
+                        "(add a branch and its login, allow a resend)")
+    admin.add_arguments(ap)
+    ap.set_defaults(func=admin.main)
 
 
 def add_club_day_commands(sub: argparse._SubParsersAction) -> None:
@@ -681,6 +705,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--workers", type=_positive, default=1, help="server processes (default 1)")
     h.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
                    help=f"worker threads per process (default {server.SERVER_THREADS})")
+    h.add_argument("--behind-proxy", action="store_true",
+                   help="listen beyond loopback: only behind a proxy serving HTTPS")
     h.set_defaults(func=cmd_headoffice)
 
     c = sub.add_parser("create-staff", help="add a staff account")

@@ -7,7 +7,9 @@ from web.club.chain import pg_schema
 
 
 def test_chain_schema_migrates_once(pg_url: str) -> None:
-    assert pg_schema.migrate_url(pg_url) == ["001_core", "002_member_links"]
+    assert pg_schema.migrate_url(pg_url) == ["001_core", "002_member_links",
+                                            "020_branch_access", "021_bounds", "022_ho_secret",
+                                            "023_ho_accounts"]
     assert pg_schema.migrate_url(pg_url) == []
     with pg_schema.connect(pg_url) as conn:
         tables = {r[0] for r in conn.execute(

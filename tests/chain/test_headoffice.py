@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.headoffice import signed_in
+
 from web import create_app
 from web.club import club_tables, corrections, daily_report, engine, games, roster, stats_store
 from web.club.chain import headoffice, members, pg_schema, sync
@@ -199,7 +201,7 @@ def test_headoffice_pages_in_both_languages(chain, lang, request):
     app = headoffice_app(chain["url"], testing=True)
     # the first request starts the refresher's thread: stopped when the test ends
     request.addfinalizer(app.extensions["headoffice_refresher"].stop)
-    c = app.test_client()
+    c = signed_in(app)
     member = chain["ids"][1]
     words = {"ja": ["全店ランキング", "日報", "店舗別", "時間帯別の稼働", "チェーン会員ID"],
              "en": ["Chain leaderboard", "Daily report", "By branch", "Occupancy by hour",
@@ -211,6 +213,7 @@ def test_headoffice_pages_in_both_languages(chain, lang, request):
                 f"/members/{member}"):
         r = c.get(url + ("&" if "?" in url else "?") + f"lang={lang}")
         assert r.status_code == 200, (url, r.get_data(as_text=True).split("<main>")[-1][:300])
+        assert r.headers["Cache-Control"] == "no-store"  # money and members: never cached
         pages[url] = r.get_data(as_text=True)
     text = "".join(pages.values())
     for w in words:
@@ -238,17 +241,35 @@ def test_headoffice_command_serves_the_pages(ho):
     import sys
     import urllib.request
 
-    url, _ = ho
+    url, conn = ho
     bad = subprocess.run([sys.executable, "-m", "web", "headoffice", "--db", "club.sqlite"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "postgresql://" in bad.stderr
+    import http.cookiejar
+    import os
+    import re
+    import urllib.parse
+
+    from web.club.chain import branches
+
+    branches.add_account(conn, "owner", "a long password", "owner", None, "test")
+    # plain http on loopback for this test only: the cookie is otherwise Secure
     p = subprocess.Popen([sys.executable, "-m", "web", "headoffice", "--db", url, "--port", "0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "JANTAKU_COOKIE_SECURE": "0"})
     try:
         line = p.stdout.readline()
         assert "Serving the head office on http://" in line, (line, p.stderr.read())
         base = line.split(" on ", 1)[1].split()[0]
-        with urllib.request.urlopen(base + "?lang=en", timeout=30) as r:
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        with opener.open(base + "?lang=en", timeout=30) as r:  # taken to the sign-in form
+            form = r.read().decode()
+        assert "/signin" in r.url and "Sign in" in form
+        token = re.search(r'name="csrf_token" value="([^"]+)"', form).group(1)
+        data = urllib.parse.urlencode({"name": "owner", "password": "a long password",
+                                       "csrf_token": token}).encode()
+        with opener.open(r.url, data=data, timeout=30) as r:
             page = r.read().decode()
         assert "Branches" in page and "No branch has synced yet" in page
     finally:

@@ -11,6 +11,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.support.headoffice import signed_in
+
 from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
 from web.club.chain import headoffice, ho_report, pg_schema, sync
 from web.headoffice import create_app as headoffice_app
@@ -28,7 +30,7 @@ def _games(rows: list[dict], member: str) -> int:
 def test_headoffice_refresher_brings_a_sync_in_without_a_request_paying(chain, monkeypatch):  # noqa: F811
     app, ref = _app(chain["url"])
     try:
-        c = app.test_client()
+        c = signed_in(app)
         member = chain["ids"][1]
         before = c.get("/leaderboard?period=all&format=json").get_json()
         first = ref.built
@@ -56,7 +58,7 @@ def test_headoffice_refresher_brings_a_sync_in_without_a_request_paying(chain, m
 def test_headoffice_leaderboard_page_says_as_of_when(chain, lang):  # noqa: F811
     app, ref = _app(chain["url"])
     try:
-        page = app.test_client().get(f"/leaderboard?lang={lang}").get_data(as_text=True)
+        page = signed_in(app).get(f"/leaderboard?lang={lang}").get_data(as_text=True)
     finally:
         ref.stop()
     at = max(b["last_sync_at"] for b in headoffice.branches(chain["conn"]))
@@ -117,7 +119,7 @@ def test_headoffice_two_refreshers_do_not_rebuild_at_once(chain):  # noqa: F811
 def test_headoffice_odd_period_still_answers(chain):  # noqa: F811
     app, ref = _app(chain["url"], every=60)
     try:
-        c = app.test_client()
+        c = signed_in(app)
         conn = chain["conn"]
         want = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
                                       min_games=3)
@@ -141,7 +143,7 @@ def test_headoffice_leaderboard_page_shows_one_page_of_rows(chain, monkeypatch):
     monkeypatch.setattr(pages, "PAGE_ROWS", 2)
     app, ref = _app(chain["url"], every=60)
     try:
-        c = app.test_client()
+        c = signed_in(app)
         every = c.get("/leaderboard?period=all&format=json").get_json()["rows"]
         assert len(every) == 11  # 3 members with chain ids + 8 branch-only records
         first = c.get("/leaderboard?period=all&lang=en").get_data(as_text=True)

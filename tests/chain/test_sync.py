@@ -341,6 +341,14 @@ def test_sync_a_restored_box_is_refused_until_sent_again(box: Path, tmp_path: Pa
     assert "restored from a backup" in err and "--resend" in err
     p = _cli("--to", pg_url, "--db", str(box), "--resend")
     out, err = p.communicate(timeout=300)
+    assert p.returncode == 2 and "allowance" in err
+    _one_line_error(err)
+    from web.club.chain import branches
+
+    with pg_schema.connect(pg_url) as pg:
+        branches.allow_resend(pg, "east", "operator", "the box was restored")
+    p = _cli("--to", pg_url, "--db", str(box), "--resend")
+    out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
     _assert_equals_box(pg_url, box, "east")
     with pg_schema.connect(pg_url) as pg:

@@ -17,6 +17,8 @@ from web.db import rows as _rows
 from web.errors import Conflict, NotFound, UserError
 
 MAX_RULES_TOML = 64 * 1024
+MAX_RULE_LABEL = 64
+"""Characters at most in a rule set's name or title."""
 MAX_TOML_DEPTH = 8
 MAX_RULES_TITLE = 120
 """A rule set's name or title, in characters (bilingual titles: ``日本語 / English``)."""
@@ -90,6 +92,9 @@ def _rules_from_toml(toml_text: str, rule_set_id: str, upload: bool = False) -> 
         if upload and key in data:    # printed on every sheet: checked as a player's name
             data[key] = text.clean(data[key], key, MAX_RULES_TITLE)
     data.setdefault("name", rule_set_id)
+    for label in ("name", "title"):  # shown on pages and receipts: cleaned like names
+        if isinstance(data.get(label), str) and data[label]:
+            data[label] = text.clean(data[label], label, MAX_RULE_LABEL)
     return engine.rules_from_data(data)
 
 

@@ -13,9 +13,10 @@ Where the club file names a player, and what an erase does there:
 * ``audit_log``: the entries keep what was done, by whom and when; every value of their
   details that is the member's name (a whole value, never part of one) and the member's
   name where it stands as a whole name in a reason a person wrote (:func:`whole_name_at`:
-  "Ko" is not in "Kobayashi") become the neutral name; the reasons so changed are listed
-  to staff before they confirm (:func:`free_text_matches`). The erase itself is one more
-  entry, naming the staff member and the reason.
+  "Ko" is not in "Kobayashi") become the neutral name; their member number and e-mail
+  address are removed the same way; the reasons so changed are listed to staff before
+  they confirm (:func:`free_text_matches`). The erase itself is one more entry, naming
+  the staff member and the reason.
 * ``hand_events``: append-only, with one sanctioned rewrite (:func:`gamelog.erase_name`):
   the ``start`` entry of each of the member's games lists the players' names as they were
   when it started, and the member's becomes the neutral name there; nothing else of any
@@ -29,8 +30,9 @@ Where the club file names a player, and what an erase does there:
   without the address it went to, and the neutral name in place of theirs.
 * ``login_attempts``: the member's own PIN tries (``member_pin:<number>``) are deleted;
   the other rows name staff accounts, tablets, tables and addresses, never a player.
-* ``chain_links``: the chain id stays (it holds no name; the head office receives the
-  neutral name with the player row through the chain's change log).
+* ``chain_links``: the chain id stays (it holds no name). The head office receives the
+  neutral name with the player row, and the rewritten log and audit entries with the
+  erase's own entry, at the next sync (``web/club/chain/erasure.py``).
 * ``staff_users``, ``staff_contacts``, ``tablet_tokens``, ``calls``, ``nights``,
   ``club_tables``, ``rule_sets``, the table daemon's tables: they name staff, tablets
   and tables, never a player.
@@ -372,6 +374,7 @@ def _erase(db: Db, pid: int, actor: str, why: str) -> dict:
         name, neutral = player["name"], former_name(pid)
         db.execute("UPDATE players SET name = ?, member_no = NULL, active = 0 WHERE id = ?",
                    [neutral, pid])
+        mail = one(db, "SELECT email FROM member_profiles WHERE player_id = ?", [pid])
         profile = db.execute("DELETE FROM member_profiles WHERE player_id = ?", [pid]).rowcount
         if _has_table(db, "line_link_codes"):   # a code that would link a LINE to them
             db.execute("DELETE FROM line_link_codes WHERE player_id = ?", [pid])
@@ -395,16 +398,23 @@ def _erase(db: Db, pid: int, actor: str, why: str) -> dict:
         tries = db.execute("DELETE FROM login_attempts WHERE ip = ?",
                            [f"member_pin:{pid}"]).rowcount
         scrubbed = 0
+        # the member number and the e-mail address are theirs as much as the name
+        others = [v for v in (player.get("member_no"), (mail or {}).get("email")) if v]
         for r in rows(db, "SELECT id, reason, details FROM audit_log"):
             details = json.loads(r["details"] or "{}")
             # free text: whole names only; structured details: a value that is the name
             new_reason = replace_whole_name(r["reason"], name, neutral) if name \
                 else r["reason"]
-            if _names(details, name) or new_reason != r["reason"]:
+            for v in others:
+                new_reason = replace_whole_name(new_reason, v, "")
+            if _names(details, name) or any(_names(details, v) for v in others) \
+                    or new_reason != r["reason"]:
+                details = _replaced(details, name, neutral)
+                for v in others:
+                    details = _replaced(details, v, "")
                 db.execute("UPDATE audit_log SET reason = ?, details = ? WHERE id = ?",
-                           [new_reason, json.dumps(_replaced(details, name, neutral),
-                                                   ensure_ascii=False, sort_keys=True),
-                            r["id"]])
+                           [new_reason, json.dumps(details, ensure_ascii=False,
+                                                   sort_keys=True), r["id"]])
                 scrubbed += 1
         done = {"profile_deleted": bool(profile), "waiting_closed": closed,
                 "outbox_dropped": dropped, "outbox_addresses_removed": kept,

@@ -85,8 +85,14 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     a rebuild. ``today`` fixes the club day the standard periods end on (benchmarks)."""
     web_root = Path(__file__).resolve().parent.parent
     app = Flask("web", root_path=str(web_root))
-    app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret or "headoffice", TESTING=testing,
-                      COOKIE_SECURE=False, JSON_AS_ASCII=False)
+    headoffice.migrate_url(url)
+    if not secret:
+        from web.club.chain import branches
+
+        with pg_schema.connect(url) as conn:
+            secret = branches.session_key(conn)
+    app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret, TESTING=testing,
+                      COOKIE_SECURE=False if testing else None, JSON_AS_ASCII=False)
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.init_app(app)
@@ -94,12 +100,22 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     security.init_app(app)
     app.register_blueprint(bp)
     headoffice.migrate_url(url)
+    from web.headoffice import signin
+
+    signin.init_app(app)
+    app.after_request(_no_store)
     refresher = headoffice.Refresher(url, every=refresh_every, today=today,
                                      prepare=lambda held: prerender_reports(app, held))
     refresher.tick()
     refresher.stop()  # its connection closed: none may cross a fork
     app.extensions["headoffice_refresher"] = refresher
     return app
+
+
+def _no_store(resp: Any) -> Any:
+    # every page of the head office shows money or members: never kept by a cache
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
 def refresher() -> headoffice.Refresher:

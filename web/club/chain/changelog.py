@@ -71,3 +71,14 @@ def _create_change_log(db: sqlite_utils.Database) -> None:
         seen.add(tbl)
         db.execute(f"INSERT INTO chain_changes (tbl, key) SELECT DISTINCT '{tbl}', {key} "
                    f"FROM {table} ORDER BY {key}")
+
+
+@MIGRATIONS
+def _clean_rule_set_titles(db: sqlite_utils.Database) -> None:
+    # a title with a NUL or an ESC, saved before titles were cleaned, would reach the
+    # head office's pages and the printer as it is
+    from web.club.chain.bounds import clean_label
+
+    for rid, title in db.execute("SELECT id, title FROM rule_sets").fetchall():
+        if isinstance(title, str) and clean_label(title) != title:
+            db.execute("UPDATE rule_sets SET title = ? WHERE id = ?", [clean_label(title), rid])

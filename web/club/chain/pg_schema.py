@@ -237,8 +237,15 @@ def migrate(conn: Any, extra: list[tuple[int, str, str]] | None = None) -> list[
     names of the steps applied now. Safe to run from several processes at once (an
     advisory lock serialises them). ``extra`` steps (another module's, numbered after
     these) are applied in the same way."""
-    steps = sorted(MIGRATIONS + list(extra or []))
+    from web.club.chain import bounds, branches
+
+    steps = sorted(MIGRATIONS + branches.MIGRATIONS + bounds.MIGRATIONS + list(extra or []))
     applied: list[str] = []
+    # a branch's own login may not create anything: when every step is there, it need not
+    if conn.execute(f"SELECT to_regclass('{SCHEMA}.migrations')").fetchone()[0]:
+        have = {r[0] for r in conn.execute(f"SELECT number FROM {SCHEMA}.migrations")}
+        if all(n in have for n, _, _ in steps):
+            return applied
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('jantaku.chain.migrate'))")
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")

@@ -49,14 +49,14 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import lexicon
 import sqlite_utils
 
-from web.club.chain import pg_schema, sync_limits
+from web.club.chain import branches, pg_schema, sync_limits
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""
@@ -66,7 +66,8 @@ STOP_ENV = "JANTAKU_SYNC_TEST_STOP_AFTER_ROWS"
 """Test hook: stop (sleep, to be killed) once this many rows are written inside a batch's
 transaction, before it commits."""
 MARK = "changes"
-BRANCH_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+BRANCH_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+"""A branch id, matched whole (``fullmatch``): no trailing newline slips through."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,8 @@ class Result:
     counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     differences: list[str] = field(default_factory=list)
     counted: bool = False
+    repaired: list[int] = field(default_factory=list)
+    """Games whose hand events differed and were sent again whole this run."""
 
 
 # ----------------------------------------------------------------------- checksums
@@ -274,7 +277,7 @@ def box_branch(conn: sqlite3.Connection, given: str | None) -> str:
     """The branch id: the one this box was synced under, or ``given`` the first time (kept
     on the box). A different one given later is refused."""
     row = conn.execute("SELECT value FROM chain_box WHERE key = 'branch'").fetchone()
-    if given is not None and not BRANCH_RE.match(given):
+    if given is not None and not BRANCH_RE.fullmatch(given):
         raise SyncError("sync.err.bad_branch", branch=given)
     if row is None:
         if given is None:
@@ -334,6 +337,8 @@ class Batch:
     rows: dict[str, list[tuple]]
     whole_games: dict[str, list[int]]
     checksums: dict[int, tuple]
+    rewrites: dict[str, list[tuple]] = field(default_factory=dict)
+    """Rows written over the head office's copies (an erasure's rewrites)."""
 
     @property
     def row_count(self) -> int:
@@ -471,6 +476,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
         if _mark(pg, branch, lock=True) != expected:
             return False
         if resend:
+            if not branches.take_resend(pg, branch):
+                raise SyncError("sync.err.resend_not_allowed", branch=branch)
             _forget_branch(pg, branch)
         w = _Writer(pg, branch, copy_at)
         for name in ORDER:
@@ -481,6 +488,8 @@ def write_batch(pg: Any, branch: str, batch: Batch, expected: tuple[int, str] | 
             whole = batch.whole_games.get(name)
             if rows or whole:
                 w.write(t, rows, whole)
+        for name, rows in batch.rewrites.items():
+            w.write(replace(TABLES[name], mode="upsert"), rows, None)
         if batch.checksums:
             w.write(Table("game_checksums", ("game_id", "events", "checksum"), ("game_id",),
                           "", "upsert"),
@@ -584,11 +593,16 @@ def _first_line(e: BaseException) -> str:
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
          resend: bool, progress: Any, started: float,
          limits: sync_limits.Limits | None = None) -> Result:
+    from web.club.chain import bounds, erasure, repair
+
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
     touched: set[int] = set()
     position = 0
     try:
+        owner = branches.role_branch(pg)
+        if owner is not None and owner != branch:
+            raise SyncError("sync.err.not_your_branch", branch=branch, owner=owner or "-")
         mark = _mark(pg, branch)
         if resend:
             expected_first = mark
@@ -605,6 +619,9 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
             batch = read_batch(box, position, batch_size)
             if batch is None:
                 break
+            erasure.extend(box, batch, TABLES, _box_checksums)
+            bounds.check_batch(batch.rows, {n: t.columns for n, t in TABLES.items()})
+            bounds.check_batch(batch.rewrites, {n: t.columns for n, t in TABLES.items()})
             ok = write_batch(pg, branch, batch, expected, copy_at, resend=resend and first)
             if not ok:  # another sync of this branch went first: go on from its mark
                 mark = _mark(pg, branch)
@@ -625,6 +642,10 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       total=f"{pending:,}", rows=f"{res.rows:,}",
                                       rate=f"{rate:,.0f}"))
         res.mark = position
+        bad = repair.differing_games(pg, branch, sorted(touched), head_office_checksums)
+        if bad:  # sent again whole from the box, then verified again
+            repair.resend_games(box, pg, branch, bad, TABLES["hand_events"], _box_checksums)
+            res.repaired = bad
         _verify(box, pg, branch, sorted(touched), res)
     except (psycopg.OperationalError, sync_limits.Silent) as e:
         timed_out = sync_limits.fault(psycopg, e, limits or sync_limits.Limits())
