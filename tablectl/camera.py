@@ -49,7 +49,9 @@ Region = tuple[Point, Point, Point, Point]
 
 @dataclass(frozen=True)
 class DisplayReading:
-    """What the camera saw on the table's display."""
+    """What the camera saw on the table's display. ``number`` with ``certain`` False is
+    the reader's best guess, shown to staff, never acted on; ``dark`` with ``certain``
+    False: it looks dark, but the picture is too poor to swear no segment is lit."""
 
     number: int | None      # the two-digit number shown (0..99), None when unreadable
     certain: bool           # False = an unsure read; never act on it as fact
@@ -57,6 +59,9 @@ class DisplayReading:
 
 
 class DisplayCamera(Protocol):
+    """A camera on one table's display (:class:`V4L2Camera`, :class:`FileCamera`, the
+    simulator's ``SimCamera``); ``read`` raises :class:`CameraError` without a picture."""
+
     def read(self) -> DisplayReading: ...
 
 
