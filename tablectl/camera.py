@@ -15,8 +15,9 @@ dragged on the console's camera page).
    light, which are wider than a segment, drop out;
 3. the centre of each of the 14 segments is sampled and scaled between the dark
    level of the digits' inner holes and the brightest segment;
-4. each segment is on (above 0.6), off (below 0.35) or *ambiguous*; the 7-bit
-   pattern of each digit is looked up.
+4. each segment is on (above 0.6), off (below 0.35, with nothing above 0.6 in a
+   quarter of it or a little further across) or *ambiguous*; the 7-bit pattern of
+   each digit is looked up.
 
 A reading is ``certain`` only when every segment is clearly on or off, both
 patterns are digits, the holes between the segments are dark, the contrast is
@@ -48,7 +49,9 @@ Region = tuple[Point, Point, Point, Point]
 
 @dataclass(frozen=True)
 class DisplayReading:
-    """What the camera saw on the table's display."""
+    """What the camera saw on the table's display. ``number`` with ``certain`` False is
+    the reader's best guess, shown to staff, never acted on; ``dark`` with ``certain``
+    False: it looks dark, but the picture is too poor to swear no segment is lit."""
 
     number: int | None      # the two-digit number shown (0..99), None when unreadable
     certain: bool           # False = an unsure read; never act on it as fact
@@ -56,6 +59,9 @@ class DisplayReading:
 
 
 class DisplayCamera(Protocol):
+    """A camera on one table's display (:class:`V4L2Camera`, :class:`FileCamera`, the
+    simulator's ``SimCamera``); ``read`` raises :class:`CameraError` without a picture."""
+
     def read(self) -> DisplayReading: ...
 
 
@@ -86,6 +92,7 @@ ON, OFF = 0.6, 0.35             # scaled segment levels: above = on, below = off
 DARK_CONTRAST = 10.0            # brightest segment over the holes, 0..255: below = dark
 MIN_CONTRAST = 24.0             # below this a reading is unsure
 _SLIDE = range(-6, 7, 2)        # pixels a sample box moves across its segment
+_SEARCH = range(-12, 13, 2)     # how far across an "off" segment must be dark
 
 
 def _boxes(digit: int) -> dict[str, tuple[int, int, int, int]]:
@@ -174,6 +181,7 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
     tophat = up.astype(np.float32) - background
 
     means: list[float] = []
+    peaks: list[float] = []
     headroom: list[float] = []
     holes: list[float] = []
     boxes = [_boxes(0), _boxes(1)]
@@ -183,9 +191,18 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
             # the display's own layout differs from the nominal one (thinner segments, a
             # narrower gap): the box slides across the segment and keeps its best place
             dx, dy = (0, 1) if name in "adg" else (1, 0)
-            means.append(max(float(tophat[y0 + k * dy:y1 + k * dy,
-                                          x0 + k * dx:x1 + k * dx].mean())
-                             for k in _SLIDE))
+            best, peak = -1e9, -1e9
+            for k in _SEARCH:
+                box = tophat[y0 + k * dy:y1 + k * dy, x0 + k * dx:x1 + k * dx]
+                if k in _SLIDE:
+                    best = max(best, float(box.mean()))
+                # for an "off": nothing lit a little further across (a display whose
+                # digits sit further apart than usual), nor in a quarter of the box's
+                # length (a narrow font's short segment, which the whole box would hide)
+                parts = np.array_split(box, 4, axis=1 if name in "adg" else 0)
+                peak = max(peak, float(box.mean()), max(float(p.mean()) for p in parts))
+            means.append(best)
+            peaks.append(peak)
             # a lit segment cannot rise above white: where glare has lifted the
             # background, the picture has only this much room left to show it
             headroom.append(255.0 - float(background[y0:y1, x0:x1].mean()))
@@ -212,6 +229,7 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
     if contrast < DARK_CONTRAST + 3 * noise:
         return DisplayReading(None, certain=False, dark=True)     # dark as far as it shows
     levels = [(m - off) / max(r, 1e-6) for m, r in zip(means, room, strict=True)]
+    peak_levels = [(p - off) / max(r, 1e-6) for p, r in zip(peaks, room, strict=True)]
     hole_levels = [(h - off) / max(contrast, 1e-6) for h in holes + outside]
     certain = contrast >= MIN_CONTRAST and not washed_out
     if max(hole_levels) > OFF:
@@ -221,7 +239,7 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
         pattern = ""
         for i, name in enumerate(_SEGMENTS):
             v = levels[d * 7 + i]
-            if OFF <= v <= ON:
+            if OFF <= v <= ON or (v < OFF and peak_levels[d * 7 + i] > ON):
                 certain = False
             if v > (ON + OFF) / 2:
                 pattern += name

@@ -472,6 +472,9 @@ class Journal:
                         " VALUES (?, ?, ?, ?) ON CONFLICT(table_id) DO UPDATE SET"
                         " source=excluded.source, file_region=excluded.file_region",
                         (t["id"], camera["device"], _dumps(camera.get("region")), now()))
+                else:               # the camera taken out of the club file: none now
+                    self.db.conn.execute("UPDATE table_cameras SET source = NULL,"
+                                         " file_region = NULL WHERE table_id = ?", (t["id"],))
         self._write(write)
 
     def update_table(self, table_id: str, **fields: Any) -> None:

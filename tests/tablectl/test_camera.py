@@ -78,6 +78,24 @@ def test_camera_beyond_its_limits_says_unsure_never_wrong(name):
     assert unsure > 0       # these pictures are bad: some reads must give up
 
 
+def test_camera_display_far_from_the_usual_layout_is_never_misread():
+    """The simulated display can disagree with the reader's layout: segments from thin
+    to fat, digits from narrow to wide, far apart or close, unlit segments that shine.
+    The reader may give up on such a display; it may not read a wrong number."""
+    sure = 0
+    for i in range(150):
+        rng = random.Random(f"far-{i}")
+        style = Style(thickness=rng.uniform(0.06, 0.22), gap=rng.uniform(0.05, 0.8),
+                      aspect=rng.uniform(0.35, 0.8), ghost=rng.uniform(0, 25),
+                      scale=rng.uniform(40, 100))
+        n = rng.randrange(100)
+        r = _read(f"{n:02d}", Conditions(jitter=1.5), style, seed=i)
+        if r.certain:
+            assert r.number == n, (i, n, r, style)
+            sure += 1
+    assert 0 < sure < 150       # some looks it reads, some it must give up on
+
+
 def test_camera_dark_display_is_dark():
     for i, cond in enumerate([Conditions(), Conditions(light=0.2), Conditions(tilt=-15, blur=1.5),
                               Conditions(glare=0.3), Conditions(noise=4, jitter=1.5)]):

@@ -68,6 +68,17 @@ def test_camera_page_shows_the_picture_and_keeps_the_region(club):
     assert "カメラの数字範囲の設定" in audit
 
 
+def test_camera_taken_out_of_the_club_file_is_gone_from_the_page(club, tmp_path):
+    app, db_path, _ = club
+    (tmp_path / "club.toml").write_text(
+        'db = "jantaku.db"\n[[tables]]\nid = "t5"\nurl = "sim://"\n', encoding="utf-8")
+    cfg = load_config(tmp_path / "club.toml")
+    Journal(cfg.db).register_tables([{**t.as_dict(), "commands": []} for t in cfg.tables])
+    assert camera_store.camera_of(db_path, "t5") is None
+    client = staff_client(app, "mika", "mahjong-club")
+    assert client.get("/staff/tables/t5/camera").status_code == 404
+
+
 @pytest.mark.parametrize("region", [
     [[0, 0], [10, 0], [10, 10]],
     [[0, 0], [0, 50], [100, 50], [100, 0]],         # anticlockwise

@@ -30,6 +30,7 @@ ERR = {
     "422": "the rules refuse this (e.g. a correction the engine cannot replay)",
     "429": "too many failed sign-ins for this name from this address; wait and retry",
     "413": "the body is larger than this route takes",
+    "503": "the camera gives no picture now (missing, busy, unplugged); the message says which",
 }
 STAFF: list[dict[str, list[str]]] = [{"staffSession": [], "csrfHeader": []}]
 
@@ -117,6 +118,28 @@ STAFF_PATHS: dict = {
         "a stock table's calibration: shown, expected, mismatches (seen, expected), the last "
         "answer in words, and the live part of the page as html", params=[TABLE],
         errors=("404", "409"))},
+    "/staff/tables/{table_id}/camera": {
+        "get": _op("a table's camera page (HTML): the camera's picture with the digits' region "
+                   "drawn over it to drag, what the reader reads now; its data is camera.json",
+                   params=[TABLE], errors=("404",)),
+        "post": _op("keep the digits' region of a table's camera (audited); 422 invalid_field "
+                    "for anything but four corners [x, y] in 0..10000, clockwise from the top "
+                    "left, a convex box of at least 100 square pixels; 404 no_camera",
+                    params=[TABLE], errors=("400", "404", "422"),
+                    body=_obj(["region"], region={
+                        "description": "four [x, y] corners in the picture's pixels, or the "
+                                       "JSON text of them (the page's form)"}))},
+    "/staff/tables/{table_id}/camera.json": {"get": _op(
+        "a table's camera: the region in force (null: not set), from_console, updated_by, the "
+        "picture's size, the reading (number, certain, dark) and its words, or picture_error",
+        params=[TABLE], errors=("404",))},
+    "/staff/tables/{table_id}/camera.png": {"get": {
+        **_op("the camera's picture now (image/png)", params=[TABLE], errors=("404", "503")),
+        "responses": {"200": {"description": "the picture",
+                              "content": {"image/png": {"schema": {"type": "string",
+                                                                   "format": "binary"}}}},
+                      **{c: {"description": ERR[c], **_json(_ref("Error"))}
+                         for c in ("404", "503", "401", "403")}}}},
     "/staff/tables/{table_id}/sticks": {"post": _op(
         "simulated (sim://) tables only: put in the point sticks a mode needs, through the "
         "daemon's sim-sticks command (what staff do by hand at a real table); 409 "
