@@ -297,7 +297,7 @@ class V4L2Camera:
 
 class FileCamera:
     """A picture file another program keeps fresh: a network camera's snapshot, or the
-    simulated table's camera (``hardware_sim.stock_bridge --camera``)."""
+    simulated table's camera (the demo's simulated stock table writes one)."""
 
     def __init__(self, path: str, region: Sequence[Sequence[float]]) -> None:
         self.path = path

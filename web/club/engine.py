@@ -157,7 +157,7 @@ sentence's values (it stays in ``details.values``)."""
 
 def end_words(reason: str) -> str:
     """Why a game ended, in words (``bust`` is 箱下)."""
-    return t(f"engine.end.{reason}") if lexicon.has(f"engine.end.{reason}") else reason
+    return t(f"records.end.{reason}") if lexicon.has(f"records.end.{reason}") else reason
 
 
 def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused:
@@ -165,7 +165,7 @@ def refusal(e: ScoringError, fallback: str = "records.cannot_record") -> Refused
     engine.toml) in the request's language, seats by their wind and player; the reason and
     its values ride along in ``details`` for a client that points at the field."""
     values = {k: v for k, v in e.values.items() if k not in _RESERVED}
-    if lexicon.has(f"engine.end.{values.get('end_reason')}"):
+    if lexicon.has(f"records.end.{values.get('end_reason')}"):
         values["end_reason"] = end_words(str(values["end_reason"]))
     details = {"reason": e.reason, "values": dict(e.values)}
     key = f"engine.{e.reason}"
