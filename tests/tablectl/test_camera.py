@@ -142,9 +142,11 @@ def test_sim_camera_follows_the_table_through_a_mode_change():
         table.switch(name, False, clock.now)
         clock.now += 0.15
 
-    press("power", 150)
+    table.switch("power", True, clock.now)     # the outlet's trigger held: the table off
+    clock.now += 0.15
     assert cam.read().dark
-    press("power", 150)
+    table.switch("power", False, clock.now)    # let go: it boots
+    clock.now += 0.15
     booting = cam.read()
     assert booting.number is None and not booting.certain and not booting.dark
     clock.now += 5.0
