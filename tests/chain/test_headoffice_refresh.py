@@ -162,7 +162,7 @@ def test_headoffice_leaderboard_page_shows_one_page_of_rows(chain, monkeypatch):
 def test_headoffice_todays_report_is_built_ahead_and_equals_one_read_now(chain, monkeypatch):  # noqa: F811
     app, ref = _app(chain["url"])
     try:
-        c = app.test_client()
+        c = signed_in(app)
         day = ref.reports.today
         held = ref.reports
         assert set(held.pages) == {None, "ikebukuro", "shibuya", "ueno"}
@@ -218,7 +218,7 @@ def test_headoffice_a_branch_setting_it_cannot_read_leaves_the_boards_built(chai
     try:
         assert ref.built is not None and ref.reports is None
         assert "Mars/Olympus" in ref.last_error
-        c = app.test_client()
+        c = signed_in(app)
         assert c.get("/leaderboard?period=all").status_code == 200
         assert c.get("/report?branch=ueno&format=json").status_code == 200
         r = c.get("/report", headers={"Accept": "application/json"})

@@ -15,6 +15,7 @@ import pytest
 
 from tests.chain import test_sync
 from tests.chain.test_headoffice import open_box
+from tests.support.headoffice import signed_in
 from web.club import corrections, games
 from web.club.chain import headoffice, pg_schema, sync
 from web.db import connect
@@ -147,7 +148,7 @@ def test_snapshot_every_snapshot_and_page_during_syncs_is_whole(boxes, headoffic
                 errors.extend(f"snapshot {seen['snapshots']}: {b}" for b in bad)
 
     def pages() -> None:
-        c = app.test_client()
+        c = signed_in(app)
         while not stop.is_set():
             for page in PAGES:
                 errors.extend(check_page(c, page))
@@ -257,5 +258,5 @@ def test_snapshot_a_page_reads_in_one_repeatable_read_read_only_transaction(boxe
         return first
 
     monkeypatch.setattr(ho_pages.headoffice, "branches", branches_twice)
-    assert app.test_client().get("/?format=json").status_code == 200
+    assert signed_in(app).get("/?format=json").status_code == 200
     assert seen == {"mode": ("repeatable read", "on"), "same": True}

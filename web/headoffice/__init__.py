@@ -29,7 +29,7 @@ from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
 from web import errors, i18n, security
-from web.club import clubtime, engine, stats_store
+from web.club import clubtime, daily_report, engine, stats_store
 from web.club.engine import family_name, figure_name
 from web.club.chain import headoffice, pg_schema
 from web.limits import query_number
@@ -99,7 +99,8 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     i18n.init_app(app)
     security.init_app(app)
     app.register_blueprint(bp)
-    headoffice.migrate_url(url)
+    # the 日報 body is the box's template: it writes money as the box does
+    app.jinja_env.globals["yen"] = daily_report.yen
     from web.headoffice import signin
 
     signin.init_app(app)
