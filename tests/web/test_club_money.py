@@ -378,11 +378,11 @@ def test_member_downloads_their_own_data_after_the_pin_and_sees_their_receipt(ap
     day = _day_with_money(owner, db)
     db.execute("UPDATE players SET member_no = 'M001' WHERE id = 1")
     db.conn.commit()
-    members.set_pin(db, 1, "2468")
+    members.set_pin(db, 1, "482157")
     token, _ = members.issue_link(db, 1)
     c = app.test_client()
     assert c.get(f"/m/{token}/data.json").status_code == 401          # the PIN first
-    c.post(f"/m/{token}/settings/pin", data={"member_no": "M001", "pin": "2468",
+    c.post(f"/m/{token}/settings/pin", data={"member_no": "M001", "pin": "482157",
                                              "csrf_token": _csrf(c)})
     r = c.get(f"/m/{token}/data.json")
     assert r.status_code == 200 and "attachment" in r.headers["Content-Disposition"]

@@ -177,18 +177,18 @@ def test_member_settings_take_the_member_number_in_any_case(app, db):
     from web.club import members
     db.execute("UPDATE players SET member_no = 'M001' WHERE id = 1")
     db.conn.commit()
-    members.set_pin(db, 1, "2468")
+    members.set_pin(db, 1, "482157")
     token, _ = members.issue_link(db, 1)
     c = app.test_client()
     csrf = c.get("/auth/csrf").get_json()["csrf_token"]
-    r = c.post(f"/m/{token}/settings/pin", data={"member_no": "m001", "pin": "2468",
+    r = c.post(f"/m/{token}/settings/pin", data={"member_no": "m001", "pin": "482157",
                                                  "csrf_token": csrf})
     assert r.status_code in (200, 302, 303), r.get_data(as_text=True)[:400]
     page = c.get(f"/m/{token}/settings").get_data(as_text=True)
     assert 'data-testid="member-settings-form"' in page
     wrong = app.test_client()
     csrf = wrong.get("/auth/csrf").get_json()["csrf_token"]
-    r = wrong.post(f"/m/{token}/settings/pin", data={"member_no": "m002", "pin": "2468",
+    r = wrong.post(f"/m/{token}/settings/pin", data={"member_no": "m002", "pin": "482157",
                                                      "csrf_token": csrf})
     assert r.status_code == 403
 

@@ -95,7 +95,7 @@ def _member_link(club, pid: int = 1) -> str:
     try:
         db.execute("UPDATE players SET member_no = ? WHERE id = ?", [f"M{pid:03d}", pid])
         db.conn.commit()
-        members.set_pin(db, pid, "2468")
+        members.set_pin(db, pid, "482157")
         token, _ = members.issue_link(db, pid)
     finally:
         db.conn.close()
@@ -116,7 +116,7 @@ def test_member_settings_sign_in_styled_for_a_finger(browser, club):
     form = '[data-testid="member-pin-form"]'
     assert min(_heights(page, f"{form} input:not([type=hidden]), {form} button")) >= 44
     page.fill(f'{form} input[name="member_no"]', "m001")
-    page.fill(f'{form} input[name="pin"]', "2468")
+    page.fill(f'{form} input[name="pin"]', "482157")
     page.click(f"{form} button")
     boxes = '[data-testid="member-settings-form"] input[type=checkbox]'
     expect(page.locator(boxes).first).to_be_visible()

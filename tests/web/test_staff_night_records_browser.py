@@ -166,17 +166,17 @@ def test_daily_report_in_one_language_with_names_and_one_sign(browser, day_club,
 @pytest.mark.parametrize("lang", ["ja-JP", "en-US"])
 def test_correction_form_names_a_refused_field_in_words(browser, club, lang):
     """A chip count out of range is refused beside the form naming the field as staff see
-    it (「1人目の和了者のチップ」), never its path in the request."""
+    it (「1人目の和了者の祝儀」), never its path in the request."""
     page = sign_in(browser, club, PHONE, lang=lang)
     page.goto(f"{club['url']}/staff/games/{club['other']}")
     page.click('[data-testid="fix-1"]')
     page.locator("#fix details.advanced summary").click()
     event = dict(RON, winners=[{"seat": 1, "han": 3, "fu": 30, "chips": -1}])
     page.fill("#fix textarea[name=event]", json.dumps(event))
-    words = "1人目の和了者のチップ: -1 は範囲外です" if lang == "ja-JP" else \
+    words = "1人目の和了者の祝儀: -1 は範囲外です" if lang == "ja-JP" else \
         "chips of winner 1: -1 is out of range"
     expect(page.locator('[data-testid="fix-preview-error"]')).to_contain_text(words)
-    page.fill('[data-testid="fix-reason"]', "チップの訂正")
+    page.fill('[data-testid="fix-reason"]', "祝儀の訂正")
     page.click('[data-testid="fix-submit"]')
     error = page.locator('[data-testid="fix-error"]')
     expect(error).to_contain_text(words)

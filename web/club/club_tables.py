@@ -94,7 +94,9 @@ def _rules_from_toml(toml_text: str, rule_set_id: str, upload: bool = False) -> 
     data.setdefault("name", rule_set_id)
     for label in ("name", "title"):  # shown on pages and receipts: cleaned like names
         if isinstance(data.get(label), str) and data[label]:
-            data[label] = text.clean(data[label], label, MAX_RULE_LABEL)
+            # one kept before names were checked is read repaired, not refused
+            kept = data[label] if upload else _without_controls(data[label])
+            data[label] = text.clean(kept, label, MAX_RULE_LABEL)
     return engine.rules_from_data(data)
 
 

@@ -62,7 +62,11 @@ def settlement(db: Db, game_id: int, columns: int, lang: str = "ja") -> Sheet:
     s.add(t("print.game_no", game=game["id"]), "center")
     s.rule("=")
     s.pair(t("tablet.table"), table)
-    s.pair(t("tablet.rules"), _title(game["rules"].get("title") or game["rule_set"], lang))
+    title = _title(game["rules"].get("title") or game["rule_set"], lang)
+    s.pair(t("tablet.rules"), title)
+    name = str(game["rules"].get("name") or "")
+    if name and name not in (game["rule_set"], title):   # a name the rule set gave itself
+        s.pair("", name)
     s.pair(t("print.finished"), clubtime.club_clock(db, game.get("finished_at"), day=True))
     s.rule()
     seats = game["seats"]
