@@ -27,7 +27,8 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--db", default=os.environ.get("JANTAKU_HEADOFFICE_DB"),
                    help="the head office's database as its owner, postgresql://... "
                    "(or $JANTAKU_HEADOFFICE_DB)")
-    sub = p.add_subparsers(dest="action", required=True)
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                          help="add-branch, add-account or allow-resend")
     a = sub.add_parser("add-branch", help="register a branch and make its own login")
     a.add_argument("branch", metavar="ID")
     a.add_argument("--name", required=True, help="the branch's display name")
