@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from web.club.chain.sync import SyncError
+from web.club.chain.refusals import SyncError
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 

@@ -160,7 +160,7 @@ def add_branch(pg: Any, branch: str, name: str, actor: str) -> tuple[str, str]:
     ``(role, password)`` (the password is not kept anywhere in readable form)."""
     from psycopg import sql
 
-    from web.club.chain.sync import BRANCH_RE
+    from web.club.chain.refusals import BRANCH_RE
 
     if not BRANCH_RE.fullmatch(branch):
         raise AdminError("sync.err.bad_branch", branch=branch)

@@ -44,7 +44,6 @@ import errno
 import hashlib
 import json
 import os
-import re
 import sqlite3
 import sys
 import time
@@ -57,6 +56,7 @@ import lexicon
 import sqlite_utils
 
 from web.club.chain import branches, pg_schema, sync_limits
+from web.club.chain.refusals import BRANCH_RE, SyncError
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""
@@ -66,8 +66,6 @@ STOP_ENV = "JANTAKU_SYNC_TEST_STOP_AFTER_ROWS"
 """Test hook: stop (sleep, to be killed) once this many rows are written inside a batch's
 transaction, before it commits."""
 MARK = "changes"
-BRANCH_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-"""A branch id, matched whole (``fullmatch``): no trailing newline slips through."""
 
 
 @dataclass(frozen=True)
@@ -127,19 +125,6 @@ ORDER = ("settings", "players", "club_tables", "games", "game_seats", "hand_even
          "game_lines", "audit_log", "member_links")
 """The order a batch writes in: a row after the rows it refers to."""
 INT_KEYS = {"players", "games", "hand_events", "game_lines", "audit_log", "member_links"}
-
-
-class SyncError(Exception):
-    """A sync that cannot go on, worded from the catalogue, with its exit status."""
-
-    def __init__(self, key: str, status: int = 2, **values: Any) -> None:
-        super().__init__(key)
-        self.key, self.status, self.values = key, status, values
-
-    @property
-    def message(self) -> str:
-        """The message in both languages (a terminal or the journal is read by either)."""
-        return lexicon.both(self.key, **self.values)
 
 
 @dataclass
