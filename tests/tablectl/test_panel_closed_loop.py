@@ -16,14 +16,13 @@ import threading
 import cv2
 import pytest
 
-from hardware_sim.bridge_model import BridgeModel
 from hardware_sim.display import render
 from hardware_sim.stock_table import StockTable
 from tablectl import commands, store
 from tablectl.modes import MODES
 from tests.support.tablectl import DaemonProcess, ask, write_config
 
-from .test_panel_driver import BRIDGE_PANEL, SIM, WIRING
+from .test_panel_driver import BRIDGE_PANEL, SIM, wired_bridge
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
@@ -53,16 +52,7 @@ class Camera(threading.Thread):
 @pytest.fixture
 def loop_rig(tmp_path):
     def make(table: StockTable):
-        switch_of = {ch: name for name, ch in WIRING.items()}
-
-        def wired(channel, closed):
-            if channel in switch_of:
-                table.switch(switch_of[channel], closed)
-
-        model = BridgeModel(channels=8, on_change=wired,
-                            on_power=lambda on: table.switch("power", not on))
-        model.sensed_on = lambda: table.powered
-        model.serve_pty()
+        model = wired_bridge(table)
         camera = Camera(table, str(tmp_path / "camera-t1.png"))
         camera.start()
         corners = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in camera.region)

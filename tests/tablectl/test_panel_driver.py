@@ -251,11 +251,11 @@ def test_panel_sequence_is_data_per_model(tmp_path):
 
 
 # ---------------------------------------------------------------------------- the bridge
-@pytest.fixture
-def bridge_rig(tmp_path):
+def wired_bridge(table: StockTable):
+    """The bridge model on a pty, its relays across ``table``'s switches, its power output
+    on the table's outlet and its sense input on the table's power."""
     from hardware_sim.bridge_model import BridgeModel
 
-    table = StockTable(number=1, timings=SIM)
     switch_of = {ch: name for name, ch in WIRING.items()}
 
     def wired(channel, closed):
@@ -266,6 +266,13 @@ def bridge_rig(tmp_path):
                         on_power=lambda on: table.switch("power", not on))
     model.sensed_on = lambda: table.powered
     model.serve_pty()
+    return model
+
+
+@pytest.fixture
+def bridge_rig(tmp_path):
+    table = StockTable(number=1, timings=SIM)
+    model = wired_bridge(table)
     config = write_config(tmp_path, {"t1": model.path}, table_extra={"t1": BRIDGE_PANEL})
     daemon = DaemonProcess(config)
     try:
