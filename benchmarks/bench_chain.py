@@ -1,14 +1,20 @@
-"""Time the chain's sync: N branches × a synthetic club-year each into one head office on
-PostgreSQL, then one branch's day, beside the single box's own export of that day.
+"""Time the chain's sync: N branches × a club's days each into one head office on
+PostgreSQL, each branch signed in as its own PostgreSQL role (row-level security on),
+then one branch's busy day, the head office's pages while branches sync, and the cost of
+row-level security.
 
     python benchmarks/bench_chain.py [--branches 20] [--days 365] [--workers 2]
                                      [--dir /tmp/jantaku-chain-bench] [--url postgresql://...]
+    python benchmarks/bench_chain.py --quick      # a smoke run: 2 branches, a few games
 
-The branch's club file is made once with ``gen_club_year.py`` (``--days`` of a year,
-reused if already in ``--dir``) and copied for every branch: the head office gets the
-rows of N different branches (keyed by branch), the box side is the same work each time.
-Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
-(``tests/support/postgres.py``) and stopped at the end. Then:
+The branch's club file is made once with ``gen_club_year.py`` (``--days`` club days at a
+club's real pace: a club-year's 60,000 games over 365 days, about 164 a day; reused if
+already in ``--dir``) and copied for every branch: the head office gets the rows of N
+different branches (keyed by branch), the box side is the same work each time. Each
+branch is registered as the operator does (``branches.add_branch``: a login role of its
+own) and syncs with that login. Without ``--url`` a throwaway PostgreSQL cluster is
+started as the tests do (``tests/support/postgres.py``) and stopped at the end; a
+``--url`` must be a login that may create roles. Then:
 
 * ``sync``: each branch's first sync (``web.club.chain.sync.run``, batches of 5,000
   changes, COPY for big ones, verified): rows, seconds and rows/s per branch and in all;
@@ -23,14 +29,19 @@ Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
   request waits for; ``ho_boards``: a second process's share (its own boards only);
 * ``chain_leaderboard``, ``member_history``: p50/p99 of the head office's month
   leaderboard page over every branch as a request meets it (built ahead; its first 100
-  rows; bound < 200 ms), ``chain_leaderboard_json`` (every row as JSON),
-  ``chain_leaderboard_odd`` (a period not built ahead, worked out on request), and a
-  member's history across branches, beside ``box_leaderboard``: the same month's
-  leaderboard on one branch's box;
-* ``head_office_report``: p50/p99 of today's chain 日報 (built ahead; as JSON and as
-  the page) requested in a loop while more branches sync beside it, each sync its own
-  process as on a box (bound < 200 ms), and a past day's 日報: its first request (worked
-  out from PostgreSQL) and the rest (kept for that synced state).
+  rows), ``chain_leaderboard_json`` (every row as JSON), ``chain_leaderboard_odd`` (a
+  period not built ahead, worked out on request), and a member's history across
+  branches, beside ``box_leaderboard``: the same month's leaderboard on one branch's box;
+* ``head_office_report``: while one more branch's first sync (a whole box) and a few
+  busy days' syncs run beside it, each sync its own process as on a box: p50/p99 of the
+  month leaderboard page (bound < 200 ms) and of today's chain 日報 (built ahead; as
+  JSON and as the page; bound < 200 ms), counting only the requests made while a sync
+  ran; then a past day's 日報: its first request (worked out from PostgreSQL) and the
+  rest (kept for that synced state);
+* ``rls``: the cost of row-level security: the same queries (a branch's month of
+  summary lines grouped per player; its hand events counted, as the sync's check does)
+  as the branch's own login (the policy applies) and as the head office's superuser
+  login (no policy), p50 of each and their ratio.
 
 Prints one JSON line per figure and a summary line with the bounds.
 """
@@ -57,16 +68,19 @@ DAY_BOUND_S = 5.0
 
 
 def ensure_db(path: Path, days: float, workers: int) -> Path:
-    """The synthetic club file of ``days`` club days (made if missing)."""
+    """The synthetic club file of ``days`` club days at a club's real pace (made if
+    missing; less than a day: that part of a day's games, all on one day)."""
     if not path.exists():
-        info = gen_club_year.generate(str(path), min(days / 365, 1.0), workers, "2025-04-01")
+        info = gen_club_year.generate(str(path), min(days / 365, 1.0), workers, "2025-04-01",
+                                      span=max(1, int(days)))
         print(json.dumps({"generated": path.name, **info}), flush=True)
     return path
 
 
-def make_day_box(path: Path, start: str = "2025-04-01") -> Path:
+def make_day_box(path: Path, start: str = "2025-04-01", games: int | None = None) -> Path:
     """A club file holding one busy club day: the first day's games of a full club-year
-    (about 164 games, all on ``start``), made as ``gen_club_year.py`` makes a year."""
+    (about 164 games, or ``games``, all on ``start``), made as ``gen_club_year.py`` makes
+    a year."""
     if path.exists():
         return path
     from web.club import rating_store, stats_store
@@ -76,7 +90,7 @@ def make_day_box(path: Path, start: str = "2025-04-01") -> Path:
     rules_json = {p: json.dumps({**gen_club_year._rules(p).to_dict(),
                                  "money": gen_club_year.MONEY[p]}, ensure_ascii=False)
                   for p, _ in gen_club_year.PRESETS}
-    per_day = gen_club_year.YEAR_GAMES // 365
+    per_day = games or gen_club_year.YEAR_GAMES // 365
     db.conn.execute("BEGIN")
     for i in range(per_day):
         gen_club_year._insert(db, gen_club_year.build((i, gen_club_year.YEAR_GAMES, start)),
@@ -97,6 +111,57 @@ def copy(src: Path, dst: Path) -> Path:
 
 
 LEADERBOARD_BOUND_MS = 200.0
+
+
+def branch_login(url: str, branch: str) -> str:
+    """Register ``branch`` at the head office as its operator does and return the URL of
+    its own login role (row-level security holds it to its own rows)."""
+    from psycopg.conninfo import make_conninfo
+
+    from web.club.chain import branches, pg_schema
+
+    with pg_schema.connect(url) as pg:
+        role, password = branches.add_branch(pg, branch, f"branch {branch}", "bench")
+    return make_conninfo(url, user=role, password=password)
+
+
+def rls_figures(url: str, login: str, branch: str, year_box: Path, runs: int = 40) -> dict:
+    """The same queries as ``branch``'s own login (the row-level policy applies) and as
+    the head office's superuser login (no policy): p50 of each in milliseconds and the
+    ratio with/without."""
+    import psycopg
+
+    with sqlite3.connect(year_box) as c:
+        last = c.execute("SELECT MAX(club_day) FROM stats_lines").fetchone()[0]
+    first = last[:8] + "01"
+    queries = {
+        "month_lines": ("SELECT player_id, count(*), sum(result) FROM chain.game_lines "
+                        "WHERE branch = %s AND club_day BETWEEN %s AND %s GROUP BY player_id",
+                        [branch, first, last]),
+        "count_events": ("SELECT count(*) FROM chain.hand_events WHERE branch = %s",
+                         [branch]),
+    }
+    out: dict = {}
+    ratios = []
+    for name, (sql, params) in queries.items():
+        p50 = {}
+        for who, conninfo in (("with_rls", login), ("without_rls", url)):
+            with psycopg.connect(conninfo, autocommit=True) as pg:
+                rows = pg.execute(sql, params).fetchall()  # warm: plans and caches
+                assert rows, (name, who)
+                times = []
+                for _ in range(runs):
+                    t0 = time.perf_counter()
+                    pg.execute(sql, params).fetchall()
+                    times.append(time.perf_counter() - t0)
+            p50[who] = _p(times, .5)
+        ratio = p50["with_rls"] / max(p50["without_rls"], 0.1)
+        ratios.append(ratio)
+        out.update({f"rls_{name}_with_ms": p50["with_rls"],
+                    f"rls_{name}_without_ms": p50["without_rls"],
+                    f"rls_{name}_ratio": round(ratio, 2)})
+    out["rls_ratio"] = round(max(ratios), 2)
+    return out
 
 
 def _p(times: list[float], q: float) -> float:
@@ -181,36 +246,42 @@ REPORT_BOUND_MS = 200.0
 
 def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: Path,
                                syncs: int = 3, runs: int = 40) -> dict:
-    """The head office's 日報 as a request meets it (p50 and p99 in milliseconds): today's
-    chain 日報 (built ahead by the refresher) requested in a loop while ``syncs`` more
-    branches sync in batches beside it, and a past day's (worked out on request, from
-    PostgreSQL directly) with nothing syncing. The club day read as today is the year's
-    last, as for the leaderboards."""
+    """The head office's pages as a request meets them while branches sync (p50 and p99 in
+    milliseconds): the month leaderboard page and today's chain 日報 (built ahead by the
+    refresher) requested in a loop while one more branch's first sync (a whole box) and
+    ``syncs`` busy days sync in batches beside it, each with its branch's own login; then
+    a past day's 日報 (worked out on request, from PostgreSQL directly) with nothing
+    syncing. The club day read as today is the year's last, as for the leaderboards."""
     import threading
 
     from web.headoffice import create_app
+
+    from tests.support.headoffice import signed_in
 
     with sqlite3.connect(year_box) as c:
         last = c.execute("SELECT MAX(club_day) FROM stats_lines").fetchone()[0]
     past = (date.fromisoformat(last) - timedelta(days=1)).isoformat()
     app = create_app(url, refresh_every=1.0, today=last)
     ref = app.extensions["headoffice_refresher"]
-    client = app.test_client()
+    client = signed_in(app)
     out: dict = {"report_day": last, "report_build_s": round(ref.reports.seconds, 2)}
     try:
         today_path = f"/report?day={last}&format=json"
         assert client.get(today_path).status_code == 200  # starts the refresher's thread
+        board_path = f"/leaderboard?family={ref.built.families[0]}&day={last}"
+        boxes = [("during-year", year_box)] + [(f"during{k}", day_box) for k in range(syncs)]
+        logins = {b: branch_login(url, b) for b, _ in boxes}
         done = threading.Event()
         synced: list = []
 
         def syncing() -> None:
             # each branch's sync is its own process (it runs on its box), in batches
             try:
-                for k in range(syncs):
-                    box = copy(day_box, folder / f"during-{k}.sqlite")
+                for b, src in boxes:
+                    box = copy(src, folder / f"{b}.sqlite")
                     synced.append(subprocess.run(
-                        [sys.executable, "-m", "web", "sync", "--to", url, "--db", str(box),
-                         "--branch", f"during{k}", "--batch", "500"], cwd=ROOT,
+                        [sys.executable, "-m", "web", "sync", "--to", logins[b], "--db",
+                         str(box), "--branch", b, "--batch", "500"], cwd=ROOT,
                         capture_output=True, text=True).returncode)
             finally:
                 done.set()
@@ -220,21 +291,29 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
         t.start()
         times: list[float] = []
         pages: list[float] = []
-        while not done.is_set() or len(times) < runs:
+        boards: list[float] = []
+        # only what a request meets while a sync runs is counted
+        while not done.is_set():
             for path, into in ((today_path, times), (today_path.replace("&format=json", ""),
-                                                     pages)):
+                                                     pages), (board_path, boards)):
                 t0 = time.perf_counter()
                 r = client.get(path)
-                into.append(time.perf_counter() - t0)
-                assert r.status_code == 200, r.status_code
+                took = time.perf_counter() - t0
+                assert r.status_code == 200, (path, r.status_code)
+                if not done.is_set():
+                    into.append(took)
             time.sleep(0.02)
         t.join()
-        assert synced == [0] * syncs, synced
-        out.update(report_today_during_syncs_p50_ms=_p(times, .5),
+        assert synced == [0] * len(boxes), synced
+        if not times:
+            raise SystemExit("the syncs ended before a request was made: use more --days")
+        out.update(chain_leaderboard_during_syncs_p50_ms=_p(boards, .5),
+                   chain_leaderboard_during_syncs_p99_ms=_p(boards, .99),
+                   report_today_during_syncs_p50_ms=_p(times, .5),
                    report_today_during_syncs_p99_ms=_p(times, .99),
                    report_today_page_during_syncs_p50_ms=_p(pages, .5),
                    report_today_page_during_syncs_p99_ms=_p(pages, .99),
-                   report_today_requests=len(times),
+                   requests_during_syncs=len(times),
                    report_syncs=len(synced), report_built_again=ref.reports is not before)
         times = []
         for _ in range(runs + 1):
@@ -249,7 +328,9 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
                    report_bound_ms=REPORT_BOUND_MS,
                    report_ok=max(out["report_today_during_syncs_p99_ms"],
                                  out["report_today_page_during_syncs_p99_ms"])
-                   < REPORT_BOUND_MS)
+                   < REPORT_BOUND_MS,
+                   chain_leaderboard_during_syncs_ok=out[
+                       "chain_leaderboard_during_syncs_p99_ms"] < LEADERBOARD_BOUND_MS)
     finally:
         ref.stop()
     return out
@@ -264,24 +345,30 @@ def busiest_day(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--branches", type=int, default=20)
-    ap.add_argument("--days", type=float, default=365, help="club days per branch (365: a "
-                    "club-year, about 60,000 games)")
+    ap.add_argument("--days", type=float, default=365, help="club days per branch at a "
+                    "club's pace (365: a club-year, about 60,000 games)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--dir", default=None, help="folder for the club files (kept, reused)")
-    ap.add_argument("--url", default=None, help="an empty head office database (default: a "
-                    "throwaway cluster)")
+    ap.add_argument("--url", default=None, help="an empty head office database, as a login "
+                    "that may create roles (default: a throwaway cluster)")
+    ap.add_argument("--quick", action="store_true", help="a smoke run: 2 branches of a few "
+                    "games, few requests; the bounds are printed, not judged")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.branches, args.days = 2, 0.1
     if args.branches < 1 or not 0 < args.days <= 365:
         print("--branches must be at least 1 and --days above 0 and at most 365",
               file=sys.stderr)
         return 2
+    runs, syncs, day_games = (10, 1, 12) if args.quick else (40, 3, None)
 
     from web.club.chain import pg_schema, sync
 
     folder = Path(args.dir or tempfile.mkdtemp(prefix="jantaku-chain-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
     year = ensure_db(folder / f"branch-{args.days:g}d.sqlite", args.days, args.workers)
-    day = make_day_box(folder / "branch-day.sqlite")
+    day = make_day_box(folder / ("branch-day-quick.sqlite" if args.quick
+                                 else "branch-day.sqlite"), games=day_games)
 
     cluster = None
     url = args.url
@@ -299,9 +386,12 @@ def main(argv: list[str] | None = None) -> int:
         pg_schema.migrate_url(url)
         total_rows, total_s = 0, 0.0
         per_branch = []
+        logins = {}
         for i in range(args.branches):
+            b = f"b{i:02d}"
+            logins[b] = branch_login(url, b)
             box = copy(year, folder / "box.sqlite")
-            res = sync.run(str(box), url, f"b{i:02d}")
+            res = sync.run(str(box), logins[b], b)
             assert not res.differences, res.differences
             total_rows += res.rows
             total_s += res.seconds
@@ -309,12 +399,12 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"figure": "sync", "branch": res.branch, "changes": res.changes,
                               "rows": res.rows, "seconds": round(res.seconds, 2),
                               "rows_per_s": round(res.rows / res.seconds)}), flush=True)
-        again = sync.run(str(box), url)
+        again = sync.run(str(box), logins[b])
         print(json.dumps({"figure": "resync_nothing", "seconds": round(again.seconds, 3)}),
               flush=True)
 
         day_box = copy(day, folder / "day-box.sqlite")
-        res = sync.run(str(day_box), url, "day")
+        res = sync.run(str(day_box), branch_login(url, "day"), "day")
         assert not res.differences, res.differences
         print(json.dumps({"figure": "branch_day", "changes": res.changes, "rows": res.rows,
                           "seconds": round(res.seconds, 2),
@@ -330,16 +420,20 @@ def main(argv: list[str] | None = None) -> int:
         export_s = time.perf_counter() - t0
         print(json.dumps({"figure": "box_export_day", "day": when,
                           "seconds": round(export_s, 2)}), flush=True)
-        ho = head_office_figures(url, year)
+        ho = head_office_figures(url, year, runs)
         print(json.dumps({"figure": "head_office", **ho}), flush=True)
-        rep = head_office_report_figures(url, year, day, folder)
+        rep = head_office_report_figures(url, year, day, folder, syncs, runs)
         print(json.dumps({"figure": "head_office_report", **rep}), flush=True)
+        rls = rls_figures(url, logins["b00"], "b00", year, runs)
+        print(json.dumps({"figure": "rls", **rls}), flush=True)
         with pg_schema.connect(url) as pg:
             held = pg.execute("SELECT count(*) FROM chain.hand_events").fetchone()[0]
             size = pg.execute("SELECT pg_size_pretty(pg_database_size(current_database()))"
                               ).fetchone()[0]
+        ok = (res.seconds < DAY_BOUND_S and ho["chain_leaderboard_ok"] and rep["report_ok"]
+              and rep["chain_leaderboard_during_syncs_ok"])
         summary = {
-            "branches": args.branches, "days_per_branch": args.days,
+            "branches": args.branches, "days_per_branch": args.days, "quick": args.quick,
             "rows": total_rows, "sync_s": round(total_s, 1),
             "rows_per_s": round(total_rows / total_s),
             "slowest_branch_rows_per_s": round(min(per_branch)),
@@ -351,13 +445,16 @@ def main(argv: list[str] | None = None) -> int:
                                   "chain_leaderboard_ok", "chain_leaderboard_json_p99_ms",
                                   "chain_leaderboard_odd_p99_ms", "member_history_p99_ms",
                                   "box_leaderboard_p99_ms")},
-            **{k: rep[k] for k in ("report_today_during_syncs_p99_ms",
+            **{k: rep[k] for k in ("chain_leaderboard_during_syncs_p99_ms",
+                                   "chain_leaderboard_during_syncs_ok",
+                                   "report_today_during_syncs_p99_ms",
                                    "report_today_page_during_syncs_p99_ms", "report_bound_ms",
-                                   "report_ok", "report_past_day_first_ms")},
+                                   "report_ok", "report_past_day_first_ms",
+                                   "requests_during_syncs")},
+            "rls_ratio": rls["rls_ratio"], "all_bounds_met": ok,
         }
         print(json.dumps(summary), flush=True)
-        return 0 if (res.seconds < DAY_BOUND_S and ho["chain_leaderboard_ok"]
-                     and rep["report_ok"]) else 1
+        return 0 if ok or args.quick else 1
     finally:
         if cluster is not None:
             cluster.stop()

@@ -124,21 +124,25 @@ def make_game(seed: int) -> list[dict]:
     return events
 
 
-def _finish_time(rng: random.Random, start: date, index: int, total: int) -> datetime:
-    day = start + timedelta(days=index * 365 // total)
+def _finish_time(rng: random.Random, start: date, index: int, total: int,
+                 span: int = 365) -> datetime:
+    day = start + timedelta(days=index * span // total)
     minutes = rng.randrange(13 * 60, (24 + 4) * 60 + 30)  # 13:00 .. 04:30 next morning
     return datetime.combine(day, datetime.min.time(), JST) + timedelta(minutes=minutes)
 
 
-def build(job: tuple[int, int, str]) -> dict:
-    """One game, ready to insert: rows of games, seats, hand events and summary lines."""
-    index, total, start = job
+def build(job: tuple) -> dict:
+    """One game, ready to insert: rows of games, seats, hand events and summary lines.
+    ``job`` is ``(index, total, start)`` or ``(index, total, start, span)``: the games are
+    spread evenly over ``span`` club days (365 unless given)."""
+    index, total, start = job[:3]
+    span = job[3] if len(job) > 3 else 365
     rng = random.Random(index * 7919 + 1)
     events = make_game(index)
     preset = "nekohouse-4a" if len(events[0]["players"]) == 4 else "nekohouse-3a"
     rules = _rules(preset)
     out = engine.replay(events, rules)
-    finished = _finish_time(rng, date.fromisoformat(start), index, total)
+    finished = _finish_time(rng, date.fromisoformat(start), index, total, span)
     started = finished - timedelta(minutes=rng.randrange(40, 75))
     ids = [int(p[1:]) for p in events[0]["players"]]
     rd = _rules_dict(preset)
@@ -222,8 +226,11 @@ def _insert(db, g: dict, rules_json: dict, cfg: dict) -> None:
     )
 
 
-def generate(db_path: str, fraction: float, workers: int, start: str) -> dict:
-    """Fill ``db_path`` (a new file) with ``fraction`` of a club-year; returns timings."""
+def generate(db_path: str, fraction: float, workers: int, start: str,
+             span: int = 365) -> dict:
+    """Fill ``db_path`` (a new file) with ``fraction`` of a club-year's games, spread over
+    ``span`` club days from ``start`` (365: thinly over the whole year; ``fraction * 365``:
+    a club's real games per day); returns timings."""
     from web.club import rating_store, stats_store
 
     total = max(1, round(YEAR_GAMES * fraction))
@@ -238,7 +245,8 @@ def generate(db_path: str, fraction: float, workers: int, start: str) -> dict:
     db.conn.execute("BEGIN")
     with multiprocessing.Pool(workers) as pool:
         # games are spread evenly over the year, so the whole range is asked for
-        for g in pool.imap(build, ((i, total, start) for i in range(total)), chunksize=64):
+        for g in pool.imap(build, ((i, total, start, span) for i in range(total)),
+                           chunksize=64):
             _insert(db, g, rules_json, cfg)
             hands += sum(1 for ev in g["events"] if ev["event"] in stats.HAND_EVENTS)
     db.conn.execute("COMMIT")
