@@ -87,6 +87,18 @@ def _no_nul(value: Any) -> Any:
 def check_batch(rows: dict[str, list[tuple]], columns: dict[str, tuple[str, ...]]) -> None:
     """Clean the batch's labels in place and refuse it (:class:`SyncError`) at the first
     text over its limit, naming the table, the row's key and the limit."""
+    for name, row, _, col, size, most in over_limits(rows, columns):
+        raise SyncError("sync.err.too_long", table=name, row=row, column=col,
+                        size=f"{size:,}", most=f"{most:,}")
+
+
+def over_limits(rows: dict[str, list[tuple]], columns: dict[str, tuple[str, ...]]
+                ) -> list[tuple[str, Any, int | None, str, int, int]]:
+    """Clean the batch's labels in place; every text over its limit as ``(table, row's
+    key, its game's id or None, column, size, limit)``."""
+    from web.club.chain.held import game_of
+
+    found = []
     for name, got in rows.items():
         cols = columns[name]
         cleaned = [cols.index(c) for c in CLEANED.get(name, ())]
@@ -104,10 +116,10 @@ def check_batch(rows: dict[str, list[tuple]], columns: dict[str, tuple[str, ...]
             for i, most, col in limits:
                 v = row[i]
                 if isinstance(v, str) and len(v) > most:
-                    raise SyncError("sync.err.too_long", table=name, row=row[0], column=col,
-                                    size=f"{len(v):,}", most=f"{most:,}")
+                    found.append((name, row[0], game_of(name, r), col, len(v), most))
             out.append(tuple(row))
         rows[name] = out
+    return found
 
 
 def _constraints() -> str:

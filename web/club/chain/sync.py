@@ -125,6 +125,7 @@ ORDER = ("settings", "players", "club_tables", "games", "game_seats", "hand_even
          "game_lines", "audit_log", "member_links")
 """The order a batch writes in: a row after the rows it refers to."""
 INT_KEYS = {"players", "games", "hand_events", "game_lines", "audit_log", "member_links"}
+COLUMNS = {n: t.columns for n, t in TABLES.items()}
 
 
 @dataclass
@@ -143,6 +144,9 @@ class Result:
     counted: bool = False
     repaired: list[int] = field(default_factory=list)
     """Games whose hand events differed and were sent again whole this run."""
+    held: list[Any] = field(default_factory=list)
+    """Records over the head office's bounds, left out and kept on the box
+    (:mod:`web.club.chain.held`): every one the box holds back after this run."""
 
 
 # ----------------------------------------------------------------------- checksums
@@ -342,31 +346,39 @@ def read_batch(conn: sqlite3.Connection, mark: int, size: int) -> Batch | None:
         keys: dict[str, dict[Any, None]] = {}
         for _, tbl, key, _ in changes:
             keys.setdefault(tbl, {})[int(key) if tbl in INT_KEYS else key] = None
-        rows: dict[str, list[tuple]] = {}
-        whole: dict[str, list[int]] = {}
-        game_keys = whole_games(conn, keys)
-        if game_keys:
-            whole["game_seats"] = game_keys
-            whole["game_lines"] = game_keys
-        for name in ORDER:
-            wanted = list(keys.get(name, {}))
-            if not wanted:
-                continue
-            t = TABLES[name]
-            got: list[tuple] = []
-            for chunk in _chunks(wanted, 500):
-                sql = t.select.format(keys=",".join("?" * len(chunk)))
-                got.extend(conn.execute(sql, chunk).fetchall())
-            if t.booleans:
-                idx = [t.columns.index(b) for b in t.booleans]
-                got = [tuple(bool(v) if i in idx else v for i, v in enumerate(r)) for r in got]
-            rows[name] = got
-        touched = set(game_keys) | {r[1] for r in rows.get("hand_events", [])}
-        checksums = _box_checksums(conn, sorted(touched))
         last = changes[-1]
-        return Batch(last[0], last[3], len(changes), rows, whole, checksums)
+        return read_rows(conn, keys, last[0], last[3], len(changes))
     finally:
         conn.execute("COMMIT")
+
+
+def read_rows(conn: sqlite3.Connection, keys: dict[str, dict[Any, None]], last_seq: int,
+              last_token: str, changes: int = 0) -> Batch:
+    """A batch of the rows named by ``keys`` (per head office table) as they stand in the
+    reader's snapshot, games made whole; ``last_seq`` and ``last_token`` are the mark it
+    leaves."""
+    rows: dict[str, list[tuple]] = {}
+    whole: dict[str, list[int]] = {}
+    game_keys = whole_games(conn, keys)
+    if game_keys:
+        whole["game_seats"] = game_keys
+        whole["game_lines"] = game_keys
+    for name in ORDER:
+        wanted = list(keys.get(name, {}))
+        if not wanted:
+            continue
+        t = TABLES[name]
+        got: list[tuple] = []
+        for chunk in _chunks(wanted, 500):
+            sql = t.select.format(keys=",".join("?" * len(chunk)))
+            got.extend(conn.execute(sql, chunk).fetchall())
+        if t.booleans:
+            idx = [t.columns.index(b) for b in t.booleans]
+            got = [tuple(bool(v) if i in idx else v for i, v in enumerate(r)) for r in got]
+        rows[name] = got
+    touched = set(game_keys) | {r[1] for r in rows.get("hand_events", [])}
+    checksums = _box_checksums(conn, sorted(touched))
+    return Batch(last_seq, last_token, changes, rows, whole, checksums)
 
 
 # ----------------------------------------------------------------------- the head office side
@@ -578,7 +590,7 @@ def _first_line(e: BaseException) -> str:
 def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at: int,
          resend: bool, progress: Any, started: float,
          limits: sync_limits.Limits | None = None) -> Result:
-    from web.club.chain import bounds, erasure, repair
+    from web.club.chain import bounds, erasure, held, repair
 
     psycopg = pg_schema.require_psycopg()
     res = Result(branch)
@@ -605,8 +617,8 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
             if batch is None:
                 break
             erasure.extend(box, batch, TABLES, _box_checksums)
-            bounds.check_batch(batch.rows, {n: t.columns for n, t in TABLES.items()})
-            bounds.check_batch(batch.rewrites, {n: t.columns for n, t in TABLES.items()})
+            held.keep(box, held.hold_back(batch, COLUMNS))
+            bounds.check_batch(batch.rewrites, COLUMNS)
             ok = write_batch(pg, branch, batch, expected, copy_at, resend=resend and first)
             if not ok:  # another sync of this branch went first: go on from its mark
                 mark = _mark(pg, branch)
@@ -614,6 +626,7 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                 expected, position = mark, mark[0] if mark else 0
                 resend = False
                 continue
+            held.sent(box, batch)
             first = False
             expected = (batch.last_seq, batch.last_token)
             position = batch.last_seq
@@ -627,6 +640,8 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
                                       total=f"{pending:,}", rows=f"{res.rows:,}",
                                       rate=f"{rate:,.0f}"))
         res.mark = position
+        touched |= _retry_held(box, pg, branch, expected, copy_at)
+        res.held = held.still_held(box)
         bad = repair.differing_games(pg, branch, sorted(touched), head_office_checksums)
         if bad:  # sent again whole from the box, then verified again
             repair.resend_games(box, pg, branch, bad, TABLES["hand_events"], _box_checksums)
@@ -645,6 +660,31 @@ def _run(box: sqlite3.Connection, pg: Any, branch: str, batch_size: int, copy_at
     return res
 
 
+def _retry_held(box: sqlite3.Connection, pg: Any, branch: str,
+                expected: tuple[int, str] | None, copy_at: int) -> set[int]:
+    """Send the records the box held back, as they stand now, in one transaction that
+    leaves the mark at ``expected``; those still over a limit stay held. Returns the games
+    sent (to verify)."""
+    from web.club.chain import held
+
+    keys = held.pending(box, INT_KEYS)
+    if not keys or expected is None:
+        return set()
+    box.execute("BEGIN")
+    try:
+        batch = read_rows(box, keys, expected[0], expected[1])
+    finally:
+        box.execute("COMMIT")
+    again = held.hold_back(batch, COLUMNS)
+    held.keep(box, again)
+    if not write_batch(pg, branch, batch, expected, copy_at):
+        return set()  # another sync of this branch went first: the next run retries
+    still = {(h.tbl, h.key) for h in again}
+    held.forget(box, [(t, str(k)) for t, ks in keys.items() for k in ks
+                      if (t, str(k)) not in still])
+    return set(batch.checksums)
+
+
 def _verify(box: sqlite3.Connection, pg: Any, branch: str, games: list[int],
             res: Result) -> None:
     stored = {}
@@ -659,6 +699,8 @@ def _verify(box: sqlite3.Connection, pg: Any, branch: str, games: list[int],
                 "sync.diff.checksum", game=g, box=(stored.get(g) or (0, ""))[0],
                 head=(again.get(g) or (0, ""))[0]))
     res.games_checked = len(games)
+    if res.held:
+        return  # a record held back is on the box only: the counts compare once it is sent
     # counts compare only in one snapshot of the box with the mark at its newest change
     box.execute("BEGIN")
     try:
@@ -725,4 +767,6 @@ def main(args: Any) -> int:
     say(lexicon.both(key, branch=res.branch, changes=f"{res.changes:,}", rows=f"{res.rows:,}",
                      seconds=f"{res.seconds:.1f}", games=f"{res.games_checked:,}",
                      mark=res.mark))
-    return 1 if res.differences else 0
+    for h in res.held:  # every run says it again until the record is fixed on the box
+        print(f"sync: {h.message}", file=sys.stderr, flush=True)
+    return 2 if res.held else 1 if res.differences else 0
