@@ -122,6 +122,45 @@ def test_chain_merge_of_two_players_on_one_box_after_staff_confirm(box):
     assert [r["player_id"] for r in entry["details"]["records"]] == [1, twin["id"]]
 
 
+def test_chain_merged_player_is_one_row_on_the_boxs_leaderboard(app, box):  # noqa: F811
+    from scoring import stats as engine
+    from web.club import stats_store
+
+    twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
+    third = roster.add_player(box, "青木 三", allow_similar=True)
+    play(box, "t1", [1, 2, 3, 4])
+    play(box, "t1", [twin["id"], 2, 3, 4])
+    play(box, "t2", [4, twin["id"], 2, 3])
+    play(box, "t1", [third["id"], 2, 3, 4])
+    day = box.execute("SELECT max(club_day) FROM stats_lines").fetchone()[0]
+    for other in (twin["id"], third["id"]):  # 三 into 二 into 青木: one person thrice
+        keep = 1 if other == twin["id"] else twin["id"]
+        proposal = members.propose_merge(box, keep, other)
+        members.confirm_merge(box, keep, other, check=proposal["check"], actor="staff:mika")
+
+    rows = stats_store.leaderboard(box, "riichi4", day, day)
+    ids = [r["player_id"] for r in rows]
+    assert sorted(ids) == [1, 2, 3, 4]  # the merged records are not rows of their own
+    # the kept member's row is every game of all three records, figured as one player's
+    lines = [stats_store._as_line(r) for r in box.execute(
+        f"{stats_store._LINE_SQL} WHERE family = 'riichi4'")]
+    one = {twin["id"]: 1, third["id"]: 1}
+    expected = engine.aggregate([x for x in lines if one.get(int(x.player), int(x.player)) == 1])
+    row = rows[ids.index(1)]
+    assert row["name"] == "青木" and row["games"] == expected["games"] == 4
+    assert {k: row[k] for k in engine.figures(expected)} == engine.figures(expected)
+    # the page, too: the member's name once, the merged names nowhere
+    with app.test_client() as c:
+        page = c.get(f"/leaderboard/?period=day&day={day}&family=riichi4")
+        data = c.get(f"/leaderboard/?period=day&day={day}&family=riichi4&format=json"
+                     ).get_json()
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "青木 二" not in html and "青木 三" not in html
+    assert sorted(r["player_id"] for r in data["rows"]) == [1, 2, 3, 4]
+    # a merged player's own page still has their games, as recorded
+    assert stats_store.player_lines(box, twin["id"], "riichi4")
+
+
 def test_chain_merge_of_a_members_two_chain_ids(box):
     """The same person was given an id at two branches: staff here confirm the card's."""
     here = members.issue(box, 2, actor="staff:mika")

@@ -33,7 +33,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
-from web.club import gamelog, rating_store
+from web.club import gamelog, merges, rating_store
 from web.db import Db, Migrations, now_iso, write_tx
 from web.club import engine
 from web.errors import NotFound, UserError
@@ -670,6 +670,8 @@ def leaderboard(
             LEADERBOARD_SQL, {"f": family, **_split(first_day, last_day)}
         )
     }
+    # a player merged into another counts as that member, not as a row of their own
+    sums = merges.fold(db, sums, family, first_day, last_day, _LINE_SQL, _as_line)
     names = {str(i): n for i, n in db.execute("SELECT id, name FROM players")}
     if settings(db)["guests_ranked"] != "1":
         guests = {str(i) for (i,) in db.execute("SELECT id FROM players WHERE guest = 1")}
