@@ -8,10 +8,10 @@ import uuid
 import pytest
 
 from tests.support.web import app  # noqa: F401  (fixture)
-from web.club import audit, games, roster
-from web.club.chain import members
-from web.db import connect
-from web.errors import Conflict, UserError
+from club import audit, games, roster
+from chain import members
+from club.db import connect
+from club.errors import Conflict, UserError
 
 @pytest.fixture()
 def box(app):  # noqa: F811  (the fixture imported above)
@@ -124,7 +124,7 @@ def test_chain_merge_of_two_players_on_one_box_after_staff_confirm(box):
 
 def test_chain_merged_player_is_one_row_on_the_boxs_leaderboard(app, box):  # noqa: F811
     from scoring import stats as engine
-    from web.club import stats_store
+    from club import stats_store
 
     twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
     third = roster.add_player(box, "青木 三", allow_similar=True)
@@ -182,7 +182,7 @@ def test_chain_merge_with_oneself_is_refused(box):
 
 def test_chain_desk_shows_the_merge_then_staff_confirm_it(app, box):  # noqa: F811
     from tests.web.staff_support import STAFF, staff_client
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
 
     create_staff(box, *STAFF)
     twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
