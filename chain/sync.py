@@ -504,11 +504,11 @@ def _events_not_there(pg: Any, branch: str, batch: Batch, rows: list[tuple]) -> 
     same: set[int] = set()
     games = sorted(batch.checksums)
     for chunk in _chunks(games, 5000):
-        for g, n, c, held in pg.execute(
+        for g, n, c, stored in pg.execute(
                 "SELECT c.game_id, c.events, c.checksum, (SELECT count(*) FROM chain.hand_events e "
                 "WHERE e.branch = c.branch AND e.game_id = c.game_id) FROM chain.game_checksums c "
                 "WHERE c.branch = %s AND c.game_id = ANY(%s)", [branch, chunk]):
-            if batch.checksums.get(g) == (n, c) and held == n:
+            if batch.checksums.get(g) == (n, c) and stored == n:
                 same.add(g)
     return [r for r in rows if r[1] not in same] if same else rows
 
