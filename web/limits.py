@@ -26,6 +26,7 @@ from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter, Map
 
+from web.club import text
 from web.errors import UserError
 
 ID_MAX = 2**63 - 1
@@ -176,33 +177,10 @@ def init_app(app: Flask) -> None:
     app.before_request(_cap_body)
 
 
-MAX_DIGITS = 19
-"""Digits a whole number from a request may have (2^63-1, SQLite's largest, has 19)."""
-
-
-def whole_number(raw: object) -> int | None:
-    """``raw`` as a whole number when it is 1 to :data:`MAX_DIGITS` ASCII digits ``0-9``,
-    else None.
-
-    ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
-    reads as another script's number): every number a request carries goes through here
-    instead (the domain's own copy, for numbers it reads itself, is
-    ``web.club.text.whole_number``: the works import nothing above them)."""
-    if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
-        return None
-    if not (raw.isascii() and raw.isdigit()):
-        return None
-    return int(raw)
-
-
 def bounded_number(raw: str, field: str, low: int, high: int) -> int:
     """A whole number typed into ``field`` (a query parameter, a form field) between ``low``
-    and ``high``, or a refusal in words naming the field and the bounds."""
-    value = whole_number(raw)
-    if value is None or not low <= value <= min(high, ID_MAX):
-        raise UserError("field.out_of_range", code="invalid_field", details={"field": field},
-                        field=field, low=low, high=high, value=str(raw)[:20])
-    return value
+    and ``high`` (at most 2^63-1), or a refusal in words naming the field and the bounds."""
+    return text.bounded_number(raw, field, low, min(high, ID_MAX))
 
 
 def query_number(name: str, default: int | None = None, low: int = 1,

@@ -158,8 +158,7 @@ def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
     reason, event = reason_of(data), _event_field(data)
     view = corrections.correct_hand(get_db(), game_id, seq, event, actor=actor_name(),
                                     reason=reason)
-    return done(t("staff.fix.done_correct", game=game_id, seq=seq),
-                "staff.game_detail", payload={"game": view}, game_id=game_id)
+    return _hand_fixed("correct", game_id, seq, view)
 
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/remove")
@@ -168,8 +167,7 @@ def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
     """Strike one recorded hand from a game (reason required)."""
     reason = reason_of(form_data())
     view = corrections.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return done(t("staff.fix.done_remove", game=game_id, seq=seq),
-                "staff.game_detail", payload={"game": view}, game_id=game_id)
+    return _hand_fixed("remove", game_id, seq, view)
 
 
 @bp.post("/games/<int:game_id>/hands/<int:seq>/restore")
@@ -178,7 +176,12 @@ def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
     """Put back a struck hand where it was (reason required)."""
     reason = reason_of(form_data())
     view = corrections.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return done(t("staff.fix.done_restore", game=game_id, seq=seq),
+    return _hand_fixed("restore", game_id, seq, view)
+
+
+def _hand_fixed(how: str, game_id: int, seq: int, view: dict) -> ResponseReturnValue:
+    """The answer to a fixed hand (``how``: correct, remove, restore): back to the game."""
+    return done(t(f"staff.fix.done_{how}", game=game_id, seq=seq),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
 
