@@ -26,10 +26,10 @@ from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter, Map
 
-from web.club import text
-from web.errors import UserError
+from club import text
+from club.db import ID_MAX
+from club.errors import UserError
 
-ID_MAX = 2**63 - 1
 MAX_JSON_DEPTH = 32
 DEFAULT_BODY_LIMIT = 64 * 1024
 BODY_LIMITS = {

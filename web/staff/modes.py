@@ -23,10 +23,11 @@ from tablectl import words as table_words
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
-from web.club import club_tables, clubtime
-from web.db import Db, get_db
-from web.errors import UserError
-from web.club.floor import modechange
+from club import club_tables, clubtime
+from club.db import Db
+from web.db import get_db
+from club.errors import UserError
+from club.floor import modechange
 from web.i18n import current_lang, t
 from web.security import staff_required
 from web.limits import form_data
