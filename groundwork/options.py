@@ -6,11 +6,14 @@ Each getter takes the option's name, its default (none: the option must be there
 its bounds, and refuses a value of the wrong kind or out of bounds through the section's
 own ``refuse(option, value, allowed)``, which builds the error its package raises (the
 section and the option named in it); ``allowed`` says in words what the option takes.
-It imports nothing of ours, so every package may stand on it.
+:func:`read_toml` reads the file such a section is in. The module imports nothing of
+ours, so every package may stand on it.
 """
 
 from __future__ import annotations
 
+import os
+import tomllib
 from typing import Any, Callable, Collection, Mapping
 
 Refuse = Callable[[str, Any, str], Exception]
@@ -101,3 +104,16 @@ class Options:
         if given:
             self.check(option, not isinstance(value, bool) and value in choices, value, words)
         return value
+
+
+def read_toml(path: str | os.PathLike[str], missing: Callable[[], Exception],
+              unreadable: Callable[[Exception], Exception]) -> dict[str, Any]:
+    """The TOML file at ``path`` as a dict; a file that is not there raises ``missing()``,
+    one that cannot be read or is not TOML ``unreadable(the reason)``."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise missing() from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise unreadable(e) from None
