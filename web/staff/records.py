@@ -162,22 +162,19 @@ def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
     return _hand_fixed("correct", game_id, seq, view)
 
 
-@bp.post("/games/<int:game_id>/hands/<int:seq>/remove")
-@staff_required
-def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
-    """Strike one recorded hand from a game (reason required)."""
-    reason = reason_of(form_data())
-    view = corrections.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return _hand_fixed("remove", game_id, seq, view)
+_STRIKE = {"remove": corrections.remove_hand, "restore": corrections.restore_hand}
 
 
-@bp.post("/games/<int:game_id>/hands/<int:seq>/restore")
+@bp.post("/games/<int:game_id>/hands/<int:seq>/remove", endpoint="hand_remove")
+@bp.post("/games/<int:game_id>/hands/<int:seq>/restore", endpoint="hand_restore")
 @staff_required
-def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
-    """Put back a struck hand where it was (reason required)."""
-    reason = reason_of(form_data())
-    view = corrections.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return _hand_fixed("restore", game_id, seq, view)
+def hand_strike(game_id: int, seq: int) -> ResponseReturnValue:
+    """Strike one recorded hand from a game (``remove``), or put a struck hand back where
+    it was (``restore``); reason required."""
+    how = request.path.rsplit("/", 1)[1]
+    view = _STRIKE[how](get_db(), game_id, seq, actor=actor_name(),
+                        reason=reason_of(form_data()))
+    return _hand_fixed(how, game_id, seq, view)
 
 
 def _hand_fixed(how: str, game_id: int, seq: int, view: dict) -> ResponseReturnValue:
