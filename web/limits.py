@@ -14,7 +14,8 @@
 * A number in the query string or a form is read by one reader,
   :func:`query_number` (:func:`bounded_number` underneath): ASCII digits only
   (``١٢`` and ``１２`` are refused, not read as 12), within its bounds (never beyond
-  2^63-1): anything else is a 400 naming the field and the bounds.
+  2^63-1): anything else is a 400 naming the field and the bounds. A yes/no field is
+  read by :func:`flag_of` (a form's ticked box, a JSON boolean; a 422 for anything else).
 """
 
 from __future__ import annotations
