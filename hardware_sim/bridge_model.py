@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import sys
 import threading
 import time
@@ -387,15 +386,8 @@ class BridgeModel(PtyDevice):
             os.write(self._master, self.banner().encode("ascii") + b"\r\n")
         except OSError:
             return
-        while not self._stop.is_set():
-            ready, _, _ = select.select([self._master], [], [], 0.001)
+        for data in self._reads(0.001, 256):
             self.tick()
-            if not ready:
-                continue
-            try:
-                data = os.read(self._master, 256)
-            except OSError:
-                return
             for b in data:
                 if b in (10, 13):
                     answer = self.handle(buf.decode("latin-1"), too_long, bad) \
