@@ -312,9 +312,13 @@ class BridgeModel(PtyDevice):
                 return err("ARGS", "RESET takes nothing after it")
             self._reset_due = True
             return ok + "RESET"
+        return self._more(who, verb, args)
+
+    def _more(self, who: str, verb: str, args: list[str]) -> str:
+        """The verbs after the first ones; UNKNOWN for a word the bridge does not know."""
         if verb == "RECORD":
             return self._record_cmd(who, args)
-        return err("UNKNOWN", f"unknown command; the commands are {VERBS}")
+        return f"ERR {who} UNKNOWN unknown command; the commands are {VERBS}"
 
     def _press(self, who: str, verb: str, args: list[str]) -> str:
         ok, n = f"OK {who} ", len(args)

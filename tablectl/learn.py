@@ -169,38 +169,8 @@ def demonstration(recording: Recording, channels: Mapping[str, int]) -> Demonstr
     edges = named(recording, channels)
     if not edges:
         raise LearnError(code="learn_nothing")
-    power = [(ms, on) for ms, name, on in edges if name == "power"]
-    cycle = None
-    for i, (ms, on) in enumerate(power):
-        if not on and i + 1 < len(power) and power[i + 1][1]:
-            cycle = (ms, power[i + 1][0])
-    if cycle is None:
-        raise LearnError(code="learn_no_power_cycle")
-    if power[-1][1] is False:
-        raise LearnError(code="learn_left_off")
-    on_at = cycle[1]
-    presses: list[Press] = []
-    down: dict[str, int] = {}
-    ignored = 0
-    for ms, name, on in edges:
-        if name == "power":
-            continue
-        if on:
-            down.setdefault(name, ms)
-            continue
-        start = down.pop(name, None)
-        if start is None:
-            ignored += 1            # let go of a switch held before the recording began
-            continue
-        if ms - start < NOISE_MS or start < on_at:
-            ignored += 1
-            continue
-        presses.append(Press(name, start, ms))
-    if down:
-        raise LearnError(code="learn_still_pressed", switch=sorted(down)[0])
-    presses.sort(key=lambda p: p.start)
-    if not presses:
-        raise LearnError(code="learn_no_presses")
+    on_at = _power_on_at([(ms, on) for ms, name, on in edges if name == "power"])
+    presses, ignored = _presses(edges, on_at)
     hold = presses[0]
     if hold.switch not in ("up", "down"):
         raise LearnError(code="learn_no_long_press", switch=hold.switch)
@@ -213,32 +183,71 @@ def demonstration(recording: Recording, channels: Mapping[str, int]) -> Demonstr
                    and p.start >= reset_start)
     if not steps:
         raise LearnError(code="learn_no_steps")
-    longest = max(p.ms for p in steps)
-    if hold.ms < HOLD_FACTOR * longest:
+    if hold.ms < HOLD_FACTOR * max(p.ms for p in steps):
         raise LearnError(code="learn_no_long_press", switch=hold.switch)
-    if hold.ms > PRESS_MAX_MS:
-        raise LearnError(code="learn_too_long", ms=hold.ms, most=PRESS_MAX_MS)
-    # the reset: both dice switches held together (or the one that is sensed)
+    reset_ms, switches = _reset(dice)
+    for ms in (hold.ms, reset_ms):
+        if ms > PRESS_MAX_MS:
+            raise LearnError(code="learn_too_long", ms=ms, most=PRESS_MAX_MS)
+    gaps = tuple(b.start - a.end for a, b in zip(steps, steps[1:], strict=False)) \
+        + (reset_start - steps[-1].end,)
+    if any(g < 0 for g in gaps) or steps[0].start < hold.end:
+        raise LearnError(code="learn_overlap")
+    return Demonstration(boot_ms=hold.start - on_at, hold=hold, steps=steps,
+                         reset_ms=reset_ms, reset_switches=switches, gaps=gaps,
+                         enter_gap=steps[0].start - hold.end, ignored=ignored)
+
+
+def _power_on_at(power: list[tuple[int, bool]]) -> int:
+    """When the power came on after the last time it went off."""
+    cycle = None
+    for i, (_, on) in enumerate(power):
+        if not on and i + 1 < len(power) and power[i + 1][1]:
+            cycle = power[i + 1][0]
+    if cycle is None:
+        raise LearnError(code="learn_no_power_cycle")
+    if power[-1][1] is False:
+        raise LearnError(code="learn_left_off")
+    return cycle
+
+
+def _presses(edges: list[tuple[int, str, bool]], on_at: int) -> tuple[list[Press], int]:
+    """The presses after the power came on, in order, and how many edges were ignored
+    (bounces, presses before the power-on, a switch let go that was held before)."""
+    presses: list[Press] = []
+    down: dict[str, int] = {}
+    ignored = 0
+    for ms, name, on in edges:
+        if name == "power":
+            continue
+        if on:
+            down.setdefault(name, ms)
+            continue
+        start = down.pop(name, None)
+        if start is None or ms - start < NOISE_MS or start < on_at:
+            ignored += 1
+            continue
+        presses.append(Press(name, start, ms))
+    if down:
+        raise LearnError(code="learn_still_pressed", switch=sorted(down)[0])
+    if not presses:
+        raise LearnError(code="learn_no_presses")
+    presses.sort(key=lambda p: p.start)
+    return presses, ignored
+
+
+def _reset(dice: list[Press]) -> tuple[int, tuple[str, ...]]:
+    """The reset: how long both dice switches were held together (or the one sensed)."""
     left = next((p for p in dice if p.switch == "dice_left"), None)
     right = next((p for p in dice if p.switch == "dice_right"), None)
     if left and right:
         together = min(left.end, right.end) - max(left.start, right.start)
         if together < NOISE_MS:
             raise LearnError(code="learn_no_reset")
-        reset_ms, switches = together, DICE
-    else:
-        only = left or right
-        assert only is not None
-        reset_ms, switches = only.ms, (only.switch,)
-    if reset_ms > PRESS_MAX_MS:
-        raise LearnError(code="learn_too_long", ms=reset_ms, most=PRESS_MAX_MS)
-    gaps = tuple(b.start - a.end for a, b in zip(steps, steps[1:], strict=False)) \
-        + (reset_start - steps[-1].end,)
-    if any(g < 0 for g in gaps) or steps[0].start < hold.end:
-        raise LearnError(code="learn_overlap")
-    return Demonstration(boot_ms=hold.start - on_at, hold=hold, steps=steps,
-                         reset_ms=reset_ms, reset_switches=tuple(switches), gaps=gaps,
-                         enter_gap=steps[0].start - hold.end, ignored=ignored)
+        return together, DICE
+    only = left or right
+    assert only is not None
+    return only.ms, (only.switch,)
 
 
 def learn(recording: Recording, channels: Mapping[str, int]) -> Learned:
