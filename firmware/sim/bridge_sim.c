@@ -323,16 +323,20 @@ int main(int argc, char **argv)
                 in_len += (size_t)got;
         }
         if (fds[1].revents & (POLLIN | POLLHUP)) {
-            char c;
-            ssize_t got = read(0, &c, 1);
+            /* every control that came in one write is done at one simulated time */
+            char got_buf[256];
+            ssize_t got = read(0, got_buf, sizeof got_buf);
             if (got <= 0)
                 return 0;       /* the controlling process is gone */
-            if (c == '\n') {
-                ctl[ctl_len] = 0;
-                control(ctl);
-                ctl_len = 0;
-            } else if (ctl_len < sizeof ctl - 1) {
-                ctl[ctl_len++] = c;
+            for (ssize_t i = 0; i < got; i++) {
+                char c = got_buf[i];
+                if (c == '\n') {
+                    ctl[ctl_len] = 0;
+                    control(ctl);
+                    ctl_len = 0;
+                } else if (ctl_len < sizeof ctl - 1) {
+                    ctl[ctl_len++] = c;
+                }
             }
         }
     }
