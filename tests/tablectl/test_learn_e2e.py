@@ -173,6 +173,8 @@ def test_learn_from_a_hand_made_change_replays_to_the_right_number(tmp_path, rig
     # the next mode change replays it: from 04 to 07, then down to 02
     row = change(config, table, 7, start=4)
     assert row["status"] == "done" and row["result"]["steps"] == 3, row
+    # the driver recorded its own replay through the sense inputs: it agrees
+    assert row["result"]["sequence_check"] == {"agrees": True, "findings": []}
     assert table.display() == "07" and table.confirmed == 7
     row = change(config, table, 2, start=7)
     assert row["status"] == "done", row
