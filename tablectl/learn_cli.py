@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Callable
 
-from . import words as W
+from . import words
 from .config import config_from_mapping, load_config
 from .errors import TableError
 from .learn import PANEL, LearnError, Recording, check_wiring, compare, demonstration, \
@@ -51,10 +51,10 @@ def cmd_learn(args: argparse.Namespace) -> int:
     lang = args.lang
 
     def say(key: str, **values: Any) -> None:
-        print(W.say(f"table.learn.{key}", lang, **values), flush=True)
+        print(words.say(f"table.learn.{key}", lang, **values), flush=True)
 
     def refuse(e: TableError) -> int:
-        print(f"tablectl: {e.text(lang) if lang != W.BOTH else e.message}", file=sys.stderr)
+        print(f"tablectl: {e.text(lang) if lang != words.BOTH else e.message}", file=sys.stderr)
         return 1
 
     if not _NAME.match(args.model):
@@ -63,7 +63,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
         cfg = load_config(args.config)
         table = cfg.table(args.table)
     except TableError as e:
-        print(f"tablectl: {e.text(lang) if lang != W.BOTH else e.message}", file=sys.stderr)
+        print(f"tablectl: {e.text(lang) if lang != words.BOTH else e.message}", file=sys.stderr)
         return 2
     o = table.options
     if table.driver != "jpex-panel" or o.get("board") != "bridge":
@@ -75,7 +75,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
         return refuse(e)
 
     from .drivers.boards import BoardError
-    from .drivers.bridge import BridgeBoard
+    from .drivers.bridge_board import BridgeBoard
 
     board = BridgeBoard(table.url, int(o["board_channels"]),
                         table.serial if o.get("serial_given") else None, lock_dir=cfg.lock_dir)
@@ -109,7 +109,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
     findings = compare(guess, seen)
     say("guess_differs" if findings else "guess_agrees", model=o.get("model", "default"))
     for f in findings:
-        say("finding", what=W.say(f"table.learn.what.{f.what}", lang), expected=f.expected,
+        say("finding", what=words.say(f"table.learn.what.{f.what}", lang), expected=f.expected,
             seen=f.seen)
     if args.dry_run:
         say("dry_run")

@@ -13,7 +13,7 @@ import serial
 
 from hardware_sim.bridge_model import BridgeModel
 from tablectl.bridge_protocol import RECORD_MAX, SENSE_DEBOUNCE_MS
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 from tablectl.learn import LearnError, demonstration
 
 from .test_bridge_firmware import FIRMWARE, Chip

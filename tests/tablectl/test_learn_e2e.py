@@ -40,12 +40,12 @@ class Rig:
     """The table, the bridge model wired to it, and a pair of eyes on the display (its
     held keys repeat when they are due, not only at the next switch edge)."""
 
-    def __init__(self, table: StockTable):
+    def __init__(self, table: StockTable, cut: tuple[int, ...] = ()):
         self.table = table
         switch_of = {ch: name for name, ch in WIRING.items()}
 
         def relay(channel: int, closed: bool) -> None:
-            if channel in switch_of:
+            if channel in switch_of and channel not in cut:     # cut: a broken wire
                 table.switch(switch_of[channel], closed)
 
         self.model = BridgeModel(channels=8, on_change=relay,
@@ -77,8 +77,8 @@ class Rig:
 def rig_for():
     made: list[Rig] = []
 
-    def make(table: StockTable) -> Rig:
-        made.append(Rig(table))
+    def make(table: StockTable, cut: tuple[int, ...] = ()) -> Rig:
+        made.append(Rig(table, cut))
         return made[-1]
 
     yield make
@@ -246,3 +246,36 @@ def test_learn_refuses_a_table_without_a_bridge_in_words(tmp_path):
                            "no spaces", "--config", str(config), "--lang", "en"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "cannot be a model name" in done.stderr
+
+
+def test_learn_check_of_a_replay_catches_a_relay_that_does_not_reach_its_switch(tmp_path,
+                                                                              rig_for):
+    """The wire from relay 1 to the up switch is broken: the driver cannot see that the
+    table never entered its selection, but the recording of the change it made has no
+    hold and no steps, and its result says so."""
+    table = StockTable(number=1, timings=TABLE)
+    rig = rig_for(table, cut=(1,))
+    config = _config(tmp_path, rig)
+    row = change(config, table, 3, start=1)
+    assert row["status"] == "done"
+    assert table.confirmed == 1                 # nothing was stepped
+    check = row["result"]["sequence_check"]
+    assert check == {"agrees": False, "problem": "learn_no_long_press"}
+
+
+def test_learn_refuses_while_the_daemon_holds_the_port(tmp_path, rig_for):
+    table = StockTable(number=1, timings=TABLE)
+    rig = rig_for(table)
+    config = _config(tmp_path, rig)
+    before = config.read_text(encoding="utf-8")
+    daemon = DaemonProcess(config).start(wait_tables=("t1",))
+    try:
+        done = subprocess.run([sys.executable, "-m", "tablectl", "learn", "t1", "--model",
+                               "jpex-ex", "--config", str(config), "--lang", "en",
+                               "--seconds", "3"], capture_output=True, text=True, timeout=60)
+    finally:
+        assert daemon.stop() == 0
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "if the tablectl daemon holds it, stop the daemon" in done.stdout
+    assert done.stderr.startswith("tablectl: ") and "Traceback" not in done.stderr
+    assert config.read_text(encoding="utf-8") == before
