@@ -392,6 +392,8 @@ class BridgeModel(PtyDevice):
         across the switch of that relay (``on``: the switch is closed, by a hand or a
         relay), ``"P"`` the table's power. Like the firmware, a level counts once it has
         held SENSE_DEBOUNCE_MS, and is recorded at the time it was first seen."""
+        if source not in self.sense_stable:
+            raise ValueError(f"the bridge has no sense input {source!r}: P or 1..{SENSES}")
         with self._lock:
             when = self.clock() if at is None else at
             self._sense_settle(when)

@@ -14,7 +14,7 @@ import serial
 from hardware_sim.bridge_model import BridgeModel
 from tablectl.bridge_protocol import RECORD_MAX, SENSE_DEBOUNCE_MS
 from tablectl.drivers.bridge_board import BridgeBoard
-from tablectl.learn import LearnError, demonstration
+from tablectl.learn import LearnError, demonstration, learn
 
 from .test_bridge_firmware import FIRMWARE, Chip
 from .test_bridge_firmware import chip, firmware_built  # noqa: F401  (fixtures)
@@ -177,3 +177,42 @@ def test_learn_record_runs_on_a_mega_2560(firmware_built):  # noqa: F811
         assert [(e.source, e.on) for e in rec.edges] == [("4", True), ("4", False)]
     finally:
         mega.stop()
+
+
+def test_learn_from_a_hand_made_change_recorded_by_the_firmware(chip):  # noqa: F811
+    """Staff's hands on the switches, as the chip's pins see them: the sequence learned
+    from the firmware's recording has the hold and the steps the hands made, in the
+    chip's own time."""
+    board = BridgeBoard(chip.path)
+    board.open()
+    board.record_start()
+    chip.control("sense 0")                 # the table switched off ...
+    chip.sleep_sim(100)
+    chip.control("sense 1")                 # ... and on; it boots
+    chip.sleep_sim(500)
+    chip.control("switch 1 1")              # hold up until the selection shows
+    chip.sleep_sim(600)
+    chip.control("switch 1 0")
+    for _ in range(3):
+        chip.sleep_sim(150)
+        chip.control("switch 1 1")
+        chip.sleep_sim(80)
+        chip.control("switch 1 0")
+    chip.sleep_sim(150)
+    chip.control("switch 3 1\nswitch 4 1")  # both dice switches held: the reset
+    chip.sleep_sim(400)
+    chip.control("switch 3 0\nswitch 4 0")
+    chip.sleep_sim(50)
+    rec = board.record_read()
+    board.close()
+    learned = learn(rec, {"up": 1, "down": 2, "dice_left": 3, "dice_right": 4})
+    times = _switch_times(chip, 1)
+    hold_us = times[1][1] - times[0][1]
+    assert learned.hold_switch == "up" and abs(learned.hold_ms - hold_us / 1000) <= 10
+    assert learned.seen is not None and learned.seen.net_steps == 3
+    presses = [(times[i + 1][1] - times[i][1]) / 1000 for i in range(2, 8, 2)]
+    assert all(abs(learned.press_ms - p) <= 10 for p in presses)
+    (_, left_on), (_, left_off) = _switch_times(chip, 3)
+    assert abs(learned.reset_ms - (left_off - left_on) / 1000) <= 10
+    assert learned.reset_switches == ("dice_left", "dice_right")
+    assert learned.boot_ms >= learned.seen.boot_ms + 500
