@@ -4,7 +4,10 @@ It answers the same lines as the firmware in ``firmware/bridge/`` (a test runs o
 script against both and compares the answers line by line), with wall-clock timers
 instead of the chip's 1 ms tick: for tests that need speed and for the demo. The
 point sticks are set per seat (:meth:`BridgeModel.set_sticks`) and read through the
-same divider, converter and integer arithmetic as the firmware.
+same divider, converter and integer arithmetic as the firmware. The sense inputs (the
+table's power, and the optocouplers across the switches of relays 1..4) change through
+:meth:`BridgeModel.sense_edge`, which a simulated table calls for every press, a
+hand's or a relay's; ``RECORD`` keeps their edges as the firmware does.
 
 ``python -m hardware_sim.bridge_model --pty [--sticks 25000,25000,25000,25000]``
 prints the pty's path on the first line, then ``relay CHANNEL closed|open`` lines.
