@@ -31,7 +31,7 @@ import importlib
 import time
 from typing import Any, Mapping
 
-from ..bridge_protocol import PRESS_MAX_MS
+from ..bridge_protocol import PRESS_MAX_MS, SENSE_DEBOUNCE_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from ..errors import TableError
@@ -470,6 +470,7 @@ class JpexPanelDriver(Driver):
             return {}
         learn = importlib.import_module("tablectl.learn")
         board: Any = self.board
+        time.sleep(2 * SENSE_DEBOUNCE_MS / 1000)     # the last release settles first
         recording = board.record_read()
         board.record_stop()
         if not any(e.source != "P" for e in recording.edges):
