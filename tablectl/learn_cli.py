@@ -11,6 +11,7 @@ file passes the same checks the daemon makes at start.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -51,7 +52,9 @@ def cmd_learn(args: argparse.Namespace) -> int:
     lang = args.lang
 
     def say(key: str, **values: Any) -> None:
-        print(words.say(f"table.learn.{key}", lang, **values), flush=True)
+        # with --json the words go to stderr and stdout is the result alone
+        print(words.say(f"table.learn.{key}", lang, **values), flush=True,
+              file=sys.stderr if args.json else sys.stdout)
 
     def refuse(e: TableError) -> int:
         print(f"tablectl: {e.text(lang) if lang != words.BOTH else e.message}", file=sys.stderr)
@@ -111,14 +114,20 @@ def cmd_learn(args: argparse.Namespace) -> int:
     for f in findings:
         say("finding", what=words.say(f"table.learn.what.{f.what}", lang), expected=f.expected,
             seen=f.seen)
+    result = {"table": table.id, "model": args.model, "sequence": learned.model(),
+              "boot_ms": learned.boot_ms, "steps": seen.net_steps,
+              "findings": [vars(f) for f in findings], "written": None}
     if args.dry_run:
         say("dry_run")
-        return 0
-    try:
-        _write(Path(cfg.path), table.id, args.model, learned)
-    except TableError as e:
-        return refuse(e)
-    say("written", path=cfg.path, model=args.model, table=table.id)
+    else:
+        try:
+            _write(Path(cfg.path), table.id, args.model, learned)
+        except TableError as e:
+            return refuse(e)
+        say("written", path=cfg.path, model=args.model, table=table.id)
+        result["written"] = cfg.path
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
     return 0
 
 

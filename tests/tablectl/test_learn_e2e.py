@@ -9,6 +9,7 @@ on purpose, so that only what was learned from the hands can make the change lan
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -121,14 +122,17 @@ def learn_by_hand(config: Path, table: StockTable, steps: int,
                              "jpex-ex", "--config", str(config), "--lang", "en",
                              "--quiet", "1.0", "--seconds", "60", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
     lines = []
-    for line in proc.stdout:            # staff start when it says so
+    said = proc.stderr if "--json" in extra else proc.stdout
+    assert said is not None
+    for line in said:                   # staff start when it says so
         lines.append(line)
         if line.startswith("recording."):
             break
     hand_change(table, steps)
     out, err = proc.communicate(timeout=120)
+    if "--json" in extra:
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, "".join(lines) + err)
     return subprocess.CompletedProcess(proc.args, proc.returncode, "".join(lines) + out, err)
 
 
@@ -200,6 +204,15 @@ def test_learn_catches_a_guess_a_repeating_table_gets_wrong(tmp_path, rig_for):
     assert "the hold that enters the selection (ms): the sequence has 1200" in done.stdout
     learned = tomllib.loads(config.read_text(encoding="utf-8"))["models"]["jpex-ex"]
     assert learned["enter"][0]["ms"] < 700
+    # learned again, as a script would: the same sequence, nothing new to write
+    again = learn_by_hand(config, table, 1, "--json", "--dry-run")
+    assert again.returncode == 0, again.stdout + again.stderr
+    result = json.loads(again.stdout)
+    assert result["written"] is None and result["steps"] == 1
+    assert result["sequence"]["enter"][0]["hold"] == "up"
+    assert isinstance(result["findings"], list)
+    assert "learned: wait" in again.stderr           # the words went to stderr
+    target = (target + 1) % 9
     goal = (target + 3) % 9
     row = change(config, table, goal, start=target)
     assert row["status"] == "done", row
