@@ -172,12 +172,11 @@ class BridgeBoard(SerialBoard):
 
     def record_status(self) -> dict[str, Any]:
         """``{"on", "edges", "overflow", "clock_ms"}``: the recording as it stands."""
-        words = self._call("RECORD")
-        return _record_head(words)
+        return _record_head(self._call("RECORD"), self.url)
 
     def record_stop(self) -> dict[str, Any]:
         """Stop recording (what was kept stays readable); the status as it stopped."""
-        return _record_head(self._call("RECORD STOP"))
+        return _record_head(self._call("RECORD STOP"), self.url)
 
     def record_read(self) -> Recording:
         """Every edge the bridge kept, read back a few at a time, each timed in ms of the
@@ -187,7 +186,7 @@ class BridgeBoard(SerialBoard):
         head: dict[str, Any] = {"edges": 0, "overflow": False}
         while True:
             words = self._call(f"RECORD READ {len(edges)}")
-            head = _record_head(words)
+            head = _record_head(words, self.url)
             got = words[words.index("FROM") + 2:] if "FROM" in words else []
             for token in got:
                 if len(token) < 3 or token[1] not in "+-" or not token[2:].isdigit():
@@ -260,7 +259,7 @@ class BridgeBoard(SerialBoard):
         return None
 
 
-def _record_head(words: list[str]) -> dict[str, Any]:
+def _record_head(words: list[str], port: str) -> dict[str, Any]:
     """The state words of a ``RECORD`` answer: ``RECORD ON EDGES n OVERFLOW f ...``."""
     try:
         at = words.index("RECORD")
@@ -269,7 +268,7 @@ def _record_head(words: list[str]) -> dict[str, Any]:
                 "overflow": fields["OVERFLOW"] == "1",
                 "clock_ms": int(fields.get("CLOCK", "0"))}
     except (ValueError, KeyError, IndexError):
-        raise BoardError(" ".join(words), "bridge_not_bridge", port="") from None
+        raise BoardError(" ".join(words), "bridge_not_bridge", port=port) from None
 
 
 def _closed(words: list[str]) -> set[int]:
