@@ -216,3 +216,35 @@ def test_learn_from_a_hand_made_change_recorded_by_the_firmware(chip):  # noqa: 
     assert abs(learned.reset_ms - (left_off - left_on) / 1000) <= 10
     assert learned.reset_switches == ("dice_left", "dice_right")
     assert learned.boot_ms >= learned.seen.boot_ms + 500
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.t = 500.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_learn_record_model_keeps_64_edges_flags_the_rest_and_drops_bounces():
+    clock = _Clock()
+    model = BridgeModel(clock=clock)
+    assert model.handle("RECORD START") == "OK - RECORD ON EDGES 0 OVERFLOW 0 CLOCK 0"
+    clock.t += 0.1
+    model.sense_edge(2, True)
+    clock.t += (SENSE_DEBOUNCE_MS - 3) / 1000       # a bounce: back before it settled
+    model.sense_edge(2, False)
+    clock.t += 0.1
+    assert model.handle("RECORD") == "OK - RECORD ON EDGES 0 OVERFLOW 0 CLOCK 207"
+    for _ in range(RECORD_MAX // 2 + 1):
+        model.sense_edge(1, True)
+        clock.t += 0.05
+        model.sense_edge(1, False)
+        clock.t += 0.05
+    model.tick()
+    assert model.handle("RECORD").startswith(f"OK - RECORD ON EDGES {RECORD_MAX} OVERFLOW 1 ")
+    assert model.handle("RECORD READ 0") == ("OK - RECORD ON EDGES 64 OVERFLOW 1 FROM 0 "
+                                             "1+207 1-257 1+307 1-357 1+407")
+    assert model.handle("RECORD READ 63").endswith(" FROM 63 1-3357")
+    with pytest.raises(ValueError):
+        model.sense_edge(5, True)               # the bridge has four switch senses
