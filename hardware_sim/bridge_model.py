@@ -4,7 +4,10 @@ It answers the same lines as the firmware in ``firmware/bridge/`` (a test runs o
 script against both and compares the answers line by line), with wall-clock timers
 instead of the chip's 1 ms tick: for tests that need speed and for the demo. The
 point sticks are set per seat (:meth:`BridgeModel.set_sticks`) and read through the
-same divider, converter and integer arithmetic as the firmware.
+same divider, converter and integer arithmetic as the firmware. The sense inputs (the
+table's power, and the optocouplers across the switches of relays 1..4) change through
+:meth:`BridgeModel.sense_edge`, which a simulated table calls for every press, a
+hand's or a relay's; ``RECORD`` keeps their edges as the firmware does.
 
 ``python -m hardware_sim.bridge_model --pty [--sticks 25000,25000,25000,25000]``
 prints the pty's path on the first line, then ``relay CHANNEL closed|open`` lines.
@@ -13,6 +16,7 @@ prints the pty's path on the first line, then ``relay CHANNEL closed|open`` line
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import threading
@@ -25,7 +29,12 @@ from tablectl.bridge_protocol import (
     POWER_HOLD_MS,
     PRESS_MAX_MS,
     PROTOCOL,
+    RECORD_MAX,
+    RECORD_PER_READ,
     SAMPLES,
+    SENSE_DEBOUNCE_MS,
+    SENSE_POWER,
+    SENSES,
     WD_DEFAULT_MS,
     WD_MAX_MS,
     WD_MIN_MS,
@@ -105,6 +114,15 @@ class BridgeModel(PtyDevice):
         self.reset_cause = "POWERON"
         self.resets = 0
         self._lock = threading.RLock()
+        # the sense inputs (input "P" the table's power, 1..SENSES the switches): the
+        # level the debounce settled on, a change not yet held SENSE_DEBOUNCE_MS, and the
+        # recording of settled changes (ms since RECORD START, input, new level)
+        self.sense_stable: dict[str | int, bool] = {SENSE_POWER: True,
+                                                    **{i: False for i in range(1, SENSES + 1)}}
+        self._sense_pending: dict[str | int, tuple[bool, float]] = {}
+        self.recording: list[tuple[int, str | int, bool]] = []
+        self.rec_on, self.rec_overflow, self.rec_start = False, False, 0.0
+        self.rec_clock = 0          # the recording's clock where STOP left it
 
     def banner(self) -> str:
         """The line the bridge prints at every start."""
@@ -120,6 +138,8 @@ class BridgeModel(PtyDevice):
             self.press_id, self.press_channels, self.press_state = 0, frozenset(), ""
             self.reset_cause = cause
             self.resets += 1
+            self.recording, self.rec_on, self.rec_overflow = [], False, False
+            self.rec_clock = 0
 
     def reboot(self, cause: str) -> None:
         """The chip starts again by itself (a power dip, a reset): it prints its banner."""
@@ -166,6 +186,7 @@ class BridgeModel(PtyDevice):
         """End the presses that are due and run the watchdog (the firmware's 1 ms tick)."""
         with self._lock:
             now = self.clock()
+            self._sense_settle(now)
             for ch, at in sorted(self.deadline.items()):
                 if now >= at:
                     del self.deadline[ch]
@@ -293,7 +314,13 @@ class BridgeModel(PtyDevice):
                 return err("ARGS", "RESET takes nothing after it")
             self._reset_due = True
             return ok + "RESET"
-        return err("UNKNOWN", f"unknown command; the commands are {VERBS}")
+        return self._more(who, verb, args)
+
+    def _more(self, who: str, verb: str, args: list[str]) -> str:
+        """The verbs after the first ones; UNKNOWN for a word the bridge does not know."""
+        if verb == "RECORD":
+            return self._record_cmd(who, args)
+        return f"ERR {who} UNKNOWN unknown command; the commands are {VERBS}"
 
     def _press(self, who: str, verb: str, args: list[str]) -> str:
         ok, n = f"OK {who} ", len(args)
@@ -360,6 +387,66 @@ class BridgeModel(PtyDevice):
                 return err("RANGE", f"the watchdog takes {WD_MIN_MS} to {WD_MAX_MS} ms")
             self.wd_ms = ms
         return ok + f"WATCHDOG {self.wd_ms}"
+
+    # ------------------------------------------------------------ senses, RECORD
+    def sense_edge(self, source: str | int, on: bool, at: float | None = None) -> None:
+        """A sense input changes at time ``at``: ``source`` 1..SENSES is the optocoupler
+        across the switch of that relay (``on``: the switch is closed, by a hand or a
+        relay), ``"P"`` the table's power. Like the firmware, a level counts once it has
+        held SENSE_DEBOUNCE_MS, and is recorded at the time it was first seen."""
+        if source not in self.sense_stable:
+            raise ValueError(f"the bridge has no sense input {source!r}: P or 1..{SENSES}")
+        with self._lock:
+            when = self.clock() if at is None else at
+            self._sense_settle(when)
+            if on == self.sense_stable[source]:
+                self._sense_pending.pop(source, None)       # a bounce: nothing happened
+            elif source not in self._sense_pending:
+                self._sense_pending[source] = (on, when)
+
+    def _sense_settle(self, now: float) -> None:
+        due = sorted((at, str(src), src, on) for src, (on, at) in self._sense_pending.items()
+                     if (now - at) * 1000 >= SENSE_DEBOUNCE_MS)
+        for at, _, src, on in due:
+            del self._sense_pending[src]
+            self.sense_stable[src] = on
+            if not self.rec_on:
+                continue
+            if len(self.recording) >= RECORD_MAX:
+                self.rec_overflow = True
+                continue
+            ms = max(0, math.ceil((at - self.rec_start) * 1000 - 1e-6))
+            self.recording.append((ms, src, on))
+
+    def _record_cmd(self, who: str, args: list[str]) -> str:
+        n = len(args)
+        sub = args[1].upper() if n > 1 and args[1].isascii() else ""
+        first = -1
+        if n == 2 and sub == "START":
+            self.recording, self.rec_overflow = [], False
+            self.rec_on, self.rec_start = True, self.clock()
+        elif n == 2 and sub == "STOP":
+            if self.rec_on:
+                self.rec_clock = int((self.clock() - self.rec_start) * 1000)
+            self.rec_on = False
+        elif n == 3 and sub == "READ":
+            first = _number(args[2])
+            if first < 0:
+                return (f"ERR {who} ARGS RECORD READ takes the first edge's index, as in "
+                        "RECORD READ 0")
+            if first > RECORD_MAX:
+                return f"ERR {who} RANGE the recording keeps at most {RECORD_MAX} edges"
+        elif n != 1:
+            return f"ERR {who} ARGS RECORD takes START, STOP, READ <first> or nothing"
+        head = (f"OK {who} RECORD {'ON' if self.rec_on else 'OFF'} EDGES "
+                f"{len(self.recording)} OVERFLOW {int(self.rec_overflow)}")
+        if first < 0:
+            clock = int((self.clock() - self.rec_start) * 1000) if self.rec_on \
+                else self.rec_clock
+            return head + f" CLOCK {clock}"
+        edges = "".join(f" {src}{'+' if on else '-'}{ms}" for ms, src, on
+                        in self.recording[first:first + RECORD_PER_READ])
+        return head + f" FROM {first}" + edges
 
     def _channels(self, text: str) -> set[int] | None:
         """The channels of ``3`` or ``4,5``; an empty set when malformed, None for a

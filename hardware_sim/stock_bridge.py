@@ -40,6 +40,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tablectl.bridge_protocol import SENSES
+
 from .bridge_model import BridgeModel
 from .stock_table import SWITCHES, StockTable, Timings
 
@@ -57,6 +59,7 @@ class StockBridge:
         self.control, self.state_file, self.table = control, state, table
         self.model = BridgeModel(channels=8, on_change=self._wired, on_power=self._outlet)
         self.model.sensed_on = lambda: self.table.powered
+        self.table.sense = self._sensed
         self._seen: float | None = None
         self._missed_asked = 0
         self._last_state = ""
@@ -66,6 +69,14 @@ class StockBridge:
     def _wired(self, channel: int, closed: bool) -> None:
         if channel in WIRING:
             self.table.switch(WIRING[channel], closed)
+
+    def _sensed(self, name: str, on: bool, at: float) -> None:
+        """The bridge's optocouplers: the table's power, and the switches of relays 1..4."""
+        channel = next((ch for ch, n in WIRING.items() if n == name), None)
+        if name == "power":
+            self.model.sense_edge("P", on, at)
+        elif channel is not None and channel <= SENSES:
+            self.model.sense_edge(channel, on, at)
 
     def _outlet(self, on: bool) -> None:
         self.table.switch("power", not on)      # the trigger energised: the table off

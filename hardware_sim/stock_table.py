@@ -85,8 +85,13 @@ class StockTable:
     # the selection may go on stepping while held (auto-repeat); a test sets this to prove
     # that the camera catches a sequence that guessed wrong
     enter_repeats: bool = False
+    # the bridge's sense inputs: called (outside the table's lock) with a panel switch's
+    # name and whether it closed, or "power" and whether the table has power, and the
+    # time, at every change; a hand or a relay on a switch looks the same to them
+    sense: Callable[[str, bool, float], None] | None = None
 
     def __post_init__(self) -> None:
+        self._sensed: list[tuple[str, bool, float]] = []
         self._lock = threading.RLock()
         self._held: dict[str, _Held] = {}
         self._miss = 0
@@ -124,11 +129,33 @@ class StockTable:
         with self._lock:
             self._advance(self.clock())
             self._off("power cut")
+        self._tell()
 
     def power_back(self) -> None:
         """Power returns: the table boots again."""
         with self._lock:
             self._on(self.clock(), "power back")
+        self._tell()
+
+    def hand_power(self, on: bool) -> None:
+        """Staff switch the table off or on at its own power switch."""
+        with self._lock:
+            now = self.clock()
+            self._advance(now)
+            if on and not self.powered:
+                self._on(now, "power switch by hand")
+            elif not on:
+                self._off("power switch by hand")
+        self._tell()
+
+    def _tell(self) -> None:
+        """Hand the changes the sense inputs saw to them, outside the lock (the bridge's
+        model calls the table from its own lock)."""
+        with self._lock:
+            sensed, self._sensed = self._sensed, []
+        if self.sense is not None:
+            for name, on, at in sensed:
+                self.sense(name, on, at)
 
     # ------------------------------------------------------------ switches
     def switch(self, name: str, closed: bool, at: float | None = None) -> None:
@@ -142,11 +169,16 @@ class StockTable:
                 if name in self._held:
                     return
                 self._held[name] = _Held(now)
+                if name != "power":
+                    self._sensed.append((name, True, now))
                 self._closed(name, now)
             else:
                 held = self._held.pop(name, None)
                 if held is not None:
+                    if name != "power":
+                        self._sensed.append((name, False, now))
                     self._opened(name, held, now)
+        self._tell()
 
     def _booted(self) -> bool:
         return self.powered and self.clock() >= self.booted_at
@@ -177,6 +209,8 @@ class StockTable:
         return self.powered and now >= self.booted_at and not self.selecting and self.ready
 
     def _on(self, now: float, why: str) -> None:
+        if not self.powered:
+            self._sensed.append(("power", True, now))
         self.powered = True
         self.booted_at = now + self.timings.boot_ms / 1000
         self.selecting = False
@@ -186,6 +220,7 @@ class StockTable:
     def _off(self, why: str) -> None:
         if self.powered:
             self.log.append(f"power off ({why})")
+            self._sensed.append(("power", False, self.clock()))
         self.powered = False
         self.selecting = False
         self.number = self.confirmed

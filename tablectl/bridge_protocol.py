@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-FIRMWARE_VERSION = "2.0"
-PROTOCOL = 2
+FIRMWARE_VERSION = "3.0"
+PROTOCOL = 3
 
 PRESS_MAX_MS = 10_000           # the longest press or hold the bridge accepts
 WD_DEFAULT_MS = 1_500           # the watchdog time at start
@@ -24,7 +24,15 @@ RX_RING = 64                    # the receive ring's slots (bytes beyond are los
 SAMPLES = 16                    # ADC readings summed per seat
 
 VERBS = ("PING", "PRESS", "HOLD", "RELEASE", "STICKS", "VERSION", "WATCHDOG", "RESET",
-         "POWER")
+         "POWER", "RECORD")
+
+# The sense inputs: SENSES optocouplers across the switches of relay channels 1..SENSES,
+# and the table's power. RECORD keeps their edges, each timed by the bridge's own clock.
+SENSES = 4
+SENSE_DEBOUNCE_MS = 10          # a level must hold this long to count (switches bounce)
+RECORD_MAX = 64                 # edges the recording keeps; later ones set its overflow flag
+RECORD_PER_READ = 5             # edges in one RECORD READ answer
+SENSE_POWER = "P"               # the power input's name in an edge; the switches are 1..4
 
 # ERR codes; a line refused with any of them did nothing.
 REFUSALS = ("ARGS", "CHANNEL", "RANGE", "UNKNOWN", "LONG", "ID", "CHECKSUM", "BYTE",
@@ -76,6 +84,9 @@ def c_header() -> str:
         value = globals()[name]
         lines.append(f"#define {name} {value}")
         lines.append(f'#define {name}_S "{value}"')
+    for name in ("SENSES", "SENSE_DEBOUNCE_MS", "RECORD_MAX", "RECORD_PER_READ"):
+        lines.append(f"#define {name} {globals()[name]}")
+        lines.append(f'#define {name}_S "{globals()[name]}"')
     lines.append(f'#define VERBS_S "{" ".join(VERBS)}"')
     for i, name in enumerate(OUTCOMES, start=1):
         lines.append(f"#define OUTCOME_{name} {i}")

@@ -84,6 +84,21 @@ static uint16_t last_id;
 static char last_cmd[LINE_MAX + 1];
 static char last_answer[128];
 
+/* ---------------------------------------------------------------- senses, RECORD
+ * Input 0 is the table's power, inputs 1..SENSES the optocouplers across the switches of
+ * relays 1..SENSES (a hand or a relay closing one pulls its input low). The 1 ms tick
+ * debounces them; while recording, every change is kept with the time it was first
+ * seen, in ms since RECORD START. */
+static volatile uint8_t *const press_sense_pin[SENSES] = PRESS_SENSE_PINS;
+static volatile uint8_t *const press_sense_port[SENSES] = PRESS_SENSE_PORTS;
+static const uint8_t press_sense_bit[SENSES] = PRESS_SENSE_BITS;
+static volatile uint8_t sense_stable;          /* bit i: input i on (power) or pressed */
+static uint8_t sense_count[SENSES + 1];
+static volatile uint8_t rec_on, rec_overflow, rec_len;
+static volatile uint32_t rec_ms;
+static uint32_t rec_t[RECORD_MAX];
+static uint8_t rec_what[RECORD_MAX];           /* input << 1 | its new level */
+
 /* ---------------------------------------------------------------- relays */
 static void relay_write(uint8_t i, uint8_t closed)
 {
@@ -109,6 +124,43 @@ static uint8_t sensed_on(void)
     return !(SENSE_PIN & (1 << SENSE_BIT));
 }
 
+static uint8_t sense_levels(void)
+{
+    uint8_t v = sensed_on() ? 1 : 0;
+    for (uint8_t i = 0; i < SENSES; i++)
+        if (!(*press_sense_pin[i] & (1 << press_sense_bit[i])))
+            v |= (uint8_t)(1 << (i + 1));
+    return v;
+}
+
+/* one tick of the sense inputs (from the timer interrupt) */
+static void sense_tick(void)
+{
+    if (rec_on)
+        rec_ms++;
+    uint8_t now = sense_levels();
+    for (uint8_t i = 0; i <= SENSES; i++) {
+        uint8_t bit = (uint8_t)(1 << i);
+        if (!((now ^ sense_stable) & bit)) {
+            sense_count[i] = 0;
+            continue;
+        }
+        if (++sense_count[i] < SENSE_DEBOUNCE_MS)
+            continue;
+        sense_count[i] = 0;
+        sense_stable ^= bit;
+        if (!rec_on)
+            continue;
+        if (rec_len >= RECORD_MAX) {
+            rec_overflow = 1;
+            continue;
+        }
+        rec_t[rec_len] = rec_ms >= SENSE_DEBOUNCE_MS - 1 ? rec_ms - (SENSE_DEBOUNCE_MS - 1) : 0;
+        rec_what[rec_len] = (uint8_t)((i << 1) | ((sense_stable & bit) ? 1 : 0));
+        rec_len++;
+    }
+}
+
 static void open_all(void)
 {
     for (uint8_t i = 0; i < CHANNELS; i++) {
@@ -120,6 +172,7 @@ static void open_all(void)
 ISR(TIMER1_COMPA_vect)
 {
     uint8_t any = 0;
+    sense_tick();
     for (uint8_t i = 0; i < CHANNELS; i++) {
         if (remaining[i]) {
             if (--remaining[i] == 0)
@@ -371,6 +424,54 @@ static void put_outcome(uint16_t only)
     put_P((PGM_P)pgm_read_word(&names[state - 1]));
 }
 
+/* RECORD [START | STOP | READ <first>]: the recording of the sense inputs' edges */
+static void record_cmd(uint16_t id, char **arg, uint8_t argc)
+{
+    int32_t from = -1;
+    if (argc == 2 && same_word(arg[1], PSTR("START"))) {
+        cli();
+        rec_len = 0;
+        rec_overflow = 0;
+        rec_ms = 0;
+        rec_on = 1;
+        sei();
+    } else if (argc == 2 && same_word(arg[1], PSTR("STOP"))) {
+        rec_on = 0;
+    } else if (argc == 3 && same_word(arg[1], PSTR("READ"))) {
+        from = number(arg[2]);
+        if (from < 0)
+            return err(id, PSTR("ARGS"),
+                       PSTR("RECORD READ takes the first edge's index, as in RECORD READ 0"));
+        if (from > RECORD_MAX)
+            return err(id, PSTR("RANGE"),
+                       PSTR("the recording keeps at most " RECORD_MAX_S " edges"));
+    } else if (argc != 1) {
+        return err(id, PSTR("ARGS"), PSTR("RECORD takes START, STOP, READ <first> or nothing"));
+    }
+    cli();
+    uint8_t on = rec_on, len = rec_len, over = rec_overflow;
+    uint32_t ms = rec_ms;
+    sei();
+    head(1, id);
+    put_P(on ? PSTR("RECORD ON EDGES ") : PSTR("RECORD OFF EDGES "));
+    put_u(len);
+    put_P(PSTR(" OVERFLOW "));
+    put_u(over);
+    if (from < 0) {
+        put_P(PSTR(" CLOCK "));
+        put_u(ms);
+        return;
+    }
+    put_P(PSTR(" FROM "));
+    put_u((uint32_t)from);
+    for (uint8_t i = (uint8_t)from; i < len && i < from + RECORD_PER_READ; i++) {
+        uint8_t input = (uint8_t)(rec_what[i] >> 1);
+        char word[4] = {' ', input ? (char)('0' + input) : 'P', (rec_what[i] & 1) ? '+' : '-', 0};
+        put(word);
+        put_u(rec_t[i]);
+    }
+}
+
 static void run(uint16_t id, char **arg, uint8_t argc)
 {
     const char *verb = arg[0];
@@ -505,6 +606,8 @@ static void run(uint16_t id, char **arg, uint8_t argc)
 #else
         err(id, PSTR("UNKNOWN"), PSTR("built without the hardware watchdog; RESET needs it"));
 #endif
+    } else if (same_word(verb, PSTR("RECORD"))) {
+        record_cmd(id, arg, argc);
     } else {
         err(id, PSTR("UNKNOWN"), PSTR("unknown command; the commands are " VERBS_S));
     }
@@ -693,6 +796,8 @@ int main(void)
     power_write(0);             /* the table on: the outlet's trigger not energised */
     POWER_DDR |= (uint8_t)(1 << POWER_BIT);
     SENSE_PORT |= (uint8_t)(1 << SENSE_BIT);    /* the sense input's pull-up */
+    for (uint8_t i = 0; i < SENSES; i++)        /* and the switch senses' */
+        *press_sense_port[i] |= (uint8_t)(1 << press_sense_bit[i]);
     /* UART: 115200 8N1, double speed (the Arduino bootloader's setting) */
     uint16_t ubrr = (uint16_t)((F_CPU + BAUD * 4) / (BAUD * 8) - 1);
     UBRR0H = (uint8_t)(ubrr >> 8);
@@ -711,6 +816,7 @@ int main(void)
     wdt_enable(WDTO_500MS);
 #endif
     set_sleep_mode(SLEEP_MODE_IDLE);
+    sense_stable = sense_levels();      /* the levels at start are no edges */
     sei();
     banner();
 

@@ -27,6 +27,7 @@ import time
 from typing import Any, Sequence
 
 from ..bridge_protocol import PRESS_MAX_MS, PROTOCOL, REFUSALS, framed, unframe
+from ..learn import Edge, Recording
 from ..settings import SerialSettings
 from .boards import BoardError, SerialBoard
 
@@ -164,6 +165,38 @@ class BridgeBoard(SerialBoard):
         at = words.index("RAW")
         return [int(w) for w in words[at + 1:]]
 
+    # ------------------------------------------------------------ recording the senses
+    def record_start(self) -> None:
+        """Start a new recording of the sense inputs' edges (the old one is dropped)."""
+        self._call("RECORD START")
+
+    def record_status(self) -> dict[str, Any]:
+        """``{"on", "edges", "overflow", "clock_ms"}``: the recording as it stands."""
+        return _record_head(self._call("RECORD"), self.url)
+
+    def record_stop(self) -> dict[str, Any]:
+        """Stop recording (what was kept stays readable); the status as it stopped."""
+        return _record_head(self._call("RECORD STOP"), self.url)
+
+    def record_read(self) -> Recording:
+        """Every edge the bridge kept, read back a few at a time, each timed in ms of the
+        bridge's own clock since the recording started; sense 1..4 named by its relay
+        channel (``"1"``..``"4"``), the power as ``"P"``."""
+        edges: list[Edge] = []
+        head: dict[str, Any] = {"edges": 0, "overflow": False}
+        while True:
+            words = self._call(f"RECORD READ {len(edges)}")
+            head = _record_head(words, self.url)
+            got = words[words.index("FROM") + 2:] if "FROM" in words else []
+            for token in got:
+                if len(token) < 3 or token[1] not in "+-" or not token[2:].isdigit():
+                    raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url)
+                edges.append(Edge(int(token[2:]), token[0], token[1] == "+"))
+            if not got or len(edges) >= head["edges"]:
+                break
+        clock = self.record_status()["clock_ms"]
+        return Recording(tuple(edges), bool(head["overflow"]), clock)
+
     def close(self) -> None:
         """Release the line; the bridge's own timers end anything still running."""
         super().close()
@@ -224,6 +257,18 @@ class BridgeBoard(SerialBoard):
                 return text
             self.log.debug("bridge: skipped %r", text)   # a late answer to an earlier line
         return None
+
+
+def _record_head(words: list[str], port: str) -> dict[str, Any]:
+    """The state words of a ``RECORD`` answer: ``RECORD ON EDGES n OVERFLOW f ...``."""
+    try:
+        at = words.index("RECORD")
+        fields = dict(zip(words[at + 2::2], words[at + 3::2], strict=False))
+        return {"on": words[at + 1] == "ON", "edges": int(fields["EDGES"]),
+                "overflow": fields["OVERFLOW"] == "1",
+                "clock_ms": int(fields.get("CLOCK", "0"))}
+    except (ValueError, KeyError, IndexError):
+        raise BoardError(" ".join(words), "bridge_not_bridge", port=port) from None
 
 
 def _closed(words: list[str]) -> set[int]:

@@ -31,7 +31,7 @@ import importlib
 import time
 from typing import Any, Mapping
 
-from ..bridge_protocol import PRESS_MAX_MS
+from ..bridge_protocol import PRESS_MAX_MS, SENSE_DEBOUNCE_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from ..errors import TableError
@@ -405,6 +405,7 @@ class JpexPanelDriver(Driver):
             if target == start:
                 return Outcome.done(self._mode_result(target, start, 0))
             self._progress(job, "power_off", target=target, start=start)
+            self._record_begin()
             if not self._set_power(job, on=False):
                 self.board.set_power(True)      # let the outlet go: nothing changed
                 b.update(busy=None)
@@ -424,6 +425,7 @@ class JpexPanelDriver(Driver):
         job.wait(self.timings["boot_ms"] / 1000)
         steps = self._select(job, target, start)
         result = self._mode_result(target, start, steps)
+        result.update(self._record_check(steps))
         if self.camera is not None:
             result.update(self._confirm(job, target, start))
             if result["seen"] is not None and result["seen"] != target:
@@ -453,6 +455,39 @@ class JpexPanelDriver(Driver):
         self._play(job, "reset")
         b.update(selecting=False, target=None, busy=None)
         return steps
+
+    def _record_begin(self) -> None:
+        """Let a board with sense inputs record the change (the bridge's RECORD)."""
+        if hasattr(self.board, "record_start"):
+            self.board.record_start()
+
+    def _record_check(self, steps: int) -> dict[str, Any]:
+        """The change as the sense inputs recorded it, checked against the sequence
+        (``docs/tablectl.md``, learning): ``sequence_check`` is None when nothing on the
+        switches was sensed (no sense wiring), else ``{"agrees", "findings"}`` or the
+        reason the recording is not one whole change."""
+        if not hasattr(self.board, "record_read"):
+            return {}
+        learn = importlib.import_module("tablectl.learn")
+        board: Any = self.board
+        time.sleep(2 * SENSE_DEBOUNCE_MS / 1000)     # the last release settles first
+        recording = board.record_read()
+        board.record_stop()
+        if not any(e.source != "P" for e in recording.edges):
+            return {"sequence_check": None}
+        try:
+            seen = learn.demonstration(recording, self.channels)
+        except learn.LearnError as e:
+            self.log.warning("the recorded change is not a whole one: %s", e.code)
+            return {"sequence_check": {"agrees": False, "problem": e.code}}
+        findings = learn.compare(learn.from_sequence(self.sequence, self.timings), seen)
+        if len(seen.steps) != steps:
+            findings.append(learn.Finding("steps", steps, len(seen.steps)))
+        for f in findings:
+            self.log.warning("the recorded change differs from the sequence: %s %s ms, "
+                             "recorded %s", f.what, f.expected, f.seen)
+        return {"sequence_check": {"agrees": not findings,
+                                   "findings": [vars(f) for f in findings]}}
 
     def _look(self, job: Job) -> Any:
         """The display as the camera reads it: the first certain read of a few, else the
