@@ -172,6 +172,8 @@ class BridgeBoard(SerialBoard):
     # ------------------------------------------------------------ the on-board script
     has_script = True
     SCRIPT_STEPS = SCRIPT_STEPS
+    SCRIPT_POLL_S = 0.1
+    """How often the host asks where a running script is (a keep-alive as well)."""
 
     def run_script(self, steps: Sequence[str], *,
                    on_step: Callable[[int, int], None] | None = None,
@@ -196,7 +198,7 @@ class BridgeBoard(SerialBoard):
         seen: tuple[int, int] | None = None
         while True:
             try:
-                pause(self.keepalive_s)
+                pause(min(self.keepalive_s, self.SCRIPT_POLL_S))
             except BaseException:
                 self.abort_script()
                 raise

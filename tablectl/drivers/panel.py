@@ -15,6 +15,10 @@ The switch sequence is data per table model (``[models.NAME]`` in club.toml,
 :data:`DEFAULT_SEQUENCE` otherwise): lists of ``press`` / ``hold`` / ``wait``
 steps whose times are milliseconds or the name of one of the table's timings.
 
+A board with a clock of its own (the bridge) is given the selection (the boot wait,
+the entering hold, the steps, the reset) as one script it runs by that clock, the
+host watching it step by step; with the LCUS module the host times each step.
+
 The driver cannot see the display. It keeps the number it believes the table
 shows in the table's state; after a sequence that was interrupted (daemon killed,
 board unplugged) the number is unknown, and a mode change is refused in words
@@ -31,7 +35,7 @@ import importlib
 import time
 from typing import Any, Mapping
 
-from ..bridge_protocol import PRESS_MAX_MS
+from ..bridge_protocol import PRESS_MAX_MS, SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from ..errors import TableError
@@ -135,6 +139,15 @@ def _check_bridge_presses(sequence: dict[str, list[dict[str, Any]]], options: di
                 setting = ms if isinstance(ms, str) else f"models.{model}.{seq}"
                 raise _bad(where, setting, value, f"at most {PRESS_MAX_MS} ms: the bridge "
                            "ends every press by then")
+
+
+def _wait_tokens(ms: int, tokens: list[str], names: list[str], label: str) -> None:
+    """A wait as script steps (a long one in pieces the bridge takes; none for 0)."""
+    while ms > 0:
+        piece = min(ms, SCRIPT_WAIT_MAX_MS)
+        tokens.append(f"W{piece}")
+        names.append(label)
+        ms -= piece
 
 
 STICKS_TOLERANCE = 0.02
@@ -421,8 +434,7 @@ class JpexPanelDriver(Driver):
             return Outcome.failed("panel_power_not_on", changed=True, table=self.table.id,
                                   mode_number=target)
         b["stage"] = None
-        job.wait(self.timings["boot_ms"] / 1000)
-        steps = self._select(job, target, start)
+        steps = self._select(job, target, start, boot_ms=self.timings["boot_ms"])
         result = self._mode_result(target, start, steps)
         if self.camera is not None:
             result.update(self._confirm(job, target, start))
@@ -432,10 +444,16 @@ class JpexPanelDriver(Driver):
                                       seen=result["seen"])
         return Outcome.done(result, changed=True)
 
-    def _select(self, job: Job, target: int, start: int) -> int:
-        """Enter the selection, step from the number believed shown to ``target``, reset:
-        the steps pressed."""
+    def _select(self, job: Job, target: int, start: int, boot_ms: int = 0) -> int:
+        """Wait ``boot_ms`` for the table to boot, enter the selection, step from the number
+        believed shown to ``target``, reset: the steps pressed. A board with a clock of its
+        own (the bridge) runs it all as one script; otherwise the host times each step."""
         b = self.belief
+        scripted = self._select_on_board(job, target, start, boot_ms)
+        if scripted is not None:
+            return scripted
+        if boot_ms:
+            job.wait(boot_ms / 1000)
         self._progress(job, "enter", target=target, start=start)
         self._play(job, "enter")
         b["selecting"] = True
@@ -452,6 +470,59 @@ class JpexPanelDriver(Driver):
         self._progress(job, "reset", target=target, start=start)
         self._play(job, "reset")
         b.update(selecting=False, target=None, busy=None)
+        return steps
+
+    # ------------------------------------------------------------ the on-board script
+    def _tokens(self, name: str, tokens: list[str], names: list[str], label: str) -> None:
+        """Append sequence ``name`` as script steps, each labelled ``label``."""
+        for step in self.sequence[name]:
+            if "wait" in step:
+                _wait_tokens(self._ms(step["wait"]), tokens, names, label)
+                continue
+            switches = step["press"] if "press" in step else step["hold"]
+            chans = ",".join(str(c) for c in sorted({self.channels[s] for s in switches}))
+            tokens.append(f"{chans}:{self._ms(step['ms'])}")
+            names.append(label)
+
+    def _select_on_board(self, job: Job, target: int, start: int,
+                         boot_ms: int) -> int | None:
+        """:meth:`_select` as one script the board runs by its own clock; None when the
+        board has no clock of its own or the script would not fit on it."""
+        board: Any = self.board
+        if not getattr(board, "has_script", False):
+            return None
+        b = self.belief
+        shown = (int(b["shown"]) + int(b.get("enter_drift") or 0)) % len(MODES)
+        steps = abs(target - shown)
+        step_name = "step_up" if target > shown else "step_down"
+        tokens: list[str] = []
+        names: list[str] = []
+        _wait_tokens(boot_ms, tokens, names, "power_on")
+        self._tokens("enter", tokens, names, "enter")
+        if steps:
+            tokens.append(f"R{steps}")
+            names.append(step_name)
+            self._tokens(step_name, tokens, names, step_name)
+            tokens.append("E")
+            names.append(step_name)
+        self._tokens("reset", tokens, names, "reset")
+        if len(tokens) > board.SCRIPT_STEPS or steps > SCRIPT_REPEAT_MAX:
+            return None
+        where: dict[str, Any] = {}
+
+        def on_step(step: int, rep: int) -> None:
+            name = names[step - 1]
+            if where.get("at") == (name, rep):
+                return
+            where["at"] = (name, rep)
+            values: dict[str, Any] = {"target": target, "start": start, "script": step}
+            if name == step_name:
+                values["at"] = (shown + (rep - 1) * (1 if target > shown else -1)) % len(MODES)
+            self._progress(job, name, **values)
+
+        self._progress(job, names[0], target=target, start=start, script=1)
+        board.run_script(tokens, on_step=on_step, wait=job.wait)
+        b.update(shown=target, selecting=False, target=None, busy=None)
         return steps
 
     def _look(self, job: Job) -> Any:
