@@ -49,6 +49,9 @@ CAMERA_TRIES = 5
 """Reads of the display, 0.2 s apart, before an unsure picture is taken as unsure."""
 CORRECTIONS = 2
 """How many times a change the camera saw end on the wrong number is stepped again."""
+BOOT_PATIENCE_S = 30.0
+"""How long an unreadable display right after a power-on is watched for the number: a
+table that boots slower than its ``boot_ms`` shows none until it has booted."""
 POWER_SENSE_S = 3.0
 """How long the table has to go off, or come on, as the bridge's sense input sees it."""
 TIMINGS: dict[str, Option] = {
@@ -232,7 +235,8 @@ class JpexPanelDriver(Driver):
         self.board: PanelBoard = self._board(str(o["board"]), int(o["board_channels"]))
         self.belief: dict[str, Any] = {"shown": None, "stage": None, "target": None,
                                        "selecting": False, "busy": None, "calibration": None,
-                                       "calibrated": None, "enter_drift": 0}
+                                       "calibrated": None, "enter_drift": 0,
+                                       "boot_seen_ms": None}
         self.sticks: list[Any] | None = None
         self._open = False
         self._interrupted: str | None = None
@@ -434,10 +438,16 @@ class JpexPanelDriver(Driver):
             return Outcome.failed("panel_power_not_on", changed=True, table=self.table.id,
                                   mode_number=target)
         b["stage"] = None
-        steps = self._select(job, target, start, boot_ms=self.timings["boot_ms"])
+        powered_at = time.monotonic()
+        steps = self._select(job, target, start, boot_ms=self._boot_ms())
         result = self._mode_result(target, start, steps)
         if self.camera is not None:
-            result.update(self._confirm(job, target, start))
+            result.update(self._confirm(job, target, start, powered_at=powered_at))
+            if result.get("ignored"):
+                return Outcome.failed("panel_presses_ignored", result, changed=True,
+                                      table=self.table.id, mode_number=target,
+                                      seen=f"{result['seen']:02d}",
+                                      press_ms=self.timings["press_ms"])
             if result["seen"] is not None and result["seen"] != target:
                 return Outcome.failed("panel_display_differs", result, changed=True,
                                       table=self.table.id, mode_number=target,
@@ -541,13 +551,27 @@ class JpexPanelDriver(Driver):
                 job.wait(0.2)
         return reading
 
-    def _confirm(self, job: Job, target: int, start: int) -> dict[str, Any]:
+    def _confirm(self, job: Job, target: int, start: int,
+                 powered_at: float | None = None) -> dict[str, Any]:
         """Check the change on the display; a certain read of another number is stepped
         again from that number (at most :data:`CORRECTIONS` times). Only a certain read
-        of the target confirms; an unsure one says so and confirms nothing."""
+        of the target confirms; an unsure one says so and confirms nothing. Right after
+        a power-on (``powered_at``) an unreadable display is watched a while longer: the
+        table may boot slower than ``boot_ms`` (its boot is then measured and kept)."""
         corrections, last_off = 0, 0
+        unmoved = False             # the change and every correction left the start number
         while True:
             reading = self._look(job)
+            if powered_at is not None:
+                reading = self._look_while_booting(job, reading, powered_at)
+                powered_at = None
+            if unmoved and reading is not None and reading.certain \
+                    and reading.number == start != target:
+                # stepped again and still nothing moved: the table took none of the presses
+                self.belief["shown"] = reading.number
+                return {"confirmed": False, "seen": reading.number, "ignored": True,
+                        "corrections": corrections, "mode": reading.number,
+                        "applied_now": False}
             if reading is None or not reading.certain or reading.dark \
                     or reading.number not in range(len(MODES)):
                 return {"confirmed": False, "seen": None, "corrections": corrections,
@@ -570,8 +594,29 @@ class JpexPanelDriver(Driver):
                 self.belief["enter_drift"] = int(self.belief.get("enter_drift") or 0) + off
             last_off = off
             self.belief["shown"] = reading.number
+            unmoved = corrections == 0 and reading.number == start
             corrections += 1
             self._select(job, target, start)
+
+    def _boot_ms(self) -> int:
+        """The boot wait: ``boot_ms``, or longer when the camera saw this table boot slower."""
+        return max(self.timings["boot_ms"], int(self.belief.get("boot_seen_ms") or 0))
+
+    def _look_while_booting(self, job: Job, reading: Any, powered_at: float) -> Any:
+        """An unreadable (not dark) display after a power-on, looked at again every half
+        second for up to :data:`BOOT_PATIENCE_S`: a table still booting shows no number.
+        A number seen at last keeps the boot time it took (rounded up to 0.5 s)."""
+        waited, until = False, time.monotonic() + BOOT_PATIENCE_S
+        while (reading is None or not reading.certain) and time.monotonic() < until \
+                and not (reading is not None and reading.dark):
+            job.wait(0.5)
+            waited = True
+            reading = self._look(job)
+        if waited and reading is not None and reading.certain and not reading.dark:
+            took = int(-(-(time.monotonic() - powered_at) * 1000 // 500) * 500)
+            self.log.warning("the table booted slower than boot_ms: %d ms", took)
+            self.belief["boot_seen_ms"] = max(took, self._boot_ms())
+        return reading
 
     def _wait_for_sticks(self, job: Job, target: int, start: int,
                          confirmed: bool) -> Outcome | None:

@@ -104,7 +104,7 @@ def test_closed_loop_catches_a_table_whose_long_press_repeats_and_corrects_it(lo
     daemon, model, _camera = loop_rig(table)
     daemon.start(wait_tables=("t1",))
     row = _change(daemon, model, table, 5, **{"from": 1})
-    assert row["status"] == "done", row
+    assert row["status"] == "done", (row["error_code"], row["result"], row.get("error"))
     assert row["result"]["confirmed"] is True and row["result"]["corrections"] == 2
     assert table.display() == "05" and table.resets == 3
     row = _change(daemon, model, table, 8)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from hardware_sim.stock_table import StockTable
-from tablectl import store
+from tablectl import commands, store
 from tablectl.modes import MODES
 from tests.support.tablectl import wait_until
 
@@ -56,3 +56,41 @@ def test_closed_loop_daemon_stopping_mid_script_aborts_it_on_the_bridge(loop_rig
     assert table.resets == 0                    # the selection was never confirmed
     row = store.get_command(daemon.db, cid)
     assert row["status"] != "done", row
+
+
+def test_closed_loop_a_table_that_boots_in_8_s_is_waited_for_and_corrected(loop_rig):  # noqa: F811
+    """The driver guesses a boot of boot_ms (0.3 s here); this table takes 8 s. Every
+    press of the change lands while it boots and is lost: the camera sees no number, then
+    the old one; the driver steps again from it and the change ends confirmed. The boot
+    it measured is kept, and the next change waits for it and lands first time."""
+    table = StockTable.variant("slow_boot", number=1, timings=SIM)
+    daemon, model, _camera = loop_rig(table)
+    daemon.start(wait_tables=("t1",))
+    row = _change(daemon, model, table, 4, **{"from": 1})
+    assert row["status"] == "done", row
+    assert row["result"]["confirmed"] is True and row["result"]["corrections"] == 1
+    assert table.display() == "04" and table.steps == 3
+    panel = store.get_table(daemon.db, "t1")["state"]["panel"]
+    assert panel["boot_seen_ms"] >= 8000
+    row = _change(daemon, model, table, 2)
+    assert row["status"] == "done" and row["result"]["confirmed"] is True, row
+    assert row["result"]["corrections"] == 0 and table.display() == "02"
+    assert daemon.stop() == 0
+
+
+def test_closed_loop_a_table_that_ignores_short_presses_is_refused_in_words(loop_rig):  # noqa: F811
+    """This table takes no press under 200 ms; the driver's steps are 60 ms. The camera
+    sees the number unmoved, and unmoved again after stepping again: the driver stops
+    and says, in words, that the presses are too short, instead of guessing on."""
+    table = StockTable.variant("short_press_ignored", number=1, timings=SIM)
+    daemon, model, _camera = loop_rig(table)
+    daemon.start(wait_tables=("t1",))
+    row = _change(daemon, model, table, 3, **{"from": 1})
+    assert row["status"] == "failed" and row["error_code"] == "panel_presses_ignored", row
+    assert table.display() == "01" and table.steps == 0
+    words = commands.describe(row, "en")
+    assert "60 ms" in words and "press_ms" in words and "01" in words
+    assert "60 ミリ秒" in commands.describe(row, "ja")
+    panel = store.get_table(daemon.db, "t1")["state"]["panel"]
+    assert panel["shown"] == 1 and panel["enter_drift"] == 0     # nothing wrongly learnt
+    assert daemon.stop() == 0
