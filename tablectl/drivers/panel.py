@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from ..bridge_protocol import PRESS_MAX_MS, SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
 from ..modes import MODES
@@ -52,6 +52,10 @@ CORRECTIONS = 2
 BOOT_PATIENCE_S = 30.0
 """How long an unreadable display right after a power-on is watched for the number: a
 table that boots slower than its ``boot_ms`` shows none until it has booted."""
+CYCLE_OFF_MS = 2000
+"""How long the table is held off in a power cycle that waits for no sticks (calibration)."""
+PROBE_PRESSES = 2
+"""Presses of a shorter time a calibration with a camera tries before it suggests it."""
 POWER_SENSE_S = 3.0
 """How long the table has to go off, or come on, as the bridge's sense input sees it."""
 TIMINGS: dict[str, Option] = {
@@ -644,6 +648,96 @@ class JpexPanelDriver(Driver):
             job.wait(STICKS_POLL_S)
             waited += STICKS_POLL_S
 
+    # ------------------------------------------------------------ calibration's ends
+    def _power_cycle_into_selection(self, job: Job) -> Outcome | None:
+        """The rulebook's way into the game selection: power off, a moment, power on, the
+        boot wait, the long press (one script on a board with a clock of its own). An
+        outcome when the table did not follow its power, None once it is selecting."""
+        b, board = self.belief, cast(Any, self.board)
+        self._progress(job, "power_off", calibrate=True)
+        if getattr(board, "has_script", False):
+            tokens: list[str] = ["OFF"]
+            names = ["power_off"]
+            _wait_tokens(CYCLE_OFF_MS, tokens, names, "power_off")
+            tokens.append("ON")
+            names.append("power_on")
+            _wait_tokens(self._boot_ms(), tokens, names, "power_on")
+            self._tokens("enter", tokens, names, "enter")
+            board.run_script(tokens, wait=job.wait, on_step=lambda step, _n: self._progress(
+                job, names[step - 1], calibrate=True))
+            if board.sensed_power() is False:
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_on", changed=True,
+                                      table=self.table.id, mode_number=b["shown"])
+        else:
+            if not self._set_power(job, on=False):
+                self.board.set_power(True)
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_off", changed=False,
+                                      table=self.table.id)
+            job.wait(CYCLE_OFF_MS / 1000)
+            self._progress(job, "power_on", calibrate=True)
+            if not self._set_power(job, on=True):
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_on", changed=True,
+                                      table=self.table.id, mode_number=b["shown"])
+            job.wait(self._boot_ms() / 1000)
+            self._progress(job, "enter", calibrate=True)
+            self._play(job, "enter")
+        b["selecting"] = True
+        return None
+
+    def _probe_shorter(self, job: Job) -> int | None:
+        """With a camera, at 00 in the selection: a few presses of half ``press_ms``, each
+        read back. The shorter press when the camera saw every one of them step the
+        number by one; None otherwise (the number is then read, or unknown)."""
+        press = max(TIMINGS["press_ms"].low, self.timings["press_ms"] // 2)
+        if self.camera is None or press >= self.timings["press_ms"]:
+            return None
+        up = self.channels["up"]
+        for n in range(1, PROBE_PRESSES + 1):
+            self._progress(job, "step_up", calibrate=True, at=n - 1, probe_ms=press)
+            self.board.press(up, press)
+            job.wait(self.timings["repeat_ms"] / 1000)
+            reading = self._look(job)
+            seen = reading.number if reading is not None and reading.certain else None
+            self.belief["shown"] = seen
+            if seen != n:
+                return None
+        return press
+
+    def _calibrated(self, job: Job, cal: dict[str, Any], result: dict[str, Any]) -> Outcome:
+        """The sweep is over (at 00): suggest timings, step back to the number the table
+        showed before calibration, reset there."""
+        b = self.belief
+        home = int(cal.get("home") or 0)
+        suggested: dict[str, int] = {}
+        press = self.timings["press_ms"]
+        if cal["mismatches"]:           # presses were missed: longer ones, by half again
+            suggested["press_ms"] = min(TIMINGS["press_ms"].high, -(-press * 3 // 20) * 10)
+        else:
+            shorter = self._probe_shorter(job)
+            if shorter is not None:
+                suggested["press_ms"] = shorter
+        at = b["shown"]
+        if at is not None:
+            for _ in range(abs(home - at)):
+                name = "step_up" if home > at else "step_down"
+                self._progress(job, name, calibrate=True, at=at)
+                self._play(job, name)
+                at += 1 if home > at else -1
+        self._progress(job, "reset", calibrate=True)
+        self._play(job, "reset")
+        back: int | None = home if at is not None else None
+        if self.camera is not None:
+            reading = self._look(job)
+            back = reading.number if reading is not None and reading.certain else None
+        b.update(selecting=False, busy=None, calibration=None, shown=back,
+                 calibrated={"at": cal["started"], "mismatches": len(cal["mismatches"]),
+                             "timings": dict(self.timings), "suggested": suggested})
+        return Outcome.done({**result, "complete": True, "next": None, "home": home,
+                             "back": back, "suggested": suggested}, changed=True)
+
     @staticmethod
     def _mode_result(target: int, start: int, steps: int) -> dict[str, Any]:
         return {"mode": target, "requested": target, "pending_mode": None, "applied_now": True,
@@ -659,7 +753,7 @@ class JpexPanelDriver(Driver):
                                   mode_number=b["target"])
         seen = int(seen)
         cal = b["calibration"] or {"expected": None, "up": seen < len(MODES) - 1,
-                                   "mismatches": [], "checked": 0,
+                                   "mismatches": [], "checked": 0, "home": seen,
                                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         expected = cal["expected"]
         match = expected is None or expected == seen
@@ -673,16 +767,11 @@ class JpexPanelDriver(Driver):
                   "mismatches": list(cal["mismatches"]), "timings": dict(self.timings)}
         job.sent(0)
         if not cal["up"] and seen <= 0:
-            self._progress(job, "reset", calibrate=True)
-            self._play(job, "reset")
-            b.update(selecting=False, busy=None, calibration=None,
-                     calibrated={"at": cal["started"], "mismatches": len(cal["mismatches"]),
-                                 "timings": dict(self.timings)})
-            return Outcome.done({**result, "complete": True, "next": None}, changed=True)
+            return self._calibrated(job, cal, result)
         if not b["selecting"]:
-            self._progress(job, "enter", calibrate=True)
-            self._play(job, "enter")
-            b["selecting"] = True
+            failed = self._power_cycle_into_selection(job)
+            if failed is not None:
+                return failed
         name = "step_up" if cal["up"] else "step_down"
         self._progress(job, name, calibrate=True, at=seen)
         self._play(job, name)

@@ -51,12 +51,12 @@ class Camera(threading.Thread):
 
 @pytest.fixture
 def loop_rig(tmp_path):
-    def make(table: StockTable):
+    def make(table: StockTable, panel: str = BRIDGE_PANEL):
         model = wired_bridge(table)
         camera = Camera(table, str(tmp_path / "camera-t1.png"))
         camera.start()
         corners = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in camera.region)
-        extra = BRIDGE_PANEL + f'camera = "{camera.path}"\ncamera_region = [{corners}]\n'
+        extra = panel + f'camera = "{camera.path}"\ncamera_region = [{corners}]\n'
         daemon = DaemonProcess(write_config(tmp_path, {"t1": model.path},
                                             table_extra={"t1": extra}))
         made.append((daemon, model, camera))
