@@ -22,8 +22,8 @@ def _finished_games(path: str, table: str, ids, rule_sets) -> list[int]:
     """One finished game at ``table`` under each of ``rule_sets``."""
     import uuid
 
-    from web.club import games
-    from web.db import connect
+    from club import games
+    from club.db import connect
     db = connect(path)
     out = []
     try:
@@ -42,8 +42,8 @@ def _finished_games(path: str, table: str, ids, rule_sets) -> list[int]:
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
-    from web.club.accounts import create_staff
-    from web.db import connect
+    from club.accounts import create_staff
+    from club.db import connect
     with running_club(str(tmp_path_factory.mktemp("night3") / "club.sqlite"), TABLES) as c:
         db = connect(c["db"])
         create_staff(db, *STAFF)
@@ -89,8 +89,8 @@ def test_mcr_points_penalty_in_mcr_amounts(browser, club):
 
 
 def _member_link(club, pid: int = 1) -> str:
-    from web.club import members
-    from web.db import connect
+    from club import members
+    from club.db import connect
     db = connect(club["db"])
     try:
         db.execute("UPDATE players SET member_no = ? WHERE id = ?", [f"M{pid:03d}", pid])
