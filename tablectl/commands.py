@@ -289,13 +289,13 @@ def _calibrated(r: dict[str, Any], lang: str) -> list[str]:
     parts = []
     if r.get("home") is not None:
         back = r.get("back")
-        parts.append(W.say("table.done.calibrate.home" if back == r["home"]
+        parts.append(words.say("table.done.calibrate.home" if back == r["home"]
                            else "table.done.calibrate.home_unseen", lang,
                            home=f"{r['home']:02d}"))
     now = (r.get("timings") or {}).get("press_ms")
     ms = (r.get("suggested") or {}).get("press_ms")
     if ms is not None and now is not None:
-        parts.append(W.say("table.done.calibrate.longer" if ms > now
+        parts.append(words.say("table.done.calibrate.longer" if ms > now
                            else "table.done.calibrate.shorter", lang, ms=ms, now=now))
     return parts
 

@@ -18,7 +18,7 @@ import pytest
 from hardware_sim.bridge_model import BridgeModel
 from tablectl.bridge_protocol import LINE_MAX, SCRIPT_STEPS, framed, script_lines
 from tablectl.drivers.boards import BoardError
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 
 from .test_bridge_firmware import ROOT, chip, firmware_built  # noqa: F401  (fixtures)
 from .test_bridge_framed import _open, _talk, bridge  # noqa: F401  (the fixture)
@@ -145,7 +145,7 @@ def test_script_firmware_times_every_step_by_its_own_clock(chip):  # noqa: F811
 def test_script_firmware_dead_host_leaves_every_relay_open_and_the_table_on(chip):  # noqa: F811
     child = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys; from tablectl.drivers.bridge import BridgeBoard\n"
+         "import sys; from tablectl.drivers.bridge_board import BridgeBoard\n"
          "b = BridgeBoard(sys.argv[1]); b.open()\n"
          "b.run_script(['OFF', 'W100', '1:8000', 'ON'],"
          " on_step=lambda s, n: print('step', s, flush=True))\n", chip.path],
