@@ -720,12 +720,18 @@ class JpexPanelDriver(Driver):
             if shorter is not None:
                 suggested["press_ms"] = shorter
         at = b["shown"]
-        if at is not None:
-            for _ in range(abs(home - at)):
-                name = "step_up" if home > at else "step_down"
-                self._progress(job, name, calibrate=True, at=at)
-                self._play(job, name)
-                at += 1 if home > at else -1
+        for _ in range(CORRECTIONS + 1):
+            if at is None:
+                break
+            self._step_to(job, at, home)
+            if self.camera is None:
+                at = home
+                break
+            # still in the selection: a press missed on the way back is seen and stepped
+            reading = self._look(job)
+            at = reading.number if reading is not None and reading.certain else None
+            if at == home:
+                break
         self._progress(job, "reset", calibrate=True)
         self._play(job, "reset")
         back: int | None = home if at is not None else None
@@ -737,6 +743,14 @@ class JpexPanelDriver(Driver):
                              "timings": dict(self.timings), "suggested": suggested})
         return Outcome.done({**result, "complete": True, "next": None, "home": home,
                              "back": back, "suggested": suggested}, changed=True)
+
+    def _step_to(self, job: Job, at: int, home: int) -> None:
+        """In the selection: single presses from ``at`` to ``home``."""
+        while at != home:
+            name = "step_up" if home > at else "step_down"
+            self._progress(job, name, calibrate=True, at=at)
+            self._play(job, name)
+            at += 1 if home > at else -1
 
     @staticmethod
     def _mode_result(target: int, start: int, steps: int) -> dict[str, Any]:

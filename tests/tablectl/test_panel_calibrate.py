@@ -22,9 +22,12 @@ from .test_panel_driver import BRIDGE_PANEL, SIM
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 
 
-def _sweep(daemon, table, limit: int = 30) -> dict:
-    """Calibrate with the number the display shows each time, to the end."""
+def _sweep(daemon, table, limit: int = 30, miss_home: bool = False) -> dict:
+    """Calibrate with the number the display shows each time, to the end
+    (``miss_home``: the table misses a press on the way back)."""
     for _ in range(limit):
+        if miss_home and table.display() == "00":
+            table.miss_presses(1)
         row = ask(daemon.db, "t1", "calibrate", {"seen": int(table.display())}, timeout=60)
         assert row["status"] == "done", row
         if row["result"]["complete"]:
@@ -63,10 +66,12 @@ def test_closed_loop_calibration_with_missed_presses_suggests_longer(loop_rig): 
     row = ask(daemon.db, "t1", "calibrate", {"seen": 7}, timeout=60)
     assert row["status"] == "done", row
     table.miss_presses(1)
-    row = _sweep(daemon, table)
+    row = _sweep(daemon, table, miss_home=True)
     result = row["result"]
     assert len(result["mismatches"]) == 1 and result["suggested"] == {"press_ms": 90}
-    assert result["back"] == 7 and table.display() == "07"
+    # the press missed on the way back was seen by the camera and stepped again
+    assert table.missed == 2 and result["back"] == 7 and table.display() == "07"
+    assert table.resets == 1 and table.confirmed == 7
     assert "90 ms" in commands.describe(row, "en")
     assert daemon.stop() == 0
 
