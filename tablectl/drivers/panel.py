@@ -438,11 +438,11 @@ class JpexPanelDriver(Driver):
         if waited is not None:
             return waited
         self._progress(job, "power_on", target=target, start=start)
+        powered_at = time.monotonic()       # a boot measured from here is never short
         if not self._set_power(job, on=True):
             return Outcome.failed("panel_power_not_on", changed=True, table=self.table.id,
                                   mode_number=target)
         b["stage"] = None
-        powered_at = time.monotonic()
         steps = self._select(job, target, start, boot_ms=self._boot_ms())
         result = self._mode_result(target, start, steps)
         if self.camera is not None:
