@@ -27,15 +27,13 @@ from tablectl.bridge_protocol import (
     PRESS_MAX_MS,
     PROTOCOL,
     SAMPLES,
-    SCRIPT_REPEAT_MAX,
-    SCRIPT_STEPS,
-    SCRIPT_WAIT_MAX_MS,
     WD_DEFAULT_MS,
     WD_MAX_MS,
     WD_MIN_MS,
     checksum,
 )
 from tablectl.bridge_protocol import VERBS as _VERBS
+from tablectl.bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_STEPS, SCRIPT_WAIT_MAX_MS
 
 from .pty_device import PtyDevice
 
@@ -105,10 +103,10 @@ class BridgeModel(PtyDevice):
         self._reset_due = False
         self.adc_uv = [VCC_UV] * seats
         self.changes: list[tuple[int, bool, float]] = []
+        self._script_reset()
         self.press_id, self.press_channels, self.press_state = 0, frozenset[int](), ""
         self.reset_cause = "POWERON"
         self.resets = 0
-        self._script_reset()
         self._lock = threading.RLock()
 
     def banner(self) -> str:
@@ -121,11 +119,11 @@ class BridgeModel(PtyDevice):
             self._open_all()
             self._power(off=False)
             self.wd_ms, self.wd_fired = WD_DEFAULT_MS, False
+            self._script_reset()
             self.last_id, self.last_cmd, self.last_answer = 0, "", ""
             self.press_id, self.press_channels, self.press_state = 0, frozenset(), ""
             self.reset_cause = cause
             self.resets += 1
-            self._script_reset()
 
     def reboot(self, cause: str) -> None:
         """The chip starts again by itself (a power dip, a reset): it prints its banner."""
@@ -352,23 +350,6 @@ class BridgeModel(PtyDevice):
         return (f"OK {who} POWER {'OFF' if self.power_off else 'ON'} SENSE "
                 f"{'ON' if self.sensed_on() else 'OFF'}")
 
-    def _watchdog(self, who: str, args: list[str]) -> str:
-        ok, n = f"OK {who} ", len(args)
-
-        def err(code: str, words: str) -> str:
-            return f"ERR {who} {code} {words}"
-
-        if n > 2:
-            return err("ARGS", "WATCHDOG takes one time in ms, or nothing")
-        if n == 2:
-            ms = _number(args[1])
-            if ms < 0:
-                return err("ARGS", "the time is a whole number of ms")
-            if not WD_MIN_MS <= ms <= WD_MAX_MS:
-                return err("RANGE", f"the watchdog takes {WD_MIN_MS} to {WD_MAX_MS} ms")
-            self.wd_ms = ms
-        return ok + f"WATCHDOG {self.wd_ms}"
-
     # ------------------------------------------------------------ the script
     def _script_reset(self) -> None:
         self.script: list[tuple[str, int, int]] = []    # (kind, channel mask or index, ms)
@@ -533,6 +514,23 @@ class BridgeModel(PtyDevice):
         self.script_state = "RUNNING"
         self.script_next = self.clock() + 0.001     # the chip's next 1 ms tick
         return f"OK {who} RUN {count}"
+
+    def _watchdog(self, who: str, args: list[str]) -> str:
+        ok, n = f"OK {who} ", len(args)
+
+        def err(code: str, words: str) -> str:
+            return f"ERR {who} {code} {words}"
+
+        if n > 2:
+            return err("ARGS", "WATCHDOG takes one time in ms, or nothing")
+        if n == 2:
+            ms = _number(args[1])
+            if ms < 0:
+                return err("ARGS", "the time is a whole number of ms")
+            if not WD_MIN_MS <= ms <= WD_MAX_MS:
+                return err("RANGE", f"the watchdog takes {WD_MIN_MS} to {WD_MAX_MS} ms")
+            self.wd_ms = ms
+        return ok + f"WATCHDOG {self.wd_ms}"
 
     def _channels(self, text: str) -> set[int] | None:
         """The channels of ``3`` or ``4,5``; an empty set when malformed, None for a

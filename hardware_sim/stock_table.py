@@ -82,13 +82,20 @@ class StockTable:
     resets: int = 0
     log: list[str] = field(default_factory=list)
     power_input: str = "outlet"     # "outlet": a level (closed = off); "toggle": a button
+    # a debounced panel: a press (up, down, dice) closed for less than this is not taken;
+    # a longer one steps once it has been closed this long (0: every press, on closing)
+    min_press_ms: int = 0
     # a real table may differ from our reading of the rulebook: its long press that enters
     # the selection may go on stepping while held (auto-repeat); a test sets this to prove
     # that the camera catches a sequence that guessed wrong
     enter_repeats: bool = False
-    # a debounced panel: a press (up, down, dice) closed for less than this is not taken;
-    # a longer one steps once it has been closed this long (0: every press, on closing)
-    min_press_ms: int = 0
+
+    def __post_init__(self) -> None:
+        self._lock = threading.RLock()
+        self._held: dict[str, _Held] = {}
+        self._miss = 0
+        if self.confirmed < 0:
+            self.confirmed = self.number
 
     VARIANTS = ("auto_repeat", "slow_boot", "short_press_ignored")
     """Real-table behaviours that differ from the rulebook's reading, for :meth:`variant`."""
@@ -108,13 +115,6 @@ class StockTable:
         else:
             raise ValueError(f"no such variant: {name} (one of {', '.join(cls.VARIANTS)})")
         return cls(**kw)  # type: ignore[arg-type]
-
-    def __post_init__(self) -> None:
-        self._lock = threading.RLock()
-        self._held: dict[str, _Held] = {}
-        self._miss = 0
-        if self.confirmed < 0:
-            self.confirmed = self.number
 
     # ------------------------------------------------------------ what people see
     def display(self) -> str:

@@ -26,7 +26,6 @@ SAMPLES = 16                    # ADC readings summed per seat
 VERBS: tuple[str, ...]
 VERBS = ("PING", "PRESS", "HOLD", "RELEASE", "STICKS", "VERSION", "WATCHDOG", "RESET",
          "POWER")
-VERBS += ("SCRIPT", "RUN", "ABORT")
 
 # ERR codes; a line refused with any of them did nothing.
 REFUSALS: tuple[str, ...]
@@ -47,6 +46,7 @@ SCRIPT_STEPS = 32
 SCRIPT_WAIT_MAX_MS = 60_000
 SCRIPT_REPEAT_MAX = 99
 SCRIPT_OUTCOMES = ("RUNNING", "DONE", "ABORTED", "CUT")
+VERBS += ("SCRIPT", "RUN", "ABORT")
 
 
 def checksum(body: str | bytes) -> str:

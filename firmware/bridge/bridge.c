@@ -356,26 +356,6 @@ static int16_t parse_channels(const char *s)
 #define ARGS_MAX ((LINE_MAX + 1) / 2)
 static uint8_t reset_due;      /* RESET: let the hardware watchdog restart the chip */
 
-/* " PRESS <id> <outcome>" of the last numbered press; only for ``id`` when it is given */
-static void put_outcome(uint16_t only)
-{
-    static const char running[] PROGMEM = "RUNNING";
-    static const char done[] PROGMEM = "DONE";
-    static const char cut[] PROGMEM = "CUT";
-    static const char released[] PROGMEM = "RELEASED";
-    static PGM_P const names[] PROGMEM = {running, done, cut, released};
-    cli();
-    uint16_t pid = press_id;
-    uint8_t state = press_state;
-    sei();
-    if (!state || (only && only != pid))
-        return;
-    put_P(PSTR(" PRESS "));
-    put_u(pid);
-    put(" ");
-    put_P((PGM_P)pgm_read_word(&names[state - 1]));
-}
-
 /* ---------------------------------------------------------------- the script
  * A whole mode change loaded by SCRIPT lines and run by RUN on the chip's own clock
  * (docs/bridge.md, "The script"). The Timer1 tick runs it; the main loop only loads,
@@ -623,6 +603,26 @@ static uint8_t script_command(uint16_t id, char **arg, uint8_t argc)
         return 1;
     }
     return 0;
+}
+
+/* " PRESS <id> <outcome>" of the last numbered press; only for ``id`` when it is given */
+static void put_outcome(uint16_t only)
+{
+    static const char running[] PROGMEM = "RUNNING";
+    static const char done[] PROGMEM = "DONE";
+    static const char cut[] PROGMEM = "CUT";
+    static const char released[] PROGMEM = "RELEASED";
+    static PGM_P const names[] PROGMEM = {running, done, cut, released};
+    cli();
+    uint16_t pid = press_id;
+    uint8_t state = press_state;
+    sei();
+    if (!state || (only && only != pid))
+        return;
+    put_P(PSTR(" PRESS "));
+    put_u(pid);
+    put(" ");
+    put_P((PGM_P)pgm_read_word(&names[state - 1]));
 }
 
 static void run(uint16_t id, char **arg, uint8_t argc)

@@ -27,9 +27,9 @@ import time
 from typing import Any, Callable, Sequence
 
 from ..bridge_protocol import PRESS_MAX_MS, PROTOCOL, REFUSALS, framed, unframe
-from ..bridge_protocol import SCRIPT_STEPS, script_lines
 from ..settings import SerialSettings
 from .boards import BoardError, SerialBoard
+from ..bridge_protocol import SCRIPT_STEPS, script_lines
 
 
 class BridgeBoard(SerialBoard):
