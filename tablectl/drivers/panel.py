@@ -35,12 +35,13 @@ import importlib
 import time
 from typing import Any, Mapping, cast
 
-from ..bridge_protocol import PRESS_MAX_MS, SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
+from ..bridge_protocol import PRESS_MAX_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from ..errors import TableError
 from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
 from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
+from ..bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
 
 SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
 PANEL_SWITCHES = SWITCHES[1:]
@@ -347,6 +348,59 @@ class JpexPanelDriver(Driver):
             else:
                 self.board.hold([self.channels[s] for s in step["hold"]], self._ms(step["ms"]))
 
+    # ------------------------------------------------------------ the on-board script
+    def _tokens(self, name: str, tokens: list[str], names: list[str], label: str) -> None:
+        """Append sequence ``name`` as script steps, each labelled ``label``."""
+        for step in self.sequence[name]:
+            if "wait" in step:
+                _wait_tokens(self._ms(step["wait"]), tokens, names, label)
+                continue
+            switches = step["press"] if "press" in step else step["hold"]
+            chans = ",".join(str(c) for c in sorted({self.channels[s] for s in switches}))
+            tokens.append(f"{chans}:{self._ms(step['ms'])}")
+            names.append(label)
+
+    def _select_on_board(self, job: Job, target: int, start: int,
+                         boot_ms: int) -> int | None:
+        """:meth:`_select` as one script the board runs by its own clock; None when the
+        board has no clock of its own or the script would not fit on it."""
+        board: Any = self.board
+        if not getattr(board, "has_script", False):
+            return None
+        b = self.belief
+        shown = (int(b["shown"]) + int(b.get("enter_drift") or 0)) % len(MODES)
+        steps = abs(target - shown)
+        step_name = "step_up" if target > shown else "step_down"
+        tokens: list[str] = []
+        names: list[str] = []
+        _wait_tokens(boot_ms, tokens, names, "power_on")
+        self._tokens("enter", tokens, names, "enter")
+        if steps:
+            tokens.append(f"R{steps}")
+            names.append(step_name)
+            self._tokens(step_name, tokens, names, step_name)
+            tokens.append("E")
+            names.append(step_name)
+        self._tokens("reset", tokens, names, "reset")
+        if len(tokens) > board.SCRIPT_STEPS or steps > SCRIPT_REPEAT_MAX:
+            return None
+        where: dict[str, Any] = {}
+
+        def on_step(step: int, rep: int) -> None:
+            name = names[step - 1]
+            if where.get("at") == (name, rep):
+                return
+            where["at"] = (name, rep)
+            values: dict[str, Any] = {"target": target, "start": start, "script": step}
+            if name == step_name:
+                values["at"] = (shown + (rep - 1) * (1 if target > shown else -1)) % len(MODES)
+            self._progress(job, name, **values)
+
+        self._progress(job, names[0], target=target, start=start, script=1)
+        board.run_script(tokens, on_step=on_step, wait=job.wait)
+        b.update(shown=target, selecting=False, target=None, busy=None)
+        return steps
+
     def _set_power(self, job: Job, on: bool) -> bool:
         """Let the table on or hold it off; False when a sense input says the table did
         not follow within :data:`POWER_SENSE_S` (without one, the board is believed)."""
@@ -484,59 +538,6 @@ class JpexPanelDriver(Driver):
         self._progress(job, "reset", target=target, start=start)
         self._play(job, "reset")
         b.update(selecting=False, target=None, busy=None)
-        return steps
-
-    # ------------------------------------------------------------ the on-board script
-    def _tokens(self, name: str, tokens: list[str], names: list[str], label: str) -> None:
-        """Append sequence ``name`` as script steps, each labelled ``label``."""
-        for step in self.sequence[name]:
-            if "wait" in step:
-                _wait_tokens(self._ms(step["wait"]), tokens, names, label)
-                continue
-            switches = step["press"] if "press" in step else step["hold"]
-            chans = ",".join(str(c) for c in sorted({self.channels[s] for s in switches}))
-            tokens.append(f"{chans}:{self._ms(step['ms'])}")
-            names.append(label)
-
-    def _select_on_board(self, job: Job, target: int, start: int,
-                         boot_ms: int) -> int | None:
-        """:meth:`_select` as one script the board runs by its own clock; None when the
-        board has no clock of its own or the script would not fit on it."""
-        board: Any = self.board
-        if not getattr(board, "has_script", False):
-            return None
-        b = self.belief
-        shown = (int(b["shown"]) + int(b.get("enter_drift") or 0)) % len(MODES)
-        steps = abs(target - shown)
-        step_name = "step_up" if target > shown else "step_down"
-        tokens: list[str] = []
-        names: list[str] = []
-        _wait_tokens(boot_ms, tokens, names, "power_on")
-        self._tokens("enter", tokens, names, "enter")
-        if steps:
-            tokens.append(f"R{steps}")
-            names.append(step_name)
-            self._tokens(step_name, tokens, names, step_name)
-            tokens.append("E")
-            names.append(step_name)
-        self._tokens("reset", tokens, names, "reset")
-        if len(tokens) > board.SCRIPT_STEPS or steps > SCRIPT_REPEAT_MAX:
-            return None
-        where: dict[str, Any] = {}
-
-        def on_step(step: int, rep: int) -> None:
-            name = names[step - 1]
-            if where.get("at") == (name, rep):
-                return
-            where["at"] = (name, rep)
-            values: dict[str, Any] = {"target": target, "start": start, "script": step}
-            if name == step_name:
-                values["at"] = (shown + (rep - 1) * (1 if target > shown else -1)) % len(MODES)
-            self._progress(job, name, **values)
-
-        self._progress(job, names[0], target=target, start=start, script=1)
-        board.run_script(tokens, on_step=on_step, wait=job.wait)
-        b.update(shown=target, selecting=False, target=None, busy=None)
         return steps
 
     def _look(self, job: Job) -> Any:
