@@ -58,3 +58,13 @@ def test_variant_names_are_checked():
     with pytest.raises(ValueError, match="auto_repeat, slow_boot, short_press_ignored"):
         StockTable.variant("sticky")
     assert StockTable.variant("auto_repeat").enter_repeats is True
+
+
+def test_the_demo_table_takes_a_variant_by_name(capsys):
+    from hardware_sim import stock_bridge
+
+    with pytest.raises(SystemExit) as e:
+        stock_bridge.main(["--pty", "--control", "c.json", "--state", "s.json",
+                           "--variant", "sticky"])
+    assert e.value.code == 2
+    assert "slow_boot" in capsys.readouterr().err
