@@ -60,6 +60,7 @@ class _Held:
     since: float
     consumed: bool = False          # the hold did its long-press action (enter, reset)
     repeats: int = 0                # auto-repeat steps made so far
+    debounced: bool = False         # a press waiting to be held min_press_ms
 
 
 @dataclass
@@ -81,6 +82,9 @@ class StockTable:
     resets: int = 0
     log: list[str] = field(default_factory=list)
     power_input: str = "outlet"     # "outlet": a level (closed = off); "toggle": a button
+    # a debounced panel: a press (up, down, dice) closed for less than this is not taken;
+    # a longer one steps once it has been closed this long (0: every press, on closing)
+    min_press_ms: int = 0
     # a real table may differ from our reading of the rulebook: its long press that enters
     # the selection may go on stepping while held (auto-repeat); a test sets this to prove
     # that the camera catches a sequence that guessed wrong
@@ -97,6 +101,25 @@ class StockTable:
         self._miss = 0
         if self.confirmed < 0:
             self.confirmed = self.number
+
+    VARIANTS = ("auto_repeat", "slow_boot", "short_press_ignored")
+    """Real-table behaviours that differ from the rulebook's reading, for :meth:`variant`."""
+
+    @classmethod
+    def variant(cls, name: str, **kw: object) -> "StockTable":
+        """A table that behaves as ``name`` says: ``auto_repeat`` (the long press that enters
+        the selection goes on stepping), ``slow_boot`` (it boots in 8 s, not 5) or
+        ``short_press_ignored`` (a press under 200 ms is not taken)."""
+        if name == "auto_repeat":
+            kw.setdefault("enter_repeats", True)
+        elif name == "slow_boot":
+            timings = kw.get("timings", Timings())
+            kw["timings"] = Timings(**{**vars(timings), "boot_ms": 8000})
+        elif name == "short_press_ignored":
+            kw.setdefault("min_press_ms", 200)
+        else:
+            raise ValueError(f"no such variant: {name} (one of {', '.join(cls.VARIANTS)})")
+        return cls(**kw)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ what people see
     def display(self) -> str:
@@ -193,13 +216,17 @@ class StockTable:
                 self._on(now, "power switch")
             return
         if name in ("up", "down") and self.powered and now >= self.booted_at and self.selecting:
+            if self.min_press_ms:
+                self._held[name].debounced = True     # steps once held long enough
+                return
             self._step(+1 if name == "up" else -1)
 
     def _opened(self, name: str, held: _Held, now: float) -> None:
         if name == "power" and self.power_input == "outlet" and not self.powered:
             self._on(now, "outlet on")
             return
-        if name in ("dice_left", "dice_right") and not held.consumed and self._ready_at(now):
+        if name in ("dice_left", "dice_right") and not held.consumed and self._ready_at(now) \
+                and (now - held.since) * 1000 >= self.min_press_ms:
             other = "dice_right" if name == "dice_left" else "dice_left"
             if other not in self._held:
                 self.cycles += 1
@@ -251,6 +278,11 @@ class StockTable:
                 self.log.append(f"reset: game {self.number:02d}")
         for name in ("up", "down"):
             held = self._held.get(name)
+            if held is not None and held.debounced \
+                    and (now - held.since) * 1000 >= self.min_press_ms:
+                held.debounced = False
+                if self.selecting:
+                    self._step(+1 if name == "up" else -1)
             if held is None or held.consumed:
                 continue
             start = max(held.since, self.booted_at)
