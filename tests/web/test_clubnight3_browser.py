@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.browser import chromium, expect
 from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
-from tests.web.staff_support import STAFF, sign_in
+from tests.web.staff_support import STAFF, sign_in, text_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -126,31 +126,15 @@ def test_member_settings_sign_in_styled_for_a_finger(browser, club):
     ctx.close()
 
 
-ONE_LINE = """e => { const r = document.createRange(); r.selectNodeContents(e);
-  const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
-  return tops.size; }"""
-
-
-def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
-    """At 390 px: the game list's headers read whole (「状態」, not 「状/態」), the mode
-    change's display numbers stay one number each ("05", not "0/5"), and the 日報's
-    by-table table is a table's width, not 2,643 px of rule-set names side by side."""
+def test_layout_at_390_headers_and_the_daily_report(browser, club):
+    """At 390 px: the game list's headers read whole (「状態」, not 「状/態」), and the
+    日報's by-table table is a table's width, not 2,643 px of rule-set names side by side
+    (t5's display numbers: test_stock_table_browser.py, on the demo's stock table)."""
     page = sign_in(browser, club, PHONE)
     page.goto(club["url"] + "/staff/games")
     heads = page.locator("table.list th")
     assert heads.count() >= 6
-    assert [heads.nth(i).evaluate(ONE_LINE) for i in range(heads.count())] \
-        == [1] * heads.count()
-    # the mode change's number pad (_mode_panel.html, _calibrate_live.html) as those
-    # partials lay it out, under the console's stylesheet (a stock table's page needs
-    # the table daemon: test_stock_table_browser.py walks it)
-    page.locator("main").evaluate("""m => { const f = document.createElement('form');
-      f.className = 'number-pad'; f.innerHTML = Array.from({length: 17}, (_, i) =>
-        `<button class="btn" data-testid="panel-from-${String(i).padStart(2, '0')}">` +
-        `${String(i).padStart(2, '0')}</button>`).join(''); m.prepend(f); }""")
-    pad = page.locator('[data-testid^="panel-from-"]')
-    assert pad.count() >= 5
-    assert all(pad.nth(i).evaluate(ONE_LINE) == 1 for i in range(pad.count()))
+    assert text_lines(heads) == [1] * heads.count()
     page.goto(club["url"] + "/staff/report")
     width = page.locator('[data-testid="report-tables"]').evaluate("e => e.scrollWidth")
     assert width <= 1300, f"the by-table table is {width} px wide"
@@ -159,10 +143,32 @@ def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
     page.context.close()
 
 
+def _dip_below_the_start(path: str, pid: int) -> None:
+    """The player's R as the club night had it: 0.6 below the start after a game, then
+    well above it (one R line per game of theirs, in their first family, rewritten in
+    place: the rating a few games give moves by tens, never by a fraction)."""
+    from web.db import connect
+    db = connect(path)
+    try:
+        lines = db.execute("SELECT family, game_id, seat FROM rating_lines WHERE player_id = ? "
+                           "ORDER BY club_day, ended_at, game_id", [pid]).fetchall()
+        family = lines[0][0]
+        mine = [x for x in lines if x[0] == family]
+        assert len(mine) >= 2
+        for (_, game, seat), r in zip(mine, [1499.4] + [1515.0] * (len(mine) - 1),
+                                      strict=True):
+            db.execute("UPDATE rating_lines SET r_after = ? WHERE game_id = ? AND seat = ?",
+                       [r, game, seat])
+        db.conn.commit()
+    finally:
+        db.conn.close()
+
+
 def test_member_page_at_390_reads_whole(browser, club):
     """A member's page at 390 px: the history's 合計 column is shown whole (it was cut to
     "+"), and the R chart's axis labels do not overlap (1,500 over 1,499)."""
     pid = club["seats"]["t3"][0]
+    _dip_below_the_start(club["db"], pid)
     ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
     page = ctx.new_page()
     page.goto(_member_link(club, pid))
@@ -173,6 +179,8 @@ def test_member_page_at_390_reads_whole(browser, club):
     last = table.locator("tbody tr td:last-child").first
     box, frame = last.bounding_box(), table.locator("xpath=..").bounding_box()
     assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5
+    texts = page.locator('[data-testid="member-rating-chart"] svg text').all_text_contents()
+    assert "1,500" in texts and "1,515" in texts
     labels = page.locator('[data-testid="member-rating-chart"] svg text').evaluate_all(
         "els => els.map(e => e.getBoundingClientRect())"
         ".map(r => [r.left, r.top, r.right, r.bottom])")
