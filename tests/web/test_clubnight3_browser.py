@@ -264,3 +264,26 @@ def test_the_till_and_money_pages_at_390(browser, club):
     assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
     assert errors == [] and page.js_errors == []
     page.context.close()
+
+
+def test_tile_keypad_names_tiles_as_players_do(browser, club):
+    """The tablet's tile keypad names tiles 1萬 / 5筒 / 9索 and the red five 赤5筒, as
+    players say them (it wrote 1m, 5p★: ★ is the chips' mark); the chosen tiles read the
+    same."""
+    tab = started(browser, club, "t1", size="390")
+    page = tab.page
+    tab.open("ron")
+    tab.winner(1)
+    tab.tap('[data-testid="mode-1-tiles"]')
+    keys = page.locator('[data-testid="winner-1"] .tile-key[data-tile]')
+    named = dict(zip(keys.evaluate_all("els => els.map(e => e.dataset.tile)"),
+                     keys.all_text_contents(), strict=True))
+    assert (named["1m"], named["5p"], named["9s"], named["0p"], named["1z"]) \
+        == ("1萬", "5筒", "9索", "赤5筒", "東")
+    assert not any("★" in x or x[-1:] in ("m", "p", "s") for x in named.values()), named
+    tab.tiles(1, ["1m", "0p", "7z"])
+    expect(page.locator('[data-testid="winner-1"] .tile-target[data-target="hand"]')) \
+        .to_have_text("手牌: 1萬 赤5筒 中")
+    tab.cancel()
+    assert page.js_errors == []
+    page.context.close()
