@@ -287,3 +287,69 @@ def test_tile_keypad_names_tiles_as_players_do(browser, club):
     tab.cancel()
     assert page.js_errors == []
     page.context.close()
+
+
+def test_line_friend_links_by_the_code_and_types_no_user_id(browser, club):
+    """At 390 px a member's settings have no "U…" field: they show the code the member
+    sends the club's LINE account (the one on their page); the signed webhook links the
+    sender, the settings then say so and the member can unlink it there."""
+    import json
+    import threading
+    from http.server import HTTPServer
+
+    from tests.web.test_club_money import _Platform
+    from web import create_app
+    from web.club import members
+    from web.club.notify import line_link
+    from web.db import connect
+    link = _member_link(club, 2)
+    ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
+    page = ctx.new_page()
+    page.goto(link + "/settings")
+    form = '[data-testid="member-pin-form"]'
+    page.fill(f'{form} input[name="member_no"]', "M002")
+    page.fill(f'{form} input[name="pin"]', "482157")
+    with page.expect_navigation():
+        page.click(f"{form} button")
+    box = page.locator('[data-testid="member-settings-line"]')
+    expect(box).to_contain_text("公式アカウントに送る")
+    assert page.locator('input[name="line_user_id"]').count() == 0
+    code = page.locator('[data-testid="member-settings-line-code"]').text_content()
+    assert code and len(code) == line_link.CODE_LENGTH
+    page.goto(link)
+    expect(page.locator('[data-testid="member-line-code"]')).to_have_text(code)
+
+    platform = HTTPServer(("127.0.0.1", 0), _Platform)
+    platform.received = []
+    threading.Thread(target=platform.serve_forever, daemon=True).start()
+    secret, user = "channel-secret-of-the-club", "U" + "e" * 32
+    try:
+        app = create_app({"DATABASE": club["db"], "SECRET_KEY": "x", "TESTING": True,
+                          "LINE_LINK": {"api_base": f"http://127.0.0.1:{platform.server_port}",
+                                        "channel_secret": secret, "channel_token": "tok"}})
+        body = json.dumps({"events": [{"type": "message", "replyToken": "rt",
+                                       "source": {"userId": user},
+                                       "message": {"type": "text", "text": code}}]}).encode()
+        r = app.test_client().post("/m/line/webhook", data=body, headers={
+            "Content-Type": "application/json",
+            "X-Line-Signature": line_link.signature(secret, body)})
+        assert r.status_code == 200 and r.get_json()["done"][0]["event"] == "linked"
+        assert [p for p, _, _ in platform.received] == ["/v2/bot/message/reply"]
+    finally:
+        platform.shutdown()
+        platform.server_close()
+
+    page.goto(link + "/settings")
+    expect(box).to_contain_text("LINE 登録済み")
+    assert page.locator('[data-testid="member-settings-line-code"]').count() == 0
+    page.check('[data-testid="member-line-unlink"]')
+    with page.expect_navigation():
+        page.click('[data-testid="member-settings-form"] button.btn-primary')
+    expect(box).to_contain_text("公式アカウントに送る")
+    db = connect(club["db"])
+    try:
+        assert (members.profile(db, 2) or {}).get("line_user_id") is None
+    finally:
+        db.conn.close()
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    ctx.close()

@@ -214,9 +214,14 @@ def _opened(member: dict) -> bool:
 
 def _settings_page(token: str, member: dict, status: int = 200, error: str | None = None,
                    field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
+    from web.club.notify import line_link  # the code that links a member's LINE
+
     prof = members.profile(get_db(), member["id"]) or {}
     db = get_db()
+    line_code = None if prof.get("line_user_id") or not _opened(member) \
+        else line_link.code_for(db, member["id"])
     return render_template("member/settings.html", token=token, member=member,
+                           line_code=line_code,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
                            guarded=members.guarded(db, member["id"]),
                            channel=(members.code_channel(db, member["id"]) or (None,))[0],
@@ -234,7 +239,7 @@ def settings(token: str) -> ResponseReturnValue:
         prof = members.profile(get_db(), member["id"]) or {}
         return jsonify({"ok": True, "email": prof.get("email"),
                         "email_confirmed": bool(prof.get("email_confirmed_at")),
-                        "line_user_id": prof.get("line_user_id"),
+                        "line_linked": bool(prof.get("line_user_id")),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _settings_page(token, member)
 
@@ -346,7 +351,8 @@ def settings_email_resend(token: str) -> ResponseReturnValue:
 @bp.post("/<token>/settings")
 @_no_link_in_log
 def settings_save(token: str) -> ResponseReturnValue:
-    """Keep the member's e-mail, LINE user id and opt-ins (after the PIN only)."""
+    """Keep the member's e-mail and opt-ins, or unlink their LINE (after the PIN only).
+    A LINE user id is never typed: the club's account links it by the member's code."""
     db = get_db()
     member = _member(token)
     if not _opened(member):
@@ -356,13 +362,15 @@ def settings_save(token: str) -> ResponseReturnValue:
     data = form_data()
     optins = {k: _flag(data, k) for k in members.OPTINS}
     try:
-        for key in ("email", "line_user_id"):
-            if data.get(key) is not None and not isinstance(data.get(key), str):
-                raise UserError("field.not_text", status=422, code="invalid_field",
-                                details={"field": key}, field=key)
+        if data.get("email") is not None and not isinstance(data.get("email"), str):
+            raise UserError("field.not_text", status=422, code="invalid_field",
+                            details={"field": "email"}, field="email")
+        if data.get("line_user_id") not in (None, ""):
+            raise UserError("member.line_by_code", status=422, code="line_by_code",
+                            details={"field": "line_user_id"})
         before = members.profile(db, member["id"]) or {}
-        prof = members.save_settings(db, member["id"], email=data.get("email"),
-                                     line_user_id=data.get("line_user_id"), optins=optins)
+        prof = members.save_settings(db, member["id"], email=data.get("email"), optins=optins,
+                                     unlink_line=_flag(data, "line_unlink"))
     except UserError as e:
         if wants_json():
             raise
