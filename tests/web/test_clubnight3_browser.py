@@ -225,10 +225,15 @@ def test_console_pages_log_no_error(browser, club):
 
 
 def test_end_panel_previews_the_settlement(browser, club):
-    """The end panel shows each seat's place and settled result, not four zeros."""
+    """The end panel shows each seat's place and settled result, not four zeros; the gap
+    under a seat's score, repainted after the hand, is named (トップまで 7,800), never a
+    bare -7,800 that reads as a payment."""
     tab = started(browser, club, "t1", size="390")
     page = tab.page
     tab.ron([(1, 3, 30)], 0)
+    gaps = [page.locator(f'[data-testid="gap-{i}"]') for i in range(4)]
+    expect(gaps[0]).to_contain_text("トップまで")
+    assert all(not g.text_content().strip().startswith(("-", "+")) for g in gaps)
     tab.open("end")
     expect(page.locator('[data-testid="final-note"]')).to_be_visible()
     texts = [page.locator(f'[data-testid="final-{i}"]').text_content() for i in range(4)]
