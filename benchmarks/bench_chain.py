@@ -10,7 +10,7 @@ rows of N different branches (keyed by branch), the box side is the same work ea
 Without ``--url`` a throwaway PostgreSQL cluster is started as the tests do
 (``tests/support/postgres.py``) and stopped at the end. Then:
 
-* ``sync``: each branch's first sync (``web.club.chain.sync.run``, batches of 5,000
+* ``sync``: each branch's first sync (``chain.sync.run``, batches of 5,000
   changes, COPY for big ones, verified): rows, seconds and rows/s per branch and in all;
 * ``branch_day``: a box that played one busy club day (a club-year's first day: about
   164 games), synced into the head office that already holds every branch: seconds
@@ -69,7 +69,7 @@ def make_day_box(path: Path, start: str = "2025-04-01") -> Path:
     (about 164 games, all on ``start``), made as ``gen_club_year.py`` makes a year."""
     if path.exists():
         return path
-    from web.club import rating_store, stats_store
+    from club import rating_store, stats_store
 
     db = gen_club_year._setup(str(path))
     cfg = stats_store.settings(db)
@@ -108,10 +108,10 @@ def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
     """The head office's reading side over what the branches synced, and the single box's
     leaderboard of the same month, in one run (p50 and p99 in milliseconds). The club day
     the head office reads as today is the year's last, so its month is built ahead."""
-    from web.club import stats_store
-    from web.club.chain import headoffice, pg_schema
-    from web.db import connect
-    from web.headoffice import create_app
+    from club import stats_store
+    from chain import ho_questions, pg_schema
+    from club.db import connect
+    from headoffice import create_app
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.support.headoffice import signed_in
@@ -122,9 +122,9 @@ def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
     odd = (stats_store.parse_day(last) - timedelta(days=1)).isoformat()
     out: dict = {}
     with pg_schema.connect(url) as pg:
-        headoffice.migrate(pg)
+        ho_questions.migrate(pg)
     # the refresher's work after the syncs: derived tables rebuilt, standard boards built
-    ref = headoffice.Refresher(url, today=last)
+    ref = ho_questions.Refresher(url, today=last)
     t0 = time.perf_counter()
     ref.tick()
     out["ho_refresh_s"] = round(time.perf_counter() - t0, 1)
@@ -188,7 +188,7 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
     last, as for the leaderboards."""
     import threading
 
-    from web.headoffice import create_app
+    from headoffice import create_app
 
     with sqlite3.connect(year_box) as c:
         last = c.execute("SELECT MAX(club_day) FROM stats_lines").fetchone()[0]
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
 
-    from web.club.chain import pg_schema, sync
+    from chain import pg_schema, sync
 
     folder = Path(args.dir or tempfile.mkdtemp(prefix="jantaku-chain-bench-"))
     folder.mkdir(parents=True, exist_ok=True)

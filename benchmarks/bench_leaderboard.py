@@ -6,14 +6,14 @@ nightly export on synthetic club-years.
 For each fraction a database is made with ``gen_club_year.py`` (or reused if
 the file is already there), then:
 
-* ``leaderboard``: ``web.club.stats_store.leaderboard`` for all time, four-player
+* ``leaderboard``: ``club.stats_store.leaderboard`` for all time, four-player
   riichi (the biggest family), every row with its R and dan, median of 7 runs
   on a warm connection; ``leaderboard_by_r``: the same ranked by R;
   ``leaderboard_month``: a past month (R as of its last day);
 * ``leaderboard_cold``: the all-time board on a fresh connection (first query);
-* ``rating_rebuild``: ``web.club.rating_store.rebuild`` of every family from its first
+* ``rating_rebuild``: ``club.rating_store.rebuild`` of every family from its first
   game (what a new dan table or closing hour costs), median of 3;
-* ``daily_report``: ``web.club.daily_report.report`` of the busiest club day, median of 7;
+* ``daily_report``: ``club.daily_report.report`` of the busiest club day, median of 7;
 * ``export``: ``python -m web export`` of the busiest club day of the last month, in
   a subprocess (a real run: open, check, build, fsync, rename), median of 3.
 
@@ -39,9 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from web.club import daily_report, rating_store, stats_store  # noqa: E402
-from web.db import connect  # noqa: E402
-from web.club.schema import migrate  # noqa: E402
+from club import daily_report, rating_store, stats_store  # noqa: E402
+from club.db import connect  # noqa: E402
+from club.schema import migrate  # noqa: E402
 
 
 def _ms(fn, runs: int) -> float:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from hardware_sim.simulator import Simulator
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl import store
 from tablectl.config import load_config
 from tablectl.daemon import TableManager
@@ -39,15 +39,15 @@ def round_trip(n: int) -> dict:
             link = Link(path, lock_dir=tmp)
             link.connect()
             out = {}
-            for msg in (P.Status(), P.ReadPoints(), P.RollDice(0)):
+            for msg in (protocol.Status(), protocol.ReadPoints(), protocol.RollDice(0)):
                 times = []
                 for _ in range(n):
                     t0 = time.perf_counter()
                     reply = link.transact(msg)
                     times.append(time.perf_counter() - t0)
-                cmd_len = len(P.encode_frame(msg.to_frame(0)))
-                reply_len = len(P.encode_frame(reply.to_frame(0)))
-                wire = P.wire_time(cmd_len + reply_len, BAUD)
+                cmd_len = len(protocol.encode_frame(msg.to_frame(0)))
+                reply_len = len(protocol.encode_frame(reply.to_frame(0)))
+                wire = protocol.wire_time(cmd_len + reply_len, BAUD)
                 out[msg.NAME] = {"bytes": cmd_len + reply_len, "wire_ms": wire * 1e3,
                                  "median_ms": statistics.median(times) * 1e3,
                                  "p95_ms": sorted(times)[int(0.95 * n)] * 1e3,

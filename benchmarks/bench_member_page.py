@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_leaderboard import ensure_db  # noqa: E402
 from web import create_app  # noqa: E402
-from web.club import members, stats_store  # noqa: E402
-from web.db import connect  # noqa: E402
+from club import members, stats_store  # noqa: E402
+from club.db import connect  # noqa: E402
 
 RATIO_BOUND = 1.0
 

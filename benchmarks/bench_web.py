@@ -79,8 +79,8 @@ def setup_club(path: str, tablets: int) -> tuple[dict[str, str], dict[str, list]
     """Tables t1..tN with four members and a paired tablet each; returns table id -> token
     and table id -> the members' ids (each part of the run starts fresh games)."""
     from web import create_app
-    from web.club import club_tables, roster
-    from web.db import connect
+    from club import club_tables, roster
+    from club.db import connect
     from web.security import issue_tablet_token
 
     create_app({"DATABASE": path, "SECRET_KEY": "bench", "TESTING": True})

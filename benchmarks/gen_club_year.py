@@ -9,13 +9,13 @@ declare riichi), the finished game is replayed once, and its
 leaderboard lines come from ``scoring.stats.player_games``, exactly as the web
 app would store them. Workers (``multiprocessing``) generate games; the parent
 writes them in bulk (games, seats, hand events, summary lines) and then
-builds the per-day summary rows with ``web.club.stats_store.rebuild_days``.
+builds the per-day summary rows with ``club.stats_store.rebuild_days``.
 
 Mix: 80 % four-player (nekohouse-4a), 20 % three-player (nekohouse-3a) games,
 300 members, games spread evenly over 365 club days from --start, finishing
 between 13:00 and 04:30 (club time) so the closing hour matters. Each game
 stores its rules with a club's money (:data:`MONEY`: fees, top prize, chips),
-and the ratings are built at the end (``web.club.rating_store.rebuild``).
+and the ratings are built at the end (``club.rating_store.rebuild``).
 """
 
 from __future__ import annotations
@@ -165,8 +165,8 @@ def build(job: tuple[int, int, str]) -> dict:
 
 def _setup(db_path: str):
     from web import create_app
-    from web.club import club_tables
-    from web.db import connect
+    from club import club_tables
+    from club.db import connect
 
     create_app({"DATABASE": db_path, "SECRET_KEY": "bench", "TESTING": True})
     db = connect(db_path)
@@ -180,7 +180,7 @@ def _setup(db_path: str):
 
 
 def _insert(db, g: dict, rules_json: dict, cfg: dict) -> None:
-    from web.club import stats_store
+    from club import stats_store
 
     c = db.conn
     c.execute(
@@ -224,7 +224,7 @@ def _insert(db, g: dict, rules_json: dict, cfg: dict) -> None:
 
 def generate(db_path: str, fraction: float, workers: int, start: str) -> dict:
     """Fill ``db_path`` (a new file) with ``fraction`` of a club-year; returns timings."""
-    from web.club import rating_store, stats_store
+    from club import rating_store, stats_store
 
     total = max(1, round(YEAR_GAMES * fraction))
     t0 = time.perf_counter()

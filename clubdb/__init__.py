@@ -50,6 +50,18 @@ SHARED_PER_THREAD = 8
 """Open files a thread keeps connections to (the least recently used one is closed)."""
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal counts as alive): how
+    the daemon, a backup and an export tell a stale lock or mark from a live one."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def now_iso() -> str:
     """The current UTC time as an ISO-8601 string (what the web's timestamp columns hold)."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -41,9 +41,9 @@ import time
 import tty
 from typing import Callable
 
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.modes import mode_by_name
-from tablectl.errors import PayloadError, UnknownCommand
+from tablectl.errors import PayloadError, UnknownMessage
 
 from .faults import LinkFaults
 from .players import StickFollower
@@ -66,7 +66,7 @@ class Simulator:
                  auto_sticks: bool = False, faults: LinkFaults | None = None,
                  model: str = "AMOS JP-EX COLOR", firmware: str = "SIM-1.0",
                  name: str = "table", rng=None, unplug_mode: str = "hangup",
-                 protocol_version: int = P.PROTOCOL_VERSION, sticks_file: str | None = None):
+                 protocol_version: int = protocol.PROTOCOL_VERSION, sticks_file: str | None = None):
         self.name = name
         self.sticks_file = sticks_file
         self._sticks: StickFollower | None = None
@@ -82,7 +82,7 @@ class Simulator:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._model: TableModel | None = None
-        self.decoder = P.FrameDecoder(on_crc_error=self._on_bad_crc)
+        self.decoder = protocol.FrameDecoder(on_crc_error=self._on_bad_crc)
         self._sinks: list = []             # transports bytes go out on
         self._transports: list = []        # servers to close on stop
         self._last: tuple | None = None    # (seq, cmd, payload, reply bytes)
@@ -242,7 +242,7 @@ class Simulator:
             self._quiet_check.cancel()
             self._quiet_check = None
         if self.decoder.pending:
-            self._quiet_check = self.loop.call_later(P.INTER_BYTE_TIMEOUT_S + 0.002,
+            self._quiet_check = self.loop.call_later(protocol.INTER_BYTE_TIMEOUT_S + 0.002,
                                                       self._quiet_line)
 
     def _quiet_line(self) -> None:
@@ -282,23 +282,23 @@ class Simulator:
     # ------------------------------------------------------------------ frames
 
     def _on_bad_crc(self, seq: int, cmd: int) -> None:
-        if P.is_command(cmd):
-            self._nak(seq, cmd, P.NakReason.BAD_CRC)
+        if protocol.is_command(cmd):
+            self._nak(seq, cmd, protocol.NakReason.BAD_CRC)
 
-    def _nak(self, seq: int, cmd: int, reason: P.NakReason) -> None:
+    def _nak(self, seq: int, cmd: int, reason: protocol.NakReason) -> None:
         self.stats[f"nak_{reason.name.lower()}"] += 1
-        self._send(P.encode_frame(P.Nak(reason, cmd).to_frame(seq)))
+        self._send(protocol.encode_frame(protocol.Nak(reason, cmd).to_frame(seq)))
 
-    def _on_frame(self, frame: P.Frame) -> None:
+    def _on_frame(self, frame: protocol.Frame) -> None:
         self.stats["frames_in"] += 1
-        if not P.is_command(frame.cmd):
-            self._nak(frame.seq, frame.cmd, P.NakReason.UNKNOWN_COMMAND)
+        if not protocol.is_command(frame.cmd):
+            self._nak(frame.seq, frame.cmd, protocol.NakReason.UNKNOWN_COMMAND)
             return
-        if self.booting or (not self.greeted and frame.cmd != P.Hello.CMD):
+        if self.booting or (not self.greeted and frame.cmd != protocol.Hello.CMD):
             # after a power cut the table has forgotten what it ran: a retransmission that
             # reached it now would run again. Only a host that said HELLO (and so learnt
             # the new boot_id) may send commands again (docs/protocol.md section 11).
-            self._nak(frame.seq, frame.cmd, P.NakReason.BUSY)
+            self._nak(frame.seq, frame.cmd, protocol.NakReason.BUSY)
             return
         key = (frame.seq, frame.cmd, frame.payload)
         if self._last is not None and self._last[:3] == key:
@@ -306,26 +306,26 @@ class Simulator:
             self._send(self._last[3])
             return
         try:
-            msg = P.message_from_frame(frame)
-        except UnknownCommand:
-            self._nak(frame.seq, frame.cmd, P.NakReason.UNKNOWN_COMMAND)
+            msg = protocol.message_from_frame(frame)
+        except UnknownMessage:
+            self._nak(frame.seq, frame.cmd, protocol.NakReason.UNKNOWN_COMMAND)
             return
         except PayloadError:
-            self._nak(frame.seq, frame.cmd, P.NakReason.BAD_PAYLOAD)
+            self._nak(frame.seq, frame.cmd, protocol.NakReason.BAD_PAYLOAD)
             return
-        assert isinstance(msg, P.Command)      # is_command(frame.cmd) above
+        assert isinstance(msg, protocol.Command)      # is_command(frame.cmd) above
         self._hold_events = []                 # events caused by the command follow its reply
         try:
             reply = self.model.execute(msg, self.now())
         finally:
             held, self._hold_events = self._hold_events, None
-        if isinstance(reply, P.HelloReply):
-            seq, cmd = (self._last[0], self._last[1]) if self._last else (0, P.NO_CMD)
+        if isinstance(reply, protocol.HelloReply):
+            seq, cmd = (self._last[0], self._last[1]) if self._last else (0, protocol.NO_CMD)
             reply = dataclasses.replace(reply, last_seq=seq, last_cmd=cmd)
-        out = P.encode_frame(reply.to_frame(frame.seq))
+        out = protocol.encode_frame(reply.to_frame(frame.seq))
         self.stats["executed"] += 1
         self.executed.append((frame.seq, msg.NAME, msg))
-        if isinstance(msg, P.Hello):
+        if isinstance(msg, protocol.Hello):
             self.greeted = True
         else:
             self._last = (*key, out)
@@ -334,7 +334,7 @@ class Simulator:
         for event in held:
             self._emit(event)
 
-    def _emit(self, event: P.Event) -> None:
+    def _emit(self, event: protocol.Event) -> None:
         if self._hold_events is not None:
             self._hold_events.append(event)
             return
@@ -342,7 +342,7 @@ class Simulator:
         self.stats["events"] += 1
         seq = self._event_seq
         self._event_seq = (self._event_seq + 1) & 0xFF
-        self._send(P.encode_frame(event.to_frame(seq)), "event")
+        self._send(protocol.encode_frame(event.to_frame(seq)), "event")
         self._changed(event.NAME)
 
     def _changed(self, what: str) -> None:
@@ -396,11 +396,11 @@ class Simulator:
 
     # ------------------------------------------------------------------ the physical world
 
-    def state(self) -> P.TableState:
+    def state(self) -> protocol.TableState:
         return self.call(lambda: self.model.state(self.now()))
 
-    def dealt(self) -> P.DealtReportReply:
-        return self.call(lambda: self.model.execute(P.DealtReport(), self.now()))
+    def dealt(self) -> protocol.DealtReportReply:
+        return self.call(lambda: self.model.execute(protocol.DealtReport(), self.now()))
 
     def set_points(self, seat: int, total: int | None) -> None:
         self.call(self.model.set_points, seat, total)

@@ -14,11 +14,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Callable
 
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.modes import MODES, SEATS, Mode, mode_by_name
 from tablectl.protocol import CycleState, Result, SeatPoints
 
-from . import tiles as T
+from . import tiles
 
 
 @dataclass
@@ -35,7 +35,7 @@ class TableConfig:
     overrun_factor: float = 1.5       # a cycle this much longer than nominal is stopped
     boot_seconds: float = 2.0         # power-on to ready
     auto_sticks: bool = False         # SELECT_MODE puts the right sticks in by itself
-    protocol_version: int = P.PROTOCOL_VERSION   # HELLO's answer (another: a newer table)
+    protocol_version: int = protocol.PROTOCOL_VERSION   # HELLO's answer (another: a newer table)
 
     def seconds(self, nominal: float) -> float:
         return nominal * self.time_scale
@@ -64,7 +64,7 @@ class TableModel:
         self.boot_id = 0
         # physical world: survives a power cut
         self.loaded_mode = m.number if m.tiles else 1
-        self.sets = [T.tile_set(self.loaded_mode), T.tile_set(self.loaded_mode)]
+        self.sets = [tiles.tile_set(self.loaded_mode), tiles.tile_set(self.loaded_mode)]
         self.machine = 0                 # index of the set inside the machine (next up)
         self.lid_open = False
         self.jammed = False
@@ -104,26 +104,26 @@ class TableModel:
 
     # ------------------------------------------------------------------ state
 
-    def capabilities(self) -> P.Capability:
-        caps = P.Capability(0)
+    def capabilities(self) -> protocol.Capability:
+        caps = protocol.Capability(0)
         if self.cfg.auto_deal:
-            caps |= P.Capability.AUTO_DEAL
+            caps |= protocol.Capability.AUTO_DEAL
         if self.cfg.ic_point_sticks:
-            caps |= P.Capability.IC_POINT_STICKS
+            caps |= protocol.Capability.IC_POINT_STICKS
         return caps
 
-    def state(self, now: float | None = None) -> P.TableState:
+    def state(self, now: float | None = None) -> protocol.TableState:
         remaining = 0
         if self.cycle == CycleState.CYCLING and self.cycle_ends_at is not None and now is not None:
             remaining = max(0, int((self.cycle_ends_at - now) * 1000))
-        return P.TableState(
+        return protocol.TableState(
             mode=self.mode, pending_mode=self.pending_mode, cycle=self.cycle,
             lid_open=self.lid_open, dice=self.dice, dealer=self.dealer,
             cycle_no=self.cycle_no, cycle_remaining_ms=remaining,
             errors=tuple(sorted(self.errors)), seats=tuple(self.seats))
 
-    def power_on_event(self, now: float | None = None) -> P.PowerOn:
-        return P.PowerOn(self.cfg.protocol_version, self.cfg.model, self.cfg.firmware,
+    def power_on_event(self, now: float | None = None) -> protocol.PowerOn:
+        return protocol.PowerOn(self.cfg.protocol_version, self.cfg.model, self.cfg.firmware,
                          self.capabilities(), self.boot_id, self.state(now))
 
     def stick_mismatch(self, mode: Mode) -> int:
@@ -141,12 +141,12 @@ class TableModel:
     def _raise(self, code: Result, detail: int = 0) -> None:
         if code not in self.errors:
             self.errors[code] = detail
-            self.emit(P.ErrorRaised(int(code), detail))
+            self.emit(protocol.ErrorRaised(int(code), detail))
 
     def _clear(self, code: Result) -> None:
         if code in self.errors:
             del self.errors[code]
-            self.emit(P.ErrorCleared(int(code)))
+            self.emit(protocol.ErrorCleared(int(code)))
 
     def _cause_present(self, code: int) -> bool:
         if code == Result.LID_OPEN:
@@ -154,7 +154,7 @@ class TableModel:
         if code == Result.MOTOR_JAM:
             return self.jammed
         if code == Result.TILE_COUNT_WRONG:
-            expected = T.tile_set(self.loaded_mode)
+            expected = tiles.tile_set(self.loaded_mode)
             return any(sorted(s) != expected for s in self.sets)
         return False
 
@@ -168,7 +168,7 @@ class TableModel:
         if new != self.seats[seat]:
             self.seats[seat] = new
             if self.powered:
-                self.emit(P.PointsChanged(seat, new))
+                self.emit(protocol.PointsChanged(seat, new))
 
     def sticks_for(self, mode: Mode) -> None:
         """Staff put the right sticks in for ``mode``: its starting total in each playing
@@ -184,7 +184,7 @@ class TableModel:
         self.lid_open = True
         if not self.powered:
             return
-        self.emit(P.LidOpened())
+        self.emit(protocol.LidOpened())
         self._raise(Result.LID_OPEN)
         if self.cycle == CycleState.CYCLING:
             self._fail_cycle(Result.LID_OPEN)
@@ -195,7 +195,7 @@ class TableModel:
         self.lid_open = False
         if not self.powered:
             return
-        self.emit(P.LidClosed())
+        self.emit(protocol.LidClosed())
         self._clear(Result.LID_OPEN)
 
     def jam(self) -> None:
@@ -229,7 +229,7 @@ class TableModel:
 
     def restore_tiles(self) -> None:
         """Staff made both sets complete again."""
-        self.sets = [T.tile_set(self.loaded_mode), T.tile_set(self.loaded_mode)]
+        self.sets = [tiles.tile_set(self.loaded_mode), tiles.tile_set(self.loaded_mode)]
 
     # ------------------------------------------------------------------ timers
 
@@ -244,22 +244,22 @@ class TableModel:
 
     # ------------------------------------------------------------------ commands
 
-    def execute(self, msg: P.Command, now: float) -> P.Reply:
+    def execute(self, msg: protocol.Command, now: float) -> protocol.Reply:
         handler = getattr(self, "_cmd_" + msg.NAME.lower())
         return handler(msg, now)
 
-    def _cmd_hello(self, msg: P.Hello, now: float) -> P.HelloReply:
+    def _cmd_hello(self, msg: protocol.Hello, now: float) -> protocol.HelloReply:
         # last_seq / last_cmd are filled in by the device (it owns duplicate detection)
-        return P.HelloReply(Result.OK, self.cfg.protocol_version, self.cfg.model,
+        return protocol.HelloReply(Result.OK, self.cfg.protocol_version, self.cfg.model,
                             self.cfg.firmware,
-                            self.capabilities(), self.boot_id, 0, P.NO_CMD, self.state(now))
+                            self.capabilities(), self.boot_id, 0, protocol.NO_CMD, self.state(now))
 
-    def _cmd_status(self, msg, now) -> P.StatusReply:
-        return P.StatusReply(Result.OK, self.state(now))
+    def _cmd_status(self, msg, now) -> protocol.StatusReply:
+        return protocol.StatusReply(Result.OK, self.state(now))
 
-    def _cmd_select_mode(self, msg: P.SelectMode, now) -> P.SelectModeReply:
+    def _cmd_select_mode(self, msg: protocol.SelectMode, now) -> protocol.SelectModeReply:
         def reply(res, mask=0):
-            return P.SelectModeReply(int(res), msg.mode, self.mode, self.pending_mode, mask)
+            return protocol.SelectModeReply(int(res), msg.mode, self.mode, self.pending_mode, mask)
 
         if msg.mode >= len(MODES):
             return reply(Result.UNKNOWN_MODE)
@@ -274,9 +274,9 @@ class TableModel:
         self.pending_mode = None if msg.mode == self.mode else msg.mode
         return reply(Result.OK)
 
-    def _cmd_start_cycle(self, msg, now) -> P.StartCycleReply:
+    def _cmd_start_cycle(self, msg, now) -> protocol.StartCycleReply:
         def refuse(res):
-            return P.StartCycleReply(int(res), self.mode, self.cycle_no, 0)
+            return protocol.StartCycleReply(int(res), self.mode, self.cycle_no, 0)
 
         if self.lid_open:
             return refuse(Result.LID_OPEN)
@@ -293,7 +293,7 @@ class TableModel:
                 # staff load the sets the new mode needs when they change it
                 self.loaded_mode = target.number
                 self.restore_tiles()
-            self.emit(P.ModeChanged(old, self.mode))
+            self.emit(protocol.ModeChanged(old, self.mode))
         nominal = self.cfg.seconds(self.cfg.cycle_seconds)
         self.cycle_no = (self.cycle_no + 1) & 0xFFFFFFFF
         self.cycle = CycleState.CYCLING
@@ -310,8 +310,8 @@ class TableModel:
         else:
             self._later(nominal, lambda: self._finish_cycle(no))
         dur = int(nominal * 1000)
-        self.emit(P.CycleStarted(self.mode, no, dur))
-        return P.StartCycleReply(Result.OK, self.mode, no, dur)
+        self.emit(protocol.CycleStarted(self.mode, no, dur))
+        return protocol.StartCycleReply(Result.OK, self.mode, no, dur)
 
     def _fail_cycle(self, code: Result, no: int | None = None) -> None:
         if self.cycle != CycleState.CYCLING or (no is not None and no != self.cycle_no):
@@ -320,7 +320,7 @@ class TableModel:
         self.cycle = CycleState.FAILED
         self.cycle_ends_at = None
         self._raise(code)
-        self.emit(P.CycleFinished(int(code), self.mode, self.cycle_no, 0))
+        self.emit(protocol.CycleFinished(int(code), self.mode, self.cycle_no, 0))
 
     def _finish_cycle(self, no: int) -> None:
         if self.cycle != CycleState.CYCLING or no != self.cycle_no:
@@ -333,18 +333,18 @@ class TableModel:
         if mode.is_check:
             # check mode: the set goes round the machine and is counted; no walls
             self.cycle = CycleState.IDLE
-            expected = T.tile_set(self.loaded_mode)
+            expected = tiles.tile_set(self.loaded_mode)
             res = Result.OK if sorted(rising) == expected else Result.TILE_COUNT_WRONG
             if res != Result.OK:
                 self._raise(res, counted)
-            self.emit(P.CycleFinished(int(res), self.mode, no, counted))
+            self.emit(protocol.CycleFinished(int(res), self.mode, no, counted))
             return
-        if sorted(rising) != T.tile_set(mode):
+        if sorted(rising) != tiles.tile_set(mode):
             self.cycle = CycleState.FAILED
             self._raise(Result.TILE_COUNT_WRONG, counted)
-            self.emit(P.CycleFinished(int(Result.TILE_COUNT_WRONG), self.mode, no, counted))
+            self.emit(protocol.CycleFinished(int(Result.TILE_COUNT_WRONG), self.mode, no, counted))
             return
-        walls = T.build_walls(rising, mode, self.rng)
+        walls = tiles.build_walls(rising, mode, self.rng)
         self.machine = 1 - self.machine      # the set played until now goes in
         self.cycle = CycleState.WALLS_UP
         self.last = {"cycle_no": no, "mode": mode.number, "walls": walls, "dealer": self.dealer,
@@ -352,36 +352,36 @@ class TableModel:
                      "hands": ((), (), (), ()), "live": ()}
         self._clear(Result.TILE_COUNT_WRONG)
         self._clear(Result.CYCLE_OVERRUN)
-        self.emit(P.CycleFinished(int(Result.OK), self.mode, no, counted))
+        self.emit(protocol.CycleFinished(int(Result.OK), self.mode, no, counted))
 
     def _roll(self, seat: int) -> tuple[int, int]:
         self.dice = (self.rng.randint(1, 6), self.rng.randint(1, 6))
         self.dealer = seat
-        self.emit(P.DiceRolled(seat, self.dice))
+        self.emit(protocol.DiceRolled(seat, self.dice))
         if self.last is not None and self.cycle in (CycleState.WALLS_UP, CycleState.DICE_ROLLED):
             self.last["dice"] = self.dice
             self.last["dealer"] = seat
         return self.dice
 
-    def _cmd_roll_dice(self, msg: P.RollDice, now) -> P.RollDiceReply:
+    def _cmd_roll_dice(self, msg: protocol.RollDice, now) -> protocol.RollDiceReply:
         mode = MODES[self.mode]
         if self.cycle == CycleState.CYCLING:
-            return P.RollDiceReply(Result.BUSY, msg.seat, (0, 0))
+            return protocol.RollDiceReply(Result.BUSY, msg.seat, (0, 0))
         if mode.is_check:
-            return P.RollDiceReply(Result.OK, msg.seat, self._roll(msg.seat))
+            return protocol.RollDiceReply(Result.OK, msg.seat, self._roll(msg.seat))
         if msg.seat not in mode.seats:
-            return P.RollDiceReply(Result.BAD_SEAT, msg.seat, (0, 0))
+            return protocol.RollDiceReply(Result.BAD_SEAT, msg.seat, (0, 0))
         if self.cycle not in (CycleState.WALLS_UP, CycleState.DICE_ROLLED):
-            return P.RollDiceReply(Result.NOT_READY, msg.seat, (0, 0))
+            return protocol.RollDiceReply(Result.NOT_READY, msg.seat, (0, 0))
         dice = self._roll(msg.seat)
         self.cycle = CycleState.DICE_ROLLED
-        return P.RollDiceReply(Result.OK, msg.seat, dice)
+        return protocol.RollDiceReply(Result.OK, msg.seat, dice)
 
-    def _cmd_deal(self, msg, now) -> P.DealReply:
+    def _cmd_deal(self, msg, now) -> protocol.DealReply:
         mode = MODES[self.mode]
 
         def refuse(res):
-            return P.DealReply(int(res), self.dealer, self.dice or (0, 0), (0, 0, 0, 0))
+            return protocol.DealReply(int(res), self.dealer, self.dice or (0, 0), (0, 0, 0, 0))
 
         if self.cycle == CycleState.CYCLING:
             return refuse(Result.BUSY)
@@ -395,36 +395,36 @@ class TableModel:
             self._roll(self.dealer)
         dice = self.dice
         assert dice is not None               # rolled above, or by the ROLL_DICE before it
-        bw, bs = T.break_point(self.dealer, dice, mode)
-        order = T.draw_order(self.last["walls"], bw, bs)
+        bw, bs = tiles.break_point(self.dealer, dice, mode)
+        order = tiles.draw_order(self.last["walls"], bw, bs)
         self.last.update(dice=dice, dealer=self.dealer, **{"break": (bw, bs)})
         self.cycle = CycleState.DEALT
         if self.cfg.auto_deal:
-            hands, live = T.deal(order, self.dealer, mode)
+            hands, live = tiles.deal(order, self.dealer, mode)
             self.last.update(dealt=True, hands=hands, live=live)
-            return P.DealReply(Result.OK, self.dealer, dice, tuple(len(h) for h in hands))
+            return protocol.DealReply(Result.OK, self.dealer, dice, tuple(len(h) for h in hands))
         self.last.update(dealt=False, hands=((), (), (), ()), live=order)
-        return P.DealReply(Result.WALLS_ONLY, self.dealer, dice, (0, 0, 0, 0))
+        return protocol.DealReply(Result.WALLS_ONLY, self.dealer, dice, (0, 0, 0, 0))
 
-    def _cmd_read_points(self, msg, now) -> P.ReadPointsReply:
-        return P.ReadPointsReply(Result.OK, tuple(self.seats))
+    def _cmd_read_points(self, msg, now) -> protocol.ReadPointsReply:
+        return protocol.ReadPointsReply(Result.OK, tuple(self.seats))
 
-    def _cmd_tile_check(self, msg, now) -> P.TileCheckReply:
-        expected = T.tile_set(self.loaded_mode)
+    def _cmd_tile_check(self, msg, now) -> protocol.TileCheckReply:
+        expected = tiles.tile_set(self.loaded_mode)
         if self.cycle == CycleState.CYCLING:
-            return P.TileCheckReply(Result.BUSY, self.loaded_mode, len(expected), 0)
+            return protocol.TileCheckReply(Result.BUSY, self.loaded_mode, len(expected), 0)
         if self.cycle not in (CycleState.WALLS_UP, CycleState.DICE_ROLLED, CycleState.DEALT):
             # no set raised since power-on or the last failed cycle: nothing to count
-            return P.TileCheckReply(Result.NOT_READY, self.loaded_mode, len(expected), 0)
+            return protocol.TileCheckReply(Result.NOT_READY, self.loaded_mode, len(expected), 0)
         counted = self.sets[1 - self.machine]       # the set the last good cycle raised
-        missing, extra = T.count_diff(counted, expected)
+        missing, extra = tiles.count_diff(counted, expected)
         res = Result.TILE_COUNT_WRONG if (missing or extra) else Result.OK
-        return P.TileCheckReply(int(res), self.loaded_mode, len(expected), len(counted),
+        return protocol.TileCheckReply(int(res), self.loaded_mode, len(expected), len(counted),
                                 missing, extra)
 
-    def _cmd_clear_errors(self, msg, now) -> P.ClearErrorsReply:
+    def _cmd_clear_errors(self, msg, now) -> protocol.ClearErrorsReply:
         if self.cycle == CycleState.CYCLING:
-            return P.ClearErrorsReply(Result.BUSY, (), tuple(sorted(self.errors)))
+            return protocol.ClearErrorsReply(Result.BUSY, (), tuple(sorted(self.errors)))
         cleared = []
         for code in sorted(self.errors):
             if not self._cause_present(code):
@@ -432,13 +432,13 @@ class TableModel:
                 cleared.append(code)
         if self.cycle == CycleState.FAILED and not self.errors:
             self.cycle = CycleState.IDLE
-        return P.ClearErrorsReply(Result.OK, tuple(cleared), tuple(sorted(self.errors)))
+        return protocol.ClearErrorsReply(Result.OK, tuple(cleared), tuple(sorted(self.errors)))
 
-    def _cmd_dealt_report(self, msg, now) -> P.DealtReportReply:
+    def _cmd_dealt_report(self, msg, now) -> protocol.DealtReportReply:
         if self.last is None:
-            return P.DealtReportReply(Result.NOT_READY)
+            return protocol.DealtReportReply(Result.NOT_READY)
         d = self.last
         bw, bs = d["break"]
-        return P.DealtReportReply(
+        return protocol.DealtReportReply(
             Result.OK, d["cycle_no"], d["mode"], d["dealer"], d["dice"] or (0, 0), bw, bs,
             d["dealt"], tuple(d["walls"]), tuple(d["hands"]), tuple(d["live"]))

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from groundwork.errors import CodedError
 
-class ScoringError(Exception):
+
+class ScoringError(CodedError):
     """Base of every error the scoring package raises on purpose."""
 
     code = "invalid_input"
 
     def __init__(self, message: str, code: str | None = None, *, reason: str = "",
                  **values: Any) -> None:
-        super().__init__(message)
+        super().__init__(message, code, **values)
         self.message = message
-        if code is not None:
-            self.code = code
         self.reason = reason or self.code
-        self.values = values
 
     def as_result(self, code: str | None = None) -> dict[str, Any]:
         """The error as the contracts write it (``code`` in place of this one's if given)."""

@@ -680,7 +680,7 @@ _USAGE = """## Where to see them
 
 ## The nightly export
 
-`python -m web export --db FILE [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
+`python -m club.export --db FILE [--date YYYY-MM-DD] --out DIR [--keep N] [--min-games N]` (default:
 yesterday's club day; `deploy/jantaku-export.timer` runs it every morning) writes
 `DIR/YYYY-MM-DD/`:
 

@@ -18,9 +18,9 @@ import re
 import sys
 import unicodedata
 
-from . import commands as C
+from . import commands
 from . import store
-from . import words as W
+from . import words
 from .client import TableClient
 from .config import DEFAULT_TIMEZONE, load_config
 from .errors import TableError
@@ -48,10 +48,10 @@ def _place(args: argparse.Namespace) -> tuple[str, str]:
         try:
             cfg = load_config(args.config, tables=False)
         except TableError as e:
-            raise CliError(e.text(args.lang) if args.lang != W.BOTH else e.message) from None
+            raise CliError(e.text(args.lang) if args.lang != words.BOTH else e.message) from None
         path, tz = cfg.db, cfg.timezone
     if not os.path.exists(path):
-        raise CliError(W.code("no_store", args.lang, {"path": path}))
+        raise CliError(words.code("no_store", args.lang, {"path": path}))
     return str(path), tz
 
 
@@ -72,7 +72,7 @@ def _user() -> str:
 # --------------------------------------------------------------------------- table commands
 def run_table_command(args: argparse.Namespace) -> int:
     """Send one staff command (``args.command``) to ``args.table`` and report its outcome."""
-    spec = C.get(args.command)
+    spec = commands.get(args.command)
     db, tz = _place(args)
     try:
         cmd_args = spec.from_person({a.name: getattr(args, a.name, None) for a in spec.args})
@@ -89,14 +89,14 @@ def run_table_command(args: argparse.Namespace) -> int:
         raise CliError(_err(e, args.lang)) from None
     text = answer.text(args.lang)
     if answer.state == "running":
-        text = W.say("table.wait.still_running", args.lang, id=answer.row["id"],
-                     command=spec.label(args.lang) if args.lang != W.BOTH else spec.name)
+        text = words.say("table.wait.still_running", args.lang, id=answer.row["id"],
+                     command=spec.label(args.lang) if args.lang != words.BOTH else spec.name)
     _emit(args, answer.row, f"{args.table}: {text}")
     return answer.exit_code
 
 
 def _err(e: TableError, lang: str) -> str:
-    return e.message if lang == W.BOTH else e.text(lang)
+    return e.message if lang == words.BOTH else e.text(lang)
 
 
 # --------------------------------------------------------------------------- status / show / serve
@@ -115,17 +115,17 @@ def cmd_status(args: argparse.Namespace) -> int:
     lang = args.lang
     print(_daemon_line(daemon, lang, tz))
     if not tables:
-        print(W.say("table.status.no_tables", lang))
+        print(words.say("table.status.no_tables", lang))
     for t in tables:
         print(table_line(t, daemon, lang))
         row = store.in_flight(db, t["table_id"])
         if row is not None:
-            spec = C.COMMANDS.get(row["command"])
-            print("    " + one_line(W.say(
+            spec = commands.COMMANDS.get(row["command"])
+            print("    " + one_line(words.say(
                 "table.status.in_flight", lang,
                 running=spec.running(lang) if spec else row["command"],
                 who=row["actor"] or row["source"] or "?",
-                since=W.clock(row["started_at"] or row["created_at"], tz))))
+                since=words.clock(row["started_at"] or row["created_at"], tz))))
     return 0
 
 
@@ -154,39 +154,39 @@ def one_line(text: str) -> str:
 def _daemon_line(daemon: dict[str, Any], lang: str, tz: str) -> str:
     state = daemon["state"]
     if state == "running":
-        return W.say("table.status.daemon_running", lang, pid=daemon["pid"])
+        return words.say("table.status.daemon_running", lang, pid=daemon["pid"])
     if state == "stale":
-        return W.say("table.status.daemon_stale", lang, age=round(daemon["age_s"]),
-                     pid=daemon["pid"], at=W.clock(daemon["heartbeat_at"], tz, seconds=True))
-    return W.say(f"table.status.daemon_{state}", lang)
+        return words.say("table.status.daemon_stale", lang, age=round(daemon["age_s"]),
+                     pid=daemon["pid"], at=words.clock(daemon["heartbeat_at"], tz, seconds=True))
+    return words.say(f"table.status.daemon_{state}", lang)
 
 
 def table_line(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
     """One table's state in one line of words (device text kept on that line)."""
-    if lang == W.BOTH:
-        return W.in_both(lambda one: table_line(t, daemon, one), lang)
+    if lang == words.BOTH:
+        return words.in_both(lambda one: table_line(t, daemon, one), lang)
     return one_line(_table_words(t, daemon, lang))
 
 
 def _table_words(t: dict[str, Any], daemon: dict[str, Any], lang: str) -> str:
     who = {"id": t["table_id"], "name": t["name"]}
     if daemon["state"] != "running" and daemon["state"] != "stopped" and t["connected"]:
-        return W.say("table.status.unknown", lang, **who)
+        return words.say("table.status.unknown", lang, **who)
     if not t["connected"]:
-        return W.say("table.status.disconnected", lang, **who,
-                     reason=W.link(t.get("last_error"), lang, t.get("last_error_values")))
-    parts = [W.say("table.status.connected", lang, **who, model=t.get("model") or "?",
-                   firmware=t.get("firmware") or "?", mode=W.mode(t.get("mode"), lang))]
+        return words.say("table.status.disconnected", lang, **who,
+                     reason=words.link(t.get("last_error"), lang, t.get("last_error_values")))
+    parts = [words.say("table.status.connected", lang, **who, model=t.get("model") or "?",
+                   firmware=t.get("firmware") or "?", mode=words.mode(t.get("mode"), lang))]
     pending = t.get("pending_mode")
     if pending is not None and pending != t.get("mode"):
-        parts.append(W.say("table.status.next_mode", lang, mode=W.mode(pending, lang)))
+        parts.append(words.say("table.status.next_mode", lang, mode=words.mode(pending, lang)))
     if t.get("cycle_state"):
-        parts.append(W.say("table.status.state", lang,
-                           cycle=W.say(f"table.cycle.{t['cycle_state']}", lang),
-                           lid=W.say(f"table.lid.{t.get('lid')}", lang)))
+        parts.append(words.say("table.status.state", lang,
+                           cycle=words.say(f"table.cycle.{t['cycle_state']}", lang),
+                           lid=words.say(f"table.lid.{t.get('lid')}", lang)))
     errs = t.get("errors") or []
-    parts.append(W.say("table.status.errors", lang,
-                       errors=W.listing((W.code(e, lang) for e in errs), lang)))
+    parts.append(words.say("table.status.errors", lang,
+                       errors=words.listing((words.code(e, lang) for e in errs), lang)))
     return "; ".join(parts)
 
 
@@ -197,15 +197,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         row = store.get_command(db, args.id)
     except TableError as e:
         raise CliError(_err(e, args.lang)) from None
-    spec = C.COMMANDS.get(row["command"])
+    spec = commands.COMMANDS.get(row["command"])
 
     def line(lang: str) -> str:
-        head = W.say("table.status.show", lang, id=row["id"],
+        head = words.say("table.status.show", lang, id=row["id"],
                      command=spec.label(lang) if spec else row["command"],
                      args=json.dumps(row["args"], ensure_ascii=False) if row["args"] else "",
-                     table=row["table_id"], status=W.say(f"table.status.{row['status']}", lang))
-        return f"{head} — {C.describe(row, lang, tz)}"
-    _emit(args, row, W.in_both(line, args.lang))
+                     table=row["table_id"], status=words.say(f"table.status.{row['status']}", lang))
+        return f"{head} — {commands.describe(row, lang, tz)}"
+    _emit(args, row, words.in_both(line, args.lang))
     return 0
 
 
@@ -228,8 +228,8 @@ def _common(suppress: bool) -> argparse.ArgumentParser:
                         help="the shared SQLite store (overrides the config's db)")
     common.add_argument("--json", action="store_true", default=d(False),
                         help="answer in JSON for scripts")
-    common.add_argument("--lang", choices=W.LANG_CHOICES,
-                        default=d(os.environ.get("JANTAKU_LANG", W.BOTH)),
+    common.add_argument("--lang", choices=words.LANG_CHOICES,
+                        default=d(os.environ.get("JANTAKU_LANG", words.BOTH)),
                         help="the language of what is printed (default: both, or $JANTAKU_LANG)")
     return common
 
@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("table", metavar="TABLE", nargs="?", help="ask this table (e.g. t1)")
     st.add_argument("--wait", type=float, default=None, help="seconds to wait for the table")
     st.set_defaults(func=cmd_status)
-    for spec in C.COMMANDS.values():
+    for spec in commands.COMMANDS.values():
         if spec.name == "status":
             continue
         sp = sub.add_parser(spec.name, help=spec.help(), description=spec.help(),

@@ -22,9 +22,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import commands as C
+from . import commands
 from . import store
-from . import words as W
+from . import words
 
 POLL_S = 0.02
 
@@ -50,14 +50,14 @@ class Answer:
 
     def text(self, lang: str) -> str:
         """The outcome in words."""
-        return C.describe(self.row, lang, self.tz)
+        return commands.describe(self.row, lang, self.tz)
 
 
 class TableClient:
     """Requests on behalf of ``actor`` through ``source`` (``cli``, ``web``)."""
 
     def __init__(self, db_path: str, *, source: str, actor: str = "",
-                 tz: str = "Asia/Tokyo", lang: str = W.BOTH):
+                 tz: str = "Asia/Tokyo", lang: str = words.BOTH):
         self.db_path, self.source, self.actor, self.tz = db_path, source, actor, tz
         self.lang = lang            # the language of notes (answers: Answer.text(lang))
 
@@ -76,7 +76,7 @@ class TableClient:
         through it (``through_pending``; a web page rather answers "pending" at once).
         ``note(words)`` is told at once when the daemon does not seem to run.
         """
-        spec = C.get(command)
+        spec = commands.get(command)
         wait = spec.wait if wait is None else wait
         key = key or f"{self.source}-{uuid.uuid4()}"
         try:
@@ -92,9 +92,9 @@ class TableClient:
             raise store.StoreError(code="db_locked") from None
         daemon = store.daemon_status(self.db_path)
         if note is not None and not daemon["running"]:
-            note(W.in_both(lambda lang: W.say(
+            note(words.in_both(lambda lang: words.say(
                 "table.wait.daemon_down", lang, id=cid, wait=f"{wait:g}",
-                age=W.daemon_age(daemon["state"], daemon["age_s"], lang)), self.lang))
+                age=words.daemon_age(daemon["state"], daemon["age_s"], lang)), self.lang))
         row = self._wait(cid, wait, through_pending)
         return self._answer(row, wait, withdraw)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import words as W
+from . import words
 from .errors import TableError
 from .modes import MODES, SEATS, mode_by_name
 
@@ -148,13 +148,13 @@ class StaffCommand:
     """Commands in flight this one waits behind as pending instead of being refused."""
 
     def label(self, lang: str) -> str:
-        return W.say(f"table.cmd.{self.name}.label", lang)
+        return words.say(f"table.cmd.{self.name}.label", lang)
 
     def running(self, lang: str) -> str:
-        return W.say(f"table.cmd.{self.name}.running", lang)
+        return words.say(f"table.cmd.{self.name}.running", lang)
 
     def help(self) -> str:
-        return W.say(f"table.cmd.{self.name}.help", W.BOTH)
+        return words.say(f"table.cmd.{self.name}.help", words.BOTH)
 
     def check(self, args: dict[str, Any] | None) -> dict[str, Any]:
         """The arguments in the store's form, checked; :class:`CommandError` otherwise."""
@@ -185,62 +185,63 @@ class StaffCommand:
 
     def describe(self, result: dict[str, Any] | None, lang: str) -> str:
         """The table's answer in words (a done command's result)."""
-        if lang == W.BOTH:
-            return W.in_both(lambda one: self.describe(result, one), lang)
+        if lang == words.BOTH:
+            return words.in_both(lambda one: self.describe(result, one), lang)
         try:
             return self.describe_result(result or {}, lang)
         except (KeyError, TypeError, ValueError, IndexError):
-            return W.say("table.done.generic", lang)
+            return words.say("table.done.generic", lang)
 
 
 # --------------------------------------------------------------------------- result words
 def _status(r: dict[str, Any], lang: str) -> str:
-    return W.say("table.done.status", lang, mode=W.mode(r.get("mode"), lang),
-                 cycle=W.say(f"table.cycle.{r.get('cycle_state')}", lang),
-                 lid=W.say(f"table.lid.{r.get('lid')}", lang),
-                 errors=W.listing((W.code(e, lang) for e in r.get("errors") or []), lang))
+    return words.say("table.done.status", lang, mode=words.mode(r.get("mode"), lang),
+                 cycle=words.say(f"table.cycle.{r.get('cycle_state')}", lang),
+                 lid=words.say(f"table.lid.{r.get('lid')}", lang),
+                 errors=words.listing((words.code(e, lang) for e in r.get("errors") or []), lang))
 
 
 def _mode(r: dict[str, Any], lang: str) -> str:
     if r.get("stage") == "sticks":
-        return W.say("table.done.mode.sticks", lang, mode=W.mode(r["requested"], lang))
+        return words.say("table.done.mode.sticks", lang, mode=words.mode(r["requested"], lang))
     if "steps" in r and r.get("confirmed"):     # at its panel, and the camera saw it
-        return W.say("table.done.mode.panel_seen", lang, start=W.mode(r["from"], lang),
-                     mode=W.mode(r["mode"], lang), steps=r["steps"],
+        return words.say("table.done.mode.panel_seen", lang, start=words.mode(r["from"], lang),
+                     mode=words.mode(r["mode"], lang), steps=r["steps"],
                      number=f"{r['mode']:02d}", corrections=r.get("corrections", 0))
     if "steps" in r:        # a table driven at its panel: what was pressed, unconfirmed
-        return W.say("table.done.mode.panel", lang, start=W.mode(r["from"], lang),
-                     mode=W.mode(r["mode"], lang), steps=r["steps"], number=f"{r['mode']:02d}")
+        return words.say("table.done.mode.panel", lang, start=words.mode(r["from"], lang),
+                     mode=words.mode(r["mode"], lang), steps=r["steps"], number=f"{r['mode']:02d}")
     if r.get("applied_now"):
-        return W.say("table.done.mode.now", lang, mode=W.mode(r["mode"], lang))
-    return W.say("table.done.mode.next", lang, mode=W.mode(r["requested"], lang),
-                 current=W.mode(r["mode"], lang))
+        return words.say("table.done.mode.now", lang, mode=words.mode(r["mode"], lang))
+    return words.say("table.done.mode.next", lang, mode=words.mode(r["requested"], lang),
+                 current=words.mode(r["mode"], lang))
 
 
 def _cycle(r: dict[str, Any], lang: str) -> str:
     if "pressed_ms" in r:
-        return W.say("table.done.cycle.pressed", lang, ms=r["pressed_ms"])
+        return words.say("table.done.cycle.pressed", lang, ms=r["pressed_ms"])
     if r.get("mode") == 0:
-        return W.say("table.done.cycle.check", lang, counted=r.get("counted", "?"))
-    text = W.say("table.done.cycle", lang, mode=W.mode(r.get("mode"), lang))
+        return words.say("table.done.cycle.check", lang, counted=r.get("counted", "?"))
+    text = words.say("table.done.cycle", lang, mode=words.mode(r.get("mode"), lang))
     if r.get("walls_only"):
-        text += W.say("table.list_sep", lang) + W.say("table.done.cycle.walls_only", lang)
+        text += words.say("table.list_sep", lang) + words.say("table.done.cycle.walls_only", lang)
     return text
 
 
 def _dice(r: dict[str, Any], lang: str) -> str:
     d1, d2 = r["dice"]
-    return W.say("table.done.dice", lang, d1=d1, d2=d2, total=d1 + d2,
-                 seat=W.seat(r["seat"], lang))
+    return words.say("table.done.dice", lang, d1=d1, d2=d2, total=d1 + d2,
+                 seat=words.seat(r["seat"], lang))
 
 
 def _deal(r: dict[str, Any], lang: str) -> str:
-    values = {"seat": W.seat(r["dealer"], lang), "total": sum(r["dice"])}
+    values = {"seat": words.seat(r["dealer"], lang), "total": sum(r["dice"])}
     if r.get("walls_only"):
-        return W.say("table.done.deal.walls_only", lang, **values)
-    hands = W.listing((W.say("table.done.deal.hand", lang, seat=W.seat(i, lang), count=n)
+        return words.say("table.done.deal.walls_only", lang, **values)
+    hands = words.listing((words.say("table.done.deal.hand", lang, seat=words.seat(i, lang),
+                                     count=n)
                        for i, n in enumerate(r["hands"]) if n), lang)
-    return W.say("table.done.deal", lang, hands=hands, **values)
+    return words.say("table.done.deal", lang, hands=hands, **values)
 
 
 def _tiles(codes: list[int], lang: str) -> str:
@@ -248,62 +249,62 @@ def _tiles(codes: list[int], lang: str) -> str:
     # start-up stays light (benchmarks/bench_cli_start.py)
     from .protocol.tiles import tile_name
 
-    return " ".join(tile_name(t) for t in codes) if codes else W.say("table.none", lang)
+    return " ".join(tile_name(t) for t in codes) if codes else words.say("table.none", lang)
 
 
 def _check(r: dict[str, Any], lang: str) -> str:
     if r["ok"]:
-        return W.say("table.done.check.ok", lang, counted=r["counted"], expected=r["expected"])
-    return W.say("table.done.check.wrong", lang, counted=r["counted"], expected=r["expected"],
+        return words.say("table.done.check.ok", lang, counted=r["counted"], expected=r["expected"])
+    return words.say("table.done.check.wrong", lang, counted=r["counted"], expected=r["expected"],
                  missing=_tiles(r["missing"], lang), extra=_tiles(r["extra"], lang))
 
 
 def _points(r: dict[str, Any], lang: str) -> str:
-    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
-                             total=W.say("table.points_n", lang, total=f"{p:,}"))
+    seats = words.listing((words.say("table.done.points.seat", lang, seat=words.seat(i, lang),
+                             total=words.say("table.points_n", lang, total=f"{p:,}"))
                        for i, p in enumerate(r["points"])
                        if p is not None), lang)
-    return W.say("table.done.points", lang, seats=seats)
+    return words.say("table.done.points", lang, seats=seats)
 
 
 def _sticks(r: dict[str, Any], lang: str) -> str:
-    seats = W.listing((W.say("table.done.points.seat", lang, seat=W.seat(i, lang),
-                             total=W.say("table.none", lang) if p is None
-                             else W.say("table.points_n", lang, total=f"{p:,}"))
+    seats = words.listing((words.say("table.done.points.seat", lang, seat=words.seat(i, lang),
+                             total=words.say("table.none", lang) if p is None
+                             else words.say("table.points_n", lang, total=f"{p:,}"))
                        for i, p in enumerate(r["points"])), lang)
-    return W.say("table.done.sim-sticks", lang, seats=seats)
+    return words.say("table.done.sim-sticks", lang, seats=seats)
 
 
 def _reset(r: dict[str, Any], lang: str) -> str:
-    text = W.say("table.done.reset", lang,
-                 cleared=W.listing((W.code(c, lang) for c in r["cleared"]), lang))
+    text = words.say("table.done.reset", lang,
+                 cleared=words.listing((words.code(c, lang) for c in r["cleared"]), lang))
     if r["remaining"]:
-        text += W.say("table.done.reset.remaining", lang, remaining=W.listing(
-            (W.code(c, lang) for c in r["remaining"]), lang))
+        text += words.say("table.done.reset.remaining", lang, remaining=words.listing(
+            (words.code(c, lang) for c in r["remaining"]), lang))
     return text
 
 
 def _calibrate(r: dict[str, Any], lang: str) -> str:
     parts = []
     if r.get("match") is False:
-        parts.append(W.say("table.done.calibrate.mismatch", lang, seen=f"{r['seen']:02d}",
+        parts.append(words.say("table.done.calibrate.mismatch", lang, seen=f"{r['seen']:02d}",
                            expected=f"{r['expected']:02d}"))
     if r.get("complete"):
-        parts.append(W.say("table.done.calibrate.complete", lang,
+        parts.append(words.say("table.done.calibrate.complete", lang,
                            count=len(r.get("mismatches") or [])))
     else:
-        parts.append(W.say(f"table.done.calibrate.{r['switch']}", lang, seen=f"{r['seen']:02d}",
+        parts.append(words.say(f"table.done.calibrate.{r['switch']}", lang, seen=f"{r['seen']:02d}",
                            next=f"{r['next']:02d}"))
     text = parts[0]
     for more in parts[1:]:  # Japanese sentences run on; English ones take a space
-        text = W.say("table.two_sentences", lang, first=text, second=more)
+        text = words.say("table.two_sentences", lang, first=text, second=more)
     return text
 
 
 def _dealt(r: dict[str, Any], lang: str) -> str:
-    return W.say("table.done.dealt", lang, cycle_no=r["cycle_no"],
-                 mode=W.mode(r["mode"], lang), walls=len(r["walls"]),
-                 seat=W.seat(r["dealer"], lang))
+    return words.say("table.done.dealt", lang, cycle_no=r["cycle_no"],
+                 mode=words.mode(r["mode"], lang), walls=len(r["walls"]),
+                 seat=words.seat(r["dealer"], lang))
 
 
 COMMANDS: dict[str, StaffCommand] = {c.name: c for c in (
@@ -338,21 +339,21 @@ def console_commands() -> tuple[str, ...]:
 
 def describe(row: dict[str, Any], lang: str, tz: str = "Asia/Tokyo") -> str:
     """A journal row in words, whatever its status."""
-    if lang == W.BOTH:
-        return W.in_both(lambda one: describe(row, one, tz), lang)
+    if lang == words.BOTH:
+        return words.in_both(lambda one: describe(row, one, tz), lang)
     spec = COMMANDS.get(row["command"])
     name = spec.label(lang) if spec else row["command"]
     status = row["status"]
     if status == "done":
-        return spec.describe(row.get("result"), lang) if spec else W.say("table.done.generic",
+        return spec.describe(row.get("result"), lang) if spec else words.say("table.done.generic",
                                                                           lang)
     if status == "queued":
         if row.get("waits_for") and spec and spec.waits_behind:
-            return W.say("table.wait.pending", lang, id=row["id"], command=name,
+            return words.say("table.wait.pending", lang, id=row["id"], command=name,
                          blocker=COMMANDS[spec.waits_behind[0]].label(lang))
-        return W.say("table.wait.queued", lang, id=row["id"], command=name)
+        return words.say("table.wait.queued", lang, id=row["id"], command=name)
     if status == "sending":
-        return W.say("table.wait.sending", lang, id=row["id"], command=name)
+        return words.say("table.wait.sending", lang, id=row["id"], command=name)
     if row.get("error_values") is None and row.get("error_message"):
         return str(row["error_message"])  # written by an older daemon, without codes
-    return W.code(row.get("error_code"), lang, row.get("error_values"))
+    return words.code(row.get("error_code"), lang, row.get("error_values"))

@@ -37,7 +37,7 @@ from pathlib import Path
 import clubdb
 
 from . import systemd
-from . import words as W
+from . import words
 from .config import Config, load_config
 from .drivers import driver_class
 from .drivers.base import Driver, Identity, LinkDown, Outcome, Stopping, TableEvent
@@ -328,7 +328,7 @@ class TableManager(threading.Thread):
         if self.down_since is None:
             self.down_since = time.monotonic()
             self.journal.add_event(self.tid, "disconnected", reason, data=values or {})
-            self.tlog.warning("disconnected: %s", W.link(reason, "en", values))
+            self.tlog.warning("disconnected: %s", words.link(reason, "en", values))
         self._store(connected=0, last_error=reason, last_error_values=values or {})
 
     def _link_failed(self, e: LinkDown) -> None:

@@ -17,19 +17,17 @@ from __future__ import annotations
 from typing import Any
 
 import lexicon
+from groundwork.errors import CodedError
 
 
-class TableError(Exception):
+class TableError(CodedError):
     """Base of every error the tablectl package raises on purpose."""
 
     code = "table_error"
 
     def __init__(self, detail: str = "", code: str | None = None, **values: Any) -> None:
-        super().__init__(detail)
-        if code is not None:
-            self.code = code
+        super().__init__(detail, code, **values)
         self.detail = detail
-        self.values = values
 
     @property
     def key(self) -> str:
@@ -58,7 +56,7 @@ class ProtocolError(TableError):
     code = "protocol_error"
 
 
-class UnknownCommand(ProtocolError):
+class UnknownMessage(ProtocolError):
     """A frame whose message type this side does not know (the table NAKs it)."""
 
     code = "unknown_message"

@@ -31,6 +31,8 @@ from typing import Any
 
 import serial
 
+from clubdb import pid_alive
+
 from .errors import TableError
 from .settings import SerialSettings
 
@@ -195,17 +197,6 @@ def _lock_pid(path: str) -> int | None:
             return int(f.read().strip() or 0) or None
     except (OSError, ValueError):
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (one we may not signal counts as alive)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _program(pid: int) -> str:

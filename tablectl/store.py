@@ -38,15 +38,15 @@ import sqlite_utils
 
 import clubdb
 
-from . import commands as C
-from . import words as W
+from . import commands
+from . import words as table_words
 from .errors import TableError
 
 DbPath = Union[str, "os.PathLike[str]"]
 """Where the club file is: a path as text or a path object."""
 _T = TypeVar("_T")
 
-COMMANDS = tuple(C.COMMANDS)
+COMMANDS = tuple(commands.COMMANDS)
 """Commands a caller may request (one row each in :mod:`tablectl.commands`)."""
 
 TERMINAL = ("done", "failed", "timed_out")
@@ -66,6 +66,9 @@ class UnknownTable(StoreError):
 
 
 class UnknownCommand(StoreError):
+    """A command name the commands table does not have (one class of that name: the
+    protocol's unknown message type is :class:`~tablectl.errors.UnknownMessage`)."""
+
     code = "unknown_command"
 
 
@@ -84,17 +87,17 @@ class CommandInFlight(StoreError):
     tz = "Asia/Tokyo"
 
     def text(self, lang: str = "ja") -> str:
-        if lang == W.BOTH:
-            return W.in_both(self.text, lang)
+        if lang == table_words.BOTH:
+            return table_words.in_both(self.text, lang)
         v = self.values
-        running = C.COMMANDS[v["command"]].running(lang) if v["command"] in C.COMMANDS \
-            else v["command"]
-        return W.say("table.code.in_flight", lang, table=v["table"], running=running,
-                     who=v["who"], since=W.clock(v["since"], self.tz))
+        running = commands.COMMANDS[v["command"]].running(lang) \
+            if v["command"] in commands.COMMANDS else v["command"]
+        return table_words.say("table.code.in_flight", lang, table=v["table"], running=running,
+                     who=v["who"], since=table_words.clock(v["since"], self.tz))
 
     @property
     def message(self) -> str:
-        return self.text(W.BOTH)
+        return self.text(table_words.BOTH)
 
 
 def now() -> float:
@@ -231,9 +234,9 @@ def request_command(db_path: DbPath, table_id: str, command: str,
     (``cli``, ``web``), ``actor`` the person.
     """
     try:
-        spec = C.get(command)
+        spec = commands.get(command)
         args = spec.check(args)
-    except C.CommandError as e:
+    except commands.CommandError as e:
         err = UnknownCommand if e.code == "unknown_command" else StoreError
         raise err(code=e.code, **e.values) from None
     key = idempotency_key or f"auto-{uuid.uuid4()}"
@@ -291,7 +294,7 @@ def _expire(db: sqlite_utils.Database, row: dict[str, Any], t: float,
     db.conn.execute(
         "UPDATE table_commands SET status='timed_out', error_code=?, error_values=?,"
         " error_message=?, finished_at=? WHERE id=? AND status='queued'",
-        (code, _dumps(values), W.code(code, W.BOTH, values), t, row["id"]))
+        (code, _dumps(values), table_words.code(code, table_words.BOTH, values), t, row["id"]))
 
 
 def _same_request(row: dict[str, Any], table_id: str, command: str, args: dict[str, Any]) -> int:
@@ -307,7 +310,7 @@ def _require_table(db: sqlite_utils.Database, table_id: str,
     known = {r["table_id"]: r for r in rows if r["configured"]}
     if table_id not in known:
         raise UnknownTable(table=table_id, known=", ".join(sorted(known))
-                           or W.say("table.code.no_tables_yet", W.BOTH))
+                           or table_words.say("table.code.no_tables_yet", table_words.BOTH))
     row = known[table_id]
     if command is not None and row["commands"] is not None and command not in row["commands"]:
         raise NotSupported(table=table_id, driver=row["driver"] or "?", command=command)
@@ -341,7 +344,7 @@ def withdraw_command(db_path: DbPath, command_id: int, reason: str = "", code: s
     started (``sending``) or finished is left alone: its outcome is the daemon's.
     """
     values = dict(values or {})
-    words = W.code(code, W.BOTH, values) if values or not reason else reason
+    words = table_words.code(code, table_words.BOTH, values) if values or not reason else reason
     db = open_db(db_path)
     with clubdb.write_tx(db):
         db.conn.execute(
@@ -495,7 +498,8 @@ class Journal:
         row = {"kind": kind, "code": code, "data": data}
         self.db.conn.execute("INSERT INTO table_events (table_id, kind, code, message, data, at)"
                              " VALUES (?, ?, ?, ?, ?, ?)",
-                             (table_id, kind, code, message or W.event(row, W.BOTH),
+                             (table_id, kind, code, message or table_words.event(row,
+                                                                                 table_words.BOTH),
                               _dumps(data), now()))
 
     # ---- commands
@@ -516,7 +520,7 @@ class Journal:
         def write() -> None:
             self.db.conn.execute("UPDATE table_commands SET error_code=?, error_message="
                                  "error_message || ' — ' || ? WHERE id=?",
-                                 (code, W.code(code, W.BOTH), command_id))
+                                 (code, table_words.code(code, table_words.BOTH), command_id))
             if event is not None:
                 self._insert_event(**event)
         self._write(write)
@@ -593,7 +597,7 @@ class Journal:
         if status not in TERMINAL:
             raise ValueError(f"finish() needs one of {TERMINAL}, got {status!r}")
         if error_code and error_message is None:
-            error_message = W.code(error_code, W.BOTH, error_values)
+            error_message = table_words.code(error_code, table_words.BOTH, error_values)
 
         def write() -> None:
             old = self.db.conn.execute("SELECT result FROM table_commands WHERE id=?",

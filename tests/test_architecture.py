@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,8 +167,8 @@ def test_the_page_reads_its_own_grammar():
     assert parse_may_import("nothing of ours") == []
     assert parse_may_import("everything") is None
     assert parse_may_import("`clubdb`, `lexicon`") == [Allowed("clubdb"), Allowed("lexicon")]
-    assert parse_may_import("`scoring` (only through `web/club/engine.py`), `tablectl.store`") == [
-        Allowed("scoring", "web/club/engine.py"), Allowed("tablectl.store")]
+    assert parse_may_import("`scoring` (only through `club/engine.py`), `tablectl.store`") == [
+        Allowed("scoring", "club/engine.py"), Allowed("tablectl.store")]
     assert parse_may_import("`tablectl.protocol` (the same frames)") == [
         Allowed("tablectl.protocol")]
     with pytest.raises(AssertionError, match="cannot read"):
@@ -227,7 +228,7 @@ def test_every_web_module_is_on_the_page_and_every_row_exists():
 
 
 def _engine_names_used(path: Path) -> set[str]:
-    """The names a web module takes from ``web.club.engine``: ``engine.x`` and ``from .engine
+    """The names a web module takes from ``club.engine``: ``engine.x`` and ``from .engine
     import x``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     used = set()
@@ -241,21 +242,21 @@ def _engine_names_used(path: Path) -> set[str]:
 
 
 def page_club_modules() -> set[str]:
-    """The ``web/club/`` modules and folders the page's club table names."""
+    """The ``club/`` modules and folders the page's club table names."""
     return {_ticked(cells[0]) for cells in _table("| club module | job |")}
 
 
 def club_modules() -> set[str]:
-    club = ROOT / "web" / "club"
-    return ({f"web/club/{p.name}" for p in club.glob("*.py")}
-            | {f"web/club/{p.name}/" for p in club.iterdir()
+    club = ROOT / "club"
+    return ({f"club/{p.name}" for p in club.glob("*.py")}
+            | {f"club/{p.name}/" for p in club.iterdir()
                if p.is_dir() and not p.name.startswith((".", "__"))})
 
 
 def test_every_club_module_is_on_the_page_and_every_row_exists():
     named = page_club_modules()
-    assert club_modules() - named == set(), "web/club/ modules the page does not name"
-    assert named - club_modules() == set(), "rows for web/club/ modules that do not exist"
+    assert club_modules() - named == set(), "club/ modules the page does not name"
+    assert named - club_modules() == set(), "rows for club/ modules that do not exist"
 
 
 def web_layers() -> dict[str, tuple[list[str], set[str] | None]]:
@@ -280,8 +281,8 @@ def _layer_of(rel: str, layers) -> tuple[str, str]:
 
 
 def _web_file_of(name: str) -> str:
-    """The web file or folder an imported dotted name lives in (``web.club.games.x`` ->
-    ``web/club/games.py``; a name in ``web`` itself -> ``web/__init__.py``)."""
+    """The web file or folder an imported dotted name lives in (``club.games.x`` ->
+    ``club/games.py``; a name in ``web`` itself -> ``web/__init__.py``)."""
     parts = name.split(".")
     for n in range(len(parts), 1, -1):
         base = ROOT.joinpath(*parts[:n])
@@ -315,15 +316,132 @@ def test_web_layers_import_only_below_them():
 def test_web_engine_names_everything_it_hands_on():
     import types
 
-    from web.club import engine
+    from club import engine
 
     exported = set(engine.__all__)
-    assert exported <= set(vars(engine)), "names in web.club.engine.__all__ it does not have"
+    assert exported <= set(vars(engine)), "names in club.engine.__all__ it does not have"
     modules = sorted(n for n in exported if isinstance(getattr(engine, n), types.ModuleType))
-    assert not modules, f"web.club.engine hands on whole modules: {modules}"
-    for path in sorted((ROOT / "web").rglob("*.py")):
-        if path.name == "engine.py" and path.parent.name == "club":
+    assert not modules, f"club.engine hands on whole modules: {modules}"
+    for path in sorted([*(ROOT / "web").rglob("*.py"), *(ROOT / "club").rglob("*.py")]):
+        if path == ROOT / "club" / "engine.py":
             continue
         unnamed = _engine_names_used(path) - exported
         assert not unnamed, (f"{path.relative_to(ROOT)} takes {sorted(unnamed)} from "
-                             "web.club.engine, which does not name them in __all__")
+                             "club.engine, which does not name them in __all__")
+
+
+def shell_imports(package: str) -> list[str]:
+    """Every import of Flask, Werkzeug's request side or ``web`` in ``package`` (any line,
+    a function-level import included)."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for name, line in imports_of(path):
+            if any(_under(name, shell) for shell in ("flask", "web")):
+                found.append(f"{rel}:{line}: {name}")
+    return found
+
+
+@pytest.mark.parametrize("package", ["club", "chain"])
+def test_the_domain_and_the_chain_import_no_flask_and_no_web(package):
+    assert shell_imports(package) == [], f"{package}/ imports the web shell"
+
+
+def test_the_shell_check_finds_a_flask_import(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "club").mkdir()
+    (tmp_path / "club" / "__init__.py").write_text("")
+    (tmp_path / "club" / "late.py").write_text("def f():\n    from flask import g\n")
+    assert shell_imports("club") == ["club/late.py:2: flask.g"]
+
+
+# --------------------------------------------------------------------------- the processes
+DEPLOY = ROOT / "deploy"
+
+
+def page_processes() -> list[tuple[str, str, list[str]]]:
+    """``(process, command, its units)`` from the page's table of processes."""
+    out = []
+    for cells in _table("| process | command | deploy unit |"):
+        assert len(cells) == 3, f"{PAGE.name}: a process row has three cells: {cells}"
+        units = re.findall(r"`([^`]+\.(?:service|timer))`", cells[2])
+        out.append((cells[0], _ticked(cells[1]), units))
+    return out
+
+
+def unit_setting(unit: str, key: str) -> str:
+    """The value of ``key=`` in ``deploy/unit`` (its first one)."""
+    for line in (DEPLOY / unit).read_text(encoding="utf-8").splitlines():
+        if line.startswith(f"{key}="):
+            return line.split("=", 1)[1].strip()
+    raise AssertionError(f"deploy/{unit} has no {key}=")
+
+
+def runs(exec_start: str, command: str) -> bool:
+    """Whether ``ExecStart`` runs ``command``: the same words after the program's folder
+    (``/opt/jantaku/venv/bin/python -m web serve --db ...`` runs ``python -m web serve``)."""
+    argv = shlex.split(exec_start)
+    words = command.split()
+    return bool(argv) and [Path(argv[0]).name, *argv[1:len(words)]] == words
+
+
+def test_every_deploy_unit_is_a_process_of_the_page_and_every_row_is_deployed():
+    listed = [u for _, _, units in page_processes() for u in units]
+    there = {p.name for p in DEPLOY.glob("*.service")} | {p.name for p in DEPLOY.glob("*.timer")}
+    assert len(listed) == len(set(listed)), "a unit named twice in the table of processes"
+    assert there - set(listed) == set(), "deploy units the table of processes does not name"
+    assert set(listed) - there == set(), "units in the table of processes that do not exist"
+
+
+def test_each_unit_runs_the_command_of_its_row():
+    for process, command, units in page_processes():
+        services = [u for u in units if u.endswith(".service")]
+        assert len(services) <= 1, f"{process}: one service per process"
+        for unit in units:
+            if unit.endswith(".timer"):
+                assert services and unit_setting(unit, "Unit") == services[0], (
+                    f"deploy/{unit} starts {unit_setting(unit, 'Unit')}, not the service of "
+                    f"{process}")
+            else:
+                start = unit_setting(unit, "ExecStart")
+                assert runs(start, command), f"deploy/{unit} runs {start!r}, not {command!r}"
+
+
+def test_the_process_check_reads_an_exec_start_the_way_it_runs():
+    assert runs("/opt/jantaku/venv/bin/python -m web serve --db x", "python -m web serve")
+    assert not runs("/opt/jantaku/venv/bin/python -m web serve", "python -m web notify")
+    assert not runs("/opt/jantaku/venv/bin/python -m web", "python -m web serve")
+
+
+@pytest.mark.parametrize("command", sorted({c for _, c, _ in page_processes()}))
+def test_every_command_of_the_table_is_a_program_that_exists(command):
+    words = command.split()
+    if words[0] == "tablectl":
+        assert (ROOT / "tablectl" / "cli.py").is_file()
+        return
+    assert words[:2] == ["python", "-m"], command
+    module = ROOT.joinpath(*words[2].split("."))
+    assert (module / "__main__.py").is_file(), f"{words[2]} has no __main__.py"
+
+
+def test_blueprint_folders_keep_their_views_in_views_py():
+    """A blueprint folder's ``__init__.py`` only hands its blueprint on; its routes are in
+    ``views.py`` (or beside it)."""
+    found = []
+    for init in sorted((ROOT / "web").glob("*/__init__.py")):
+        text = init.read_text(encoding="utf-8")
+        if re.search(r"@\w+\.(route|get|post|put|delete|before_request)\b|Blueprint\(", text):
+            found.append(init.relative_to(ROOT).as_posix())
+    assert found == [], f"views outside views.py: {found}"
+
+
+def test_no_module_is_imported_under_a_one_letter_name():
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if ".git" in path.parts or "node_modules" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name} as {a.asname}"
+                          for a in node.names if a.asname and len(a.asname) == 1]
+    assert found == [], "\n".join(found)

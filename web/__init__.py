@@ -21,8 +21,8 @@ from flask import Flask
 from clubdb import shared
 
 from web import api, auth, board, db, errors, i18n, leaderboard, limits, security, staff, tablet
-from web import member
-from web.club import accounts, schema
+from web import member, signin
+from chain import box
 from web.tablet import panels
 
 
@@ -92,9 +92,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(member.bp)
     app.add_url_rule("/favicon.ico", "favicon", tablet.favicon)
     # Flask's documented way to wrap the app in a WSGI middleware
-    app.wsgi_app = accounts.FastRefusal(app.wsgi_app, app)  # type: ignore[method-assign]
+    app.wsgi_app = signin.FastRefusal(app.wsgi_app, app)  # type: ignore[method-assign]
     db.init_app(app)
-    schema.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served
+    box.prepare(app.config["DATABASE"])  # an empty or damaged file is refused, never served
     private_database(app.config["DATABASE"])
-    schema.migrate(shared(app.config["DATABASE"]))
+    box.migrate(shared(app.config["DATABASE"]))
     return app

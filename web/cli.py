@@ -12,11 +12,9 @@ back up and restore the club file, and the owner's nightly export and rankings.
     python -m web leaderboard --db PATH [--family F] [--period P] [--day | --start --end]
                               [--order rating]
     python -m web club-day --db PATH [--closing-hour HH:MM] [--timezone TZ] [--opening-hour HH:MM]
+    python -m web notify --config club.toml [--db PATH] [--once]
     python -m web print-worker --config club.toml [--db PATH] [--once]
     python -m web sync --to postgresql://... --db PATH [--branch ID] [--batch N] [--resend]
-    python -m web headoffice --db postgresql://... [--host H] [--port 8100]
-    python -m web headoffice-admin --db postgresql://... add-branch ID --name NAME
-    python -m web headoffice-admin --db postgresql://... allow-resend ID --by WHO --reason WHY
 
 ``serve`` runs the app on waitress (a production WSGI server, one process per
 core: see :mod:`web.server`) and prints ``Serving on http://HOST:PORT/`` once
@@ -26,6 +24,11 @@ table driven at its switches through the simulated bridge), starts
 ``python -m tablectl serve`` on it and the web app, and prints the staff and
 tablet addresses; Ctrl-C (or SIGTERM) stops both. Library errors become one
 line on stderr, exit status 2.
+
+``backup``, ``export``, ``notify``, ``print-worker`` and ``sync`` are the same as the
+background processes' own commands (``python -m club.backup``, ``python -m club.export``,
+``python -m club.notify``, ``python -m club.printing``, ``python -m chain sync``), which
+the deploy units run; they stay here for staff at the console.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ import logging
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -47,26 +49,36 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from flask import Flask
 
 from tablectl import store
 
-from web.club import backup as backups
+from club import backup as backups
 from web import create_app, private_file, server
-from web.club import club_tables, games, readings, roster
-from web.club.accounts import ROLES, create_staff, set_staff_password, set_staff_role, sign_in_wait
-from web.club.schema import prepare
-from web.db import Db, connect, get_db
-from web.errors import UserError
+from club import club_tables, games, readings, roster
+from club.accounts import ROLES, create_staff, set_staff_password, set_staff_role
+from web.signin import sign_in_wait
+from chain.box import prepare
+from club.db import Db, connect
+from web.db import get_db
+from club.errors import UserError
+from chain import __main__ as chain_main
+from club.backup import __main__ as backup_main
+from club.export import __main__ as export_main
+from club.notify import __main__ as notify_main
+from club.printing import __main__ as print_main
 from web.limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
 from web.security import create_pairing
-from web.club.text import whole_number
+from club.text import whole_number
+from club.printing.worker import Worker
+from club.printing.config import PrinterConfig
+from club.db import AlreadyRunning, one_per_club
 
 if TYPE_CHECKING:
-    from web.club.printing.worker import Worker
+    from club.printing.worker import Worker
 
 
 class CliError(Exception):
@@ -121,35 +133,6 @@ def _serve(socks: list[socket.socket], app: Flask, **options: Any) -> None:
                  refuse=server.worded_refusal(app), **options)
 
 
-def _stop_on_sigterm() -> None:
-    # systemd and the demo's test stop us with SIGTERM: leave like Ctrl-C does.
-    def handler(_signum: int, _frame: object) -> NoReturn:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-    # Ctrl-C must work even if we were started with SIGINT ignored (a background job).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
-
-def _address(host: str, port: int) -> str:
-    shown = host
-    if host in ("0.0.0.0", "", "::"):
-        shown = _lan_ip()
-    if ":" in shown:
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}"
-
-
-def _lan_ip() -> str:
-    """This machine's address on the local network (for tablet URLs), else 127.0.0.1."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
-            return s.getsockname()[0]
-    except OSError:
-        return "127.0.0.1"
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
@@ -159,10 +142,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # client's address, and nobody else can name one.
     trusted_proxy = server.PROXY_ADDRESS if args.behind_proxy else None
     socks = _bind(args.host, args.port)
-    base = _address(args.host, socks[0].getsockname()[1])
+    base = server.address(args.host, socks[0].getsockname()[1])
     # Pairing QR codes use the configured address, else the bound one: never a request's Host.
     app.config["PUBLIC_URL"] = args.public_url or base
-    _stop_on_sigterm()
+    server.stop_on_sigterm()
     # waitress warns on every request queued behind busy workers: one line per request
     # under load, when the queue is only the work waiting its turn
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
@@ -173,56 +156,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _serve(socks, app, workers=args.workers, threads=args.threads,
                connection_limit=args.connection_limit, idle_timeout=args.idle_timeout,
                request_timeout=args.request_timeout, trusted_proxy=trusted_proxy)
-    except KeyboardInterrupt:
-        pass
-    _say("Stopped.")
-    return 0
-
-
-def _loopback(host: str) -> bool:
-    """Whether ``host`` is a loopback address or name (nothing beyond this machine)."""
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def cmd_headoffice(args: argparse.Namespace) -> int:
-    """Serve the chain's head office (read-only pages over what the branches synced)."""
-    from web.club.chain import pg_schema
-    from web.headoffice import create_app as headoffice_app
-
-    url = args.db or os.environ.get("JANTAKU_HEADOFFICE_DB")
-    if not url or not url.startswith(("postgresql://", "postgres://")):
-        raise CliError("give the head office's database with --db postgresql://... "
-                       "(or set JANTAKU_HEADOFFICE_DB)")
-    if not _loopback(args.host) and not args.behind_proxy:
-        import lexicon
-
-        raise CliError(lexicon.both("hoadmin.err.not_loopback", host=args.host))
-    try:
-        app = headoffice_app(url, secret=os.environ.get("JANTAKU_SECRET_KEY", ""))
-    except pg_schema.ChainUnavailable as e:
-        raise CliError(str(e)) from None
-    except Exception as e:  # noqa: BLE001 (psycopg's errors: the server unreachable, refused)
-        if type(e).__module__.split(".")[0] != "psycopg":
-            raise
-        raise CliError(f"cannot reach the head office's database: {str(e).strip()[:200]}") \
-            from None
-    socks = _bind(args.host, args.port)
-    base = _address(args.host, socks[0].getsockname()[1])
-    _stop_on_sigterm()
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    _say(f"Serving the head office on {base}/")
-    try:
-        # read-only pages: no sign-in to hold back, no body bigger than a form
-        server.serve(socks, app, say=_say, workers=args.workers, threads=args.threads,
-                     must_wait=lambda _address: 0.0, max_body=DEFAULT_BODY_LIMIT,
-                     refuse=server.worded_refusal(app))
     except KeyboardInterrupt:
         pass
     _say("Stopped.")
@@ -262,19 +195,10 @@ def _db_arg(args: argparse.Namespace) -> str:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     """Copy the live database into the backup folder (checked), keeping the newest N."""
-    notes: list[str] = []
     try:
-        path = backups.backup(_db_arg(args), args.dir, keep=args.keep, notes=notes)
+        return backup_main.run(_db_arg(args), args.dir, args.keep)
     except backups.BackupError as e:
-        for note in notes:
-            _say(note)
         raise CliError(str(e)) from None
-    for note in notes:
-        _say(note)
-    kept = len(backups.list_backups(args.dir))
-    _say(backups.words("backup.done", path=str(path), size=f"{path.stat().st_size:,}",
-                       kept=kept))
-    return 0
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
@@ -511,12 +435,12 @@ def _run_demo_club(args: argparse.Namespace, folder: Path, db: Path, config: Pat
     # still reads the tablets' sessions (and their CSRF tokens)
     app = build_app(str(db), secure_cookies=False)
     socks = _bind(args.host, args.port)
-    base = _address(args.host, socks[0].getsockname()[1])
+    base = server.address(args.host, socks[0].getsockname()[1])
     app.config["PUBLIC_URL"] = base
     # the stock table's drawers follow a file here: the guided change's button writes it
     app.config["DEMO_STICKS_DIR"] = str(folder)
     codes = seed_demo(app)
-    _stop_on_sigterm()
+    server.stop_on_sigterm()
     daemon = _start_daemon(config, folder / "tablectl.log")
     sticks = StickWriter(str(db), folder, (*DEMO_TABLES, STOCK_TABLE))
     sticks.start()
@@ -543,10 +467,6 @@ def _start_demo_printer(db: str, folder: Path) -> Worker | None:
     is refused (two would race for the same jobs); when another holds the lock already,
     the demo prints through that one and starts none (None)."""
     import contextlib
-
-    from web.club.printing.config import PrinterConfig
-    from web.club.printing.worker import Worker
-    from web.db import AlreadyRunning, one_per_club
 
     held = contextlib.ExitStack()
     try:
@@ -590,61 +510,40 @@ def _print_demo(base: str, folder: Path, config: Path, daemon: subprocess.Popen,
 # ------------------------------------------------------------ export, leaderboard, club day
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
-    from web.club.export import main_export
-
     args.db = _db_arg(args)
-    return main_export(args)
+    return export_main.run_export(args, prog="python -m web export")
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     """Print a leaderboard of one rule family over a period."""
-    from web.club.export import main_leaderboard
-
     args.db = _db_arg(args)
-    return main_leaderboard(args)
+    return export_main.run_leaderboard(args)
 
 
 def cmd_club_day(args: argparse.Namespace) -> int:
     """Show or set when a club day ends (closing hour, time zone) and when the floor opens."""
-    from web.club.export import main_club_day
-
     args.db = _db_arg(args)
-    return main_club_day(args)
+    return export_main.run_club_day(args)
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
     """Send the club's records to the chain's head office on PostgreSQL (docs/chain.md)."""
-    from web.club.chain.sync import main as sync_main
-
-    return sync_main(args)
+    return chain_main.run_sync(args)
 
 
 def add_sync_command(sub: argparse._SubParsersAction) -> None:
     """``sync``: the box's records to the head office (psycopg only when it runs)."""
-    from web.club.chain.sync import add_arguments
-
     sp = sub.add_parser("sync", help=(cmd_sync.__doc__ or "").strip().splitlines()[0])
-    add_arguments(sp)
+    chain_main.add_arguments(sp)
     sp.set_defaults(func=cmd_sync)
-    from web.club.chain import admin
-
-    ap = sub.add_parser("headoffice-admin", help="the head office operator's commands "
-                        "(add a branch and its login, allow a resend)")
-    admin.add_arguments(ap)
-    ap.set_defaults(func=admin.main)
 
 
 def add_club_day_commands(sub: argparse._SubParsersAction) -> None:
     """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
-    from web.club.export import (
-        add_club_day_arguments,
-        add_export_arguments,
-        add_leaderboard_arguments,
-    )
-
-    for name, fn, add_arguments in (("export", cmd_export, add_export_arguments),
-                                    ("leaderboard", cmd_leaderboard, add_leaderboard_arguments),
-                                    ("club-day", cmd_club_day, add_club_day_arguments)):
+    for name, fn, add_arguments in (
+            ("export", cmd_export, export_main.add_export_arguments),
+            ("leaderboard", cmd_leaderboard, export_main.add_leaderboard_arguments),
+            ("club-day", cmd_club_day, export_main.add_club_day_arguments)):
         sp = sub.add_parser(name, help=(fn.__doc__ or "").strip().splitlines()[0])
         sp.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
         sp.add_argument("--json", action="store_true", help="answer in JSON for scripts")
@@ -654,18 +553,14 @@ def add_club_day_commands(sub: argparse._SubParsersAction) -> None:
 
 def cmd_notify(args: argparse.Namespace) -> int:
     """Send the outbox's messages (LINE, e-mail) until stopped; never part of a request."""
-    from web.club.notify.sender import main as notify_main
-
     args.db = _db_arg(args)
-    return notify_main(args)
+    return notify_main.start(args)
 
 
 def cmd_print_worker(args: argparse.Namespace) -> int:
     """Print the print queue on the club's receipt printer until stopped."""
-    from web.club.printing.worker import main as print_main
-
     args.db = _db_arg(args)
-    return print_main(args)
+    return print_main.start(args)
 
 
 # ----------------------------------------------------------------------------- parser
@@ -697,18 +592,6 @@ def build_parser() -> argparse.ArgumentParser:
                    f"whole this long after it began (default {server.REQUEST_TIMEOUT_S})")
     s.set_defaults(func=cmd_serve)
 
-    h = sub.add_parser("headoffice", help="serve the chain's head office over PostgreSQL")
-    h.add_argument("--db", help="the head office's database, postgresql://... "
-                                "(or $JANTAKU_HEADOFFICE_DB)")
-    h.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    h.add_argument("--port", type=int, default=8100, help="port (default 8100; 0 = any free)")
-    h.add_argument("--workers", type=_positive, default=1, help="server processes (default 1)")
-    h.add_argument("--threads", type=_positive, default=server.SERVER_THREADS,
-                   help=f"worker threads per process (default {server.SERVER_THREADS})")
-    h.add_argument("--behind-proxy", action="store_true",
-                   help="listen beyond loopback: only behind a proxy serving HTTPS")
-    h.set_defaults(func=cmd_headoffice)
-
     c = sub.add_parser("create-staff", help="add a staff account")
     c.add_argument("name", metavar="NAME", help="the staff member's sign-in name")
     c.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
@@ -720,10 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_create_staff)
 
     b = sub.add_parser("backup", help="copy the live database into a backup folder")
-    b.add_argument("--db", help="the SQLite file (or $JANTAKU_DB)")
-    b.add_argument("--dir", required=True, help="the backup folder (created if missing)")
-    b.add_argument("--keep", type=int, default=48,
-                   help="backups to keep, the oldest beyond are removed (default 48)")
+    backup_main.add_arguments(b)
     b.set_defaults(func=cmd_backup)
 
     r = sub.add_parser("restore", help="replace the database with a backup (checked first)")
@@ -742,14 +622,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="simulated table speed (1 = real time; default 0.01)")
     d.set_defaults(func=cmd_demo)
     n = sub.add_parser("notify", help="send the outbox's word by LINE and e-mail (a service)")
-    n.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
-    n.add_argument("--config", required=True, help="club.toml with a [notify] section")
-    n.add_argument("--once", action="store_true", help="send what is due now, then stop")
+    notify_main.add_arguments(n)
     n.set_defaults(func=cmd_notify)
     w = sub.add_parser("print-worker", help="print the print queue on the receipt printer")
-    w.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
-    w.add_argument("--config", required=True, help="club.toml with a [printer] section")
-    w.add_argument("--once", action="store_true", help="print what is due now, then stop")
+    print_main.add_arguments(w)
     w.set_defaults(func=cmd_print_worker)
     add_club_day_commands(sub)
     add_sync_command(sub)

@@ -1,10 +1,8 @@
 """Errors answered in words: JSON for JSON callers, a page for people.
 
-Bad input is never a 500. Domain code raises :class:`UserError` (or a
-subclass) with a catalogue key (``lexicon/catalogue``) and the values its
-sentence names, and an HTTP status (400 bad input, 404 not found, 409
-conflicts such as "already recorded", 422 a request the rules or the event
-schema refuse); the handlers here word it in the caller's language.
+Bad input is never a 500. The domain raises :class:`club.errors.UserError` (or a
+subclass) with a catalogue key and the values its sentence names, and a status; the
+handlers here word it in the caller's language.
 """
 
 from __future__ import annotations
@@ -12,55 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import lexicon
-from flask import Flask, has_request_context, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+from club.errors import UserError
 from web.i18n import t
-
-
-class UserError(Exception):
-    """A request that cannot be done as asked: a catalogue key and the values it names."""
-
-    status = 400
-    code = "bad_request"
-
-    def __init__(self, key: str, *, status: int | None = None, code: str | None = None,
-                 details: dict | None = None, **values: Any) -> None:
-        super().__init__(key)
-        self.key, self.values = key, values
-        if status is not None:
-            self.status = status
-        if code is not None:
-            self.code = code
-        self.details = details or {}
-
-    @property
-    def message(self) -> str:
-        """The sentence in the request's language (both languages outside a request)."""
-        if has_request_context():
-            return t(self.key, **self.values)
-        return lexicon.both(self.key, **self.values)
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class NotFound(UserError):
-    status = 404
-    code = "not_found"
-
-
-class Conflict(UserError):
-    status = 409
-    code = "conflict"
-
-
-class Refused(UserError):
-    """The rules, the game's state or the event schema do not allow this."""
-
-    status = 422
-    code = "refused"
 
 
 def wants_json() -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 import lexicon
 from flask import Flask, g, has_request_context, request, session
+from club.i18n import use_language_source
 from lexicon import DEFAULT_LANG, LANGS
 
 
@@ -33,9 +34,18 @@ def current_lang() -> str:
     return lang
 
 
+def request_lang() -> str | None:
+    """The request's language, or None outside a request (what the domain's words and
+    errors ask :mod:`club.i18n` for)."""
+    return current_lang() if has_request_context() else None
+
+
 def t(key: str, lang: str | None = None, **values: Any) -> str:
     """The text for ``key`` in the current language (the key itself if unknown)."""
     return lexicon.t(key, lang or current_lang(), **values)
+
+
+use_language_source(request_lang)
 
 
 def init_app(app: Flask) -> None:

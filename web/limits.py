@@ -26,9 +26,9 @@ from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter, Map
 
-from web.errors import UserError
+from club.db import ID_MAX
+from club.errors import UserError
 
-ID_MAX = 2**63 - 1
 MAX_JSON_DEPTH = 32
 DEFAULT_BODY_LIMIT = 64 * 1024
 BODY_LIMITS = {
@@ -187,7 +187,7 @@ def whole_number(raw: object) -> int | None:
     ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
     reads as another script's number): every number a request carries goes through here
     instead (the domain's own copy, for numbers it reads itself, is
-    ``web.club.text.whole_number``: the works import nothing above them)."""
+    ``club.text.whole_number``: the works import nothing above them)."""
     if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
         return None
     if not (raw.isascii() and raw.isdigit()):

@@ -26,7 +26,7 @@ scheme from the proxy's last ``X-Forwarded-For`` hop and ``X-Forwarded-Proto``,
 from that proxy only.
 
 Its task dispatcher is :class:`SignInHold`: a sign-in from an address that must
-still wait (growing delays, :mod:`web.club.accounts`) is held for a while before it
+still wait (growing delays, :mod:`club.accounts`) is held for a while before it
 reaches a worker, by one timer thread and without a worker thread. A flood of
 sign-ins from such an address then gets a handful of answers a second instead
 of thousands, and the tablets' requests keep the interpreter; a person who
@@ -36,6 +36,7 @@ tries again too soon sees the same refusal, a moment later.
 from __future__ import annotations
 
 import ctypes
+import ipaddress
 import heapq
 import itertools
 import os
@@ -46,7 +47,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
@@ -60,7 +61,7 @@ import clubdb
 if TYPE_CHECKING:
     from flask import Flask
 
-from web.club.accounts import SIGN_IN_PATH
+from club.accounts import SIGN_IN_PATH
 
 WORKERS = min(os.cpu_count() or 1, 4)
 """Server processes by default: one per core (at most 4; a club box has few)."""
@@ -632,3 +633,45 @@ def _status_words(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def stop_on_sigterm() -> None:
+    """Leave on SIGTERM as on Ctrl-C (systemd and the tests stop a server with SIGTERM)."""
+    # systemd and the demo's test stop us with SIGTERM: leave like Ctrl-C does.
+    def handler(_signum: int, _frame: object) -> NoReturn:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+    # Ctrl-C must work even if we were started with SIGINT ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def address(host: str, port: int) -> str:
+    """The address people type for a server on ``host``:``port`` (the LAN address for a
+    wildcard host)."""
+    shown = host
+    if host in ("0.0.0.0", "", "::"):
+        shown = lan_ip()
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def lan_ip() -> str:
+    """This machine's address on the local network (for tablet URLs), else 127.0.0.1."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+            return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+
+
+def loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or name (nothing beyond this machine)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

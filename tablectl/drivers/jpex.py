@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import protocol as P
+from .. import protocol
 from ..errors import TableError
 from ..modes import MODES, SEATS
 from ..serialport import open_port
@@ -85,14 +85,14 @@ class Link:
         self._hello_seqs: collections.deque[int] = collections.deque(maxlen=128)
         self._rng = random.SystemRandom()
         self.hello: Any = None
-        self.decoder = P.FrameDecoder()
+        self.decoder = protocol.FrameDecoder()
         self.counters: collections.Counter[Any] = collections.Counter()
 
     @property
     def connected(self) -> bool:
         return self._port is not None and self._down is None
 
-    def connect(self) -> P.HelloReply:
+    def connect(self) -> protocol.HelloReply:
         """Open the port, start the reader and say HELLO; return the HELLO reply.
 
         On the first connect (and after the table restarted) sequence numbers
@@ -119,7 +119,7 @@ class Link:
                                         daemon=True)
         self._reader.start()
         try:
-            hello: P.HelloReply | _OtherVersion = self.transact(P.Hello(),
+            hello: protocol.HelloReply | _OtherVersion = self.transact(protocol.Hello(),
                                                                 seq=self._hello_seq())
         except LinkTimeout:
             self.close()
@@ -132,15 +132,15 @@ class Link:
             self.close()
             raise LinkDown(e.detail, "booting" if e.code == "nak_busy" else "refused_hello",
                            frames=self.dump(), **e.values) from None
-        if isinstance(hello, _OtherVersion) or hello.protocol_version != P.PROTOCOL_VERSION:
+        if isinstance(hello, _OtherVersion) or hello.protocol_version != protocol.PROTOCOL_VERSION:
             self.close()
             version = (hello.version if isinstance(hello, _OtherVersion)
                        else hello.protocol_version)
             raise Unsupported(code="unsupported_version", version=version,
-                              ours=P.PROTOCOL_VERSION)
+                              ours=protocol.PROTOCOL_VERSION)
         if self.hello is None or hello.boot_id != self.hello.boot_id:
             self._seq = (hello.last_seq + 1) % 256
-        elif hello.last_cmd != P.NO_CMD and self._seq == hello.last_seq:
+        elif hello.last_cmd != protocol.NO_CMD and self._seq == hello.last_seq:
             # our counter came round to the seq the table remembers (commands it never
             # got): a new command under it could match the remembered one and be answered
             # from memory without running
@@ -195,7 +195,7 @@ class Link:
             try:
                 if bool(self.decoder.pending) != quick:
                     quick = not quick
-                    port.raw.timeout = P.INTER_BYTE_TIMEOUT_S if quick else IDLE_READ_S
+                    port.raw.timeout = protocol.INTER_BYTE_TIMEOUT_S if quick else IDLE_READ_S
                 data = port.read(max(1, port.in_waiting))
             except Exception as e:  # USB adapter pulled, socket reset, pty closed
                 if not self._stop.is_set():
@@ -208,20 +208,20 @@ class Link:
             for frame in self.decoder.feed(data):
                 self._on_frame(frame)
 
-    def _on_frame(self, frame: P.Frame) -> None:
-        msg: P.Message | _OtherVersion
+    def _on_frame(self, frame: protocol.Frame) -> None:
+        msg: protocol.Message | _OtherVersion
         try:
-            msg = P.message_from_frame(frame)
+            msg = protocol.message_from_frame(frame)
         except TableError as e:
             payload = frame.payload
-            if (frame.cmd == P.HelloReply.CMD and len(payload) >= 2
-                    and payload[1] != P.PROTOCOL_VERSION):
+            if (frame.cmd == protocol.HelloReply.CMD and len(payload) >= 2
+                    and payload[1] != protocol.PROTOCOL_VERSION):
                 msg = _OtherVersion(payload[1])
             else:
                 self._record("<-", frame, f"undecodable: {e.detail}")
                 return
         self._record("<-", frame, msg)
-        if isinstance(msg, P.Event):
+        if isinstance(msg, protocol.Event):
             self.counters["events"] += 1
             if self.on_event is not None:
                 try:
@@ -234,9 +234,9 @@ class Link:
             # The reply IS the acknowledgement: it must carry our seq and be the reply
             # type of our command (or a NAK). Anything else is a duplicate or a late
             # reply to an earlier try: ignore it.
-            wanted = P.reply_type_for(p.cmd) if p else None
+            wanted = protocol.reply_type_for(p.cmd) if p else None
             if p is None or frame.seq != p.seq or p.reply is not None \
-                    or frame.cmd not in (wanted, P.Nak.CMD):
+                    or frame.cmd not in (wanted, protocol.Nak.CMD):
                 self.counters["stray_replies"] += 1
                 return
             p.reply = msg
@@ -247,7 +247,7 @@ class Link:
         """The sequence number the next command will use."""
         return self._seq
 
-    def transact(self, msg: P.Message, seq: int | None = None,
+    def transact(self, msg: protocol.Message, seq: int | None = None,
                  before_send: Callable[[int], None] | None = None) -> Any:
         """Send ``msg`` and return the table's reply message.
 
@@ -260,16 +260,16 @@ class Link:
         with self._lock:
             if seq is None:
                 seq, self._seq = self._seq, (self._seq + 1) % 256
-            elif msg.CMD != P.Hello.CMD:
+            elif msg.CMD != protocol.Hello.CMD:
                 # a re-sent command (recovery) is the newest the table may remember
                 self._seq = (seq + 1) % 256
-            frame = P.Frame(seq=seq, cmd=msg.CMD, payload=msg.encode())
+            frame = protocol.Frame(seq=seq, cmd=msg.CMD, payload=msg.encode())
             if before_send is not None:
                 before_send(seq)
             return self._exchange(frame, msg)
 
-    def _exchange(self, frame: P.Frame, msg: P.Message) -> Any:
-        wire = P.encode_frame(frame)
+    def _exchange(self, frame: protocol.Frame, msg: protocol.Message) -> Any:
+        wire = protocol.encode_frame(frame)
         s = self.settings
         busy = 0
         try:
@@ -280,10 +280,10 @@ class Link:
                 got = self._wait(s.timeout)
                 if got is None:
                     continue
-                if not isinstance(got, P.Nak):
+                if not isinstance(got, protocol.Nak):
                     return got
                 self._on_nak(got)
-                busy += got.reason == P.NakReason.BUSY
+                busy += got.reason == protocol.NakReason.BUSY
             if busy == s.retries + 1:
                 # every try was refused: the command certainly did not run
                 raise NakError(code="nak_busy", times=busy)
@@ -293,15 +293,16 @@ class Link:
             with self._cond:
                 self._pending = None
 
-    def _on_nak(self, nak: P.Nak) -> None:
+    def _on_nak(self, nak: protocol.Nak) -> None:
         """A retryable NAK (damaged frame, table booting) means: send again."""
         self.counters["naks"] += 1
         if not nak.retryable:
             raise NakError(code="nak_refused", reason_code=nak.reason.name.lower())
-        if nak.reason == P.NakReason.BUSY:
+        if nak.reason == protocol.NakReason.BUSY:
             self._stop.wait(self.settings.timeout)
 
-    def _write(self, wire: bytes, frame: P.Frame, msg: P.Message, attempt: int) -> None:
+    def _write(self, wire: bytes, frame: protocol.Frame, msg: protocol.Message,
+               attempt: int) -> None:
         if self._down is not None:
             raise self._down
         self._record("->", frame, msg if attempt == 0 else f"{msg} (retry {attempt})")
@@ -330,8 +331,8 @@ class Link:
                 self._cond.wait(left)
             return p.reply
 
-    def _record(self, direction: str, frame: P.Frame, decoded: object) -> None:
-        line = f"{direction} {P.encode_frame(frame).hex(' ')}  {decoded}"
+    def _record(self, direction: str, frame: protocol.Frame, decoded: object) -> None:
+        line = f"{direction} {protocol.encode_frame(frame).hex(' ')}  {decoded}"
         self.history.append(f"{time.strftime('%H:%M:%S')} {line}")
         self.log.debug(line)
 
@@ -347,13 +348,13 @@ class Link:
 
 
 # ---------------------------------------------------------------------------- the driver
-def state_dict(st: P.TableState) -> dict[str, Any]:
+def state_dict(st: protocol.TableState) -> dict[str, Any]:
     """A protocol TableState as plain JSON-able data (the store's ``state``)."""
     return {
         "mode": st.mode, "pending_mode": st.pending_mode, "cycle_state": st.cycle.name.lower(),
         "lid": "open" if st.lid_open else "closed", "dice": list(st.dice) if st.dice else None,
         "dealer": st.dealer, "cycle_no": st.cycle_no, "cycle_remaining_ms": st.cycle_remaining_ms,
-        "errors": [P.result_code(e) for e in st.errors],
+        "errors": [protocol.result_code(e) for e in st.errors],
         "points": [s.total if s.present else None for s in st.seats],
     }
 
@@ -362,31 +363,31 @@ def _seats(mask: int) -> list[int]:
     return [i for i in range(SEATS) if mask & (1 << i)]
 
 
-def _result(reply: P.Message) -> dict[str, Any]:
+def _result(reply: protocol.Message) -> dict[str, Any]:
     """A reply message as the JSON result stored in the journal."""
-    if isinstance(reply, P.SelectModeReply):
+    if isinstance(reply, protocol.SelectModeReply):
         return {"mode": reply.mode, "pending_mode": reply.pending_mode,
                 "requested": reply.requested, "seats": _seats(reply.seat_mask),
                 "applied_now": reply.pending_mode is None and reply.mode == reply.requested}
-    if isinstance(reply, P.StatusReply):
+    if isinstance(reply, protocol.StatusReply):
         return state_dict(reply.state)
-    if isinstance(reply, P.RollDiceReply):
+    if isinstance(reply, protocol.RollDiceReply):
         return {"dice": list(reply.dice), "seat": reply.seat}
-    if isinstance(reply, P.DealReply):
+    if isinstance(reply, protocol.DealReply):
         return {"walls_only": reply.walls_only, "dealer": reply.dealer,
                 "dice": list(reply.dice), "hands": list(reply.hand_sizes)}
-    if isinstance(reply, P.TileCheckReply):
+    if isinstance(reply, protocol.TileCheckReply):
         return {"ok": reply.ok, "mode": reply.mode, "expected": reply.expected,
                 "counted": reply.counted, "missing": list(reply.missing),
                 "extra": list(reply.extra)}
-    if isinstance(reply, P.ReadPointsReply):
+    if isinstance(reply, protocol.ReadPointsReply):
         return {"points": [s.total if s.present else None for s in reply.seats]}
-    if isinstance(reply, P.StartCycleReply):
+    if isinstance(reply, protocol.StartCycleReply):
         return {"mode": reply.mode, "cycle_no": reply.cycle_no, "duration_ms": reply.duration_ms}
-    if isinstance(reply, P.ClearErrorsReply):
-        return {"cleared": [P.result_code(c) for c in reply.cleared],
-                "remaining": [P.result_code(c) for c in reply.remaining]}
-    if isinstance(reply, P.DealtReportReply):
+    if isinstance(reply, protocol.ClearErrorsReply):
+        return {"cleared": [protocol.result_code(c) for c in reply.cleared],
+                "remaining": [protocol.result_code(c) for c in reply.remaining]}
+    if isinstance(reply, protocol.DealtReportReply):
         return {"cycle_no": reply.cycle_no, "mode": reply.mode, "dealer": reply.dealer,
                 "dice": list(reply.dice), "dealt": reply.dealt,
                 "break": [reply.break_wall, reply.break_stack],
@@ -404,13 +405,13 @@ class JpexLinkDriver(Driver):
     """An AMOS JP-EX table on its serial link: every staff command."""
 
     NAME = "jpex-link"
-    SERIAL_DEFAULTS = SerialSettings(baudrate=P.BAUD)
+    SERIAL_DEFAULTS = SerialSettings(baudrate=protocol.BAUD)
 
     def __init__(self, table: TableConfig, link: LinkSettings, **kw: Any) -> None:
         super().__init__(table, link, **kw)
         self.link = Link(table.url, table.serial, link, lock_dir=self.lock_dir,
                          on_event=self._on_event, log=self.log)
-        self.caps = P.Capability(0)
+        self.caps = protocol.Capability(0)
         self.dealer = 0
         self._rehello = False
         self._finished: dict[int, tuple[int, int]] = {}
@@ -449,14 +450,14 @@ class JpexLinkDriver(Driver):
         return self.link.dump()
 
     # ------------------------------------------------------------ commands
-    def _message(self, command: str, args: dict[str, Any]) -> P.Command:
+    def _message(self, command: str, args: dict[str, Any]) -> protocol.Command:
         if command == "mode":
-            return P.SelectMode(int(args["mode"]))
+            return protocol.SelectMode(int(args["mode"]))
         if command == "dice":
-            return P.RollDice(int(args.get("seat", self.dealer)))
-        return {"status": P.Status, "cycle": P.StartCycle, "deal": P.Deal,
-                "check": P.TileCheck, "points": P.ReadPoints, "dealt": P.DealtReport,
-                "reset": P.ClearErrors}[command]()
+            return protocol.RollDice(int(args.get("seat", self.dealer)))
+        return {"status": protocol.Status, "cycle": protocol.StartCycle, "deal": protocol.Deal,
+                "check": protocol.TileCheck, "points": protocol.ReadPoints,
+                "dealt": protocol.DealtReport, "reset": protocol.ClearErrors}[command]()
 
     def run(self, job: Job) -> Outcome:
         if job.command == "sim-sticks":
@@ -470,10 +471,10 @@ class JpexLinkDriver(Driver):
             return Outcome.failed(e.code, changed=False, **self._nak_values(e))
         self.log.info("%s -> %s", msg, reply)
         result = _result(reply)
-        if isinstance(reply, P.StatusReply):
+        if isinstance(reply, protocol.StatusReply):
             self.dealer = reply.state.dealer
             job.state(result)
-        if isinstance(reply, P.StartCycleReply) and reply.ok:
+        if isinstance(reply, protocol.StartCycleReply) and reply.ok:
             # journal that the table started it before polling STATUS: the polls replace
             # the table's remembered command, so after a crash HELLO could no longer tell
             job.started(result)
@@ -481,17 +482,17 @@ class JpexLinkDriver(Driver):
         if reply.ok:
             return Outcome.done(result, changed=msg.CHANGES_STATE)
         values = {"seats": result["seats"]} if result.get("seats") else {}
-        return Outcome.failed(P.result_code(reply.result), result, **values)
+        return Outcome.failed(protocol.result_code(reply.result), result, **values)
 
     def _greet(self) -> None:
         """A command refused BUSY at every try: the table boots, or it restarted and waits
         for a HELLO (its EV_POWER_ON lost on the line). Say HELLO; if it answers, connect
         again (and learn its new boot) before the command is sent again."""
         try:
-            hello = self.link.transact(P.Hello(), seq=self.link._hello_seq())
+            hello = self.link.transact(protocol.Hello(), seq=self.link._hello_seq())
         except (NakError, LinkDown):
             return                      # still booting, or the line is down: as before
-        if isinstance(hello, P.HelloReply):
+        if isinstance(hello, protocol.HelloReply):
             self._rehello = True
 
     def _set_sticks(self, points: list[Any]) -> Outcome:
@@ -510,11 +511,12 @@ class JpexLinkDriver(Driver):
         return {"reason_code": e.values.get("reason_code")}
 
     def resume(self, job: Job, progress: dict[str, Any]) -> Outcome:
-        started = P.StartCycleReply(P.Result.OK, progress["mode"], progress["cycle_no"],
+        started = protocol.StartCycleReply(protocol.Result.OK, progress["mode"],
+                                           progress["cycle_no"],
                                     progress["duration_ms"])
         return self._await_cycle(job, started, progress)
 
-    def _await_cycle(self, job: Job, reply: P.StartCycleReply,
+    def _await_cycle(self, job: Job, reply: protocol.StartCycleReply,
                      result: dict[str, Any]) -> Outcome:
         """Wait for the cycle the table started to end (events, STATUS polls as a backup)."""
         self._powered_on = False
@@ -526,7 +528,7 @@ class JpexLinkDriver(Driver):
             if self._powered_on:
                 return Outcome.failed("power_cut", result)
             try:
-                st = self.link.transact(P.Status()).state
+                st = self.link.transact(protocol.Status()).state
             except NakError as e:
                 if e.code != "nak_busy":
                     raise
@@ -540,33 +542,36 @@ class JpexLinkDriver(Driver):
             if finished is not None:
                 code, counted = finished
                 return self._cycle_end(code, st, {**result, "counted": counted})
-            if st.cycle == P.CycleState.CYCLING and st.cycle_no >= reply.cycle_no:
+            if st.cycle == protocol.CycleState.CYCLING and st.cycle_no >= reply.cycle_no:
                 continue
             return self._cycle_seen(st, result, reply.cycle_no)
         return Outcome.failed("cycle_overrun", result)
 
-    def _cycle_end(self, code: int, st: P.TableState, result: dict[str, Any]) -> Outcome:
+    def _cycle_end(self, code: int, st: protocol.TableState, result: dict[str, Any]) -> Outcome:
         result = {**result, "cycle_state": st.cycle.name.lower(),
-                  "walls_only": not bool(self.caps & P.Capability.AUTO_DEAL)}
-        if code == P.Result.OK:
+                  "walls_only": not bool(self.caps & protocol.Capability.AUTO_DEAL)}
+        if code == protocol.Result.OK:
             return Outcome.done(result, changed=True)
-        return Outcome.failed(P.result_code(code), result)
+        return Outcome.failed(protocol.result_code(code), result)
 
-    def _cycle_seen(self, st: P.TableState, result: dict[str, Any], cycle_no: int) -> Outcome:
+    def _cycle_seen(self, st: protocol.TableState, result: dict[str, Any],
+                    cycle_no: int) -> Outcome:
         """The cycle's end seen through STATUS only (its CYCLE_FINISHED event was lost)."""
-        up = (P.CycleState.WALLS_UP, P.CycleState.DICE_ROLLED, P.CycleState.DEALT)
+        up = (protocol.CycleState.WALLS_UP, protocol.CycleState.DICE_ROLLED,
+              protocol.CycleState.DEALT)
         if st.cycle_no >= cycle_no and (st.cycle in up or (
-                st.cycle == P.CycleState.IDLE and MODES[st.mode].is_check and not st.errors)):
-            return self._cycle_end(P.Result.OK, st, result)
-        if st.cycle == P.CycleState.FAILED and st.errors:
+                st.cycle == protocol.CycleState.IDLE and MODES[st.mode].is_check
+                and not st.errors)):
+            return self._cycle_end(protocol.Result.OK, st, result)
+        if st.cycle == protocol.CycleState.FAILED and st.errors:
             return self._cycle_end(st.errors[0], st, result)
-        if st.cycle_no < cycle_no or st.cycle == P.CycleState.IDLE:
+        if st.cycle_no < cycle_no or st.cycle == protocol.CycleState.IDLE:
             return Outcome.failed("power_cut", result)   # the table forgot the cycle
         return Outcome.failed("cycle_overrun", result)
 
     def refresh(self) -> dict[str, Any]:
         try:
-            st = self.link.transact(P.Status()).state
+            st = self.link.transact(protocol.Status()).state
         except NakError as e:
             if e.code != "nak_busy":
                 raise
@@ -580,37 +585,39 @@ class JpexLinkDriver(Driver):
         return identity.remembered == (token, wire)
 
     # ------------------------------------------------------------ events (reader thread)
-    def _on_event(self, ev: P.Event) -> None:
-        if isinstance(ev, P.PowerOn):
+    def _on_event(self, ev: protocol.Event) -> None:
+        if isinstance(ev, protocol.PowerOn):
             # a restarted table wants HELLO again before any command
             self._rehello = True
             self._powered_on = True
             self.on_event(TableEvent("power_on"))
             return
-        if isinstance(ev, P.CycleFinished):
+        if isinstance(ev, protocol.CycleFinished):
             self._finished[ev.cycle_no] = (int(ev.result), ev.tiles_counted)
         self.on_event(_event(ev))
 
 
-def _event(ev: P.Event) -> TableEvent:
-    if isinstance(ev, P.CycleStarted):
+def _event(ev: protocol.Event) -> TableEvent:
+    if isinstance(ev, protocol.CycleStarted):
         return TableEvent("cycle_started", values={"mode": ev.mode, "cycle_no": ev.cycle_no})
-    if isinstance(ev, P.CycleFinished):
+    if isinstance(ev, protocol.CycleFinished):
         if ev.ok:
             return TableEvent("cycle_finished", values={"cycle_no": ev.cycle_no,
                                                         "counted": ev.tiles_counted})
-        return TableEvent("cycle_failed", P.result_code(ev.result), {"cycle_no": ev.cycle_no})
-    if isinstance(ev, P.DiceRolled):
+        return TableEvent("cycle_failed", protocol.result_code(ev.result),
+                          {"cycle_no": ev.cycle_no})
+    if isinstance(ev, protocol.DiceRolled):
         return TableEvent("dice_rolled", values={"seat": ev.seat, "dice": list(ev.dice)})
-    if isinstance(ev, P.ErrorRaised):
-        values = {"seats": _seats(ev.detail)} if ev.code == P.Result.POINT_STICKS_MISMATCH \
+    if isinstance(ev, protocol.ErrorRaised):
+        values = {"seats": _seats(ev.detail)} if ev.code == protocol.Result.POINT_STICKS_MISMATCH \
             else {"detail": ev.detail}
-        return TableEvent("error_raised", P.result_code(ev.code), values)
-    if isinstance(ev, P.ErrorCleared):
-        return TableEvent("error_cleared", P.result_code(ev.code))
-    if isinstance(ev, P.PointsChanged):
+        return TableEvent("error_raised", protocol.result_code(ev.code), values)
+    if isinstance(ev, protocol.ErrorCleared):
+        return TableEvent("error_cleared", protocol.result_code(ev.code))
+    if isinstance(ev, protocol.PointsChanged):
         return TableEvent("points_changed", values={
             "seat": ev.seat, "total": ev.points.total if ev.points.present else None})
-    if isinstance(ev, P.ModeChanged):
+    if isinstance(ev, protocol.ModeChanged):
         return TableEvent("mode_changed", values={"old": ev.old, "new": ev.new})
-    return TableEvent({P.LidOpened: "lid_opened", P.LidClosed: "lid_closed"}[type(ev)])
+    return TableEvent({protocol.LidOpened: "lid_opened",
+                       protocol.LidClosed: "lid_closed"}[type(ev)])

@@ -231,7 +231,7 @@ class JpexPanelDriver(Driver):
 
     def _board(self, kind: str, channels: int) -> PanelBoard:
         if kind == "bridge":
-            bridge = importlib.import_module("tablectl.drivers.bridge")
+            bridge = importlib.import_module("tablectl.drivers.bridge_board")
             # the bridge's own line speed unless the table's entry sets one
             serial = self.table.serial if self.table.options.get("serial_given") else None
             board: PanelBoard = bridge.BridgeBoard(self.table.url, channels, serial,

@@ -13,21 +13,21 @@ import dataclasses
 import struct
 from typing import Callable, ClassVar, TypeVar, dataclass_transform
 
-from ..errors import PayloadError, UnknownCommand
-from ..modes import MODES, SEATS, Mode
-from . import fields as F
+from ..errors import PayloadError, UnknownMessage
+from ..modes import SEATS
+from . import fields
 from .codes import (NO_CMD, PROTOCOL_VERSION, Capability, CycleState, NakReason, Result,
                     is_command)
 from .frame import Frame
 
 _T = TypeVar("_T")
 
-RESULT = F.Enum(Result)
-MODE = F.ModeByte()
-PENDING_MODE = F.ModeByte(optional=True)
+RESULT = fields.Enum(Result)
+MODE = fields.ModeByte()
+PENDING_MODE = fields.ModeByte(optional=True)
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(F.wire,))
+@dataclass_transform(frozen_default=True, field_specifiers=(fields.wire,))
 def structure(cls: type[_T]) -> type[_T]:
     """A frozen dataclass whose fields are wire fields (used inside messages)."""
     return dataclasses.dataclass(frozen=True)(cls)
@@ -37,40 +37,36 @@ def structure(cls: type[_T]) -> type[_T]:
 class SeatPoints:
     """One seat's IC point-stick drawer: sticks present? and their total."""
 
-    present: bool = F.wire(F.Flag(), default=False)
-    total: int = F.wire(F.i32, default=0)
+    present: bool = fields.wire(fields.Flag(), default=False)
+    total: int = fields.wire(fields.i32, default=0)
 
 
 _EMPTY_SEATS = tuple(SeatPoints() for _ in range(SEATS))
-SEAT_POINTS = F.Repeat(F.Struct(SeatPoints), SEATS)
+SEAT_POINTS = fields.Repeat(fields.Struct(SeatPoints), SEATS)
 
 
 @structure
 class TableState:
     """The table's whole state (in HELLO and STATUS replies and POWER_ON events)."""
 
-    mode: int = F.wire(MODE, default=1)
-    pending_mode: int | None = F.wire(PENDING_MODE, default=None)
-    cycle: CycleState = F.wire(F.Enum(CycleState), default=CycleState.IDLE)
-    lid_open: bool = F.wire(F.Flag(), default=False)
-    dice: tuple[int, int] | None = F.wire(F.Dice(), default=None)
-    dealer: int = F.wire(F.SEAT, default=0)
-    cycle_no: int = F.wire(F.u32, default=0)
-    cycle_remaining_ms: int = F.wire(F.u32, default=0)
-    errors: tuple[int, ...] = F.wire(F.ByteList(F.u8), default=())
-    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, default=_EMPTY_SEATS)
-
-    @property
-    def mode_info(self) -> Mode:
-        return MODES[self.mode]
+    mode: int = fields.wire(MODE, default=1)
+    pending_mode: int | None = fields.wire(PENDING_MODE, default=None)
+    cycle: CycleState = fields.wire(fields.Enum(CycleState), default=CycleState.IDLE)
+    lid_open: bool = fields.wire(fields.Flag(), default=False)
+    dice: tuple[int, int] | None = fields.wire(fields.Dice(), default=None)
+    dealer: int = fields.wire(fields.SEAT, default=0)
+    cycle_no: int = fields.wire(fields.u32, default=0)
+    cycle_remaining_ms: int = fields.wire(fields.u32, default=0)
+    errors: tuple[int, ...] = fields.wire(fields.ByteList(fields.u8), default=())
+    seats: tuple[SeatPoints, ...] = fields.wire(SEAT_POINTS, default=_EMPTY_SEATS)
 
 
-STATE = F.Struct(TableState)
+STATE = fields.Struct(TableState)
 MESSAGES: dict[int, type["Message"]] = {}
 _M = TypeVar("_M", bound="Message")
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(F.wire,))
+@dataclass_transform(frozen_default=True, field_specifiers=(fields.wire,))
 def message(type_byte: int, name: str) -> Callable[[type[_M]], type[_M]]:
     """Declare a message class: a frozen dataclass, registered under its type byte."""
     def register(cls: type[_M]) -> type[_M]:
@@ -94,11 +90,11 @@ class Message:
 
     def encode(self) -> bytes:
         """The payload."""
-        return F.encode(self)
+        return fields.encode(self)
 
     @classmethod
     def decode(cls, payload: bytes) -> "Message":
-        return F.decode(cls, payload, cls.NAME)
+        return fields.decode(cls, payload, cls.NAME)
 
     def to_frame(self, seq: int) -> Frame:
         return Frame(seq, self.CMD, self.encode())
@@ -136,7 +132,7 @@ class Hello(Command):
     """Sent by the host after every (re)connect before any other command;
     ``version`` is the highest protocol version the host speaks."""
 
-    version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
+    version: int = fields.wire(fields.u8, default=PROTOCOL_VERSION)
 
 
 @message(0x02, "STATUS")
@@ -149,7 +145,7 @@ class SelectMode(Command):
     """Select the game mode 0..8; it applies from the next cycle. Any byte may be
     sent: an out-of-range mode is answered with result UNKNOWN_MODE, not a NAK."""
 
-    mode: int = F.wire(F.u8, default=1)
+    mode: int = fields.wire(fields.u8, default=1)
     CHANGES_STATE: ClassVar[bool] = True
 
 
@@ -165,7 +161,7 @@ class StartCycle(Command):
 class RollDice(Command):
     """Roll the two dice for ``seat`` (whose dice button is pressed: the dealer)."""
 
-    seat: int = F.wire(F.SEAT, default=0)
+    seat: int = fields.wire(fields.SEAT, default=0)
     CHANGES_STATE: ClassVar[bool] = True
 
 
@@ -208,15 +204,15 @@ class HelloReply(Reply):
     """Who the table is and its whole state. ``last_seq``/``last_cmd``: the command
     the table last executed and remembers (``last_cmd == 0``: none since power-on)."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    protocol_version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
-    model: str = F.wire(F.Text(), default="")
-    firmware: str = F.wire(F.Text(), default="")
-    capabilities: Capability = F.wire(F.Enum(Capability), default=Capability(0))
-    boot_id: int = F.wire(F.u16, default=0)
-    last_seq: int = F.wire(F.u8, default=0)
-    last_cmd: int = F.wire(F.u8, default=NO_CMD)
-    state: TableState = F.wire(STATE, factory=TableState)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    protocol_version: int = fields.wire(fields.u8, default=PROTOCOL_VERSION)
+    model: str = fields.wire(fields.Text(), default="")
+    firmware: str = fields.wire(fields.Text(), default="")
+    capabilities: Capability = fields.wire(fields.Enum(Capability), default=Capability(0))
+    boot_id: int = fields.wire(fields.u16, default=0)
+    last_seq: int = fields.wire(fields.u8, default=0)
+    last_cmd: int = fields.wire(fields.u8, default=NO_CMD)
+    state: TableState = fields.wire(STATE, factory=TableState)
 
     @property
     def auto_deal(self) -> bool:
@@ -229,34 +225,34 @@ class HelloReply(Reply):
 
 @message(0x82, "STATUS_REPLY")
 class StatusReply(Reply):
-    result: int = F.wire(RESULT, default=Result.OK)
-    state: TableState = F.wire(STATE, factory=TableState)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    state: TableState = fields.wire(STATE, factory=TableState)
 
 
 @message(0x83, "SELECT_MODE_REPLY")
 class SelectModeReply(Reply):
     """``seat_mask``: with POINT_STICKS_MISMATCH, bit n set = seat n is wrong."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    requested: int = F.wire(F.u8, default=0)
-    mode: int = F.wire(MODE, default=1)
-    pending_mode: int | None = F.wire(PENDING_MODE, default=None)
-    seat_mask: int = F.wire(F.u8, default=0)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    requested: int = fields.wire(fields.u8, default=0)
+    mode: int = fields.wire(MODE, default=1)
+    pending_mode: int | None = fields.wire(PENDING_MODE, default=None)
+    seat_mask: int = fields.wire(fields.u8, default=0)
 
 
 @message(0x84, "START_CYCLE_REPLY")
 class StartCycleReply(Reply):
-    result: int = F.wire(RESULT, default=Result.OK)
-    mode: int = F.wire(MODE, default=1)
-    cycle_no: int = F.wire(F.u32, default=0)
-    duration_ms: int = F.wire(F.u32, default=0)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    mode: int = fields.wire(MODE, default=1)
+    cycle_no: int = fields.wire(fields.u32, default=0)
+    duration_ms: int = fields.wire(fields.u32, default=0)
 
 
 @message(0x85, "ROLL_DICE_REPLY")
 class RollDiceReply(Reply):
-    result: int = F.wire(RESULT, default=Result.OK)
-    seat: int = F.wire(F.u8, default=0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
+    result: int = fields.wire(RESULT, default=Result.OK)
+    seat: int = fields.wire(fields.u8, default=0)
+    dice: tuple[int, int] = fields.wire(fields.Repeat(fields.u8, 2), default=(0, 0))
 
     @property
     def total(self) -> int:
@@ -267,10 +263,10 @@ class RollDiceReply(Reply):
 class DealReply(Reply):
     """``hand_sizes``: tiles raised per seat (all 0 with WALLS_ONLY)."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    dealer: int = F.wire(F.u8, default=0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
-    hand_sizes: tuple[int, ...] = F.wire(F.Repeat(F.u8, SEATS), default=(0, 0, 0, 0))
+    result: int = fields.wire(RESULT, default=Result.OK)
+    dealer: int = fields.wire(fields.u8, default=0)
+    dice: tuple[int, int] = fields.wire(fields.Repeat(fields.u8, 2), default=(0, 0))
+    hand_sizes: tuple[int, ...] = fields.wire(fields.Repeat(fields.u8, SEATS), default=(0, 0, 0, 0))
 
     @property
     def walls_only(self) -> bool:
@@ -279,27 +275,27 @@ class DealReply(Reply):
 
 @message(0x87, "READ_POINTS_REPLY")
 class ReadPointsReply(Reply):
-    result: int = F.wire(RESULT, default=Result.OK)
-    seats: tuple[SeatPoints, ...] = F.wire(SEAT_POINTS, default=_EMPTY_SEATS)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    seats: tuple[SeatPoints, ...] = fields.wire(SEAT_POINTS, default=_EMPTY_SEATS)
 
 
 @message(0x88, "TILE_CHECK_REPLY")
 class TileCheckReply(Reply):
     """``missing``/``extra``: tile codes short or over (one entry per tile)."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    mode: int = F.wire(MODE, default=1)
-    expected: int = F.wire(F.u16, default=0)
-    counted: int = F.wire(F.u16, default=0)
-    missing: tuple[int, ...] = F.wire(F.TILES, default=())
-    extra: tuple[int, ...] = F.wire(F.TILES, default=())
+    result: int = fields.wire(RESULT, default=Result.OK)
+    mode: int = fields.wire(MODE, default=1)
+    expected: int = fields.wire(fields.u16, default=0)
+    counted: int = fields.wire(fields.u16, default=0)
+    missing: tuple[int, ...] = fields.wire(fields.TILES, default=())
+    extra: tuple[int, ...] = fields.wire(fields.TILES, default=())
 
 
 @message(0x89, "CLEAR_ERRORS_REPLY")
 class ClearErrorsReply(Reply):
-    result: int = F.wire(RESULT, default=Result.OK)
-    cleared: tuple[int, ...] = F.wire(F.CODES, default=())
-    remaining: tuple[int, ...] = F.wire(F.CODES, default=())
+    result: int = fields.wire(RESULT, default=Result.OK)
+    cleared: tuple[int, ...] = fields.wire(fields.CODES, default=())
+    remaining: tuple[int, ...] = fields.wire(fields.CODES, default=())
 
 
 @message(0x8A, "DEALT_REPORT_REPLY")
@@ -308,17 +304,18 @@ class DealtReportReply(Reply):
     wall left after the deal (from the break, in draw order; the dead wall at its
     end). ``result`` NOT_READY: no cycle has finished since power-on."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    cycle_no: int = F.wire(F.u32, default=0)
-    mode: int = F.wire(MODE, default=1)
-    dealer: int = F.wire(F.u8, default=0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
-    break_wall: int = F.wire(F.u8, default=0)
-    break_stack: int = F.wire(F.u8, default=0)
-    dealt: bool = F.wire(F.Flag(), default=False)
-    walls: tuple[tuple[int, ...], ...] = F.wire(F.Counted(F.TILES), default=())
-    hands: tuple[tuple[int, ...], ...] = F.wire(F.Repeat(F.TILES, SEATS), default=((), (), (), ()))
-    live_wall: tuple[int, ...] = F.wire(F.TILES, default=())
+    result: int = fields.wire(RESULT, default=Result.OK)
+    cycle_no: int = fields.wire(fields.u32, default=0)
+    mode: int = fields.wire(MODE, default=1)
+    dealer: int = fields.wire(fields.u8, default=0)
+    dice: tuple[int, int] = fields.wire(fields.Repeat(fields.u8, 2), default=(0, 0))
+    break_wall: int = fields.wire(fields.u8, default=0)
+    break_stack: int = fields.wire(fields.u8, default=0)
+    dealt: bool = fields.wire(fields.Flag(), default=False)
+    walls: tuple[tuple[int, ...], ...] = fields.wire(fields.Counted(fields.TILES), default=())
+    hands: tuple[tuple[int, ...], ...] = fields.wire(fields.Repeat(fields.TILES, SEATS),
+                                                     default=((), (), (), ()))
+    live_wall: tuple[int, ...] = fields.wire(fields.TILES, default=())
 
     @property
     def all_tiles(self) -> tuple[int, ...]:
@@ -329,19 +326,19 @@ class DealtReportReply(Reply):
 
 @message(0x41, "EV_CYCLE_STARTED")
 class CycleStarted(Event):
-    mode: int = F.wire(MODE, default=1)
-    cycle_no: int = F.wire(F.u32, default=0)
-    duration_ms: int = F.wire(F.u32, default=0)
+    mode: int = fields.wire(MODE, default=1)
+    cycle_no: int = fields.wire(fields.u32, default=0)
+    duration_ms: int = fields.wire(fields.u32, default=0)
 
 
 @message(0x42, "EV_CYCLE_FINISHED")
 class CycleFinished(Event):
     """``result`` OK: walls are up. Otherwise the error that stopped the cycle."""
 
-    result: int = F.wire(RESULT, default=Result.OK)
-    mode: int = F.wire(MODE, default=1)
-    cycle_no: int = F.wire(F.u32, default=0)
-    tiles_counted: int = F.wire(F.u16, default=0)
+    result: int = fields.wire(RESULT, default=Result.OK)
+    mode: int = fields.wire(MODE, default=1)
+    cycle_no: int = fields.wire(fields.u32, default=0)
+    tiles_counted: int = fields.wire(fields.u16, default=0)
 
     @property
     def ok(self) -> bool:
@@ -350,8 +347,8 @@ class CycleFinished(Event):
 
 @message(0x43, "EV_DICE_ROLLED")
 class DiceRolled(Event):
-    seat: int = F.wire(F.u8, default=0)
-    dice: tuple[int, int] = F.wire(F.Repeat(F.u8, 2), default=(0, 0))
+    seat: int = fields.wire(fields.u8, default=0)
+    dice: tuple[int, int] = fields.wire(fields.Repeat(fields.u8, 2), default=(0, 0))
 
 
 @message(0x44, "EV_ERROR_RAISED")
@@ -359,13 +356,13 @@ class ErrorRaised(Event):
     """``detail``: seat mask for POINT_STICKS_MISMATCH, tiles counted for
     TILE_COUNT_WRONG, 0 otherwise."""
 
-    code: int = F.wire(RESULT, default=Result.OK)
-    detail: int = F.wire(F.u16, default=0)
+    code: int = fields.wire(RESULT, default=Result.OK)
+    detail: int = fields.wire(fields.u16, default=0)
 
 
 @message(0x45, "EV_ERROR_CLEARED")
 class ErrorCleared(Event):
-    code: int = F.wire(RESULT, default=Result.OK)
+    code: int = fields.wire(RESULT, default=Result.OK)
 
 
 @message(0x46, "EV_LID_OPENED")
@@ -380,8 +377,8 @@ class LidClosed(Event):
 
 @message(0x48, "EV_POINTS_CHANGED")
 class PointsChanged(Event):
-    seat: int = F.wire(F.SEAT, default=0)
-    points: SeatPoints = F.wire(F.Struct(SeatPoints), default=SeatPoints())
+    seat: int = fields.wire(fields.SEAT, default=0)
+    points: SeatPoints = fields.wire(fields.Struct(SeatPoints), default=SeatPoints())
 
 
 @message(0x49, "EV_POWER_ON")
@@ -389,20 +386,20 @@ class PowerOn(Event):
     """Sent once the table has booted (after power-on or a power cut): the
     unsolicited HELLO. The host must re-run its HELLO handshake."""
 
-    protocol_version: int = F.wire(F.u8, default=PROTOCOL_VERSION)
-    model: str = F.wire(F.Text(), default="")
-    firmware: str = F.wire(F.Text(), default="")
-    capabilities: Capability = F.wire(F.Enum(Capability), default=Capability(0))
-    boot_id: int = F.wire(F.u16, default=0)
-    state: TableState = F.wire(STATE, factory=TableState)
+    protocol_version: int = fields.wire(fields.u8, default=PROTOCOL_VERSION)
+    model: str = fields.wire(fields.Text(), default="")
+    firmware: str = fields.wire(fields.Text(), default="")
+    capabilities: Capability = fields.wire(fields.Enum(Capability), default=Capability(0))
+    boot_id: int = fields.wire(fields.u16, default=0)
+    state: TableState = fields.wire(STATE, factory=TableState)
 
 
 @message(0x4A, "EV_MODE_CHANGED")
 class ModeChanged(Event):
     """The pending mode took effect (at the start of a cycle)."""
 
-    old: int = F.wire(MODE, default=1)
-    new: int = F.wire(MODE, default=1)
+    old: int = fields.wire(MODE, default=1)
+    new: int = fields.wire(MODE, default=1)
 
 
 # ---- NAK ----------------------------------------------------------------------
@@ -412,8 +409,8 @@ class Nak(Message):
     """Link-level refusal of the frame with the same SEQ. Not a result: the
     command was NOT executed."""
 
-    reason: NakReason = F.wire(F.Enum(NakReason), default=NakReason.BAD_CRC)
-    cmd: int = F.wire(F.u8, default=0)
+    reason: NakReason = fields.wire(fields.Enum(NakReason), default=NakReason.BAD_CRC)
+    cmd: int = fields.wire(fields.u8, default=0)
 
     @property
     def retryable(self) -> bool:
@@ -421,11 +418,11 @@ class Nak(Message):
 
 
 def message_from_frame(frame: Frame) -> Message:
-    """The message a frame carries. Raises :class:`UnknownCommand` for an unknown
+    """The message a frame carries. Raises :class:`UnknownMessage` for an unknown
     type and :class:`PayloadError` for a malformed payload."""
     cls = MESSAGES.get(frame.cmd)
     if cls is None:
-        raise UnknownCommand(f"unknown message type 0x{frame.cmd:02X}")
+        raise UnknownMessage(f"unknown message type 0x{frame.cmd:02X}")
     try:
         return cls.decode(frame.payload)
     except PayloadError:

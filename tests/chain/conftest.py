@@ -39,8 +39,8 @@ def pg_url(pg_cluster: postgres.Cluster) -> str:
 
 @pytest.fixture
 def headoffice_url(pg_url: str) -> str:
-    """A fresh database with the head office's schema (``web.club.chain.pg_schema``)."""
-    from web.club.chain import pg_schema
+    """A fresh database with the head office's schema (``chain.pg_schema``)."""
+    from chain import pg_schema
 
     pg_schema.migrate_url(pg_url)
     return pg_url

@@ -15,7 +15,7 @@ import pytest
 
 from tests.chain.test_sync import (  # noqa: F401 (fixtures)
     ROOT, _assert_equals_box, _copy, _snapshot, box, club_file)
-from web.club.chain import admin, branches, pg_schema, sync
+from chain import admin, branches, pg_schema, sync
 
 
 def _login(url: str, role: str, password: str) -> str:
@@ -39,7 +39,7 @@ def two_branches(headoffice_url: str, box: Path, tmp_path: Path) -> dict:
 
 
 def _admin(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "web", "headoffice-admin", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "headoffice", "admin", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -213,10 +213,10 @@ def test_branch_access_display_names_are_cleaned() -> None:
 
 
 def test_branch_access_every_branch_table_is_held_by_postgresql(headoffice_url: str) -> None:
-    from web.club.chain import headoffice
+    from chain import ho_questions
 
     with pg_schema.connect(headoffice_url) as pg:
-        headoffice.migrate(pg)
+        ho_questions.migrate(pg)
         keyed = {r[0] for r in pg.execute(
             "SELECT table_name FROM information_schema.columns "
             "WHERE table_schema = 'chain' AND column_name = 'branch'")}

@@ -8,10 +8,10 @@ import uuid
 import pytest
 
 from tests.support.web import app  # noqa: F401  (fixture)
-from web.club import audit, games, roster
-from web.club.chain import members
-from web.db import connect
-from web.errors import Conflict, UserError
+from club import audit, games, roster
+from chain import members
+from club.db import connect
+from club.errors import Conflict, UserError
 
 @pytest.fixture()
 def box(app):  # noqa: F811  (the fixture imported above)
@@ -143,7 +143,7 @@ def test_chain_merge_with_oneself_is_refused(box):
 
 def test_chain_desk_shows_the_merge_then_staff_confirm_it(app, box):  # noqa: F811
     from tests.web.staff_support import STAFF, staff_client
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
 
     create_staff(box, *STAFF)
     twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)

@@ -3,7 +3,7 @@ and the tables the head office reads are there with their keys."""
 
 from __future__ import annotations
 
-from web.club.chain import pg_schema
+from chain import pg_schema
 
 
 def test_chain_schema_migrates_once(pg_url: str) -> None:

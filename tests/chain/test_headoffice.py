@@ -13,9 +13,9 @@ import pytest
 from tests.support.headoffice import signed_in
 
 from web import create_app
-from web.club import club_tables, corrections, daily_report, engine, games, roster, stats_store
-from web.club.chain import headoffice, members, pg_schema, sync
-from web.db import connect
+from club import club_tables, corrections, daily_report, engine, games, roster, stats_store
+from chain import ho_questions, members, pg_schema, sync
+from club.db import connect
 
 PLAYERS = ["青木", "伊藤", "上田", "遠藤", "Ota"]
 
@@ -46,7 +46,7 @@ def play(db, seats: list[int], winner: int, table: str = "t1") -> int:
 @pytest.fixture
 def ho(headoffice_url: str):
     """The head office database (its own tables too) and a connection to it."""
-    headoffice.migrate_url(headoffice_url)
+    ho_questions.migrate_url(headoffice_url)
     conn = pg_schema.connect(headoffice_url)
     yield headoffice_url, conn
     conn.close()
@@ -98,11 +98,11 @@ def test_headoffice_r_across_branches_equals_one_ladder_over_every_game(chain):
     conn, ids = chain["conn"], chain["ids"]
     one_list = [g for *_, g in box_games(chain["boxes"])]
     assert len(one_list) == 8
-    assert headoffice.rated_games(conn, "riichi4") == one_list
+    assert ho_questions.rated_games(conn, "riichi4") == one_list
     ladder = engine.Ladder()
     ladder.run(one_list)
     day = stats_store.today(stats_store.DEFAULT_SETTINGS)
-    rows = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
+    rows = ho_questions.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
                                   order="rating")
     got = {r["member"]: r["rating"] for r in rows}
     assert got == {p: s.rating for p, s in ladder.standings.items()}
@@ -111,8 +111,8 @@ def test_headoffice_r_across_branches_equals_one_ladder_over_every_game(chain):
     assert by_member[ids[1]]["branches"] == ["ikebukuro", "shibuya", "ueno"]
     assert by_member[ids[1]]["games"] == 8 and by_member[ids[2]]["games"] == 8
     # the derived table stays as it is until a sync changes what it was made from
-    assert headoffice.refresh_ratings(conn) is False
-    held = headoffice.ratings_as_of(conn, "riichi4", [ids[1]], day)
+    assert ho_questions.refresh_ratings(conn) is False
+    held = ho_questions.ratings_as_of(conn, "riichi4", [ids[1]], day)
     assert held[ids[1]]["rating"] == ladder.standings[ids[1]].rating
 
 
@@ -121,19 +121,19 @@ def test_headoffice_branch_leaderboard_and_report_equal_the_boxs_own(chain):
     path, db = chain["boxes"]["shibuya"]
     day = stats_store.today(stats_store.settings(db))
     box_rows = stats_store.leaderboard(db, "riichi4", day, day)
-    ho_rows = headoffice.leaderboard(conn, "riichi4", day, day, branch="shibuya")
+    ho_rows = ho_questions.leaderboard(conn, "riichi4", day, day, branch="shibuya")
     figures = ["rank", "name", *engine.FIGURE_IDS]
     assert [{k: r[k] for k in figures} for r in ho_rows] == \
         [{k: r[k] for k in figures} for r in box_rows]
     box_rep = daily_report.report(db, day)
-    ho_rep = headoffice.report(conn, day, "shibuya")
+    ho_rep = ho_questions.report(conn, day, "shibuya")
     for part in ("total", "tables", "rule_sets", "accounts", "account_total", "summary",
                  "opens", "closes", "timezone"):
         assert ho_rep[part] == box_rep[part], part
     assert ho_rep["total"]["games"] == 3
     # the chain's report adds every branch's games and money
-    whole = headoffice.report(conn, day)
-    parts = [headoffice.report(conn, day, b) for b in chain["boxes"]]
+    whole = ho_questions.report(conn, day)
+    parts = [ho_questions.report(conn, day, b) for b in chain["boxes"]]
     assert whole["total"]["games"] == 8
     assert whole["summary"]["fees"] == sum(p["summary"]["fees"] for p in parts)
     hours = ho_rep["occupancy_by_hour"]
@@ -149,20 +149,20 @@ def test_chain_member_merge_then_history_shows_both_branches(tmp_path, ho):
     play(b, [3, 1, 2, 4], 1)
     sync.run(pa, url, "kanda")
     sync.run(pb, url, "nakano")
-    assert headoffice.member_history(conn, at_a)["branches"] == ["kanda"]
+    assert ho_questions.member_history(conn, at_a)["branches"] == ["kanda"]
 
     proposal = members.propose_merge(b, 3, members.qr_text(at_a))
     assert proposal["records"][0]["name"] == "上田" and len(proposal["records"][0]["games"]) == 1
     members.confirm_merge(b, 3, at_a, check=proposal["check"], actor="staff:b")
     sync.run(pb, url, "nakano")
 
-    hist = headoffice.member_history(conn, at_a)
+    hist = ho_questions.member_history(conn, at_a)
     assert hist["branches"] == ["kanda", "nakano"]
     assert [(r["branch"], r["name"]) for r in hist["records"]] == [("kanda", "青木"),
                                                                    ("nakano", "上田")]
     assert [g["branch"] for g in hist["games"]] == ["kanda", "nakano"]
     # the old id now leads to the same member; R runs over both branches' games
-    assert headoffice.member_history(conn, at_b)["member"] == at_a
+    assert ho_questions.member_history(conn, at_b)["member"] == at_a
     assert hist["games"][1]["r_before"] == hist["games"][0]["r_after"]
 
 
@@ -170,33 +170,33 @@ def test_headoffice_void_on_a_box_leaves_after_the_next_sync(chain):
     conn, url = chain["conn"], chain["url"]
     path, db = chain["boxes"]["ueno"]
     day = stats_store.today(stats_store.settings(db))
-    before = headoffice.report(conn, day, "ueno")["total"]["games"]
+    before = ho_questions.report(conn, day, "ueno")["total"]["games"]
     member = chain["ids"][1]
 
     def games_of(m: str) -> int:
-        rows = headoffice.leaderboard(conn, "riichi4", day, day)
+        rows = ho_questions.leaderboard(conn, "riichi4", day, day)
         return next(r["games"] for r in rows if r["member"] == m)
 
     assert games_of(member) == 8  # worked out, then kept for this synced state
     gid = db.execute("SELECT MAX(id) FROM games WHERE status = 'finished'").fetchone()[0]
     corrections.void_game(db, gid, actor="staff:c", reason="記録ミス")
-    assert headoffice.report(conn, day, "ueno")["total"]["games"] == before  # not yet sent
+    assert ho_questions.report(conn, day, "ueno")["total"]["games"] == before  # not yet sent
     assert games_of(member) == 8
     sync.run(path, url, "ueno")
-    assert headoffice.report(conn, day, "ueno")["total"]["games"] == before - 1
+    assert ho_questions.report(conn, day, "ueno")["total"]["games"] == before - 1
     assert games_of(member) == 7
     one_list = [g for *_, g in box_games(chain["boxes"])]
-    assert len(one_list) == 7 and headoffice.rated_games(conn, "riichi4") == one_list
+    assert len(one_list) == 7 and ho_questions.rated_games(conn, "riichi4") == one_list
     ladder = engine.Ladder()
     ladder.run(one_list)
-    rows = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31")
+    rows = ho_questions.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31")
     assert {r["member"]: r["rating"] for r in rows} == \
         {p: s.rating for p, s in ladder.standings.items()}
 
 
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_headoffice_pages_in_both_languages(chain, lang, request):
-    from web.headoffice import create_app as headoffice_app
+    from headoffice import create_app as headoffice_app
 
     app = headoffice_app(chain["url"], testing=True)
     # the first request starts the refresher's thread: stopped when the test ends
@@ -242,7 +242,7 @@ def test_headoffice_command_serves_the_pages(ho):
     import urllib.request
 
     url, conn = ho
-    bad = subprocess.run([sys.executable, "-m", "web", "headoffice", "--db", "club.sqlite"],
+    bad = subprocess.run([sys.executable, "-m", "headoffice", "serve", "--db", "club.sqlite"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "postgresql://" in bad.stderr
     import http.cookiejar
@@ -250,11 +250,11 @@ def test_headoffice_command_serves_the_pages(ho):
     import re
     import urllib.parse
 
-    from web.club.chain import branches
+    from chain import branches
 
     branches.add_account(conn, "owner", "a long password", "owner", None, "test")
     # plain http on loopback for this test only: the cookie is otherwise Secure
-    p = subprocess.Popen([sys.executable, "-m", "web", "headoffice", "--db", url, "--port", "0"],
+    p = subprocess.Popen([sys.executable, "-m", "headoffice", "serve", "--db", url, "--port", "0"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "JANTAKU_COOKIE_SECURE": "0"})
     try:

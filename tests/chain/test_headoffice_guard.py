@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from web import cli
+from web import server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.5", "ho.example.jp"])
 def test_headoffice_refuses_to_listen_beyond_loopback(host: str,
                                                       headoffice_url: str) -> None:
-    p = subprocess.run([sys.executable, "-m", "web", "headoffice", "--db", headoffice_url,
+    p = subprocess.run([sys.executable, "-m", "headoffice", "serve", "--db", headoffice_url,
                         "--host", host, "--port", "0"], cwd=ROOT, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 2
@@ -30,11 +30,11 @@ def test_headoffice_refuses_to_listen_beyond_loopback(host: str,
                                        ("0.0.0.0", False), ("10.0.0.1", False),
                                        ("example.jp", False)])
 def test_headoffice_loopback_is_told_apart(host: str, loop: bool) -> None:
-    assert cli._loopback(host) is loop
+    assert server.loopback(host) is loop
 
 
 def test_headoffice_session_key_is_made_once_and_never_constant(headoffice_url: str) -> None:
-    from web.headoffice import create_app
+    from headoffice import create_app
 
     a = create_app(headoffice_url, testing=True)
     b = create_app(headoffice_url, testing=True)

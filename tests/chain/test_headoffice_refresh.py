@@ -14,8 +14,8 @@ import pytest
 from tests.support.headoffice import signed_in
 
 from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
-from web.club.chain import headoffice, ho_report, pg_schema, sync
-from web.headoffice import create_app as headoffice_app
+from chain import ho_questions, ho_report, pg_schema, sync
+from headoffice import create_app as headoffice_app
 
 
 def _app(url: str, every: float = 0.2):
@@ -43,7 +43,7 @@ def test_headoffice_refresher_brings_a_sync_in_without_a_request_paying(chain, m
             time.sleep(0.1)  # no request meanwhile: the thread alone does the work
         assert ref.built is not first, ref.last_error
         # from here on a request may not rebuild anything
-        monkeypatch.setattr(headoffice, "refresh", lambda *a, **k: pytest.fail("rebuilt"))
+        monkeypatch.setattr(ho_questions, "refresh", lambda *a, **k: pytest.fail("rebuilt"))
         after = c.get("/leaderboard?period=all&format=json").get_json()
         assert _games(after["rows"], member) == _games(before["rows"], member) + 1
         assert after["synced_at"] > before["synced_at"]
@@ -61,7 +61,7 @@ def test_headoffice_leaderboard_page_says_as_of_when(chain, lang):  # noqa: F811
         page = signed_in(app).get(f"/leaderboard?lang={lang}").get_data(as_text=True)
     finally:
         ref.stop()
-    at = max(b["last_sync_at"] for b in headoffice.branches(chain["conn"]))
+    at = max(b["last_sync_at"] for b in ho_questions.branches(chain["conn"]))
     when = at.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%Y-%m-%d %H:%M")
     words = {"ja": f"{when} までの同期分を集計しています",
              "en": f"Figures as of the sync at {when}"}[lang]
@@ -70,7 +70,7 @@ def test_headoffice_leaderboard_page_says_as_of_when(chain, lang):  # noqa: F811
 
 def _derived_mark(url: str) -> str | None:
     with pg_schema.connect(url) as conn:
-        row = conn.execute(f"SELECT mark FROM {headoffice.S}.ho_derived "
+        row = conn.execute(f"SELECT mark FROM {ho_questions.S}.ho_derived "
                            "WHERE what = 'derived'").fetchone()
     return row[0] if row else None
 
@@ -81,12 +81,12 @@ def test_headoffice_two_refreshers_do_not_rebuild_at_once(chain):  # noqa: F811
     play(db, [2, 3, 4, 5], 1)
     sync.run(path, url, "shibuya")
     stale = _derived_mark(url)
-    one, two = headoffice.Refresher(url), headoffice.Refresher(url)
+    one, two = ho_questions.Refresher(url), ho_questions.Refresher(url)
     try:
         # another process rebuilding: this one does not wait, nor rebuild beside it
         with pg_schema.connect(url) as holder:
             holder.autocommit = True
-            holder.execute("SELECT pg_advisory_lock(hashtext(%s))", [headoffice.REFRESH_LOCK])
+            holder.execute("SELECT pg_advisory_lock(hashtext(%s))", [ho_questions.REFRESH_LOCK])
             assert one.tick() == "busy"
             assert one.rebuilds == 0 and one.built is None
             assert _derived_mark(url) == stale
@@ -94,7 +94,7 @@ def test_headoffice_two_refreshers_do_not_rebuild_at_once(chain):  # noqa: F811
         results: list[str] = []
         start = threading.Barrier(2)
 
-        def run(r: headoffice.Refresher) -> None:
+        def run(r: ho_questions.Refresher) -> None:
             start.wait()
             deadline = time.monotonic() + 120
             while (res := r.tick()) == "busy" and time.monotonic() < deadline:
@@ -121,12 +121,12 @@ def test_headoffice_odd_period_still_answers(chain):  # noqa: F811
     try:
         c = signed_in(app)
         conn = chain["conn"]
-        want = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
+        want = ho_questions.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31",
                                       min_games=3)
         got = c.get("/leaderboard?period=range&start=2000-01-01&end=2999-12-31"
                     "&min_games=3&format=json").get_json()
         assert got["first_day"] == "2000-01-01" and got["rows"] == want
-        everyone = headoffice.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31")
+        everyone = ho_questions.leaderboard(conn, "riichi4", "2000-01-01", "2999-12-31")
         assert [r["rank"] for r in got["rows"]] != [r["rank"] for r in everyone]
         branch = c.get("/leaderboard?period=all&branch=ueno&format=json").get_json()
         assert branch["rows"] and all(r["games"] <= 3 for r in branch["rows"])
@@ -138,7 +138,7 @@ def test_headoffice_odd_period_still_answers(chain):  # noqa: F811
 
 
 def test_headoffice_leaderboard_page_shows_one_page_of_rows(chain, monkeypatch):  # noqa: F811
-    import web.headoffice as pages
+    import headoffice.views as pages
 
     monkeypatch.setattr(pages, "PAGE_ROWS", 2)
     app, ref = _app(chain["url"], every=60)

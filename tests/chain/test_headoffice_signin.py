@@ -14,8 +14,8 @@ import pytest
 
 from tests.chain.test_headoffice import chain, ho  # noqa: F401 (fixtures)
 from tests.support.headoffice import signed_in
-from web.club.chain import pg_schema
-from web.headoffice import create_app
+from chain import pg_schema
+from headoffice import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 BRANCHES = ("ikebukuro", "shibuya", "ueno")
@@ -83,8 +83,8 @@ def test_headoffice_signin_a_branch_manager_sees_only_their_branch(app, chain) -
 
 
 def test_headoffice_signin_is_throttled_and_csrf_checked(app) -> None:
-    from web.club.chain import pg_schema as ps
-    from web.club.chain import branches
+    from chain import pg_schema as ps
+    from chain import branches
 
     with ps.connect(app.config["HEADOFFICE_DB"]) as pg:
         branches.add_account(pg, "Yamada", "a long password!", "owner", None, "test")
@@ -106,7 +106,7 @@ def test_headoffice_signin_is_throttled_and_csrf_checked(app) -> None:
 def test_headoffice_signin_cookie_is_secure_and_signout_ends_it(chain, request) -> None:
     app = create_app(chain["url"], testing=False)
     request.addfinalizer(app.extensions["headoffice_refresher"].stop)
-    from web.club.chain import branches
+    from chain import branches
 
     with pg_schema.connect(chain["url"]) as pg:
         branches.add_account(pg, "sato", "another long one", "area", None, "test")
@@ -128,7 +128,7 @@ def test_headoffice_signin_cookie_is_secure_and_signout_ends_it(chain, request) 
 
 def test_headoffice_signin_accounts_come_from_the_operators_command(headoffice_url) -> None:
     def admin(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "web", "headoffice-admin", "--db",
+        return subprocess.run([sys.executable, "-m", "headoffice", "admin", "--db",
                                headoffice_url, *args], cwd=ROOT, capture_output=True,
                               text=True, input=stdin, timeout=120)
 

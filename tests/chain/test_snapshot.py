@@ -16,9 +16,9 @@ import pytest
 from tests.chain import test_sync
 from tests.chain.test_headoffice import open_box
 from tests.support.headoffice import signed_in
-from web.club import corrections, games
-from web.club.chain import headoffice, pg_schema, sync
-from web.db import connect
+from club import corrections, games
+from chain import ho_questions, pg_schema, sync
+from club.db import connect
 
 BRANCHES = ("kanda", "nakano")
 
@@ -103,7 +103,7 @@ def check_page(client, page: str) -> list[str]:
 
 @pytest.fixture
 def boxes(tmp_path: Path, headoffice_url: str):
-    headoffice.migrate_url(headoffice_url)
+    ho_questions.migrate_url(headoffice_url)
     made = {b: open_box(tmp_path, b) for b in BRANCHES}
     for _, db in made.values():
         db.conn.close()
@@ -114,7 +114,7 @@ def boxes(tmp_path: Path, headoffice_url: str):
 
 def test_snapshot_every_snapshot_and_page_during_syncs_is_whole(boxes, headoffice_url,
                                                                request):
-    from web.headoffice import create_app
+    from headoffice import create_app
 
     url = headoffice_url
     app = create_app(url, testing=True, refresh_every=0.3)
@@ -240,13 +240,13 @@ def test_snapshot_a_page_reads_in_one_repeatable_read_read_only_transaction(boxe
                                                                           monkeypatch) -> None:
     """What a page's connection is in while the page reads: one REPEATABLE READ, READ
     ONLY transaction (a write refused), and a commit made meanwhile is not seen."""
-    import web.headoffice as ho_pages
-    from web.headoffice import create_app
+    from chain import ho_questions
+    from headoffice import create_app
 
     app = create_app(headoffice_url, testing=True, refresh_every=3600)
     request.addfinalizer(app.extensions["headoffice_refresher"].stop)
     seen: dict = {}
-    real = ho_pages.headoffice.branches
+    real = ho_questions.branches
 
     def branches_twice(conn):
         first = real(conn)
@@ -257,6 +257,6 @@ def test_snapshot_a_page_reads_in_one_repeatable_read_read_only_transaction(boxe
         seen["same"] = real(conn) == first
         return first
 
-    monkeypatch.setattr(ho_pages.headoffice, "branches", branches_twice)
+    monkeypatch.setattr(ho_questions, "branches", branches_twice)
     assert signed_in(app).get("/?format=json").status_code == 200
     assert seen == {"mode": ("repeatable read", "on"), "same": True}

@@ -1,4 +1,4 @@
-"""``python -m web sync`` against a real PostgreSQL: a first sync equals the box, a second
+"""``python -m chain sync`` against a real PostgreSQL: a first sync equals the box, a second
 sends nothing and a batch sent twice is stored once, a kill -9 inside a batch and a cut
 network connection both resume to the same head office as an uninterrupted sync, a
 correction and a void arrive with the next sync, two branches stay apart, a box restored
@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from web.club.chain import pg_schema, sync
+from chain import pg_schema, sync
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -253,9 +253,9 @@ def test_sync_network_cut_mid_batch_then_resume(box: Path, pg_url: str, pg_clust
 
 # ----------------------------------------------------------------------- later changes
 def _correct_and_void(path: Path) -> tuple[int, int]:
-    from web.club import corrections
-    from web.db import connect
-    from web.errors import UserError
+    from club import corrections
+    from club.db import connect
+    from club.errors import UserError
 
     db = connect(str(path))
     try:
@@ -328,8 +328,8 @@ def test_sync_a_restored_box_is_refused_until_sent_again(box: Path, tmp_path: Pa
     sync.run(str(box), pg_url)
     # the box goes back to its backup and plays on: its change numbers are used again
     _copy(backup, box)
-    from web.club import corrections
-    from web.db import connect
+    from club import corrections
+    from club.db import connect
 
     db = connect(str(box))
     corrections.void_game(db, 3, actor=ACTOR, reason="after the restore")
@@ -343,7 +343,7 @@ def test_sync_a_restored_box_is_refused_until_sent_again(box: Path, tmp_path: Pa
     out, err = p.communicate(timeout=300)
     assert p.returncode == 2 and "allowance" in err
     _one_line_error(err)
-    from web.club.chain import branches
+    from chain import branches
 
     with pg_schema.connect(pg_url) as pg:
         branches.allow_resend(pg, "east", "operator", "the box was restored")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.chain.test_sync import ROOT, _snapshot, box, club_file  # noqa: F401
-from web.club.chain import bounds, pg_schema, sync
+from chain import bounds, pg_schema, sync
 
 
 def test_sync_bounds_an_over_size_name_is_refused_in_words(box: Path, pg_url: str) -> None:
@@ -85,11 +85,11 @@ def test_sync_bounds_nul_and_esc_in_a_rule_sets_name_do_not_stop_the_sync(
 
 
 def test_sync_bounds_the_box_refuses_a_rule_set_name_with_nul_or_esc(tmp_path: Path) -> None:
-    from web.club import club_tables
-    from web.db import connect
+    from club import club_tables
+    from club.db import connect
     from web.errors import UserError
 
-    from web.club import schema
+    from club import schema
 
     db = connect(str(tmp_path / "club.sqlite"))
     schema.migrate(db)
@@ -103,7 +103,7 @@ def test_sync_bounds_the_box_refuses_a_rule_set_name_with_nul_or_esc(tmp_path: P
     assert saved["title"] == "ハウス"
     # a title stored before: the box's migration repairs it
     db.execute("UPDATE rule_sets SET title = 'ハ' || char(0) || char(27) || 'ウス'")
-    from web.club.chain import changelog
+    from chain import changelog
 
     changelog._clean_rule_set_titles(db)
     assert db.execute("SELECT title FROM rule_sets").fetchone()[0] == "ハウス"

@@ -1,4 +1,4 @@
-"""``python -m web sync`` on the box's side of things: a club file the table daemon
+"""``python -m chain sync`` on the box's side of things: a club file the table daemon
 created first is brought up to date and sent, a full disk is one line in words (the
 club file on a tmpfs of a few kilobytes in a private mount namespace), and a
 head office session ended under the sync says what the next run sends again."""
@@ -16,7 +16,7 @@ import pytest
 
 from tests.chain import test_sync
 from tests.chain.test_sync import ROOT, _assert_equals_box, _cli, _one_line_error
-from web.club.chain import pg_schema, sync
+from chain import pg_schema, sync
 
 HUNG = 120
 

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.chain.test_sync import ACTOR, _assert_equals_box, box, club_file  # noqa: F401
-from web.club.chain import pg_schema, sync
+from chain import pg_schema, sync
 
 NAME, NUMBER, MAIL = "消去花子", "M-77123", "hanako.erase@example.jp"
 
@@ -31,8 +31,8 @@ def _traces(url: str) -> dict[str, int]:
 
 
 def _member_in_game_1(path: Path) -> int:
-    from web.club.audit import audit
-    from web.db import connect, write_tx
+    from club.audit import audit
+    from club.db import connect, write_tx
 
     with sqlite3.connect(path) as c:
         pid = c.execute("SELECT player_id FROM game_seats WHERE game_id = 1 AND seat = 0"
@@ -68,8 +68,8 @@ def test_sync_erasure_leaves_no_trace_at_the_head_office(box: Path, pg_url: str)
     sync.run(str(box), pg_url, "east")
     before = _traces(pg_url)  # the head office holds all three before the erase
     assert {k.split(":")[1] for k in before} == {NAME, NUMBER, MAIL}
-    from web.club import member_data
-    from web.db import connect
+    from club import member_data
+    from club.db import connect
 
     db = connect(str(box))
     member_data.erase(db, pid, actor=ACTOR, reason="the member asked")
@@ -84,8 +84,8 @@ def test_sync_erasure_then_a_void_of_the_members_game_syncs_clean(box: Path,
                                                                   pg_url: str) -> None:
     pid = _member_in_game_1(box)
     sync.run(str(box), pg_url, "east")
-    from web.club import corrections, member_data
-    from web.db import connect
+    from club import corrections, member_data
+    from club.db import connect
 
     db = connect(str(box))
     member_data.erase(db, pid, actor=ACTOR, reason="the member asked")
@@ -109,8 +109,8 @@ def test_sync_a_game_that_differs_is_sent_again_and_verified(box: Path, pg_url: 
                    "AND seq = 2")
         pg.execute("UPDATE chain.hand_events SET event = '{\"x\": 1}' WHERE branch = 'east' "
                    "AND game_id = 3 AND seq = 1")
-    from web.club import corrections
-    from web.db import connect
+    from club import corrections
+    from club.db import connect
 
     db = connect(str(box))
     corrections.void_game(db, 3, actor=ACTOR, reason="wrong players")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.chain.test_sync import _snapshot, box, club_file  # noqa: F401 (fixtures)
-from web.club.chain import sync
+from chain import sync
 
 
 def test_sync_refused_batch_leaves_no_psycopg_warning(box: Path, pg_url: str,  # noqa: F811

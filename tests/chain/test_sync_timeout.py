@@ -19,7 +19,7 @@ import pytest
 
 from tests.chain import test_sync
 from tests.chain.test_sync import _assert_equals_box, _cli, _one_line_error
-from web.club.chain import pg_schema, sync, sync_limits
+from chain import pg_schema, sync, sync_limits
 
 club_file, box = test_sync.club_file, test_sync.box  # the same small club, a copy each
 

@@ -7,7 +7,7 @@ import serial
 from tests.support.sim import Host
 
 import hardware_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.protocol import Result
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -22,12 +22,12 @@ def test_the_counted_stack_is_drawn_last(mode):
         host, sim = Host(port), port.simulator
         sim.sticks_for(mode)
         for _ in range(8):                          # several dice totals, wraps among them
-            r = host.request(P.StartCycle())
+            r = host.request(protocol.StartCycle())
             assert r.ok, r
-            host.wait_event(P.CycleFinished, 5, lambda e, n=r.cycle_no: e.cycle_no == n)
+            host.wait_event(protocol.CycleFinished, 5, lambda e, n=r.cycle_no: e.cycle_no == n)
             seat = sim.state().dealer if mode != 8 else 2
-            assert host.request(P.RollDice(seat)).ok
-            assert host.request(P.Deal()).result == Result.OK
+            assert host.request(protocol.RollDice(seat)).ok
+            assert host.request(protocol.Deal()).result == Result.OK
             d = sim.dealt()
             ring = [t for k in range(len(d.walls))
                     for t in d.walls[(d.break_wall - k) % len(d.walls)]]

@@ -23,7 +23,7 @@ import lexicon
 from hardware_sim.bridge_model import BridgeModel, divider_microvolts
 from tablectl.drivers.boards import BoardError
 from tablectl.bridge_protocol import framed
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
@@ -170,7 +170,7 @@ def test_bridge_press_is_timed_by_the_chip(chip):
 def test_bridge_watchdog_opens_the_relay_when_the_host_is_killed(chip):
     child = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys; from tablectl.drivers.bridge import BridgeBoard\n"
+         "import sys; from tablectl.drivers.bridge_board import BridgeBoard\n"
          "b = BridgeBoard(sys.argv[1]); b.open(); print('holding', flush=True)\n"
          "b.hold([1], 10000)\n", chip.path],
         cwd=ROOT, stdout=subprocess.PIPE, text=True)

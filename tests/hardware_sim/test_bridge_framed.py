@@ -20,7 +20,7 @@ from hardware_sim.bridge_model import BridgeModel
 from tablectl import bridge_protocol
 from tablectl.bridge_protocol import FIRMWARE_VERSION, PROTOCOL, framed, unframe
 from tablectl.drivers.boards import BoardError
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 
 from .test_bridge_firmware import Chip, firmware_built  # noqa: F401  (the build fixture)
 

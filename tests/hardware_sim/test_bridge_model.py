@@ -16,7 +16,7 @@ import serial
 import lexicon
 from hardware_sim.bridge_model import BridgeModel, adc_count, divider_microvolts, points_of
 from tablectl.drivers.boards import BoardError, PanelBoard
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

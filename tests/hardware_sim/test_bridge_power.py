@@ -17,7 +17,7 @@ import serial
 
 from hardware_sim.bridge_model import BridgeModel
 from tablectl.bridge_protocol import POWER_HOLD_MS
-from tablectl.drivers.bridge import BridgeBoard
+from tablectl.drivers.bridge_board import BridgeBoard
 
 from .test_bridge_firmware import Chip, firmware_built  # noqa: F401  (the build fixture)
 

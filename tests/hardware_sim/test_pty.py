@@ -15,8 +15,8 @@ import serial
 from tests.support.sim import Host
 
 from hardware_sim import Simulator
-from hardware_sim import tiles as T
-from tablectl import protocol as P
+from hardware_sim import tiles
+from tablectl import protocol
 from tablectl.modes import MODES, Mode
 from tablectl.protocol import Result
 
@@ -26,15 +26,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def full_game_cycle(host: Host, mode: Mode) -> None:
-    assert host.request(P.SelectMode(mode.number)).ok
-    r = host.request(P.StartCycle())
+    assert host.request(protocol.SelectMode(mode.number)).ok
+    r = host.request(protocol.StartCycle())
     assert r.ok
-    fin = host.wait_event(P.CycleFinished, 5, lambda e: e.cycle_no == r.cycle_no)
+    fin = host.wait_event(protocol.CycleFinished, 5, lambda e: e.cycle_no == r.cycle_no)
     assert fin.ok, fin
-    deal = host.request(P.Deal())
+    deal = host.request(protocol.Deal())
     assert deal.ok
-    rep = host.request(P.DealtReport())
-    assert sorted(rep.all_tiles) == T.tile_set(mode)
+    rep = host.request(protocol.DealtReport())
+    assert sorted(rep.all_tiles) == tiles.tile_set(mode)
     want = [14 if s == rep.dealer else 13 if s in mode.seats else 0 for s in range(4)]
     assert [len(h) for h in rep.hands] == want
 
@@ -45,13 +45,13 @@ def test_every_mode_over_a_real_pty():
         assert path.startswith("/dev/pts/")
         with serial.Serial(path, 115200, timeout=0.02) as port:
             host = Host(port)
-            hello = host.request(P.Hello())
+            hello = host.request(protocol.Hello())
             assert hello.ok and hello.model.startswith("AMOS JP-EX")
             for mode in MODES[1:]:
                 full_game_cycle(host, mode)
         # the path survives the host closing and reopening it
         with serial.Serial(path, 115200, timeout=0.02) as port:
-            assert Host(port).request(P.Status()).state.mode == 8
+            assert Host(port).request(protocol.Status()).state.mode == 8
 
 
 def test_fifty_round_trips_over_a_pty_each_run_once():
@@ -61,9 +61,9 @@ def test_fifty_round_trips_over_a_pty_each_run_once():
         path = sim.serve_pty()
         with serial.Serial(path, 115200, timeout=0.05) as port:
             host = Host(port)
-            host.request(P.Hello())
+            host.request(protocol.Hello())
             for _ in range(50):
-                assert host.request(P.Status()).ok
+                assert host.request(protocol.Status()).ok
         assert sim.executed_names().count("STATUS") == 50
 
 
@@ -74,7 +74,7 @@ def test_pty_unplug_hangup_and_symlink_follows(tmp_path):
         assert os.readlink(link) == path
         port = serial.Serial(str(link), 115200, timeout=0.05)
         try:
-            assert Host(port).request(P.Hello()).ok
+            assert Host(port).request(protocol.Hello()).ok
             sim.unplug()
             with pytest.raises(serial.SerialException):
                 for _ in range(20):         # the adapter vanished: reads fail
@@ -87,7 +87,7 @@ def test_pty_unplug_hangup_and_symlink_follows(tmp_path):
         new_path = sim.pty_path
         assert os.readlink(link) == new_path
         with serial.Serial(str(link), 115200, timeout=0.02) as port:
-            assert Host(port).request(P.Hello()).ok
+            assert Host(port).request(protocol.Hello()).ok
     assert not link.is_symlink()          # removed on stop
 
 
@@ -97,7 +97,7 @@ def test_tcp_socket_url_and_unplug_drops_the_connection():
         url = f"socket://127.0.0.1:{tcp}"
         port = serial.serial_for_url(url, timeout=0.02)
         try:
-            assert Host(port).request(P.Hello()).ok
+            assert Host(port).request(protocol.Hello()).ok
             sim.unplug()
             with pytest.raises(serial.SerialException):
                 for _ in range(50):
@@ -106,10 +106,10 @@ def test_tcp_socket_url_and_unplug_drops_the_connection():
             port.close()
         sim.plug()
         with serial.serial_for_url(url, timeout=0.02) as port:
-            assert Host(port).request(P.Status()).ok
+            assert Host(port).request(protocol.Status()).ok
             # a second host replaces the first (one line, one host)
             with serial.serial_for_url(url, timeout=0.02) as port2:
-                assert Host(port2).request(P.Status()).ok
+                assert Host(port2).request(protocol.Status()).ok
 
 
 # ---------------------------------------------------------------- python -m hardware_sim
@@ -165,24 +165,24 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
         assert path.startswith("/dev/pts/"), (path, proc.stderr.read() if proc.poll() else "")
         with serial.Serial(path, 115200, timeout=0.02) as port:
             host = Host(port)
-            hello = host.request(P.Hello())
+            hello = host.request(protocol.Hello())
             assert hello.state.mode == 4 and not hello.state.seats[3].present
             full_game_cycle(host, MODES[4])
             assert _control(proc, "lid open") == "ok"
-            assert host.request(P.StartCycle()).result == Result.LID_OPEN
+            assert host.request(protocol.StartCycle()).result == Result.LID_OPEN
             assert _control(proc, "lid close") == "ok"
             assert _control(proc, "points 1 40000") == "ok"     # seat 1 = East
-            assert host.request(P.ReadPoints()).seats[0] == P.SeatPoints(True, 40000)
+            assert host.request(protocol.ReadPoints()).seats[0] == protocol.SeatPoints(True, 40000)
             assert _control(proc, "remove-tile 1z table") == "ok 1z"
-            tc = host.request(P.TileCheck())
+            tc = host.request(protocol.TileCheck())
             assert tc.result == Result.TILE_COUNT_WRONG and tc.missing == (27,)
             assert _control(proc, "restore-tiles") == "ok"
             assert _control(proc, "bogus").startswith("error unknown command")
             assert _control(proc, "power off") == "ok"
             assert _control(proc, "power on") == "ok"
             host.retries, host.timeout = 40, 0.05
-            assert host.request(P.Hello()).last_cmd == P.NO_CMD
-            assert host.wait_event(P.PowerOn).state.mode == 4
+            assert host.request(protocol.Hello()).last_cmd == protocol.NO_CMD
+            assert host.wait_event(protocol.PowerOn).state.mode == 4
             assert _control(proc, "unplug") == "ok"
             with pytest.raises(serial.SerialException):
                 for _ in range(50):
@@ -194,7 +194,7 @@ def test_cli_pty_full_cycle_faults_and_clean_exit():
         assert answer == "ok " + announced.split()[1]
         new_path = answer.split()[1]
         with serial.Serial(new_path, 115200, timeout=0.02) as port:
-            assert Host(port).request(P.Status()).state.mode == 4
+            assert Host(port).request(protocol.Status()).state.mode == 4
     finally:
         rc = _stop(proc)
     assert rc == 0
@@ -208,11 +208,11 @@ def test_cli_tcp_with_start_faults():
         assert url.startswith("socket://127.0.0.1:")
         with serial.serial_for_url(url, timeout=0.02) as port:
             host = Host(port)
-            hello = host.request(P.Hello())
+            hello = host.request(protocol.Hello())
             assert not hello.auto_deal and hello.state.mode == 4
-            r = host.request(P.StartCycle())
+            r = host.request(protocol.StartCycle())
             assert r.ok
-            assert host.wait_event(P.CycleFinished).result == Result.MOTOR_JAM
+            assert host.wait_event(protocol.CycleFinished).result == Result.MOTOR_JAM
     finally:
         rc = _stop(proc)
     assert rc == 0
@@ -236,8 +236,8 @@ def test_cli_control_socket(tmp_path):
             f.close()
         with serial.Serial(path, 115200, timeout=0.02) as port:
             host = Host(port)
-            host.request(P.StartCycle())
-            assert host.wait_event(P.CycleFinished).result == Result.MOTOR_JAM
+            host.request(protocol.StartCycle())
+            assert host.wait_event(protocol.CycleFinished).result == Result.MOTOR_JAM
     finally:
         rc = _stop(proc)
     assert rc == 0

@@ -12,7 +12,7 @@ import threading
 import time
 
 
-from tablectl import protocol as P
+from tablectl import protocol
 
 
 class NoReply(Exception):
@@ -28,15 +28,15 @@ class Host:
         self.port = port
         self.timeout = timeout
         self.retries = retries
-        self.decoder = P.FrameDecoder()
+        self.decoder = protocol.FrameDecoder()
         self.seq = 0
         self.events: list = []
         self.naks: list = []
         self.stale: list = []
         self.attempts = 0
-        self._left: list[P.Frame] = []
+        self._left: list[protocol.Frame] = []
 
-    def _read_frames(self) -> list[P.Frame]:
+    def _read_frames(self) -> list[protocol.Frame]:
         """Frames not yet handled: ones left over from the last read first."""
         if self._left:
             out, self._left = self._left, []
@@ -44,12 +44,12 @@ class Host:
         data = self.port.read(max(1, self.port.in_waiting))
         return self.decoder.feed(data) if data else self.decoder.poll()
 
-    def request(self, msg: P.Command, seq: int | None = None, *, resend_same: bool = True):
+    def request(self, msg: protocol.Command, seq: int | None = None, *, resend_same: bool = True):
         """Send ``msg`` and return its reply (retransmitting the same frame)."""
         if seq is None:
             self.seq = (self.seq + 1) & 0xFF
             seq = self.seq
-        wire = P.encode_frame(msg.to_frame(seq))
+        wire = protocol.encode_frame(msg.to_frame(seq))
         for _attempt in range(self.retries + 1):
             self.attempts += 1
             self.port.write(wire)
@@ -58,21 +58,21 @@ class Host:
                 frames = self._read_frames()
                 for i, f in enumerate(frames):
                     try:
-                        m = P.message_from_frame(f)
-                    except P.ProtocolError:
+                        m = protocol.message_from_frame(f)
+                    except protocol.ProtocolError:
                         continue
-                    if isinstance(m, P.Event):
+                    if isinstance(m, protocol.Event):
                         self.events.append(m)
-                    elif isinstance(m, P.Nak) and f.seq == seq:
+                    elif isinstance(m, protocol.Nak) and f.seq == seq:
                         self.naks.append(m)
                         self._left = frames[i + 1:] + self._left
                         if not m.retryable:
                             return m
-                        if m.reason == P.NakReason.BUSY:
+                        if m.reason == protocol.NakReason.BUSY:
                             time.sleep(0.02)
                         deadline = 0  # retransmit now
                         break
-                    elif f.seq == seq and f.cmd == P.reply_type_for(msg.CMD):
+                    elif f.seq == seq and f.cmd == protocol.reply_type_for(msg.CMD):
                         self._left = frames[i + 1:] + self._left
                         return m
                     else:
@@ -91,10 +91,10 @@ class Host:
                 raise TimeoutError(f"no {cls.__name__} event; have {self.events}")
             for f in self._read_frames():
                 try:
-                    m = P.message_from_frame(f)
-                except P.ProtocolError:
+                    m = protocol.message_from_frame(f)
+                except protocol.ProtocolError:
                     continue
-                if isinstance(m, P.Event):
+                if isinstance(m, protocol.Event):
                     self.events.append(m)
 
 

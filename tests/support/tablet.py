@@ -8,8 +8,8 @@ import json
 import time
 from contextlib import contextmanager
 
-from web.club import club_tables, gamelog, games, roster
-from web.db import connect
+from club import club_tables, gamelog, games, roster
+from club.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 SIZES = {"390": {"width": 390, "height": 844}, "768": {"width": 768, "height": 1024},

@@ -10,8 +10,8 @@ import uuid
 import pytest
 
 from web import create_app
-from web.club import club_tables, roster
-from web.db import connect
+from club import club_tables, roster
+from club.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 MEMBERS = ["青木", "伊藤", "上田", "遠藤", "Ota"]
@@ -99,7 +99,7 @@ def still_clock(monkeypatch):
     it). A wait of 2 s after the third failure is then still running at the next request
     however long a password or PIN check takes on a busy machine. The throttles read
     ``time.time()`` from their own modules; nothing else is touched."""
-    from web.club import accounts, members
+    from club import accounts, members
 
     now = [time.time()]
     frozen = types.SimpleNamespace(time=lambda: now[0], monotonic=time.monotonic,

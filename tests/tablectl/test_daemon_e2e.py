@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from hardware_sim import tiles as T
+from hardware_sim import tiles
 from tablectl.modes import MODES, SEATS
 from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
@@ -57,7 +57,7 @@ def test_every_mode_deals_exactly_the_modes_set(floor, mode):
     assert deal["result"]["walls_only"] is False
     report = ask(db, "auto", "dealt")["result"]
     walls = [t for w in report["walls"] for t in w]
-    assert sorted(walls) == T.tile_set(mode)          # exactly the mode's set
+    assert sorted(walls) == tiles.tile_set(mode)          # exactly the mode's set
     hands = report["hands"]
     assert Counter(t for h in hands for t in h) + Counter(report["live_wall"]) == Counter(walls)
     dealer = report["dealer"]
@@ -79,7 +79,7 @@ def test_table_without_auto_deal_says_walls_only(floor, mode):
     assert deal["status"] == "done", deal
     assert deal["result"]["walls_only"] is True and deal["result"]["hands"] == [0, 0, 0, 0]
     report = ask(db, "walls", "dealt")["result"]
-    assert sorted(t for w in report["walls"] for t in w) == T.tile_set(mode)
+    assert sorted(t for w in report["walls"] for t in w) == tiles.tile_set(mode)
     assert all(h == [] for h in report["hands"])
 
 

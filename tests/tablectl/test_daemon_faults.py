@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tablectl import commands, store
-from tablectl import words as W
+from tablectl import words as table_words
 from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
@@ -108,7 +108,7 @@ def test_unplug_and_replug_resumes_by_itself(own_table):
     wait_until(lambda: store.get_table(db, "t1")["connected"] == 0, 10, "noticed the unplug")
     t1 = store.get_table(db, "t1")
     assert t1["last_error"] in ("lost", "port_missing"), t1     # a reason code, in words:
-    assert W.link(t1["last_error"], "ja", t1["last_error_values"]) != t1["last_error"]
+    assert table_words.link(t1["last_error"], "ja", t1["last_error_values"]) != t1["last_error"]
     cid = store.request_command(db, "t1", "dice")                # queued meanwhile
     time.sleep(0.3)
     sim.plug()
@@ -166,14 +166,14 @@ def test_physical_faults_fail_with_their_documented_error(t1, fault, code, words
 
 
 def test_mode_change_refused_mid_cycle_reaches_the_journal_in_words(rig):
-    from tablectl import protocol as P
+    from tablectl import protocol
 
     daemon, _, slow = rig
     db = daemon.db
     slow.sticks_for(1)
     ask(db, "slow", "reset")
     # staff start a cycle with the button under the table (not through the daemon)
-    slow.call(lambda: slow.model.execute(P.StartCycle(), slow.now()))
+    slow.call(lambda: slow.model.execute(protocol.StartCycle(), slow.now()))
     slow.wait_for(lambda st: st.cycle.name == "CYCLING", timeout=10)
     row = ask(db, "slow", "mode", {"mode": 2})
     assert row["status"] == "failed" and row["error_code"] == "mode_change_refused", row

@@ -9,7 +9,7 @@ import threading
 from tablectl import store
 from tablectl.config import load_config
 from tablectl.daemon import TableManager, _drop_handlers
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.drivers.base import Identity, Outcome
 from tablectl.store import Journal
 from tests.support.tablectl import write_config
@@ -77,7 +77,7 @@ def test_a_late_outcome_is_never_seen_without_its_event(tmp_path):
         j.finish(cid, "timed_out", error_code="link_down", error_values={"seconds": 30})
         j.seen.clear()
         identity = Identity(model="AMOS JP-EX COLOR", boot_id=1,
-                            remembered=(7, P.RollDice.CMD))
+                            remembered=(7, protocol.RollDice.CMD))
         manager._late_outcome(identity, rebooted=False)
         assert j.seen[-1] == ("timed_out", "link_down_ran", True)
         assert ("timed_out", "link_down_ran", False) not in j.seen, j.seen

@@ -138,12 +138,12 @@ def test_watchdog_pings_only_while_every_table_loop_makes_progress(tmp_path, sim
     the daemon); waiting on a table or a locked database is progress, not being stuck."""
     import threading
 
-    from tablectl import daemon as D
+    from tablectl import daemon
 
-    monkeypatch.setattr(D, "STUCK_MIN_S", 0.6)
+    monkeypatch.setattr(daemon, "STUCK_MIN_S", 0.6)
     _, p1 = sims("t1")
     _, p2 = sims("t2")
-    dm = D.Daemon(str(write_config(tmp_path, {"t1": p1, "t2": p2})))
+    dm = daemon.Daemon(str(write_config(tmp_path, {"t1": p1, "t2": p2})))
     runner = threading.Thread(target=dm.run, name="daemon-under-test")
     runner.start()
     gate = threading.Event()
@@ -184,7 +184,7 @@ def test_watchdog_pings_only_while_every_table_loop_makes_progress(tmp_path, sim
 def test_a_table_speaking_another_protocol_version_is_left_alone_until_a_reload(tmp_path,
                                                                                  sims):
     """docs/protocol.md section 11: the host stops and reports it; no HELLO every 0.5 s."""
-    from tablectl import words as W
+    from tablectl import words
 
     sim, path = sims("t1", protocol_version=2)
     d = DaemonProcess(write_config(tmp_path, {"t1": path})).start()
@@ -193,7 +193,7 @@ def test_a_table_speaking_another_protocol_version_is_left_alone_until_a_reload(
                    20, "the table's version reported")
         t1 = store.get_table(d.db, "t1")
         assert t1["connected"] == 0 and t1["last_error_values"] == {"version": 2, "ours": 1}
-        assert "protocol version 2" in W.link(t1["last_error"], "en", t1["last_error_values"])
+        assert "protocol version 2" in words.link(t1["last_error"], "en", t1["last_error_values"])
         time.sleep(2)
         assert sim.executed_names().count("HELLO") == 1
         d.signal(signal.SIGHUP)                                 # staff updated: try again

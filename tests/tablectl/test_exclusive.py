@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tablectl import store
-from tablectl import words as W
+from tablectl import words as table_words
 from tablectl.serialport import holder_of, lock_path
 from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config
 
@@ -74,8 +74,9 @@ def test_a_second_daemon_with_another_database_does_not_drive_the_table(tmp_path
                    "the second daemon is refused")
         t1 = store.get_table(second.db, "t1")
         assert t1["connected"] == 0 and t1["last_error_values"]["pid"] == first.proc.pid
-        assert f"(pid {first.proc.pid} " in W.link("port_busy", "en", t1["last_error_values"])
-        assert "使用中" in W.link("port_busy", "ja", t1["last_error_values"])
+        assert f"(pid {first.proc.pid} " in table_words.link("port_busy", "en",
+                                                             t1["last_error_values"])
+        assert "使用中" in table_words.link("port_busy", "ja", t1["last_error_values"])
         sim.sticks_for(1)
         assert ask(first.db, "t1", "cycle", timeout=30)["status"] == "done"
         time.sleep(0.3)

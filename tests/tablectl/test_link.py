@@ -10,7 +10,7 @@ import tty
 import pytest
 
 from hardware_sim import protocol_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.daemon import Backoff
 from tablectl.drivers.base import LinkDown, Unsupported
 from tablectl.drivers.jpex import Link, LinkTimeout
@@ -49,14 +49,14 @@ def test_hello_first_then_commands_continue_after_tables_last_seq(named_sim, lin
     assert ln.connected
     sim = protocol_sim.get("linktest")
     assert sim.executed_names() == ["HELLO"]
-    reply = ln.transact(P.Status())
-    assert isinstance(reply, P.StatusReply) and reply.state.mode == 1
+    reply = ln.transact(protocol.Status())
+    assert isinstance(reply, protocol.StatusReply) and reply.state.mode == 1
     seq_used = ln.next_seq() - 1
     ln.close()
     # a new link (a restarted daemon) learns last_seq from HELLO and never reuses it
     ln2 = link_to(named_sim)
     h2 = ln2.connect()
-    assert h2.last_seq == seq_used and h2.last_cmd == P.Status.CMD
+    assert h2.last_seq == seq_used and h2.last_cmd == protocol.Status.CMD
     assert ln2.next_seq() == (seq_used + 1) % 256
 
 
@@ -67,8 +67,8 @@ def test_lost_reply_is_retransmitted_with_same_seq_and_not_run_twice(named_sim, 
     sim.sticks_for(1)
     sim.faults.once("drop", "tx")           # the table's reply is lost once
     seqs = []
-    reply = ln.transact(P.SelectMode(2), before_send=seqs.append)
-    assert reply.result == P.Result.OK and reply.pending_mode == 2
+    reply = ln.transact(protocol.SelectMode(2), before_send=seqs.append)
+    assert reply.result == protocol.Result.OK and reply.pending_mode == 2
     assert sim.executed_names().count("SELECT_MODE") == 1
     assert ln.counters["retransmits"] == 1 and len(seqs) == 1  # journalled once, before sending
 
@@ -78,7 +78,7 @@ def test_damaged_command_is_nakked_and_resent(named_sim, link_to):
     ln.connect()
     sim = protocol_sim.get("linktest")
     sim.faults.once("corrupt", "rx")
-    assert ln.transact(P.ReadPoints()).ok
+    assert ln.transact(protocol.ReadPoints()).ok
     assert ln.counters["naks"] == 1
     assert sim.executed_names().count("READ_POINTS") == 1
 
@@ -88,8 +88,8 @@ def test_duplicated_reply_is_ignored(named_sim, link_to):
     ln.connect()
     sim = protocol_sim.get("linktest")
     sim.faults.once("duplicate", "tx")
-    assert ln.transact(P.Status()).ok
-    assert ln.transact(P.ReadPoints()).ok   # the stray duplicate is not taken as this reply
+    assert ln.transact(protocol.Status()).ok
+    assert ln.transact(protocol.ReadPoints()).ok   # the stray duplicate is not taken as this reply
     assert ln.counters["stray_replies"] >= 1
 
 
@@ -99,7 +99,7 @@ def test_silent_table_times_out_after_bounded_retries_with_frames(named_sim, lin
     sim = protocol_sim.get("linktest")
     sim.faults.set(drop=1.0, direction="tx")
     with pytest.raises(LinkTimeout) as e:
-        ln.transact(P.Status())
+        ln.transact(protocol.Status())
     assert e.value.values["tries"] == 3 and "3" in e.value.text("en")
     sent = [f for f in e.value.frames if " -> " in f]
     assert len([f for f in sent if "Status" in f]) == 3   # the history shows every try
@@ -113,11 +113,11 @@ def test_unplugged_pty_reports_link_down(tmp_path, link_to):
         ln.connect()
         sim.unplug()
         with pytest.raises((LinkDown, LinkTimeout)):
-            ln.transact(P.Status())
-            ln.transact(P.Status())
+            ln.transact(protocol.Status())
+            ln.transact(protocol.Status())
         sim.plug()
         ln.connect()          # the stable path follows the new pty
-        assert ln.transact(P.Status()).ok
+        assert ln.transact(protocol.Status()).ok
         ln.close()
     finally:
         sim.stop()
@@ -131,10 +131,11 @@ def test_events_go_to_the_callback(named_sim, link_to):
     sim.close_lid()
     import time
     deadline = time.monotonic() + 5
-    while P.LidClosed not in [type(e) for e in ln.events] and time.monotonic() < deadline:
+    while protocol.LidClosed not in [type(e) for e in ln.events] and time.monotonic() < deadline:
         time.sleep(0.01)
     kinds = [type(e) for e in ln.events]
-    assert kinds.index(P.LidOpened) < kinds.index(P.ErrorRaised) < kinds.index(P.LidClosed)
+    assert kinds.index(protocol.LidOpened) < kinds.index(protocol.ErrorRaised) \
+        < kinds.index(protocol.LidClosed)
 
 
 def test_cannot_open_gives_link_down_in_words(link_to, tmp_path):
@@ -180,7 +181,7 @@ def test_socket_url_to_a_network_serial_server(link_to):
         port = sim.serve_tcp()
         ln = link_to(f"socket://127.0.0.1:{port}")
         assert ln.connect().model == "AMOS JP-EX COLOR"
-        assert ln.transact(P.ReadPoints()).ok
+        assert ln.transact(protocol.ReadPoints()).ok
         ln.close()
     finally:
         sim.stop()

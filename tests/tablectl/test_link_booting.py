@@ -8,7 +8,7 @@ import pytest
 
 import hardware_sim
 from hardware_sim import protocol_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl import store
 from tablectl.drivers.base import LinkDown
 from tablectl.drivers.jpex import Link
@@ -42,8 +42,8 @@ def test_hello_to_a_booting_table_is_link_down_booting_then_connects(tmp_path):
             except LinkDown as again:
                 assert again.code == "booting" and time.monotonic() < deadline
                 time.sleep(0.2)
-        assert hello.boot_id == 1 and hello.last_cmd == P.NO_CMD   # started booted: 0
-        assert ln.transact(P.Status()).ok
+        assert hello.boot_id == 1 and hello.last_cmd == protocol.NO_CMD   # started booted: 0
+        assert ln.transact(protocol.Status()).ok
     finally:
         ln.close()
         protocol_sim.close_all()

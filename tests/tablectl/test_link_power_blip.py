@@ -13,7 +13,7 @@ import pytest
 
 import hardware_sim
 from hardware_sim import protocol_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl import store
 from tablectl.drivers.jpex import Link, LinkTimeout
 from tablectl.settings import LinkSettings
@@ -46,12 +46,12 @@ def test_a_retransmission_after_a_power_blip_does_not_run_again(tmp_path):
         sim.faults.once("drop", "tx", what="reply")
         _blip_after(sim, "START_CYCLE")
         with pytest.raises(LinkTimeout):
-            ln.transact(P.StartCycle())
+            ln.transact(protocol.StartCycle())
         assert sim.executed_names().count("START_CYCLE") == 1
         assert sim.link_counters()["nak_busy"] == 2        # both retransmissions refused
         hello = ln.connect()
-        assert hello.boot_id == 1 and hello.last_cmd == P.NO_CMD
-        assert ln.transact(P.Status()).ok                  # greeted: it answers again
+        assert hello.boot_id == 1 and hello.last_cmd == protocol.NO_CMD
+        assert ln.transact(protocol.Status()).ok                  # greeted: it answers again
     finally:
         ln.close()
         protocol_sim.close_all()

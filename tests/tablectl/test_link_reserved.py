@@ -11,7 +11,7 @@ import tty
 
 import pytest
 
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.drivers.jpex import Link
 from tablectl.settings import LinkSettings
 
@@ -33,7 +33,7 @@ class NewerTable:
         self.thread.start()
 
     def serve(self) -> None:
-        decoder = P.FrameDecoder()
+        decoder = protocol.FrameDecoder()
         events = 0
         while not self.stop.is_set():
             if not select.select([self.master], [], [], 0.02)[0]:
@@ -45,13 +45,14 @@ class NewerTable:
             for frame in decoder.feed(data):
                 out = b""
                 for kind in UNKNOWN_TYPES:
-                    out += P.encode_frame(P.Frame(seq=events, cmd=kind, payload=b"\x01\x02"))
+                    out += protocol.encode_frame(protocol.Frame(seq=events, cmd=kind,
+                                                                payload=b"\x01\x02"))
                     events = (events + 1) % 256
-                msg = P.message_from_frame(frame)
-                reply = (P.HelloReply(P.Result.OK) if isinstance(msg, P.Hello)
-                         else P.StatusReply(P.Result.OK))
-                out += P.encode_frame(reply.to_frame(frame.seq))
-                out += P.encode_frame(P.LidOpened().to_frame(events))
+                msg = protocol.message_from_frame(frame)
+                reply = (protocol.HelloReply(protocol.Result.OK) if isinstance(msg, protocol.Hello)
+                         else protocol.StatusReply(protocol.Result.OK))
+                out += protocol.encode_frame(reply.to_frame(frame.seq))
+                out += protocol.encode_frame(protocol.LidOpened().to_frame(events))
                 events = (events + 1) % 256
                 os.write(self.master, out)
 
@@ -68,14 +69,14 @@ def test_a_host_ignores_reserved_and_unknown_types(tmp_path):
     ln = Link(table.path, settings=LinkSettings(timeout=0.5), on_event=got.append,
               lock_dir=str(tmp_path))
     try:
-        assert ln.connect().protocol_version == P.PROTOCOL_VERSION
+        assert ln.connect().protocol_version == protocol.PROTOCOL_VERSION
         for _ in range(3):
-            assert ln.transact(P.Status()).ok
+            assert ln.transact(protocol.Status()).ok
         assert ln.connected and ln.counters["timeouts"] == 0
         deadline = time.monotonic() + 5
         while len(got) < 4 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert got == [P.LidOpened()] * 4          # only the events it knows reach the host
+        assert got == [protocol.LidOpened()] * 4          # only the events it knows reach the host
     finally:
         ln.close()
         table.close()

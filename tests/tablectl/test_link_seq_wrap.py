@@ -12,7 +12,7 @@ import pytest
 
 import hardware_sim
 from hardware_sim import protocol_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.drivers.jpex import Link, LinkTimeout
 from tablectl.settings import LinkSettings
 
@@ -28,22 +28,22 @@ def test_a_new_command_on_the_remembered_seq_after_a_wrap_still_runs(tmp_path):
     try:
         ln.connect()
         sim = protocol_sim.get("wrap")
-        assert ln.transact(P.StartCycle()).ok
+        assert ln.transact(protocol.StartCycle()).ok
         sim.wait_for(lambda st: st.cycle.name == "WALLS_UP")
         remembered = ln.next_seq()
-        first = ln.transact(P.RollDice(0))
+        first = ln.transact(protocol.RollDice(0))
         assert first.ok
         ln.settings = LinkSettings(timeout=0.01, retries=0)
         sim.faults.set(drop=1.0, direction="rx")        # the table hears nothing
         for _ in range(255):                            # 255 reads lost: the counter wraps
             with pytest.raises(LinkTimeout):
-                ln.transact(P.Status())
+                ln.transact(protocol.Status())
         sim.faults.clear()
         assert ln.next_seq() == remembered
         ln.settings = LinkSettings(timeout=2.0, retries=0)
         hello = ln.connect()                             # same boot: our own counter
-        assert (hello.last_seq, hello.last_cmd) == (remembered, P.RollDice.CMD)
-        again = ln.transact(P.RollDice(0))
+        assert (hello.last_seq, hello.last_cmd) == (remembered, protocol.RollDice.CMD)
+        again = ln.transact(protocol.RollDice(0))
         assert sim.executed_names().count("ROLL_DICE") == 2, "the second roll never ran"
         assert again.ok and tuple(again.dice) == sim.state().dice
     finally:

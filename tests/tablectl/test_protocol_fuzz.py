@@ -19,42 +19,42 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tablectl import protocol as P
+from tablectl import protocol
 from tablectl.errors import ProtocolError
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 frames = st.builds(
-    P.Frame,
+    protocol.Frame,
     seq=st.integers(0, 255),
     cmd=st.integers(0, 255),
-    payload=st.binary(max_size=80) | st.binary(min_size=200, max_size=P.MAX_PAYLOAD),
+    payload=st.binary(max_size=80) | st.binary(min_size=200, max_size=protocol.MAX_PAYLOAD),
 )
 
 
-def feed_whole(data: bytes) -> list[P.Frame]:
-    return P.FrameDecoder(stale_after=None, inter_byte=None).feed(data)
+def feed_whole(data: bytes) -> list[protocol.Frame]:
+    return protocol.FrameDecoder(stale_after=None, inter_byte=None).feed(data)
 
 
-def feed_halves(data: bytes, cut: int | None = None) -> list[P.Frame]:
-    d = P.FrameDecoder(stale_after=None, inter_byte=None)
+def feed_halves(data: bytes, cut: int | None = None) -> list[protocol.Frame]:
+    d = protocol.FrameDecoder(stale_after=None, inter_byte=None)
     k = len(data) // 2 if cut is None else cut
     return d.feed(data[:k]) + d.feed(data[k:])
 
 
-def feed_bytes(data: bytes) -> list[P.Frame]:
-    d = P.FrameDecoder(stale_after=None, inter_byte=None)
-    out: list[P.Frame] = []
+def feed_bytes(data: bytes) -> list[protocol.Frame]:
+    d = protocol.FrameDecoder(stale_after=None, inter_byte=None)
+    out: list[protocol.Frame] = []
     for i in range(len(data)):
         out += d.feed(data[i:i + 1])
     return out
 
 
-def decode_loop(data: bytes) -> list[P.Frame]:
+def decode_loop(data: bytes) -> list[protocol.Frame]:
     """The stateless API used the pymodbus way."""
     out, buf = [], data
     while True:
-        used, f = P.decode_frame(buf)
+        used, f = protocol.decode_frame(buf)
         if used == 0:
             return out
         if f is not None:
@@ -72,15 +72,15 @@ def test_random_bytes_never_raise(data):
     # the decoder is a pure function of the bytes: every way of feeding agrees
     assert all(r == results[0] for r in results)
     for f in results[0]:
-        wire = P.encode_frame(f)
+        wire = protocol.encode_frame(f)
         assert wire in data          # only a frame that is really there, intact
 
 
 @FUZZ
-@given(frames, st.binary(max_size=40).filter(lambda b: P.SOF not in b),
+@given(frames, st.binary(max_size=40).filter(lambda b: protocol.SOF not in b),
        st.binary(max_size=40), st.integers(0, 10_000))
 def test_valid_frame_every_way_with_garbage_around(frame, before, after, cut):
-    wire = P.encode_frame(frame)
+    wire = protocol.encode_frame(frame)
     data = before + wire + after
     assert feed_whole(wire) == [frame]
     assert feed_halves(wire) == [frame]
@@ -95,9 +95,9 @@ def test_valid_frame_every_way_with_garbage_around(frame, before, after, cut):
 @FUZZ
 @given(st.lists(frames, min_size=1, max_size=5), st.data())
 def test_stream_of_frames_split_anywhere(fs, data):
-    wire = b"".join(P.encode_frame(f) for f in fs)
+    wire = b"".join(protocol.encode_frame(f) for f in fs)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=6)))
-    d = P.FrameDecoder(stale_after=None, inter_byte=None)
+    d = protocol.FrameDecoder(stale_after=None, inter_byte=None)
     got, last = [], 0
     for c in cuts + [len(wire)]:
         got += d.feed(wire[last:c])
@@ -137,7 +137,7 @@ def _apply(wire: bytes, mutation) -> bytes:
 @FUZZ
 @given(frames, st.data())
 def test_mutated_frame_decodes_to_original_or_nothing(frame, data):
-    wire = P.encode_frame(frame)
+    wire = protocol.encode_frame(frame)
     mutation = data.draw(_mutations(wire))
     bad = _apply(wire, mutation)
     assume(bad != wire)
@@ -152,17 +152,17 @@ def test_mutated_frame_decodes_to_original_or_nothing(frame, data):
 @given(frames, st.data())
 def test_mutated_frame_then_good_frame_recovers(frame, data):
     """After any damage the next intact frame is found (resynchronisation)."""
-    wire = P.encode_frame(frame)
+    wire = protocol.encode_frame(frame)
     bad = _apply(wire, data.draw(_mutations(wire)))
-    good = P.Frame((frame.seq + 1) % 256, 0x02, b"")
-    tail = P.encode_frame(good)
+    good = protocol.Frame((frame.seq + 1) % 256, 0x02, b"")
+    tail = protocol.encode_frame(good)
     # a damaged LEN can make the decoder wait for bytes that never come: the
     # stale-frame rule (time based) resolves that; without time, extra bytes
     # of padding after the good frame do (any bytes at all)
-    pad = bytes(P.MAX_FRAME)
+    pad = bytes(protocol.MAX_FRAME)
     got = feed_whole(bad + tail + pad)
     assert all(f in (frame, good) for f in got)
-    if P.encode_frame(frame) not in bad + tail:
+    if protocol.encode_frame(frame) not in bad + tail:
         assert good in got
     # else: the damage was undone by the bytes that followed (e.g. a frame cut
     # one byte short whose missing CRC byte happened to be 0xA5, the good
@@ -174,7 +174,7 @@ def test_mutated_frame_then_good_frame_recovers(frame, data):
 @given(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=300))
 def test_message_layer_raises_only_protocol_errors(seq, cmd, payload):
     try:
-        msg = P.message_from_frame(P.Frame(seq, cmd, payload))
+        msg = protocol.message_from_frame(protocol.Frame(seq, cmd, payload))
     except ProtocolError:
         return
     # anything that decodes re-encodes to the same payload

@@ -17,7 +17,7 @@ import pytest
 import serial
 
 import hardware_sim
-from tablectl import protocol as P
+from tablectl import protocol
 from tests.support.sim import Host
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
@@ -63,12 +63,12 @@ def _wait_executed(sim, count: int) -> list[str]:
 
 def test_a_held_retransmission_runs_before_the_next_command_when_the_loop_is_late(table):
     host, sim = table
-    r = host.request(P.StartCycle())
+    r = host.request(protocol.StartCycle())
     assert r.ok
-    host.wait_event(P.CycleFinished, 5, lambda e: e.cycle_no == r.cycle_no)
-    dice = P.encode_frame(P.RollDice(0).to_frame(20))
-    status = P.encode_frame(P.Status().to_frame(21))
-    roll = host.request(P.RollDice(0), seq=20)          # the dice are rolled, once
+    host.wait_event(protocol.CycleFinished, 5, lambda e: e.cycle_no == r.cycle_no)
+    dice = protocol.encode_frame(protocol.RollDice(0).to_frame(20))
+    status = protocol.encode_frame(protocol.Status().to_frame(21))
+    roll = host.request(protocol.RollDice(0), seq=20)          # the dice are rolled, once
     assert roll.ok
     before = len(sim.executed_names())
     sim.faults.once("delay", "rx", delay=0.05)          # the retransmission is held back
@@ -83,12 +83,12 @@ def test_a_held_retransmission_runs_before_the_next_command_when_the_loop_is_lat
 def test_a_held_reply_goes_out_before_a_later_one_when_the_loop_is_late(table):
     host, sim = table
     sim.faults.once("delay", "tx", delay=0.05, what="reply")     # STATUS's reply is held
-    status = P.encode_frame(P.Status().to_frame(30))
-    points = P.encode_frame(P.ReadPoints().to_frame(31))
+    status = protocol.encode_frame(protocol.Status().to_frame(30))
+    points = protocol.encode_frame(protocol.ReadPoints().to_frame(31))
     _late_loop(sim, 0.15, lambda: host.port.write(status), lambda: host.port.write(points))
-    decoder, frames = P.FrameDecoder(), []
+    decoder, frames = protocol.FrameDecoder(), []
     deadline = time.monotonic() + 5
     while len(frames) < 2 and time.monotonic() < deadline:
         frames += decoder.feed(host.port.read(max(1, host.port.in_waiting)))
-    assert [(f.seq, f.cmd) for f in frames] == [(30, P.StatusReply.CMD),
-                                                (31, P.ReadPointsReply.CMD)]
+    assert [(f.seq, f.cmd) for f in frames] == [(30, protocol.StatusReply.CMD),
+                                                (31, protocol.ReadPointsReply.CMD)]

@@ -9,8 +9,8 @@ import pytest
 
 import lexicon
 from tablectl import commands
-from tablectl import protocol as P
-from tablectl import words as W
+from tablectl import protocol
+from tablectl import words
 
 ROOT = Path(__file__).parents[2] / "tablectl"
 
@@ -29,7 +29,7 @@ def _codes_in_source() -> set[str]:
 
 
 def test_every_code_written_anywhere_has_words_in_both_languages():
-    codes = _codes_in_source() | {P.result_code(c) for c in P.Result}
+    codes = _codes_in_source() | {protocol.result_code(c) for c in protocol.Result}
     assert {"in_flight", "power_cut", "port_busy", "unsupported_version", "in_doubt_unknown",
             "cycle_link_lost", "not_sent_daemon_down", "lost", "stopped"} <= codes
     for code in sorted(codes):
@@ -58,20 +58,21 @@ def test_every_command_has_its_words():
     ("table_error_3f", {}, "0x3F", "Unknown table error code 0x3F"),
 ])
 def test_codes_are_worded_with_their_values(code, values, ja, en):
-    assert ja in W.code(code, "ja", values) and en in W.code(code, "en", values)
-    assert "{" not in W.code(code, "ja", values) + W.code(code, "en", values)
-    assert W.code(code, W.BOTH, values) == f"{W.code(code, 'ja', values)} / " \
-                                            f"{W.code(code, 'en', values)}"
+    assert ja in words.code(code, "ja", values) and en in words.code(code, "en", values)
+    assert "{" not in words.code(code, "ja", values) + words.code(code, "en", values)
+    assert words.code(code, words.BOTH, values) == f"{words.code(code, 'ja', values)} / " \
+                                            f"{words.code(code, 'en', values)}"
 
 
 def test_events_are_worded_from_their_stored_values():
     row = {"kind": "dice_rolled", "code": "", "data": {"seat": 2, "dice": [3, 5]}}
-    assert W.event(row, "ja") == "サイコロ 3 + 5（西）"
-    assert W.event(row, "en") == "dice 3 + 5 (West)"
+    assert words.event(row, "ja") == "サイコロ 3 + 5（西）"
+    assert words.event(row, "en") == "dice 3 + 5 (West)"
     row = {"kind": "error_raised", "code": "motor_jam", "data": {"detail": 0}}
-    assert W.event(row, "en").startswith("error: A motor is jammed")
+    assert words.event(row, "en").startswith("error: A motor is jammed")
     row = {"kind": "disconnected", "code": "ascii_answer", "data": {"sample": "OK"}}
-    assert "answers in text (OK)" in W.event(row, "en") and "文字で応答" in W.event(row, "ja")
+    assert "answers in text (OK)" in words.event(row, "en") and "文字で応答" in words.event(row,
+                                                                                       "ja")
 
 
 def test_results_of_done_commands_are_worded():

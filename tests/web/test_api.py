@@ -22,7 +22,7 @@ RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
 
 def stored_events(db, game_id):
-    from web.club.gamelog import effective_events, event_log
+    from club.gamelog import effective_events, event_log
 
     return [e["event"] for e in effective_events(event_log(db, game_id))]
 

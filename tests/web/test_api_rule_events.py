@@ -8,12 +8,12 @@ from __future__ import annotations
 from scoring import game as engine_game
 
 from tests.support.web import bearer, record, start
-from web.club import club_tables, roster
-from web.db import connect
+from club import club_tables, roster
+from club.db import connect
 
 
 def stored_events(db, game_id):
-    from web.club.gamelog import effective_events, event_log
+    from club.gamelog import effective_events, event_log
 
     return [e["event"] for e in effective_events(event_log(db, game_id))]
 

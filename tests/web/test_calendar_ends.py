@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from web.club import stats_store
-from web.club.accounts import create_staff
+from club import stats_store
+from club.accounts import create_staff
 from web.db import get_db
-from web.errors import UserError
+from club.errors import UserError
 
 from tests.support.web_server import ROOT
 from tests.web.staff_support import STAFF, staff_client

@@ -15,10 +15,10 @@ import pytest
 
 from tests.support.web import key
 from tests.web.staff_support import STAFF, staff_client
-from web.club import (bookkeeping, club_tables, daily_report, games, member_data, members,
+from club import (bookkeeping, club_tables, daily_report, games, member_data, members,
                       money_settings, till)
-from web.club.audit import audit_entries
-from web.club.notify import line_link
+from club.audit import audit_entries
+from club import line_link
 from web.db import get_db
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
@@ -29,7 +29,7 @@ MONEY = {"fee_mode": "per_game", "fee": "600", "fee_unit_minutes": "15", "fee_pa
 @pytest.fixture()
 def owner(app):
     with app.app_context():
-        from web.club.accounts import create_staff
+        from club.accounts import create_staff
         create_staff(get_db(), *STAFF)
     c = staff_client(app)
     c.environ_base["HTTP_ACCEPT_LANGUAGE"] = "ja"
@@ -99,7 +99,7 @@ def test_money_settings_preview_a_sample_game_before_saving(owner, db):
 
 
 def test_money_settings_a_staff_account_cannot_save(app, owner, db):
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
     create_staff(db, "ken", "mahjong-ken-1", role="staff",
                  by={"name": STAFF[0], "role": "owner"})
     ken = staff_client(app, "ken", "mahjong-ken-1")
@@ -112,7 +112,7 @@ def test_money_settings_one_game_shows_the_same_signed_amounts_everywhere(app, o
     """One game under the club's money, walked through the settlement receipt, the tablet's
     account, the member page and the 日報: 伊藤 (top) and 青木 (dealt in) with the same
     signed amounts in each, in the one format (-¥1,700 paid, ¥2,600 received)."""
-    from web.club.printing import documents
+    from club.printing import documents
     assert _post(owner, "/staff/money/nekohouse-4a", {**MONEY, "chip_yen": "0"}).status_code == 200
     gid = _game(db)
     accts = {a["name"]: a for a in daily_report.accounts(
@@ -138,7 +138,7 @@ def test_money_settings_one_game_shows_the_same_signed_amounts_everywhere(app, o
 
 
 def _club_day(db, gid) -> str:
-    from web.club import stats_store
+    from club import stats_store
     row = db.execute("SELECT club_day FROM stats_lines WHERE game_id = ?", [gid]).fetchone()
     return row[0] if row else stats_store.today(stats_store.settings(db))
 
@@ -154,7 +154,7 @@ def test_money_settings_fee_over_the_caps_is_warned_on_the_form_and_the_daily_re
     gid = _game(db)
     from datetime import datetime, timedelta
 
-    from web.club import stats_store
+    from club import stats_store
     started = datetime.fromisoformat(games.get_game(db, gid)["started_at"])
     db.execute("UPDATE games SET finished_at = ? WHERE id = ?",
                [(started + timedelta(minutes=60)).isoformat(), gid])

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from web.club import games, gamelog
-from web.club.accounts import create_staff
+from club import games, gamelog
+from club.accounts import create_staff
 from web.db import get_db
 
 from tests.support.web import key
@@ -79,7 +79,7 @@ def _yen_value(text: str) -> int:
 
 
 def _money_house(db):
-    from web.club import club_tables
+    from club import club_tables
     club_tables.save_rule_set(db, "house-4a", MONEY_4A, actor="staff:mika")
     club_tables.save_table(db, "t1", "卓1", "house-4a")
     return _game(db, [RON], end=True)
@@ -88,7 +88,7 @@ def _money_house(db):
 def test_member_page_money_is_signed_and_adds_up(app, db):
     """What a player pays is negative, in the same format the tablet, receipts and the 日報
     use (``-¥600``), and the lines add up to 差引."""
-    from web.club import members
+    from club import members
     _money_house(db)
     token, _ = members.issue_link(db, 1)
     page = app.test_client().get(f"/m/{token}").get_data(as_text=True)
@@ -103,8 +103,8 @@ def test_export_leaderboards_html_in_thousands_of_points(tmp_path):
     """The nightly leaderboards.html reads as the site does: D's 52,000 + 7,000 points
     all-time is +59.0, not +59,000.0 (docs/stats.md: point families in thousands)."""
     from tests.web.test_leaderboard import build_club
-    from web.club import export
-    from web.db import connect as connect_db
+    from club import export
+    from club.db import connect as connect_db
 
     club = build_club(str(tmp_path / "club.sqlite"))
     db = connect_db(club["path"])
@@ -136,7 +136,7 @@ def test_receipt_names_the_rules_and_shows_on_screen_as_it_prints(db, staff):
     the console shows that receipt and the 日報's, line for line, before printing."""
     import html as html_mod
 
-    from web.club.printing import documents
+    from club.printing import documents
     gid = _money_house(db)
     sheet = documents.settlement(db, gid, 48, "ja").text()
     assert "当店4人打ち" in sheet and "house-4a" not in sheet and "nekohouse-4a" not in sheet
@@ -155,8 +155,8 @@ def test_receipt_names_the_rules_and_shows_on_screen_as_it_prints(db, staff):
 def test_demo_printer_file_keeps_every_job(db, tmp_path):
     """A printer of kind "file" stands for the paper roll: the second job is written after
     the first, not over it."""
-    from web.club.printing import config, queue
-    from web.club.printing.worker import Worker
+    from club.printing import config, queue
+    from club.printing.worker import Worker
     gid = _money_house(db)
     roll = tmp_path / "receipts.bin"
     worker = Worker(db, config.from_mapping({"kind": "file", "path": str(roll)}))
@@ -173,8 +173,8 @@ def test_demo_printer_file_keeps_every_job(db, tmp_path):
 # --------------------------------------------------------------------------- member settings
 def test_member_settings_take_the_member_number_in_any_case(app, db):
     """The member number on the card is M001; typed m001 it opens the settings, as it does
-    at the tablet (web/club/games.py reads it case-blind)."""
-    from web.club import members
+    at the tablet (club/games.py reads it case-blind)."""
+    from club import members
     db.execute("UPDATE players SET member_no = 'M001' WHERE id = 1")
     db.conn.commit()
     members.set_pin(db, 1, "482157")
@@ -198,7 +198,7 @@ def test_rating_chart_labels_never_overlap():
     """An R that dipped half a point below 1,500 and then rose to 1,515 put the labels
     1,499 and 1,500 on top of each other: a label too close to one already placed is
     left out (the start's stays)."""
-    from web import charts
+    from club import charts
 
     def labels(svg):
         return [(float(y), text) for y, text in re.findall(
@@ -218,7 +218,7 @@ def test_words_one_vocabulary_on_the_console(db, staff):
     language only; the audit log words a waiting wish (四人打ち, not family:riichi4)."""
     import json
 
-    from web.club.floor import waiting
+    from club.floor import waiting
     gid = _game(db, [RON], end=True)
     page = staff.get(f"/staff/games/{gid}").get_data(as_text=True)
     words = json.loads(re.search(r'id="fix-data">(.*?)</script>', page, re.S).group(1))["words"]
@@ -295,7 +295,7 @@ def test_occupancy_counts_games_outside_the_opening_hours(staff, db):
     the hours stretch to cover them, and the report says so."""
     from datetime import datetime, timezone
 
-    from web.club import daily_report, stats_store
+    from club import daily_report, stats_store
 
     day = stats_store.today(stats_store.settings(db))
     for i in range(6):

@@ -22,8 +22,8 @@ def _finished_games(path: str, table: str, ids, rule_sets) -> list[int]:
     """One finished game at ``table`` under each of ``rule_sets``."""
     import uuid
 
-    from web.club import games
-    from web.db import connect
+    from club import games
+    from club.db import connect
     db = connect(path)
     out = []
     try:
@@ -42,8 +42,8 @@ def _finished_games(path: str, table: str, ids, rule_sets) -> list[int]:
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory):
-    from web.club.accounts import create_staff
-    from web.db import connect
+    from club.accounts import create_staff
+    from club.db import connect
     with running_club(str(tmp_path_factory.mktemp("night3") / "club.sqlite"), TABLES) as c:
         db = connect(c["db"])
         create_staff(db, *STAFF)
@@ -89,8 +89,8 @@ def test_mcr_points_penalty_in_mcr_amounts(browser, club):
 
 
 def _member_link(club, pid: int = 1) -> str:
-    from web.club import members
-    from web.db import connect
+    from club import members
+    from club.db import connect
     db = connect(club["db"])
     try:
         db.execute("UPDATE players SET member_no = ? WHERE id = ?", [f"M{pid:03d}", pid])
@@ -147,7 +147,7 @@ def _dip_below_the_start(path: str, pid: int) -> None:
     """The player's R as the club night had it: 0.6 below the start after a game, then
     well above it (one R line per game of theirs, in their first family, rewritten in
     place: the rating a few games give moves by tens, never by a fraction)."""
-    from web.db import connect
+    from club.db import connect
     db = connect(path)
     try:
         lines = db.execute("SELECT family, game_id, seat FROM rating_lines WHERE player_id = ? "
@@ -304,9 +304,9 @@ def test_line_friend_links_by_the_code_and_types_no_user_id(browser, club):
 
     from tests.web.test_club_money import _Platform
     from web import create_app
-    from web.club import members
-    from web.club.notify import line_link
-    from web.db import connect
+    from club import members
+    from club import line_link
+    from club.db import connect
     link = _member_link(club, 2)
     ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
     page = ctx.new_page()

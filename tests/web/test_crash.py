@@ -17,8 +17,8 @@ import uuid
 import pytest
 
 from web import create_app
-from web.club import club_tables, games, roster
-from web.db import connect
+from club import club_tables, games, roster
+from club.db import connect
 from web.security import issue_tablet_token
 
 from tests.support.web_server import WebServer

@@ -11,15 +11,15 @@ import uuid
 
 import pytest
 
-from web.club import stats_store
+from club import stats_store
 
 from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
 from tests.support.web_server import WebServer
-from tests.web.test_daily_report import DAY, build_day
+from tests.club.test_daily_report import DAY, build_day
 from tests.web.test_rating_pages import DAN, SEASONS
-from web.club import games
-from web.club.accounts import create_staff
-from web.db import connect
+from club import games
+from club.accounts import create_staff
+from club.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

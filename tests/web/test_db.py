@@ -10,10 +10,10 @@ import pytest
 from scoring import game as engine_game
 from scoring.rules import load_rules
 from web import create_app
-from web.club import club_tables, corrections, gamelog, games, roster
-from web.club.audit import audit, audit_entries
-from web.club.schema import SETS
-from web.errors import UserError
+from club import club_tables, corrections, gamelog, games, roster
+from club.audit import audit, audit_entries
+from chain.box import SETS
+from club.errors import UserError
 
 from tests.support.web import record, start
 
@@ -121,7 +121,7 @@ def test_void_a_game_with_reason(client, t1, db):
 
 
 def test_audit_rolls_back_with_the_change(db):
-    from web.db import write_tx
+    from club.db import write_tx
 
     with pytest.raises(RuntimeError):
         with write_tx(db):

@@ -15,8 +15,8 @@ import pytest
 from tablectl import store
 from tests.support.tablectl import DaemonProcess, sim_on_pty, wait_until, write_config
 from web import create_app
-from web.club import club_tables
-from web.club.accounts import create_staff
+from club import club_tables
+from club.accounts import create_staff
 from web.db import get_db
 
 pytestmark = pytest.mark.slow

@@ -15,8 +15,8 @@ from tests.support.browser import expect, shot
 from tests.web.staff_support import (
     MEMBERS, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club,
 )
-from web.club import games
-from web.db import connect
+from club import games
+from club.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

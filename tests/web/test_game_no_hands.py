@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.web import cookie_client, record, start
-from web.club import corrections, games
-from web.errors import UserError
+from club import corrections, games
+from club.errors import UserError
 
 
 def _count(db, table: str, game_id: int) -> int:

@@ -7,8 +7,8 @@ import pytest
 
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
-from web.club import games
-from web.db import connect
+from club import games
+from club.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

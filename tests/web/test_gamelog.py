@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.club import corrections, engine, gamelog, games
+from club import corrections, engine, gamelog, games
 
 from tests.support.web import record, start
 

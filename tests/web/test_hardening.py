@@ -9,9 +9,10 @@ import pytest
 
 from tests.support.web import bearer, english, key, record, start
 from web import create_app
-from web.club import club_tables, engine, games, roster
-from web.club.accounts import create_staff
-from web.db import connect, get_db
+from club import club_tables, engine, games, roster
+from club.accounts import create_staff
+from club.db import connect
+from web.db import get_db
 
 HUGE = 1_000_000_000_000_000
 
@@ -235,7 +236,7 @@ def test_logout_and_a_new_password_end_every_session(tmp_path):
     again = _signed_in(app, "mika", "mahjong-club")
     ken = _signed_in(app, "ken", "ron-ron-ron")
     with app.test_request_context():
-        from web.club.accounts import set_staff_password
+        from club.accounts import set_staff_password
         set_staff_password(get_db(), "mika", "brand-new-pass", by={"id": 2, "role": "owner"})
     assert again.get("/staff/floor.json", headers={"Accept": "application/json"}
                      ).status_code == 401

@@ -13,9 +13,9 @@ from types import SimpleNamespace
 import pytest
 
 from tests.support.web import english, key, start
-from web.club import games, roster
-from web.club.accounts import create_staff
-from web.db import connect
+from club import games, roster
+from club.accounts import create_staff
+from club.db import connect
 from web.security import issue_tablet_token
 
 OWNER = ("mika", "mahjong-club")
@@ -141,7 +141,7 @@ def test_only_ascii_digits_are_numbers_in_queries(client, owner, raw):
 
 
 def test_the_one_number_helper_takes_ascii_digits_only():
-    from web.club.text import whole_number
+    from club.text import whole_number
     assert whole_number("0042") == 42 and whole_number("9" * 19) == int("9" * 19)
     for raw in ODD_DIGITS + ["", " 1", "9" * 20, None, 12, "1.5", "1e3"]:
         assert whole_number(raw) is None, raw
@@ -322,7 +322,7 @@ def _member_game(db) -> tuple[int, int]:
 def clock(monkeypatch):
     """The throttles' clock, standing still until a test moves it (no sleeps, no races
     with a loaded machine)."""
-    from web.club import accounts as auth
+    from club import accounts as auth
     now = [time.time()]
     monkeypatch.setattr(auth, "time", SimpleNamespace(time=lambda: now[0],
                                                       monotonic=time.monotonic))

@@ -3,7 +3,7 @@
 rule families never mixed, the pages and their errors, ``python -m web leaderboard``.
 
 The fixture club plays the hand-computed games of ``test_stats`` through the web
-app's own ``web.club.games`` functions (the same path as a tablet), then dates them.
+app's own ``club.games`` functions (the same path as a tablet), then dates them.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pytest
 from scoring import stats
 from tests.scoring.test_stats import EXPECTED, G1, G2, G3
 from web import create_app
-from web.club import club_tables, corrections, games, roster, stats_store
-from web.db import connect
+from club import club_tables, corrections, games, roster, stats_store
+from club.db import connect
 
 from tests.support.web_server import ROOT
 
@@ -41,7 +41,7 @@ SANMA = [
 
 
 def play(db, table: str, ids: list[int], events: list[dict], finished_at: str | None) -> int:
-    """Start and play a game through web.club.games; date its finish (tests control the clock)."""
+    """Start and play a game through club.games; date its finish (tests control the clock)."""
     gid = games.start_game(db, table, ids, idempotency_key=uuid.uuid4().hex)["game"]["id"]
     for seq, ev in enumerate(events[1:], start=1):
         games.record_event(db, gid, ev, expected_seq=seq, idempotency_key=uuid.uuid4().hex)
@@ -397,7 +397,7 @@ def test_a_failing_summary_never_blocks_the_floor_and_is_repaired(club, monkeypa
 
 
 def test_names_are_escaped_in_pages_and_charts(club):
-    from web import charts
+    from club import charts
 
     db = club["db"]
     db.execute("UPDATE players SET name = '<b>A&amp</b>' WHERE id = ?", [club["ids"]["A"]])

@@ -13,9 +13,9 @@ import segno
 
 from tests.support.web import english, record, start
 from tests.web.staff_support import staff_client
-from web.club import members
-from web.club.accounts import create_staff
-from web.club.audit import audit_entries
+from club import members
+from club.accounts import create_staff
+from club.audit import audit_entries
 from web.security import CSRF_HEADER
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
@@ -220,7 +220,7 @@ def test_member_page_pin_session_is_short(app, desk, db, monkeypatch):
     assert _open(c, path, "M001", PIN).status_code == 303
     assert 'data-testid="member-settings-form"' in c.get(f"{path}/settings").get_data(True)
     later = time.time() + members.PIN_SESSION_S + 1
-    monkeypatch.setattr("web.member.time.time", lambda: later)
+    monkeypatch.setattr("web.member.views.time.time", lambda: later)
     assert 'data-testid="member-pin-form"' in c.get(f"{path}/settings").get_data(True)
 
 
@@ -292,7 +292,7 @@ def test_member_page_desk_pages_and_card_carry_the_link(app, desk, db):
 
 def test_member_page_dan_progress_toward_the_next_level(app, desk, db, client, t1):
     from tests.web.test_rating_pages import DAN
-    from web.club import rating_store
+    from club import rating_store
 
     rating_store.save_dan_table(db, DAN, actor="test")
     start(client, t1)
@@ -315,7 +315,7 @@ def test_member_page_link_never_reaches_the_log(app, desk, monkeypatch, caplog):
     def broken(*_a, **_k):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("web.member.page_data", broken)
+    monkeypatch.setattr("web.member.views.page_data", broken)
     r = _member_client(app).get(path)
     assert r.status_code == 500 and "Traceback" not in r.get_data(as_text=True)
     assert r.headers["Referrer-Policy"] == "no-referrer"

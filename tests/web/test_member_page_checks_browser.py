@@ -12,11 +12,11 @@ import pytest
 from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
-from tests.web.test_daily_report import DAY, END, RULES, jst, play
+from tests.club.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import club_tables, members, roster
-from web.club.accounts import create_staff
-from web.db import connect
+from club import club_tables, members, roster
+from club.accounts import create_staff
+from club.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)

@@ -13,16 +13,16 @@ import uuid
 import pytest
 
 from tests.web.staff_support import staff_client
-from tests.web.test_daily_report import DAY, END, RULES, jst, play
+from tests.club.test_daily_report import DAY, END, RULES, jst, play
 from web import create_app
-from web.club import (club_tables, daily_report, games, member_data, members, rating_store,
+from club import (club_tables, daily_report, games, member_data, members, rating_store,
                       roster, stats_store)
-from web.club.accounts import create_staff
-from web.club.audit import audit
-from web.club.floor import waiting
-from web.club.notify import outbox
-from web.db import connect
-from web.errors import Conflict, NotFound, UserError
+from club.accounts import create_staff
+from club.audit import audit
+from club.floor import waiting
+from club.notify import outbox
+from club.db import connect
+from club.errors import Conflict, NotFound, UserError
 
 NAME = "御手洗遥香"
 MEMBER_NO = "M-7781"

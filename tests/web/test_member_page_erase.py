@@ -15,10 +15,10 @@ from tests.web.staff_support import staff_client
 from tests.web import test_member_page_data as data_tests
 from tests.web.test_member_page_data import EMAIL, LINE_ID, MEMBER_NO, NAME
 from web import create_app
-from web.club import member_data, members, roster
-from web.club.accounts import create_staff
-from web.club.audit import audit
-from web.db import connect, write_tx
+from club import member_data, members, roster
+from club.accounts import create_staff
+from club.audit import audit
+from club.db import connect, write_tx
 
 
 club = data_tests.club

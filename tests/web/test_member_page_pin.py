@@ -19,10 +19,10 @@ from tests.web.staff_support import staff_client
 from tests.web.test_member_page import (
     PIN, _csrf, _issue, _member_client, _open, _set_pin, desk_client,
 )
-from web.club import members
-from web.club.audit import audit_entries
-from web.club.notify import outbox
-from web.db import connect, write_tx
+from club import members
+from club.audit import audit_entries
+from club.notify import outbox
+from club.db import connect, write_tx
 
 LINE_ID = "U" + "ab" * 16
 
@@ -111,7 +111,7 @@ def test_member_page_pin_forty_simultaneous_wrong_pins_get_at_most_the_limit_che
 def test_member_page_pin_forty_simultaneous_wrong_pins_through_a_real_server(tmp_path):
     path = tmp_path / "club.sqlite"
     from web import create_app
-    from web.club import roster
+    from club import roster
 
     create_app({"DATABASE": str(path), "SECRET_KEY": "x", "TESTING": True})
     db = connect(str(path))

@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 
-from web.club import accounts, games, roster
-from web.club.floor import calls, seating, waiting
-from web.club.notify import channels, outbox, sender
-from web.club.notify.config import Settings, load
-from web.db import now_iso
-from web.errors import UserError
+from club import accounts, games, roster
+from club.floor import calls, seating, waiting
+from club.notify import channels, outbox, sender
+from club.notify.config import Settings, load
+from club.db import now_iso
+from club.errors import UserError
 
 from tests.support.web import key
 

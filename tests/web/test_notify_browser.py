@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from web import create_app
-from web.club import club_tables
-from web.club.accounts import create_staff
-from web.club.floor import calls
-from web.db import connect
+from club import club_tables
+from club.accounts import create_staff
+from club.floor import calls
+from club.db import connect
 
 from tests.support.browser import chromium, expect, shot
 from tests.support.web_server import WebServer

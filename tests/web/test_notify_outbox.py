@@ -19,9 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from aiosmtpd.controller import Controller
 
-from web.club import roster
-from web.club.floor import calls, seating, waiting
-from web.club.notify import sender
+from club import roster
+from club.floor import calls, seating, waiting
+from club.notify import sender
 from tests.web.test_notify import (
     LINE_A, LINE_STAFF, Inbox, LineStandIn, club_files, free_port, member, notify_process,
     queued, settings_for, staff_with, start_smtp,
@@ -206,7 +206,7 @@ def test_notify_any_exception_from_a_sender_is_counted_not_fatal(db, smtp, monke
     def broken(*_a, **_k):
         raise KeyError("a bug in a library")
 
-    monkeypatch.setattr("web.club.notify.channels.send_mail", broken)
+    monkeypatch.setattr("club.notify.channels.send_mail", broken)
     assert sender.run_once(db, settings_for(None, smtp.port, attempts=5), lambda _s: None) == 1
     row = queued(db)[0]
     assert (row["state"], row["attempts"]) == ("queued", 1)

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 from tests.support.web import english
 from web import create_app
-from web.club import club_tables, games, roster
+from club import club_tables, games, roster
 from web.api.openapi import OPENAPI
-from web.club.accounts import create_staff
-from web.db import connect
+from club.accounts import create_staff
+from club.db import connect
 from web.security import issue_tablet_token
 
 SCHEMAS = OPENAPI["components"]["schemas"]

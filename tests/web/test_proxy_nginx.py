@@ -129,7 +129,7 @@ def box(tmp_path_factory):
                     "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True, timeout=60)
     db = folder / "club.sqlite"
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
     from web.cli import build_app
     from web.db import get_db
 
@@ -290,8 +290,8 @@ def test_member_page_link_and_pairing_code_never_reach_the_access_log(box):
     """The shipped site logs a member's link and a pairing code as ***, in the request
     line and in the Referer, and still logs the rest of the address."""
     _, _, db, cert = box
-    from web.club import members, roster
-    from web.db import connect
+    from club import members, roster
+    from club.db import connect
 
     conn = connect(str(db))
     try:

@@ -15,13 +15,13 @@ import uuid
 
 import pytest
 
-from web.club import stats_store
+from club import stats_store
 
 from tests.support.web import cookie_client
 from tests.support.web_server import ROOT
-from tests.web.test_daily_report import DAY, build_day, jst
-from web.club.accounts import create_staff
-from web.db import connect
+from tests.club.test_daily_report import DAY, build_day, jst
+from club.accounts import create_staff
+from club.db import connect
 
 DAN = """
 [riichi4]
@@ -155,7 +155,7 @@ def test_rating_on_the_player_page(club):
 def test_rating_at_game_start_on_the_tablet(club):
     app = club["app"]
     db = connect(club["path"])
-    from web.club import games
+    from club import games
 
     ids = [club["ids"][n] for n in "GBCD"]
     games.start_game(db, "t4", ids, idempotency_key=uuid.uuid4().hex)
@@ -204,7 +204,7 @@ def test_daily_report_on_the_staff_console(club):
 
 def test_daily_report_counts_a_live_game_only_when_finished(club):
     db = connect(club["path"])
-    from web.club import games
+    from club import games
 
     gid = games.start_game(db, "t4", [club["ids"][n] for n in "ABCD"],
                            idempotency_key=uuid.uuid4().hex)["game"]["id"]
@@ -224,7 +224,7 @@ def test_fee_free_rules_show_no_money_on_the_settlement_sheet(app_plain):
 @pytest.fixture()
 def app_plain(tmp_path):
     from web import create_app
-    from web.club import club_tables, games, roster
+    from club import club_tables, games, roster
 
     path = str(tmp_path / "plain.sqlite")
     app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True,

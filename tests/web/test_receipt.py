@@ -1,4 +1,4 @@
-"""The receipt printer (web/club/printing/): the settlement sheet, the report card and the
+"""The receipt printer (club/printing/): the settlement sheet, the report card and the
 daily report as ESC/POS bytes that carry the Japanese text in the printer's Kanji mode
 (Shift JIS), on 58 and 80 mm paper; the print queue (a request only enqueues, the worker
 retries a printer that is down and prints when it is back, a failed job in words on the
@@ -18,12 +18,12 @@ import pytest
 
 from tests.scoring.test_stats import G1
 from tests.web.test_leaderboard import play
-from web.club import club_tables, daily_report, stats_store
-from web.club.accounts import create_staff
-from web.club.printing import config, documents, queue
-from web.club.printing.receipt import ENCODING, KANJI_ON, Sheet, escpos_bytes, width
-from web.club.printing.worker import PrinterDown, Worker
-from web.errors import UserError
+from club import club_tables, daily_report, stats_store
+from club.accounts import create_staff
+from club.printing import config, documents, queue
+from club.printing.receipt import ENCODING, KANJI_ON, Sheet, escpos_bytes, width
+from club.printing.worker import PrinterDown, Worker
+from club.errors import UserError
 
 # G1 (tests/scoring/test_stats.py, nekohouse-4a) seated 青木 伊藤 上田 遠藤: they end 4th,
 # 2nd, 3rd, 1st with -45.0, +11.0, -18.0, +52.0

@@ -15,10 +15,10 @@ import pytest
 from tests.scoring.test_stats import G1
 from tests.web.test_leaderboard import play
 from tests.web.test_receipt import FINISHED
-from web.club import club_tables
-from web.club.accounts import create_staff
-from web.club.printing import documents
-from web.club.printing.receipt import INIT, KANJI_ON, SIZE_DOUBLE, SIZE_NORMAL, Sheet, \
+from club import club_tables
+from club.accounts import create_staff
+from club.printing import documents
+from club.printing.receipt import INIT, KANJI_ON, SIZE_DOUBLE, SIZE_NORMAL, Sheet, \
     escpos_bytes, printable
 from web.errors import UserError
 

@@ -1,4 +1,4 @@
-"""A member's report card (web/club/report_card.py): figures of a game played through the
+"""A member's report card (club/report_card.py): figures of a game played through the
 real API, the club's days at the month and all-time boundaries, the R risers board of
 members who opted in, no card for a guest, both languages, the fixed-width text, the
 tablet's settlement sheet and the desk's print page."""
@@ -14,8 +14,8 @@ import lexicon
 from tests.scoring.test_stats import G1
 from tests.support.web import bearer, record, start
 from tests.web.test_leaderboard import play
-from web.club import club_tables, rating_store, report_card, roster
-from web.errors import NotFound, UserError
+from club import club_tables, rating_store, report_card, roster
+from club.errors import NotFound, UserError
 
 # G1 by hand (tests/scoring/test_stats.py, nekohouse-4a): seats A B C D end 4th, 2nd, 3rd,
 # 1st with settled results -45.0, +11.0, -18.0, +52.0 (thousands of points)
@@ -200,7 +200,7 @@ def test_report_card_on_the_tablet_reads_in_both_languages(app, client, t1, db):
 
 def test_report_card_reads_only_the_summary_tables(client, t1, db, monkeypatch):
     gid, _ = _play_api(client, t1)
-    from web.club import gamelog
+    from club import gamelog
 
     def no_replay(*a, **k):
         raise AssertionError("a card must not replay a game")
@@ -212,7 +212,7 @@ def test_report_card_reads_only_the_summary_tables(client, t1, db, monkeypatch):
 
 def _desk(app, db):
     from tests.web.staff_support import staff_client
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
 
     create_staff(db, "mika", "mahjong-club")
     return staff_client(app)

@@ -16,9 +16,12 @@ import pytest
 from tests.support.web import english
 
 from web import create_app
-from web.club.accounts import check_login, create_staff, sign_in_wait
-from web.db import connect, get_db
-from web.errors import UserError
+from club.accounts import check_login, create_staff
+from web import signin
+from web.signin import sign_in_wait
+from club.db import connect
+from web.db import get_db
+from club.errors import UserError
 from web.security import (
     TABLET_COOKIE, create_pairing, issue_tablet_token, list_tablets, redeem_pairing,
 )
@@ -28,7 +31,7 @@ from web.security import (
 def app(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "club.sqlite"), "SECRET_KEY": "test-key",
                       "TESTING": True, **OPEN_GATE})
-    from web.club import club_tables
+    from club import club_tables
     with app.app_context():
         db = get_db()
         create_staff(db, "staff", "mahjong-club")
@@ -121,31 +124,33 @@ def test_delays_grow_are_kept_in_the_database_and_end(app):
     """Per address: after 3 failures each attempt waits 2, 4, 8 ... seconds after the last
     failure (at most 15 minutes); a success starts the count again."""
     with app.test_request_context():
+        guard = signin.guard(app)
         db = get_db()
         t = 1000.0
         for i in range(3):
             with pytest.raises(UserError) as e:
-                check_login(db, "staff", "nope", "1.2.3.4", now=t + i)
+                check_login(db, "staff", "nope", "1.2.3.4", now=t + i, guard=guard)
             assert e.value.status == 401
         waits = []
         last = t + 2
         for _ in range(12):
             with pytest.raises(UserError) as e:
-                check_login(db, "staff", "mahjong-club", "1.2.3.4", now=last)  # too soon
+                # too soon
+                check_login(db, "staff", "mahjong-club", "1.2.3.4", now=last, guard=guard)
             assert e.value.status == 429 and e.value.code == "login_rate_limited"
             wait = e.value.details["retry_after"]
             waits.append(wait)
             last += wait
             with pytest.raises(UserError) as e:  # once the wait is over: one more guess
-                check_login(db, "staff", "nope", "1.2.3.4", now=last)
+                check_login(db, "staff", "nope", "1.2.3.4", now=last, guard=guard)
             assert e.value.status == 401
         assert waits[:5] == [2, 4, 8, 16, 32] and max(waits) == 15 * 60
         # the right password after the wait: in, and the count starts again
-        staff = check_login(db, "STAFF", "mahjong-club", "1.2.3.4", now=last + 15 * 60)
+        staff = check_login(db, "STAFF", "mahjong-club", "1.2.3.4", now=last + 15 * 60, guard=guard)
         assert staff["name"] == "staff"
         for i in range(3):
             with pytest.raises(UserError) as e:
-                check_login(db, "staff", "nope", "1.2.3.4", now=last + 2000 + i)
+                check_login(db, "staff", "nope", "1.2.3.4", now=last + 2000 + i, guard=guard)
             assert e.value.status == 401
         # every attempt checked is kept in the database: a restart forgets none
         kept = db.execute("SELECT COUNT(*) FROM login_attempts WHERE ip = '1.2.3.4'")
@@ -156,12 +161,13 @@ def test_the_global_gate_refuses_a_burst_from_many_addresses(tmp_path):
     app = create_app({"DATABASE": str(tmp_path / "g.sqlite"), "SECRET_KEY": "k",
                       "LOGIN_GLOBAL_PER_SECOND": 0.001, "LOGIN_GLOBAL_BURST": 2})
     with app.test_request_context():
+        guard = signin.guard(app)
         db = get_db()
         create_staff(db, "staff", "mahjong-club")
         codes = []
         for i in range(4):
             try:
-                check_login(db, f"guess{i}", "nope-nope-nope", f"10.9.0.{i}")
+                check_login(db, f"guess{i}", "nope-nope-nope", f"10.9.0.{i}", guard=guard)
             except UserError as e:
                 codes.append(e.code)
         assert codes == ["login_failed", "login_failed", "login_busy", "login_busy"]
@@ -175,7 +181,7 @@ def test_the_global_gate_refuses_a_burst_from_many_addresses(tmp_path):
 def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
     """The slow password check runs while no write lock is held: another writer (a hand)
     commits during it."""
-    import web.club.accounts as auth
+    import club.accounts as auth
 
     seen = []
 
@@ -191,16 +197,17 @@ def test_sign_in_is_checked_outside_any_write_transaction(app, monkeypatch):
 
     monkeypatch.setattr(auth, "check_password_hash", slow_check)
     with app.test_request_context():
+        guard = signin.guard(app)
         db = get_db()
         assert not db.conn.in_transaction
-        check_login(db, "staff", "whatever", "10.1.1.1")
+        check_login(db, "staff", "whatever", "10.1.1.1", guard=guard)
     assert seen == ["a writer went ahead"]
 
 
 def test_passwords_are_checked_on_a_thread_of_low_cpu_priority(app, monkeypatch):
     """A flood's scrypt work gives way to the tablets: each check runs on the process's
     checker thread at nice CHECK_NICE (or lower still); the request's thread keeps its own."""
-    import web.club.accounts as auth
+    import club.accounts as auth
 
     seen = []
 
@@ -213,8 +220,10 @@ def test_passwords_are_checked_on_a_thread_of_low_cpu_priority(app, monkeypatch)
     me = threading.get_native_id()
     mine = os.getpriority(os.PRIO_PROCESS, me)
     with app.test_request_context():
-        assert check_login(get_db(), "staff", "whatever", "10.1.1.2")["name"] == "staff"
-        check_login(get_db(), "staff", "whatever", "10.1.1.3")
+        guard = signin.guard(app)
+        staff = check_login(get_db(), "staff", "whatever", "10.1.1.2", guard=guard)
+        assert staff["name"] == "staff"
+        check_login(get_db(), "staff", "whatever", "10.1.1.3", guard=guard)
     assert len(seen) == 2 and seen[0][0] == seen[1][0] != me
     assert seen[0][1] >= auth.CHECK_NICE and seen[0][1] >= mine
     assert os.getpriority(os.PRIO_PROCESS, me) == mine
@@ -503,7 +512,7 @@ def test_an_address_that_must_wait_is_refused_before_any_work(app, client, monke
                                                             still_clock):
     """Once an address is in a wait, its sign-ins are answered 429 by the WSGI layer:
     no session, no CSRF check, no database (a flood costs the server next to nothing)."""
-    import web.club.accounts as auth
+    import club.accounts as auth
 
     for _ in range(4):
         login(client, password="bad-guess-1")

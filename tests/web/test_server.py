@@ -17,7 +17,8 @@ import pytest
 
 from tests.support.web_server import WebServer, process_tree
 from web import server
-from web.club.accounts import Waits, sign_in_wait
+from web import signin
+from web.signin import sign_in_wait
 from web.server import SERVER_THREADS, WORKERS, SignInHold
 
 
@@ -217,7 +218,7 @@ def test_the_real_server_answers_others_while_a_sign_in_is_held(tmp_path):
             answers.append(0)  # dropped at shutdown
 
     try:
-        app.extensions.setdefault("jantaku_login_waits", Waits()).note(
+        signin.guard(app).waits.note(
             "127.0.0.1", time.time() + 600)
         trying = threading.Thread(target=sign_in, daemon=True)
         trying.start()

@@ -14,10 +14,11 @@ import pytest
 
 from tablectl import store
 from web import create_app
-from web.club import club_tables, games, roster
-from web.club.audit import audit_entries
-from web.club.accounts import create_staff
-from web.db import connect, get_db
+from club import club_tables, games, roster
+from club.audit import audit_entries
+from club.accounts import create_staff
+from club.db import connect
+from web.db import get_db
 
 from tests.support.tablectl import LiveHeartbeat
 

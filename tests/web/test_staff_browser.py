@@ -11,9 +11,9 @@ import pytest
 
 from tablectl import store
 from web import create_app
-from web.club import club_tables
-from web.club.accounts import create_staff
-from web.db import connect
+from club import club_tables
+from club.accounts import create_staff
+from club.db import connect
 
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablectl import LiveHeartbeat

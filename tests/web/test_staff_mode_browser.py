@@ -21,7 +21,7 @@ from tests.web.staff_support import (
     cli, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club, table,
     wait_table,
 )
-from web.club.floor import modechange
+from club.floor import modechange
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from web.club import games, roster, stats_store
-from web.club.accounts import create_staff
+from club import games, roster, stats_store
+from club.accounts import create_staff
 from web.db import get_db
-from web.errors import UserError
+from club.errors import UserError
 
 from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import bearer, key

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.web import record, start
 from tests.web.staff_support import staff_client
-from web.club.accounts import create_staff
+from club.accounts import create_staff
 
 HOSTILE = ("99999999999999999999", "9223372036854775808", "١٢", "１２", "-1", "1e3", "0x10",
            "12 ", "²")

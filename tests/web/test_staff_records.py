@@ -1,4 +1,4 @@
-"""Staff corrections through ``web.club.corrections`` and the console's routes: a correction's
+"""Staff corrections through ``club.corrections`` and the console's routes: a correction's
 preview of the whole game, a struck hand put back, a voided game made valid again, each with
 its own audit name and the scores before and after; who confirmed whose result; the audit
 log filtered and put in words."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from web.club import corrections, gamelog, games, roster
-from web.club.audit import audit_entries
-from web.club.accounts import create_staff
+from club import corrections, gamelog, games, roster
+from club.audit import audit_entries
+from club.accounts import create_staff
 from web.db import get_db
-from web.errors import UserError
+from club.errors import UserError
 
 from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import key
@@ -193,7 +193,7 @@ def test_staff_audit_in_words_filtered_by_game_table_staff_and_day(app, db, staf
     assert "卓2の記録ミス" in page and "4翻でした" not in page
     page = staff.get("/staff/audit?actor=staff:ken").get_data(as_text=True)
     assert "卓2の記録ミス" in page and "4翻でした" not in page
-    from web.club import stats_store
+    from club import stats_store
     today = stats_store.today(stats_store.settings(db))
     assert "4翻でした" in staff.get(f"/staff/audit?day={today}").get_data(as_text=True)
     assert "4翻でした" not in staff.get("/staff/audit?day=2001-01-01").get_data(as_text=True)

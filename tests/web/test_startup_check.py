@@ -14,8 +14,8 @@ import pytest
 
 import clubdb
 from web import create_app
-from web.errors import UserError
-from web.club.schema import SETS
+from club.errors import UserError
+from chain.box import SETS
 
 
 def club_file(path: Path) -> Path:

@@ -17,9 +17,9 @@ from tablectl.modes import MODES
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.web.staff_support import staff_client
 from web import create_app
-from web.club import club_tables
-from web.club.accounts import create_staff
-from web.db import connect
+from club import club_tables
+from club.accounts import create_staff
+from club.db import connect
 
 pytestmark = [pytest.mark.slow]
 

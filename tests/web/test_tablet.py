@@ -249,7 +249,7 @@ def test_mcr_offers_the_81_fans_and_none_of_the_riichi_controls(app, client):
 def test_history_lines_say_what_happened(app, client, db):
     """東2局1本場 ロン 中村←伊藤 3翻30符 3,900 ★1: round, honba, who from whom, the value and
     the chips; ending the game is a line of its own, not a hand."""
-    from web.club import roster
+    from club import roster
 
     nakamura = roster.add_player(db, "中村")["id"]
     h = bearer(app, "t1")
@@ -276,7 +276,7 @@ def test_times_are_in_the_clubs_time_zone(app, client, db):
     from datetime import datetime
     from zoneinfo import ZoneInfo
 
-    from web.club import stats_store
+    from club import stats_store
 
     stats_store.configure(db, timezone_name="America/New_York")
     h = bearer(app, "t1")

@@ -7,7 +7,7 @@ import re
 from scoring.hand import score_hand
 from scoring.rules import load_rules
 from tests.support.web import bearer, cookie_client, record, start
-from web.club import events
+from club import events
 
 
 def test_mcr_fan_total_is_bounded_by_the_best_hand(app, client):
@@ -93,7 +93,7 @@ SIMPLIFIED = set("杠么无于圈龙对连门风发东两边绝")
 
 def test_mcr_fan_names_in_japanese_are_written_in_japanese_kanji(app, client):
     import lexicon
-    from web.club import engine
+    from club import engine
 
     fans = engine.mcr_fans(engine.load_rules("mcr"))
     for f in fans:
@@ -118,7 +118,7 @@ def test_mcr_fan_names_in_japanese_are_written_in_japanese_kanji(app, client):
 
 def test_results_read_the_same_on_the_tablet_and_the_staff_game_page(app, client):
     """One form for a settled result: the club's ±N.N (thousands of points) on both."""
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
     from web.db import get_db
     from tests.web.staff_support import STAFF, staff_client
 
@@ -155,7 +155,7 @@ def test_every_page_has_an_icon(client):
 def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
     """Settlement confirmation: no number asks for it; a wrong one says it is not theirs
     (it used to ask for the number again), and says who can tell them theirs."""
-    from web.club import roster
+    from club import roster
 
     sato = roster.add_player(db, "佐藤", member_no="M001")["id"]
     h = bearer(app, "t1")
@@ -179,12 +179,12 @@ def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
 
 def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, client):
     """An MCR table's card on the staff floor has no 本場 / 供託 (MCR has neither)."""
-    from web.club.accounts import create_staff
+    from club.accounts import create_staff
     from web.db import get_db
     from tests.web.staff_support import STAFF, staff_client
 
-    from web.club import roster
-    from web.db import connect
+    from club import roster
+    from club.db import connect
 
     db = connect(app.config["DATABASE"])
     try:
@@ -206,7 +206,7 @@ def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, 
 def test_the_game_staff_made_ready_names_its_rule_set(app, db):
     """The tablet's card of the game staff made ready reads the rule set's name in the
     page's language, never its id."""
-    from web.club.floor import seating
+    from club.floor import seating
 
     seating.seat(db, "t1", [1, 2, 3, 4], method="random", actor="staff:test")
     c = cookie_client(app, "t1")

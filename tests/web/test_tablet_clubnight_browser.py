@@ -207,8 +207,8 @@ def test_offline_hand_for_a_game_ended_meanwhile(browser, club):
 def money_club(tmp_path_factory):
     """The fixture day of the daily report (fees, top prize, chips): t2's game is finished."""
     from tests.support.web_server import WebServer
-    from tests.web.test_daily_report import build_day
-    from web.db import connect
+    from tests.club.test_daily_report import build_day
+    from club.db import connect
     from web.security import issue_tablet_token
 
     d = build_day(str(tmp_path_factory.mktemp("night-money") / "club.sqlite"))
@@ -291,7 +291,7 @@ def api_record(club, table: str, event: dict, seq: int) -> None:
 
 
 def test_member_confirms_with_a_hint_and_a_wrong_number_is_named_wrong(browser, club):
-    from web.db import connect
+    from club.db import connect
 
     pid = club["seats"]["t8"][0]
     db = connect(club["db"])

@@ -10,7 +10,7 @@ import pytest
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_data,
                                   running_club, stored)
-from web.db import connect
+from club.db import connect
 from web.security import create_pairing, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

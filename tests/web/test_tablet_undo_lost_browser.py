@@ -17,8 +17,8 @@ import pytest
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, seed_club, stored
 from tests.support.web_server import WebServer
-from web.club import games
-from web.db import connect
+from club import games
+from club.db import connect
 from tests.web.test_tablet_offline import (queued_line, reconnect, record_offline,
                                            ron_entry, scores_shown, wifi_down)
 

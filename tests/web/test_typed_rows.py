@@ -8,7 +8,7 @@ from typing import get_type_hints
 
 import pytest
 
-from web.club import club_tables, events, gamelog, roster
+from club import club_tables, events, gamelog, roster
 
 from tests.support.web import record, start
 

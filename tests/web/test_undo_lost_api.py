@@ -10,7 +10,7 @@ RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 
 
 def log_kinds(db, game_id):
-    from web.club.gamelog import event_log
+    from club.gamelog import event_log
 
     return [r["kind"] for r in event_log(db, game_id)]
 

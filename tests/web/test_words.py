@@ -1,5 +1,5 @@
-"""Every refusal the web gives is in the catalogue, in both languages, and worded in the
-caller's language."""
+"""Every refusal the web and the club's domain give is in the catalogue, in both languages,
+and worded in the caller's language."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import lexicon
 from tests.support.web_server import ROOT
 
-WEB = ROOT / "web"
+SOURCES = (ROOT / "web", ROOT / "club", ROOT / "chain")
 RAISED = re.compile(r"\b(?:UserError|Refused|Conflict|NotFound)\(\s*\"([^\"]+)\"")
 ACCESS = re.compile(r"\bAccessRefused\(\s*\d+,\s*\"(\w+)\"")
 FIELD = re.compile(r"\brefuse\(\s*\"(\w+)\"")
@@ -16,7 +16,7 @@ FIELD = re.compile(r"\brefuse\(\s*\"(\w+)\"")
 
 def raised_keys() -> set[str]:
     keys = set()
-    for path in WEB.rglob("*.py"):
+    for path in (p for source in SOURCES for p in source.rglob("*.py")):
         if path.name in ("floor.py", "readings.py"):
             continue  # the table daemon's side words itself
         text = path.read_text(encoding="utf-8")
@@ -55,7 +55,8 @@ def test_no_words_are_written_twice_in_the_code():
     pair = re.compile(r"""\bwords\(\s*(["'])[^"']*\1\s*,\s*["']""")
     assert pair.search('say(words("卓がありません", "no such table"))')     # the check bites
     assert not pair.search('words("backup.done", path=p)')                 # a catalogue key
-    found = [f"{f.relative_to(WEB)}:{n}" for f in sorted(WEB.rglob("*.py"))
+    found = [f"{f.relative_to(ROOT)}:{n}"
+             for f in sorted(p for source in SOURCES for p in source.rglob("*.py"))
              for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
              if pair.search(line)]
     assert found == []

@@ -10,12 +10,12 @@ from typing import Any
 from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 
-from web.club import club_tables, clubtime, games, roster
+from club import club_tables, clubtime, games, roster
 from web.db import get_db
-from web.club.floor import calls, clock, seating, waiting
+from club.floor import calls, clock, seating, waiting
 from web.security import tablet_required
-from web.errors import UserError
-from web.api import actor, body, bp, events, ok
+from club.errors import UserError
+from web.api.views import actor, body, bp, events, ok
 
 
 def tablet_floor(table_id: str) -> dict:

@@ -9,12 +9,13 @@ import json
 from flask import Response, current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import bookkeeping, member_data
-from web.club.notify import line_link
+from club import bookkeeping, member_data
+from club import line_link
 from web.db import get_db
 from web.errors import UserError
 from web.i18n import current_lang, t
-from web.member import _member, _no_link_in_log, _opened, _private, bp
+from web.member.views import _member, _no_link_in_log, _opened, _private, bp
+from club import stats_store
 
 
 @bp.get("/<token>/data.json")
@@ -33,7 +34,6 @@ def own_data(token: str) -> ResponseReturnValue:
 @_no_link_in_log
 def own_receipt(token: str, day: str) -> ResponseReturnValue:
     """The member's receipt for a club day's game fees, as it prints."""
-    from web.club import stats_store
 
     member = _member(token)
     day = stats_store.user_day(day).isoformat()

@@ -16,13 +16,13 @@ import lexicon
 from tablectl import commands as table_commands
 from tablectl import words as table_words
 
-from web.club import clubtime, stats_store
-from web.db import Db, rows as _rows
+from club import clubtime, stats_store
+from club.db import Db, rows as _rows
 from web.i18n import current_lang, t
-from web.club.text import whole_number
+from club.text import whole_number
 from web.staff import eventwords
-from web.club.floor import waiting
-from web.club.floor.store import table_name
+from club.club_tables import table_name
+from club.floor import waiting
 from web.staff.common import signed
 from web.staff.names import rule_set_name
 

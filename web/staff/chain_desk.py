@@ -5,7 +5,7 @@ of one person after staff have seen both.
 A merge is shown first (``?other=``: another player here, or a card's chain id), with
 both records' names, member numbers and games; it is done only when staff confirm that
 same proposal (its ``check``), with a reason, and it is in the audit log. The hand log
-is never touched (see :mod:`web.club.chain.members`).
+is never touched (see :mod:`chain.members`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, roster
-from web.club.chain import members as chain_members
+from club import clubtime, roster
+from chain import members as chain_members
 from web.db import get_db
 from web.i18n import t
 from web.security import actor_name, staff_required, wants_json

@@ -8,12 +8,13 @@ from urllib.parse import urlsplit
 from flask import Blueprint, current_app, flash, jsonify, redirect, request, session, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club.audit import audit
+from club.audit import audit
 from web.db import get_db
-from web.errors import UserError, error_response
+from club.errors import UserError
+from web.errors import error_response
 from web.i18n import current_lang
 from web.security import actor_name, wants_json
-from web.club.text import text_of
+from club.text import text_of
 
 
 bp = Blueprint("staff", "web.staff", url_prefix="/staff")

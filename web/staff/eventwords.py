@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from web.club import engine
+from club import engine
 from web.i18n import t
 
 

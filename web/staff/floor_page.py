@@ -29,17 +29,20 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
 
-from web.club import club_tables, clubtime, gamelog, games, readings
-from web.db import Db, get_db
-from web.errors import UserError
-from web.club.floor import calls, clock, modechange, seating
+from club import club_tables, clubtime, gamelog, games, readings
+from club.db import Db
+from web.db import get_db
+from club.errors import UserError
+from club.floor import calls, clock, modechange, seating
 from web.i18n import current_lang
 from web.security import current_staff, staff_required
-from web.club.text import text_of, whole_number
+from club.text import text_of, whole_number
 from web.staff.common import bp
 from web.limits import form_data
 from web.staff.common import db_path, record
 from web.staff.names import table_name
+from web import i18n
+from web.security import wants_json
 
 CONSOLE_COMMANDS = table_commands.console_commands()
 DEFAULT_COMMAND_WAIT = 5.0
@@ -176,9 +179,7 @@ def floor_data() -> dict:
 
 def _waited(seconds: int) -> str:
     """``2分15秒`` / ``2 min 15 s``."""
-    from web.i18n import t
-
-    return t("floor.waited", m=seconds // 60, s=seconds % 60)
+    return i18n.t("floor.waited", m=seconds // 60, s=seconds % 60)
 
 
 def _named(event: dict, lang: str) -> dict:
@@ -306,8 +307,6 @@ def _back(data: dict, table_id: str) -> tuple:
 def _command_answer(table_id: str, answer: Any, lang: str,
                     back: tuple = ("staff.floor", {})) -> ResponseReturnValue:
     from flask import flash, redirect, url_for
-
-    from web.security import wants_json
 
     row = answer.row
     view = _command_view(row, lang, answer.tz)

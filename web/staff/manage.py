@@ -1,8 +1,8 @@
 """Staff management pages: players, club tables, rule sets, tablets, staff accounts.
 
-Every change is written through the owning module (``web.club.roster`` for players,
-``web.club.club_tables`` for tables and rule sets, ``web.security`` for tablets,
-``web.club.accounts`` for accounts) and recorded in the audit log with the signed-in
+Every change is written through the owning module (``club.roster`` for players,
+``club.club_tables`` for tables and rule sets, ``web.security`` for tablets,
+``club.accounts`` for accounts) and recorded in the audit log with the signed-in
 staff member's name.
 """
 
@@ -12,14 +12,16 @@ import segno
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import club_tables, clubtime, roster, stats_store
-from web.club.accounts import (
+from club import club_tables, clubtime, roster, stats_store
+from club.accounts import (
     ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
 )
-from web.db import Db, get_db
-from web.errors import UserError
+from club.db import Db
+from web import signin
+from web.db import get_db
+from club.errors import UserError
 from web.i18n import t
-from web.club.text import text_of
+from club.text import text_of
 from web.security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet, staff_required,
     wants_json,
@@ -294,7 +296,7 @@ def account_save() -> ResponseReturnValue:
     name, password = need(data, "name"), text_of(data, "password") or ""
     if _flag(data, "reset"):
         set_staff_password(db, name, password, by=me, current=text_of(data, "current_password"),
-                           ip=request.remote_addr or "?")
+                           ip=request.remote_addr or "?", guard=signin.guard())
         record("staff.password", f"staff:{name}")
         text = msg(f"{name} のパスワードを変更しました", f"New password set for {name}")
     else:

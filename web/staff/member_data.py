@@ -9,9 +9,10 @@ import json
 from flask import Response, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
-from web.club import club_tables, member_data, roster
-from web.db import Db, get_db, one, rows
-from web.errors import UserError
+from club import club_tables, member_data, roster
+from club.db import Db, one, rows
+from club.errors import UserError
+from web.db import get_db
 from web.i18n import current_lang, t
 from web.security import actor_name, current_staff, staff_required, wants_json
 from web.limits import form_data

@@ -24,13 +24,14 @@ from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
-from web.club import club_tables, clubtime
-from web.db import Db, get_db
-from web.errors import UserError
-from web.club.floor import modechange
+from club import club_tables, clubtime
+from club.db import Db
+from web.db import get_db
+from club.errors import UserError
+from club.floor import modechange
 from web.i18n import current_lang, t
 from web.security import current_staff, staff_required
-from web.club.text import text_of
+from club.text import text_of
 from web.limits import form_data
 from web.staff.common import bp, db_path, done, record
 from web.staff.names import rule_set_name, table_name

@@ -18,8 +18,8 @@ from typing import Any
 from flask import Response, flash, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import bookkeeping, club_tables, daily_report, money_settings, stats_store, till
-from web.club.text import whole_number
+from club import bookkeeping, club_tables, daily_report, money_settings, stats_store, till
+from club.text import whole_number
 from web.db import get_db
 from web.errors import UserError
 from web.i18n import current_lang, t

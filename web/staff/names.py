@@ -9,11 +9,12 @@ import re
 from flask import g
 from flask.typing import ResponseReturnValue
 
-from web.club import club_tables
+from club import club_tables
 from web.db import get_db
-from web.errors import Refused
+from club.errors import Refused
 from web.i18n import current_lang
 from web.staff.common import _form_refused, bp
+from web.i18n import t
 
 
 def _titles() -> dict[str, str]:
@@ -61,7 +62,6 @@ FIELDS = ("seat", "han", "fu", "chips", "fan", "flowers", "fans", "yakuman", "fr
 def field_words(path: str, lang: str | None = None) -> str:
     """A field's path in a request (``event.winners[0].chips``) as the person who typed it
     reads it: 「1人目の和了者のチップ」 / "chips of winner 1"."""
-    from web.i18n import t
 
     lang = lang or current_lang()
     parts: list[str] = []

@@ -2,7 +2,7 @@
 member and whether they are on duty, and the outbox of word sent to members and staff
 (waiting, sent, failed, in words), with a failed message sent again on request.
 
-The sending itself is the sender process's (:mod:`web.club.notify.sender`), never a
+The sending itself is the sender process's (:mod:`club.notify.sender`), never a
 request's.
 """
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 from flask import jsonify, render_template
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime
-from web.club.notify import outbox
-from web.club.text import text_of
-from web.db import Db, Row, get_db
+from club import clubtime
+from club.notify import outbox
+from club.text import text_of
+from club.db import Db, Row
+from web.db import get_db
 from web.i18n import t
 from web.security import staff_required, wants_json
 from web.limits import form_data

@@ -7,7 +7,7 @@
 * ``/staff/printing/preview/settlement/<game>``, ``/staff/printing/preview/daily-report``
   (``day``, ``width`` 58 or 80): the receipt on screen, line for line as it prints.
 
-A print button only queues the job (:mod:`web.club.printing.queue`) and answers at
+A print button only queues the job (:mod:`club.printing.queue`) and answers at
 once: the worker prints it, whether or not the printer is there right now.
 """
 
@@ -18,12 +18,13 @@ from typing import Any
 from flask import flash, jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from web.club import clubtime, gamelog, roster, stats_store
-from web.club.printing import documents, queue
-from web.db import Db, get_db, one
-from web.errors import Conflict, NotFound, UserError
+from club import clubtime, gamelog, roster, stats_store
+from club.db import Db, one
+from club.errors import Conflict, NotFound, UserError
+from club.printing import documents, queue
+from web.db import get_db
 from web.i18n import current_lang, t
-from web.club.text import whole_number
+from club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
 from web.limits import form_data
 from web.staff.common import _same_site_page, bp

@@ -4,7 +4,7 @@ A recorded hand is corrected with the tablet's kinds of entry (who won from whom
 and fu, fan or yakuman, or the tiles; riichi, tenpai...), by name, with a preview of the
 whole game's scores before and after (raw JSON stays as an advanced fallback); a hand
 is struck or put back, a game voided or made valid again, a settlement confirmed for a
-named player. Every change goes through ``web.club.corrections`` (an appended marker, never
+named player. Every change goes through ``club.corrections`` (an appended marker, never
 an edit; the game is replayed by the engine) and is audited with the staff member's name,
 the time, the reason given here and the game's scores before and after.
 """
@@ -17,13 +17,14 @@ from datetime import date
 from flask import abort, current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import club_tables, clubtime, corrections, engine, gamelog, games
-from web.club.audit import audit_entries
-from web.db import Db, get_db
-from web.errors import UserError
+from club import club_tables, clubtime, corrections, engine, gamelog, games
+from club.audit import audit_entries
+from club.db import Db
+from web.db import get_db
+from club.errors import UserError
 from web.i18n import current_lang, t
 from web.limits import form_data, json_refusal, query_number
-from web.club.text import whole_number
+from club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
 from web.staff import auditwords, eventwords
 from web.staff.common import bp, done, reason_of

@@ -18,11 +18,11 @@ from datetime import timedelta
 from flask import Response, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import (club_tables, clubtime, daily_report, money_settings, rating_store,
+from club import (club_tables, clubtime, daily_report, money_settings, rating_store,
                       standings, stats_store, till)
 from web.db import get_db
-from web.errors import NotFound, UserError
-from web.club.export import csv_bytes
+from club.errors import NotFound, UserError
+from club.export import csv_bytes
 from web.security import actor_name, staff_required, wants_json
 from web.limits import form_data
 from web.staff.common import bp, done, msg

@@ -12,10 +12,10 @@ from __future__ import annotations
 from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from web.club import report_card, roster, stats_store
+from club import report_card, roster, stats_store
 from web.limits import query_number
 from web.db import get_db
-from web.errors import UserError
+from club.errors import UserError
 from web.i18n import current_lang
 from web.security import staff_required, wants_json
 from web.staff.common import bp

@@ -1,7 +1,7 @@
 """Running the floor: the waiting list, seating the next game of a table, event nights,
 staff calls and the table clock's time limits.
 
-The logic and its tables are in :mod:`web.club.floor`; here are the pages and their JSON
+The logic and its tables are in :mod:`club.floor`; here are the pages and their JSON
 twins. Every change is audited under the signed-in staff member's name.
 """
 
@@ -13,13 +13,14 @@ from flask.typing import ResponseReturnValue
 from tablectl import store
 from tablectl import words as table_words
 
-from web.club import club_tables, clubtime, games, roster
-from web.db import Db, get_db
-from web.errors import UserError
-from web.club.floor import calls, clock, modechange, nights, seating, waiting
+from club import club_tables, clubtime, games, roster
+from club.db import Db
+from web.db import get_db
+from club.errors import UserError
+from club.floor import calls, clock, modechange, nights, seating, waiting
 from web.i18n import current_lang, t
 from web.security import actor_name, staff_required, wants_json
-from web.club.text import text_of, whole_number
+from club.text import text_of, whole_number
 from web.limits import form_data
 from web.staff.common import bp, db_path, done, flag_of, given, record
 from web.staff.names import rule_set_name, table_name

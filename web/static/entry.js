@@ -1,5 +1,5 @@
 // Entry forms for one event of a game (a win by ron or tsumo, a draw, an abortive draw, a
-// chombo, a penalty, the end), built from the table's rules (entry_spec, web/club/entry.py)
+// chombo, a penalty, the end), built from the table's rules (entry_spec, club/entry.py)
 // into any container: the tablet's panel, and the staff console's correction form.
 //
 //   const form = createEntry(container, {kind, spec, words, seats, riichi, state, onChange});

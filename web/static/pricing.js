@@ -2,7 +2,7 @@
 //
 // The server's engine (scoring/game.py) is the authority: every event the tablet records
 // is checked and priced there. This module does the same arithmetic from the price list
-// and switches the server sends (web/club/entry.py: entry_spec().price), so the payment
+// and switches the server sends (club/entry.py: entry_spec().price), so the payment
 // preview and the running scores still work while the club's box cannot be reached, and a
 // queue of hands entered offline shows what the scores will be. A test replays random games
 // through both and compares every figure (tests/web/test_tablet_offline.py).

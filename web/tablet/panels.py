@@ -16,10 +16,10 @@ from typing import Any
 
 from flask import Flask
 
-from web.club import daily_report, gamelog, rating_store, report_card, standings, stats_store
+from club import daily_report, gamelog, rating_store, report_card, standings, stats_store
 from web.db import get_db
-from web.club import engine
-from web.errors import UserError
+from club import engine
+from club.errors import UserError
 from web.i18n import current_lang
 
 

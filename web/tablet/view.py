@@ -3,7 +3,7 @@ lines that say what happened, the settlement sheet in rank order in the club's f
 
 Numbers a person reads are formatted here once: points with separators, settled results
 in the club's ±N.N form (thousands of points, one decimal), victory points and MCR totals
-as whole numbers, every time in the club's time zone (:mod:`web.club.clubtime`).
+as whole numbers, every time in the club's time zone (:mod:`club.clubtime`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from web.club import clubtime, engine, readings
-from web.club.engine import WINDS, WINDS_JA
-from web.db import Db
-from web.errors import UserError
+from club import clubtime, engine, readings
+from club.engine import WINDS, WINDS_JA
+from club.db import Db
+from club.errors import UserError
 from web.i18n import current_lang, t
 
 LIMIT_HAN = 5

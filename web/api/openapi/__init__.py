@@ -12,37 +12,30 @@ from collections.abc import Iterable
 from web.api.openapi.chain import CHAIN_PATHS
 from web.api.openapi.members import MEMBER_PATHS
 from web.api.openapi.notify import NOTIFY_PATHS
+from web.api.openapi.shared import json_body, ref
 from web.api.openapi.staff import REPORT_PATHS, STAFF_PATHS, STAFF_SECURITY
-
-
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(schema: dict) -> dict:
-    return {"content": {"application/json": {"schema": schema}}}
 
 
 def _answer(description: str, schema: dict | None = None) -> dict:
     out = {"description": description}
     if schema is not None:
-        out.update(_json(schema))
+        out.update(json_body(schema))
     return out
 
 
 ERRORS = {
     "400": _answer("bad input (not JSON, nested deeper than 32, ...); the message says what "
-                   "to send", _ref("Error")),
+                   "to send", ref("Error")),
     "401": _answer("no paired tablet token (pair the tablet from the staff console)",
-                   _ref("Error")),
-    "403": _answer("the tablet is paired to another table, or revoked", _ref("Error")),
-    "404": _answer("no such table, game, player or rule set", _ref("Error")),
+                   ref("Error")),
+    "403": _answer("the tablet is paired to another table, or revoked", ref("Error")),
+    "404": _answer("no such table, game, player or rule set", ref("Error")),
     "409": _answer("already recorded (code already_recorded), a game in progress, "
-                   "or an idempotency key reused for a different request", _ref("Error")),
-    "413": _answer("the body is larger than this route takes (a hand: 16 KB)", _ref("Error")),
+                   "or an idempotency key reused for a different request", ref("Error")),
+    "413": _answer("the body is larger than this route takes (a hand: 16 KB)", ref("Error")),
     "422": _answer("the request schema refuses a field (code invalid_field, error.field names "
                    "it, e.g. event.winners[0].yakuman) or the rules refuse the event (the "
-                   "message names the rule)", _ref("Error")),
+                   "message names the rule)", ref("Error")),
 }
 
 TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"},
@@ -53,15 +46,15 @@ RULE_SET_ID = {"name": "rule_set_id", "in": "path", "required": True,
 BEARER: list[dict[str, list[str]]] = [{"tabletToken": []}, {"tabletCookie": []}]
 
 
-def _op(summary: str, *, params: Iterable[dict] = (), body: dict | None = None,
+def op(summary: str, *, params: Iterable[dict] = (), body: dict | None = None,
         ok: tuple = ("200", "OK"), secure: bool = False,
         errors: Iterable[str] = ("400", "404")) -> dict:
     op: dict = {"summary": summary, "parameters": list(params),
-                "responses": {ok[0]: _answer(ok[1], _ref("Ok"))}}
+                "responses": {ok[0]: _answer(ok[1], ref("Ok"))}}
     for code in errors:
         op["responses"][code] = ERRORS[code]
     if body is not None:
-        op["requestBody"] = {"required": True, **_json(body)}
+        op["requestBody"] = {"required": True, **json_body(body)}
     if secure:
         op["security"] = BEARER
         for code in ("401", "403"):
@@ -75,28 +68,28 @@ WRITTEN = ("recorded: recorded_seq and the event as stored, its hand as the engi
            "same size however long the game (the whole game is GET /api/games/{game_id})")
 
 PATHS: dict = {
-    "/api/health": {"get": _op("liveness: the server answers", errors=())},
-    "/api/openapi.json": {"get": _op("this document", errors=())},
-    "/api/players": {"get": _op(
+    "/api/health": {"get": op("liveness: the server answers", errors=())},
+    "/api/openapi.json": {"get": op("this document", errors=())},
+    "/api/players": {"get": op(
         "members (and guests with ?guests=1)",
         params=[{"name": "guests", "in": "query",
                  "schema": {"type": "string", "enum": ["0", "1"]}}],
         errors=())},
-    "/api/tables/{table_id}/guests": {"post": _op(
+    "/api/tables/{table_id}/guests": {"post": op(
         "add a guest player", params=[TABLE_ID], secure=True, ok=("201", "the new player"),
         body={"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}})},
-    "/api/rule-sets": {"get": _op("shipped presets and the club's rule sets", errors=())},
-    "/api/rule-sets/{rule_set_id}": {"get": _op("a rule set, fully resolved",
+    "/api/rule-sets": {"get": op("shipped presets and the club's rule sets", errors=())},
+    "/api/rule-sets/{rule_set_id}": {"get": op("a rule set, fully resolved",
                                                 params=[RULE_SET_ID])},
-    "/api/rule-sets/{rule_set_id}/han-fu": {"get": _op(
+    "/api/rule-sets/{rule_set_id}/han-fu": {"get": op(
         "the (han, fu) pairs that exist under the rules",
         params=[RULE_SET_ID, {"name": "tsumo", "in": "query",
                               "schema": {"type": "string", "enum": ["0", "1"]}}])},
-    "/api/tables": {"get": _op("the club's tables with their live game", errors=())},
-    "/api/tables/{table_id}": {"get": _op(
+    "/api/tables": {"get": op("the club's tables with their live game", errors=())},
+    "/api/tables/{table_id}": {"get": op(
         "a table, its current game (state replayed by the engine) and the table's own "
         "score reading compared with the recorded scores", params=[TABLE_ID])},
-    "/api/tables/{table_id}/games": {"post": _op(
+    "/api/tables/{table_id}/games": {"post": op(
         "start a game (players in seat order, the first dealer first)",
         params=[TABLE_ID], secure=True, ok=("201", "the new game"), errors=WRITE_ERRORS,
         body={"type": "object", "required": ["players", "idempotency_key"], "properties": {
@@ -104,16 +97,16 @@ PATHS: dict = {
                         "minItems": 3, "maxItems": 4},
             "rule_set": {"type": "string", "description": "default: the table's rule set"},
             "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 100}}})},
-    "/api/tables/{table_id}/preview": {"post": _op(
+    "/api/tables/{table_id}/preview": {"post": op(
         "what an event would pay, per seat, without recording it",
         params=[TABLE_ID], secure=True, errors=WRITE_ERRORS,
-        body={"type": "object", "required": ["event"], "properties": {"event": _ref("Event")}})},
-    "/api/tables/{table_id}/hands": {"post": _op(
+        body={"type": "object", "required": ["event"], "properties": {"event": ref("Event")}})},
+    "/api/tables/{table_id}/hands": {"post": op(
         "record one event exactly once (a retry with the same key answers 200 with "
         "replayed: true; a slot already taken answers 409 already_recorded)",
         params=[TABLE_ID], secure=True, ok=("201", WRITTEN),
-        errors=WRITE_ERRORS, body=_ref("Submission"))},
-    "/api/tables/{table_id}/undo": {"post": _op(
+        errors=WRITE_ERRORS, body=ref("Submission"))},
+    "/api/tables/{table_id}/undo": {"post": op(
         "void the last hand (appends a void marker; nothing is deleted)",
         params=[TABLE_ID], secure=True,
         ok=("201", "undone: the answer of a recorded hand, with undone (the entry struck) "
@@ -122,7 +115,7 @@ PATHS: dict = {
         body={"type": "object", "required": ["expected_seq", "idempotency_key"], "properties": {
             "expected_seq": {"type": "integer"}, "idempotency_key": {"type": "string"},
             "game_id": {"type": "integer"}}})},
-    "/api/tables/{table_id}/void": {"post": _op(
+    "/api/tables/{table_id}/void": {"post": op(
         "void the entry an idempotency key wrote, whether or not it ever arrived (the undo of "
         "a hand whose answer was lost): a stored entry, which must be the last, gets a void "
         "marker; a key that wrote nothing gets a tombstone, so the hand is refused if it "
@@ -135,11 +128,11 @@ PATHS: dict = {
             "target_key": {"type": "string", "minLength": 8, "maxLength": 100},
             "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 100},
             "game_id": {"type": "integer"}}})},
-    "/api/tables/{table_id}/score-hand": {"post": _op(
+    "/api/tables/{table_id}/score-hand": {"post": op(
         "score a tile-entered hand under the game's rules (scoring-batch contract result)",
         params=[TABLE_ID], secure=True, errors=("400", "404", "409"),
         body={"type": "object", "required": ["hand"], "properties": {"hand": {"type": "object"}}})},
-    "/api/tables/{table_id}/games/{game_id}/confirm": {"post": _op(
+    "/api/tables/{table_id}/games/{game_id}/confirm": {"post": op(
         "a player confirms the final settlement sheet for themself: a member gives their "
         "member number (422 confirm_needs_member_no otherwise); a player without one "
         "confirms at the tablet",
@@ -147,23 +140,23 @@ PATHS: dict = {
         body={"type": "object", "required": ["seat"],
               "properties": {"seat": {"type": "integer"},
                              "member_no": {"type": "string"}}})},
-    "/api/games": {"get": _op(
+    "/api/games": {"get": op(
         "recent games, newest first",
         params=[{"name": "table", "in": "query", "schema": {"type": "string"}},
                 {"name": "status", "in": "query",
                  "schema": {"type": "string", "enum": ["live", "finished", "void"]}},
                 {"name": "limit", "in": "query", "schema": {"type": "integer"}}],
         errors=("400",))},
-    "/api/games/{game_id}": {"get": _op(
+    "/api/games/{game_id}": {"get": op(
         "a game: seats, effective events, engine replay (hands, final settlement), live state",
         params=[GAME_ID], errors=("404",))},
-    "/api/games/{game_id}/entry": {"get": _op(
+    "/api/games/{game_id}/entry": {"get": op(
         "what entry forms need of the game's rules and the price list of every han/fu pair, "
         "honba, sticks, chips and how the game moves on (a tablet prices hands offline from "
         "it); yaku from the registry with their closed/open han, or the 81 MCR fans with "
         "their exclusions",
         params=[GAME_ID], errors=("404",))},
-    "/api/games/{game_id}/events": {"get": _op(
+    "/api/games/{game_id}/events": {"get": op(
         "the stored log (markers included) and the effective events in game-events format",
         params=[GAME_ID], errors=("404",))},
 }
@@ -191,7 +184,7 @@ SCHEMAS: dict = {
               "additionalProperties": True},
     "Submission": {"type": "object", "required": ["event", "expected_seq", "idempotency_key"],
                    "properties": {
-                       "event": _ref("Event"),
+                       "event": ref("Event"),
                        "expected_seq": {"type": "integer", "minimum": 1,
                                         "description": "the entry number this takes: next_seq "
                                                        "from the game's state"},

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from web.api.openapi.staff import BOOL, PLAYER, STR, _json, _obj, _op, _path, _ref
+from web.api.openapi.shared import BOOL, STR, json_body, obj, op, path_param, ref
+from web.api.openapi.staff import PLAYER
 
-TOKEN = _path("token", {"type": "string", "description": "the personal link's token"})
+TOKEN = path_param("token", {"type": "string", "description": "the personal link's token"})
 MEMBER_ERR = {
     "400": "bad input, or the CSRF token is missing; the message says what to do",
     "401": "the member number and PIN are needed first (member_pin_required)",
@@ -31,15 +32,15 @@ MEMBER_ERR = {
 
 def _member_op(summary: str, *, errors: Iterable[str] = ("404",), body: dict | None = None,
                html: bool = False) -> dict:
-    op: dict = {"summary": summary, "tags": ["member"], "parameters": [TOKEN],
+    entry: dict = {"summary": summary, "tags": ["member"], "parameters": [TOKEN],
                 "responses": {"200": {"description": "OK", **(
                     {"content": {"text/html": {"schema": STR}}} if html
-                    else _json(_ref("Ok")))}}}
+                    else json_body(ref("Ok")))}}}
     for code in errors:
-        op["responses"][code] = {"description": MEMBER_ERR[code], **_json(_ref("Error"))}
+        entry["responses"][code] = {"description": MEMBER_ERR[code], **json_body(ref("Error"))}
     if body is not None:
-        op["requestBody"] = {"required": True, **_json(body)}
-    return op
+        entry["requestBody"] = {"required": True, **json_body(body)}
+    return entry
 
 
 MEMBER_PATHS: dict = {
@@ -56,14 +57,14 @@ MEMBER_PATHS: dict = {
             "left out is no); line_unlink unlinks their LINE, which only the code they send "
             "the club's account links (a line_user_id is refused, line_by_code); audited",
             errors=("400", "401", "404", "422"),
-            body=_obj([], email=STR, line_unlink=BOOL, optin_seat_ready=BOOL,
+            body=obj([], email=STR, line_unlink=BOOL, optin_seat_ready=BOOL,
                       optin_report_card=BOOL, optin_risers=BOOL))},
     "/m/{token}/settings/pin": {"post": _member_op(
         "open the settings for 15 minutes with the member number and PIN (and, on a link "
         "guarded after 8 wrong PINs, the one-time code sent to the member); each try is "
         "counted before it is checked; 5 wrong PINs lock the address for 15 minutes",
         errors=("400", "401", "403", "404", "429"),
-        body=_obj(["member_no", "pin"], member_no=STR, pin=STR, code=STR))},
+        body=obj(["member_no", "pin"], member_no=STR, pin=STR, code=STR))},
     "/m/{token}/settings/code": {"post": _member_op(
         "send a one-time code to the member's LINE or confirmed e-mail (a guarded link "
         "opens only with it; one a minute); answers the channel",
@@ -73,7 +74,7 @@ MEMBER_PATHS: dict = {
     "/m/{token}/settings/email": {"post": _member_op(
         "confirm the member's e-mail address with the code sent to it (after the PIN; 5 "
         "wrong codes spend it)", errors=("400", "401", "403", "404"),
-        body=_obj(["email_code"], email_code=STR))},
+        body=obj(["email_code"], email_code=STR))},
     "/m/{token}/settings/email/resend": {"post": _member_op(
         "send a new code to the member's unconfirmed e-mail address (after the PIN; one a "
         "minute)", errors=("401", "404", "409", "429"))},
@@ -84,30 +85,30 @@ MEMBER_PATHS: dict = {
         **_member_op("the member's receipt for a club day's game fees (HTML; a simplified "
                      "qualified invoice when the club has a registration number)",
                      errors=("400", "404"), html=True),
-        "parameters": [TOKEN, _path("day", {"type": "string", "format": "date"})]}},
+        "parameters": [TOKEN, path_param("day", {"type": "string", "format": "date"})]}},
     "/m/line/webhook": {"post": {
         **_member_op("the LINE platform's webhook: the body signed with the channel secret "
                      "(X-Line-Signature); a member who sends the code of their page is linked",
-                     errors=("400",), body=_obj([], events={"type": "array"})),
+                     errors=("400",), body=obj([], events={"type": "array"})),
         "parameters": [{"name": "X-Line-Signature", "in": "header", "required": True,
                         "schema": STR}],
         "tags": ["line"]}},
-    "/staff/players/{player_id}/member": {"get": _op(
+    "/staff/players/{player_id}/member": {"get": op(
         "a member's link and PIN state (never the link itself) and opt-ins",
         params=[PLAYER], errors=("404",))},
-    "/staff/players/{player_id}/member/link": {"post": _op(
+    "/staff/players/{player_id}/member/link": {"post": op(
         "issue or reissue a member's personal link (answers its url, shown once; the link "
         "in use before stops working); audited", params=[PLAYER], ok="201",
         errors=("404", "409"))},
-    "/staff/players/{player_id}/member/card": {"post": _op(
+    "/staff/players/{player_id}/member/card": {"post": op(
         "a new personal link on a printable member card (name, member number, QR code); "
         "audited", params=[PLAYER], ok="201", errors=("404", "409"))},
-    "/staff/players/{player_id}/member/link/revoke": {"post": _op(
+    "/staff/players/{player_id}/member/link/revoke": {"post": op(
         "revoke a member's personal link (409 member_no_link when none is in use); audited",
         params=[PLAYER], errors=("404", "409"))},
-    "/staff/players/{player_id}/member/pin": {"post": _op(
+    "/staff/players/{player_id}/member/pin": {"post": op(
         "set or reset a member's PIN (6 to 8 digits, not a weak one; the member needs a "
         "member number); every settings session opened with the old PIN ends; audited",
         params=[PLAYER], errors=("400", "404", "409"),
-        body=_obj(["pin"], pin=STR))},
+        body=obj(["pin"], pin=STR))},
 }

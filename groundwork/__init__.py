@@ -1,0 +1,6 @@
+"""The ground under every package of ours: what each would otherwise define again.
+
+:mod:`groundwork.errors` is the one base of the errors raised on purpose with a
+machine-readable code and the values their words name. It imports nothing: ``scoring``,
+``tablectl``, ``club`` and ``chain`` all stand on it.
+"""
