@@ -18,7 +18,7 @@ from typing import Any
 from club.errors import UserError
 
 SECRET_MODES = (0o600, 0o400)
-SECRET_KEYS = ("line_channel_access_token", "smtp_password")
+SECRET_KEYS = ("line_channel_access_token", "line_channel_secret", "smtp_password")
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,10 @@ class Settings:
 
     line_api: str = "https://api.line.me"
     line_token: str = ""
+    line_secret: str = ""
+    """The channel secret: the webhook's ``X-Line-Signature`` is checked with it."""
+    line_account: str = ""
+    """The club's official account (``@…``), for the member page's add-friend link."""
     smtp_host: str = ""
     smtp_port: int = 587
     smtp_starttls: bool = True
@@ -41,7 +45,7 @@ class Settings:
 
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
-    "secrets": str, "line_api": str, "smtp_host": str, "smtp_port": int,
+    "secrets": str, "line_api": str, "line_account": str, "smtp_host": str, "smtp_port": int,
     "smtp_starttls": bool, "smtp_user": str, "mail_from": str, "poll": (int, float),
     "first_retry": (int, float), "max_retry": (int, float), "attempts": int,
     "timeout": (int, float),
@@ -107,4 +111,12 @@ def load(config: str | os.PathLike[str]) -> Settings:
     given: dict[str, Any] = {k: float(v) if k in ("poll", "first_retry", "max_retry", "timeout")
                              else v for k, v in values.items()}
     return Settings(line_token=secrets.get("line_channel_access_token", ""),
+                    line_secret=secrets.get("line_channel_secret", ""),
                     smtp_password=secrets.get("smtp_password", ""), **given)
+
+
+def line_link(settings: Settings) -> dict[str, str]:
+    """What the web app's LINE webhook and member pages need (its ``LINE_LINK``): the
+    same channel as the sender's, its secret and the official account."""
+    return {"api_base": settings.line_api, "channel_secret": settings.line_secret,
+            "channel_token": settings.line_token, "account_id": settings.line_account}
