@@ -102,8 +102,10 @@ def _secret_for(db_path: Path) -> str:
 
 
 def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = None,
-              secret: str | None = None) -> Flask:
-    """The Flask app on database ``db`` (created and migrated if new)."""
+              secret: str | None = None, club_config: str | None = None) -> Flask:
+    """The Flask app on database ``db`` (created and migrated if new); ``club_config``
+    (``club.toml``) gives it the LINE channel of its ``[notify]`` section and secrets
+    file, which members link their LINE through."""
     path = Path(db).resolve()
     if not path.parent.is_dir():
         raise CliError(f"the folder for the database does not exist: {path.parent}")
@@ -112,6 +114,10 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
               "COOKIE_SECURE": secure_cookies}
     if public_url:
         config["PUBLIC_URL"] = public_url
+    if club_config:
+        from club.notify import config as notify_config
+
+        config["LINE_LINK"] = notify_config.line_link(notify_config.load(club_config))
     return create_app(config)
 
 
@@ -136,7 +142,8 @@ def _serve(socks: list[socket.socket], app: Flask, **options: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
-    app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
+    app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url,
+                    club_config=args.config)
     # Behind the proxy, waitress believes X-Forwarded-For/-Proto/-Host from the proxy's
     # address only (its last hop): the sign-in throttle and the audit then see the
     # client's address, and nobody else can name one.
@@ -564,6 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free)")
     s.add_argument("--public-url", help="address tablets use, for pairing QR codes")
+    s.add_argument("--config", help="club.toml: the LINE channel members link their LINE "
+                                    "through ([notify] and its secrets file)")
     s.add_argument("--insecure-cookies", action="store_true",
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",

@@ -19,7 +19,7 @@ from club.errors import UserError
 from groundwork.options import Options, read_toml
 
 SECRET_MODES = (0o600, 0o400)
-SECRET_KEYS = ("line_channel_access_token", "smtp_password")
+SECRET_KEYS = ("line_channel_access_token", "line_channel_secret", "smtp_password")
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,10 @@ class Settings:
 
     line_api: str = "https://api.line.me"
     line_token: str = ""
+    line_secret: str = ""
+    """The channel secret: the webhook's ``X-Line-Signature`` is checked with it."""
+    line_account: str = ""
+    """The club's official account (``@…``), for the member page's add-friend link."""
     smtp_host: str = ""
     smtp_port: int = 587
     smtp_starttls: bool = True
@@ -44,7 +48,8 @@ class Settings:
 _SECONDS = ("poll", "first_retry", "max_retry", "timeout")
 _READ: dict[str, Callable[[Options, str], Any]] = {
     **{key: lambda o, k: o.gettext(k)
-       for key in ("secrets", "line_api", "smtp_host", "smtp_user", "mail_from")},
+       for key in ("secrets", "line_api", "line_account", "smtp_host", "smtp_user",
+                   "mail_from")},
     "smtp_port": lambda o, k: o.getint(k),
     "smtp_starttls": lambda o, k: o.getboolean(k),
     "attempts": lambda o, k: o.getint(k, minval=1, maxval=100),
@@ -98,4 +103,12 @@ def load(config: str | os.PathLike[str]) -> Settings:
     if secrets_at:
         secrets = read_secrets(path.resolve().parent / secrets_at)
     return Settings(line_token=secrets.get("line_channel_access_token", ""),
+                    line_secret=secrets.get("line_channel_secret", ""),
                     smtp_password=secrets.get("smtp_password", ""), **values)
+
+
+def line_link(settings: Settings) -> dict[str, str]:
+    """What the web app's LINE webhook and member pages need (its ``LINE_LINK``): the
+    same channel as the sender's, its secret and the official account."""
+    return {"api_base": settings.line_api, "channel_secret": settings.line_secret,
+            "channel_token": settings.line_token, "account_id": settings.line_account}

@@ -5,7 +5,8 @@ under ``/m``). Japanese first, ``?lang=en`` for English; phone-first.
   progress, penalties and chombo with their game and hand, the day's account and report
   card (``?family=``, ``?day=YYYY-MM-DD``);
 * ``/m/<token>/settings``: after the member number and PIN (throttled as a staff
-  sign-in), the member's e-mail, LINE user id and what they agree to receive.
+  sign-in), the member's e-mail, their LINE (linked by the code they send the club's
+  account, never typed) and what they agree to receive.
 
 A revoked or unknown link gets a page in words (404), never anyone's data. The link is
 the member's key: these pages never send it on (``Referrer-Policy: no-referrer``), are
@@ -218,7 +219,10 @@ def _settings_page(token: str, member: dict, status: int = 200, error: str | Non
                    field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
     prof = members.profile(get_db(), member["id"]) or {}
     db = get_db()
+    line_code = None if prof.get("line_user_id") or not _opened(member) \
+        else line_link.code_for(db, member["id"])
     return render_template("member/settings.html", token=token, member=member,
+                           line_code=line_code,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
                            guarded=members.guarded(db, member["id"]),
                            channel=(members.code_channel(db, member["id"]) or (None,))[0],
@@ -236,7 +240,7 @@ def settings(token: str) -> ResponseReturnValue:
         prof = members.profile(get_db(), member["id"]) or {}
         return jsonify({"ok": True, "email": prof.get("email"),
                         "email_confirmed": bool(prof.get("email_confirmed_at")),
-                        "line_user_id": prof.get("line_user_id"),
+                        "line_linked": bool(prof.get("line_user_id")),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _settings_page(token, member)
 
@@ -348,18 +352,21 @@ def settings_email_resend(token: str, member: dict) -> ResponseReturnValue:
 @_no_link_in_log
 @_behind_pin
 def settings_save(token: str, member: dict) -> ResponseReturnValue:
-    """Keep the member's e-mail, LINE user id and opt-ins (after the PIN only)."""
+    """Keep the member's e-mail and opt-ins, or unlink their LINE (after the PIN only).
+    A LINE user id is never typed: the club's account links it by the member's code."""
     db = get_db()
     data = form_data()
     optins = {k: flag_of(data, k) for k in members.OPTINS}
     try:
-        for key in ("email", "line_user_id"):
-            if data.get(key) is not None and not isinstance(data.get(key), str):
-                raise UserError("field.not_text", status=422, code="invalid_field",
-                                details={"field": key}, field=key)
+        if data.get("email") is not None and not isinstance(data.get("email"), str):
+            raise UserError("field.not_text", status=422, code="invalid_field",
+                            details={"field": "email"}, field="email")
+        if data.get("line_user_id") not in (None, ""):
+            raise UserError("member.line_by_code", status=422, code="line_by_code",
+                            details={"field": "line_user_id"})
         before = members.profile(db, member["id"]) or {}
-        prof = members.save_settings(db, member["id"], email=data.get("email"),
-                                     line_user_id=data.get("line_user_id"), optins=optins)
+        prof = members.save_settings(db, member["id"], email=data.get("email"), optins=optins,
+                                     unlink_line=flag_of(data, "line_unlink"))
     except UserError as e:
         if wants_json():
             raise
