@@ -21,6 +21,7 @@ WD_MIN_MS, WD_MAX_MS = 100, 60_000
 POWER_HOLD_MS = 30_000          # power held off this long after the host's last line
 LINE_MAX = 63                   # characters of one line, its checksum included
 RX_RING = 64                    # the receive ring's slots (bytes beyond are lost)
+ANSWER_MAX = 160                # characters of one answer, its checksum included
 SAMPLES = 16                    # ADC readings summed per seat
 
 VERBS: tuple[str, ...]
@@ -108,7 +109,7 @@ def c_header() -> str:
         f'#define PROTOCOL_S "{PROTOCOL}"',
     ]
     for name in ("PRESS_MAX_MS", "POWER_HOLD_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS",
-                 "LINE_MAX", "RX_RING", "SAMPLES", "SCRIPT_STEPS", "SCRIPT_WAIT_MAX_MS",
+                 "LINE_MAX", "RX_RING", "ANSWER_MAX", "SAMPLES", "SCRIPT_STEPS", "SCRIPT_WAIT_MAX_MS",
                  "SCRIPT_REPEAT_MAX"):
         value = globals()[name]
         lines.append(f"#define {name} {value}")

@@ -78,11 +78,11 @@ static uint8_t line_len, line_long;
 static uint8_t line_bad;        /* a NUL, a control or non-ASCII byte in the line */
 static uint8_t line_lost;       /* bytes of the line were lost (the ring was full) */
 static uint8_t framed_line;     /* the line carried a checksum: so does its answer */
-static char out[128];
+static char out[ANSWER_MAX];
 static uint8_t out_len;
 static uint16_t last_id;
 static char last_cmd[LINE_MAX + 1];
-static char last_answer[128];
+static char last_answer[ANSWER_MAX];
 
 /* ---------------------------------------------------------------- senses, RECORD
  * Input 0 is the table's power, inputs 1..SENSES the optocouplers across the switches of

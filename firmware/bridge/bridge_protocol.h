@@ -19,6 +19,8 @@
 #define LINE_MAX_S "63"
 #define RX_RING 64
 #define RX_RING_S "64"
+#define ANSWER_MAX 160
+#define ANSWER_MAX_S "160"
 #define SAMPLES 16
 #define SAMPLES_S "16"
 #define SCRIPT_STEPS 32
