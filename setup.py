@@ -39,8 +39,8 @@ COMPILED = [
 
 # every package the project installs (pyproject.toml, [tool.setuptools.packages.find]):
 # an editable install byte-compiles them all (tests/test_packaging.py keeps the two equal)
-PACKAGES = ["scoring", "tablectl", "web", "club", "chain", "hardware_sim", "clubdb", "lexicon",
-            "groundwork"]
+PACKAGES = ["scoring", "tablectl", "web", "club", "chain", "headoffice", "hardware_sim", "clubdb",
+            "lexicon", "groundwork"]
 
 
 def _warn(message: str) -> None:

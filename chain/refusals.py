@@ -7,17 +7,20 @@ import re
 from typing import Any
 
 import lexicon
+from groundwork.errors import CodedError
 
 BRANCH_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 """A branch id, matched whole (``fullmatch``): no trailing newline slips through."""
 
 
-class SyncError(Exception):
+class SyncError(CodedError):
     """A sync that cannot go on, worded from the catalogue, with its exit status."""
 
+    code = "sync_refused"
+
     def __init__(self, key: str, status: int = 2, **values: Any) -> None:
-        super().__init__(key)
-        self.key, self.status, self.values = key, status, values
+        super().__init__(key, **values)
+        self.key, self.status = key, status
 
     @property
     def message(self) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from typing import Any, Callable
 
 import sqlite_utils
 
@@ -449,24 +449,16 @@ def record_event(db: Db, game_id: int, event: Any, *, expected_seq: int, idempot
     """
     key = _check_key(idempotency_key)
     request = {"event": event, "expected_seq": expected_seq}
-    replayed = _replay_of_key(db, key, game_id, request)
-    if replayed:
-        return replayed
-    game = _live_game(db, game_id)
-    event = events.check_event(event, gamelog.rules_of(game))
-    with write_tx(db):
-        again = _replay_of_key(db, key, game_id, request)
-        if again:
-            return again
-        before = gamelog.played(db, game)
-        state, result = engine.advance(before.state, event)
-        row = _append(db, game_id, before, kind=event["event"], event=event,
+
+    def write(game: Game, before: Played) -> tuple[Played, HandEventRow, dict]:
+        checked = events.check_event(event, gamelog.rules_of(game))
+        state, result = engine.advance(before.state, checked)
+        row = _append(db, game_id, before, kind=checked["event"], event=checked,
                       expected_seq=expected_seq, key=key, actor=actor, request=request)
-        now = before.after(row, [*before.effective, {"seq": row["seq"], "event": event}],
-                           state, result)
-        settle_status(db, game, now)
-    gamelog.remember(db, game_id, now)
-    return _written(game, now, row["seq"])
+        return (before.after(row, [*before.effective, {"seq": row["seq"], "event": checked}],
+                             state, result), row, {})
+
+    return _once(db, game_id, key, request, write)
 
 
 def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
@@ -474,6 +466,25 @@ def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
     """Void the last hand of a live game by appending a void marker (nothing is deleted)."""
     key = _check_key(idempotency_key)
     request = {"undo": True, "expected_seq": expected_seq}
+
+    def write(game: Game, before: Played) -> tuple[Played, HandEventRow, dict]:
+        if len(before.effective) <= 1:
+            raise Refused("records.nothing_to_undo", code="nothing_to_undo")
+        target = before.effective[-1]
+        row = _append(db, game_id, before, kind="void", event={"void": target["seq"]},
+                      expected_seq=expected_seq, key=key, actor=actor, request=request,
+                      target_seq=target["seq"], reason="undo")
+        return gamelog.replay_log(game, [*before.log, row]), row, {"undone": target}
+
+    return _once(db, game_id, key, request, write)
+
+
+def _once(db: Db, game_id: int, key: str, request: dict,
+          write: Callable[[Game, Played], tuple[Played, HandEventRow, dict]]) -> dict:
+    """A write to a live game that a retry answers the same: the first answer of ``key``
+    when it already wrote (asked again inside the transaction, where no other writer can
+    come between), else ``write(game, the game so far)`` in one transaction, which gives
+    the game after it, the row it wrote and what else the answer says."""
     replayed = _replay_of_key(db, key, game_id, request)
     if replayed:
         return replayed
@@ -482,17 +493,10 @@ def undo_last(db: Db, game_id: int, *, expected_seq: int, idempotency_key: str,
         again = _replay_of_key(db, key, game_id, request)
         if again:
             return again
-        before = gamelog.played(db, game)
-        if len(before.effective) <= 1:
-            raise Refused("records.nothing_to_undo", code="nothing_to_undo")
-        target = before.effective[-1]
-        row = _append(db, game_id, before, kind="void", event={"void": target["seq"]},
-                      expected_seq=expected_seq, key=key, actor=actor, request=request,
-                      target_seq=target["seq"], reason="undo")
-        now = gamelog.replay_log(game, [*before.log, row])
+        now, row, extra = write(game, gamelog.played(db, game))
         settle_status(db, game, now)
     gamelog.remember(db, game_id, now)
-    return _written(game, now, row["seq"], undone=target)
+    return _written(game, now, row["seq"], **extra)
 
 
 def void_by_key(db: Db, game_id: int, *, target_key: str, idempotency_key: str,

@@ -8,7 +8,9 @@ platform in a club; a stand-in on this machine in the tests), over real HTTP.
 
 Settings (``LINE_LINK`` of the app's config): ``api_base`` (default
 ``https://api.line.me``), ``channel_secret``, ``channel_token`` (the channel access
-token), ``account_id`` (the official account's ``@…`` id, for the add-friend link).
+token), ``account_id`` (the official account's ``@…`` id, for the add-friend link);
+``python -m web serve --config club.toml`` fills them from ``[notify]`` and its secrets
+file (:func:`club.notify.config.line_link`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import re
 import secrets
 import time
 from typing import Any
@@ -125,7 +124,6 @@ CODE_EVERY_S = 60
 """At most one code a minute per link: a stranger cannot flood the member with codes."""
 EMAIL_CODE_TTL_S = 24 * 3600
 """How long the code sent to a new e-mail address confirms it."""
-_LINE_USER = re.compile(r"U[0-9a-f]{32}")
 WEAK_PINS = frozenset({
     "123456", "654321", "123123", "112233", "121212", "123321", "111222", "147258",
     "159753", "258456", "456789", "789456", "102030", "010203", "696969", "520520",
@@ -484,23 +482,23 @@ def guard_state(db: Db, player_id: int) -> dict:
 
 
 # ----------------------------------------------------------------------------- settings
-def save_settings(db: Db, player_id: int, *, email: str | None,
-                  line_user_id: str | None, optins: dict[str, bool]) -> dict:
-    """Keep a member's contacts and opt-ins (blank clears a contact); returns the new
-    profile. A malformed address or LINE user id is refused naming the field, and
-    nothing changes. A new e-mail address is unconfirmed: a code goes to it (and only
-    that, until the member types the code back, :func:`confirm_email`)."""
+def save_settings(db: Db, player_id: int, *, email: str | None, optins: dict[str, bool],
+                  unlink_line: bool = False) -> dict:
+    """Keep a member's e-mail and opt-ins (blank clears the address), and unlink their
+    LINE if asked (it is linked only by the code they send the club's account,
+    :mod:`club.notify.line_link`); returns the new profile. A malformed address is
+    refused naming the field, and nothing changes. A new e-mail address is unconfirmed:
+    a code goes to it (and only that, until the member types the code back,
+    :func:`confirm_email`)."""
     email = (email or "").strip() or None
     if email is not None:
         email = text.email_address(email)
-    line = (line_user_id or "").strip() or None
-    if line is not None and not _LINE_USER.fullmatch(line):
-        raise UserError("member.bad_line", code="invalid_line_user_id",
-                        details={"field": "line_user_id"})
     flags = {k: int(bool(optins.get(k))) for k in OPTINS}
     with write_tx(db):
         before = profile(db, player_id) or {}
-        _upsert(db, player_id, email=email, line_user_id=line, **flags)
+        _upsert(db, player_id, email=email, **flags)
+        if unlink_line:
+            _upsert(db, player_id, line_user_id=None)
         if email != before.get("email"):
             _upsert(db, player_id, email_confirmed_at=None, email_code_hash=None,
                     email_code_until=None, email_code_tries=0, email_code_sent_at=None)

@@ -97,27 +97,30 @@ def _create_stats(db: sqlite_utils.Database) -> None:
     insert_all_lines(db)
 
 
-@MIGRATIONS(legacy=("migrations", "number", 301))
-def _stats_days_v2(db: sqlite_utils.Database) -> None:
-    # cum_games (the player's games in the family up to and including the day)
-    # lets one GROUP BY pass find current streaks: see LEADERBOARD_SQL.
+def _sums_table(table: str, period_note: str) -> str:
+    """The SQL of a table of each player's running sums per family and period (a club
+    day, a month), with its index by player; ``period_note`` comments the period."""
     sums = ",\n".join(
         f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in engine.SUM_NAMES
     )
-    db.executescript(
-        f"""
-        DROP TABLE stats_days;
-        CREATE TABLE stats_days (
+    return f"""
+        CREATE TABLE {table} (
             family TEXT NOT NULL,
-            club_day TEXT NOT NULL,
+            club_day TEXT NOT NULL,{period_note}
             player_id INTEGER NOT NULL,
             cum_games INTEGER NOT NULL,
             {sums},
             PRIMARY KEY (family, club_day, player_id)
         ) WITHOUT ROWID;
-        CREATE INDEX stats_days_player ON stats_days(player_id, family, club_day);
+        CREATE INDEX {table}_player ON {table}(player_id, family, club_day);
         """
-    )
+
+
+@MIGRATIONS(legacy=("migrations", "number", 301))
+def _stats_days_v2(db: sqlite_utils.Database) -> None:
+    # cum_games (the player's games in the family up to and including the day)
+    # lets one GROUP BY pass find current streaks: see LEADERBOARD_SQL.
+    db.executescript("DROP TABLE stats_days;" + _sums_table("stats_days", ""))
     rebuild_days(db)
 
 
@@ -125,22 +128,7 @@ def _stats_days_v2(db: sqlite_utils.Database) -> None:
 def _stats_months(db: sqlite_utils.Database) -> None:
     # A year-long leaderboard adds ~12 month rows per player plus the days of the
     # months the period only partly covers, instead of ~365 day rows.
-    sums = ",\n".join(
-        f"{n} {'REAL' if n in ('total', 'best') else 'INTEGER'}" for n in engine.SUM_NAMES
-    )
-    db.executescript(
-        f"""
-        CREATE TABLE stats_months (
-            family TEXT NOT NULL,
-            club_day TEXT NOT NULL,  -- the month, YYYY-MM
-            player_id INTEGER NOT NULL,
-            cum_games INTEGER NOT NULL,
-            {sums},
-            PRIMARY KEY (family, club_day, player_id)
-        ) WITHOUT ROWID;
-        CREATE INDEX stats_months_player ON stats_months(player_id, family, club_day);
-        """
-    )
+    db.executescript(_sums_table("stats_months", "  -- the month, YYYY-MM"))
     rebuild_months(db)
 
 

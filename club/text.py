@@ -88,8 +88,8 @@ def whole_number(raw: object) -> int | None:
     else None.
 
     ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
-    reads as another script's number): every number a person or a script types goes
-    through here instead."""
+    reads as another script's number): every number a person, a script or a request
+    types goes through here instead."""
     if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
         return None
     if not (raw.isascii() and raw.isdigit()):
@@ -103,7 +103,7 @@ def bounded_number(raw: str, field: str, low: int, high: int) -> int:
     value = whole_number(raw)
     if value is None or not low <= value <= high:
         raise UserError("field.out_of_range", code="invalid_field", details={"field": field},
-                        field=field, low=low, high=high, value=raw[:20])
+                        field=field, low=low, high=high, value=str(raw)[:20])
     return value
 
 

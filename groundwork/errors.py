@@ -10,11 +10,12 @@ from typing import Any
 
 class CodedError(Exception):
     """An error raised on purpose: ``code`` says which kind (a class default, or given),
-    ``values`` what its words name."""
+    ``values`` what its words name (any name, ``detail`` and ``code`` among them: the first
+    two arguments are positional)."""
 
     code = "error"
 
-    def __init__(self, detail: str = "", code: str | None = None, **values: Any) -> None:
+    def __init__(self, detail: str = "", code: str | None = None, /, **values: Any) -> None:
         super().__init__(detail)
         if code is not None:
             self.code = code

@@ -4,7 +4,10 @@ It answers the same lines as the firmware in ``firmware/bridge/`` (a test runs o
 script against both and compares the answers line by line), with wall-clock timers
 instead of the chip's 1 ms tick: for tests that need speed and for the demo. The
 point sticks are set per seat (:meth:`BridgeModel.set_sticks`) and read through the
-same divider, converter and integer arithmetic as the firmware.
+same divider, converter and integer arithmetic as the firmware. The sense inputs (the
+table's power, and the optocouplers across the switches of relays 1..4) change through
+:meth:`BridgeModel.sense_edge`, which a simulated table calls for every press, a
+hand's or a relay's; ``RECORD`` keeps their edges as the firmware does.
 
 ``python -m hardware_sim.bridge_model --pty [--sticks 25000,25000,25000,25000]``
 prints the pty's path on the first line, then ``relay CHANNEL closed|open`` lines.
@@ -13,8 +16,8 @@ prints the pty's path on the first line, then ``relay CHANNEL closed|open`` line
 from __future__ import annotations
 
 import argparse
+import math
 import os
-import select
 import sys
 import threading
 import time
@@ -26,13 +29,19 @@ from tablectl.bridge_protocol import (
     POWER_HOLD_MS,
     PRESS_MAX_MS,
     PROTOCOL,
+    RECORD_MAX,
+    RECORD_PER_READ,
     SAMPLES,
+    SENSE_DEBOUNCE_MS,
+    SENSE_POWER,
+    SENSES,
     WD_DEFAULT_MS,
     WD_MAX_MS,
     WD_MIN_MS,
     checksum,
 )
 from tablectl.bridge_protocol import VERBS as _VERBS
+from tablectl.bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_STEPS, SCRIPT_WAIT_MAX_MS
 
 from .pty_device import PtyDevice
 
@@ -102,10 +111,20 @@ class BridgeModel(PtyDevice):
         self._reset_due = False
         self.adc_uv = [VCC_UV] * seats
         self.changes: list[tuple[int, bool, float]] = []
+        self._script_reset()
         self.press_id, self.press_channels, self.press_state = 0, frozenset[int](), ""
         self.reset_cause = "POWERON"
         self.resets = 0
         self._lock = threading.RLock()
+        # the sense inputs (input "P" the table's power, 1..SENSES the switches): the
+        # level the debounce settled on, a change not yet held SENSE_DEBOUNCE_MS, and the
+        # recording of settled changes (ms since RECORD START, input, new level)
+        self.sense_stable: dict[str | int, bool] = {SENSE_POWER: True,
+                                                    **{i: False for i in range(1, SENSES + 1)}}
+        self._sense_pending: dict[str | int, tuple[bool, float]] = {}
+        self.recording: list[tuple[int, str | int, bool]] = []
+        self.rec_on, self.rec_overflow, self.rec_start = False, False, 0.0
+        self.rec_clock = 0          # the recording's clock where STOP left it
 
     def banner(self) -> str:
         """The line the bridge prints at every start."""
@@ -117,10 +136,13 @@ class BridgeModel(PtyDevice):
             self._open_all()
             self._power(off=False)
             self.wd_ms, self.wd_fired = WD_DEFAULT_MS, False
+            self._script_reset()
             self.last_id, self.last_cmd, self.last_answer = 0, "", ""
             self.press_id, self.press_channels, self.press_state = 0, frozenset(), ""
             self.reset_cause = cause
             self.resets += 1
+            self.recording, self.rec_on, self.rec_overflow = [], False, False
+            self.rec_clock = 0
 
     def reboot(self, cause: str) -> None:
         """The chip starts again by itself (a power dip, a reset): it prints its banner."""
@@ -167,6 +189,7 @@ class BridgeModel(PtyDevice):
         """End the presses that are due and run the watchdog (the firmware's 1 ms tick)."""
         with self._lock:
             now = self.clock()
+            self._sense_settle(now)
             for ch, at in sorted(self.deadline.items()):
                 if now >= at:
                     del self.deadline[ch]
@@ -181,6 +204,7 @@ class BridgeModel(PtyDevice):
                 self.pw_fired = True
             if self.press_state == "RUNNING" and not self.press_channels & set(self.deadline):
                 self.press_state = "DONE"
+            self._script_tick(now)
 
     # ------------------------------------------------------------ lines
     def handle(self, raw: str, too_long: bool = False, bad: bool = False,
@@ -216,7 +240,7 @@ class BridgeModel(PtyDevice):
             if not tokens:
                 return self._send("ERR - ARGS a checksum with no command before it")
             if not (tokens[0].isascii() and tokens[0].isdigit()):
-                return self._send(self._run(0, tokens))
+                return self._send(self._dispatch(0, tokens))
             ident = _number(tokens[0])
             if not 1 <= ident <= 65535:
                 return self._send("ERR - ID an id is a number from 1 to 65535")
@@ -230,7 +254,7 @@ class BridgeModel(PtyDevice):
                     return self._send(self.last_answer, repeat=ident)
                 return self._send(f"ERR {ident} ID this id was used for another command; "
                                   "take a new one")
-            answer = self._run(ident, tokens[1:])
+            answer = self._dispatch(ident, tokens[1:])
             self.last_id, self.last_cmd, self.last_answer = ident, raw, answer
             return self._send(answer)
 
@@ -241,7 +265,7 @@ class BridgeModel(PtyDevice):
 
     def _send(self, answer: str, repeat: int = 0) -> str:
         if repeat:
-            answer += " REPEAT" + self._outcome(repeat)
+            answer += " REPEAT" + self._outcome(repeat) + self._script_outcome(repeat)
         if self.wd_fired:
             answer += " WDFIRED"
             self.wd_fired = False
@@ -265,7 +289,8 @@ class BridgeModel(PtyDevice):
                 return err("ARGS", "PING takes nothing after it")
             shut = sorted(self.deadline)
             return ok + ("PING CLOSED " + ",".join(map(str, shut)) if shut else "PING OPEN") \
-                + (" POWER OFF" if self.power_off else "") + self._outcome()
+                + (" POWER OFF" if self.power_off else "") + self._outcome() \
+                + self._script_outcome()
         if verb in ("PRESS", "HOLD"):
             return self._press(who, verb, args)
         if verb == "RELEASE":
@@ -294,7 +319,13 @@ class BridgeModel(PtyDevice):
                 return err("ARGS", "RESET takes nothing after it")
             self._reset_due = True
             return ok + "RESET"
-        return err("UNKNOWN", f"unknown command; the commands are {VERBS}")
+        return self._more(who, verb, args)
+
+    def _more(self, who: str, verb: str, args: list[str]) -> str:
+        """The verbs after the first ones; UNKNOWN for a word the bridge does not know."""
+        if verb == "RECORD":
+            return self._record_cmd(who, args)
+        return f"ERR {who} UNKNOWN unknown command; the commands are {VERBS}"
 
     def _press(self, who: str, verb: str, args: list[str]) -> str:
         ok, n = f"OK {who} ", len(args)
@@ -345,6 +376,171 @@ class BridgeModel(PtyDevice):
         return (f"OK {who} POWER {'OFF' if self.power_off else 'ON'} SENSE "
                 f"{'ON' if self.sensed_on() else 'OFF'}")
 
+    # ------------------------------------------------------------ the script
+    def _script_reset(self) -> None:
+        self.script: list[tuple[str, int, int]] = []    # (kind, channel mask or index, ms)
+        self.script_group: int | None = None
+        self.script_state, self.script_id = "", 0
+        self.script_pc, self.script_left, self.script_pass = 0, 0, 1
+        self.script_next = 0.0          # when the step in progress ends
+
+    def _script_end(self, state: str) -> None:
+        """The script stops short: every relay open, the table let on."""
+        self._open_all()
+        self._power(off=False)
+        self.script_state = state
+
+    def _script_tick(self, now: float) -> None:
+        """Run the script's steps that are due by ``now``, each at its own time."""
+        if self.script_state != "RUNNING":
+            return
+        cut_at = self.last_line + self.wd_ms / 1000
+        for _ in range(10_000):
+            at = self.script_next
+            if at > now or at >= cut_at:
+                break
+            for ch, end in sorted(self.deadline.items()):
+                if end <= at:
+                    del self.deadline[ch]
+                    self._switch(ch, False)
+            if self.script_pc >= len(self.script):
+                self.script_state = "DONE"
+                return
+            self._script_op(at)
+        if now >= cut_at:                       # the host is gone: stop, as the watchdog
+            self._script_end("CUT")
+            self.wd_fired = True
+
+    def _script_op(self, at: float) -> None:
+        """The step at ``script_pc``, begun at ``at``."""
+        kind, arg, ms = self.script[self.script_pc]
+        self.script_pc += 1
+        if kind == "W":
+            self.script_next = at + ms / 1000
+        elif kind == "C":
+            for ch in range(1, self.channels + 1):
+                if arg & (1 << (ch - 1)):
+                    if ch not in self.deadline:
+                        self._switch(ch, True)
+                    self.deadline[ch] = at + (ms + 1) / 1000
+            self.script_next = at + (ms + 1) / 1000
+        elif kind in ("ON", "OFF"):
+            self._power(off=kind == "OFF")
+        elif kind == "R":
+            self.script_left, self.script_pass = ms - 1, 1
+        elif self.script_left:              # E: the group again
+            self.script_left -= 1
+            self.script_pass += 1
+            self.script_pc = arg + 1
+        else:
+            self.script_pass = 1
+
+    def _script_outcome(self, only: int = 0) -> str:
+        if not self.script_state or (only and only != self.script_id):
+            return ""
+        who = str(self.script_id) if self.script_id else "-"
+        return f" SCRIPT {who} {self.script_state} {self.script_pc} {self.script_pass}"
+
+    def _script_step(self, tok: str, at: int, group: int | None
+                     ) -> tuple[tuple[str, int, int], int | None] | tuple[str, str]:
+        """One step of a SCRIPT line: (the step, the open group) or (code, words)."""
+        word = tok.upper() if tok.isascii() else tok
+        if word in ("ON", "OFF"):
+            return (word, 0, 0), group
+        if word == "E":
+            if group is None:
+                return "ARGS", "E ends a group that R began"
+            return ("E", group, 0), None
+        if ":" in tok:
+            left, _, right = tok.partition(":")
+            mask = self._channels(left)
+            ms = _number(right)
+            if mask is None:
+                return "CHANNEL", f"no such relay; the channels are 1 to {self.channels}"
+            if not mask or ms < 0:
+                return "ARGS", "a press is channels:ms, as in 2:150 or 4,5:3000"
+            if not 1 <= ms <= PRESS_MAX_MS:
+                return "RANGE", f"a press lasts 1 to {PRESS_MAX_MS} ms"
+            return ("C", sum(1 << (c - 1) for c in mask), ms), group
+        if word[:1] in ("W", "R"):
+            v = _number(tok[1:])
+            if v < 0:
+                return "ARGS", "W and R take a number, as in W250 or R3"
+            if word[0] == "W":
+                if v > SCRIPT_WAIT_MAX_MS:
+                    return "RANGE", f"a wait lasts 0 to {SCRIPT_WAIT_MAX_MS} ms"
+                return ("W", 0, v), group
+            if not 1 <= v <= SCRIPT_REPEAT_MAX:
+                return "RANGE", f"a group repeats 1 to {SCRIPT_REPEAT_MAX} times"
+            if group is not None:
+                return "ARGS", "groups do not nest; end this one with E first"
+            return ("R", 0, v), at
+        return "ARGS", "a step is ON, OFF, W<ms>, <ch>[,<ch>]:<ms>, R<times> or E"
+
+    def _dispatch(self, ident: int, args: list[str]) -> str:
+        """The answer to a command: the script's verbs first, then every other."""
+        verb = args[0].upper() if args[0].isascii() else args[0]
+        scripted = self._script_command(str(ident) if ident else "-", verb, args)
+        return self._run(ident, args) if scripted is None else scripted
+
+    def _script_command(self, who: str, verb: str, args: list[str]) -> str | None:
+        """SCRIPT, RUN, ABORT and the commands a running script refuses; None for others."""
+        n = len(args)
+        busy = self.script_state == "RUNNING"
+        if verb == "RELEASE":
+            if busy:            # RELEASE always works: it stops the script too
+                self._script_end("ABORTED")
+            return None
+        if verb == "ABORT":
+            if n != 1:
+                return f"ERR {who} ARGS ABORT takes nothing after it"
+            if busy:
+                self._script_end("ABORTED")
+            return f"OK {who} ABORT"
+        if busy and (verb in ("SCRIPT", "RUN", "PRESS", "HOLD") or (verb == "POWER" and n > 1)):
+            return f"ERR {who} BUSY a script is running; ABORT it first"
+        if verb == "SCRIPT":
+            return self._script_load(who, args)
+        if verb == "RUN":
+            return self._script_run(who, args)
+        return None
+
+    def _script_load(self, who: str, args: list[str]) -> str:
+        n = len(args)
+        sub = args[1].upper() if n >= 2 and args[1].isascii() else ""
+        if sub not in ("NEW", "ADD") or (sub == "ADD" and n < 3):
+            return f"ERR {who} ARGS SCRIPT NEW or SCRIPT ADD, then its steps"
+        steps = [] if sub == "NEW" else list(self.script)
+        group = None if sub == "NEW" else self.script_group
+        if len(steps) + n - 2 > SCRIPT_STEPS:
+            return f"ERR {who} RANGE a script holds at most {SCRIPT_STEPS} steps"
+        for tok in args[2:]:
+            made = self._script_step(tok, len(steps), group)
+            if isinstance(made[0], str):
+                return f"ERR {who} {made[0]} {made[1]}"
+            step, group = made
+            steps.append(step)
+        self.script, self.script_group = steps, group
+        if sub == "NEW":
+            self.script_state = ""
+        return f"OK {who} SCRIPT {len(steps)}"
+
+    def _script_run(self, who: str, args: list[str]) -> str:
+        count = _number(args[1]) if len(args) == 2 else -1
+        if count < 0:
+            return f"ERR {who} ARGS RUN takes the script's count of steps"
+        if not self.script:
+            return f"ERR {who} ARGS no script is loaded; SCRIPT NEW first"
+        if count != len(self.script):
+            return f"ERR {who} ARGS the count differs from the steps loaded"
+        if self.script_group is not None:
+            return f"ERR {who} ARGS a group R is not ended by E"
+        self.script_pc, self.script_left, self.script_pass = 0, 0, 1
+        self.script_id = int(who) if who != "-" else 0
+        self.script_state = "RUNNING"
+        self.script_next = self.clock() + 0.001     # the chip's next 1 ms tick
+        return f"OK {who} RUN {count}"
+
     def _watchdog(self, who: str, args: list[str]) -> str:
         ok, n = f"OK {who} ", len(args)
 
@@ -361,6 +557,66 @@ class BridgeModel(PtyDevice):
                 return err("RANGE", f"the watchdog takes {WD_MIN_MS} to {WD_MAX_MS} ms")
             self.wd_ms = ms
         return ok + f"WATCHDOG {self.wd_ms}"
+
+    # ------------------------------------------------------------ senses, RECORD
+    def sense_edge(self, source: str | int, on: bool, at: float | None = None) -> None:
+        """A sense input changes at time ``at``: ``source`` 1..SENSES is the optocoupler
+        across the switch of that relay (``on``: the switch is closed, by a hand or a
+        relay), ``"P"`` the table's power. Like the firmware, a level counts once it has
+        held SENSE_DEBOUNCE_MS, and is recorded at the time it was first seen."""
+        if source not in self.sense_stable:
+            raise ValueError(f"the bridge has no sense input {source!r}: P or 1..{SENSES}")
+        with self._lock:
+            when = self.clock() if at is None else at
+            self._sense_settle(when)
+            if on == self.sense_stable[source]:
+                self._sense_pending.pop(source, None)       # a bounce: nothing happened
+            elif source not in self._sense_pending:
+                self._sense_pending[source] = (on, when)
+
+    def _sense_settle(self, now: float) -> None:
+        due = sorted((at, str(src), src, on) for src, (on, at) in self._sense_pending.items()
+                     if (now - at) * 1000 >= SENSE_DEBOUNCE_MS)
+        for at, _, src, on in due:
+            del self._sense_pending[src]
+            self.sense_stable[src] = on
+            if not self.rec_on:
+                continue
+            if len(self.recording) >= RECORD_MAX:
+                self.rec_overflow = True
+                continue
+            ms = max(0, math.ceil((at - self.rec_start) * 1000 - 1e-6))
+            self.recording.append((ms, src, on))
+
+    def _record_cmd(self, who: str, args: list[str]) -> str:
+        n = len(args)
+        sub = args[1].upper() if n > 1 and args[1].isascii() else ""
+        first = -1
+        if n == 2 and sub == "START":
+            self.recording, self.rec_overflow = [], False
+            self.rec_on, self.rec_start = True, self.clock()
+        elif n == 2 and sub == "STOP":
+            if self.rec_on:
+                self.rec_clock = int((self.clock() - self.rec_start) * 1000)
+            self.rec_on = False
+        elif n == 3 and sub == "READ":
+            first = _number(args[2])
+            if first < 0:
+                return (f"ERR {who} ARGS RECORD READ takes the first edge's index, as in "
+                        "RECORD READ 0")
+            if first > RECORD_MAX:
+                return f"ERR {who} RANGE the recording keeps at most {RECORD_MAX} edges"
+        elif n != 1:
+            return f"ERR {who} ARGS RECORD takes START, STOP, READ <first> or nothing"
+        head = (f"OK {who} RECORD {'ON' if self.rec_on else 'OFF'} EDGES "
+                f"{len(self.recording)} OVERFLOW {int(self.rec_overflow)}")
+        if first < 0:
+            clock = int((self.clock() - self.rec_start) * 1000) if self.rec_on \
+                else self.rec_clock
+            return head + f" CLOCK {clock}"
+        edges = "".join(f" {src}{'+' if on else '-'}{ms}" for ms, src, on
+                        in self.recording[first:first + RECORD_PER_READ])
+        return head + f" FROM {first}" + edges
 
     def _channels(self, text: str) -> set[int] | None:
         """The channels of ``3`` or ``4,5``; an empty set when malformed, None for a
@@ -387,15 +643,8 @@ class BridgeModel(PtyDevice):
             os.write(self._master, self.banner().encode("ascii") + b"\r\n")
         except OSError:
             return
-        while not self._stop.is_set():
-            ready, _, _ = select.select([self._master], [], [], 0.001)
+        for data in self._reads(0.001, 256):
             self.tick()
-            if not ready:
-                continue
-            try:
-                data = os.read(self._master, 256)
-            except OSError:
-                return
             for b in data:
                 if b in (10, 13):
                     answer = self.handle(buf.decode("latin-1"), too_long, bad) \

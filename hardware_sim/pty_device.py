@@ -1,16 +1,19 @@
 """A simulated device the host reaches on a raw pseudo-terminal, served by its own thread.
 
 The relay board and the bridge model share this: :meth:`PtyDevice.serve_pty` opens the
-pty and starts the thread that runs the subclass's :meth:`PtyDevice._serve`, and
-:meth:`PtyDevice.stop` ends it and closes both ends.
+pty and starts the thread that runs the subclass's :meth:`PtyDevice._serve` (which reads
+the host through :meth:`PtyDevice._reads`), and :meth:`PtyDevice.stop` ends it and closes
+both ends.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import threading
 import tty
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -37,6 +40,21 @@ class PtyDevice:
     def _serve(self) -> None:
         """Read the host's bytes from ``self._master`` and answer until ``self._stop``."""
         raise NotImplementedError
+
+    def _reads(self, wait: float, size: int) -> Iterator[bytes]:
+        """What the host writes, a chunk of at most ``size`` bytes at a time, and ``b""``
+        each time ``wait`` seconds pass without any; ends at :meth:`stop` or when the pty
+        closes."""
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._master], [], [], wait)
+            if not ready:
+                yield b""
+                continue
+            try:
+                data = os.read(self._master, size)
+            except OSError:
+                return
+            yield data
 
     def stop(self) -> None:
         """Stop serving and close the pty."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
 import sys
 import threading
 import time
@@ -99,18 +98,13 @@ class RelayBoard(PtyDevice):
     def _serve(self) -> None:
         buf = bytearray()
         last = time.monotonic()
-        while not self._stop.is_set():
-            ready, _, _ = select.select([self._master], [], [], QUIET_S)
+        for data in self._reads(QUIET_S, 64):
             now = time.monotonic()
             if buf and now - last >= QUIET_S:
                 self.bad_frames += 1        # a half frame on a quiet line: dropped
                 buf.clear()
-            if not ready:
+            if not data:
                 continue
-            try:
-                data = os.read(self._master, 64)
-            except OSError:
-                return
             last = now
             buf += data
             self._frames(buf, now)

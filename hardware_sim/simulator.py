@@ -39,7 +39,7 @@ import socket
 import threading
 import time
 import tty
-from typing import Callable
+from typing import Any, Callable, Iterable
 
 from tablectl import protocol
 from tablectl.modes import mode_by_name
@@ -57,6 +57,33 @@ OUTBUF_LIMIT = 1 << 16   # bytes kept for a reader that does not read (then drop
 ORDER_GAP_S = 1e-6
 """Chunks held back by a delay are timed at least this far apart: the event loop runs
 timers due at the same moment in no promised order."""
+
+class _InOrder:
+    """One direction of the line: bytes a delay holds back, and the bytes behind them.
+
+    A line never reorders: bytes that come while others are held go after them, even
+    once the delay is switched off. "Held" is counted, not read off the clock: a loop
+    that wakes late runs the bytes it read before the timers that fell due meanwhile."""
+
+    def __init__(self) -> None:
+        self.held = 0
+        self.at = 0.0
+
+    def pass_on(self, loop: asyncio.AbstractEventLoop, now: float, delay: float, data: bytes,
+                out: Callable[[bytes], None]) -> None:
+        """``out(data)`` now, or after ``delay`` (``now`` on the loop's clock) and after
+        every chunk still held."""
+        if not (delay or self.held):
+            out(data)
+            return
+        self.at = max(now + delay, self.at + ORDER_GAP_S)
+        self.held += 1
+        loop.call_at(self.at, self._release, out, data)
+
+    def _release(self, out: Callable[[bytes], None], data: bytes) -> None:
+        self.held -= 1
+        out(data)
+
 
 class Simulator:
     """One simulated AMOS JP-EX table. Use :meth:`start`/:meth:`stop` (or ``with``)."""
@@ -88,10 +115,8 @@ class Simulator:
         self._last: tuple | None = None    # (seq, cmd, payload, reply bytes)
         self._event_seq = 0
         self._hold_events: list | None = None
-        self._tx_at = 0.0                  # keeps delayed bytes in order
-        self._rx_at = 0.0
-        self._tx_held = 0                  # chunks held back by a delay, not yet out / in
-        self._rx_held = 0
+        self._tx = _InOrder()              # bytes held back by a delay, to the host
+        self._rx = _InOrder()              # and from it
         self._quiet_check: asyncio.TimerHandle | None = None   # the inter-byte timeout's timer
         self.plugged = True
         self.booting = False
@@ -202,36 +227,47 @@ class Simulator:
 
     # ------------------------------------------------------------------ bytes in / out
 
+    @property
+    def _live(self) -> bool:
+        """Whether the line is up: plugged in and the table powered."""
+        return self.plugged and self.model.powered
+
     def _receive(self, data: bytes) -> None:
         """Bytes from the host (loop thread)."""
         self.stats["bytes_in"] += len(data)
-        if not self.plugged or not self.model.powered:
+        if not self._live:
             self.stats["bytes_lost"] += len(data)
             return
-        data, delay = self.faults.apply(data, "rx") if self.faults.active else (data, 0.0)
-        if not data:
-            return
-        # bytes still held back by a delay go first, even once the delay is switched off:
-        # a line never reorders, and a late copy of a frame decoded after newer frames
-        # would look like a new command to the table's one-frame duplicate memory. "Still
-        # held" is counted, not read off the clock: a loop that wakes late runs the bytes
-        # it read before the timers that fell due meanwhile.
-        if delay or self._rx_held:
-            at = max(self.now() + delay, self._rx_at + ORDER_GAP_S)
-            self._rx_at = at
-            self._rx_held += 1
-            self.loop.call_at(at, self._decode_held, data)  # the loop's clock is now()'s
-        else:
-            self._decode(data)
+        # in order behind held-back bytes: a late copy of a frame decoded after newer
+        # frames would look like a new command to the table's one-frame duplicate memory
+        self._through_faults(data, "rx", "any", self._rx, self._decode)
 
-    def _decode_held(self, data: bytes) -> None:
-        self._rx_held -= 1
-        self._decode(data)
+    def _send(self, data: bytes, what: str = "reply") -> None:
+        """One frame to the host (loop thread); ``what``: reply or event."""
+        if self._live:
+            self._through_faults(data, "tx", what, self._tx, self._write_out)
+
+    def _through_faults(self, data: bytes, direction: str, what: str, line: _InOrder,
+                        out: Callable[[bytes], None]) -> None:
+        """``data`` as the line's faults leave it (perhaps nothing, perhaps late) to ``out``."""
+        data, delay = (self.faults.apply(data, direction, what) if self.faults.active
+                       else (data, 0.0))
+        if data:
+            line.pass_on(self.loop, self.now(), delay, data, out)
 
     def _decode(self, data: bytes) -> None:
-        if not self.plugged or not self.model.powered:
+        self._take(lambda: self.decoder.feed(data))
+
+    def _quiet_line(self) -> None:
+        self._quiet_check = None
+        self._take(self.decoder.poll)
+
+    def _take(self, frames: Callable[[], Iterable[Any]]) -> None:
+        """The frames the decoder gives, acted on while the line is up; then the quiet
+        check for a half frame left behind."""
+        if not self._live:
             return
-        for frame in self.decoder.feed(data):
+        for frame in frames():
             self._on_frame(frame)
         self._arm_quiet_check()
 
@@ -245,35 +281,8 @@ class Simulator:
             self._quiet_check = self.loop.call_later(protocol.INTER_BYTE_TIMEOUT_S + 0.002,
                                                       self._quiet_line)
 
-    def _quiet_line(self) -> None:
-        self._quiet_check = None
-        if not self.plugged or not self.model.powered:
-            return
-        for frame in self.decoder.poll():
-            self._on_frame(frame)
-        self._arm_quiet_check()
-
-    def _send(self, data: bytes, what: str = "reply") -> None:
-        """One frame to the host (loop thread); ``what``: reply or event."""
-        if not self.plugged or not self.model.powered:
-            return
-        data, delay = self.faults.apply(data, "tx", what) if self.faults.active else (data, 0.0)
-        if not data:
-            return
-        if delay or self._tx_held:                # in order behind any held-back bytes
-            at = max(self.now() + delay, self._tx_at + ORDER_GAP_S)
-            self._tx_at = at
-            self._tx_held += 1
-            self.loop.call_at(at, self._write_held, data)
-        else:
-            self._write_out(data)
-
-    def _write_held(self, data: bytes) -> None:
-        self._tx_held -= 1
-        self._write_out(data)
-
     def _write_out(self, data: bytes) -> None:
-        if not self.plugged or not self.model.powered:
+        if not self._live:
             return
         self.stats["bytes_out"] += len(data)
         for sink in list(self._sinks):

@@ -24,7 +24,8 @@ whole) whenever the display changes, for the box's camera reader and the console
 the region of its digits to FILE.region.json (the corners staff would drag) at start.
 
 ``python -m hardware_sim.stock_bridge --pty --control FILE --state FILE [--number 1]
-[--sticks 25000,25000,25000,25000] [--fast] [--camera FILE.png]`` prints the pty's path
+[--sticks 25000,25000,25000,25000] [--fast] [--camera FILE.png]
+[--variant auto_repeat|slow_boot|short_press_ignored]`` prints the pty's path
 on its first line and runs until killed; ``--fast`` makes the table boot and react in a
 tenth of a second or so.
 """
@@ -39,6 +40,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from tablectl.bridge_protocol import SENSES
 
 from .bridge_model import BridgeModel
 from .stock_table import SWITCHES, StockTable, Timings
@@ -57,6 +60,7 @@ class StockBridge:
         self.control, self.state_file, self.table = control, state, table
         self.model = BridgeModel(channels=8, on_change=self._wired, on_power=self._outlet)
         self.model.sensed_on = lambda: self.table.powered
+        self.table.sense = self._sensed
         self._seen: float | None = None
         self._missed_asked = 0
         self._last_state = ""
@@ -66,6 +70,14 @@ class StockBridge:
     def _wired(self, channel: int, closed: bool) -> None:
         if channel in WIRING:
             self.table.switch(WIRING[channel], closed)
+
+    def _sensed(self, name: str, on: bool, at: float) -> None:
+        """The bridge's optocouplers: the table's power, and the switches of relays 1..4."""
+        channel = next((ch for ch, n in WIRING.items() if n == name), None)
+        if name == "power":
+            self.model.sense_edge("P", on, at)
+        elif channel is not None and channel <= SENSES:
+            self.model.sense_edge(channel, on, at)
 
     def _outlet(self, on: bool) -> None:
         self.table.switch("power", not on)      # the trigger energised: the table off
@@ -165,11 +177,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sticks", default="", help="points per seat, e.g. 25000,25000,0,0")
     p.add_argument("--fast", action="store_true", help="boot and react in tenths of a second")
     p.add_argument("--camera", default="", help="write the display's picture to this .png")
+    p.add_argument("--variant", default="", choices=("", *StockTable.VARIANTS),
+                   help="a real-table behaviour the rulebook's reading does not expect")
     args = p.parse_args(argv)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    table = StockTable(number=args.number, timings=FAST if args.fast else Timings())
+    timings = FAST if args.fast else Timings()
+    table = StockTable.variant(args.variant, number=args.number, timings=timings) \
+        if args.variant else StockTable(number=args.number, timings=timings)
     sim = StockBridge(Path(args.control), Path(args.state), table)
     sim.camera = Path(args.camera) if args.camera else None
     sim.start_camera()

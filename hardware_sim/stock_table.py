@@ -60,6 +60,7 @@ class _Held:
     since: float
     consumed: bool = False          # the hold did its long-press action (enter, reset)
     repeats: int = 0                # auto-repeat steps made so far
+    debounced: bool = False         # a press waiting to be held min_press_ms
 
 
 @dataclass
@@ -81,17 +82,44 @@ class StockTable:
     resets: int = 0
     log: list[str] = field(default_factory=list)
     power_input: str = "outlet"     # "outlet": a level (closed = off); "toggle": a button
+    # a debounced panel: a press (up, down, dice) closed for less than this is not taken;
+    # a longer one steps once it has been closed this long (0: every press, on closing)
+    min_press_ms: int = 0
     # a real table may differ from our reading of the rulebook: its long press that enters
     # the selection may go on stepping while held (auto-repeat); a test sets this to prove
     # that the camera catches a sequence that guessed wrong
     enter_repeats: bool = False
+    # the bridge's sense inputs: called (outside the table's lock) with a panel switch's
+    # name and whether it closed, or "power" and whether the table has power, and the
+    # time, at every change; a hand or a relay on a switch looks the same to them
+    sense: Callable[[str, bool, float], None] | None = None
 
     def __post_init__(self) -> None:
+        self._sensed: list[tuple[str, bool, float]] = []
         self._lock = threading.RLock()
         self._held: dict[str, _Held] = {}
         self._miss = 0
         if self.confirmed < 0:
             self.confirmed = self.number
+
+    VARIANTS = ("auto_repeat", "slow_boot", "short_press_ignored")
+    """Real-table behaviours that differ from the rulebook's reading, for :meth:`variant`."""
+
+    @classmethod
+    def variant(cls, name: str, **kw: object) -> "StockTable":
+        """A table that behaves as ``name`` says: ``auto_repeat`` (the long press that enters
+        the selection goes on stepping), ``slow_boot`` (it boots in 8 s, not 5) or
+        ``short_press_ignored`` (a press under 200 ms is not taken)."""
+        if name == "auto_repeat":
+            kw.setdefault("enter_repeats", True)
+        elif name == "slow_boot":
+            timings = kw.get("timings", Timings())
+            kw["timings"] = Timings(**{**vars(timings), "boot_ms": 8000})
+        elif name == "short_press_ignored":
+            kw.setdefault("min_press_ms", 200)
+        else:
+            raise ValueError(f"no such variant: {name} (one of {', '.join(cls.VARIANTS)})")
+        return cls(**kw)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------ what people see
     def display(self) -> str:
@@ -124,11 +152,33 @@ class StockTable:
         with self._lock:
             self._advance(self.clock())
             self._off("power cut")
+        self._tell()
 
     def power_back(self) -> None:
         """Power returns: the table boots again."""
         with self._lock:
             self._on(self.clock(), "power back")
+        self._tell()
+
+    def hand_power(self, on: bool) -> None:
+        """Staff switch the table off or on at its own power switch."""
+        with self._lock:
+            now = self.clock()
+            self._advance(now)
+            if on and not self.powered:
+                self._on(now, "power switch by hand")
+            elif not on:
+                self._off("power switch by hand")
+        self._tell()
+
+    def _tell(self) -> None:
+        """Hand the changes the sense inputs saw to them, outside the lock (the bridge's
+        model calls the table from its own lock)."""
+        with self._lock:
+            sensed, self._sensed = self._sensed, []
+        if self.sense is not None:
+            for name, on, at in sensed:
+                self.sense(name, on, at)
 
     # ------------------------------------------------------------ switches
     def switch(self, name: str, closed: bool, at: float | None = None) -> None:
@@ -142,11 +192,16 @@ class StockTable:
                 if name in self._held:
                     return
                 self._held[name] = _Held(now)
+                if name != "power":
+                    self._sensed.append((name, True, now))
                 self._closed(name, now)
             else:
                 held = self._held.pop(name, None)
                 if held is not None:
+                    if name != "power":
+                        self._sensed.append((name, False, now))
                     self._opened(name, held, now)
+        self._tell()
 
     def _booted(self) -> bool:
         return self.powered and self.clock() >= self.booted_at
@@ -161,13 +216,17 @@ class StockTable:
                 self._on(now, "power switch")
             return
         if name in ("up", "down") and self.powered and now >= self.booted_at and self.selecting:
+            if self.min_press_ms:
+                self._held[name].debounced = True     # steps once held long enough
+                return
             self._step(+1 if name == "up" else -1)
 
     def _opened(self, name: str, held: _Held, now: float) -> None:
         if name == "power" and self.power_input == "outlet" and not self.powered:
             self._on(now, "outlet on")
             return
-        if name in ("dice_left", "dice_right") and not held.consumed and self._ready_at(now):
+        if name in ("dice_left", "dice_right") and not held.consumed and self._ready_at(now) \
+                and (now - held.since) * 1000 >= self.min_press_ms:
             other = "dice_right" if name == "dice_left" else "dice_left"
             if other not in self._held:
                 self.cycles += 1
@@ -177,6 +236,8 @@ class StockTable:
         return self.powered and now >= self.booted_at and not self.selecting and self.ready
 
     def _on(self, now: float, why: str) -> None:
+        if not self.powered:
+            self._sensed.append(("power", True, now))
         self.powered = True
         self.booted_at = now + self.timings.boot_ms / 1000
         self.selecting = False
@@ -186,6 +247,7 @@ class StockTable:
     def _off(self, why: str) -> None:
         if self.powered:
             self.log.append(f"power off ({why})")
+            self._sensed.append(("power", False, self.clock()))
         self.powered = False
         self.selecting = False
         self.number = self.confirmed
@@ -216,6 +278,11 @@ class StockTable:
                 self.log.append(f"reset: game {self.number:02d}")
         for name in ("up", "down"):
             held = self._held.get(name)
+            if held is not None and held.debounced \
+                    and (now - held.since) * 1000 >= self.min_press_ms:
+                held.debounced = False
+                if self.selecting:
+                    self._step(+1 if name == "up" else -1)
             if held is None or held.consumed:
                 continue
             start = max(held.since, self.booted_at)

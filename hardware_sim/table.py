@@ -179,24 +179,25 @@ class TableModel:
             self.set_points(s, default_total(mode) if s in mode.seats else None)
 
     def open_lid(self, now: float) -> None:
-        if self.lid_open:
-            return
-        self.lid_open = True
-        if not self.powered:
-            return
-        self.emit(protocol.LidOpened())
-        self._raise(Result.LID_OPEN)
-        if self.cycle == CycleState.CYCLING:
-            self._fail_cycle(Result.LID_OPEN)
+        if self._move_lid(True):
+            self._raise(Result.LID_OPEN)
+            if self.cycle == CycleState.CYCLING:
+                self._fail_cycle(Result.LID_OPEN)
 
     def close_lid(self) -> None:
-        if not self.lid_open:
-            return
-        self.lid_open = False
+        if self._move_lid(False):
+            self._clear(Result.LID_OPEN)
+
+    def _move_lid(self, to_open: bool) -> bool:
+        """Open or close the lid; whether that was a move a powered table reports (its
+        event sent)."""
+        if self.lid_open == to_open:
+            return False
+        self.lid_open = to_open
         if not self.powered:
-            return
-        self.emit(protocol.LidClosed())
-        self._clear(Result.LID_OPEN)
+            return False
+        self.emit(protocol.LidOpened() if to_open else protocol.LidClosed())
+        return True
 
     def jam(self) -> None:
         """A tile jams a motor: the running (or next) cycle stops with MOTOR_JAM."""

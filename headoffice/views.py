@@ -80,11 +80,7 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
             secret = branches.session_key(conn)
     app.config.update(HEADOFFICE_DB=url, SECRET_KEY=secret, TESTING=testing,
                       COOKIE_SECURE=False if testing else None, JSON_AS_ASCII=False)
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    errors.init_app(app)
-    i18n.init_app(app)
-    security.init_app(app)
+    security.init_works(app)
     app.register_blueprint(bp)
     # the 日報 body is the box's template: it writes money as the box does
     app.jinja_env.globals["yen"] = daily_report.yen

@@ -355,6 +355,17 @@ class _Win:
     limit_chips: int = 0  # of ``chips``, those for a yakuman or counted yakuman
 
 
+def _not_under_houki(state: GameState, line: int, seat: int, doing: str, reason: str) -> None:
+    """Refuse ``doing`` (to win, to declare tenpai) to a seat under agari-houki (和了り放棄)."""
+    if seat in state.houki:
+        raise GameEventError(
+            line,
+            f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) and may "
+            f"not {doing} ({_rule(state.rules, 'game', 'agari_houki')})",
+            reason=reason, **seat_values(state, seat),
+        )
+
+
 def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
     rules = state.rules
     if not isinstance(w, dict) or "seat" not in w:
@@ -366,13 +377,7 @@ def _read_winner(state: GameState, line: int, w: Any, src: int | None) -> _Win:
             line, f"seat {seat} cannot ron its own discard ('from' is the discarder)",
             reason="ron_own_discard", **seat_values(state, seat),
         )
-    if seat in state.houki:
-        raise GameEventError(
-            line,
-            f"seat {seat} ({state.players[seat]}) is under agari-houki (和了り放棄) "
-            f"and may not win this hand ({_rule(rules, 'game', 'agari_houki')})",
-            reason="houki_win", **seat_values(state, seat),
-        )
+    _not_under_houki(state, line, seat, "win this hand", "houki_win")
     chips = _int(line, w, "chips", 0)
     pao = w.get("pao")
     if pao is not None:
@@ -712,13 +717,7 @@ def _on_draw(state: GameState, line: int, ev: dict[str, Any]) -> dict[str, Any]:
     if nagashi and rules.game.nagashi_as == "win":
         return _nagashi_win(state, line, nagashi, riichi)
     for s in tenpai:
-        if s in state.houki:
-            raise GameEventError(
-                line,
-                f"seat {s} ({state.players[s]}) is under agari-houki and may not "
-                f"declare tenpai ({_rule(rules, 'game', 'agari_houki')})",
-                reason="houki_tenpai", **seat_values(state, s),
-            )
+        _not_under_houki(state, line, s, "declare tenpai", "houki_tenpai")
     deferred = _chombo_at_draw(state, line, ev, tenpai)
     noten_riichi = [s for s in riichi if s not in tenpai and s not in deferred]
     if noten_riichi and rules.game.riichi_noten_chombo:

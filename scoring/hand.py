@@ -29,7 +29,7 @@ The JSON Lines runtime around this (``python -m scoring batch``) is :mod:`scorin
 
 from __future__ import annotations
 
-from typing import Any, Final, Iterable
+from typing import Any, Callable, Final, Iterable
 
 from . import decompose as dec
 from . import points
@@ -226,34 +226,34 @@ class HandResult:
         return out
 
 # --------------------------------------------------------------------------- parsing
-def _bool(line: dict[str, Any], name: str) -> bool:
+def _field(line: dict[str, Any], name: str, default: Any, fits: Callable[[Any], bool],
+           words: str, reason: str) -> Any:
+    """Field ``name`` of a hand line, ``default`` when absent; a value that does not fit
+    is refused with the field named and what it takes."""
     v = line.get(name)
     if v is None:
-        return False
-    if not isinstance(v, bool):
-        raise InvalidInput(f"'{name}' must be true or false, not {v!r}",
-                           reason="field_not_bool", field=name, value=repr(v))
+        return default
+    if not fits(v):
+        raise InvalidInput(f"'{name}' must be {words}, not {v!r}", reason=reason, field=name,
+                           value=repr(v))
     return v
+
+
+def _bool(line: dict[str, Any], name: str) -> bool:
+    return bool(_field(line, name, False, lambda v: isinstance(v, bool), "true or false",
+                       "field_not_bool"))
 
 
 def _int(line: dict[str, Any], name: str) -> int:
-    v = line.get(name)
-    if v is None:
-        return 0
-    if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 1000:
-        raise InvalidInput(f"'{name}' must be a whole number from 0 to 1000, not {v!r}",
-                           reason="field_not_count", field=name, value=repr(v))
-    return v
+    return int(_field(line, name, 0,
+                      lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1000,
+                      "a whole number from 0 to 1000", "field_not_count"))
 
 
 def _wind(line: dict[str, Any], name: str) -> int:
-    v = line.get(name)
-    if v is None:
-        return WIND_LETTERS["E"]
-    if not isinstance(v, str) or v not in WIND_LETTERS:
-        raise InvalidInput(f'\'{name}\' must be one of "E", "S", "W", "N", not {v!r}',
-                           reason="field_not_wind", field=name, value=repr(v))
-    return WIND_LETTERS[v]
+    letter = _field(line, name, "E", lambda v: isinstance(v, str) and v in WIND_LETTERS,
+                    'one of "E", "S", "W", "N"', "field_not_wind")
+    return WIND_LETTERS[letter]
 
 
 _DIGITS: Final = {

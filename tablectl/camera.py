@@ -249,6 +249,18 @@ def read_display(image: Image, region: Sequence[Sequence[float]]) -> DisplayRead
     return DisplayReading(digits[0] * 10 + digits[1], certain=certain, dark=False)
 
 
+def _opencv_for(device: str) -> Any:
+    """OpenCV, to read ``device`` (a camera or a picture file) once it is there; a
+    :class:`CameraError` saying which is missing otherwise."""
+    try:
+        import cv2
+    except ImportError:
+        raise CameraError(code="camera_no_opencv") from None
+    if not os.path.exists(device):
+        raise CameraError(code="camera_missing", device=device)
+    return cv2
+
+
 class V4L2Camera:
     """A USB camera on ``/dev/videoN`` (OpenCV over V4L2) aimed at one table's display."""
 
@@ -258,12 +270,7 @@ class V4L2Camera:
         self._cap: Any = None
 
     def _open(self) -> Any:
-        try:
-            import cv2
-        except ImportError:
-            raise CameraError(code="camera_no_opencv") from None
-        if not os.path.exists(self.device):
-            raise CameraError(code="camera_missing", device=self.device)
+        cv2 = _opencv_for(self.device)
         if not os.access(self.device, os.R_OK | os.W_OK):
             raise CameraError(code="camera_denied", device=self.device)
         cap = cv2.VideoCapture(self.device, cv2.CAP_V4L2)
@@ -304,12 +311,7 @@ class FileCamera:
         self.region = check_region(region)
 
     def frame(self) -> Image:
-        try:
-            import cv2
-        except ImportError:
-            raise CameraError(code="camera_no_opencv") from None
-        if not os.path.exists(self.path):
-            raise CameraError(code="camera_missing", device=self.path)
+        cv2 = _opencv_for(self.path)
         img: Any = cv2.imread(self.path, cv2.IMREAD_COLOR)
         if img is None:             # half written, or not a picture
             raise CameraError(code="camera_no_picture", device=self.path)

@@ -264,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("id", type=int, help="command id")
     sh.set_defaults(func=cmd_show)
     sub.add_parser("serve", help=cmd_serve.__doc__, parents=[common]).set_defaults(func=cmd_serve)
+    from .learn_cli import add_parser as add_learn
+
+    add_learn(sub, common)
     return p
 
 

@@ -284,6 +284,22 @@ def _reset(r: dict[str, Any], lang: str) -> str:
     return text
 
 
+def _calibrated(r: dict[str, Any], lang: str) -> list[str]:
+    """The end of a calibration: where the table was left, the timings it suggests."""
+    parts = []
+    if r.get("home") is not None:
+        back = r.get("back")
+        parts.append(words.say("table.done.calibrate.home" if back == r["home"]
+                           else "table.done.calibrate.home_unseen", lang,
+                           home=f"{r['home']:02d}"))
+    now = (r.get("timings") or {}).get("press_ms")
+    ms = (r.get("suggested") or {}).get("press_ms")
+    if ms is not None and now is not None:
+        parts.append(words.say("table.done.calibrate.longer" if ms > now
+                           else "table.done.calibrate.shorter", lang, ms=ms, now=now))
+    return parts
+
+
 def _calibrate(r: dict[str, Any], lang: str) -> str:
     parts = []
     if r.get("match") is False:
@@ -292,6 +308,7 @@ def _calibrate(r: dict[str, Any], lang: str) -> str:
     if r.get("complete"):
         parts.append(words.say("table.done.calibrate.complete", lang,
                            count=len(r.get("mismatches") or [])))
+        parts.extend(_calibrated(r, lang))
     else:
         parts.append(words.say(f"table.done.calibrate.{r['switch']}", lang, seen=f"{r['seen']:02d}",
                            next=f"{r['next']:02d}"))

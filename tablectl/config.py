@@ -41,6 +41,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Collection
 
+from groundwork.options import Options, read_toml
+
 from .camera import CAMERA_KEYS, camera_settings
 from .drivers import driver_class, driver_names
 from .settings import ConfigError as ConfigError  # the config's refusals, for its callers
@@ -80,16 +82,16 @@ def load_config(path: str | Path, tables: bool = True) -> Config:
     ``tables=False`` reads only the file's own settings (the store, the time zone):
     enough for the staff CLI, which never opens a table, and it loads no driver."""
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(code="config_missing", path=str(p)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(code="config_unreadable", path=str(p),
-                          reason=getattr(e, "strerror", None) or type(e).__name__) from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(code="config_toml", path=str(p), reason=str(e)) from None
+    data = read_toml(p, lambda: ConfigError(code="config_missing", path=str(p)),
+                     lambda e: _unreadable(e, str(p)))
     return config_from_mapping(data, p, tables)
+
+
+def _unreadable(e: Exception, path: str) -> ConfigError:
+    if isinstance(e, tomllib.TOMLDecodeError):
+        return ConfigError(code="config_toml", path=path, reason=str(e))
+    return ConfigError(code="config_unreadable", path=path,
+                       reason=getattr(e, "strerror", None) or type(e).__name__)
 
 
 def config_from_mapping(data: dict[str, Any], path: Path, tables: bool = True) -> Config:
@@ -188,20 +190,12 @@ def _link(raw: Any, where: str) -> LinkSettings:
                           allowed="a [link] table of settings")
     names = {f.name: f.type for f in fields(LinkSettings)}
     _known(raw, names, where)
-    out: dict[str, Any] = {}
-    for k, v in raw.items():
-        if names[k] == "int":
-            lo, hi = _LINK_LIMITS[k]
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise ConfigError(code="config_bad_value", where=where, setting=k, value=repr(v),
-                                  allowed=f"a whole number {lo}..{hi}")
-            out[k] = v
-        else:
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-                raise ConfigError(code="config_bad_value", where=where, setting=k, value=repr(v),
-                                  allowed="a number of seconds above 0")
-            out[k] = float(v)
-    return LinkSettings(**out)
+    options = Options(raw, lambda key, value, allowed: ConfigError(
+        code="config_bad_value", where=where, setting=key, value=repr(value), allowed=allowed))
+    return LinkSettings(**{k: options.getint(k, minval=_LINK_LIMITS[k][0],
+                                             maxval=_LINK_LIMITS[k][1])
+                           if names[k] == "int" else options.getfloat(k, above=0)
+                           for k in raw})
 
 
 _TABLE_KEYS = ("id", "url", "name", "driver")

@@ -96,6 +96,19 @@ def open_port(url: str, settings: SerialSettings, *, lock_dir: str | None,
     return Port(raw, None)
 
 
+def close_quietly(port: Any) -> None:
+    """Close ``port`` if there is one; a vanished adapter has nothing left to close, so
+    closing it may fail and is let be."""
+    if port is None:
+        return
+    try:
+        if hasattr(getattr(port, "raw", None), "cancel_read"):
+            port.raw.cancel_read()      # wake a reader out of its wait at once
+        port.close()
+    except Exception:  # a vanished adapter: nothing left to close
+        pass
+
+
 def _open_device(path: str, settings: SerialSettings, kwargs: dict[str, Any],
                  lock_dir: str | None) -> Port:
     real = os.path.realpath(path)

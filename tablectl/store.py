@@ -364,10 +364,7 @@ def in_flight(db_path: DbPath, table_id: str) -> dict[str, Any] | None:
 def list_commands(db_path: DbPath, table_id: str | None = None,
                   limit: int = 50) -> list[dict[str, Any]]:
     """The most recent journal rows, newest first."""
-    where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
-    return _query(open_db(db_path),
-                  f"SELECT * FROM table_commands {where} ORDER BY id DESC LIMIT ?",
-                  (*params, limit))
+    return _newest(db_path, "table_commands", table_id, limit)
 
 
 def list_tables(db_path: DbPath) -> list[dict[str, Any]]:
@@ -386,9 +383,15 @@ def get_table(db_path: DbPath, table_id: str) -> dict[str, Any]:
 def recent_events(db_path: DbPath, table_id: str | None = None,
                   limit: int = 50) -> list[dict[str, Any]]:
     """The most recent table events (newest first), for one table or all."""
+    return _newest(db_path, "table_events", table_id, limit)
+
+
+def _newest(db_path: DbPath, rows_of: str, table_id: str | None,
+            limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` rows of the journal or the event log, of one table or all."""
     where, params = ("WHERE table_id = ?", (table_id,)) if table_id else ("", ())
     return _query(open_db(db_path),
-                  f"SELECT * FROM table_events {where} ORDER BY id DESC LIMIT ?",
+                  f"SELECT * FROM {rows_of} {where} ORDER BY id DESC LIMIT ?",
                   (*params, limit))
 
 

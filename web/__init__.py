@@ -20,7 +20,7 @@ from flask import Flask
 
 from clubdb import shared
 
-from web import api, auth, board, db, errors, i18n, leaderboard, limits, security, staff, tablet
+from web import api, auth, board, db, leaderboard, limits, security, staff, tablet
 from web import member, signin
 from chain import box
 from web.tablet import panels
@@ -74,15 +74,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config["SECRET_KEY"] = _secret_key(instance)
     app.config.update(test_config)
     limits.init_app(app)  # first: its converters and body caps apply to every route
-    # Flask's default JSON provider has both switches; its base class declares neither.
-    # Answers keep the order they are built in: sorting costs.
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-
-    errors.init_app(app)
-    i18n.init_app(app)
+    security.init_works(app)
     panels.init_app(app)
-    security.init_app(app)
     app.register_blueprint(auth.bp)
     app.register_blueprint(staff.bp)
     app.register_blueprint(tablet.bp)

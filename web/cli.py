@@ -47,7 +47,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -102,8 +102,10 @@ def _secret_for(db_path: Path) -> str:
 
 
 def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = None,
-              secret: str | None = None) -> Flask:
-    """The Flask app on database ``db`` (created and migrated if new)."""
+              secret: str | None = None, club_config: str | None = None) -> Flask:
+    """The Flask app on database ``db`` (created and migrated if new); ``club_config``
+    (``club.toml``) gives it the LINE channel of its ``[notify]`` section and secrets
+    file, which members link their LINE through."""
     path = Path(db).resolve()
     if not path.parent.is_dir():
         raise CliError(f"the folder for the database does not exist: {path.parent}")
@@ -112,6 +114,10 @@ def build_app(db: str, *, secure_cookies: bool = True, public_url: str | None = 
               "COOKIE_SECURE": secure_cookies}
     if public_url:
         config["PUBLIC_URL"] = public_url
+    if club_config:
+        from club.notify import config as notify_config
+
+        config["LINE_LINK"] = notify_config.line_link(notify_config.load(club_config))
     return create_app(config)
 
 
@@ -136,7 +142,8 @@ def _serve(socks: list[socket.socket], app: Flask, **options: Any) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app (the production server) until Ctrl-C / SIGTERM."""
     db = _db_arg(args)
-    app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url)
+    app = build_app(db, secure_cookies=not args.insecure_cookies, public_url=args.public_url,
+                    club_config=args.config)
     # Behind the proxy, waitress believes X-Forwarded-For/-Proto/-Host from the proxy's
     # address only (its last hop): the sign-in throttle and the audit then see the
     # client's address, and nobody else can name one.
@@ -508,22 +515,18 @@ def _print_demo(base: str, folder: Path, config: Path, daemon: subprocess.Popen,
 
 
 # ------------------------------------------------------------ export, leaderboard, club day
-def cmd_export(args: argparse.Namespace) -> int:
-    """Write the nightly export of a club day (games, hands, leaderboards, manifest)."""
-    args.db = _db_arg(args)
-    return export_main.run_export(args, prog="python -m web export")
+Command = Callable[[argparse.Namespace], int]
+"""A subcommand: parsed arguments in, the exit status out."""
 
 
-def cmd_leaderboard(args: argparse.Namespace) -> int:
-    """Print a leaderboard of one rule family over a period."""
-    args.db = _db_arg(args)
-    return export_main.run_leaderboard(args)
+def _on_club_file(run: Command) -> Command:
+    """A subcommand that runs ``run(args)`` on the club file (``--db`` or $JANTAKU_DB)."""
 
+    def command(args: argparse.Namespace) -> int:
+        args.db = _db_arg(args)
+        return run(args)
 
-def cmd_club_day(args: argparse.Namespace) -> int:
-    """Show or set when a club day ends (closing hour, time zone) and when the floor opens."""
-    args.db = _db_arg(args)
-    return export_main.run_club_day(args)
+    return command
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -540,27 +543,21 @@ def add_sync_command(sub: argparse._SubParsersAction) -> None:
 
 def add_club_day_commands(sub: argparse._SubParsersAction) -> None:
     """``export``, ``leaderboard`` and ``club-day``: the club's data commands (docs/stats.md)."""
-    for name, fn, add_arguments in (
-            ("export", cmd_export, export_main.add_export_arguments),
-            ("leaderboard", cmd_leaderboard, export_main.add_leaderboard_arguments),
-            ("club-day", cmd_club_day, export_main.add_club_day_arguments)):
-        sp = sub.add_parser(name, help=(fn.__doc__ or "").strip().splitlines()[0])
+    for name, words, run, add_arguments in (
+            ("export",
+             "Write the nightly export of a club day (games, hands, leaderboards, manifest).",
+             functools.partial(export_main.run_export, prog="python -m web export"),
+             export_main.add_export_arguments),
+            ("leaderboard", "Print a leaderboard of one rule family over a period.",
+             export_main.run_leaderboard, export_main.add_leaderboard_arguments),
+            ("club-day", "Show or set when a club day ends (closing hour, time zone) and "
+             "when the floor opens.", export_main.run_club_day,
+             export_main.add_club_day_arguments)):
+        sp = sub.add_parser(name, help=words)
         sp.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
         sp.add_argument("--json", action="store_true", help="answer in JSON for scripts")
         add_arguments(sp)
-        sp.set_defaults(func=fn)
-
-
-def cmd_notify(args: argparse.Namespace) -> int:
-    """Send the outbox's messages (LINE, e-mail) until stopped; never part of a request."""
-    args.db = _db_arg(args)
-    return notify_main.start(args)
-
-
-def cmd_print_worker(args: argparse.Namespace) -> int:
-    """Print the print queue on the club's receipt printer until stopped."""
-    args.db = _db_arg(args)
-    return print_main.start(args)
+        sp.set_defaults(func=_on_club_file(run))
 
 
 # ----------------------------------------------------------------------------- parser
@@ -574,6 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free)")
     s.add_argument("--public-url", help="address tablets use, for pairing QR codes")
+    s.add_argument("--config", help="club.toml: the LINE channel members link their LINE "
+                                    "through ([notify] and its secrets file)")
     s.add_argument("--insecure-cookies", action="store_true",
                    help="send cookies without the Secure flag (plain http on loopback only)")
     s.add_argument("--behind-proxy", action="store_true",
@@ -623,10 +622,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     n = sub.add_parser("notify", help="send the outbox's word by LINE and e-mail (a service)")
     notify_main.add_arguments(n)
-    n.set_defaults(func=cmd_notify)
+    n.set_defaults(func=_on_club_file(notify_main.start))
     w = sub.add_parser("print-worker", help="print the print queue on the receipt printer")
     print_main.add_arguments(w)
-    w.set_defaults(func=cmd_print_worker)
+    w.set_defaults(func=_on_club_file(print_main.start))
     add_club_day_commands(sub)
     add_sync_command(sub)
     return p

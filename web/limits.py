@@ -14,7 +14,8 @@
 * A number in the query string or a form is read by one reader,
   :func:`query_number` (:func:`bounded_number` underneath): ASCII digits only
   (``١٢`` and ``１２`` are refused, not read as 12), within its bounds (never beyond
-  2^63-1): anything else is a 400 naming the field and the bounds.
+  2^63-1): anything else is a 400 naming the field and the bounds. A yes/no field is
+  read by :func:`flag_of` (a form's ticked box, a JSON boolean; a 422 for anything else).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from flask import Flask, Request, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import IntegerConverter, Map
 
+from club import text
 from club.db import ID_MAX
 from club.errors import UserError
 
@@ -176,33 +178,10 @@ def init_app(app: Flask) -> None:
     app.before_request(_cap_body)
 
 
-MAX_DIGITS = 19
-"""Digits a whole number from a request may have (2^63-1, SQLite's largest, has 19)."""
-
-
-def whole_number(raw: object) -> int | None:
-    """``raw`` as a whole number when it is 1 to :data:`MAX_DIGITS` ASCII digits ``0-9``,
-    else None.
-
-    ``str.isdigit()`` also takes ``²``, ``١`` and ``１`` (which ``int()`` then refuses or
-    reads as another script's number): every number a request carries goes through here
-    instead (the domain's own copy, for numbers it reads itself, is
-    ``club.text.whole_number``: the works import nothing above them)."""
-    if not isinstance(raw, str) or not 0 < len(raw) <= MAX_DIGITS:
-        return None
-    if not (raw.isascii() and raw.isdigit()):
-        return None
-    return int(raw)
-
-
 def bounded_number(raw: str, field: str, low: int, high: int) -> int:
     """A whole number typed into ``field`` (a query parameter, a form field) between ``low``
-    and ``high``, or a refusal in words naming the field and the bounds."""
-    value = whole_number(raw)
-    if value is None or not low <= value <= min(high, ID_MAX):
-        raise UserError("field.out_of_range", code="invalid_field", details={"field": field},
-                        field=field, low=low, high=high, value=str(raw)[:20])
-    return value
+    and ``high`` (at most 2^63-1), or a refusal in words naming the field and the bounds."""
+    return text.bounded_number(raw, field, low, min(high, ID_MAX))
 
 
 def query_number(name: str, default: int | None = None, low: int = 1,
@@ -224,3 +203,21 @@ def form_data() -> dict[str, Any]:
             raise UserError("http.send_json_object", code="bad_json")
         return data
     return request.form.to_dict()
+
+
+def flag_of(data: dict, key: str, *, required: bool = False) -> bool:
+    """A yes/no field. A form's unticked checkbox is absent (no); a JSON body gives a JSON
+    boolean (422 naming the field for anything else: ``0``, ``"false"``, ``[]``) and leaves
+    an optional one out for no; a ``required`` one must be there."""
+    if request.is_json:
+        if key not in data and not required:
+            return False
+        value = data.get(key)
+        if not isinstance(value, bool):
+            raise UserError("field.not_bool", status=422, code="invalid_field",
+                            details={"field": key}, field=key)
+        return value
+    if key not in data and required:
+        raise UserError("field.required", code=f"missing_{key}", details={"field": key},
+                        field=key)
+    return str(data.get(key, "")).lower() in ("1", "true", "on", "yes")

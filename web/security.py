@@ -67,6 +67,7 @@ from club.tablets import (  # noqa: F401  (the tablet calls the routes make thro
     revoke_tablet,
     tablet_for_secret,
 )
+from web import errors, i18n
 from web.errors import wants_json
 
 CSRF_META_NAME = "csrf-token"
@@ -309,6 +310,18 @@ def _env_flag(name: str, default: bool) -> bool:
     if value is None:
         return default
     return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def init_works(app: Flask) -> None:
+    """What every Flask app of ours installs, the club's and the head office's: answers in
+    UTF-8 and in the order they are built (sorting costs), the error answers, the words
+    of the reader's language, then :func:`init_app`."""
+    # Flask's default JSON provider has both switches; its base class declares neither.
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    errors.init_app(app)
+    i18n.init_app(app)
+    init_app(app)
 
 
 def init_app(app: Flask) -> None:

@@ -13,12 +13,13 @@ import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from club.errors import UserError
+from groundwork.options import Options, read_toml
 
 SECRET_MODES = (0o600, 0o400)
-SECRET_KEYS = ("line_channel_access_token", "smtp_password")
+SECRET_KEYS = ("line_channel_access_token", "line_channel_secret", "smtp_password")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,10 @@ class Settings:
 
     line_api: str = "https://api.line.me"
     line_token: str = ""
+    line_secret: str = ""
+    """The channel secret: the webhook's ``X-Line-Signature`` is checked with it."""
+    line_account: str = ""
+    """The club's official account (``@…``), for the member page's add-friend link."""
     smtp_host: str = ""
     smtp_port: int = 587
     smtp_starttls: bool = True
@@ -40,12 +45,17 @@ class Settings:
     timeout: float = 15.0
 
 
-_TYPES: dict[str, type | tuple[type, ...]] = {
-    "secrets": str, "line_api": str, "smtp_host": str, "smtp_port": int,
-    "smtp_starttls": bool, "smtp_user": str, "mail_from": str, "poll": (int, float),
-    "first_retry": (int, float), "max_retry": (int, float), "attempts": int,
-    "timeout": (int, float),
+_SECONDS = ("poll", "first_retry", "max_retry", "timeout")
+_READ: dict[str, Callable[[Options, str], Any]] = {
+    **{key: lambda o, k: o.gettext(k)
+       for key in ("secrets", "line_api", "line_account", "smtp_host", "smtp_user",
+                   "mail_from")},
+    "smtp_port": lambda o, k: o.getint(k),
+    "smtp_starttls": lambda o, k: o.getboolean(k),
+    "attempts": lambda o, k: o.getint(k, minval=1, maxval=100),
+    **{key: lambda o, k: o.getfloat(k, above=0) for key in _SECONDS},
 }
+"""How each option of ``[notify]`` is read (its kind and bounds)."""
 
 
 def _bad(path: Path, key: str, value: Any, allowed: str) -> UserError:
@@ -77,34 +87,28 @@ def load(config: str | os.PathLike[str]) -> Settings:
     """The sender's settings from ``club.toml`` (its ``[notify]`` section) and the secrets
     file it names (relative paths from the config's folder)."""
     path = Path(config)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("notify.config_missing", path=str(path)) from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise UserError("notify.config_unreadable", path=str(path),
-                        reason=getattr(e, "strerror", None) or str(e)) from None
+    data = read_toml(path, lambda: UserError("notify.config_missing", path=str(path)),
+                     lambda e: UserError("notify.config_unreadable", path=str(path),
+                                         reason=getattr(e, "strerror", None) or str(e)))
     section = data.get("notify")
     if not isinstance(section, dict):
         raise UserError("notify.config_no_section", path=str(path))
-    values: dict[str, Any] = {}
     for key, value in section.items():
-        kind = _TYPES.get(key)
-        if kind is None:
-            raise _bad(path, key, value, ", ".join(_TYPES))
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise _bad(path, key, value, "a value of the kind the sample club.toml shows")
-        values[key] = value
-    for key in ("poll", "first_retry", "max_retry", "timeout"):
-        if key in values and not values[key] > 0:
-            raise _bad(path, key, values[key], "a number of seconds above 0")
-    if "attempts" in values and not 1 <= values["attempts"] <= 100:
-        raise _bad(path, "attempts", values["attempts"], "a whole number 1..100")
+        if key not in _READ:
+            raise _bad(path, key, value, ", ".join(_READ))
+    options = Options(section, lambda key, value, allowed: _bad(path, key, value, allowed))
+    values: dict[str, Any] = {key: _READ[key](options, key) for key in section}
     secrets_at = values.pop("secrets", None)
     secrets: dict[str, str] = {}
     if secrets_at:
         secrets = read_secrets(path.resolve().parent / secrets_at)
-    given: dict[str, Any] = {k: float(v) if k in ("poll", "first_retry", "max_retry", "timeout")
-                             else v for k, v in values.items()}
     return Settings(line_token=secrets.get("line_channel_access_token", ""),
-                    smtp_password=secrets.get("smtp_password", ""), **given)
+                    line_secret=secrets.get("line_channel_secret", ""),
+                    smtp_password=secrets.get("smtp_password", ""), **values)
+
+
+def line_link(settings: Settings) -> dict[str, str]:
+    """What the web app's LINE webhook and member pages need (its ``LINE_LINK``): the
+    same channel as the sender's, its secret and the official account."""
+    return {"api_base": settings.line_api, "channel_secret": settings.line_secret,
+            "channel_token": settings.line_token, "account_id": settings.line_account}

@@ -8,7 +8,6 @@ stderr, exit status 2."""
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 
@@ -17,8 +16,7 @@ import lexicon
 import clubdb
 
 from club import command
-from club.db import AlreadyRunning, Db, connect, one_per_club, prepare
-from club.errors import UserError
+from club.db import Db, connect
 from club.printing import config, queue
 from club.printing.config import PrinterConfig
 from club.printing.worker import Worker
@@ -26,30 +24,21 @@ from club.printing.worker import Worker
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The worker's options."""
-    p.add_argument("--db", help="the club's SQLite file (or $JANTAKU_DB)")
-    p.add_argument("--config", required=True, help="club.toml with a [printer] section")
-    p.add_argument("--once", action="store_true", help="print what is due now, then stop")
+    command.worker_arguments(p, "printer", "print")
 
 
 def start(args: argparse.Namespace) -> int:
     """Check the club file and the printer's settings, then print (raises
     :class:`UserError`)."""
-    db_path = args.db or os.environ.get("JANTAKU_DB")
-    if not db_path or not os.path.isfile(db_path):
-        raise UserError("print.err.no_db", path=str(db_path))
-    cfg = config.load(args.config)
-    prepare(db_path, [queue.MIGRATIONS])  # the worker's own table; the web app checks the rest
-    try:
-        with one_per_club(db_path, "print"):
-            db = connect(db_path)
-            try:
-                # a worker started before the upgraded web app finds its table
-                clubdb.migrate(db, [queue.MIGRATIONS])
-                return _serve(db, cfg, db_path, once=args.once)
-            finally:
-                db.conn.close()
-    except AlreadyRunning as e:
-        raise UserError("print.err.already_running", path=e.path) from None
+    with command.worker_file(args.db, lambda: config.load(args.config), "print",
+                             [queue.MIGRATIONS], "print.err.") as (db_path, cfg):
+        db = connect(db_path)
+        try:
+            # a worker started before the upgraded web app finds its table
+            clubdb.migrate(db, [queue.MIGRATIONS])
+            return _serve(db, cfg, db_path, once=args.once)
+        finally:
+            db.conn.close()
 
 
 def _serve(db: Db, cfg: PrinterConfig, db_path: str, *, once: bool) -> int:
@@ -72,15 +61,10 @@ def _serve(db: Db, cfg: PrinterConfig, db_path: str, *, once: bool) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m club.printing``."""
-    return command.parser("club.printing", "Print the print queue on the receipt printer.",
-                          add_arguments)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the worker from the command line; returns the exit status."""
-    return command.run("club.printing", start, build_parser().parse_args(argv))
+    return command.main("club.printing", "Print the print queue on the receipt printer.",
+                        add_arguments, start, argv)
 
 
 if __name__ == "__main__":

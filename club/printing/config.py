@@ -19,12 +19,12 @@ the value and what it allows; a file without ``[printer]`` has no printer.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from club.errors import UserError
+from groundwork.options import Options, is_whole, read_toml
 from club.printing import receipt
 
 KINDS = ("none", "usb", "network", "file")
@@ -84,12 +84,8 @@ def _profile_columns(profile: str | None, width_mm: int) -> int | None:
 def load(path: str | Path) -> PrinterConfig:
     """The ``[printer]`` of a club file (no section: no printer); refused in words."""
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError("print.err.no_config", path=str(p)) from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise UserError("print.err.bad_config", path=str(p), reason=str(e)) from None
+    data = read_toml(p, lambda: UserError("print.err.no_config", path=str(p)),
+                     lambda e: UserError("print.err.bad_config", path=str(p), reason=str(e)))
     return from_mapping(data.get("printer"), str(p))
 
 
@@ -100,24 +96,20 @@ def from_mapping(raw: Any, where: str = "club.toml") -> PrinterConfig:
         return PrinterConfig()
     if not isinstance(raw, dict):
         raise _refuse(where, "printer", raw, "a [printer] table")
-    kind = raw.get("kind", "none")
-    if kind not in KINDS:
-        raise _refuse(where, "kind", kind, " / ".join(f'"{k}"' for k in KINDS))
+    options = Options(raw, lambda key, value, allowed: _refuse(where, key, value, allowed))
+    kind = options.getchoice("kind", KINDS, "none")
     allowed = (*_COMMON, *_KEYS[kind])
     for key in raw:
         if key not in allowed:
             raise _refuse(where, key, raw[key], f'keys of kind = "{kind}": ' + ", ".join(allowed))
-    out: dict[str, Any] = {"kind": kind, **_paper(raw, where), **_place(kind, raw, where)}
+    out: dict[str, Any] = {"kind": kind, **_paper(options, where), **_place(kind, options)}
     return PrinterConfig(**out)
 
 
-def _paper(raw: dict, where: str) -> dict[str, Any]:
+def _paper(options: Options, where: str) -> dict[str, Any]:
     """The keys every kind has: the paper's width, the profile, the timeout."""
-    out: dict[str, Any] = {}
-    width = raw.get("width_mm", 80)
-    if isinstance(width, bool) or width not in WIDTHS:
-        raise _refuse(where, "width_mm", width, "58 or 80")
-    out["width_mm"] = width
+    raw = options.values
+    out: dict[str, Any] = {"width_mm": options.getchoice("width_mm", WIDTHS, 80, "58 or 80")}
     if "profile" in raw:
         from escpos.capabilities import CAPABILITIES
 
@@ -128,40 +120,32 @@ def _paper(raw: dict, where: str) -> dict[str, Any]:
                           "a python-escpos profile such as " + ", ".join(examples))
         out["profile"] = raw["profile"]
     if "timeout" in raw:
-        t = raw["timeout"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 120:
-            raise _refuse(where, "timeout", t, "seconds, above 0 and at most 120")
-        out["timeout"] = float(t)
+        out["timeout"] = options.getfloat("timeout", above=0, maxval=120)
     return out
 
 
-def _place(kind: str, raw: dict, where: str) -> dict[str, Any]:
+def _place(kind: str, options: Options) -> dict[str, Any]:
     """Where a printer of ``kind`` is: its address, USB ids or device."""
     if kind == "network":
-        host = raw.get("host")
-        if not isinstance(host, str) or not host.strip():
-            raise _refuse(where, "host", host, 'the printer\'s address, e.g. "192.168.1.50"')
-        return {"host": host.strip(), "port": _whole(raw.get("port", 9100), where, "port", 1,
-                                                        65535)}
+        host = options.gettext("host", allowed='the printer\'s address, e.g. "192.168.1.50"',
+                               empty=False)
+        return {"host": host.strip(), "port": options.getint("port", 9100, 1, 65535)}
     if kind == "usb":
-        return {key: _whole(raw.get(key), where, key, 1, 0xFFFF)
-                for key in ("vendor_id", "product_id")}
+        return {key: _usb_id(options, key) for key in ("vendor_id", "product_id")}
     if kind == "file":
-        path = raw.get("path")
-        if not isinstance(path, str) or not path.strip():
-            raise _refuse(where, "path", path, 'a device or file, e.g. "/dev/usb/lp0"')
-        return {"path": path}
+        return {"path": options.gettext("path", allowed='a device or file, e.g. "/dev/usb/lp0"',
+                                        empty=False)}
     return {}
 
 
-def _whole(value: Any, where: str, key: str, lo: int, hi: int) -> int:
-    """A whole number lo..hi; a USB id may also be written as text, "04b8" or "0x04b8"."""
-    if isinstance(value, str) and key.endswith("_id"):
+def _usb_id(options: Options, key: str) -> int:
+    """A USB id 1..0xFFFF, written as a number or as hex text ("04b8" or "0x04b8")."""
+    value: Any = options.values.get(key)
+    if isinstance(value, str):
         try:
             value = int(value, 16)
         except ValueError:
             pass
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _refuse(where, key, value, f"a whole number {lo}..{hi}"
-                      + (" (hex as 0x04b8)" if key.endswith("_id") else ""))
-    return value
+    options.check(key, is_whole(value) and 1 <= value <= 0xFFFF, value,
+                  "a whole number 1..65535 (hex as 0x04b8)")
+    return int(value)

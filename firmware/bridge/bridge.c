@@ -78,11 +78,26 @@ static uint8_t line_len, line_long;
 static uint8_t line_bad;        /* a NUL, a control or non-ASCII byte in the line */
 static uint8_t line_lost;       /* bytes of the line were lost (the ring was full) */
 static uint8_t framed_line;     /* the line carried a checksum: so does its answer */
-static char out[128];
+static char out[ANSWER_MAX];
 static uint8_t out_len;
 static uint16_t last_id;
 static char last_cmd[LINE_MAX + 1];
-static char last_answer[128];
+static char last_answer[ANSWER_MAX];
+
+/* ---------------------------------------------------------------- senses, RECORD
+ * Input 0 is the table's power, inputs 1..SENSES the optocouplers across the switches of
+ * relays 1..SENSES (a hand or a relay closing one pulls its input low). The 1 ms tick
+ * debounces them; while recording, every change is kept with the time it was first
+ * seen, in ms since RECORD START. */
+static volatile uint8_t *const press_sense_pin[SENSES] = PRESS_SENSE_PINS;
+static volatile uint8_t *const press_sense_port[SENSES] = PRESS_SENSE_PORTS;
+static const uint8_t press_sense_bit[SENSES] = PRESS_SENSE_BITS;
+static volatile uint8_t sense_stable;          /* bit i: input i on (power) or pressed */
+static uint8_t sense_count[SENSES + 1];
+static volatile uint8_t rec_on, rec_overflow, rec_len;
+static volatile uint32_t rec_ms;
+static uint32_t rec_t[RECORD_MAX];
+static uint8_t rec_what[RECORD_MAX];           /* input << 1 | its new level */
 
 /* ---------------------------------------------------------------- relays */
 static void relay_write(uint8_t i, uint8_t closed)
@@ -109,6 +124,43 @@ static uint8_t sensed_on(void)
     return !(SENSE_PIN & (1 << SENSE_BIT));
 }
 
+static uint8_t sense_levels(void)
+{
+    uint8_t v = sensed_on() ? 1 : 0;
+    for (uint8_t i = 0; i < SENSES; i++)
+        if (!(*press_sense_pin[i] & (1 << press_sense_bit[i])))
+            v |= (uint8_t)(1 << (i + 1));
+    return v;
+}
+
+/* one tick of the sense inputs (from the timer interrupt) */
+static void sense_tick(void)
+{
+    if (rec_on)
+        rec_ms++;
+    uint8_t now = sense_levels();
+    for (uint8_t i = 0; i <= SENSES; i++) {
+        uint8_t bit = (uint8_t)(1 << i);
+        if (!((now ^ sense_stable) & bit)) {
+            sense_count[i] = 0;
+            continue;
+        }
+        if (++sense_count[i] < SENSE_DEBOUNCE_MS)
+            continue;
+        sense_count[i] = 0;
+        sense_stable ^= bit;
+        if (!rec_on)
+            continue;
+        if (rec_len >= RECORD_MAX) {
+            rec_overflow = 1;
+            continue;
+        }
+        rec_t[rec_len] = rec_ms >= SENSE_DEBOUNCE_MS - 1 ? rec_ms - (SENSE_DEBOUNCE_MS - 1) : 0;
+        rec_what[rec_len] = (uint8_t)((i << 1) | ((sense_stable & bit) ? 1 : 0));
+        rec_len++;
+    }
+}
+
 static void open_all(void)
 {
     for (uint8_t i = 0; i < CHANNELS; i++) {
@@ -117,9 +169,12 @@ static void open_all(void)
     }
 }
 
+static void script_tick(void);   /* the on-board script's step: below */
+
 ISR(TIMER1_COMPA_vect)
 {
     uint8_t any = 0;
+    sense_tick();
     for (uint8_t i = 0; i < CHANNELS; i++) {
         if (remaining[i]) {
             if (--remaining[i] == 0)
@@ -149,6 +204,7 @@ ISR(TIMER1_COMPA_vect)
         if (!still)
             press_state = OUTCOME_DONE;
     }
+    script_tick();
 }
 
 /* ---------------------------------------------------------------- serial */
@@ -349,7 +405,258 @@ static int16_t parse_channels(const char *s)
     return mask;
 }
 
+/* the words a line can hold (one character and a space each) */
+#define ARGS_MAX ((LINE_MAX + 1) / 2)
 static uint8_t reset_due;      /* RESET: let the hardware watchdog restart the chip */
+
+/* ---------------------------------------------------------------- the script
+ * A whole mode change loaded by SCRIPT lines and run by RUN on the chip's own clock
+ * (docs/bridge.md, "The script"). The Timer1 tick runs it; the main loop only loads,
+ * starts and stops it, never while it runs. */
+#define OP_WAIT 1
+#define OP_CLOSE 2
+#define OP_OFF 3
+#define OP_ON 4
+#define OP_REPEAT 5
+#define OP_END 6
+struct op {
+    uint8_t kind;
+    uint8_t mask;       /* OP_CLOSE: the channels; OP_END: the index of its OP_REPEAT */
+    uint16_t ms;        /* OP_WAIT, OP_CLOSE: the time; OP_REPEAT: the times the group runs */
+};
+static struct op script[SCRIPT_STEPS];
+static uint8_t script_len;
+static uint8_t script_group = 0xFF;     /* the index of an R not yet closed by E */
+static volatile uint8_t script_state;   /* SCRIPT_* (0: never run) */
+static volatile uint8_t script_pc, script_left, script_pass;
+static volatile uint16_t script_wait, script_id;
+
+/* the script stops short: every relay open, the table let on */
+static void script_end(uint8_t state)
+{
+    open_all();
+    power_write(0);
+    script_state = state;
+}
+
+/* called by the 1 ms tick: the next step when the present one's time is over */
+static void script_tick(void)
+{
+    if (script_state != SCRIPT_RUNNING)
+        return;
+    if (quiet_ms >= wd_ms) {        /* the host is gone: stop, as the watchdog does */
+        script_end(SCRIPT_CUT);
+        wd_fired = 1;
+        return;
+    }
+    if (script_wait && --script_wait)
+        return;
+    for (uint8_t guard = 0; guard < 2 * SCRIPT_STEPS; guard++) {
+        if (script_pc >= script_len) {
+            script_state = SCRIPT_DONE;
+            return;
+        }
+        struct op *o = &script[script_pc++];
+        switch (o->kind) {
+        case OP_WAIT:
+            if (o->ms) {
+                script_wait = o->ms;
+                return;
+            }
+            break;
+        case OP_CLOSE:
+            for (uint8_t i = 0; i < CHANNELS; i++) {
+                if (o->mask & (1 << i)) {
+                    remaining[i] = (uint16_t)(o->ms + 1);
+                    relay_write(i, 1);
+                }
+            }
+            script_wait = (uint16_t)(o->ms + 1);
+            return;
+        case OP_OFF:
+            power_write(1);
+            break;
+        case OP_ON:
+            power_write(0);
+            break;
+        case OP_REPEAT:
+            script_left = (uint8_t)(o->ms - 1);
+            script_pass = 1;
+            break;
+        case OP_END:
+            if (script_left) {
+                script_left--;
+                script_pass++;
+                script_pc = (uint8_t)(o->mask + 1);
+            } else {
+                script_pass = 1;
+            }
+            break;
+        }
+    }
+}
+
+/* " SCRIPT <id> <state> <step> <pass>"; only for ``id`` when it is given */
+static void put_script(uint16_t only)
+{
+    static const char running[] PROGMEM = "RUNNING";
+    static const char done[] PROGMEM = "DONE";
+    static const char aborted[] PROGMEM = "ABORTED";
+    static const char cut[] PROGMEM = "CUT";
+    static PGM_P const names[] PROGMEM = {running, done, aborted, cut};
+    cli();
+    uint8_t state = script_state, pc = script_pc, pass = script_pass;
+    uint16_t sid = script_id;
+    sei();
+    if (!state || (only && only != sid))
+        return;
+    put_P(PSTR(" SCRIPT "));
+    if (sid)
+        put_u(sid);
+    else
+        put("-");
+    put(" ");
+    put_P((PGM_P)pgm_read_word(&names[state - 1]));
+    put(" ");
+    put_u(pc);
+    put(" ");
+    put_u(pass);
+}
+
+/* One step of a SCRIPT line into script[at]; 0 when it is good, else the refusal made */
+static uint8_t script_step(uint16_t id, char *tok, uint8_t at, uint8_t *group)
+{
+    char c = *tok;
+    if (c >= 'a' && c <= 'z')
+        c = (char)(c - 32);
+    struct op *o = &script[at];
+    o->mask = 0;
+    o->ms = 0;
+    if (same_word(tok, PSTR("ON")) || same_word(tok, PSTR("OFF"))) {
+        o->kind = same_word(tok, PSTR("ON")) ? OP_ON : OP_OFF;
+        return 0;
+    }
+    if (same_word(tok, PSTR("E"))) {
+        if (*group == 0xFF)
+            return err(id, PSTR("ARGS"), PSTR("E ends a group that R began")), 1;
+        o->kind = OP_END;
+        o->mask = *group;
+        *group = 0xFF;
+        return 0;
+    }
+    char *colon = strchr(tok, ':');
+    if (colon) {
+        *colon = 0;
+        int16_t mask = parse_channels(tok);
+        int32_t ms = number(colon + 1);
+        if (mask < 0)
+            return err(id, PSTR("CHANNEL"), PSTR("no such relay; the channels are 1 to 8")), 1;
+        if (mask == 0 || ms < 0)
+            return err(id, PSTR("ARGS"), PSTR("a press is channels:ms, as in 2:150 or 4,5:3000")), 1;
+        if (ms < 1 || ms > PRESS_MAX_MS)
+            return err(id, PSTR("RANGE"), PSTR("a press lasts 1 to " PRESS_MAX_MS_S " ms")), 1;
+        o->kind = OP_CLOSE;
+        o->mask = (uint8_t)mask;
+        o->ms = (uint16_t)ms;
+        return 0;
+    }
+    if (c == 'W' || c == 'R') {
+        int32_t v = number(tok + 1);
+        if (v < 0)
+            return err(id, PSTR("ARGS"), PSTR("W and R take a number, as in W250 or R3")), 1;
+        if (c == 'W') {
+            if (v > SCRIPT_WAIT_MAX_MS)
+                return err(id, PSTR("RANGE"), PSTR("a wait lasts 0 to " SCRIPT_WAIT_MAX_MS_S " ms")), 1;
+            o->kind = OP_WAIT;
+        } else {
+            if (v < 1 || v > SCRIPT_REPEAT_MAX)
+                return err(id, PSTR("RANGE"), PSTR("a group repeats 1 to " SCRIPT_REPEAT_MAX_S " times")), 1;
+            if (*group != 0xFF)
+                return err(id, PSTR("ARGS"), PSTR("groups do not nest; end this one with E first")), 1;
+            o->kind = OP_REPEAT;
+            *group = at;
+        }
+        o->ms = (uint16_t)v;
+        return 0;
+    }
+    return err(id, PSTR("ARGS"),
+               PSTR("a step is ON, OFF, W<ms>, <ch>[,<ch>]:<ms>, R<times> or E")), 1;
+}
+
+/* SCRIPT, RUN, ABORT, and the commands a running script refuses; 1 when it answered */
+static uint8_t script_command(uint16_t id, char **arg, uint8_t argc)
+{
+    const char *verb = arg[0];
+    uint8_t busy = script_state == SCRIPT_RUNNING;
+    if (same_word(verb, PSTR("RELEASE"))) {
+        if (busy) {             /* RELEASE always works: it stops the script too */
+            cli();
+            script_end(SCRIPT_ABORTED);
+            sei();
+        }
+        return 0;
+    }
+    if (same_word(verb, PSTR("ABORT"))) {
+        if (argc != 1)
+            return err(id, PSTR("ARGS"), PSTR("ABORT takes nothing after it")), 1;
+        if (busy) {
+            cli();
+            script_end(SCRIPT_ABORTED);
+            sei();
+        }
+        head(1, id);
+        put_P(PSTR("ABORT"));
+        return 1;
+    }
+    uint8_t script_verb = same_word(verb, PSTR("SCRIPT")) || same_word(verb, PSTR("RUN"));
+    if (busy && (script_verb || same_word(verb, PSTR("PRESS")) || same_word(verb, PSTR("HOLD"))
+                 || (same_word(verb, PSTR("POWER")) && argc > 1)))
+        return err(id, PSTR("BUSY"), PSTR("a script is running; ABORT it first")), 1;
+    if (same_word(verb, PSTR("SCRIPT"))) {
+        uint8_t fresh = argc >= 2 && same_word(arg[1], PSTR("NEW"));
+        if (argc < 2 || (!fresh && !same_word(arg[1], PSTR("ADD"))) || (!fresh && argc < 3))
+            return err(id, PSTR("ARGS"), PSTR("SCRIPT NEW or SCRIPT ADD, then its steps")), 1;
+        uint8_t at = fresh ? 0 : script_len;
+        uint8_t group = fresh ? 0xFF : script_group;
+        if (at + argc - 2 > SCRIPT_STEPS)
+            return err(id, PSTR("RANGE"), PSTR("a script holds at most " SCRIPT_STEPS_S " steps")), 1;
+        for (uint8_t i = 2; i < argc; i++, at++)
+            if (script_step(id, arg[i], at, &group))
+                return 1;       /* refused whole: the script loaded before stays */
+        script_len = at;
+        script_group = group;
+        if (fresh)
+            script_state = 0;
+        head(1, id);
+        put_P(PSTR("SCRIPT "));
+        put_u(script_len);
+        return 1;
+    }
+    if (same_word(verb, PSTR("RUN"))) {
+        int32_t n = argc == 2 ? number(arg[1]) : -1;
+        if (n < 0)
+            return err(id, PSTR("ARGS"), PSTR("RUN takes the script's count of steps")), 1;
+        if (!script_len)
+            return err(id, PSTR("ARGS"), PSTR("no script is loaded; SCRIPT NEW first")), 1;
+        if (n != script_len)
+            return err(id, PSTR("ARGS"), PSTR("the count differs from the steps loaded")), 1;
+        if (script_group != 0xFF)
+            return err(id, PSTR("ARGS"), PSTR("a group R is not ended by E")), 1;
+        cli();
+        script_pc = 0;
+        script_wait = 0;
+        script_left = 0;
+        script_pass = 1;
+        script_id = id;
+        script_state = SCRIPT_RUNNING;
+        sei();
+        head(1, id);
+        put_P(PSTR("RUN "));
+        put_u(script_len);
+        return 1;
+    }
+    return 0;
+}
 
 /* " PRESS <id> <outcome>" of the last numbered press; only for ``id`` when it is given */
 static void put_outcome(uint16_t only)
@@ -371,9 +678,59 @@ static void put_outcome(uint16_t only)
     put_P((PGM_P)pgm_read_word(&names[state - 1]));
 }
 
+/* RECORD [START | STOP | READ <first>]: the recording of the sense inputs' edges */
+static void record_cmd(uint16_t id, char **arg, uint8_t argc)
+{
+    int32_t from = -1;
+    if (argc == 2 && same_word(arg[1], PSTR("START"))) {
+        cli();
+        rec_len = 0;
+        rec_overflow = 0;
+        rec_ms = 0;
+        rec_on = 1;
+        sei();
+    } else if (argc == 2 && same_word(arg[1], PSTR("STOP"))) {
+        rec_on = 0;
+    } else if (argc == 3 && same_word(arg[1], PSTR("READ"))) {
+        from = number(arg[2]);
+        if (from < 0)
+            return err(id, PSTR("ARGS"),
+                       PSTR("RECORD READ takes the first edge's index, as in RECORD READ 0"));
+        if (from > RECORD_MAX)
+            return err(id, PSTR("RANGE"),
+                       PSTR("the recording keeps at most " RECORD_MAX_S " edges"));
+    } else if (argc != 1) {
+        return err(id, PSTR("ARGS"), PSTR("RECORD takes START, STOP, READ <first> or nothing"));
+    }
+    cli();
+    uint8_t on = rec_on, len = rec_len, over = rec_overflow;
+    uint32_t ms = rec_ms;
+    sei();
+    head(1, id);
+    put_P(on ? PSTR("RECORD ON EDGES ") : PSTR("RECORD OFF EDGES "));
+    put_u(len);
+    put_P(PSTR(" OVERFLOW "));
+    put_u(over);
+    if (from < 0) {
+        put_P(PSTR(" CLOCK "));
+        put_u(ms);
+        return;
+    }
+    put_P(PSTR(" FROM "));
+    put_u((uint32_t)from);
+    for (uint8_t i = (uint8_t)from; i < len && i < from + RECORD_PER_READ; i++) {
+        uint8_t input = (uint8_t)(rec_what[i] >> 1);
+        char word[4] = {' ', input ? (char)('0' + input) : 'P', (rec_what[i] & 1) ? '+' : '-', 0};
+        put(word);
+        put_u(rec_t[i]);
+    }
+}
+
 static void run(uint16_t id, char **arg, uint8_t argc)
 {
     const char *verb = arg[0];
+    if (script_command(id, arg, argc))
+        return;
     if (same_word(verb, PSTR("PING"))) {
         if (argc != 1)
             return err(id, PSTR("ARGS"), PSTR("PING takes nothing after it"));
@@ -389,6 +746,7 @@ static void run(uint16_t id, char **arg, uint8_t argc)
         if (power_off)
             put_P(PSTR(" POWER OFF"));
         put_outcome(0);
+        put_script(0);
     } else if (same_word(verb, PSTR("PRESS")) || same_word(verb, PSTR("HOLD"))) {
         uint8_t hold = same_word(verb, PSTR("HOLD"));
         if (argc != 3) {
@@ -505,6 +863,8 @@ static void run(uint16_t id, char **arg, uint8_t argc)
 #else
         err(id, PSTR("UNKNOWN"), PSTR("built without the hardware watchdog; RESET needs it"));
 #endif
+    } else if (same_word(verb, PSTR("RECORD"))) {
+        record_cmd(id, arg, argc);
     } else {
         err(id, PSTR("UNKNOWN"), PSTR("unknown command; the commands are " VERBS_S));
     }
@@ -515,6 +875,7 @@ static void send_answer(uint8_t repeat, uint16_t id)
     if (repeat) {
         put_P(PSTR(" REPEAT"));
         put_outcome(id);        /* a resent press says how it ended, cut or not */
+        put_script(id);         /* and a resent RUN how its script ended */
     }
     cli();
     uint8_t fired = wd_fired;
@@ -572,7 +933,7 @@ static uint8_t take_checksum(void)
 
 static void handle_line(void)
 {
-    char *arg[6];
+    char *arg[ARGS_MAX];
     uint8_t argc = 0;
     char text[LINE_MAX + 1];
 
@@ -600,7 +961,7 @@ static void handle_line(void)
         return send_answer(0, 0);
     }
     strcpy(text, line);
-    for (char *p = line; *p && argc < 6;) {
+    for (char *p = line; *p && argc < ARGS_MAX;) {
         while (*p == ' ' || *p == '\t')
             *p++ = 0;
         if (!*p)
@@ -693,6 +1054,8 @@ int main(void)
     power_write(0);             /* the table on: the outlet's trigger not energised */
     POWER_DDR |= (uint8_t)(1 << POWER_BIT);
     SENSE_PORT |= (uint8_t)(1 << SENSE_BIT);    /* the sense input's pull-up */
+    for (uint8_t i = 0; i < SENSES; i++)        /* and the switch senses' */
+        *press_sense_port[i] |= (uint8_t)(1 << press_sense_bit[i]);
     /* UART: 115200 8N1, double speed (the Arduino bootloader's setting) */
     uint16_t ubrr = (uint16_t)((F_CPU + BAUD * 4) / (BAUD * 8) - 1);
     UBRR0H = (uint8_t)(ubrr >> 8);
@@ -711,6 +1074,7 @@ int main(void)
     wdt_enable(WDTO_500MS);
 #endif
     set_sleep_mode(SLEEP_MODE_IDLE);
+    sense_stable = sense_levels();      /* the levels at start are no edges */
     sei();
     banner();
 

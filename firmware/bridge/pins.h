@@ -23,6 +23,11 @@
 #define SENSE_PIN PINB
 #define SENSE_PORT PORTB
 #define SENSE_BIT 3
+/* the switch sense inputs 1..4 (across the switches of relays 1..4): D12 = PB4,
+ * D13 = PB5 (the on-board LED: see docs/hardware.md), A4 = PC4, A5 = PC5 */
+#define PRESS_SENSE_PINS {&PINB, &PINB, &PINC, &PINC}
+#define PRESS_SENSE_PORTS {&PORTB, &PORTB, &PORTC, &PORTC}
+#define PRESS_SENSE_BITS {4, 5, 4, 5}
 #elif defined(__AVR_ATmega2560__)
 #define MCU_NAME "atmega2560"
 /* Mega 2560: D2 = PE4, D3 = PE5, D4 = PG5, D5 = PE3, D6..D9 = PH3..PH6 */
@@ -36,6 +41,10 @@
 #define SENSE_PIN PINB
 #define SENSE_PORT PORTB
 #define SENSE_BIT 5
+/* the switch sense inputs 1..4: D12 = PB6, D13 = PB7 (the LED), A4 = PF4, A5 = PF5 */
+#define PRESS_SENSE_PINS {&PINB, &PINB, &PINF, &PINF}
+#define PRESS_SENSE_PORTS {&PORTB, &PORTB, &PORTF, &PORTF}
+#define PRESS_SENSE_BITS {6, 7, 4, 5}
 #else
 #error "the bridge firmware supports atmega328p (Nano, Uno) and atmega2560 (Mega 2560)"
 #endif

@@ -16,6 +16,8 @@
  *   adc <input> <microvolts>       the voltage on analog input A<input> (AVcc = 5 V)
  *   sense <0|1>                    the table's power as the sense input sees it (1 = on;
  *                                  on at start): the optocoupler pulls D11 low when on
+ *   switch <n> <0|1>               a switch the sense input n (1..4) is across is pressed (1)
+ *                                  or let go (0), by a hand or a relay: D12, D13, A4, A5
  *   time                           print the simulated time
  *   nxcl                           clear the tty's exclusive mode a killed host left set
  *   quit                           stop
@@ -61,6 +63,9 @@ static const struct relay_pin pins_2560[9] = {
     {'E', 4}, {'E', 5}, {'G', 5}, {'E', 3}, {'H', 3}, {'H', 4}, {'H', 5}, {'H', 6}, {'B', 4}};
 /* the power sense input (D11) */
 static const struct relay_pin sense_328p = {'B', 3}, sense_2560 = {'B', 5};
+/* the switch sense inputs 1..4 (D12, D13, A4, A5) */
+static const struct relay_pin switch_328p[4] = {{'B', 4}, {'B', 5}, {'C', 4}, {'C', 5}};
+static const struct relay_pin switch_2560[4] = {{'B', 6}, {'B', 7}, {'F', 4}, {'F', 5}};
 
 
 static avr_t *avr;
@@ -72,12 +77,20 @@ static int levels[9];
 
 /* The sense input as the optocoupler drives it: low while the table has power. Set as
  * the pin's external level too, so the firmware's pull-up (written with every PORTB
- * write) does not pull it back up in simavr. */
+ * write) does not pull it back up in simavr. simavr keeps one external mask and value
+ * per port: every pin set so far is given again. */
+static uint8_t ext_mask[26], ext_value[26];     /* per port: simavr keeps one of each */
+
 static void set_sense(const struct relay_pin *p, unsigned on)
 {
+    int at = p->port - 'A';
+    ext_mask[at] |= (uint8_t)(1u << p->bit);
+    if (on)
+        ext_value[at] &= (uint8_t)~(1u << p->bit);
+    else
+        ext_value[at] |= (uint8_t)(1u << p->bit);
     avr_ioport_external_t e = {.name = (unsigned long)p->port & 0x7F,
-                               .mask = (unsigned long)(1u << p->bit),
-                               .value = on ? 0 : (unsigned long)(1u << p->bit)};
+                               .mask = ext_mask[at], .value = ext_value[at]};
     avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL(p->port), &e);
     avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(p->port), p->bit), on ? 0 : 1);
 }
@@ -144,7 +157,7 @@ static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
 
 static void control(char *cmd)
 {
-    unsigned input;
+    unsigned input, level;
     unsigned long long uv;
     if (sscanf(cmd, "adc %u %llu", &input, &uv) == 2 && input < 8) {
         /* a 10-bit converter as the datasheet has it: floor(V * 1024 / AVcc), at most
@@ -158,6 +171,11 @@ static void control(char *cmd)
     } else if (sscanf(cmd, "sense %u", &input) == 1 && input < 2) {
         set_sense(strcmp(avr->mmcu, "atmega2560") == 0 ? &sense_2560 : &sense_328p, input);
         printf("sense %u\n", input);
+    } else if (sscanf(cmd, "switch %u %u", &input, &level) == 2 && input >= 1 && input <= 4
+               && level < 2) {
+        set_sense((strcmp(avr->mmcu, "atmega2560") == 0 ? switch_2560 : switch_328p)
+                  + input - 1, level);
+        printf("switch %u %u %llu\n", input, level, (unsigned long long)sim_us());
     } else if (strncmp(cmd, "time", 4) == 0) {
         printf("time %llu\n", (unsigned long long)sim_us());
     } else if (strncmp(cmd, "nxcl", 4) == 0) {
@@ -244,8 +262,10 @@ int main(int argc, char **argv)
             avr_irq_register_notify(irq, pin_changed, (void *)ch);
     }
 
-    /* the table has power at start */
+    /* the table has power at start, and no switch is pressed */
     set_sense(strcmp(mcu, "atmega2560") == 0 ? &sense_2560 : &sense_328p, 1);
+    for (int i = 0; i < 4; i++)
+        set_sense((strcmp(mcu, "atmega2560") == 0 ? switch_2560 : switch_328p) + i, 0);
 
     if (openpty(&master_fd, &slave_fd, NULL, NULL, NULL) != 0) {
         perror("bridge_sim: openpty");
@@ -303,16 +323,20 @@ int main(int argc, char **argv)
                 in_len += (size_t)got;
         }
         if (fds[1].revents & (POLLIN | POLLHUP)) {
-            char c;
-            ssize_t got = read(0, &c, 1);
+            /* every control that came in one write is done at one simulated time */
+            char got_buf[256];
+            ssize_t got = read(0, got_buf, sizeof got_buf);
             if (got <= 0)
                 return 0;       /* the controlling process is gone */
-            if (c == '\n') {
-                ctl[ctl_len] = 0;
-                control(ctl);
-                ctl_len = 0;
-            } else if (ctl_len < sizeof ctl - 1) {
-                ctl[ctl_len++] = c;
+            for (ssize_t i = 0; i < got; i++) {
+                char c = got_buf[i];
+                if (c == '\n') {
+                    ctl[ctl_len] = 0;
+                    control(ctl);
+                    ctl_len = 0;
+                } else if (ctl_len < sizeof ctl - 1) {
+                    ctl[ctl_len++] = c;
+                }
             }
         }
     }

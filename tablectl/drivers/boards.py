@@ -16,7 +16,7 @@ import time
 from typing import Any, Protocol, Sequence
 
 from ..errors import TableError
-from ..serialport import open_port
+from ..serialport import close_quietly, open_port
 from ..settings import SerialSettings
 from .relay import relay_frame
 
@@ -92,11 +92,7 @@ class SerialBoard:
     def close(self) -> None:
         """Release the line (safe to call twice)."""
         port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # a vanished adapter: nothing left to close
-                pass
+        close_quietly(port)
 
 
 LCUS_MODELS = (1, 2, 4, 8)

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..bridge_protocol import PRESS_MAX_MS, PROTOCOL, REFUSALS, framed, unframe
+from ..learn import Edge, Recording
 from ..settings import SerialSettings
 from .boards import BoardError, SerialBoard
+from ..bridge_protocol import SCRIPT_STEPS, script_lines
 
 
 class BridgeBoard(SerialBoard):
@@ -164,9 +166,101 @@ class BridgeBoard(SerialBoard):
         at = words.index("RAW")
         return [int(w) for w in words[at + 1:]]
 
+    # ------------------------------------------------------------ recording the senses
+    def record_start(self) -> None:
+        """Start a new recording of the sense inputs' edges (the old one is dropped)."""
+        self._call("RECORD START")
+
+    def record_status(self) -> dict[str, Any]:
+        """``{"on", "edges", "overflow", "clock_ms"}``: the recording as it stands."""
+        return _record_head(self._call("RECORD"), self.url)
+
+    def record_stop(self) -> dict[str, Any]:
+        """Stop recording (what was kept stays readable); the status as it stopped."""
+        return _record_head(self._call("RECORD STOP"), self.url)
+
+    def record_read(self) -> Recording:
+        """Every edge the bridge kept, read back a few at a time, each timed in ms of the
+        bridge's own clock since the recording started; sense 1..4 named by its relay
+        channel (``"1"``..``"4"``), the power as ``"P"``."""
+        edges: list[Edge] = []
+        head: dict[str, Any] = {"edges": 0, "overflow": False}
+        while True:
+            words = self._call(f"RECORD READ {len(edges)}")
+            head = _record_head(words, self.url)
+            got = words[words.index("FROM") + 2:] if "FROM" in words else []
+            for token in got:
+                if len(token) < 3 or token[1] not in "+-" or not token[2:].isdigit():
+                    raise BoardError(" ".join(words), "bridge_not_bridge", port=self.url)
+                edges.append(Edge(int(token[2:]), token[0], token[1] == "+"))
+            if not got or len(edges) >= head["edges"]:
+                break
+        clock = self.record_status()["clock_ms"]
+        return Recording(tuple(edges), bool(head["overflow"]), clock)
+
     def close(self) -> None:
         """Release the line; the bridge's own timers end anything still running."""
         super().close()
+
+    # ------------------------------------------------------------ the on-board script
+    has_script = True
+    SCRIPT_STEPS = SCRIPT_STEPS
+    SCRIPT_POLL_S = 0.1
+    """How often the host asks where a running script is (a keep-alive as well)."""
+
+    def run_script(self, steps: Sequence[str], *,
+                   on_step: Callable[[int, int], None] | None = None,
+                   wait: Callable[[float], None] | None = None) -> None:
+        """Load ``steps`` (``docs/bridge.md``, "The script") in as few lines as fit, run
+        them on the bridge's own clock and watch them to their end.
+
+        ``on_step(step, pass)`` is told each step the bridge reports it is in (1-based; the
+        pass counts the repeats of a group). ``wait`` waits between looks (the daemon's
+        wait, which raises when it stops): whatever it raises, the script is aborted on
+        the bridge first (every relay open, the table let on). Returns when the bridge
+        says ``DONE``; raises :class:`BoardError` when it was cut, aborted, or the bridge
+        started again."""
+        if not steps or len(steps) > SCRIPT_STEPS:
+            raise BoardError(f"{len(steps)} steps", "bridge_script_long", most=SCRIPT_STEPS)
+        for line in script_lines(list(steps)):
+            self._call(line)
+        restarts = len(self.restarts)
+        ident = self._next_id
+        self._call(f"RUN {len(steps)}")
+        pause = wait or time.sleep
+        seen: tuple[int, int] | None = None
+        while True:
+            try:
+                pause(min(self.keepalive_s, self.SCRIPT_POLL_S))
+            except BaseException:
+                self.abort_script()
+                raise
+            words = self._call("PING")
+            if len(self.restarts) > restarts:
+                raise BoardError("the bridge started again", "bridge_restarted",
+                                 port=self.url, cause=self.restarts[-1])
+            status = _script_status(words, ident)
+            if status is None:          # the bridge no longer knows this script
+                raise BoardError(" ".join(words), "bridge_restarted", port=self.url,
+                                 cause="UNKNOWN")
+            state, at = status[0], (status[1], status[2])
+            if on_step is not None and at != seen and at[0] > 0 and state == "RUNNING":
+                on_step(*at)
+            seen = at
+            if state == "DONE":
+                return
+            if state == "CUT":
+                raise BoardError("the script was cut", "bridge_script_cut", port=self.url)
+            if state == "ABORTED":
+                raise BoardError("the script was aborted", "bridge_script_aborted",
+                                 port=self.url)
+
+    def abort_script(self) -> None:
+        """Stop a script the bridge runs: every relay opens and the table is let on."""
+        try:
+            self._call("ABORT")
+        except BoardError as e:
+            self.log.warning("the script could not be aborted: %s", e.detail)
 
     # ------------------------------------------------------------ lines
     def _call(self, command: str) -> list[str]:
@@ -226,6 +320,18 @@ class BridgeBoard(SerialBoard):
         return None
 
 
+def _record_head(words: list[str], port: str) -> dict[str, Any]:
+    """The state words of a ``RECORD`` answer: ``RECORD ON EDGES n OVERFLOW f ...``."""
+    try:
+        at = words.index("RECORD")
+        fields = dict(zip(words[at + 2::2], words[at + 3::2], strict=False))
+        return {"on": words[at + 1] == "ON", "edges": int(fields["EDGES"]),
+                "overflow": fields["OVERFLOW"] == "1",
+                "clock_ms": int(fields.get("CLOCK", "0"))}
+    except (ValueError, KeyError, IndexError):
+        raise BoardError(" ".join(words), "bridge_not_bridge", port=port) from None
+
+
 def _closed(words: list[str]) -> set[int]:
     if len(words) > 4 and words[3] == "CLOSED":
         return {int(c) for c in words[4].split(",")}
@@ -237,4 +343,16 @@ def _outcome(words: list[str], ident: int) -> str | None:
     for i in range(len(words) - 2):
         if words[i] == "PRESS" and words[i + 1] == str(ident):
             return words[i + 2]
+    return None
+
+
+def _script_status(words: list[str], ident: int) -> tuple[str, int, int] | None:
+    """The script's state, step and pass as a ``PING`` answer gives them for the ``RUN``
+    numbered ``ident``."""
+    for i in range(len(words) - 4):
+        if words[i] == "SCRIPT" and words[i + 1] == str(ident):
+            try:
+                return words[i + 2], int(words[i + 3]), int(words[i + 4])
+            except ValueError:
+                return None
     return None

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from .. import protocol
 from ..errors import TableError
 from ..modes import MODES, SEATS
-from ..serialport import open_port
+from ..serialport import close_quietly, open_port
 from ..settings import LinkSettings, SerialSettings, TableConfig
 from .base import Driver, Identity, Job, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
 
@@ -169,13 +169,7 @@ class Link:
         """Stop the reader and close the port (safe to call twice)."""
         self._stop.set()
         port, self._port = self._port, None
-        if port is not None:
-            try:
-                if hasattr(port.raw, "cancel_read"):
-                    port.raw.cancel_read()      # wake the reader out of its wait at once
-                port.close()
-            except Exception:  # closing a vanished device may itself fail; nothing to do
-                pass
+        close_quietly(port)
         reader, self._reader = self._reader, None
         if reader is not None and reader is not threading.current_thread():
             reader.join(timeout=2)

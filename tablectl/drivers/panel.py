@@ -15,6 +15,10 @@ The switch sequence is data per table model (``[models.NAME]`` in club.toml,
 :data:`DEFAULT_SEQUENCE` otherwise): lists of ``press`` / ``hold`` / ``wait``
 steps whose times are milliseconds or the name of one of the table's timings.
 
+A board with a clock of its own (the bridge) is given the selection (the boot wait,
+the entering hold, the steps, the reset) as one script it runs by that clock, the
+host watching it step by step; with the LCUS module the host times each step.
+
 The driver cannot see the display. It keeps the number it believes the table
 shows in the table's state; after a sequence that was interrupted (daemon killed,
 board unplugged) the number is unknown, and a mode change is refused in words
@@ -29,14 +33,15 @@ from __future__ import annotations
 
 import importlib
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
-from ..bridge_protocol import PRESS_MAX_MS
+from ..bridge_protocol import PRESS_MAX_MS, SENSE_DEBOUNCE_MS
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
 from ..errors import TableError
 from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
 from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
+from ..bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
 
 SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
 PANEL_SWITCHES = SWITCHES[1:]
@@ -45,6 +50,13 @@ CAMERA_TRIES = 5
 """Reads of the display, 0.2 s apart, before an unsure picture is taken as unsure."""
 CORRECTIONS = 2
 """How many times a change the camera saw end on the wrong number is stepped again."""
+BOOT_PATIENCE_S = 30.0
+"""How long an unreadable display right after a power-on is watched for the number: a
+table that boots slower than its ``boot_ms`` shows none until it has booted."""
+CYCLE_OFF_MS = 2000
+"""How long the table is held off in a power cycle that waits for no sticks (calibration)."""
+PROBE_PRESSES = 2
+"""Presses of a shorter time a calibration with a camera tries before it suggests it."""
 POWER_SENSE_S = 3.0
 """How long the table has to go off, or come on, as the bridge's sense input sees it."""
 TIMINGS: dict[str, Option] = {
@@ -137,6 +149,15 @@ def _check_bridge_presses(sequence: dict[str, list[dict[str, Any]]], options: di
                            "ends every press by then")
 
 
+def _wait_tokens(ms: int, tokens: list[str], names: list[str], label: str) -> None:
+    """A wait as script steps (a long one in pieces the bridge takes; none for 0)."""
+    while ms > 0:
+        piece = min(ms, SCRIPT_WAIT_MAX_MS)
+        tokens.append(f"W{piece}")
+        names.append(label)
+        ms -= piece
+
+
 STICKS_TOLERANCE = 0.02
 """A drawer read by resistance holds the points it needs within 2 % (at least 200):
 a reader's steps near 35,000 are about 150 points, and 17,000 or 35,000 in place
@@ -219,7 +240,8 @@ class JpexPanelDriver(Driver):
         self.board: PanelBoard = self._board(str(o["board"]), int(o["board_channels"]))
         self.belief: dict[str, Any] = {"shown": None, "stage": None, "target": None,
                                        "selecting": False, "busy": None, "calibration": None,
-                                       "calibrated": None, "enter_drift": 0}
+                                       "calibrated": None, "enter_drift": 0,
+                                       "boot_seen_ms": None}
         self.sticks: list[Any] | None = None
         self._open = False
         self._interrupted: str | None = None
@@ -326,6 +348,59 @@ class JpexPanelDriver(Driver):
             else:
                 self.board.hold([self.channels[s] for s in step["hold"]], self._ms(step["ms"]))
 
+    # ------------------------------------------------------------ the on-board script
+    def _tokens(self, name: str, tokens: list[str], names: list[str], label: str) -> None:
+        """Append sequence ``name`` as script steps, each labelled ``label``."""
+        for step in self.sequence[name]:
+            if "wait" in step:
+                _wait_tokens(self._ms(step["wait"]), tokens, names, label)
+                continue
+            switches = step["press"] if "press" in step else step["hold"]
+            chans = ",".join(str(c) for c in sorted({self.channels[s] for s in switches}))
+            tokens.append(f"{chans}:{self._ms(step['ms'])}")
+            names.append(label)
+
+    def _select_on_board(self, job: Job, target: int, start: int,
+                         boot_ms: int) -> int | None:
+        """:meth:`_select` as one script the board runs by its own clock; None when the
+        board has no clock of its own or the script would not fit on it."""
+        board: Any = self.board
+        if not getattr(board, "has_script", False):
+            return None
+        b = self.belief
+        shown = (int(b["shown"]) + int(b.get("enter_drift") or 0)) % len(MODES)
+        steps = abs(target - shown)
+        step_name = "step_up" if target > shown else "step_down"
+        tokens: list[str] = []
+        names: list[str] = []
+        _wait_tokens(boot_ms, tokens, names, "power_on")
+        self._tokens("enter", tokens, names, "enter")
+        if steps:
+            tokens.append(f"R{steps}")
+            names.append(step_name)
+            self._tokens(step_name, tokens, names, step_name)
+            tokens.append("E")
+            names.append(step_name)
+        self._tokens("reset", tokens, names, "reset")
+        if len(tokens) > board.SCRIPT_STEPS or steps > SCRIPT_REPEAT_MAX:
+            return None
+        where: dict[str, Any] = {}
+
+        def on_step(step: int, rep: int) -> None:
+            name = names[step - 1]
+            if where.get("at") == (name, rep):
+                return
+            where["at"] = (name, rep)
+            values: dict[str, Any] = {"target": target, "start": start, "script": step}
+            if name == step_name:
+                values["at"] = (shown + (rep - 1) * (1 if target > shown else -1)) % len(MODES)
+            self._progress(job, name, **values)
+
+        self._progress(job, names[0], target=target, start=start, script=1)
+        board.run_script(tokens, on_step=on_step, wait=job.wait)
+        b.update(shown=target, selecting=False, target=None, busy=None)
+        return steps
+
     def _set_power(self, job: Job, on: bool) -> bool:
         """Let the table on or hold it off; False when a sense input says the table did
         not follow within :data:`POWER_SENSE_S` (without one, the board is believed)."""
@@ -405,6 +480,7 @@ class JpexPanelDriver(Driver):
             if target == start:
                 return Outcome.done(self._mode_result(target, start, 0))
             self._progress(job, "power_off", target=target, start=start)
+            self._record_begin()
             if not self._set_power(job, on=False):
                 self.board.set_power(True)      # let the outlet go: nothing changed
                 b.update(busy=None)
@@ -417,25 +493,37 @@ class JpexPanelDriver(Driver):
         if waited is not None:
             return waited
         self._progress(job, "power_on", target=target, start=start)
+        powered_at = time.monotonic()       # a boot measured from here is never short
         if not self._set_power(job, on=True):
             return Outcome.failed("panel_power_not_on", changed=True, table=self.table.id,
                                   mode_number=target)
         b["stage"] = None
-        job.wait(self.timings["boot_ms"] / 1000)
-        steps = self._select(job, target, start)
+        steps = self._select(job, target, start, boot_ms=self._boot_ms())
         result = self._mode_result(target, start, steps)
+        result.update(self._record_check(steps))
         if self.camera is not None:
-            result.update(self._confirm(job, target, start))
+            result.update(self._confirm(job, target, start, powered_at=powered_at))
+            if result.get("ignored"):
+                return Outcome.failed("panel_presses_ignored", result, changed=True,
+                                      table=self.table.id, mode_number=target,
+                                      seen=f"{result['seen']:02d}",
+                                      press_ms=self.timings["press_ms"])
             if result["seen"] is not None and result["seen"] != target:
                 return Outcome.failed("panel_display_differs", result, changed=True,
                                       table=self.table.id, mode_number=target,
                                       seen=result["seen"])
         return Outcome.done(result, changed=True)
 
-    def _select(self, job: Job, target: int, start: int) -> int:
-        """Enter the selection, step from the number believed shown to ``target``, reset:
-        the steps pressed."""
+    def _select(self, job: Job, target: int, start: int, boot_ms: int = 0) -> int:
+        """Wait ``boot_ms`` for the table to boot, enter the selection, step from the number
+        believed shown to ``target``, reset: the steps pressed. A board with a clock of its
+        own (the bridge) runs it all as one script; otherwise the host times each step."""
         b = self.belief
+        scripted = self._select_on_board(job, target, start, boot_ms)
+        if scripted is not None:
+            return scripted
+        if boot_ms:
+            job.wait(boot_ms / 1000)
         self._progress(job, "enter", target=target, start=start)
         self._play(job, "enter")
         b["selecting"] = True
@@ -454,6 +542,39 @@ class JpexPanelDriver(Driver):
         b.update(selecting=False, target=None, busy=None)
         return steps
 
+    def _record_begin(self) -> None:
+        """Let a board with sense inputs record the change (the bridge's RECORD)."""
+        if hasattr(self.board, "record_start"):
+            self.board.record_start()
+
+    def _record_check(self, steps: int) -> dict[str, Any]:
+        """The change as the sense inputs recorded it, checked against the sequence
+        (``docs/tablectl.md``, learning): ``sequence_check`` is None when nothing on the
+        switches was sensed (no sense wiring), else ``{"agrees", "findings"}`` or the
+        reason the recording is not one whole change."""
+        if not hasattr(self.board, "record_read"):
+            return {}
+        learn = importlib.import_module("tablectl.learn")
+        board: Any = self.board
+        time.sleep(2 * SENSE_DEBOUNCE_MS / 1000)     # the last release settles first
+        recording = board.record_read()
+        board.record_stop()
+        if not any(e.source != "P" for e in recording.edges):
+            return {"sequence_check": None}
+        try:
+            seen = learn.demonstration(recording, self.channels)
+        except learn.LearnError as e:
+            self.log.warning("the recorded change is not a whole one: %s", e.code)
+            return {"sequence_check": {"agrees": False, "problem": e.code}}
+        findings = learn.compare(learn.from_sequence(self.sequence, self.timings), seen)
+        if len(seen.steps) != steps:
+            findings.append(learn.Finding("steps", steps, len(seen.steps)))
+        for f in findings:
+            self.log.warning("the recorded change differs from the sequence: %s %s ms, "
+                             "recorded %s", f.what, f.expected, f.seen)
+        return {"sequence_check": {"agrees": not findings,
+                                   "findings": [vars(f) for f in findings]}}
+
     def _look(self, job: Job) -> Any:
         """The display as the camera reads it: the first certain read of a few, else the
         last (unsure, dark, or None when the camera gave no picture)."""
@@ -470,13 +591,27 @@ class JpexPanelDriver(Driver):
                 job.wait(0.2)
         return reading
 
-    def _confirm(self, job: Job, target: int, start: int) -> dict[str, Any]:
+    def _confirm(self, job: Job, target: int, start: int,
+                 powered_at: float | None = None) -> dict[str, Any]:
         """Check the change on the display; a certain read of another number is stepped
         again from that number (at most :data:`CORRECTIONS` times). Only a certain read
-        of the target confirms; an unsure one says so and confirms nothing."""
+        of the target confirms; an unsure one says so and confirms nothing. Right after
+        a power-on (``powered_at``) an unreadable display is watched a while longer: the
+        table may boot slower than ``boot_ms`` (its boot is then measured and kept)."""
         corrections, last_off = 0, 0
+        unmoved = False             # the change and every correction left the start number
         while True:
             reading = self._look(job)
+            if powered_at is not None:
+                reading = self._look_while_booting(job, reading, powered_at)
+                powered_at = None
+            if unmoved and reading is not None and reading.certain \
+                    and reading.number == start != target:
+                # stepped again and still nothing moved: the table took none of the presses
+                self.belief["shown"] = reading.number
+                return {"confirmed": False, "seen": reading.number, "ignored": True,
+                        "corrections": corrections, "mode": reading.number,
+                        "applied_now": False}
             if reading is None or not reading.certain or reading.dark \
                     or reading.number not in range(len(MODES)):
                 return {"confirmed": False, "seen": None, "corrections": corrections,
@@ -499,8 +634,29 @@ class JpexPanelDriver(Driver):
                 self.belief["enter_drift"] = int(self.belief.get("enter_drift") or 0) + off
             last_off = off
             self.belief["shown"] = reading.number
+            unmoved = corrections == 0 and reading.number == start
             corrections += 1
             self._select(job, target, start)
+
+    def _boot_ms(self) -> int:
+        """The boot wait: ``boot_ms``, or longer when the camera saw this table boot slower."""
+        return max(self.timings["boot_ms"], int(self.belief.get("boot_seen_ms") or 0))
+
+    def _look_while_booting(self, job: Job, reading: Any, powered_at: float) -> Any:
+        """An unreadable (not dark) display after a power-on, looked at again every half
+        second for up to :data:`BOOT_PATIENCE_S`: a table still booting shows no number.
+        A number seen at last keeps the boot time it took (rounded up to 0.5 s)."""
+        waited, until = False, time.monotonic() + BOOT_PATIENCE_S
+        while (reading is None or not reading.certain) and time.monotonic() < until \
+                and not (reading is not None and reading.dark):
+            job.wait(0.5)
+            waited = True
+            reading = self._look(job)
+        if waited and reading is not None and reading.certain and not reading.dark:
+            took = int(-(-(time.monotonic() - powered_at) * 1000 // 500) * 500)
+            self.log.warning("the table booted slower than boot_ms: %d ms", took)
+            self.belief["boot_seen_ms"] = max(took, self._boot_ms())
+        return reading
 
     def _wait_for_sticks(self, job: Job, target: int, start: int,
                          confirmed: bool) -> Outcome | None:
@@ -528,6 +684,110 @@ class JpexPanelDriver(Driver):
             job.wait(STICKS_POLL_S)
             waited += STICKS_POLL_S
 
+    # ------------------------------------------------------------ calibration's ends
+    def _power_cycle_into_selection(self, job: Job) -> Outcome | None:
+        """The rulebook's way into the game selection: power off, a moment, power on, the
+        boot wait, the long press (one script on a board with a clock of its own). An
+        outcome when the table did not follow its power, None once it is selecting."""
+        b, board = self.belief, cast(Any, self.board)
+        self._progress(job, "power_off", calibrate=True)
+        if getattr(board, "has_script", False):
+            tokens: list[str] = ["OFF"]
+            names = ["power_off"]
+            _wait_tokens(CYCLE_OFF_MS, tokens, names, "power_off")
+            tokens.append("ON")
+            names.append("power_on")
+            _wait_tokens(self._boot_ms(), tokens, names, "power_on")
+            self._tokens("enter", tokens, names, "enter")
+            board.run_script(tokens, wait=job.wait, on_step=lambda step, _n: self._progress(
+                job, names[step - 1], calibrate=True))
+            if board.sensed_power() is False:
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_on", changed=True,
+                                      table=self.table.id, mode_number=b["shown"])
+        else:
+            if not self._set_power(job, on=False):
+                self.board.set_power(True)
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_off", changed=False,
+                                      table=self.table.id)
+            job.wait(CYCLE_OFF_MS / 1000)
+            self._progress(job, "power_on", calibrate=True)
+            if not self._set_power(job, on=True):
+                b.update(busy=None)
+                return Outcome.failed("panel_power_not_on", changed=True,
+                                      table=self.table.id, mode_number=b["shown"])
+            job.wait(self._boot_ms() / 1000)
+            self._progress(job, "enter", calibrate=True)
+            self._play(job, "enter")
+        b["selecting"] = True
+        return None
+
+    def _probe_shorter(self, job: Job) -> int | None:
+        """With a camera, at 00 in the selection: a few presses of half ``press_ms``, each
+        read back. The shorter press when the camera saw every one of them step the
+        number by one; None otherwise (the number is then read, or unknown)."""
+        press = max(TIMINGS["press_ms"].low, self.timings["press_ms"] // 2)
+        if self.camera is None or press >= self.timings["press_ms"]:
+            return None
+        up = self.channels["up"]
+        for n in range(1, PROBE_PRESSES + 1):
+            self._progress(job, "step_up", calibrate=True, at=n - 1, probe_ms=press)
+            self.board.press(up, press)
+            job.wait(self.timings["repeat_ms"] / 1000)
+            reading = self._look(job)
+            seen = reading.number if reading is not None and reading.certain else None
+            self.belief["shown"] = seen
+            if seen != n:
+                return None
+        return press
+
+    def _calibrated(self, job: Job, cal: dict[str, Any], result: dict[str, Any]) -> Outcome:
+        """The sweep is over (at 00): suggest timings, step back to the number the table
+        showed before calibration, reset there."""
+        b = self.belief
+        home = int(cal.get("home") or 0)
+        suggested: dict[str, int] = {}
+        press = self.timings["press_ms"]
+        if cal["mismatches"]:           # presses were missed: longer ones, by half again
+            suggested["press_ms"] = min(TIMINGS["press_ms"].high, -(-press * 3 // 20) * 10)
+        else:
+            shorter = self._probe_shorter(job)
+            if shorter is not None:
+                suggested["press_ms"] = shorter
+        at = b["shown"]
+        for _ in range(CORRECTIONS + 1):
+            if at is None:
+                break
+            self._step_to(job, at, home)
+            if self.camera is None:
+                at = home
+                break
+            # still in the selection: a press missed on the way back is seen and stepped
+            reading = self._look(job)
+            at = reading.number if reading is not None and reading.certain else None
+            if at == home:
+                break
+        self._progress(job, "reset", calibrate=True)
+        self._play(job, "reset")
+        back: int | None = home if at is not None else None
+        if self.camera is not None:
+            reading = self._look(job)
+            back = reading.number if reading is not None and reading.certain else None
+        b.update(selecting=False, busy=None, calibration=None, shown=back,
+                 calibrated={"at": cal["started"], "mismatches": len(cal["mismatches"]),
+                             "timings": dict(self.timings), "suggested": suggested})
+        return Outcome.done({**result, "complete": True, "next": None, "home": home,
+                             "back": back, "suggested": suggested}, changed=True)
+
+    def _step_to(self, job: Job, at: int, home: int) -> None:
+        """In the selection: single presses from ``at`` to ``home``."""
+        while at != home:
+            name = "step_up" if home > at else "step_down"
+            self._progress(job, name, calibrate=True, at=at)
+            self._play(job, name)
+            at += 1 if home > at else -1
+
     @staticmethod
     def _mode_result(target: int, start: int, steps: int) -> dict[str, Any]:
         return {"mode": target, "requested": target, "pending_mode": None, "applied_now": True,
@@ -543,7 +803,7 @@ class JpexPanelDriver(Driver):
                                   mode_number=b["target"])
         seen = int(seen)
         cal = b["calibration"] or {"expected": None, "up": seen < len(MODES) - 1,
-                                   "mismatches": [], "checked": 0,
+                                   "mismatches": [], "checked": 0, "home": seen,
                                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         expected = cal["expected"]
         match = expected is None or expected == seen
@@ -557,16 +817,11 @@ class JpexPanelDriver(Driver):
                   "mismatches": list(cal["mismatches"]), "timings": dict(self.timings)}
         job.sent(0)
         if not cal["up"] and seen <= 0:
-            self._progress(job, "reset", calibrate=True)
-            self._play(job, "reset")
-            b.update(selecting=False, busy=None, calibration=None,
-                     calibrated={"at": cal["started"], "mismatches": len(cal["mismatches"]),
-                                 "timings": dict(self.timings)})
-            return Outcome.done({**result, "complete": True, "next": None}, changed=True)
+            return self._calibrated(job, cal, result)
         if not b["selecting"]:
-            self._progress(job, "enter", calibrate=True)
-            self._play(job, "enter")
-            b["selecting"] = True
+            failed = self._power_cycle_into_selection(job)
+            if failed is not None:
+                return failed
         name = "step_up" if cal["up"] else "step_down"
         self._progress(job, name, calibrate=True, at=seen)
         self._play(job, name)

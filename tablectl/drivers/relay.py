@@ -32,7 +32,7 @@ import select
 import time
 
 from ..errors import TableError
-from ..serialport import open_port
+from ..serialport import close_quietly, open_port
 from ..settings import SerialSettings
 from .base import Driver, Identity, LinkDown, Option, Outcome, RunOnce, UNKNOWN
 
@@ -73,11 +73,7 @@ class LcusRelayDriver(Driver):
 
     def close(self) -> None:
         port, self._port = self._port, None
-        if port is not None:
-            try:
-                port.close()
-            except Exception:  # a vanished adapter: nothing left to close
-                pass
+        close_quietly(port)
 
     @property
     def connected(self) -> bool:

@@ -208,4 +208,4 @@ def test_framed_driver_refuses_firmware_of_protocol_1(monkeypatch):
         with pytest.raises(BoardError) as e:
             board.open()
         assert e.value.code == "bridge_old_firmware"
-        assert "protocol 2" in e.value.text("en")
+        assert f"protocol {bridge_protocol.PROTOCOL}" in e.value.text("en")

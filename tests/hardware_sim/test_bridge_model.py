@@ -154,3 +154,19 @@ def test_bridge_driver_says_when_the_watchdog_cut_a_press_short():
         assert "途中" in e.value.text("ja")
         assert model.closed() == []
         board.close()
+
+
+def test_bridge_longest_answer_fits_the_firmware_answer_buffer():
+    """The firmware keeps an answer in ANSWER_MAX bytes (its C string's end among them)
+    and would cut a longer one short where the model would not: the longest answer there
+    is (an unknown verb on the largest id, naming every verb) must fit."""
+    from tablectl.bridge_protocol import ANSWER_MAX, framed
+
+    with BridgeModel() as model:
+        with serial.Serial(model.serve_pty(), timeout=2) as port:
+            port.write((framed("65535 NOPE") + "\n").encode())
+            answer = port.readline().decode().strip()
+            while answer.startswith("READY"):  # the banner of its start comes first
+                answer = port.readline().decode().strip()
+    assert answer.startswith("ERR 65535 UNKNOWN") and "ABORT" in answer, answer
+    assert len(answer) <= ANSWER_MAX - 1, f"{len(answer)} characters: {answer}"

@@ -34,6 +34,16 @@ def test_tablectl_unit_runs_the_venvs_console_script():
     assert f"python3 -m venv {VENV}" in readme and f"{VENV}/bin/pip install {SRC}" in readme
 
 
+def test_web_unit_gives_the_app_the_clubs_line_channel():
+    """The web app links members' LINE with the channel of club.toml's [notify]."""
+    from web import cli as web_cli
+
+    argv = shlex.split(unit("jantaku-web.service")["ExecStart"][0])
+    args = web_cli.build_parser().parse_args(argv[3:])
+    assert args.command == "serve" and args.config == "/etc/jantaku/club.toml"
+    assert 'line_account = "@' in (DEPLOY / "club.toml").read_text(encoding="utf-8")
+
+
 def test_tablectl_unit_waits_for_the_network_and_may_write_its_lock_files():
     u = unit("tablectl.service")
     assert u["After"] == ["network-online.target"] and u["Wants"] == ["network-online.target"]

@@ -51,12 +51,12 @@ class Camera(threading.Thread):
 
 @pytest.fixture
 def loop_rig(tmp_path):
-    def make(table: StockTable):
+    def make(table: StockTable, panel: str = BRIDGE_PANEL):
         model = wired_bridge(table)
         camera = Camera(table, str(tmp_path / "camera-t1.png"))
         camera.start()
         corners = ", ".join(f"[{x:.1f}, {y:.1f}]" for x, y in camera.region)
-        extra = BRIDGE_PANEL + f'camera = "{camera.path}"\ncamera_region = [{corners}]\n'
+        extra = panel + f'camera = "{camera.path}"\ncamera_region = [{corners}]\n'
         daemon = DaemonProcess(write_config(tmp_path, {"t1": model.path},
                                             table_extra={"t1": extra}))
         made.append((daemon, model, camera))
@@ -104,7 +104,7 @@ def test_closed_loop_catches_a_table_whose_long_press_repeats_and_corrects_it(lo
     daemon, model, _camera = loop_rig(table)
     daemon.start(wait_tables=("t1",))
     row = _change(daemon, model, table, 5, **{"from": 1})
-    assert row["status"] == "done", row
+    assert row["status"] == "done", (row["error_code"], row["result"], row.get("error"))
     assert row["result"]["confirmed"] is True and row["result"]["corrections"] == 2
     assert table.display() == "05" and table.resets == 3
     row = _change(daemon, model, table, 8)

@@ -85,6 +85,16 @@ def no_horizontal_overflow(page) -> None:
     assert overflow <= width, f"{page.url}: {overflow} px wide in a {width} px window"
 
 
+LINES_OF_TEXT = """e => { const r = document.createRange(); r.selectNodeContents(e);
+  return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size; }"""
+"""How many lines an element's text is laid out on (distinct tops of its text's boxes)."""
+
+
+def text_lines(locator) -> list[int]:
+    """The number of lines each element of ``locator`` lays its text out on."""
+    return [locator.nth(i).evaluate(LINES_OF_TEXT) for i in range(locator.count())]
+
+
 def table(db: str, tid: str) -> dict:
     return store.get_table(db, tid)
 

@@ -373,6 +373,54 @@ def test_line_friend_push_reaches_the_platform(app, db, platform):
     assert body["messages"] == [{"type": "text", "text": "席の準備ができました"}]
 
 
+def test_line_friend_channel_comes_from_club_toml_and_its_secrets_file(tmp_path):
+    """``python -m web serve --config club.toml``: the web app takes the LINE channel of
+    ``[notify]`` (line_api, line_account) and the secrets file (line_channel_secret,
+    line_channel_access_token), so a member's code sent to the club's account links them
+    on a real install; a secrets file others can read is refused at start, in words."""
+    import os
+
+    from club import roster
+    from club.db import connect
+    from club.errors import UserError
+    from web.cli import build_app
+    server = HTTPServer(("127.0.0.1", 0), _Platform)
+    server.received = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        secrets = tmp_path / "notify.toml"
+        secrets.write_text('line_channel_access_token = "tok-from-file"\n'
+                           'line_channel_secret = "secret-from-file"\n', encoding="utf-8")
+        os.chmod(secrets, 0o600)
+        config = tmp_path / "club.toml"
+        config.write_text(f'[notify]\nsecrets = "notify.toml"\n'
+                          f'line_api = "http://127.0.0.1:{server.server_port}"\n'
+                          f'line_account = "@nekohouse"\n', encoding="utf-8")
+        web_app = build_app(str(tmp_path / "club.sqlite"), secret="x", club_config=str(config))
+        assert web_app.config["LINE_LINK"]["account_id"] == "@nekohouse"
+        db = connect(str(tmp_path / "club.sqlite"))
+        try:
+            pid = roster.add_player(db, "森田 花子")["id"]
+            token, _ = members.issue_link(db, pid)
+            page = web_app.test_client().get(f"/m/{token}").get_data(as_text=True)
+            assert 'href="https://line.me/R/ti/p/@nekohouse"' in page
+            code = line_link.code_for(db, pid)
+            user = "U" + "f" * 32
+            r = _webhook(web_app, _text(user, code), secret="secret-from-file")
+            assert r.status_code == 200 and r.get_json()["done"][0]["event"] == "linked"
+            assert members.profile(db, pid)["line_user_id"] == user
+            assert server.received[0][1]["Authorization"] == "Bearer tok-from-file"
+        finally:
+            db.conn.close()
+        os.chmod(secrets, 0o644)
+        with pytest.raises(UserError) as e:
+            build_app(str(tmp_path / "club.sqlite"), secret="x", club_config=str(config))
+        assert "chmod 600" in e.value.message
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # --------------------------------------------------------------------------- a member's own
 def test_member_downloads_their_own_data_after_the_pin_and_sees_their_receipt(app, owner, db):
     day = _day_with_money(owner, db)

@@ -225,12 +225,36 @@ def test_words_one_vocabulary_on_the_console(db, staff):
     shown = json.dumps(words, ensure_ascii=False)
     assert "リーチ" in shown and "祝儀" in shown
     assert "立直" not in shown and "チップ" not in shown
+    assert words["fan"] == "番"                        # as the tablet says an MCR hand
     rules = staff.get("/staff/rulesets").get_data(as_text=True)
     title = re.search(r'data-testid="rule-title-mcr">(.*?)</td>', rules).group(1)
     assert title == "国際ルール (MCR)"
-    waiting.add(db, 5, "family:riichi4", actor="staff:mika")
+    r = _form_post(staff, "/staff/waiting", {"player_id": "5", "wants": "family:riichi4"})
+    assert r.status_code in (302, 303), r.get_data(as_text=True)
+    assert [w["wants"] for w in waiting.waiting(db)] == ["family:riichi4"]
+    staff.get("/staff/waiting")                        # where the added note is shown
     audit = staff.get("/staff/audit").get_data(as_text=True)
-    assert "family:riichi4" not in audit and "四人打ち" in audit
+    line = re.search(r"さんを待ち席に（([^<]*)）", audit)
+    assert line, "the audit log does not show the player joining the waiting list"
+    assert line.group(1) == "四人打ち" and "family:riichi4" not in audit
+
+
+def test_words_an_mcr_hands_fan_is_ban_on_console_and_tablet(app, db, staff):
+    """004: an MCR hand's value is 番 wherever it is read, the console's hand line and the
+    tablet's history and refusals alike (points paid stay 点): 「8番」, never 「8点」."""
+    from tests.web.test_tablet_clubnight import history_lines
+    gid = games.start_game(db, "t1", [1, 2, 3, 4], idempotency_key=key(),
+                           rule_set="mcr")["game"]["id"]
+    games.record_event(db, gid, {"event": "win", "winners": [{"seat": 1, "fan": 8}], "from": 0},
+                       expected_seq=1, idempotency_key=key())
+    page = staff.get(f"/staff/games/{gid}").get_data(as_text=True)
+    assert "8番" in page and "8点" not in page
+    assert history_lines(app)[0].endswith("8番")
+    with app.test_request_context(headers={"Accept-Language": "ja"}):
+        from web.i18n import t
+        said = [t("entry.bad.mcr_minimum", who="東", fan=7, minimum=8),
+                t("entry.fan_total"), t("tablet.field.fan"), t("staff.field.fan")]
+    assert all("番" in x and "点" not in x for x in said), said
 
 
 def test_stick_readings_read_as_points():

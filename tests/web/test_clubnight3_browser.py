@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.browser import chromium, expect
 from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
-from tests.web.staff_support import STAFF, sign_in
+from tests.web.staff_support import STAFF, sign_in, text_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -126,31 +126,15 @@ def test_member_settings_sign_in_styled_for_a_finger(browser, club):
     ctx.close()
 
 
-ONE_LINE = """e => { const r = document.createRange(); r.selectNodeContents(e);
-  const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
-  return tops.size; }"""
-
-
-def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
-    """At 390 px: the game list's headers read whole (「状態」, not 「状/態」), the mode
-    change's display numbers stay one number each ("05", not "0/5"), and the 日報's
-    by-table table is a table's width, not 2,643 px of rule-set names side by side."""
+def test_layout_at_390_headers_and_the_daily_report(browser, club):
+    """At 390 px: the game list's headers read whole (「状態」, not 「状/態」), and the
+    日報's by-table table is a table's width, not 2,643 px of rule-set names side by side
+    (t5's display numbers: test_stock_table_browser.py, on the demo's stock table)."""
     page = sign_in(browser, club, PHONE)
     page.goto(club["url"] + "/staff/games")
     heads = page.locator("table.list th")
     assert heads.count() >= 6
-    assert [heads.nth(i).evaluate(ONE_LINE) for i in range(heads.count())] \
-        == [1] * heads.count()
-    # the mode change's number pad (_mode_panel.html, _calibrate_live.html) as those
-    # partials lay it out, under the console's stylesheet (a stock table's page needs
-    # the table daemon: test_stock_table_browser.py walks it)
-    page.locator("main").evaluate("""m => { const f = document.createElement('form');
-      f.className = 'number-pad'; f.innerHTML = Array.from({length: 17}, (_, i) =>
-        `<button class="btn" data-testid="panel-from-${String(i).padStart(2, '0')}">` +
-        `${String(i).padStart(2, '0')}</button>`).join(''); m.prepend(f); }""")
-    pad = page.locator('[data-testid^="panel-from-"]')
-    assert pad.count() >= 5
-    assert all(pad.nth(i).evaluate(ONE_LINE) == 1 for i in range(pad.count()))
+    assert text_lines(heads) == [1] * heads.count()
     page.goto(club["url"] + "/staff/report")
     width = page.locator('[data-testid="report-tables"]').evaluate("e => e.scrollWidth")
     assert width <= 1300, f"the by-table table is {width} px wide"
@@ -159,10 +143,32 @@ def test_layout_at_390_headers_numbers_and_the_daily_report(browser, club):
     page.context.close()
 
 
+def _dip_below_the_start(path: str, pid: int) -> None:
+    """The player's R as the club night had it: 0.6 below the start after a game, then
+    well above it (one R line per game of theirs, in their first family, rewritten in
+    place: the rating a few games give moves by tens, never by a fraction)."""
+    from club.db import connect
+    db = connect(path)
+    try:
+        lines = db.execute("SELECT family, game_id, seat FROM rating_lines WHERE player_id = ? "
+                           "ORDER BY club_day, ended_at, game_id", [pid]).fetchall()
+        family = lines[0][0]
+        mine = [x for x in lines if x[0] == family]
+        assert len(mine) >= 2
+        for (_, game, seat), r in zip(mine, [1499.4] + [1515.0] * (len(mine) - 1),
+                                      strict=True):
+            db.execute("UPDATE rating_lines SET r_after = ? WHERE game_id = ? AND seat = ?",
+                       [r, game, seat])
+        db.conn.commit()
+    finally:
+        db.conn.close()
+
+
 def test_member_page_at_390_reads_whole(browser, club):
     """A member's page at 390 px: the history's 合計 column is shown whole (it was cut to
     "+"), and the R chart's axis labels do not overlap (1,500 over 1,499)."""
     pid = club["seats"]["t3"][0]
+    _dip_below_the_start(club["db"], pid)
     ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
     page = ctx.new_page()
     page.goto(_member_link(club, pid))
@@ -173,6 +179,8 @@ def test_member_page_at_390_reads_whole(browser, club):
     last = table.locator("tbody tr td:last-child").first
     box, frame = last.bounding_box(), table.locator("xpath=..").bounding_box()
     assert box["x"] + box["width"] <= frame["x"] + frame["width"] + 0.5
+    texts = page.locator('[data-testid="member-rating-chart"] svg text').all_text_contents()
+    assert "1,500" in texts and "1,515" in texts
     labels = page.locator('[data-testid="member-rating-chart"] svg text').evaluate_all(
         "els => els.map(e => e.getBoundingClientRect())"
         ".map(r => [r.left, r.top, r.right, r.bottom])")
@@ -217,10 +225,15 @@ def test_console_pages_log_no_error(browser, club):
 
 
 def test_end_panel_previews_the_settlement(browser, club):
-    """The end panel shows each seat's place and settled result, not four zeros."""
+    """The end panel shows each seat's place and settled result, not four zeros; the gap
+    under a seat's score, repainted after the hand, is named (トップまで 7,800), never a
+    bare -7,800 that reads as a payment."""
     tab = started(browser, club, "t1", size="390")
     page = tab.page
     tab.ron([(1, 3, 30)], 0)
+    gaps = [page.locator(f'[data-testid="gap-{i}"]') for i in range(4)]
+    expect(gaps[0]).to_contain_text("トップまで")
+    assert all(not g.text_content().strip().startswith(("-", "+")) for g in gaps)
     tab.open("end")
     expect(page.locator('[data-testid="final-note"]')).to_be_visible()
     texts = [page.locator(f'[data-testid="final-{i}"]').text_content() for i in range(4)]
@@ -256,3 +269,92 @@ def test_the_till_and_money_pages_at_390(browser, club):
     assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
     assert errors == [] and page.js_errors == []
     page.context.close()
+
+
+def test_tile_keypad_names_tiles_as_players_do(browser, club):
+    """The tablet's tile keypad names tiles 1萬 / 5筒 / 9索 and the red five 赤5筒, as
+    players say them (it wrote 1m, 5p★: ★ is the chips' mark); the chosen tiles read the
+    same."""
+    tab = started(browser, club, "t1", size="390")
+    page = tab.page
+    tab.open("ron")
+    tab.winner(1)
+    tab.tap('[data-testid="mode-1-tiles"]')
+    keys = page.locator('[data-testid="winner-1"] .tile-key[data-tile]')
+    named = dict(zip(keys.evaluate_all("els => els.map(e => e.dataset.tile)"),
+                     keys.all_text_contents(), strict=True))
+    assert (named["1m"], named["5p"], named["9s"], named["0p"], named["1z"]) \
+        == ("1萬", "5筒", "9索", "赤5筒", "東")
+    assert not any("★" in x or x[-1:] in ("m", "p", "s") for x in named.values()), named
+    tab.tiles(1, ["1m", "0p", "7z"])
+    expect(page.locator('[data-testid="winner-1"] .tile-target[data-target="hand"]')) \
+        .to_have_text("手牌: 1萬 赤5筒 中")
+    tab.cancel()
+    assert page.js_errors == []
+    page.context.close()
+
+
+def test_line_friend_links_by_the_code_and_types_no_user_id(browser, club):
+    """At 390 px a member's settings have no "U…" field: they show the code the member
+    sends the club's LINE account (the one on their page); the signed webhook links the
+    sender, the settings then say so and the member can unlink it there."""
+    import json
+    import threading
+    from http.server import HTTPServer
+
+    from tests.web.test_club_money import _Platform
+    from web import create_app
+    from club import members
+    from club import line_link
+    from club.db import connect
+    link = _member_link(club, 2)
+    ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
+    page = ctx.new_page()
+    page.goto(link + "/settings")
+    form = '[data-testid="member-pin-form"]'
+    page.fill(f'{form} input[name="member_no"]', "M002")
+    page.fill(f'{form} input[name="pin"]', "482157")
+    with page.expect_navigation():
+        page.click(f"{form} button")
+    box = page.locator('[data-testid="member-settings-line"]')
+    expect(box).to_contain_text("公式アカウントに送る")
+    assert page.locator('input[name="line_user_id"]').count() == 0
+    code = page.locator('[data-testid="member-settings-line-code"]').text_content()
+    assert code and len(code) == line_link.CODE_LENGTH
+    page.goto(link)
+    expect(page.locator('[data-testid="member-line-code"]')).to_have_text(code)
+
+    platform = HTTPServer(("127.0.0.1", 0), _Platform)
+    platform.received = []
+    threading.Thread(target=platform.serve_forever, daemon=True).start()
+    secret, user = "channel-secret-of-the-club", "U" + "e" * 32
+    try:
+        app = create_app({"DATABASE": club["db"], "SECRET_KEY": "x", "TESTING": True,
+                          "LINE_LINK": {"api_base": f"http://127.0.0.1:{platform.server_port}",
+                                        "channel_secret": secret, "channel_token": "tok"}})
+        body = json.dumps({"events": [{"type": "message", "replyToken": "rt",
+                                       "source": {"userId": user},
+                                       "message": {"type": "text", "text": code}}]}).encode()
+        r = app.test_client().post("/m/line/webhook", data=body, headers={
+            "Content-Type": "application/json",
+            "X-Line-Signature": line_link.signature(secret, body)})
+        assert r.status_code == 200 and r.get_json()["done"][0]["event"] == "linked"
+        assert [p for p, _, _ in platform.received] == ["/v2/bot/message/reply"]
+    finally:
+        platform.shutdown()
+        platform.server_close()
+
+    page.goto(link + "/settings")
+    expect(box).to_contain_text("LINE 登録済み")
+    assert page.locator('[data-testid="member-settings-line-code"]').count() == 0
+    page.check('[data-testid="member-line-unlink"]')
+    with page.expect_navigation():
+        page.click('[data-testid="member-settings-form"] button.btn-primary')
+    expect(box).to_contain_text("公式アカウントに送る")
+    db = connect(club["db"])
+    try:
+        assert (members.profile(db, 2) or {}).get("line_user_id") is None
+    finally:
+        db.conn.close()
+    assert page.locator("html").evaluate("e => e.scrollWidth") <= 390
+    ctx.close()

@@ -176,8 +176,7 @@ def test_member_page_settings_saved_only_with_the_right_number_and_pin(app, desk
     path = _issue(desk, 1)
     _set_pin(desk, 1)
     c = _member_client(app)
-    form = {"email": "aoki@example.jp", "line_user_id": "U" + "0a" * 16,
-            "optin_seat_ready": "1", "optin_risers": "1"}
+    form = {"email": "aoki@example.jp", "optin_seat_ready": "1", "optin_risers": "1"}
 
     r = c.post(f"{path}/settings", data={**form, "csrf_token": _csrf(c)})
     assert r.status_code == 401 and "暗証番号" in r.get_data(as_text=True)
@@ -191,10 +190,14 @@ def test_member_page_settings_saved_only_with_the_right_number_and_pin(app, desk
                                             "csrf_token": _csrf(c)})
     assert bad.status_code == 400 and "メールアドレス" in bad.get_data(as_text=True)
     assert (members.profile(db, 1) or {}).get("email") is None     # refused: nothing kept
+    typed = c.post(f"{path}/settings", data={**form, "line_user_id": "U" + "0a" * 16,
+                                              "csrf_token": _csrf(c)})
+    assert typed.status_code == 422 and "コード" in typed.get_data(as_text=True)
+    assert (members.profile(db, 1) or {}).get("email") is None     # LINE is linked by code
     ok = c.post(f"{path}/settings", data={**form, "csrf_token": _csrf(c)})
     assert ok.status_code == 303
     row = members.profile(db, 1)
-    assert (row["email"], row["line_user_id"]) == (form["email"], form["line_user_id"])
+    assert (row["email"], row["line_user_id"]) == (form["email"], None)
     assert (row["optin_seat_ready"], row["optin_report_card"], row["optin_risers"]) == (1, 0, 1)
     entry = audit_entries(db, target="player:1")[0]
     assert (entry["actor"], entry["action"]) == ("member:1", "member.settings")

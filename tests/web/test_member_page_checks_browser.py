@@ -177,7 +177,8 @@ def check_page(page, name: str) -> None:
     """The page as it stands: Japanese without English words, no sideways scroll."""
     body = CHAIN_ID.sub("", page.locator("body").inner_text())
     assert JAPANESE.findall(body), name
-    japanese_only(body, *ALLOWED, "mika", "English")
+    codes = page.locator('[data-testid="member-settings-line-code"]').all_inner_texts()
+    japanese_only(body, *ALLOWED, *codes, "mika", "English")   # the LINE code is a value
     no_horizontal_overflow(page)
     shot(page, f"member-page-check-{name}-ja-390")
 

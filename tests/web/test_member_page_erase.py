@@ -18,7 +18,7 @@ from web import create_app
 from club import member_data, members, roster
 from club.accounts import create_staff
 from club.audit import audit
-from club.db import connect
+from club.db import connect, write_tx
 
 
 club = data_tests.club
@@ -117,9 +117,11 @@ def _grep(path: str, *words: str) -> dict[str, int]:
 def test_member_page_erase_leaves_nothing_in_the_wal_or_the_db_file(club):
     db, me, path = club["db"], club["me"], club["path"]
     # more history in the WAL: settings saved twice, a PIN set, a link issued
-    members.save_settings(db, me, email=EMAIL, line_user_id=LINE_ID, optins={})
-    members.save_settings(db, me, email="x" + EMAIL, line_user_id=LINE_ID, optins={})
-    members.save_settings(db, me, email=EMAIL, line_user_id=LINE_ID, optins={})
+    with write_tx(db):
+        members.set_line_user(db, me, LINE_ID)          # as the club's LINE account links it
+    members.save_settings(db, me, email=EMAIL, optins={})
+    members.save_settings(db, me, email="x" + EMAIL, optins={})
+    members.save_settings(db, me, email=EMAIL, optins={})
     members.issue_link(db, me)
     words = (NAME, EMAIL, MEMBER_NO, LINE_ID)
     assert _grep(path + "-wal", *words) or _grep(path, *words)      # the grep finds them

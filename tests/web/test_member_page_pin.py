@@ -22,9 +22,15 @@ from tests.web.test_member_page import (
 from club import members
 from club.audit import audit_entries
 from club.notify import outbox
-from club.db import connect
+from club.db import connect, write_tx
 
 LINE_ID = "U" + "ab" * 16
+
+
+def _line_linked(db, player_id: int) -> None:
+    """The member's LINE linked, as the club's account does when they send their code."""
+    with write_tx(db):
+        members.set_line_user(db, player_id, LINE_ID)
 
 
 @pytest.fixture()
@@ -178,7 +184,7 @@ def test_member_page_pin_guarded_link_opens_with_a_code_sent_to_the_member(
         app, desk, db, monkeypatch):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    _line_linked(db, 1)
     _guard(app, db, path)
     assert members.guarded(db, 1)
     told = [r for r in outbox.recent(db, 50) if r["kind"] == "pin_locked"]
@@ -220,7 +226,7 @@ def test_member_page_pin_guarded_link_opens_with_a_code_sent_to_the_member(
 def test_member_page_pin_code_is_spent_after_a_few_wrong_tries(app, desk, db):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    _line_linked(db, 1)
     _guard(app, db, path)
     members.send_code(db, 1)
     code = json.loads(_codes(db)[0]["payload"])["code"]
@@ -239,7 +245,7 @@ def test_member_page_pin_code_is_spent_after_a_few_wrong_tries(app, desk, db):
 def test_member_page_pin_code_is_forgotten_once_sent(app, desk, db):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    _line_linked(db, 1)
     _guard(app, db, path)
     members.send_code(db, 1)
     row = _codes(db)[0]
@@ -250,7 +256,7 @@ def test_member_page_pin_code_is_forgotten_once_sent(app, desk, db):
 def test_member_page_pin_code_not_sent_for_an_unguarded_link(app, desk, db):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    _line_linked(db, 1)
     c = _member_client(app)
     r = c.post(f"{path}/settings/code", data={"csrf_token": _csrf(c)})
     assert r.status_code == 409 and _codes(db) == []
@@ -305,7 +311,7 @@ def test_member_page_pin_of_four_digits_set_before_opens_and_the_desk_is_asked_t
 def test_member_page_pin_member_and_desk_are_told_once_per_guard(app, desk, db):
     path = _issue(desk, 1)
     _set_pin(desk, 1)
-    members.save_settings(db, 1, email=None, line_user_id=LINE_ID, optins={})
+    _line_linked(db, 1)
     member = members.member_for_token(db, path.rsplit("/", 1)[1])
     start = members.time.time()
 

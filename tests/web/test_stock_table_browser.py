@@ -23,7 +23,7 @@ import time
 import pytest
 
 from tests.support.browser import SHOTS, expect, shot
-from tests.web.staff_support import module_browser, no_horizontal_overflow, step
+from tests.web.staff_support import module_browser, no_horizontal_overflow, step, text_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)
@@ -196,3 +196,27 @@ def test_stock_table_changes_01_to_05_and_calibration_finds_a_missed_press(brows
     english = signed_in(browser, demo, LAPTOP, lang="en-US")
     english.goto(demo["url"] + "/staff/tables/t5/calibrate")
     expect(english.locator('[data-testid="cal-last"]')).to_contain_text("missed a press")
+
+
+def test_stock_table_display_numbers_read_whole_at_390(browser, demo):
+    """t5's display-number buttons (the guided change's 「表示は何番ですか」 and the
+    calibration's pad) at 390 px: each number on one line, "05", never "0" over "5"."""
+    page = signed_in(browser, demo, PHONE)
+    page.goto(demo["url"] + "/staff/tables/t5/mode?mode=05")
+    pad = page.locator('[data-testid^="panel-from-"]')
+    expect(pad.first).to_be_attached(timeout=20000)
+    details = page.locator('[data-testid="panel-from"]')
+    if details.get_attribute("open") is None:
+        details.locator("summary").click()
+    expect(pad.first).to_be_visible()
+    assert pad.count() >= 8
+    assert text_lines(pad) == [1] * pad.count(), [pad.nth(i).inner_text()
+                                                  for i in range(pad.count())]
+    page.goto(demo["url"] + "/staff/tables/t5/calibrate")
+    pad = page.locator('[data-testid^="cal-seen-"]')
+    expect(pad.first).to_be_visible(timeout=20000)
+    assert pad.count() >= 8
+    assert text_lines(pad) == [1] * pad.count()
+    no_horizontal_overflow(page)
+    assert page.js_errors == []
+    page.context.close()

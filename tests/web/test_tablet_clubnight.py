@@ -22,7 +22,7 @@ def test_mcr_fan_total_is_bounded_by_the_best_hand(app, client):
     r = preview({"seat": 1, "fan": 888})
     err = r.get_json()["error"]
     assert r.status_code == 422 and err["field"] == "event.winners[0].fan"
-    assert "888 点の手はありません" in err["message"] and "328" in err["message"]
+    assert "888 番の手はありません" in err["message"] and "328" in err["message"]
     r = preview({"seat": 1, "fan": 999}, lang="en")
     assert r.status_code == 422 and "no hand scores 999" in r.get_json()["error"]["message"]
     r = preview({"seat": 1, "fan": 329, "flowers": 1})       # 328 and a flower: the most

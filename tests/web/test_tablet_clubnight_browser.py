@@ -82,7 +82,7 @@ def test_mcr_total_above_the_best_hand_is_refused_before_sending(browser, club):
     sent = previews(page)
     tab.tap('[data-testid="winner-1"] .digit[data-digit="8"]')          # 888: a typo
     expect(page.locator('[data-testid="preview-hint"]')).to_contain_text(
-        "888 点の手はありません。最高は 328 点です")
+        "888 番の手はありません。最高は 328 番です")
     page.wait_for_timeout(300)
     assert sent == [] and page.locator("#panel-record").is_disabled()
     assert page.locator('[data-testid="preview-0"]').count() == 0

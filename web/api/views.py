@@ -9,7 +9,7 @@ records once. The full description is ``GET /api/openapi.json``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -167,36 +167,41 @@ WRITE_FIELDS = {"expected_seq": events.expected_seq, "idempotency_key": events.i
 @bp.post("/tables/<table_id>/hands")
 @tablet_required
 def record(table_id: str) -> ResponseReturnValue:
-    db = get_db()
-    data = body({"event": events.event_field, **WRITE_FIELDS},
-                required=("event", "expected_seq", "idempotency_key"))
-    view = games.record_event(db, _game_for_write(db, table_id, data), data["event"],
-                              expected_seq=data["expected_seq"],
-                              idempotency_key=data["idempotency_key"], actor=actor())
-    return ok(view, 200 if view.get("replayed") else 201)
+    return _write(table_id, {"event": events.event_field, **WRITE_FIELDS},
+                  ("event", "expected_seq", "idempotency_key"),
+                  lambda db, game_id, data: games.record_event(
+                      db, game_id, data["event"], expected_seq=data["expected_seq"],
+                      idempotency_key=data["idempotency_key"], actor=actor()))
 
 
 @bp.post("/tables/<table_id>/undo")
 @tablet_required
 def undo(table_id: str) -> ResponseReturnValue:
-    db = get_db()
-    data = body(WRITE_FIELDS, required=("expected_seq", "idempotency_key"))
-    view = games.undo_last(db, _game_for_write(db, table_id, data),
-                           expected_seq=data["expected_seq"],
-                           idempotency_key=data["idempotency_key"], actor=actor())
-    return ok(view, 200 if view.get("replayed") else 201)
+    return _write(table_id, WRITE_FIELDS, ("expected_seq", "idempotency_key"),
+                  lambda db, game_id, data: games.undo_last(
+                      db, game_id, expected_seq=data["expected_seq"],
+                      idempotency_key=data["idempotency_key"], actor=actor()))
 
 
 @bp.post("/tables/<table_id>/void")
 @tablet_required
 def void_key(table_id: str) -> ResponseReturnValue:
     """Void the entry a key wrote, whether or not it arrived (an undo of a lost answer)."""
+    return _write(table_id, {"target_key": events.idempotency_key,
+                             "idempotency_key": events.idempotency_key,
+                             "game_id": events.game_id}, ("target_key", "idempotency_key"),
+                  lambda db, game_id, data: games.void_by_key(
+                      db, game_id, target_key=data["target_key"],
+                      idempotency_key=data["idempotency_key"], actor=actor()))
+
+
+def _write(table_id: str, fields: dict, required: tuple[str, ...],
+           write: Callable[[Db, int, dict], dict]) -> ResponseReturnValue:
+    """A write to the table's game (``write(db, game_id, the body)``): 201, or 200 when
+    it is a retry's replay of the first answer."""
     db = get_db()
-    data = body({"target_key": events.idempotency_key, "idempotency_key": events.idempotency_key,
-                 "game_id": events.game_id}, required=("target_key", "idempotency_key"))
-    view = games.void_by_key(db, _game_for_write(db, table_id, data),
-                             target_key=data["target_key"],
-                             idempotency_key=data["idempotency_key"], actor=actor())
+    data = body(fields, required=required)
+    view = write(db, _game_for_write(db, table_id, data), data)
     return ok(view, 200 if view.get("replayed") else 201)
 
 

@@ -5,7 +5,8 @@ under ``/m``). Japanese first, ``?lang=en`` for English; phone-first.
   progress, penalties and chombo with their game and hand, the day's account and report
   card (``?family=``, ``?day=YYYY-MM-DD``);
 * ``/m/<token>/settings``: after the member number and PIN (throttled as a staff
-  sign-in), the member's e-mail, LINE user id and what they agree to receive.
+  sign-in), the member's e-mail, their LINE (linked by the code they send the club's
+  account, never typed) and what they agree to receive.
 
 A revoked or unknown link gets a page in words (404), never anyone's data. The link is
 the member's key: these pages never send it on (``Referrer-Policy: no-referrer``), are
@@ -38,7 +39,7 @@ from web.db import get_db
 from club.errors import NotFound, UserError
 from web.errors import error_response, wants_json
 from web.i18n import current_lang, t
-from web.limits import form_data
+from web.limits import flag_of, form_data
 from club import line_link
 
 bp = Blueprint("member", __name__, url_prefix="/m")
@@ -218,7 +219,10 @@ def _settings_page(token: str, member: dict, status: int = 200, error: str | Non
                    field: str | None = None, typed: dict | None = None) -> tuple[str, int]:
     prof = members.profile(get_db(), member["id"]) or {}
     db = get_db()
+    line_code = None if prof.get("line_user_id") or not _opened(member) \
+        else line_link.code_for(db, member["id"])
     return render_template("member/settings.html", token=token, member=member,
+                           line_code=line_code,
                            opened=_opened(member), prof=prof, optins=members.OPTINS,
                            guarded=members.guarded(db, member["id"]),
                            channel=(members.code_channel(db, member["id"]) or (None,))[0],
@@ -236,7 +240,7 @@ def settings(token: str) -> ResponseReturnValue:
         prof = members.profile(get_db(), member["id"]) or {}
         return jsonify({"ok": True, "email": prof.get("email"),
                         "email_confirmed": bool(prof.get("email_confirmed_at")),
-                        "line_user_id": prof.get("line_user_id"),
+                        "line_linked": bool(prof.get("line_user_id")),
                         **{k: bool(prof.get(k)) for k in members.OPTINS}})
     return _settings_page(token, member)
 
@@ -256,8 +260,16 @@ def settings_pin(token: str) -> ResponseReturnValue:
     session[SESSION_KEY] = {"id": member["id"], "link": member["link_issued_at"],
                             "pin": member["pin_set_at"],
                             "until": time.time() + members.PIN_SESSION_S}
+    return _done(token, [], minutes=members.PIN_SESSION_S // 60)
+
+
+def _done(token: str, words: list[str], **body: Any) -> ResponseReturnValue:
+    """A settings form done: JSON ``{"ok": true, **body}``, else ``words`` shown on the
+    settings page it goes back to."""
     if wants_json():
-        return jsonify({"ok": True, "minutes": members.PIN_SESSION_S // 60})
+        return jsonify({"ok": True, **body})
+    for said in words:
+        flash(said, "ok")
     return redirect(url_for("member.settings", token=token), code=303)
 
 
@@ -281,10 +293,8 @@ def settings_code(token: str) -> ResponseReturnValue:
         channel = members.send_code(get_db(), member["id"])
     except UserError as e:
         return _refused(token, member, e)
-    if wants_json():
-        return jsonify({"ok": True, "channel": channel})
-    flash(t("member.code_sent", channel=t(f"notify.channel.{channel}")), "ok")
-    return redirect(url_for("member.settings", token=token), code=303)
+    return _done(token, [t("member.code_sent", channel=t(f"notify.channel.{channel}"))],
+                 channel=channel)
 
 
 @bp.post("/<token>/settings/close")
@@ -293,78 +303,70 @@ def settings_close(token: str) -> ResponseReturnValue:
     """Close the settings on this device (a shared phone, a friend's tablet)."""
     _member(token)
     session.pop(SESSION_KEY, None)
-    if wants_json():
-        return jsonify({"ok": True})
-    flash(t("member.closed"), "ok")
-    return redirect(url_for("member.settings", token=token), code=303)
+    return _done(token, [t("member.closed")])
 
 
-def _opened_or_refuse(token: str, member: dict) -> ResponseReturnValue | None:
-    if _opened(member):
-        return None
-    if wants_json():
-        raise UserError("member.pin_first", status=401, code="member_pin_required")
-    return _settings_page(token, member, 401, t("member.pin_first"))
+def _behind_pin(view: Callable[[str, dict], ResponseReturnValue]) -> Callable[..., Any]:
+    """A settings form the member's PIN must have opened: ``view(token, member)``; on a
+    closed one, a 401 (JSON) or the PIN form again with the words."""
+
+    @functools.wraps(view)
+    def opened_only(token: str) -> ResponseReturnValue:
+        member = _member(token)
+        if not _opened(member):
+            if wants_json():
+                raise UserError("member.pin_first", status=401, code="member_pin_required")
+            return _settings_page(token, member, 401, t("member.pin_first"))
+        return view(token, member)
+
+    return opened_only
 
 
 @bp.post("/<token>/settings/email")
 @_no_link_in_log
-def settings_email(token: str) -> ResponseReturnValue:
+@_behind_pin
+def settings_email(token: str, member: dict) -> ResponseReturnValue:
     """Confirm the member's e-mail address with the code sent to it (after the PIN)."""
-    member = _member(token)
-    closed = _opened_or_refuse(token, member)
-    if closed is not None:
-        return closed
     try:
         email = members.confirm_email(get_db(), member["id"], form_data().get("email_code"))
     except UserError as e:
         return _refused(token, member, e)
     audit.audit(get_db(), f"member:{member['id']}", "member.settings",
                 f"player:{member['id']}", details={"changed": "email_confirmed"})
-    if wants_json():
-        return jsonify({"ok": True, "confirmed": True})
-    flash(t("member.email_done", email=email), "ok")
-    return redirect(url_for("member.settings", token=token), code=303)
+    return _done(token, [t("member.email_done", email=email)], confirmed=True)
 
 
 @bp.post("/<token>/settings/email/resend")
 @_no_link_in_log
-def settings_email_resend(token: str) -> ResponseReturnValue:
+@_behind_pin
+def settings_email_resend(token: str, member: dict) -> ResponseReturnValue:
     """Send a new code to the member's unconfirmed address (after the PIN)."""
-    member = _member(token)
-    closed = _opened_or_refuse(token, member)
-    if closed is not None:
-        return closed
     try:
         email = members.resend_email_code(get_db(), member["id"])
     except UserError as e:
         return _refused(token, member, e)
-    if wants_json():
-        return jsonify({"ok": True})
-    flash(t("member.email_code_sent", email=email), "ok")
-    return redirect(url_for("member.settings", token=token), code=303)
+    return _done(token, [t("member.email_code_sent", email=email)])
 
 
 @bp.post("/<token>/settings")
 @_no_link_in_log
-def settings_save(token: str) -> ResponseReturnValue:
-    """Keep the member's e-mail, LINE user id and opt-ins (after the PIN only)."""
+@_behind_pin
+def settings_save(token: str, member: dict) -> ResponseReturnValue:
+    """Keep the member's e-mail and opt-ins, or unlink their LINE (after the PIN only).
+    A LINE user id is never typed: the club's account links it by the member's code."""
     db = get_db()
-    member = _member(token)
-    if not _opened(member):
-        if wants_json():
-            raise UserError("member.pin_first", status=401, code="member_pin_required")
-        return _settings_page(token, member, 401, t("member.pin_first"))
     data = form_data()
-    optins = {k: _flag(data, k) for k in members.OPTINS}
+    optins = {k: flag_of(data, k) for k in members.OPTINS}
     try:
-        for key in ("email", "line_user_id"):
-            if data.get(key) is not None and not isinstance(data.get(key), str):
-                raise UserError("field.not_text", status=422, code="invalid_field",
-                                details={"field": key}, field=key)
+        if data.get("email") is not None and not isinstance(data.get("email"), str):
+            raise UserError("field.not_text", status=422, code="invalid_field",
+                            details={"field": "email"}, field="email")
+        if data.get("line_user_id") not in (None, ""):
+            raise UserError("member.line_by_code", status=422, code="line_by_code",
+                            details={"field": "line_user_id"})
         before = members.profile(db, member["id"]) or {}
-        prof = members.save_settings(db, member["id"], email=data.get("email"),
-                                     line_user_id=data.get("line_user_id"), optins=optins)
+        prof = members.save_settings(db, member["id"], email=data.get("email"), optins=optins,
+                                     unlink_line=flag_of(data, "line_unlink"))
     except UserError as e:
         if wants_json():
             raise
@@ -374,22 +376,7 @@ def settings_save(token: str) -> ResponseReturnValue:
                      if before.get(k) != prof.get(k))
     audit.audit(db, f"member:{member['id']}", "member.settings", f"player:{member['id']}",
                 details={"changed": ", ".join(changed)})
-    if wants_json():
-        return jsonify({"ok": True, "changed": changed,
-                        "email_confirmed": bool(prof.get("email_confirmed_at"))})
-    flash(t("member.saved"), "ok")
-    if "email" in changed and prof.get("email"):
-        flash(t("member.email_code_sent", email=prof["email"]), "ok")
-    return redirect(url_for("member.settings", token=token), code=303)
-
-
-def _flag(data: dict, key: str) -> bool:
-    value = data.get(key)
-    if request.is_json:
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            raise UserError("field.not_bool", status=422, code="invalid_field",
-                            details={"field": key}, field=key)
-        return value
-    return str(value or "").lower() in ("1", "true", "on", "yes")
+    code_sent = "email" in changed and prof.get("email")
+    return _done(token, [t("member.saved")]
+                 + ([t("member.email_code_sent", email=prof["email"])] if code_sent else []),
+                 changed=changed, email_confirmed=bool(prof.get("email_confirmed_at")))

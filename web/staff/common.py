@@ -30,24 +30,6 @@ def need(data: dict, key: str) -> str:
     return value
 
 
-def flag_of(data: dict, key: str, *, required: bool = False) -> bool:
-    """A yes/no field. A form's unticked checkbox is absent (no); a JSON body gives a JSON
-    boolean (422 naming the field for anything else: ``0``, ``"false"``, ``[]``) and leaves
-    an optional one out for no; a ``required`` one must be there."""
-    if request.is_json:
-        if key not in data and not required:
-            return False
-        value = data.get(key)
-        if not isinstance(value, bool):
-            raise UserError("field.not_bool", status=422, code="invalid_field",
-                            details={"field": key}, field=key)
-        return value
-    if key not in data and required:
-        raise UserError("field.required", code=f"missing_{key}", details={"field": key},
-                        field=key)
-    return str(data.get(key, "")).lower() in ("1", "true", "on", "yes")
-
-
 def given(data: dict, key: str) -> bool:
     """Whether a field is given: present, not JSON null, not a blank form field (``0`` and
     ``false`` are given, and then checked for their type)."""

@@ -277,15 +277,8 @@ def table_command(table_id: str) -> ResponseReturnValue:
         args = spec.from_person({a.name: data.get(a.name) for a in spec.args})
     except TableError as e:
         raise UserError(e.text(lang), code=e.code) from None
-    key = (text_of(data, "idempotency_key") or "").strip() or f"staff-{uuid.uuid4().hex}"
-    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", DEFAULT_COMMAND_WAIT))
-    staff = current_staff()
-    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
-                         tz=club_timezone())
     try:
-        answer = client.send(table_id, command, args, key=f"web-{key}", wait=wait,
-                             expires_in=max(wait, 30.0), withdraw=False,
-                             through_pending=False)
+        answer = send_command(table_id, command, args, data, through_pending=False)
     except store.CommandInFlight as e:
         raise UserError(e.text(lang), status=409, code=e.code) from None
     except TableError as e:
@@ -294,6 +287,21 @@ def table_command(table_id: str) -> ResponseReturnValue:
     record(f"table.{command}", f"table:{table_id}",
            details={"command_id": answer.row["id"], "args": args})
     return _command_answer(table_id, answer, lang, _back(data, table_id))
+
+
+def send_command(table_id: str, command: str, args: dict[str, Any], data: dict, *,
+                 through_pending: bool = True) -> Any:
+    """Journal ``command`` for the table in the signed-in staff member's name (under the
+    form's idempotency key, or a fresh one) and wait a few seconds for the daemon's answer;
+    raises the journal's refusal (a command in flight, an unknown table)."""
+    key = (text_of(data, "idempotency_key") or "").strip() or f"staff-{uuid.uuid4().hex}"
+    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", DEFAULT_COMMAND_WAIT))
+    staff = current_staff()
+    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
+                         tz=club_timezone())
+    return client.send(table_id, command, args, key=f"web-{key}", wait=wait,
+                       expires_in=max(wait, 30.0), withdraw=False,
+                       through_pending=through_pending)
 
 
 def _back(data: dict, table_id: str) -> tuple:

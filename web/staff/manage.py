@@ -26,8 +26,8 @@ from web.security import (
     actor_name, create_pairing, current_staff, list_tablets, revoke_tablet, staff_required,
     wants_json,
 )
-from web.limits import form_data
-from web.staff.common import bp, done, flag_of, msg, need, record
+from web.limits import flag_of, form_data
+from web.staff.common import bp, done, msg, need, record
 from web.staff.modes import needs_mode
 
 

@@ -20,7 +20,6 @@ from flask.typing import ResponseReturnValue
 from tablectl import commands as table_commands
 from tablectl import store
 from tablectl import words as table_words
-from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
 
@@ -30,12 +29,11 @@ from web.db import get_db
 from club.errors import UserError
 from club.floor import modechange
 from web.i18n import current_lang, t
-from web.security import current_staff, staff_required
-from club.text import text_of
+from web.security import staff_required
 from web.limits import form_data
 from web.staff.common import bp, db_path, done, record
 from web.staff.names import rule_set_name, table_name
-from web.staff.floor_page import _command_answer, club_timezone, modes
+from web.staff.floor_page import _command_answer, club_timezone, modes, send_command
 
 
 def _table(table_id: str) -> dict:
@@ -217,14 +215,8 @@ def sim_sticks(table_id: str) -> ResponseReturnValue:
                         table=table_name(table_id))
     points = mode_by_name(target).sticks(modechange.drawers(state),
                                          _start_points(get_db(), table_id, target))
-    staff = current_staff()
-    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
-                         tz=club_timezone())
-    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", 5.0))
-    key = (text_of(data, "idempotency_key") or "").strip() or uuid.uuid4().hex
     try:
-        answer = client.send(table_id, "sim-sticks", {"points": points}, key=f"web-{key}",
-                             wait=wait, expires_in=max(wait, 30.0), withdraw=False)
+        answer = send_command(table_id, "sim-sticks", {"points": points}, data)
     except store.CommandInFlight as e:
         raise UserError("floor.in_flight", status=409, code=e.code,
                         what=e.text(lang)) from None
@@ -335,14 +327,8 @@ def calibrate(table_id: str) -> ResponseReturnValue:
     if "seen" not in args:
         raise UserError("field.required", code="invalid_field", details={"field": "seen"},
                         field="seen")
-    staff = current_staff()
-    client = TableClient(db_path(), source="web", actor=staff["name"] if staff else "",
-                         tz=club_timezone())
-    wait = float(current_app.config.get("TABLE_COMMAND_WAIT", 5.0))
-    key = (text_of(data, "idempotency_key") or "").strip() or uuid.uuid4().hex
     try:
-        answer = client.send(table_id, "calibrate", args, key=f"web-{key}", wait=wait,
-                             expires_in=max(wait, 30.0), withdraw=False)
+        answer = send_command(table_id, "calibrate", args, data)
     except store.CommandInFlight as e:
         raise UserError(e.text(lang), status=409, code=e.code) from None
     except TableError as e:

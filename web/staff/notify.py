@@ -18,8 +18,8 @@ from club.db import Db, Row
 from web.db import get_db
 from web.i18n import t
 from web.security import staff_required, wants_json
-from web.limits import form_data
-from web.staff.common import bp, done, flag_of, record
+from web.limits import flag_of, form_data
+from web.staff.common import bp, done, record
 
 SHOWN = 50
 """The newest outbox rows the page lists."""

@@ -159,27 +159,27 @@ def hand_correct(game_id: int, seq: int) -> ResponseReturnValue:
     reason, event = reason_of(data), _event_field(data)
     view = corrections.correct_hand(get_db(), game_id, seq, event, actor=actor_name(),
                                     reason=reason)
-    return done(t("staff.fix.done_correct", game=game_id, seq=seq),
-                "staff.game_detail", payload={"game": view}, game_id=game_id)
+    return _hand_fixed("correct", game_id, seq, view)
 
 
-@bp.post("/games/<int:game_id>/hands/<int:seq>/remove")
+_STRIKE = {"remove": corrections.remove_hand, "restore": corrections.restore_hand}
+
+
+@bp.post("/games/<int:game_id>/hands/<int:seq>/remove", endpoint="hand_remove")
+@bp.post("/games/<int:game_id>/hands/<int:seq>/restore", endpoint="hand_restore")
 @staff_required
-def hand_remove(game_id: int, seq: int) -> ResponseReturnValue:
-    """Strike one recorded hand from a game (reason required)."""
-    reason = reason_of(form_data())
-    view = corrections.remove_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return done(t("staff.fix.done_remove", game=game_id, seq=seq),
-                "staff.game_detail", payload={"game": view}, game_id=game_id)
+def hand_strike(game_id: int, seq: int) -> ResponseReturnValue:
+    """Strike one recorded hand from a game (``remove``), or put a struck hand back where
+    it was (``restore``); reason required."""
+    how = request.path.rsplit("/", 1)[1]
+    view = _STRIKE[how](get_db(), game_id, seq, actor=actor_name(),
+                        reason=reason_of(form_data()))
+    return _hand_fixed(how, game_id, seq, view)
 
 
-@bp.post("/games/<int:game_id>/hands/<int:seq>/restore")
-@staff_required
-def hand_restore(game_id: int, seq: int) -> ResponseReturnValue:
-    """Put back a struck hand where it was (reason required)."""
-    reason = reason_of(form_data())
-    view = corrections.restore_hand(get_db(), game_id, seq, actor=actor_name(), reason=reason)
-    return done(t("staff.fix.done_restore", game=game_id, seq=seq),
+def _hand_fixed(how: str, game_id: int, seq: int, view: dict) -> ResponseReturnValue:
+    """The answer to a fixed hand (``how``: correct, remove, restore): back to the game."""
+    return done(t(f"staff.fix.done_{how}", game=game_id, seq=seq),
                 "staff.game_detail", payload={"game": view}, game_id=game_id)
 
 

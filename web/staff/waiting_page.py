@@ -21,8 +21,8 @@ from club.floor import calls, clock, modechange, nights, seating, waiting
 from web.i18n import current_lang, t
 from web.security import actor_name, staff_required, wants_json
 from club.text import text_of, whole_number
-from web.limits import form_data
-from web.staff.common import bp, db_path, done, flag_of, given, record
+from web.limits import flag_of, form_data
+from web.staff.common import bp, db_path, done, given, record
 from web.staff.names import rule_set_name, table_name
 from web.staff.modes import needs_mode
 

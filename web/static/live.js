@@ -62,7 +62,31 @@
     setTimeout(poll, Math.min(every, 1000));
   }
 
-  window.jantakuLive = {fresh: freshKeys};
+  // A modal question (the console's confirmations, a member's number at the tablet): one
+  // <dialog class="confirm-dialog"> per key and page, made from ``html`` the first time;
+  // ``words`` sets the text of its parts by selector; ``closed(dialog)`` runs as it
+  // closes (its returnValue says which button, "" for Escape). Buttons of type="button"
+  // close it with their value; a <form method="dialog"> inside closes it by itself.
+  var dialogs = {};
+  function ask(key, html, words, closed) {
+    var dialog = dialogs[key];
+    if (!dialog) {
+      dialog = dialogs[key] = document.createElement("dialog");
+      dialog.className = "confirm-dialog";
+      dialog.innerHTML = html;
+      document.body.appendChild(dialog);
+      dialog.addEventListener("click", function (e) {
+        if (e.target.tagName === "BUTTON" && e.target.type === "button") dialog.close(e.target.value);
+      });
+    }
+    Object.keys(words).forEach(function (sel) { dialog.querySelector(sel).textContent = words[sel]; });
+    dialog.returnValue = "";
+    dialog.onclose = function () { closed(dialog); };
+    dialog.showModal();
+    return dialog;
+  }
+
+  window.jantakuLive = {fresh: freshKeys, ask: ask};
   document.addEventListener("DOMContentLoaded", function () {
     freshKeys(document);
     document.querySelectorAll("[data-live]").forEach(live);

@@ -5,27 +5,16 @@
   "use strict";
 
   // Destructive actions: form[data-confirm="question"] asks in a dialog first.
-  var dialog = null;
   function ask(question, okLabel, then) {
-    if (!dialog) {
-      dialog = document.createElement("dialog");
-      dialog.className = "confirm-dialog";
-      dialog.innerHTML = '<p class="confirm-question"></p><div class="row">' +
-        '<button type="button" class="btn" value="cancel"></button>' +
-        '<button type="button" class="btn btn-danger" value="ok"></button></div>';
-      document.body.appendChild(dialog);
-      dialog.addEventListener("click", function (e) {
-        if (e.target.tagName === "BUTTON") dialog.close(e.target.value);
-      });
-    }
     var labels = (document.getElementById("staff-words") || document.body).dataset;
-    dialog.querySelector(".confirm-question").textContent = question;
-    dialog.querySelector('[value="cancel"]').textContent = labels.tCancel || "Cancel";
-    dialog.querySelector('[value="ok"]').textContent = okLabel || labels.tOk || "OK";
-    dialog.returnValue = "";
-    dialog.onclose = function () { if (dialog.returnValue === "ok") then(); };
-    dialog.showModal();
-    dialog.querySelector('[value="cancel"]').focus();
+    window.jantakuLive.ask("confirm", '<p class="confirm-question"></p><div class="row">' +
+      '<button type="button" class="btn" value="cancel"></button>' +
+      '<button type="button" class="btn btn-danger" value="ok"></button></div>', {
+      ".confirm-question": question,
+      '[value="cancel"]': labels.tCancel || "Cancel",
+      '[value="ok"]': okLabel || labels.tOk || "OK"
+    }, function (dialog) { if (dialog.returnValue === "ok") then(); })
+      .querySelector('[value="cancel"]').focus();
   }
 
   document.addEventListener("submit", function (e) {

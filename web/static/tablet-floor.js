@@ -47,24 +47,19 @@
   });
 
   // A member confirms the settlement for themself: with their own member number.
-  var dialog = null;
   function askNumber(name, then) {
-    if (!dialog) {
-      dialog = document.createElement("dialog");
-      dialog.className = "confirm-dialog";
-      dialog.innerHTML = '<form method="dialog"><p class="q"></p><input name="no" class="big" autocomplete="off" inputmode="text">' +
-        '<p class="hint" data-testid="member-no-hint"></p>' +
-        '<div class="row"><button class="btn" value="cancel"></button><button class="btn primary" value="ok"></button></div></form>';
-      document.body.appendChild(dialog);
-    }
-    dialog.querySelector(".q").textContent = d.tMemberNo.replace("{name}", name);
-    dialog.querySelector(".hint").textContent = d.tMemberHint || "";   // where the number is
-    dialog.querySelector('[value="cancel"]').textContent = d.tCancel;
-    dialog.querySelector('[value="ok"]').textContent = d.tOk;
-    var input = dialog.querySelector("input");
+    var input = null;
+    var dialog = window.jantakuLive.ask("member-no",
+      '<form method="dialog"><p class="q"></p><input name="no" class="big" autocomplete="off" inputmode="text">' +
+      '<p class="hint" data-testid="member-no-hint"></p>' +
+      '<div class="row"><button class="btn" value="cancel"></button><button class="btn primary" value="ok"></button></div></form>', {
+        ".q": d.tMemberNo.replace("{name}", name),
+        ".hint": d.tMemberHint || "",   // where the number is
+        '[value="cancel"]': d.tCancel,
+        '[value="ok"]': d.tOk
+      }, function (dlg) { if (dlg.returnValue === "ok" && input.value.trim()) then(input.value.trim()); });
+    input = dialog.querySelector("input");
     input.value = "";
-    dialog.onclose = function () { if (dialog.returnValue === "ok" && input.value.trim()) then(input.value.trim()); };
-    dialog.showModal();
     input.focus();
   }
   document.addEventListener("click", function (e) {

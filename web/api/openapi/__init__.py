@@ -67,6 +67,20 @@ WRITTEN = ("recorded: recorded_seq and the event as stored, its hand as the engi
            "(deltas, scores, kyoutaku), next_seq, the live state, finished and final; the "
            "same size however long the game (the whole game is GET /api/games/{game_id})")
 
+def _write(summary: str, answer: str, body: dict) -> dict:
+    """A tablet's write to its table's game: 201 with ``answer`` (200 for a retry's
+    replay), the write errors."""
+    return {"post": op(summary, params=[TABLE_ID], secure=True, ok=("201", answer),
+                       errors=WRITE_ERRORS, body=body)}
+
+
+def _keyed(**required: dict) -> dict:
+    """The body of a write by key: the ``required`` fields, and the game's id when the
+    write is a retry after the game ended."""
+    return {"type": "object", "required": list(required),
+            "properties": {**required, "game_id": {"type": "integer"}}}
+
+
 PATHS: dict = {
     "/api/health": {"get": op("liveness: the server answers", errors=())},
     "/api/openapi.json": {"get": op("this document", errors=())},
@@ -101,33 +115,23 @@ PATHS: dict = {
         "what an event would pay, per seat, without recording it",
         params=[TABLE_ID], secure=True, errors=WRITE_ERRORS,
         body={"type": "object", "required": ["event"], "properties": {"event": ref("Event")}})},
-    "/api/tables/{table_id}/hands": {"post": op(
+    "/api/tables/{table_id}/hands": _write(
         "record one event exactly once (a retry with the same key answers 200 with "
         "replayed: true; a slot already taken answers 409 already_recorded)",
-        params=[TABLE_ID], secure=True, ok=("201", WRITTEN),
-        errors=WRITE_ERRORS, body=ref("Submission"))},
-    "/api/tables/{table_id}/undo": {"post": op(
+        WRITTEN, ref("Submission")),
+    "/api/tables/{table_id}/undo": _write(
         "void the last hand (appends a void marker; nothing is deleted)",
-        params=[TABLE_ID], secure=True,
-        ok=("201", "undone: the answer of a recorded hand, with undone (the entry struck) "
-                   "and no event or hand"),
-        errors=WRITE_ERRORS,
-        body={"type": "object", "required": ["expected_seq", "idempotency_key"], "properties": {
-            "expected_seq": {"type": "integer"}, "idempotency_key": {"type": "string"},
-            "game_id": {"type": "integer"}}})},
-    "/api/tables/{table_id}/void": {"post": op(
+        "undone: the answer of a recorded hand, with undone (the entry struck) and no event "
+        "or hand", _keyed(expected_seq={"type": "integer"},
+                          idempotency_key={"type": "string"})),
+    "/api/tables/{table_id}/void": _write(
         "void the entry an idempotency key wrote, whether or not it ever arrived (the undo of "
         "a hand whose answer was lost): a stored entry, which must be the last, gets a void "
         "marker; a key that wrote nothing gets a tombstone, so the hand is refused if it "
         "arrives later. The server chooses the entry number: next_seq in the answer",
-        params=[TABLE_ID], secure=True,
-        ok=("201", "the answer of an undo, with voided (a stored entry was struck) and "
-                   "undone (which)"),
-        errors=WRITE_ERRORS,
-        body={"type": "object", "required": ["target_key", "idempotency_key"], "properties": {
-            "target_key": {"type": "string", "minLength": 8, "maxLength": 100},
-            "idempotency_key": {"type": "string", "minLength": 8, "maxLength": 100},
-            "game_id": {"type": "integer"}}})},
+        "the answer of an undo, with voided (a stored entry was struck) and undone (which)",
+        _keyed(target_key={"type": "string", "minLength": 8, "maxLength": 100},
+               idempotency_key={"type": "string", "minLength": 8, "maxLength": 100})),
     "/api/tables/{table_id}/score-hand": {"post": op(
         "score a tile-entered hand under the game's rules (scoring-batch contract result)",
         params=[TABLE_ID], secure=True, errors=("400", "404", "409"),

@@ -50,12 +50,14 @@ MEMBER_PATHS: dict = {
         "day's account and report card; query family, day (YYYY-MM-DD)",
         errors=("400", "404"), html=True)},
     "/m/{token}/settings": {
-        "get": _member_op("the member's e-mail, LINE user id and opt-ins (after the PIN)",
-                          errors=("401", "404")),
+        "get": _member_op("the member's e-mail, whether their LINE is linked (line_linked) "
+                          "and opt-ins (after the PIN)", errors=("401", "404")),
         "post": _member_op(
-            "keep the member's e-mail, LINE user id and opt-ins (blank clears a contact; "
-            "an opt-in left out is no); audited", errors=("400", "401", "404", "422"),
-            body=obj([], email=STR, line_user_id=STR, optin_seat_ready=BOOL,
+            "keep the member's e-mail and opt-ins (blank clears the address; an opt-in "
+            "left out is no); line_unlink unlinks their LINE, which only the code they send "
+            "the club's account links (a line_user_id is refused, line_by_code); audited",
+            errors=("400", "401", "404", "422"),
+            body=obj([], email=STR, line_unlink=BOOL, optin_seat_ready=BOOL,
                       optin_report_card=BOOL, optin_risers=BOOL))},
     "/m/{token}/settings/pin": {"post": _member_op(
         "open the settings for 15 minutes with the member number and PIN (and, on a link "

@@ -35,6 +35,15 @@ MODE_Q = {"name": "mode", "in": "query", "required": True, "schema": STR,
 REASON = obj(["reason"], reason={"type": "string", "minLength": 3,
                                   "description": "why: goes into the audit log"})
 
+
+def _put_sticks(how: str) -> dict:
+    """A way the console puts in the point sticks a mode needs where no hand can."""
+    return {"post": op(f"{how}; 409 not_simulated on a real table", params=[TABLE],
+                       errors=("400", "404", "409"),
+                       body=obj(["mode"], mode={"description": "0-8, '04' or a name such as "
+                                                "sanma"}, idempotency_key=STR))}
+
+
 STAFF_PATHS: dict = {
     "/auth/csrf": {"get": op("the session's CSRF token (send it as X-CSRF-Token)",
                               errors=(), staff=False)},
@@ -106,18 +115,12 @@ STAFF_PATHS: dict = {
                                                                    "format": "binary"}}}},
                       **{c: {"description": ERR[c], **json_body(ref("Error"))}
                          for c in ("404", "503", "401", "403")}}}},
-    "/staff/tables/{table_id}/sticks": {"post": op(
+    "/staff/tables/{table_id}/sticks": _put_sticks(
         "simulated (sim://) tables only: put in the point sticks a mode needs, through the "
-        "daemon's sim-sticks command (what staff do by hand at a real table); 409 "
-        "not_simulated on a real table", params=[TABLE], errors=("400", "404", "409"),
-        body=obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
-                  idempotency_key=STR))},
-    "/staff/tables/{table_id}/demo-sticks": {"post": op(
+        "daemon's sim-sticks command (what staff do by hand at a real table)"),
+    "/staff/tables/{table_id}/demo-sticks": _put_sticks(
         "the demo's stock table only (python -m web demo): put in the point sticks a mode "
-        "needs, through the file its simulated drawers follow; 409 not_simulated on a "
-        "real table", params=[TABLE], errors=("400", "404", "409"),
-        body=obj(["mode"], mode={"description": "0-8, '04' or a name such as sanma"},
-                  idempotency_key=STR))},
+        "needs, through the file its simulated drawers follow"),
     "/staff/players": {
         "get": op("members, guests and retired players", errors=()),
         "post": op("add a member or guest; 409 similar_name (with error.similar, the ids of "
