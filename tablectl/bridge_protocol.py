@@ -122,6 +122,9 @@ def c_header() -> str:
         lines.append(f"#define OUTCOME_{name} {i}")
     for i, name in enumerate(SCRIPT_OUTCOMES, start=1):
         lines.append(f"#define SCRIPT_{name} {i}")
+    # the words of each state, numbered from 1 as above, for the answers
+    lines.append(f'#define OUTCOMES_S "{" ".join(OUTCOMES)}"')
+    lines.append(f'#define SCRIPT_OUTCOMES_S "{" ".join(SCRIPT_OUTCOMES)}"')
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 
