@@ -109,8 +109,8 @@ def c_header() -> str:
         f'#define PROTOCOL_S "{PROTOCOL}"',
     ]
     for name in ("PRESS_MAX_MS", "POWER_HOLD_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS",
-                 "LINE_MAX", "RX_RING", "ANSWER_MAX", "SAMPLES", "SCRIPT_STEPS", "SCRIPT_WAIT_MAX_MS",
-                 "SCRIPT_REPEAT_MAX"):
+                 "LINE_MAX", "RX_RING", "ANSWER_MAX", "SAMPLES", "SCRIPT_STEPS",
+                 "SCRIPT_WAIT_MAX_MS", "SCRIPT_REPEAT_MAX"):
         value = globals()[name]
         lines.append(f"#define {name} {value}")
         lines.append(f'#define {name}_S "{value}"')
