@@ -44,10 +44,7 @@ a browser never sends a fragment, and the desk reads the id from it."""
 KINDS = ("issued", "claimed", "merged")
 
 
-@MIGRATIONS
-def _create_chain_links(db: sqlite_utils.Database) -> None:
-    db.executescript(
-        """
+MIGRATIONS.script("_create_chain_links", """
         CREATE TABLE chain_links (
             id INTEGER PRIMARY KEY,
             player_id INTEGER NOT NULL REFERENCES players(id),
@@ -66,8 +63,7 @@ def _create_chain_links(db: sqlite_utils.Database) -> None:
         BEGIN SELECT RAISE(ABORT, 'chain links are append-only: add a row instead'); END;
         CREATE TRIGGER chain_links_no_delete BEFORE DELETE ON chain_links
         BEGIN SELECT RAISE(ABORT, 'chain links are append-only: add a row instead'); END;
-        """
-    )
+        """)
 
 
 def new_chain_id() -> str:

@@ -248,6 +248,15 @@ class Migrations:
             return fn
         return register(fn) if fn is not None else register
 
+    def script(self, name: str, sql: str) -> None:
+        """Register an SQL script as the set's next step, named ``name`` (a step that is
+        only its statements needs no function of its own)."""
+        def step(db: sqlite_utils.Database) -> None:
+            db.executescript(sql)
+
+        step.__name__ = name
+        self(step)
+
     def __repr__(self) -> str:
         return f"Migrations({self.name!r}, {len(self.steps)} steps)"
 

@@ -109,8 +109,8 @@ def c_header() -> str:
         f'#define PROTOCOL_S "{PROTOCOL}"',
     ]
     for name in ("PRESS_MAX_MS", "POWER_HOLD_MS", "WD_DEFAULT_MS", "WD_MIN_MS", "WD_MAX_MS",
-                 "LINE_MAX", "RX_RING", "ANSWER_MAX", "SAMPLES", "SCRIPT_STEPS", "SCRIPT_WAIT_MAX_MS",
-                 "SCRIPT_REPEAT_MAX"):
+                 "LINE_MAX", "RX_RING", "ANSWER_MAX", "SAMPLES", "SCRIPT_STEPS",
+                 "SCRIPT_WAIT_MAX_MS", "SCRIPT_REPEAT_MAX"):
         value = globals()[name]
         lines.append(f"#define {name} {value}")
         lines.append(f'#define {name}_S "{value}"')
@@ -122,6 +122,9 @@ def c_header() -> str:
         lines.append(f"#define OUTCOME_{name} {i}")
     for i, name in enumerate(SCRIPT_OUTCOMES, start=1):
         lines.append(f"#define SCRIPT_{name} {i}")
+    # the words of each state, numbered from 1 as above, for the answers
+    lines.append(f'#define OUTCOMES_S "{" ".join(OUTCOMES)}"')
+    lines.append(f'#define SCRIPT_OUTCOMES_S "{" ".join(SCRIPT_OUTCOMES)}"')
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 

@@ -10,17 +10,13 @@
 
 from __future__ import annotations
 
-import sqlite_utils
 
 from club.db import Migrations
 
 MIGRATIONS = Migrations("floor")
 
 
-@MIGRATIONS
-def _create_floor(db: sqlite_utils.Database) -> None:
-    db.executescript(
-        """
+MIGRATIONS.script("_create_floor", """
         CREATE TABLE waiting (
             id INTEGER PRIMARY KEY,
             player_id INTEGER NOT NULL REFERENCES players(id),
@@ -88,5 +84,4 @@ def _create_floor(db: sqlite_utils.Database) -> None:
         -- one open call per table: a second press is the same call
         CREATE UNIQUE INDEX calls_one_open ON calls(table_id)
             WHERE ack_at IS NULL AND cancelled_at IS NULL;
-        """
-    )
+        """)

@@ -245,6 +245,18 @@ static void put_P(PGM_P s)
     out[out_len] = 0;
 }
 
+/* The n-th word (from 1) of a space-separated list in flash: a state's name */
+static void put_word_P(PGM_P words, uint8_t n)
+{
+    char c;
+    while (--n)
+        while ((c = (char)pgm_read_byte(words++)) != ' ' && c)
+            ;
+    while ((c = (char)pgm_read_byte(words++)) != ' ' && c && out_len < sizeof out - 1)
+        out[out_len++] = c;
+    out[out_len] = 0;
+}
+
 static void put_u(uint32_t v)
 {
     char digits[11];
@@ -499,11 +511,6 @@ static void script_tick(void)
 /* " SCRIPT <id> <state> <step> <pass>"; only for ``id`` when it is given */
 static void put_script(uint16_t only)
 {
-    static const char running[] PROGMEM = "RUNNING";
-    static const char done[] PROGMEM = "DONE";
-    static const char aborted[] PROGMEM = "ABORTED";
-    static const char cut[] PROGMEM = "CUT";
-    static PGM_P const names[] PROGMEM = {running, done, aborted, cut};
     cli();
     uint8_t state = script_state, pc = script_pc, pass = script_pass;
     uint16_t sid = script_id;
@@ -516,7 +523,7 @@ static void put_script(uint16_t only)
     else
         put("-");
     put(" ");
-    put_P((PGM_P)pgm_read_word(&names[state - 1]));
+    put_word_P(PSTR(SCRIPT_OUTCOMES_S), state);
     put(" ");
     put_u(pc);
     put(" ");
@@ -661,11 +668,6 @@ static uint8_t script_command(uint16_t id, char **arg, uint8_t argc)
 /* " PRESS <id> <outcome>" of the last numbered press; only for ``id`` when it is given */
 static void put_outcome(uint16_t only)
 {
-    static const char running[] PROGMEM = "RUNNING";
-    static const char done[] PROGMEM = "DONE";
-    static const char cut[] PROGMEM = "CUT";
-    static const char released[] PROGMEM = "RELEASED";
-    static PGM_P const names[] PROGMEM = {running, done, cut, released};
     cli();
     uint16_t pid = press_id;
     uint8_t state = press_state;
@@ -675,7 +677,7 @@ static void put_outcome(uint16_t only)
     put_P(PSTR(" PRESS "));
     put_u(pid);
     put(" ");
-    put_P((PGM_P)pgm_read_word(&names[state - 1]));
+    put_word_P(PSTR(OUTCOMES_S), state);
 }
 
 /* RECORD [START | STOP | READ <first>]: the recording of the sense inputs' edges */
