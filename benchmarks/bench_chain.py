@@ -173,8 +173,8 @@ def head_office_figures(url: str, year_box: Path, runs: int = 40) -> dict:
     """The head office's reading side over what the branches synced, and the single box's
     leaderboard of the same month, in one run (p50 and p99 in milliseconds). The club day
     the head office reads as today is the year's last, so its month is built ahead."""
-    from club import stats_store
     from chain import ho_questions, pg_schema
+    from club import stats_store
     from club.db import connect
     from headoffice import create_app
 
@@ -255,7 +255,6 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
     import threading
 
     from headoffice import create_app
-
     from tests.support.headoffice import signed_in
 
     with sqlite3.connect(year_box) as c:

@@ -28,7 +28,11 @@ import sys
 import time
 
 from hardware_sim.display import (
-    CONDITION_NAMES, HARD_CONDITION_NAMES, Style, conditions, render,
+    CONDITION_NAMES,
+    HARD_CONDITION_NAMES,
+    Style,
+    conditions,
+    render,
 )
 from tablectl.camera import read_display
 

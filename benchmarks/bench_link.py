@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 
 from hardware_sim.simulator import Simulator
-from tablectl import protocol
-from tablectl import store
+from tablectl import protocol, store
 from tablectl.config import load_config
 from tablectl.daemon import TableManager
 from tablectl.drivers.jpex import Link

@@ -32,10 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.mcr import oracle_call, random_hands  # noqa: E402
-
 from scoring.mcr import score_hand  # noqa: E402
 from scoring.rules import load_rules  # noqa: E402
+from tests.support.mcr import oracle_call, random_hands  # noqa: E402
 
 
 def _time_cli(path: Path) -> float:

@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_leaderboard import ensure_db  # noqa: E402
-from web import create_app  # noqa: E402
 from club import members, stats_store  # noqa: E402
 from club.db import connect  # noqa: E402
+from web import create_app  # noqa: E402
 
 RATIO_BOUND = 1.0
 

@@ -50,7 +50,8 @@ from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules  # no
 from mahjong.meld import Meld  # noqa: E402
 from mahjong.tile import TilesConverter  # noqa: E402
 
-from tests.scoring.test_oracle_riichi import OPTIONS, lines as random_lines  # noqa: E402
+from tests.scoring.test_oracle_riichi import OPTIONS  # noqa: E402
+from tests.scoring.test_oracle_riichi import lines as random_lines  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_mcr  # noqa: E402

@@ -78,9 +78,9 @@ HALF_OPEN_HEAD = (b"POST /api/tables/t1/hands HTTP/1.1\r\nHost: club\r\n"
 def setup_club(path: str, tablets: int) -> tuple[dict[str, str], dict[str, list]]:
     """Tables t1..tN with four members and a paired tablet each; returns table id -> token
     and table id -> the members' ids (each part of the run starts fresh games)."""
-    from web import create_app
     from club import club_tables, roster
     from club.db import connect
+    from web import create_app
     from web.security import issue_tablet_token
 
     create_app({"DATABASE": path, "SECRET_KEY": "bench", "TESTING": True})

@@ -168,9 +168,9 @@ def build(job: tuple) -> dict:
 
 
 def _setup(db_path: str):
-    from web import create_app
     from club import club_tables
     from club.db import connect
+    from web import create_app
 
     create_app({"DATABASE": db_path, "SECRET_KEY": "bench", "TESTING": True})
     db = connect(db_path)

@@ -10,7 +10,6 @@ import sys
 from typing import Any
 
 import lexicon
-
 from chain import pg_schema, sync_limits
 from chain.sync import BATCH, SyncError, run
 

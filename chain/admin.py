@@ -18,7 +18,6 @@ import sys
 from typing import Any
 
 import lexicon
-
 from chain import branches, pg_schema
 
 

@@ -21,6 +21,10 @@ from chain.refusals import SyncError
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
+GAME_ROWS = {"games": 0, "game_seats": 0, "hand_events": 1, "game_lines": 0}
+"""Tables whose rows belong to a game, and where the game's id is in their row."""
+
+
 LIMITS: dict[tuple[str, str], int] = {
     ("players", "name"): 40,
     ("players", "member_no"): 40,
@@ -51,6 +55,12 @@ CLEANED: dict[str, tuple[str, ...]] = {
     "games": ("table_id", "rule_set"),
 }
 """Short labels shown on pages and receipts: their control characters are removed."""
+
+
+def game_of(table: str, row: tuple) -> int | None:
+    """The game a row of ``table`` belongs to (None for a row of no game)."""
+    i = GAME_ROWS.get(table)
+    return None if i is None else row[i]
 
 
 def clean_label(value: Any) -> Any:
@@ -96,7 +106,6 @@ def over_limits(rows: dict[str, list[tuple]], columns: dict[str, tuple[str, ...]
                 ) -> list[tuple[str, Any, int | None, str, int, int]]:
     """Clean the batch's labels in place; every text over its limit as ``(table, row's
     key, its game's id or None, column, size, limit)``."""
-    from chain.held import game_of
 
     found = []
     for name, got in rows.items():

@@ -22,6 +22,7 @@ import secrets
 from typing import Any
 
 from werkzeug.security import generate_password_hash
+
 from chain.refusals import BRANCH_RE
 
 ROLES = ("owner", "area", "branch")

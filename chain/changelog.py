@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import sqlite_utils
 
-from club.db import Migrations
 from chain.bounds import clean_label
+from club.db import Migrations
 
 MIGRATIONS = Migrations("chain")
 

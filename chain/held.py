@@ -24,11 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import lexicon
-
 from chain import bounds
-
-GAME_ROWS = {"games": 0, "game_seats": 0, "hand_events": 1, "game_lines": 0}
-"""Tables whose rows belong to a game, and where the game's id is in their row."""
+from chain.bounds import GAME_ROWS
 
 
 @dataclass(frozen=True)
@@ -75,12 +72,6 @@ def hold_back(batch: Any, columns: dict[str, tuple[str, ...]]) -> list[Held]:
     for g in games:
         batch.checksums.pop(g, None)
     return list(found.values())
-
-
-def game_of(table: str, row: tuple) -> int | None:
-    """The game a row of ``table`` belongs to (None for a row of no game)."""
-    i = GAME_ROWS.get(table)
-    return None if i is None else row[i]
 
 
 def keep(box: sqlite3.Connection, held: list[Held]) -> None:

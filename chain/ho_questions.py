@@ -46,8 +46,8 @@ from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
-from club import engine, stats_store
 from chain import ho_report, pg_schema
+from club import engine, stats_store
 from club.errors import NotFound, UserError
 
 S = pg_schema.SCHEMA

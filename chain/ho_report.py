@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from club import daily_report, stats_store
 from chain import pg_schema
+from club import daily_report, stats_store
 from club.errors import NotFound
 
 S = pg_schema.SCHEMA

@@ -27,10 +27,10 @@ from typing import Any
 import sqlite_utils
 
 from club import roster
-from club.text import bounded_number
 from club.audit import audit
 from club.db import Migrations, now_iso, one, rows, write_tx
 from club.errors import Conflict, UserError
+from club.text import bounded_number
 
 MIGRATIONS = Migrations("chain_members")
 

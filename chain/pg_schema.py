@@ -68,6 +68,7 @@ this module (and ``web``) as before.
 from __future__ import annotations
 
 from typing import Any
+
 from chain import bounds, branches
 
 SCHEMA = "chain"

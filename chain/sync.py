@@ -51,13 +51,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import lexicon
 import sqlite_utils
 
-from chain import box, branches, pg_schema, sync_limits
+import lexicon
+from chain import bounds, box, branches, erasure, held, pg_schema, repair, sync_limits
 from chain.refusals import BRANCH_RE, SyncError
 from club.errors import UserError
-from chain import bounds, erasure, held, repair
 
 BATCH = 5000
 """Changes per batch (one PostgreSQL transaction)."""

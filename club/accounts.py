@@ -36,7 +36,6 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from club import text

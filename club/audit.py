@@ -9,7 +9,6 @@ import sqlite_utils
 
 from club.db import Migrations, now_iso, write_tx
 
-
 MIGRATIONS = Migrations("audit")
 
 

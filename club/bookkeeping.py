@@ -34,12 +34,11 @@ from __future__ import annotations
 import csv
 import io
 
-from club import daily_report
-from club.printing.receipt import Sheet
+from club import daily_report, money_settings
 from club.db import Db
 from club.i18n import t
 from club.printing.documents import rule_set_title
-from club import money_settings
+from club.printing.receipt import Sheet
 
 TAX_RATE = 10
 """Consumption tax on a game fee (a service: the standard rate), percent."""

@@ -8,15 +8,14 @@ import re
 import tomllib
 from typing import Any, NotRequired, TypedDict, cast
 
-from club import engine, text
+from club import engine, money_settings, text
 from club.audit import audit
-from club.roster import MAX_NAME
 from club.db import Db, now_iso, write_tx
 from club.db import one as _one
 from club.db import rows as _rows
 from club.errors import Conflict, NotFound, UserError
+from club.roster import MAX_NAME
 from club.text import printable
-from club import money_settings
 
 MAX_RULES_TOML = 64 * 1024
 MAX_RULE_LABEL = 64

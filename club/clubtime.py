@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from zoneinfo import ZoneInfo
 
-from club.stats_store import settings
 from club.db import Db
+from club.stats_store import settings
 
 
 def club_zone(db: Db) -> str:

@@ -14,11 +14,11 @@ from typing import Any
 
 from club import engine, events, gamelog, stats_store, text
 from club.audit import audit
-from club.gamelog import Event, Game, Played, get_game
-from club.games import game_view, live_game_id, settle_status, status_of
 from club.db import Db, now_iso, write_tx
 from club.db import rows as _rows
 from club.errors import Conflict, NotFound, Refused, UserError
+from club.gamelog import Event, Game, Played, get_game
+from club.games import game_view, live_game_id, settle_status, status_of
 
 CORRECTIONS = {"replace": "hand.correct", "void": "hand.remove", "restore": "hand.restore"}
 """A correction marker's kind in the log -> its action in the audit log."""

@@ -21,10 +21,9 @@ from datetime import datetime
 from html import escape
 
 import lexicon
-
-from club import stats_store
-from club.db import Db, rows as _rows
-from club import engine
+from club import engine, stats_store
+from club.db import Db
+from club.db import rows as _rows
 
 _GAMES_SQL = (
     "SELECT g.id, g.table_id, g.rule_set, g.started_at, g.finished_at, "

@@ -13,9 +13,9 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeAlias
 
-import clubdb
 import sqlite_utils
 
+import clubdb
 from club.errors import UserError
 from clubdb import Migrations, connect, now_iso, shared, write_tx  # noqa: F401  (the club's names)
 

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import lexicon
-
+from club.errors import Refused
+from club.i18n import current_lang, t
 from scoring import game as _game
 from scoring.chips import award_chips
 from scoring.errors import ScoringError
@@ -28,7 +29,6 @@ from scoring.game import ABORT_KINDS, EVENT_TYPES, PENALTY_KINDS, WINDS, WINDS_J
 from scoring.hand import BOOL_FIELDS as HAND_FLAGS
 from scoring.hand import INT_FIELDS as HAND_COUNTERS
 from scoring.hand import score_hand as _score_hand
-from scoring.yaku import BY_ID as _YAKU_BY_ID
 from scoring.mcr import FANS as _MCR_FANS
 from scoring.mcr import RULEBOOK_FANS as _MCR_RULEBOOK
 from scoring.mcr.evaluate import exclusions as _mcr_exclusions
@@ -82,11 +82,9 @@ from scoring.stats import (
     rank_rows,
     rule_family,
 )
+from scoring.yaku import BY_ID as _YAKU_BY_ID
 from scoring.yaku import YAKU as _YAKU
 from scoring.yaku import han_table as _han_table
-
-from club.errors import Refused
-from club.i18n import current_lang, t
 
 __all__ = [
     # a game: its events, state and the engine's refusals

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import lexicon
-from groundwork.errors import CodedError
-
 from club.i18n import asked_lang
+from groundwork.errors import CodedError
 
 
 class UserError(CodedError):

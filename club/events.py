@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any, Callable, Container
 
 import lexicon
-
 from club import engine
 from club.db import ID_MAX
 from club.errors import Refused

@@ -29,15 +29,14 @@ import sqlite_utils
 
 from club import clubtime, engine, events, gamelog, stats_store, text
 from club.audit import audit
-from club.club_tables import get_table, resolve_rules
-from club.gamelog import Event, Game, HandEventRow, Played, get_game
-from club.notify import outbox
-from club.roster import MAX_NAME, PlayerRow, get_player, live_seat
+from club.club_tables import get_table, repair_stored_names, resolve_rules
 from club.db import Db, Migrations, inserted_id, now_iso, write_tx
 from club.db import one as _one
 from club.db import rows as _rows
 from club.errors import Conflict, Refused, UserError
-from club.club_tables import repair_stored_names
+from club.gamelog import Event, Game, HandEventRow, Played, get_game
+from club.notify import outbox
+from club.roster import MAX_NAME, PlayerRow, get_player, live_seat
 
 GAME_STATUSES = ("live", "finished", "void")
 HIDDEN_GAME_FIELDS = frozenset({"rules", "rules_json", "start_key", "started_by"})

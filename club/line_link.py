@@ -25,10 +25,10 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from club import members
 from club.audit import audit
 from club.db import Db, Migrations, now_iso, one, write_tx
 from club.i18n import t
-from club import members
 
 MIGRATIONS = Migrations("line_link")
 

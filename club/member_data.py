@@ -48,13 +48,12 @@ from __future__ import annotations
 import json
 import time
 import unicodedata
-from datetime import datetime
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import lexicon
-
 from club import club_tables, daily_report, gamelog, roster, text
 from club.audit import audit
 from club.clubtime import club_zone, instant

@@ -18,10 +18,10 @@ import re
 
 from club import engine
 from club.audit import audit
-from club.text import whole_number
 from club.db import Db, Migrations, now_iso, one, rows, write_tx
 from club.errors import UserError
 from club.i18n import t
+from club.text import whole_number
 
 MIGRATIONS = Migrations("money_settings")
 

@@ -24,10 +24,9 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import sqlite_utils
 
-from club import standings
+from club import engine, standings
 from club.db import Db, Migrations, write_tx
 from club.db import rows as _rows
-from club import engine
 
 INITIAL_R = engine.INITIAL_R
 LINE_COLUMNS = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablectl import store
 from club import engine
+from tablectl import store
 
 
 def table_reading(db_path: str, table_id: str) -> dict | None:

@@ -19,7 +19,6 @@ import unicodedata
 from typing import Any
 
 import lexicon
-
 from club import engine, rating_store, standings, stats_store
 from club.db import Db, one, rows
 from club.errors import NotFound, UserError

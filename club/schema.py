@@ -10,14 +10,25 @@ migrates only its own set.
 
 from collections.abc import Iterable
 
-import clubdb
 import sqlite_utils
 
-from club import (accounts, audit, db, games, members, money_settings, rating_store, standings,
-                  stats_store, tablets, till)
+import clubdb
+from club import (
+    accounts,
+    audit,
+    db,
+    games,
+    line_link,
+    members,
+    money_settings,
+    rating_store,
+    standings,
+    stats_store,
+    tablets,
+    till,
+)
 from club.db import Migrations
 from club.floor import store as floor
-from club import line_link
 from club.notify import outbox as notify
 from club.printing import queue as printing
 

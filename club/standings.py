@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import lexicon
 import sqlite_utils
 
+import lexicon
+from club import engine
 from club.audit import audit
 from club.db import Db, Migrations, now_iso, write_tx
 from club.db import one as _one
-from club import engine
 from club.errors import UserError
 from club.i18n import asked_lang, t
 

@@ -33,9 +33,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlite_utils
 
-from club import gamelog, merges, rating_store
+from club import engine, gamelog, merges, rating_store
 from club.db import Db, Migrations, now_iso, write_tx
-from club import engine
 from club.errors import NotFound, UserError
 
 log = logging.getLogger(__name__)

@@ -20,9 +20,9 @@ import sys
 import threading
 
 from tablectl.commands import parse_seat
+from tablectl.errors import TableError
 from tablectl.modes import mode_names
 from tablectl.protocol.tiles import tile_code, tile_name
-from tablectl.errors import TableError
 
 from .faults import LinkFaults
 from .simulator import Simulator

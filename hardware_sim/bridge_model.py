@@ -32,6 +32,9 @@ from tablectl.bridge_protocol import (
     RECORD_MAX,
     RECORD_PER_READ,
     SAMPLES,
+    SCRIPT_REPEAT_MAX,
+    SCRIPT_STEPS,
+    SCRIPT_WAIT_MAX_MS,
     SENSE_DEBOUNCE_MS,
     SENSE_POWER,
     SENSES,
@@ -41,7 +44,6 @@ from tablectl.bridge_protocol import (
     checksum,
 )
 from tablectl.bridge_protocol import VERBS as _VERBS
-from tablectl.bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_STEPS, SCRIPT_WAIT_MAX_MS
 
 from .pty_device import PtyDevice
 

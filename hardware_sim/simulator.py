@@ -42,8 +42,8 @@ import tty
 from typing import Any, Callable, Iterable
 
 from tablectl import protocol
-from tablectl.modes import mode_by_name
 from tablectl.errors import PayloadError, UnknownMessage
+from tablectl.modes import mode_by_name
 
 from .faults import LinkFaults
 from .players import StickFollower

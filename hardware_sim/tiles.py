@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Set as AbstractSet
+
 from tablectl.modes import MODES, Mode
 
 MAN, PIN, SOU = range(0, 9), range(9, 18), range(18, 27)

@@ -18,7 +18,6 @@ import os
 import sys
 
 import lexicon
-
 from chain import admin, pg_schema
 from headoffice import create_app
 from web import server

@@ -13,8 +13,18 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import (Blueprint, Flask, current_app, g, jsonify, redirect, render_template,
-                   request, session, url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from werkzeug.security import check_password_hash
 

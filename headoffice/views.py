@@ -22,21 +22,28 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import (Blueprint, Flask, current_app, g, jsonify, render_template,
-                   render_template_string, request, url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    g,
+    jsonify,
+    render_template,
+    render_template_string,
+    request,
+    url_for,
+)
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from web import errors, i18n, security
+from chain import branches, ho_questions, pg_schema
 from club import clubtime, daily_report, engine, stats_store
 from club.engine import family_name, figure_name
-from chain import ho_questions, pg_schema
-from web.limits import query_number
-from web.i18n import current_lang, t
-
 from headoffice import signin
 from headoffice.connection import pg, this_thread_connection
-from chain import branches
+from web import errors, i18n, security
+from web.i18n import current_lang, t
+from web.limits import query_number
 
 bp = Blueprint("headoffice", __name__)
 

@@ -12,10 +12,10 @@ engine stays pure and refuses with codes and values, worded here at the edge.
 
 from __future__ import annotations
 
-from typing import Any
 import tomllib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 LANGS = ("ja", "en")
 DEFAULT_LANG = "ja"

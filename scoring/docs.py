@@ -10,12 +10,12 @@ the no-fu price lists, and every yaku id.
 
 from __future__ import annotations
 
-from typing import Any
 import argparse
 import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .mcr import reference as fan_reference
 from .rules import PRESET_IDS, SECTIONS, load_rules, set_switches

@@ -32,8 +32,8 @@ from .errors import ScoringError
 from .hand import HandResult, parse_input, score
 from .points import han_fu_pairs, hand_value, honba_bonus, noten_payments
 from .rules import Rules, load_rules, toml_value
-from .settlement import ranks as _ranks
 from .settlement import floating_seats, settle
+from .settlement import ranks as _ranks
 
 __all__ = [
     "GameEventError",

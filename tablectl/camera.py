@@ -32,8 +32,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
-from .settings import CameraSettings, ConfigError
 from .errors import TableError
+from .settings import CameraSettings, ConfigError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -9,7 +9,6 @@ Japanese and English (``--lang ja|en``, or ``$JANTAKU_LANG``, for one of them).
 
 from __future__ import annotations
 
-from typing import Any
 import argparse
 import getpass
 import json
@@ -17,10 +16,9 @@ import os
 import re
 import sys
 import unicodedata
+from typing import Any
 
-from . import commands
-from . import store
-from . import words
+from . import commands, store, words
 from .client import TableClient
 from .config import DEFAULT_TIMEZONE, load_config
 from .errors import TableError

@@ -22,9 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import commands
-from . import store
-from . import words
+from . import commands, store, words
 
 POLL_S = 0.02
 

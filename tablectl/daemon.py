@@ -20,7 +20,6 @@ goes stale meanwhile, which is what ``tablectl status`` and the console show).
 
 from __future__ import annotations
 
-from typing import Any, TextIO
 import fcntl
 import json
 import logging
@@ -33,11 +32,11 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any, TextIO
 
 import clubdb
 
-from . import systemd
-from . import words
+from . import systemd, words
 from .config import Config, load_config
 from .drivers import driver_class
 from .drivers.base import Driver, Identity, LinkDown, Outcome, Stopping, TableEvent

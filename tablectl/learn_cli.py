@@ -24,8 +24,17 @@ from typing import Any, Callable
 from . import words
 from .config import config_from_mapping, load_config
 from .errors import TableError
-from .learn import PANEL, LearnError, Recording, check_wiring, compare, demonstration, \
-    from_sequence, learn, with_model
+from .learn import (
+    PANEL,
+    LearnError,
+    Recording,
+    check_wiring,
+    compare,
+    demonstration,
+    from_sequence,
+    learn,
+    with_model,
+)
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 POLL_S = 0.25

@@ -9,8 +9,8 @@ and aliases below, and the number (``4``, ``04``).
 
 from __future__ import annotations
 
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import lexicon
 

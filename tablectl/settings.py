@@ -4,8 +4,8 @@ them from the club's TOML file; the drivers take them as they are."""
 
 from __future__ import annotations
 
-from typing import Any
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from .errors import TableError
 

@@ -6,8 +6,8 @@ catalogue (``table.*`` in ``lexicon/catalogue/table.toml``) in the reader's lang
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
 from datetime import datetime
+from typing import Any, Callable, Iterable
 from zoneinfo import ZoneInfo
 
 import lexicon

@@ -18,11 +18,9 @@ from pathlib import Path
 
 from flask import Flask
 
-from clubdb import shared
-
-from web import api, auth, board, db, leaderboard, limits, security, staff, tablet
-from web import member, signin
 from chain import box
+from clubdb import shared
+from web import api, auth, board, db, leaderboard, limits, member, security, signin, staff, tablet
 from web.tablet import panels
 
 

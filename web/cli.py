@@ -54,28 +54,26 @@ from urllib.parse import quote
 
 from flask import Flask
 
-from tablectl import store
-
+from chain import __main__ as chain_main
+from chain.box import prepare
 from club import backup as backups
-from web import create_app, private_file, server
 from club import club_tables, games, readings, roster
 from club.accounts import ROLES, create_staff, set_staff_password, set_staff_role
-from web.signin import sign_in_wait
-from chain.box import prepare
-from club.db import Db, connect
-from web.db import get_db
-from club.errors import UserError
-from chain import __main__ as chain_main
 from club.backup import __main__ as backup_main
+from club.db import AlreadyRunning, Db, connect, one_per_club
+from club.errors import UserError
 from club.export import __main__ as export_main
 from club.notify import __main__ as notify_main
 from club.printing import __main__ as print_main
+from club.printing.config import PrinterConfig
+from club.printing.worker import Worker
+from club.text import whole_number
+from tablectl import store
+from web import create_app, private_file, server
+from web.db import get_db
 from web.limits import BODY_LIMITS, DEFAULT_BODY_LIMIT
 from web.security import create_pairing
-from club.text import whole_number
-from club.printing.worker import Worker
-from club.printing.config import PrinterConfig
-from club.db import AlreadyRunning, one_per_club
+from web.signin import sign_in_wait
 
 if TYPE_CHECKING:
     from club.printing.worker import Worker

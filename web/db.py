@@ -12,6 +12,7 @@ from flask import Flask, current_app, g
 from club.db import Db
 from clubdb import shared
 
+
 def get_db() -> Db:
     """The request's database connection (this worker thread's shared one)."""
     if "db" not in g:

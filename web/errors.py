@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import lexicon
 from flask import Flask, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
+import lexicon
 from club.errors import UserError
 from web.i18n import t
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import lexicon
 from flask import Flask, g, has_request_context, request, session
+
+import lexicon
 from club.i18n import use_language_source
 from lexicon import DEFAULT_LANG, LANGS
 

@@ -55,7 +55,6 @@ from markupsafe import Markup, escape
 from werkzeug.wrappers import Response as BaseResponse
 
 from club.db import now_iso, one, write_tx
-from web.db import get_db
 from club.tablets import (  # noqa: F401  (the tablet calls the routes make through here)
     PAIRING_TTL_SECONDS,
     AccessRefused,
@@ -68,6 +67,7 @@ from club.tablets import (  # noqa: F401  (the tablet calls the routes make thro
     tablet_for_secret,
 )
 from web import errors, i18n
+from web.db import get_db
 from web.errors import wants_json
 
 CSRF_META_NAME = "csrf-token"

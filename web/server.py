@@ -36,8 +36,8 @@ tries again too soon sees the same refusal, a moment later.
 from __future__ import annotations
 
 import ctypes
-import ipaddress
 import heapq
+import ipaddress
 import itertools
 import os
 import select

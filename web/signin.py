@@ -9,11 +9,11 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import lexicon
 from flask import Flask, current_app
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
+import lexicon
 from club.accounts import (
     FREE_FAILURES,
     GLOBAL_BURST,

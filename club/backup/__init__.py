@@ -35,10 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import lexicon
-from tablectl import store
-from clubdb import pid_alive
-
 from club import schema
+from clubdb import pid_alive
+from tablectl import store
 
 NAME_RE = re.compile(r"^jantaku-\d{8}T\d{6}Z\.sqlite$")
 TMP_RE = re.compile(r"^\.jantaku-\d{8}T\d{6}Z\.sqlite(?:\.(\d+))?\.tmp(?:-journal|-wal|-shm)?$")

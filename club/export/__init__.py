@@ -47,22 +47,18 @@ import shutil
 import sqlite3
 import sys
 import time
-from zoneinfo import ZoneInfo
 from html import escape
 from pathlib import Path
 from typing import Any, TextIO
+from zoneinfo import ZoneInfo
 
 import clubdb
 import lexicon
-from groundwork.errors import CodedError
-from clubdb import pid_alive
-
-from club import charts
-from club import clubtime, daily_report, gamelog, standings, stats_store
+from club import charts, clubtime, daily_report, engine, gamelog, schema, standings, stats_store
 from club.db import Db, connect
-from club import schema
 from club.schema import migrate
-from club import engine
+from clubdb import pid_alive
+from groundwork.errors import CodedError
 
 SLOW_ENV = "JANTAKU_EXPORT_SLOW"  # seconds to sleep after each file (tests kill a run mid-way)
 DAY_DIR = re.compile(r"^\d{4}-\d{2}-\d{2}$")

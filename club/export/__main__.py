@@ -9,13 +9,12 @@ import json
 import os
 import sqlite3
 import sys
-from datetime import timedelta
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
 import lexicon
-
 from club import engine, stats_store
 from club.db import Db
 from club.errors import UserError

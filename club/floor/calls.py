@@ -8,9 +8,9 @@ import sqlite3
 from datetime import datetime
 
 from club import clubtime
+from club.club_tables import table_name
 from club.db import Db, now_iso, one, rows, write_tx
 from club.errors import Conflict, NotFound, UserError
-from club.club_tables import table_name
 from club.notify import outbox
 
 REASONS = ("score", "drink", "other")

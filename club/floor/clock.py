@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tablectl import store
-
 from club import clubtime, games
-from club.gamelog import Game
 from club.db import Db, one, write_tx
 from club.errors import UserError
+from club.gamelog import Game
+from tablectl import store
 
 EVENT_LIMIT = 500
 """Table events read back per table (a game has a few dozen cycles among them)."""

@@ -15,11 +15,11 @@ import random
 
 from club import club_tables, gamelog, games, roster
 from club.audit import audit
+from club.club_tables import table_name
 from club.db import Db, inserted_id, now_iso, one, rows, write_tx
 from club.errors import Conflict, NotFound, UserError
-from club.text import clean
 from club.floor import pairing, seating, waiting
-from club.club_tables import table_name
+from club.text import clean
 
 PAIRINGS = ("swiss", "random")
 

@@ -18,10 +18,10 @@ import secrets
 
 from club import club_tables, games, roster
 from club.audit import audit
+from club.club_tables import table_name
 from club.db import Db, inserted_id, now_iso, one, rows, write_tx
 from club.errors import Conflict, NotFound, Refused, UserError
 from club.floor import clock, waiting
-from club.club_tables import table_name
 from club.notify import outbox
 
 WIND_TILES = ("E", "S", "W", "N")

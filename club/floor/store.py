@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-
 from club.db import Migrations
 
 MIGRATIONS = Migrations("floor")

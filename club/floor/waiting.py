@@ -19,18 +19,17 @@ counts its next game again).
 
 from __future__ import annotations
 
-from typing import Any
-
 import functools
 import json
 import time
 from datetime import datetime
+from typing import Any
 
 from club import club_tables, clubtime, engine, games, roster
+from club.club_tables import table_name
 from club.db import Db, inserted_id, now_iso, one, rows, write_tx
 from club.errors import Conflict, NotFound, UserError
 from club.floor import clock
-from club.club_tables import table_name
 
 DEALER_REPEATS = 1.25
 """Hands per dealer turn on average (repeats and draws) for the length estimate."""

@@ -18,8 +18,8 @@ from email.utils import formatdate
 
 import urllib3
 
-from club.notify.config import Settings
 from club.db import Row
+from club.notify.config import Settings
 
 
 class Temporary(Exception):

@@ -24,10 +24,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 import lexicon
-
+from club.db import Db, Row, connect
 from club.notify import channels, outbox, words
 from club.notify.config import Settings
-from club.db import Db, Row, connect
 
 PAUSE_ENV = "JANTAKU_NOTIFY_TEST_PAUSE"
 """Tests only: ``before_send`` or ``after_send`` makes the sender stop at that point of

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import lexicon
-
 from club import report_card
 from club.club_tables import table_name
 from club.db import Db, Row

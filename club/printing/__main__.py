@@ -11,10 +11,8 @@ import argparse
 import signal
 import sys
 
-import lexicon
-
 import clubdb
-
+import lexicon
 from club import command
 from club.db import Db, connect
 from club.printing import config, queue

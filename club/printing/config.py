@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from club.errors import UserError
-from groundwork.options import Options, is_whole, read_toml
 from club.printing import receipt
+from groundwork.options import Options, is_whole, read_toml
 
 KINDS = ("none", "usb", "network", "file")
 WIDTHS = (58, 80)

@@ -14,12 +14,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 import lexicon
-
 from club import club_tables, clubtime, daily_report, engine, gamelog, report_card
-from club.printing.receipt import Sheet
 from club.db import Db
 from club.errors import UserError
-from club.printing.receipt import columns
+from club.printing.receipt import Sheet, columns
 
 
 def _words(lang: str) -> Callable[..., str]:

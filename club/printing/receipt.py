@@ -21,6 +21,7 @@ Bold (``ESC E``), alignment (``ESC a``) and the cut (``GS V``) are python-escpos
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from club.text import printable
 
 STYLES = ("plain", "bold", "center", "title")

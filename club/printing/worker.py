@@ -23,11 +23,11 @@ import threading
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from club.db import Db
+from club.errors import UserError
 from club.printing import documents, queue
 from club.printing.config import PrinterConfig
 from club.printing.receipt import escpos_bytes
-from club.db import Db
-from club.errors import UserError
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ Everything works on 34-slot count arrays of kinds (``scoring.tiles``).
 
 from __future__ import annotations
 
-from typing import Any, Iterator
 from dataclasses import dataclass
 from itertools import permutations
+from typing import Any, Iterator
 
 from ..tiles import TERMINALS_AND_HONORS
 

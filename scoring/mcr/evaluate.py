@@ -10,13 +10,13 @@ worth the most.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any, Iterable
 
 from ..memo import Memo
-from ..tiles import DRAGONS, HATSU, HAKU, WINDS, is_honor, is_terminal
+from ..tiles import DRAGONS, HAKU, HATSU, WINDS, is_honor, is_terminal
 from .decompose import CHOW, KONG, PUNG, Reading, Set, readings, waiting_tiles
 from .fans import FANS, ORDER
 

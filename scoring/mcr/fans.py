@@ -18,8 +18,8 @@ The lists are closed transitively when the module loads, so
 
 from __future__ import annotations
 
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any, Sequence
+
 from ..errors import InvalidInput, InvalidTiles, ScoringError
 from ..rules import Rules, load_rules
 from ..tiles import (
@@ -21,7 +22,7 @@ from ..tiles import (
     parse_tiles,
     tile_to_str,
 )
-from .decompose import KONG, PUNG, CHOW, Set
+from .decompose import CHOW, KONG, PUNG, Set
 from .evaluate import Options, Win, best_reading, fan_points
 from .fans import FANS, ORDER
 

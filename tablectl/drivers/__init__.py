@@ -16,10 +16,9 @@ imported only when a table uses them: the staff CLI loads none.
 
 from __future__ import annotations
 
-from typing import Any
-
 import importlib
 from functools import cache
+from typing import Any
 
 from ..settings import ConfigError
 

@@ -26,11 +26,18 @@ import logging
 import time
 from typing import Any, Callable, Sequence
 
-from ..bridge_protocol import PRESS_MAX_MS, PROTOCOL, REFUSALS, framed, unframe
+from ..bridge_protocol import (
+    PRESS_MAX_MS,
+    PROTOCOL,
+    REFUSALS,
+    SCRIPT_STEPS,
+    framed,
+    script_lines,
+    unframe,
+)
 from ..learn import Edge, Recording
 from ..settings import SerialSettings
 from .boards import BoardError, SerialBoard
-from ..bridge_protocol import SCRIPT_STEPS, script_lines
 
 
 class BridgeBoard(SerialBoard):

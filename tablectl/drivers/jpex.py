@@ -31,7 +31,6 @@ from ..serialport import close_quietly, open_port
 from ..settings import LinkSettings, SerialSettings, TableConfig
 from .base import Driver, Identity, Job, LinkDown, Outcome, RunOnce, TableEvent, Unsupported
 
-
 IDLE_READ_S = 0.5
 """How long the reader waits for bytes on a quiet line (a half frame: the inter-byte
 timeout); short waits on twenty idle tables would cost a measurable share of a core."""

@@ -35,13 +35,12 @@ import importlib
 import time
 from typing import Any, Mapping, cast
 
-from ..bridge_protocol import PRESS_MAX_MS, SENSE_DEBOUNCE_MS
+from ..bridge_protocol import PRESS_MAX_MS, SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS, SENSE_DEBOUNCE_MS
+from ..errors import TableError
 from ..modes import MODES
 from ..settings import ConfigError, SerialSettings, TableConfig
-from ..errors import TableError
-from .base import Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce, UNKNOWN
+from .base import UNKNOWN, Driver, Identity, Job, LinkDown, Option, Outcome, RunOnce
 from .boards import LCUS_MODELS, BoardError, LcusBoard, PanelBoard
-from ..bridge_protocol import SCRIPT_REPEAT_MAX, SCRIPT_WAIT_MAX_MS
 
 SWITCHES = ("power", "up", "down", "dice_left", "dice_right")
 PANEL_SWITCHES = SWITCHES[1:]

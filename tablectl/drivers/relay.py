@@ -25,16 +25,15 @@ button is never left held.
 
 from __future__ import annotations
 
-from typing import Any
-
 import os
 import select
 import time
+from typing import Any
 
 from ..errors import TableError
 from ..serialport import close_quietly, open_port
 from ..settings import SerialSettings
-from .base import Driver, Identity, LinkDown, Option, Outcome, RunOnce, UNKNOWN
+from .base import UNKNOWN, Driver, Identity, LinkDown, Option, Outcome, RunOnce
 
 
 def relay_frame(channel: int, on: bool) -> bytes:

@@ -20,9 +20,9 @@ for a stream (docs/protocol.md section 2).
 
 from __future__ import annotations
 
-from typing import Any, Callable
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..errors import ProtocolError
 

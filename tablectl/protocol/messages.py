@@ -16,8 +16,7 @@ from typing import Callable, ClassVar, TypeVar, dataclass_transform
 from ..errors import PayloadError, UnknownMessage
 from ..modes import SEATS
 from . import fields
-from .codes import (NO_CMD, PROTOCOL_VERSION, Capability, CycleState, NakReason, Result,
-                    is_command)
+from .codes import NO_CMD, PROTOCOL_VERSION, Capability, CycleState, NakReason, Result, is_command
 from .frame import Frame
 
 _T = TypeVar("_T")

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.chain.test_sync import (  # noqa: F401 (fixtures)
-    ROOT, _assert_equals_box, _copy, _snapshot, box, club_file)
 from chain import admin, branches, pg_schema, sync
+from tests.chain.test_sync import ROOT, _assert_equals_box, _copy, _snapshot, box, club_file  # noqa: F401 (fixtures)
 
 
 def _login(url: str, role: str, password: str) -> str:

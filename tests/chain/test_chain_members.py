@@ -7,11 +7,12 @@ import uuid
 
 import pytest
 
-from tests.support.web import app  # noqa: F401  (fixture)
-from club import audit, games, roster
 from chain import members
+from club import audit, games, roster
 from club.db import connect
 from club.errors import Conflict, UserError
+from tests.support.web import app  # noqa: F401  (fixture)
+
 
 @pytest.fixture()
 def box(app):  # noqa: F811  (the fixture imported above)
@@ -123,8 +124,8 @@ def test_chain_merge_of_two_players_on_one_box_after_staff_confirm(box):
 
 
 def test_chain_merged_player_is_one_row_on_the_boxs_leaderboard(app, box):  # noqa: F811
-    from scoring import stats as engine
     from club import stats_store
+    from scoring import stats as engine
 
     twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)
     third = roster.add_player(box, "青木 三", allow_similar=True)
@@ -181,8 +182,8 @@ def test_chain_merge_with_oneself_is_refused(box):
 
 
 def test_chain_desk_shows_the_merge_then_staff_confirm_it(app, box):  # noqa: F811
-    from tests.web.staff_support import STAFF, staff_client
     from club.accounts import create_staff
+    from tests.web.staff_support import STAFF, staff_client
 
     create_staff(box, *STAFF)
     twin = roster.add_player(box, "青木 二", member_no="M-99", allow_similar=True)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.headoffice import signed_in
-
-from web import create_app
-from club import club_tables, corrections, daily_report, engine, games, roster, stats_store
 from chain import ho_questions, members, pg_schema, sync
+from club import club_tables, corrections, daily_report, engine, games, roster, stats_store
 from club.db import connect
+from tests.support.headoffice import signed_in
+from web import create_app
 
 PLAYERS = ["青木", "伊藤", "上田", "遠藤", "Ota"]
 

@@ -11,11 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.support.headoffice import signed_in
-
-from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
 from chain import ho_questions, ho_report, pg_schema, sync
 from headoffice import create_app as headoffice_app
+from tests.chain.test_headoffice import chain, ho, play  # noqa: F401,F811 (fixtures)
+from tests.support.headoffice import signed_in
 
 
 def _app(url: str, every: float = 0.2):

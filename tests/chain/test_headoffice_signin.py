@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.chain.test_headoffice import chain, ho  # noqa: F401 (fixtures)
-from tests.support.headoffice import signed_in
 from chain import pg_schema
 from headoffice import create_app
+from tests.chain.test_headoffice import chain, ho  # noqa: F401 (fixtures)
+from tests.support.headoffice import signed_in
 
 ROOT = Path(__file__).resolve().parents[2]
 BRANCHES = ("ikebukuro", "shibuya", "ueno")
@@ -83,8 +83,8 @@ def test_headoffice_signin_a_branch_manager_sees_only_their_branch(app, chain) -
 
 
 def test_headoffice_signin_is_throttled_and_csrf_checked(app) -> None:
-    from chain import pg_schema as ps
     from chain import branches
+    from chain import pg_schema as ps
 
     with ps.connect(app.config["HEADOFFICE_DB"]) as pg:
         branches.add_account(pg, "Yamada", "a long password!", "owner", None, "test")

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from chain import ho_questions, pg_schema, sync
+from club import corrections, games
+from club.db import connect
 from tests.chain import test_sync
 from tests.chain.test_headoffice import open_box
 from tests.support.headoffice import signed_in
-from club import corrections, games
-from chain import ho_questions, pg_schema, sync
-from club.db import connect
 
 BRANCHES = ("kanda", "nakano")
 

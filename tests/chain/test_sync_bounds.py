@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.chain.test_sync import (  # noqa: F401
-    ROOT, _assert_equals_box, _box_state, _snapshot, box, club_file)
 from chain import bounds, pg_schema, sync
+from tests.chain.test_sync import ROOT, _assert_equals_box, _box_state, _snapshot, box, club_file  # noqa: F401
 
 
 def _cli_sync(url: str, box: Path) -> subprocess.CompletedProcess:
@@ -164,11 +163,9 @@ def test_sync_bounds_nul_and_esc_in_a_rule_sets_name_do_not_stop_the_sync(
 
 
 def test_sync_bounds_the_box_refuses_a_rule_set_name_with_nul_or_esc(tmp_path: Path) -> None:
-    from club import club_tables
+    from club import club_tables, schema
     from club.db import connect
     from web.errors import UserError
-
-    from club import schema
 
     db = connect(str(tmp_path / "club.sqlite"))
     schema.migrate(db)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from chain import pg_schema, sync
 from tests.chain import test_sync
 from tests.chain.test_sync import ROOT, _assert_equals_box, _cli, _one_line_error
-from chain import pg_schema, sync
 
 HUNG = 120
 

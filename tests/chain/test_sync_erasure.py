@@ -8,8 +8,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.chain.test_sync import ACTOR, _assert_equals_box, box, club_file  # noqa: F401
 from chain import pg_schema, sync
+from tests.chain.test_sync import ACTOR, _assert_equals_box, box, club_file  # noqa: F401
 
 NAME, NUMBER, MAIL = "消去花子", "M-77123", "hanako.erase@example.jp"
 

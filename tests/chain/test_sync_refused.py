@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.chain.test_sync import _snapshot, box, club_file  # noqa: F401 (fixtures)
 from chain import sync
+from tests.chain.test_sync import _snapshot, box, club_file  # noqa: F401 (fixtures)
 
 
 def test_sync_refused_batch_leaves_no_psycopg_warning(box: Path, pg_url: str,  # noqa: F811

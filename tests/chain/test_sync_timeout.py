@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from chain import pg_schema, sync, sync_limits
 from tests.chain import test_sync
 from tests.chain.test_sync import _assert_equals_box, _cli, _one_line_error
-from chain import pg_schema, sync, sync_limits
 
 club_file, box = test_sync.club_file, test_sync.box  # the same small club, a copy each
 

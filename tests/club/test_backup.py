@@ -16,10 +16,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from tests.support.web_server import ROOT, WebServer
 from club import backup, club_tables, games, roster
-from web import create_app
 from club.db import connect
+from tests.support.web_server import ROOT, WebServer
+from web import create_app
 from web.security import issue_tablet_token
 
 pytestmark = pytest.mark.slow

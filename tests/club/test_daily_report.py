@@ -41,10 +41,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from tests.support.web_server import ROOT
-from web import create_app
 from club import club_tables, corrections, daily_report, games, roster, stats_store
 from club.db import connect
+from tests.support.web_server import ROOT
+from web import create_app
 
 DAY = "2026-04-01"
 RULES = {

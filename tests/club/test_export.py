@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.test_leaderboard import build_club
 from club import corrections, export, games, stats_store
 from club.db import connect
-
 from tests.support.web_server import ROOT
+from tests.web.test_leaderboard import build_club
 
 
 @pytest.fixture()

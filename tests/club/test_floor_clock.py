@@ -9,15 +9,14 @@ from datetime import timedelta
 
 import pytest
 
+from club import club_tables, clubtime, games, roster
+from club.db import connect
+from club.errors import UserError
+from club.floor import clock
 from tablectl.client import TableClient
 from tests.support.tablectl import DaemonProcess, sim_on_pty, write_config
 from tests.support.web import key
 from web import create_app
-from club import club_tables, games, roster
-from club.db import connect
-from club.errors import UserError
-from club import clubtime
-from club.floor import clock
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 

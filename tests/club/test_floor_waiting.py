@@ -9,12 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from club import club_tables, corrections, games, roster
+from club import club_tables, clubtime, corrections, games, roster
 from club.audit import audit_entries
 from club.errors import UserError
-from club import clubtime
 from club.floor import calls, clock, nights, pairing, seating, waiting
-
 from tests.support.web import key
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}

@@ -12,13 +12,13 @@ import uuid
 
 import pytest
 
-from tests.scoring.test_stats import G1, G2, G3
-from tests.web.test_leaderboard import play
-from web import create_app
 from club import club_tables, corrections, games, rating_store, roster, stats_store
 from club.db import connect
 from club.errors import UserError
 from club.standings import KeyRefused
+from tests.scoring.test_stats import G1, G2, G3
+from tests.web.test_leaderboard import play
+from web import create_app
 
 TONPUU = [
     {"event": "start", "players": list("ABCD")},

@@ -16,10 +16,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from web import create_app
 from club import rating_store, stats_store
 from club.db import connect, write_tx
 from club.engine import load_rules
+from web import create_app
 
 pytestmark = pytest.mark.slow
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from scoring.stats import PlayerGame
 from club import stats_store
+from scoring.stats import PlayerGame
 
 
 def test_line_columns_are_the_player_game_fields_and_the_table_holds_them(db):

@@ -4,11 +4,11 @@ order), and the counted stack is the last stack of the draw order: the dead wall
 
 import pytest
 import serial
-from tests.support.sim import Host
 
 import hardware_sim
 from tablectl import protocol
 from tablectl.protocol import Result
+from tests.support.sim import Host
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -19,10 +19,9 @@ import pytest
 import serial
 
 import lexicon
-
 from hardware_sim.bridge_model import BridgeModel, divider_microvolts
-from tablectl.drivers.boards import BoardError
 from tablectl.bridge_protocol import framed
+from tablectl.drivers.boards import BoardError
 from tablectl.drivers.bridge_board import BridgeBoard
 
 ROOT = Path(__file__).resolve().parents[2]

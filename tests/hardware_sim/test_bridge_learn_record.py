@@ -16,8 +16,7 @@ from tablectl.bridge_protocol import RECORD_MAX, SENSE_DEBOUNCE_MS
 from tablectl.drivers.bridge_board import BridgeBoard
 from tablectl.learn import LearnError, demonstration, learn
 
-from .test_bridge_firmware import FIRMWARE, Chip
-from .test_bridge_firmware import chip, firmware_built  # noqa: F401  (fixtures)
+from .test_bridge_firmware import FIRMWARE, Chip, chip, firmware_built  # noqa: F401  (fixtures)
 
 
 def _open(path: str) -> serial.Serial:

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 import serial
-from tests.support.sim import Host
 
-from hardware_sim import Simulator
-from hardware_sim import tiles
+from hardware_sim import Simulator, tiles
 from tablectl import protocol
 from tablectl.modes import MODES, Mode
 from tablectl.protocol import Result
+from tests.support.sim import Host
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

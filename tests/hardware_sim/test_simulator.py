@@ -9,14 +9,13 @@ from collections import Counter
 
 import pytest
 import serial
-from tests.support.sim import Host, NoReply
 
 import hardware_sim
-from hardware_sim import Simulator
-from hardware_sim import tiles
+from hardware_sim import Simulator, tiles
 from tablectl import protocol
 from tablectl.modes import MODES
 from tablectl.protocol import CycleState, Result
+from tests.support.sim import Host, NoReply
 
 pytestmark = pytest.mark.usefixtures("no_leaks")
 

@@ -220,9 +220,9 @@ def test_scoring_leaves_no_reference_cycles():
     hands without yaku, pocchi wins, bad lines and MCR lines, then ask the collector."""
     import gc
 
-    from tests.support.mcr import random_hands
     from scoring.batch import score_lines
     from tests.scoring.test_oracle_riichi import lines as random_lines
+    from tests.support.mcr import random_hands
 
     riichi = [json.dumps(x) for x in random_lines(1500, 3)]
     odd = ["", "{", "[1, 2]", json.dumps({"hand": "123m", "win": "1m"}), json.dumps(

@@ -19,13 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import decompose as dec
-from scoring.errors import InvalidTiles
 from scoring.batch import line_text, score_lines
+from scoring.errors import InvalidTiles
 from scoring.hand import (
+    _KIND_OF,
     BOOL_FIELDS,
     HandFacts,
     _fast_tiles,
-    _KIND_OF,
     contexts,
     parse_input,
     score_hand,

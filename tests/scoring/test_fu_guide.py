@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.hand import score
 from scoring.hand import score_hand
+from tests.support.hand import score
 
 
 def fu_of(hand, win, melds=(), rules="nekohouse-4a", **flags):

@@ -16,10 +16,10 @@ import json
 
 import pytest
 
-from tests.support.mcr import ORACLE_RULES, dense_hands, oracle_call, oracle_fans, random_hands
 from scoring.mcr import score_hand
 from scoring.rules import load_rules
 from tests.scoring.test_mcr_fans import ROWS, L
+from tests.support.mcr import ORACLE_RULES, dense_hands, oracle_call, oracle_fans, random_hands
 
 MCR = load_rules("mcr")
 GB = load_rules(ORACLE_RULES)

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.mcr import random_hands
 from scoring.errors import InvalidInput
 from scoring.mcr import explanation, payments, score_hand
 from scoring.rules import load_rules
+from tests.support.mcr import random_hands
 
 MCR = load_rules("mcr")
 STRAIGHT = {"id": 7, "hand": "123456789m234p55s", "win": "5s"}  # 清龍 門前清 平和 単釣将 = 21

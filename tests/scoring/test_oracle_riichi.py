@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, HandConstants, OptionalRules
 from mahjong.meld import Meld as MMeld

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.hand import score
 from scoring.hand import next_kind
 from scoring.rules import load_rules
 from scoring.yaku import han_table
+from tests.support.hand import score
 
 # 002 麻雀役一覧: 役名 and 翻数 (門前/鳴き); 役満 as (0, 0, 1) and 役満/役満 as yakuman open too
 NEKO_TABLE = {

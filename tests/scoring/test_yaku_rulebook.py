@@ -16,8 +16,8 @@ import functools
 
 import pytest
 
-from tests.support import hand as hand_support
 from scoring.hand import score_hand
+from tests.support import hand as hand_support
 
 NET = "netmahjong"
 score = functools.partial(hand_support.score, rules=NET)

@@ -9,8 +9,7 @@ from typing import Any
 def signed_in(app: Any, role: str = "owner", branch: str | None = None) -> Any:
     """A test client of the head office ``app``, signed in through ``/signin`` as a new
     account of ``role`` (``branch`` for a branch manager)."""
-    from chain import pg_schema
-    from chain import branches
+    from chain import branches, pg_schema
 
     name = f"{role}-{secrets.token_hex(4)}"
     password = secrets.token_urlsafe(16)

@@ -11,7 +11,6 @@ import os
 import threading
 import time
 
-
 from tablectl import protocol
 
 

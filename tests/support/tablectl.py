@@ -10,7 +10,6 @@ import threading
 import time
 from pathlib import Path
 
-
 from hardware_sim.simulator import Simulator
 from tablectl import store
 

@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
-from web import create_app
 from club import club_tables, roster
 from club.db import connect
+from web import create_app
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 MEMBERS = ["青木", "伊藤", "上田", "遠藤", "Ota"]

@@ -13,11 +13,22 @@ pytest.importorskip("cv2")
 import cv2  # noqa: E402
 
 from hardware_sim.display import (  # noqa: E402
-    CONDITION_NAMES, HARD_CONDITION_NAMES, Conditions, SimCamera, Style, conditions, render,
+    CONDITION_NAMES,
+    HARD_CONDITION_NAMES,
+    Conditions,
+    SimCamera,
+    Style,
+    conditions,
+    render,
 )
 from hardware_sim.stock_table import StockTable, Timings  # noqa: E402
 from tablectl.camera import (  # noqa: E402
-    CameraError, DisplayReading, FileCamera, V4L2Camera, open_camera, read_display,
+    CameraError,
+    DisplayReading,
+    FileCamera,
+    V4L2Camera,
+    open_camera,
+    read_display,
 )
 from tablectl.config import ConfigError, load_config  # noqa: E402
 

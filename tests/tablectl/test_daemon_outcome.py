@@ -6,10 +6,9 @@ outcome."""
 import sqlite3
 import threading
 
-from tablectl import store
+from tablectl import protocol, store
 from tablectl.config import load_config
 from tablectl.daemon import TableManager, _drop_handlers
-from tablectl import protocol
 from tablectl.drivers.base import Identity, Outcome
 from tablectl.store import Journal
 from tests.support.tablectl import write_config

@@ -8,8 +8,14 @@ import time
 import pytest
 
 from tablectl import store
-from tests.support.tablectl import (DaemonProcess, ask, line_quiet, sim_on_pty, wait_until,
-                                    write_config)
+from tests.support.tablectl import (
+    DaemonProcess,
+    ask,
+    line_quiet,
+    sim_on_pty,
+    wait_until,
+    write_config,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("no_leaks")]
 

@@ -8,8 +8,7 @@ import pytest
 
 import hardware_sim
 from hardware_sim import protocol_sim
-from tablectl import protocol
-from tablectl import store
+from tablectl import protocol, store
 from tablectl.drivers.base import LinkDown
 from tablectl.drivers.jpex import Link
 from tablectl.settings import LinkSettings

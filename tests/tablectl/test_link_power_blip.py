@@ -13,8 +13,7 @@ import pytest
 
 import hardware_sim
 from hardware_sim import protocol_sim
-from tablectl import protocol
-from tablectl import store
+from tablectl import protocol, store
 from tablectl.drivers.jpex import Link, LinkTimeout
 from tablectl.settings import LinkSettings
 from tests.support.tablectl import DaemonProcess, ask, sim_on_pty, wait_until, write_config

@@ -6,9 +6,8 @@ import pytest
 
 import lexicon
 from tablectl import protocol
-from tablectl.modes import MODES, mode_by_name
 from tablectl.errors import PayloadError, ProtocolError, TableError, UnknownMessage, UnknownMode
-
+from tablectl.modes import MODES, mode_by_name
 
 # ---------------------------------------------------------------- CRC and frames
 

@@ -8,9 +8,7 @@ from pathlib import Path
 import pytest
 
 import lexicon
-from tablectl import commands
-from tablectl import protocol
-from tablectl import words
+from tablectl import commands, protocol, words
 
 ROOT = Path(__file__).parents[2] / "tablectl"
 

@@ -9,14 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from club import club_tables, roster
+from club.accounts import create_staff
+from club.db import connect
 from tablectl import store
 from tests.support.browser import chromium, expect
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.support.web_server import WebServer
 from web import create_app
-from club import club_tables, roster
-from club.accounts import create_staff
-from club.db import connect
 
 STAFF = ("mika", "mahjong-club")
 MEMBERS = ("佐藤", "鈴木", "高橋", "田中", "伊藤", "渡辺", "山本", "中村", "小林", "加藤",

@@ -13,7 +13,6 @@ from scoring import game as engine_game
 from scoring.hand import score_hand
 from scoring.points import han_fu_pairs
 from scoring.rules import PRESET_IDS, load_rules
-
 from tests.support.web import bearer, cookie_client, english, key, record, start
 
 # shared fixtures (a real SQLite file per test, a club, paired tablets)

@@ -5,11 +5,10 @@ terminals declared after flowers were set aside (002 3B 「九種九牌の権利
 
 from __future__ import annotations
 
-from scoring import game as engine_game
-
-from tests.support.web import bearer, record, start
 from club import club_tables, roster
 from club.db import connect
+from scoring import game as engine_game
+from tests.support.web import bearer, record, start
 
 
 def stored_events(db, game_id):

@@ -10,11 +10,10 @@ import pytest
 
 from club import stats_store
 from club.accounts import create_staff
-from web.db import get_db
 from club.errors import UserError
-
 from tests.support.web_server import ROOT
 from tests.web.staff_support import STAFF, staff_client
+from web.db import get_db
 
 ENDS = ("9999-12-31", "0001-01-01")
 

@@ -10,14 +10,14 @@ pytest.importorskip("cv2")
 
 import cv2  # noqa: E402
 
+from club.accounts import create_staff  # noqa: E402
+from club.db import connect  # noqa: E402
 from hardware_sim.display import Conditions, render  # noqa: E402
 from tablectl import camera_store  # noqa: E402
 from tablectl.config import load_config  # noqa: E402
 from tablectl.store import Journal  # noqa: E402
 from tests.web.staff_support import staff_client  # noqa: E402
 from web import create_app  # noqa: E402
-from club.accounts import create_staff  # noqa: E402
-from club.db import connect  # noqa: E402
 
 
 @pytest.fixture

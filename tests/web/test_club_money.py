@@ -13,12 +13,20 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from club import (
+    bookkeeping,
+    club_tables,
+    daily_report,
+    games,
+    line_link,
+    member_data,
+    members,
+    money_settings,
+    till,
+)
+from club.audit import audit_entries
 from tests.support.web import key
 from tests.web.staff_support import STAFF, staff_client
-from club import (bookkeeping, club_tables, daily_report, games, member_data, members,
-                      money_settings, till)
-from club.audit import audit_entries
-from club import line_link
 from web.db import get_db
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}

@@ -8,12 +8,11 @@ import re
 
 import pytest
 
-from club import games, gamelog
+from club import gamelog, games
 from club.accounts import create_staff
-from web.db import get_db
-
 from tests.support.web import key
 from tests.web.staff_support import STAFF, staff_client
+from web.db import get_db
 
 MANGAN_TSUMO = {"event": "win", "winners": [{"seat": 0, "han": 5}]}
 YAKUMAN_RON = {"event": "win", "winners": [{"seat": 1, "yakuman": 1}], "from": 0}
@@ -102,9 +101,9 @@ def test_member_page_money_is_signed_and_adds_up(app, db):
 def test_export_leaderboards_html_in_thousands_of_points(tmp_path):
     """The nightly leaderboards.html reads as the site does: D's 52,000 + 7,000 points
     all-time is +59.0, not +59,000.0 (docs/stats.md: point families in thousands)."""
-    from tests.web.test_leaderboard import build_club
     from club import export
     from club.db import connect as connect_db
+    from tests.web.test_leaderboard import build_club
 
     club = build_club(str(tmp_path / "club.sqlite"))
     db = connect_db(club["path"])

@@ -302,11 +302,10 @@ def test_line_friend_links_by_the_code_and_types_no_user_id(browser, club):
     import threading
     from http.server import HTTPServer
 
+    from club import line_link, members
+    from club.db import connect
     from tests.web.test_club_money import _Platform
     from web import create_app
-    from club import members
-    from club import line_link
-    from club.db import connect
     link = _member_link(club, 2)
     ctx = browser.new_context(viewport=PHONE, locale="ja-JP")
     page = ctx.new_page()

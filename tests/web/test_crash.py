@@ -16,12 +16,11 @@ import uuid
 
 import pytest
 
-from web import create_app
 from club import club_tables, games, roster
 from club.db import connect
-from web.security import issue_tablet_token
-
 from tests.support.web_server import WebServer
+from web import create_app
+from web.security import issue_tablet_token
 
 TABLES = 4
 HANDS_PER_TABLE = 40

@@ -11,15 +11,13 @@ import uuid
 
 import pytest
 
-from club import stats_store
-
-from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
-from tests.support.web_server import WebServer
-from tests.club.test_daily_report import DAY, build_day
-from tests.web.test_rating_pages import DAN, SEASONS
-from club import games
+from club import games, stats_store
 from club.accounts import create_staff
 from club.db import connect
+from tests.club.test_daily_report import DAY, build_day
+from tests.support.browser import LANDSCAPE, PORTRAIT, chromium, expect, shot
+from tests.support.web_server import WebServer
+from tests.web.test_rating_pages import DAN, SEASONS
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

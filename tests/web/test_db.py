@@ -7,15 +7,14 @@ import sqlite3
 
 import pytest
 
-from scoring import game as engine_game
-from scoring.rules import load_rules
-from web import create_app
+from chain.box import SETS
 from club import club_tables, corrections, gamelog, games, roster
 from club.audit import audit, audit_entries
-from chain.box import SETS
 from club.errors import UserError
-
+from scoring import game as engine_game
+from scoring.rules import load_rules
 from tests.support.web import record, start
+from web import create_app
 
 # shared fixtures (a real SQLite file per test, a club, paired tablets)
 

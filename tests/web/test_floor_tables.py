@@ -12,11 +12,11 @@ import threading
 
 import pytest
 
+from club import club_tables
+from club.accounts import create_staff
 from tablectl import store
 from tests.support.tablectl import DaemonProcess, sim_on_pty, wait_until, write_config
 from web import create_app
-from club import club_tables
-from club.accounts import create_staff
 from web.db import get_db
 
 pytestmark = pytest.mark.slow

@@ -10,13 +10,19 @@ import re
 
 import pytest
 
+from club import games
+from club.db import connect
 from tablectl import store
 from tests.support.browser import expect, shot
 from tests.web.staff_support import (
-    MEMBERS, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club,
+    MEMBERS,
+    module_browser,
+    no_horizontal_overflow,
+    sign_in,
+    start_club,
+    step,
+    stop_club,
 )
-from club import games
-from club.db import connect
 from web.security import TABLET_COOKIE, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.web import cookie_client, record, start
 from club import corrections, games
 from club.errors import UserError
+from tests.support.web import cookie_client, record, start
 
 
 def _count(db, table: str, game_id: int) -> int:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
 from club import games
 from club.db import connect
+from tests.support.browser import chromium, expect, shot
+from tests.support.tablet import SIZES, Tablet, open_tablet, running_club
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from club import corrections, engine, gamelog, games
-
 from tests.support.web import record, start
 
 # shared fixtures (a real SQLite file per test, a club, paired tablets)

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from tests.support.web import bearer, english, key, record, start
-from web import create_app
 from club import club_tables, engine, games, roster
 from club.accounts import create_staff
 from club.db import connect
+from tests.support.web import bearer, english, key, record, start
+from web import create_app
 from web.db import get_db
 
 HUGE = 1_000_000_000_000_000

@@ -12,10 +12,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.support.web import english, key, start
 from club import games, roster
 from club.accounts import create_staff
 from club.db import connect
+from tests.support.web import english, key, start
 from web.security import issue_tablet_token
 
 OWNER = ("mika", "mahjong-club")

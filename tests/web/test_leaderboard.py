@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-from datetime import date, timedelta
 import sys
 import uuid
+from datetime import date, timedelta
 
 import pytest
 
-from scoring import stats
-from tests.scoring.test_stats import EXPECTED, G1, G2, G3
-from web import create_app
 from club import club_tables, corrections, games, roster, stats_store
 from club.db import connect
-
+from scoring import stats
+from tests.scoring.test_stats import EXPECTED, G1, G2, G3
 from tests.support.web_server import ROOT
+from web import create_app
 
 # G1 finishes 20:00 JST on 03-31; G2 at 02:30 JST on 04-02 (before the 05:00 closing:
 # club day 04-01); G3 at 06:00 JST on 04-02 (club day 04-02).

@@ -5,12 +5,11 @@ SVG charts drawn (no network needed), the English switch; screenshots under
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.support import browser as e2e
-from tests.web.test_leaderboard import build_club
 from tests.support.web_server import WebServer
+from tests.web.test_leaderboard import build_club
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 import pytest
 import segno
 
-from tests.support.web import english, record, start
-from tests.web.staff_support import staff_client
 from club import members
 from club.accounts import create_staff
 from club.audit import audit_entries
+from tests.support.web import english, record, start
+from tests.web.staff_support import staff_client
 from web.security import CSRF_HEADER
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
@@ -291,8 +291,8 @@ def test_member_page_desk_pages_and_card_carry_the_link(app, desk, db):
 
 
 def test_member_page_dan_progress_toward_the_next_level(app, desk, db, client, t1):
-    from tests.web.test_rating_pages import DAN
     from club import rating_store
+    from tests.web.test_rating_pages import DAN
 
     rating_store.save_dan_table(db, DAN, actor="test")
     start(client, t1)

@@ -11,14 +11,14 @@ from urllib.parse import urlsplit
 import pytest
 import segno
 
+from club import club_tables, roster
+from club.accounts import create_staff
+from club.db import connect
 from tests.support import browser as e2e
 from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, no_horizontal_overflow, sign_in
 from tests.web.test_leaderboard import G1, play
 from web import create_app
-from club import club_tables, roster
-from club.accounts import create_staff
-from club.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}

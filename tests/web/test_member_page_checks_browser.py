@@ -9,14 +9,14 @@ import re
 
 import pytest
 
-from tests.support.browser import expect, shot
-from tests.support.web_server import WebServer
-from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
-from tests.club.test_daily_report import DAY, END, RULES, jst, play
-from web import create_app
 from club import club_tables, members, roster
 from club.accounts import create_staff
 from club.db import connect
+from tests.club.test_daily_report import DAY, END, RULES, jst, play
+from tests.support.browser import expect, shot
+from tests.support.web_server import WebServer
+from tests.web.staff_support import module_browser, no_horizontal_overflow, sign_in
+from web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)

@@ -12,17 +12,25 @@ import uuid
 
 import pytest
 
-from tests.web.staff_support import staff_client
-from tests.club.test_daily_report import DAY, END, RULES, jst, play
-from web import create_app
-from club import (club_tables, daily_report, games, member_data, members, rating_store,
-                      roster, stats_store)
+from club import (
+    club_tables,
+    daily_report,
+    games,
+    member_data,
+    members,
+    rating_store,
+    roster,
+    stats_store,
+)
 from club.accounts import create_staff
 from club.audit import audit
-from club.floor import waiting
-from club.notify import outbox
 from club.db import connect
 from club.errors import Conflict, NotFound, UserError
+from club.floor import waiting
+from club.notify import outbox
+from tests.club.test_daily_report import DAY, END, RULES, jst, play
+from tests.web.staff_support import staff_client
+from web import create_app
 
 NAME = "御手洗遥香"
 MEMBER_NO = "M-7781"

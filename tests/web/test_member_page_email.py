@@ -9,13 +9,20 @@ import json
 
 import pytest
 
-from tests.web.test_member_page import PIN, _csrf, _issue, _member_client, _open, _set_pin, \
-    desk_client
-from tests.web.test_notify import free_port, settings_for, start_smtp
 from club import members, roster
 from club.floor import seating, waiting
 from club.notify import outbox, sender
 from club.text import email_address
+from tests.web.test_member_page import (
+    PIN,
+    _csrf,
+    _issue,
+    _member_client,
+    _open,
+    _set_pin,
+    desk_client,
+)
+from tests.web.test_notify import free_port, settings_for, start_smtp
 from web.errors import UserError
 
 

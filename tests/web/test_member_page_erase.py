@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.staff_support import staff_client
-from tests.web import test_member_page_data as data_tests
-from tests.web.test_member_page_data import EMAIL, LINE_ID, MEMBER_NO, NAME
-from web import create_app
 from club import member_data, members, roster
 from club.accounts import create_staff
 from club.audit import audit
 from club.db import connect, write_tx
-
+from tests.web import test_member_page_data as data_tests
+from tests.web.staff_support import staff_client
+from tests.web.test_member_page_data import EMAIL, LINE_ID, MEMBER_NO, NAME
+from web import create_app
 
 club = data_tests.club
 """The member data tests' club: a member with a profile, games, audit entries, outbox."""

@@ -14,15 +14,21 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from club import members
+from club.audit import audit_entries
+from club.db import connect, write_tx
+from club.notify import outbox
 from tests.support.web_server import WebServer
 from tests.web.staff_support import staff_client
 from tests.web.test_member_page import (
-    PIN, _csrf, _issue, _member_client, _open, _set_pin, desk_client,
+    PIN,
+    _csrf,
+    _issue,
+    _member_client,
+    _open,
+    _set_pin,
+    desk_client,
 )
-from club import members
-from club.audit import audit_entries
-from club.notify import outbox
-from club.db import connect, write_tx
 
 LINE_ID = "U" + "ab" * 16
 
@@ -110,8 +116,8 @@ def test_member_page_pin_forty_simultaneous_wrong_pins_get_at_most_the_limit_che
 
 def test_member_page_pin_forty_simultaneous_wrong_pins_through_a_real_server(tmp_path):
     path = tmp_path / "club.sqlite"
-    from web import create_app
     from club import roster
+    from web import create_app
 
     create_app({"DATABASE": str(path), "SECRET_KEY": "x", "TESTING": True})
     db = connect(str(path))

@@ -23,12 +23,11 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from club import accounts, games, roster
+from club.db import now_iso
+from club.errors import UserError
 from club.floor import calls, seating, waiting
 from club.notify import channels, outbox, sender
 from club.notify.config import Settings, load
-from club.db import now_iso
-from club.errors import UserError
-
 from tests.support.web import key
 
 ROOT = Path(__file__).resolve().parents[2]

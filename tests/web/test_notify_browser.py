@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from web import create_app
 from club import club_tables
 from club.accounts import create_staff
-from club.floor import calls
 from club.db import connect
-
+from club.floor import calls
 from tests.support.browser import chromium, expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import no_horizontal_overflow
+from web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}

@@ -22,11 +22,21 @@ from aiosmtpd.controller import Controller
 from club import roster
 from club.floor import calls, seating, waiting
 from club.notify import sender
-from tests.web.test_notify import (
-    LINE_A, LINE_STAFF, Inbox, LineStandIn, club_files, free_port, member, notify_process,
-    queued, settings_for, staff_with, start_smtp,
-)
 from tests.web.staff_support import staff_client
+from tests.web.test_notify import (
+    LINE_A,
+    LINE_STAFF,
+    Inbox,
+    LineStandIn,
+    club_files,
+    free_port,
+    member,
+    notify_process,
+    queued,
+    settings_for,
+    staff_with,
+    start_smtp,
+)
 
 
 class HtmlPortal:

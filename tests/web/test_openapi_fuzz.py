@@ -28,12 +28,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.web import english
-from web import create_app
 from club import club_tables, games, roster
-from web.api.openapi import OPENAPI
 from club.accounts import create_staff
 from club.db import connect
+from tests.support.web import english
+from web import create_app
+from web.api.openapi import OPENAPI
 from web.security import issue_tablet_token
 
 SCHEMAS = OPENAPI["components"]["schemas"]

@@ -16,12 +16,11 @@ import uuid
 import pytest
 
 from club import stats_store
-
-from tests.support.web import cookie_client
-from tests.support.web_server import ROOT
-from tests.club.test_daily_report import DAY, build_day, jst
 from club.accounts import create_staff
 from club.db import connect
+from tests.club.test_daily_report import DAY, build_day, jst
+from tests.support.web import cookie_client
+from tests.support.web_server import ROOT
 
 DAN = """
 [riichi4]
@@ -223,8 +222,8 @@ def test_fee_free_rules_show_no_money_on_the_settlement_sheet(app_plain):
 
 @pytest.fixture()
 def app_plain(tmp_path):
-    from web import create_app
     from club import club_tables, games, roster
+    from web import create_app
 
     path = str(tmp_path / "plain.sqlite")
     app = create_app({"DATABASE": path, "SECRET_KEY": "x", "TESTING": True,
@@ -242,7 +241,6 @@ def app_plain(tmp_path):
 
 def test_rating_refusal_reasons_are_worded_in_both_languages():
     import lexicon
-
     from scoring import rating
 
     for code, english in rating.DAN_ERRORS.items():

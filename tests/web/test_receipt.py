@@ -16,14 +16,14 @@ from datetime import datetime
 
 import pytest
 
-from tests.scoring.test_stats import G1
-from tests.web.test_leaderboard import play
 from club import club_tables, daily_report, stats_store
 from club.accounts import create_staff
+from club.errors import UserError
 from club.printing import config, documents, queue
 from club.printing.receipt import ENCODING, KANJI_ON, Sheet, escpos_bytes, width
 from club.printing.worker import PrinterDown, Worker
-from club.errors import UserError
+from tests.scoring.test_stats import G1
+from tests.web.test_leaderboard import play
 
 # G1 (tests/scoring/test_stats.py, nekohouse-4a) seated 青木 伊藤 上田 遠藤: they end 4th,
 # 2nd, 3rd, 1st with -45.0, +11.0, -18.0, +52.0

@@ -9,15 +9,15 @@ import threading
 
 import pytest
 
+from club.accounts import create_staff
+from club.db import connect
+from club.printing import config
+from club.printing.worker import Worker
+from tests.club.test_daily_report import DAY, build_day
 from tests.support.browser import chromium, expect
 from tests.support.web_server import WebServer
 from tests.web.staff_support import no_horizontal_overflow
-from tests.club.test_daily_report import DAY, build_day
 from tests.web.test_receipt import Listener
-from club.accounts import create_staff
-from club.printing import config
-from club.printing.worker import Worker
-from club.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}

@@ -12,14 +12,21 @@ import tomllib
 
 import pytest
 
-from tests.scoring.test_stats import G1
-from tests.web.test_leaderboard import play
-from tests.web.test_receipt import FINISHED
 from club import club_tables
 from club.accounts import create_staff
 from club.printing import documents
-from club.printing.receipt import INIT, KANJI_ON, SIZE_DOUBLE, SIZE_NORMAL, Sheet, \
-    escpos_bytes, printable
+from club.printing.receipt import (
+    INIT,
+    KANJI_ON,
+    SIZE_DOUBLE,
+    SIZE_NORMAL,
+    Sheet,
+    escpos_bytes,
+    printable,
+)
+from tests.scoring.test_stats import G1
+from tests.web.test_leaderboard import play
+from tests.web.test_receipt import FINISHED
 from web.errors import UserError
 
 EVIL = "Evil\u001bp\u0000\u0032\u0032\u001dV\u0000\u001b@"

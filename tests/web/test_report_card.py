@@ -11,11 +11,11 @@ from html import unescape
 import pytest
 
 import lexicon
+from club import club_tables, rating_store, report_card, roster
+from club.errors import NotFound, UserError
 from tests.scoring.test_stats import G1
 from tests.support.web import bearer, record, start
 from tests.web.test_leaderboard import play
-from club import club_tables, rating_store, report_card, roster
-from club.errors import NotFound, UserError
 
 # G1 by hand (tests/scoring/test_stats.py, nekohouse-4a): seats A B C D end 4th, 2nd, 3rd,
 # 1st with settled results -45.0, +11.0, -18.0, +52.0 (thousands of points)
@@ -211,8 +211,8 @@ def test_report_card_reads_only_the_summary_tables(client, t1, db, monkeypatch):
 
 
 def _desk(app, db):
-    from tests.web.staff_support import staff_client
     from club.accounts import create_staff
+    from tests.web.staff_support import staff_client
 
     create_staff(db, "mika", "mahjong-club")
     return staff_client(app)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 import lexicon
-from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import SIZES, Tablet, open_tablet, overflow, running_club, stored
-from tests.web.staff_support import STAFF, sign_in
 from club import rating_store, roster
 from club.accounts import create_staff
 from club.db import connect
+from tests.support.browser import chromium, expect, shot
+from tests.support.tablet import SIZES, Tablet, open_tablet, overflow, running_club, stored
+from tests.web.staff_support import STAFF, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

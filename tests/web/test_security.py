@@ -13,18 +13,20 @@ import threading
 
 import pytest
 
-from tests.support.web import english
-
-from web import create_app
 from club.accounts import check_login, create_staff
-from web import signin
-from web.signin import sign_in_wait
 from club.db import connect
-from web.db import get_db
 from club.errors import UserError
+from tests.support.web import english
+from web import create_app, signin
+from web.db import get_db
 from web.security import (
-    TABLET_COOKIE, create_pairing, issue_tablet_token, list_tablets, redeem_pairing,
+    TABLET_COOKIE,
+    create_pairing,
+    issue_tablet_token,
+    list_tablets,
+    redeem_pairing,
 )
+from web.signin import sign_in_wait
 
 
 @pytest.fixture()

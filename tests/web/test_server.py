@@ -16,10 +16,9 @@ import urllib.request
 import pytest
 
 from tests.support.web_server import WebServer, process_tree
-from web import server
-from web import signin
-from web.signin import sign_in_wait
+from web import server, signin
 from web.server import SERVER_THREADS, WORKERS, SignInHold
+from web.signin import sign_in_wait
 
 
 def _threads(pid: int) -> int:

@@ -12,15 +12,14 @@ import threading
 
 import pytest
 
-from tablectl import store
-from web import create_app
 from club import club_tables, games, roster
-from club.audit import audit_entries
 from club.accounts import create_staff
+from club.audit import audit_entries
 from club.db import connect
-from web.db import get_db
-
+from tablectl import store
 from tests.support.tablectl import LiveHeartbeat
+from web import create_app
+from web.db import get_db
 
 
 @pytest.fixture()

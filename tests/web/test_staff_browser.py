@@ -6,19 +6,16 @@ the English switch; screenshots at laptop and tablet size.
 
 from __future__ import annotations
 
-
 import pytest
 
-from tablectl import store
-from web import create_app
 from club import club_tables
 from club.accounts import create_staff
 from club.db import connect
-
+from tablectl import store
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablectl import LiveHeartbeat
 from tests.support.web_server import WebServer
-
+from web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

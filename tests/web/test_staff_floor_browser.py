@@ -15,7 +15,11 @@ from tablectl.client import TableClient
 from tests.support.browser import expect, shot
 from tests.support.web import bearer
 from tests.web.staff_support import (
-    module_browser, no_horizontal_overflow, sign_in, start_club, stop_club,
+    module_browser,
+    no_horizontal_overflow,
+    sign_in,
+    start_club,
+    stop_club,
 )
 from web import create_app
 

@@ -14,14 +14,21 @@ import time
 
 import pytest
 
+from club.floor import modechange
 from tablectl import store
 from tablectl.modes import MODES
 from tests.support.browser import expect, shot
 from tests.web.staff_support import (
-    cli, module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club, table,
+    cli,
+    module_browser,
+    no_horizontal_overflow,
+    sign_in,
+    start_club,
+    step,
+    stop_club,
+    table,
     wait_table,
 )
-from club.floor import modechange
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)

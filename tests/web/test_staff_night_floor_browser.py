@@ -13,7 +13,13 @@ import pytest
 from tests.support.browser import expect, shot
 from tests.support.web import bearer
 from tests.web.staff_support import (
-    module_browser, no_horizontal_overflow, sign_in, start_club, step, stop_club, table,
+    module_browser,
+    no_horizontal_overflow,
+    sign_in,
+    start_club,
+    step,
+    stop_club,
+    table,
     wait_table,
 )
 from web import create_app

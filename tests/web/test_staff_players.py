@@ -9,11 +9,10 @@ import pytest
 
 from club import games, roster, stats_store
 from club.accounts import create_staff
-from web.db import get_db
 from club.errors import UserError
-
-from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import bearer, key
+from tests.web.staff_support import STAFF, staff_client
+from web.db import get_db
 
 
 @pytest.fixture()

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from club.accounts import create_staff
 from tests.support.web import record, start
 from tests.web.staff_support import staff_client
-from club.accounts import create_staff
 
 HOSTILE = ("99999999999999999999", "9223372036854775808", "١٢", "１２", "-1", "1e3", "0x10",
            "12 ", "²")

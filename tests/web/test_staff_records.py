@@ -8,13 +8,12 @@ from __future__ import annotations
 import pytest
 
 from club import corrections, gamelog, games, roster
-from club.audit import audit_entries
 from club.accounts import create_staff
-from web.db import get_db
+from club.audit import audit_entries
 from club.errors import UserError
-
-from tests.web.staff_support import STAFF, staff_client
 from tests.support.web import key
+from tests.web.staff_support import STAFF, staff_client
+from web.db import get_db
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}
 TSUMO = {"event": "win", "winners": [{"seat": 2, "han": 2, "fu": 40}]}

@@ -10,13 +10,13 @@ import uuid
 
 import pytest
 
+from club import club_tables, games, roster
+from club.accounts import create_staff
+from club.db import connect
 from tests.support.browser import expect, shot
 from tests.support.web_server import WebServer
 from tests.web.staff_support import STAFF, module_browser, no_horizontal_overflow, sign_in
 from web import create_app
-from club import club_tables, games, roster
-from club.accounts import create_staff
-from club.db import connect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 browser = pytest.fixture(scope="module", name="browser")(module_browser)

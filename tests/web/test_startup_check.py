@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import clubdb
-from web import create_app
-from club.errors import UserError
 from chain.box import SETS
+from club.errors import UserError
+from web import create_app
 
 
 def club_file(path: Path) -> Path:

@@ -10,6 +10,9 @@ import json
 
 import pytest
 
+from club import club_tables
+from club.accounts import create_staff
+from club.db import connect
 from hardware_sim.relay_board import RelayBoard
 from hardware_sim.stock_table import SWITCHES, StockTable, Timings
 from tablectl import store
@@ -17,9 +20,6 @@ from tablectl.modes import MODES
 from tests.support.tablectl import DaemonProcess, wait_until, write_config
 from tests.web.staff_support import staff_client
 from web import create_app
-from club import club_tables
-from club.accounts import create_staff
-from club.db import connect
 
 pytestmark = [pytest.mark.slow]
 

@@ -18,8 +18,15 @@ import lexicon
 from scoring import game as engine_game
 from scoring.rules import load_rules
 from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, play_out,
-                                  running_club, stored)
+from tests.support.tablet import (
+    SIZES,
+    Tablet,
+    open_tablet,
+    overflow,
+    play_out,
+    running_club,
+    stored,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

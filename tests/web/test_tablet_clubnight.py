@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from club import events
 from scoring.hand import score_hand
 from scoring.rules import load_rules
 from tests.support.web import bearer, cookie_client, record, start
-from club import events
 
 
 def test_mcr_fan_total_is_bounded_by_the_best_hand(app, client):
@@ -119,8 +119,8 @@ def test_mcr_fan_names_in_japanese_are_written_in_japanese_kanji(app, client):
 def test_results_read_the_same_on_the_tablet_and_the_staff_game_page(app, client):
     """One form for a settled result: the club's ±N.N (thousands of points) on both."""
     from club.accounts import create_staff
-    from web.db import get_db
     from tests.web.staff_support import STAFF, staff_client
+    from web.db import get_db
 
     h = bearer(app, "t1")
     game = start(client, h)["game"]["id"]
@@ -179,12 +179,11 @@ def test_a_wrong_member_number_is_said_to_be_wrong(app, client, db):
 
 def test_the_floor_shows_honba_and_deposits_only_where_the_rules_have_them(app, client):
     """An MCR table's card on the staff floor has no 本場 / 供託 (MCR has neither)."""
-    from club.accounts import create_staff
-    from web.db import get_db
-    from tests.web.staff_support import STAFF, staff_client
-
     from club import roster
+    from club.accounts import create_staff
     from club.db import connect
+    from tests.web.staff_support import STAFF, staff_client
+    from web.db import get_db
 
     db = connect(app.config["DATABASE"])
     try:

@@ -206,9 +206,9 @@ def test_offline_hand_for_a_game_ended_meanwhile(browser, club):
 @pytest.fixture(scope="module")
 def money_club(tmp_path_factory):
     """The fixture day of the daily report (fees, top prize, chips): t2's game is finished."""
-    from tests.support.web_server import WebServer
-    from tests.club.test_daily_report import build_day
     from club.db import connect
+    from tests.club.test_daily_report import build_day
+    from tests.support.web_server import WebServer
     from web.security import issue_tablet_token
 
     d = build_day(str(tmp_path_factory.mktemp("night-money") / "club.sqlite"))

@@ -7,10 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import chromium, expect, shot
-from tests.support.tablet import (SIZES, Tablet, open_tablet, overflow, page_data,
-                                  running_club, stored)
 from club.db import connect
+from tests.support.browser import chromium, expect, shot
+from tests.support.tablet import (
+    SIZES,
+    Tablet,
+    open_tablet,
+    overflow,
+    page_data,
+    running_club,
+    stored,
+)
 from web.security import create_pairing, issue_tablet_token
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -20,15 +20,15 @@ import urllib.request
 
 import pytest
 
-from scoring import game as engine_game
-from scoring.rules import PRESET_IDS, load_rules
-from tests.support.browser import chromium, expect, persistent_context, shot
-from tests.support.tablet import (SIZES, Tablet, open_tablet, page_data, seed_club, stored)
-from tests.support.web_server import WebServer
 from club import corrections, engine, events, games
 from club.db import connect
 from club.entry import entry_spec
 from club.errors import UserError
+from scoring import game as engine_game
+from scoring.rules import PRESET_IDS, load_rules
+from tests.support.browser import chromium, expect, persistent_context, shot
+from tests.support.tablet import SIZES, Tablet, open_tablet, page_data, seed_club, stored
+from tests.support.web_server import WebServer
 from web.security import TABLET_COOKIE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import pytest
 
+from club import games
+from club.db import connect
 from tests.support.browser import chromium, expect, shot
 from tests.support.tablet import SIZES, Tablet, open_tablet, seed_club, stored
 from tests.support.web_server import WebServer
-from club import games
-from club.db import connect
-from tests.web.test_tablet_offline import (queued_line, reconnect, record_offline,
-                                           ron_entry, scores_shown, wifi_down)
+from tests.web.test_tablet_offline import (
+    queued_line,
+    reconnect,
+    record_offline,
+    ron_entry,
+    scores_shown,
+    wifi_down,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

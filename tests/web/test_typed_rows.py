@@ -9,7 +9,6 @@ from typing import get_type_hints
 import pytest
 
 from club import club_tables, events, gamelog, roster
-
 from tests.support.web import record, start
 
 RON = {"event": "win", "winners": [{"seat": 1, "han": 3, "fu": 30}], "from": 0}

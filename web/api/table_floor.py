@@ -11,11 +11,11 @@ from flask import current_app, render_template
 from flask.typing import ResponseReturnValue
 
 from club import club_tables, clubtime, games, roster
-from web.db import get_db
-from club.floor import calls, clock, seating, waiting
-from web.security import tablet_required
 from club.errors import UserError
+from club.floor import calls, clock, seating, waiting
 from web.api.views import actor, body, bp, events, ok
+from web.db import get_db
+from web.security import tablet_required
 
 
 def tablet_floor(table_id: str) -> dict:

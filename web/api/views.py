@@ -15,14 +15,14 @@ from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from club import club_tables, engine, events, gamelog, games, readings, roster
-from club.entry import entry_spec
+from club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
 from club.db import Db
+from club.entry import entry_spec
+from web.api.openapi import OPENAPI
 from web.db import get_db
 from web.errors import UserError
 from web.limits import json_body, query_number
-from club.accounts import GUESTS_FROM_TABLETS, MEMBER_NO_GUESSES
 from web.security import caller_key, current_staff, current_tablet_table, tablet_required
-from web.api.openapi import OPENAPI
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

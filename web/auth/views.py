@@ -20,14 +20,21 @@ from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response as BaseResponse
 
 from club.accounts import check_login, end_sessions
+from club.errors import UserError
 from web import signin
 from web.db import get_db
-from club.errors import UserError
 from web.errors import wants_json
 from web.limits import json_body
 from web.security import (
-    AccessRefused, csrf_token, current_staff, current_tablet_table, pairing_info, redeem_pairing,
-    rotate_csrf_token, set_tablet_cookie, start_staff_session,
+    AccessRefused,
+    csrf_token,
+    current_staff,
+    current_tablet_table,
+    pairing_info,
+    redeem_pairing,
+    rotate_csrf_token,
+    set_tablet_cookie,
+    start_staff_session,
 )
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")

@@ -10,9 +10,9 @@ from flask.typing import ResponseReturnValue
 
 from club import clubtime
 from club.db import Db
+from club.floor import waiting
 from web.db import get_db
 from web.i18n import current_lang, t
-from club.floor import waiting
 
 bp = Blueprint("board", __name__)
 

@@ -21,12 +21,10 @@ from typing import Any
 from flask import Blueprint, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from club import charts
-from club import gamelog, rating_store, standings, stats_store
+from club import charts, engine, gamelog, rating_store, standings, stats_store
 from club.db import Db
-from web.db import get_db
-from club import engine
 from club.engine import family_name, figure_name
+from web.db import get_db
 from web.i18n import current_lang, t
 from web.limits import query_number
 

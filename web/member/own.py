@@ -9,13 +9,11 @@ import json
 from flask import Response, current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from club import bookkeeping, member_data
-from club import line_link
+from club import bookkeeping, line_link, member_data, stats_store
 from web.db import get_db
 from web.errors import UserError
 from web.i18n import current_lang, t
 from web.member.views import _member, _no_link_in_log, _opened, _private, bp
-from club import stats_store
 
 
 @bp.get("/<token>/data.json")

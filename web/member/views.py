@@ -21,26 +21,40 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import (
-    Blueprint, Response, current_app, flash, jsonify, redirect, render_template, request, session,
+    Blueprint,
+    Response,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
     url_for,
 )
 from flask.typing import ResponseReturnValue
-
 from werkzeug.exceptions import HTTPException
 
-from club import charts
 from club import (
-    audit, daily_report, engine, gamelog, members, rating_store, report_card, standings,
+    audit,
+    charts,
+    daily_report,
+    engine,
+    gamelog,
+    line_link,
+    members,
+    rating_store,
+    report_card,
+    standings,
     stats_store,
 )
-from club.engine import family_name, figure_name
 from club.db import Db, rows
-from web.db import get_db
+from club.engine import family_name, figure_name
 from club.errors import NotFound, UserError
+from web.db import get_db
 from web.errors import error_response, wants_json
 from web.i18n import current_lang, t
 from web.limits import flag_of, form_data
-from club import line_link
 
 bp = Blueprint("member", __name__, url_prefix="/m")
 

@@ -24,8 +24,21 @@ Pages (Japanese first, ``?lang=en`` for English) and their JSON twins:
 * ``/staff/tables/<id>/camera`` a table's camera: its picture, the digits' region (dragged)
 """
 
-from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)
 from web.staff import (  # noqa: E402,F401  (their routes register on it)
-    camera, chain_desk, floor_page, manage, member_data, members, modes, money_page, names,
-    notify, printing, records, report, report_cards, waiting_page,
+    camera,
+    chain_desk,
+    floor_page,
+    manage,
+    member_data,
+    members,
+    modes,
+    money_page,
+    names,
+    notify,
+    printing,
+    records,
+    report,
+    report_cards,
+    waiting_page,
 )
+from web.staff.common import bp  # noqa: F401  (the blueprint, defined beside the views' helpers)

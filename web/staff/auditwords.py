@@ -7,22 +7,20 @@ with players' names, event words (:mod:`.eventwords`) and times in the club's zo
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
-import difflib
-
 import lexicon
-
+from club import clubtime, stats_store
+from club.club_tables import table_name
+from club.db import Db
+from club.db import rows as _rows
+from club.floor import waiting
+from club.text import whole_number
 from tablectl import commands as table_commands
 from tablectl import words as table_words
-
-from club import clubtime, stats_store
-from club.db import Db, rows as _rows
 from web.i18n import current_lang, t
-from club.text import whole_number
 from web.staff import eventwords
-from club.club_tables import table_name
-from club.floor import waiting
 from web.staff.common import signed
 from web.staff.names import rule_set_name
 

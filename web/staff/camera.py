@@ -22,7 +22,6 @@ from flask.typing import ResponseReturnValue
 
 from tablectl import camera_store
 from tablectl.camera import MAX_PIXELS, CameraError, read_display
-
 from web.errors import UserError
 from web.i18n import current_lang, t
 from web.limits import form_data

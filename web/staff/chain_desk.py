@@ -13,12 +13,12 @@ from __future__ import annotations
 from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from club import clubtime, roster
 from chain import members as chain_members
+from club import clubtime, roster
 from web.db import get_db
 from web.i18n import t
-from web.security import actor_name, staff_required, wants_json
 from web.limits import ID_MAX, bounded_number, form_data
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, done, need, reason_of
 
 

@@ -9,13 +9,12 @@ from flask import Blueprint, current_app, flash, jsonify, redirect, request, ses
 from flask.typing import ResponseReturnValue
 
 from club.audit import audit
-from web.db import get_db
 from club.errors import UserError
+from club.text import text_of
+from web.db import get_db
 from web.errors import error_response
 from web.i18n import current_lang
 from web.security import actor_name, wants_json
-from club.text import text_of
-
 
 bp = Blueprint("staff", "web.staff", url_prefix="/staff")
 """The staff console's blueprint: every view module of ``web.staff`` adds its routes."""

@@ -22,27 +22,24 @@ from typing import Any
 from flask import current_app, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
+from club import club_tables, clubtime, gamelog, games, readings
+from club.db import Db
+from club.errors import UserError
+from club.floor import calls, clock, modechange, seating
+from club.text import text_of, whole_number
 from tablectl import commands as table_commands
 from tablectl import store
 from tablectl import words as table_words
 from tablectl.client import TableClient
 from tablectl.errors import TableError
 from tablectl.modes import MODES
-
-from club import club_tables, clubtime, gamelog, games, readings
-from club.db import Db
-from web.db import get_db
-from club.errors import UserError
-from club.floor import calls, clock, modechange, seating
-from web.i18n import current_lang
-from web.security import current_staff, staff_required
-from club.text import text_of, whole_number
-from web.staff.common import bp
-from web.limits import form_data
-from web.staff.common import db_path, record
-from web.staff.names import table_name
 from web import i18n
-from web.security import wants_json
+from web.db import get_db
+from web.i18n import current_lang
+from web.limits import form_data
+from web.security import current_staff, staff_required, wants_json
+from web.staff.common import bp, db_path, record
+from web.staff.names import table_name
 
 CONSOLE_COMMANDS = table_commands.console_commands()
 DEFAULT_COMMAND_WAIT = 5.0

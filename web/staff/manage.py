@@ -14,19 +14,29 @@ from flask.typing import ResponseReturnValue
 
 from club import club_tables, clubtime, roster, stats_store
 from club.accounts import (
-    ROLES, create_staff, list_staff, set_staff_active, set_staff_password, set_staff_role,
+    ROLES,
+    create_staff,
+    list_staff,
+    set_staff_active,
+    set_staff_password,
+    set_staff_role,
 )
 from club.db import Db
+from club.errors import UserError
+from club.text import text_of
 from web import signin
 from web.db import get_db
-from club.errors import UserError
 from web.i18n import t
-from club.text import text_of
+from web.limits import flag_of, form_data
 from web.security import (
-    actor_name, create_pairing, current_staff, list_tablets, revoke_tablet, staff_required,
+    actor_name,
+    create_pairing,
+    current_staff,
+    list_tablets,
+    revoke_tablet,
+    staff_required,
     wants_json,
 )
-from web.limits import flag_of, form_data
 from web.staff.common import bp, done, msg, need, record
 from web.staff.modes import needs_mode
 

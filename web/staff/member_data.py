@@ -14,8 +14,8 @@ from club.db import Db, one, rows
 from club.errors import UserError
 from web.db import get_db
 from web.i18n import current_lang, t
-from web.security import actor_name, current_staff, staff_required, wants_json
 from web.limits import form_data
+from web.security import actor_name, current_staff, staff_required, wants_json
 from web.staff.common import bp, done
 
 ERASERS = ("manager", "owner")

@@ -11,12 +11,12 @@ from __future__ import annotations
 from flask import jsonify, render_template, url_for
 from flask.typing import ResponseReturnValue
 
+from chain import members as chain_members
 from club import clubtime, members, roster
 from web.db import get_db
 from web.i18n import t
-from chain import members as chain_members
-from web.security import actor_name, staff_required, wants_json
 from web.limits import form_data
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, done, record
 from web.staff.manage import pairing_url, qr_svg
 

@@ -17,23 +17,22 @@ from pathlib import Path
 from flask import current_app, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
+from club import club_tables, clubtime
+from club.db import Db
+from club.errors import UserError
+from club.floor import modechange
 from tablectl import commands as table_commands
 from tablectl import store
 from tablectl import words as table_words
 from tablectl.errors import TableError
 from tablectl.modes import mode_by_name
-
-from club import club_tables, clubtime
-from club.db import Db
 from web.db import get_db
-from club.errors import UserError
-from club.floor import modechange
 from web.i18n import current_lang, t
-from web.security import staff_required
 from web.limits import form_data
+from web.security import staff_required
 from web.staff.common import bp, db_path, done, record
-from web.staff.names import rule_set_name, table_name
 from web.staff.floor_page import _command_answer, club_timezone, modes, send_command
+from web.staff.names import rule_set_name, table_name
 
 
 def _table(table_id: str) -> dict:

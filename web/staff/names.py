@@ -10,11 +10,10 @@ from flask import g
 from flask.typing import ResponseReturnValue
 
 from club import club_tables
-from web.db import get_db
 from club.errors import Refused
-from web.i18n import current_lang
+from web.db import get_db
+from web.i18n import current_lang, t
 from web.staff.common import _form_refused, bp
-from web.i18n import t
 
 
 def _titles() -> dict[str, str]:

@@ -12,13 +12,13 @@ from flask import jsonify, render_template
 from flask.typing import ResponseReturnValue
 
 from club import clubtime
+from club.db import Db, Row
 from club.notify import outbox
 from club.text import text_of
-from club.db import Db, Row
 from web.db import get_db
 from web.i18n import t
-from web.security import staff_required, wants_json
 from web.limits import flag_of, form_data
+from web.security import staff_required, wants_json
 from web.staff.common import bp, done, record
 
 SHOWN = 50

@@ -22,11 +22,11 @@ from club import clubtime, gamelog, roster, stats_store
 from club.db import Db, one
 from club.errors import Conflict, NotFound, UserError
 from club.printing import documents, queue
+from club.text import whole_number
 from web.db import get_db
 from web.i18n import current_lang, t
-from club.text import whole_number
-from web.security import actor_name, staff_required, wants_json
 from web.limits import form_data
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import _same_site_page, bp
 
 

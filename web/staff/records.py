@@ -20,11 +20,11 @@ from flask.typing import ResponseReturnValue
 from club import club_tables, clubtime, corrections, engine, gamelog, games
 from club.audit import audit_entries
 from club.db import Db
-from web.db import get_db
 from club.errors import UserError
+from club.text import whole_number
+from web.db import get_db
 from web.i18n import current_lang, t
 from web.limits import form_data, json_refusal, query_number
-from club.text import whole_number
 from web.security import actor_name, staff_required, wants_json
 from web.staff import auditwords, eventwords
 from web.staff.common import bp, done, reason_of

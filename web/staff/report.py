@@ -18,13 +18,21 @@ from datetime import timedelta
 from flask import Response, jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
-from club import (club_tables, clubtime, daily_report, money_settings, rating_store,
-                      standings, stats_store, till)
-from web.db import get_db
+from club import (
+    club_tables,
+    clubtime,
+    daily_report,
+    money_settings,
+    rating_store,
+    standings,
+    stats_store,
+    till,
+)
 from club.errors import NotFound, UserError
 from club.export import csv_bytes
-from web.security import actor_name, staff_required, wants_json
+from web.db import get_db
 from web.limits import form_data
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, done, msg
 from web.staff.manage import _uploaded_toml
 from web.staff.names import rule_set_name

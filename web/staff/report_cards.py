@@ -13,10 +13,10 @@ from flask import jsonify, render_template, request
 from flask.typing import ResponseReturnValue
 
 from club import report_card, roster, stats_store
-from web.limits import query_number
-from web.db import get_db
 from club.errors import UserError
+from web.db import get_db
 from web.i18n import current_lang
+from web.limits import query_number
 from web.security import staff_required, wants_json
 from web.staff.common import bp
 

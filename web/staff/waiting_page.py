@@ -10,21 +10,20 @@ from __future__ import annotations
 from flask import jsonify, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from tablectl import store
-from tablectl import words as table_words
-
 from club import club_tables, clubtime, games, roster
 from club.db import Db
-from web.db import get_db
 from club.errors import UserError
 from club.floor import calls, clock, modechange, nights, seating, waiting
-from web.i18n import current_lang, t
-from web.security import actor_name, staff_required, wants_json
 from club.text import text_of, whole_number
+from tablectl import store
+from tablectl import words as table_words
+from web.db import get_db
+from web.i18n import current_lang, t
 from web.limits import flag_of, form_data
+from web.security import actor_name, staff_required, wants_json
 from web.staff.common import bp, db_path, done, given, record
-from web.staff.names import rule_set_name, table_name
 from web.staff.modes import needs_mode
+from web.staff.names import rule_set_name, table_name
 
 
 def wish_choices(db: Db) -> list[tuple[str, str]]:

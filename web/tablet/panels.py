@@ -16,10 +16,9 @@ from typing import Any
 
 from flask import Flask
 
-from club import daily_report, gamelog, rating_store, report_card, standings, stats_store
-from web.db import get_db
-from club import engine
+from club import daily_report, engine, gamelog, rating_store, report_card, standings, stats_store
 from club.errors import UserError
+from web.db import get_db
 from web.i18n import current_lang
 
 

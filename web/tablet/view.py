@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from club import clubtime, engine, readings
-from club.engine import WINDS, WINDS_JA
 from club.db import Db
+from club.engine import WINDS, WINDS_JA
 from club.errors import UserError
 from web.i18n import current_lang, t
 

@@ -22,14 +22,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import lexicon
 from flask import Blueprint, current_app, g, make_response, render_template, send_file
 from flask.typing import ResponseReturnValue
 
+import lexicon
 from club import club_tables, clubtime, engine, events, gamelog, games, readings, roster
 from club.db import Db
-from web.db import get_db
 from club.entry import entry_spec
+from web.db import get_db
 from web.i18n import current_lang
 from web.security import tablet_required
 from web.tablet import view as tablet_view

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+
 def ref(name: str) -> dict:
     """A reference to a schema of ``components``."""
     return {"$ref": f"#/components/schemas/{name}"}

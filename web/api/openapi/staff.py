@@ -29,7 +29,6 @@ from web.api.openapi.shared import (
     ref,
 )
 
-
 MODE_Q = {"name": "mode", "in": "query", "required": True, "schema": STR,
           "description": "the mode to change to: 0-8, '04' or a name such as sanma"}
 REASON = obj(["reason"], reason={"type": "string", "minLength": 3,
