@@ -312,3 +312,69 @@ def test_bridge_builds_and_runs_on_a_mega_2560(firmware_built):
                 if w.startswith("pin ")] == [("PG5", "1"), ("PG5", "0")]
     finally:
         chip.stop()
+
+
+CHANGED_PRESS_MAX_MS = 4_321
+
+
+def test_bridge_limit_changed_in_the_table_moves_every_side(firmware_built, tmp_path):
+    """The press limit is written once: change it in bridge_protocol.py (a copy) and
+    nothing else, and the firmware built from that copy, the Python model and the host's
+    board class all take the new limit."""
+    source = (ROOT / "tablectl" / "bridge_protocol.py").read_text()
+    assert "PRESS_MAX_MS = 10_000" in source
+    changed = source.replace("PRESS_MAX_MS = 10_000", f"PRESS_MAX_MS = {CHANGED_PRESS_MAX_MS}")
+    (tmp_path / "tablectl").mkdir()
+    (tmp_path / "tablectl" / "bridge_protocol.py").write_text(changed)
+    shutil.copytree(FIRMWARE / "bridge", tmp_path / "firmware" / "bridge",
+                    ignore=shutil.ignore_patterns("*.elf", "*.hex", ".flags-*"))
+    (tmp_path / "firmware" / "bridge" / "bridge_protocol.h").unlink()
+    built = subprocess.run(["make", "-C", str(tmp_path / "firmware" / "bridge")],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout + built.stderr
+    chip = Chip(tmp_path / "firmware" / "bridge" / "bridge-atmega328p.elf")
+    try:
+        with _open(chip.path) as port:
+            over = _talk(port, framed(f"1 PRESS 1 {CHANGED_PRESS_MAX_MS + 1}"))
+            at = _talk(port, framed(f"2 PRESS 1 {CHANGED_PRESS_MAX_MS}"))
+            _talk(port, framed("3 RELEASE"))
+    finally:
+        chip.stop()
+    assert f"RANGE a press lasts 1 to {CHANGED_PRESS_MAX_MS} ms" in over, over
+    assert at.startswith("OK 2 PRESS"), at
+    # the model and the board class read the same (changed) module in a process of their own
+    probe = (
+        "import tablectl.bridge_protocol as p\n"
+        f"assert p.PRESS_MAX_MS == {CHANGED_PRESS_MAX_MS}\n"
+        "from hardware_sim.bridge_model import BridgeModel\n"
+        "from tablectl.drivers.boards import BoardError\n"
+        "from tablectl.drivers.bridge_board import BridgeBoard\n"
+        "with BridgeModel() as model:\n"
+        "    board = BridgeBoard(model.serve_pty())\n"
+        "    board.open()\n"
+        "    try:\n"
+        f"        board.press(1, {CHANGED_PRESS_MAX_MS + 1})\n"
+        "    except BoardError as e:\n"
+        "        print('board', e.code, e.values['most'])\n"
+        "    board.close()\n"
+        "    from tablectl.bridge_protocol import framed\n"
+        f"    print('model', model.handle(framed('9 PRESS 1 {CHANGED_PRESS_MAX_MS + 1}')))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get(
+        "PYTHONPATH", "")])}
+    # the changed module is put in place of the project's own before anything imports it
+    shim = tmp_path / "sitecustomize.py"
+    shim.write_text(
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('tablectl.bridge_protocol', "
+        f"{str(tmp_path / 'tablectl' / 'bridge_protocol.py')!r})\n"
+        "import tablectl\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['tablectl.bridge_protocol'] = module\n"
+        "spec.loader.exec_module(module)\n")
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    ran = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert f"board bridge_bad_ms {CHANGED_PRESS_MAX_MS}" in ran.stdout, ran.stdout
+    assert f"RANGE a press lasts 1 to {CHANGED_PRESS_MAX_MS} ms" in ran.stdout, ran.stdout
