@@ -92,9 +92,11 @@ def _batch_lines() -> str:
 
 def test_the_plain_python_modules_give_the_same_lines(tmp_path):
     """The compiled core against its own source run as plain Python (a copy of the package
-    without the built files, imported with site-packages left out)."""
-    shutil.copytree(ROOT / "scoring", tmp_path / "scoring",
-                    ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    without the built files, and of the one package it stands on, imported with
+    site-packages left out)."""
+    for package in ("scoring", "groundwork"):
+        shutil.copytree(ROOT / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     text = _batch_lines().encode("utf-8")
     compiled = subprocess.run([sys.executable, "-m", "scoring", "batch"], input=text,
                               capture_output=True, cwd=ROOT, timeout=300)
@@ -102,7 +104,7 @@ def test_the_plain_python_modules_give_the_same_lines(tmp_path):
         [sys.executable, "-S", "-c", "import scoring.hand; print(scoring.hand.__file__)"],
         capture_output=True, text=True, cwd=tmp_path, timeout=60,
     )
-    assert where.stdout.strip() == str(tmp_path / "scoring" / "hand.py")
+    assert where.stdout.strip() == str(tmp_path / "scoring" / "hand.py"), where.stderr
     plain = subprocess.run([sys.executable, "-S", "-m", "scoring", "batch"], input=text,
                            capture_output=True, cwd=tmp_path, timeout=300)
     assert compiled.returncode == plain.returncode == 0, plain.stderr
