@@ -90,7 +90,28 @@ def _sites() -> dict[str, list[set[str]]]:
                 if name not in ERRORS or (name == "GameEventError" and func.name == "about"):
                     continue
                 _site(path, func, call, name, assigned, out)
+    _helper_sites(out)
     return out
+
+
+HELPERS: dict[str, tuple[int, str, set[str]]] = {}
+"""Functions that raise a refusal whose reason is one of their parameters: name -> (the
+parameter's position, its name, the value names their refusal gives)."""
+
+
+def _helper_sites(out: dict[str, list[set[str]]]) -> None:
+    """The reasons handed to a helper that raises with the reason it is given."""
+    for path in sorted((ROOT / "scoring").rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for call in [n for n in ast.walk(tree) if isinstance(n, ast.Call)]:
+            name = getattr(call.func, "id", getattr(call.func, "attr", ""))
+            if name not in HELPERS:
+                continue
+            at, param, keys = HELPERS[name]
+            kw = {k.arg: k.value for k in call.keywords if k.arg}
+            arg = kw.get(param, call.args[at] if len(call.args) > at else None)
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                out.setdefault(arg.value, []).append(keys)
 
 
 def _site(path, func, call, name, assigned, out) -> None:
@@ -104,14 +125,19 @@ def _site(path, func, call, name, assigned, out) -> None:
     else:
         assert "reason" in kw, f"{where}: a refusal without a reason (reason=...)"
         reasons = _strings(kw["reason"], assigned)
-    if reasons is PASSTHROUGH:
-        return
     keys = set(kw) - {"reason"} | GIVEN.get(name, set())
     for k in call.keywords:
         if k.arg is None:
             got = _spread_keys(k.value)
             if got is not PASSTHROUGH:
                 keys |= got
+    if reasons is PASSTHROUGH:
+        params = [a.arg for a in func.args.args]
+        given = kw.get("reason")
+        # a helper whose values all stand in its own raise (none come in through **values)
+        if isinstance(given, ast.Name) and given.id in params and func.args.kwarg is None:
+            HELPERS[func.name] = (params.index(given.id), given.id, keys)
+        return
     for reason in reasons:
         out.setdefault(reason, []).append(keys)
 
