@@ -9,26 +9,20 @@ import re
 import time
 
 import pytest
-import serial
 
 from hardware_sim.bridge_model import BridgeModel
 from tablectl.bridge_protocol import RECORD_MAX, SENSE_DEBOUNCE_MS
 from tablectl.drivers.bridge_board import BridgeBoard
 from tablectl.learn import LearnError, demonstration, learn
 
-from .test_bridge_firmware import FIRMWARE, Chip, chip, firmware_built  # noqa: F401  (fixtures)
-
-
-def _open(path: str) -> serial.Serial:
-    port = serial.Serial(path, 115200, timeout=2)
-    time.sleep(0.2)
-    port.reset_input_buffer()
-    return port
-
-
-def _talk(port, line: str) -> str:
-    port.write(line.encode("ascii") + b"\n")
-    return port.readline().decode("ascii").strip()
+from .test_bridge_firmware import (  # noqa: F401  (chip, firmware_built: fixtures)
+    FIRMWARE,
+    Chip,
+    _open,
+    _talk,
+    chip,
+    firmware_built,
+)
 
 
 def _switch_times(sim: Chip, n: int) -> list[tuple[int, int]]:
