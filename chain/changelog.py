@@ -86,7 +86,7 @@ def _clean_rule_set_titles(db: sqlite_utils.Database) -> None:
 
 @MIGRATIONS
 def _held_rows(db: sqlite_utils.Database) -> None:
-    # the records over the head office's bounds that a sync left out (web.club.chain.held)
+    # the records over the head office's bounds that a sync left out (chain.held)
     db.executescript(
         """
         CREATE TABLE chain_held (
