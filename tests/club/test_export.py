@@ -33,9 +33,14 @@ def club(tmp_path):
     return build_club(str(tmp_path / "club.sqlite"))
 
 
+def export_argv(db, *argv) -> list[str]:
+    """The command line of an export of ``db``."""
+    return [sys.executable, "-m", "web", "export", "--db", str(db), *argv]
+
+
 def run(db, *argv, env=None, **kw):
     return subprocess.run(
-        [sys.executable, "-m", "web", "export", "--db", str(db), *argv],
+        export_argv(db, *argv),
         capture_output=True,
         text=True,
         timeout=120,
@@ -291,18 +296,7 @@ def test_killed_export_leaves_no_partial_folder(club, tmp_path, with_old):
         corrections.void_game(db, club["games"][1], actor="mika", reason="entered twice")
         db.conn.close()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "web",
-            "export",
-            "--db",
-            club["path"],
-            "--date",
-            "2026-04-01",
-            "--out",
-            str(out),
-        ],
+        export_argv(club["path"], "--date", "2026-04-01", "--out", str(out)),
         cwd=ROOT,
         env={**os.environ, export.SLOW_ENV: "0.5"},
         stdout=subprocess.DEVNULL,
@@ -377,18 +371,7 @@ def test_progress_bar_on_a_real_terminal(club, tmp_path):
     master, slave = pty.openpty()
     try:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "web",
-                "export",
-                "--db",
-                club["path"],
-                "--date",
-                "2026-04-01",
-                "--out",
-                str(tmp_path / "o"),
-            ],
+            export_argv(club["path"], "--date", "2026-04-01", "--out", str(tmp_path / "o")),
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=slave,
