@@ -245,7 +245,7 @@ REPORT_BOUND_MS = 200.0
 
 
 def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: Path,
-                               syncs: int = 3, runs: int = 40) -> dict:
+                               syncs: int = 3, runs: int = 40, tag: str = "") -> dict:
     """The head office's pages as a request meets them while branches sync (p50 and p99 in
     milliseconds): the month leaderboard page and today's chain 日報 (built ahead by the
     refresher) requested in a loop while one more branch's first sync (a whole box) and
@@ -268,7 +268,8 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
         today_path = f"/report?day={last}&format=json"
         assert client.get(today_path).status_code == 200  # starts the refresher's thread
         board_path = f"/leaderboard?family={ref.built.families[0]}&day={last}"
-        boxes = [("during-year", year_box)] + [(f"during{k}", day_box) for k in range(syncs)]
+        boxes = [(f"during{tag}-year", year_box)] + [(f"during{tag}-{k}", day_box)
+                                                     for k in range(syncs)]
         logins = {b: branch_login(url, b) for b, _ in boxes}
         done = threading.Event()
         synced: list = []
@@ -335,6 +336,20 @@ def head_office_report_figures(url: str, year_box: Path, day_box: Path, folder: 
     return out
 
 
+def pages_again(url: str, year: Path, day: Path, folder: Path, runs: int, syncs: int) -> int:
+    """The head office's page figures once more over what an earlier full run synced;
+    the branches synced beside the requests are named after this run."""
+    ho = head_office_figures(url, year, runs)
+    print(json.dumps({"figure": "head_office", **ho}), flush=True)
+    rep = head_office_report_figures(url, year, day, folder, syncs, runs,
+                                     tag=time.strftime("%H%M%S"))
+    print(json.dumps({"figure": "head_office_report", **rep}), flush=True)
+    ok = (ho["chain_leaderboard_ok"] and rep["report_ok"]
+          and rep["chain_leaderboard_during_syncs_ok"])
+    print(json.dumps({"pages_only": True, "all_page_bounds_met": ok}), flush=True)
+    return 0 if ok else 1
+
+
 def busiest_day(path: Path) -> str:
     with sqlite3.connect(path) as c:
         return c.execute("SELECT club_day FROM stats_lines GROUP BY club_day "
@@ -352,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
                     "that may create roles (default: a throwaway cluster)")
     ap.add_argument("--quick", action="store_true", help="a smoke run: 2 branches of a few "
                     "games, few requests; the bounds are printed, not judged")
+    ap.add_argument("--pages-only", action="store_true", help="with --url of a head office "
+                    "a full run synced: only the pages again (idle and while new branches "
+                    "sync, named after this run)")
     args = ap.parse_args(argv)
     if args.quick:
         args.branches, args.days = 2, 0.1
@@ -371,6 +389,12 @@ def main(argv: list[str] | None = None) -> int:
 
     cluster = None
     url = args.url
+    if args.pages_only:
+        if url is None:
+            print("--pages-only needs the --url of a head office a full run synced",
+                  file=sys.stderr)
+            return 2
+        return pages_again(url, year, day, folder, runs, syncs)
     if url is None:
         from tests.support import postgres
 

@@ -295,7 +295,9 @@ def _board(conn: Any, who: Members, family: str, first_day: str, last_day: str,
     for row in rows:
         row["member"] = row["player"]
         row["name"] = who.names.get(row["player"], row["player"])
-        row["branches"] = sorted({b for b, _ in who.records(row["player"])})
+        # a tuple: rows of atoms only, which the collector stops looking into (a page
+        # held in memory must not lengthen every collection pass of the serving process)
+        row["branches"] = tuple(sorted({b for b, _ in who.records(row["player"])}))
         st = held.get(row["player"]) or {}
         row["rating"] = st.get("rating")
         row["rating_games"] = st.get("games", 0)
@@ -547,6 +549,11 @@ REFRESH_LOCK = "jantaku.headoffice.refresh"
 """The advisory lock (``pg_try_advisory_lock(hashtext(…))``) a refresher holds while it
 rebuilds the derived tables: one process of the head office rebuilds, the others wait
 for its commit and only build their own kept leaderboards."""
+REST_FACTOR = 2.0
+"""After a look that took this process's processor for *s* seconds, the refresh thread
+rests ``REST_FACTOR × s`` (at least its ``every``): at most a third of one core."""
+BODIES_KEPT = 256
+"""Rendered board pages one :class:`Built` keeps (what is not kept is rendered each time)."""
 STANDARD_PERIODS = ("month", "previous_month", "all")
 """The periods built ahead for every family played (whole chain, min 1 game, by total
 and by R): the ones people open."""
@@ -583,9 +590,19 @@ class Built:
 
     def __init__(self, mark: str, synced_at: datetime | None, settings: dict, today: str,
                  who: Members, families: list[str], boards: dict[tuple, list[dict]],
-                 seconds: float):
+                 seconds: float, names: dict[str, str] | None = None):
         self.mark, self.synced_at, self.settings, self.today = mark, synced_at, settings, today
         self.who, self.families, self.boards, self.seconds = who, families, boards, seconds
+        self.names = names or {}
+        """The branches' display names the boards were built beside (branch → name)."""
+        self.bodies: dict[tuple, str] = {}
+        """Pages of the boards rendered ahead or on first request, keyed by the caller
+        (the web app: question, page and language); bounded by :data:`BODIES_KEPT`."""
+
+    def keep_body(self, key: tuple, body: str) -> None:
+        """Keep one rendered page of a board (not once :data:`BODIES_KEPT` are kept)."""
+        if len(self.bodies) < BODIES_KEPT:
+            self.bodies[key] = body
 
 
 class BuiltReports:
@@ -616,11 +633,14 @@ class Refresher:
     today."""
 
     def __init__(self, url: str, every: float = 5.0, today: str | None = None,
-                 prepare: Any = None):
+                 prepare: Any = None, prepare_boards: Any = None):
         self.url, self.every, self.fixed_today = url, every, today
         self.prepare = prepare
         """Called with each :class:`BuiltReports` before it is swapped in (the web app
         renders the heaviest sections ahead)."""
+        self.prepare_boards = prepare_boards
+        """Called with each :class:`Built` before it is swapped in (the web app renders
+        the first page of every board built ahead)."""
         self.built: Built | None = None
         self.reports: BuiltReports | None = None
         self._days: dict[tuple, dict] = {}
@@ -727,6 +747,7 @@ class Refresher:
             who = Members(conn)
             who.sync_mark = mark
             synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
+            names = {b["branch"]: b["name"] for b in branches(conn)}
             boards: dict[tuple, list[dict]] = {}
             families = families_played(conn)
             for family in families:
@@ -735,8 +756,11 @@ class Refresher:
                     boards[(family, first, last, 1, "total", "")] = rows
                     boards[(family, first, last, 1, "rating", "")] = engine.rank_by_rating(
                         [dict(r) for r in rows])
-        self.built = Built(mark, synced[0]["at"], cfg, today, who, families, boards,
-                           time.perf_counter() - t0)
+        built = Built(mark, synced[0]["at"], cfg, today, who, families, boards, 0.0, names)
+        if self.prepare_boards is not None:
+            self.prepare_boards(built)
+        built.seconds = time.perf_counter() - t0
+        self.built = built
         return "built"
 
     def leaderboard(self, conn: Any, family: str, first_day: str, last_day: str, *,
@@ -786,7 +810,9 @@ class Refresher:
         self._conn = None
 
     def _run(self) -> None:
-        while not self._stop.wait(self.every):
+        pause = self.every
+        while not self._stop.wait(pause):
+            used = time.thread_time()
             try:
                 self.tick()
                 self.last_error = ""
@@ -796,3 +822,7 @@ class Refresher:
                 if self._conn is not None:
                     self._conn.close()
                 self._conn = None
+            # this process serves pages too: after a build, rest for REST_FACTOR times the
+            # processor time it took here, so a build never takes more than its share from
+            # the requests (waiting on PostgreSQL costs them nothing and is not counted)
+            pause = max(self.every, REST_FACTOR * (time.thread_time() - used))

@@ -93,8 +93,10 @@ def create_app(url: str, *, secret: str = "", testing: bool = False,
     app.jinja_env.globals["yen"] = daily_report.yen
     signin.init_app(app)
     app.after_request(_no_store)
-    refresher = ho_questions.Refresher(url, every=refresh_every, today=today,
-                                     prepare=lambda held: prerender_reports(app, held))
+    refresher = ho_questions.Refresher(
+        url, every=refresh_every, today=today,
+        prepare=lambda held: prerender_reports(app, held),
+        prepare_boards=lambda built: prerender_boards(app, built))
     refresher.tick()
     refresher.stop()  # its connection closed: none may cross a fork
     app.extensions["headoffice_refresher"] = refresher
@@ -225,10 +227,39 @@ def leaderboard() -> ResponseReturnValue:
               if page > 1 else None,
               "next": url_for("headoffice.leaderboard", **args, page=page + 1)
               if page < pages else None}
+    known = ho_questions.branches(conn)
+    names = {b["branch"]: b["name"] for b in known}
+    question = (family, first, last, min_games, order, branch or "")
+    # a board built ahead keeps its rendered pages while the branches keep their names
+    keeper = built if built is not None and built.boards.get(question) is rows \
+        and built.names == names else None
+    body = keeper.bodies.get((question, page, current_lang())) if keeper else None
+    if body is None:
+        body = board_table(shown, family, names)
+        if keeper is not None:
+            keeper.keep_body((question, page, current_lang()), body)
     return render_template("headoffice/board.html", q={**q, "rows": shown}, paging=paging,
-                           columns=_columns(family), as_of=as_of(built, cfg),
-                           branches=ho_questions.branches(conn), periods=stats_store.PERIODS,
-                           orders=stats_store.ORDERS, all_families=list(engine.FAMILIES))
+                           table_html=Markup(body), as_of=as_of(built, cfg), branches=known,
+                           periods=stats_store.PERIODS, orders=stats_store.ORDERS,
+                           all_families=list(engine.FAMILIES))
+
+
+def board_table(rows: list[dict], family: str, names: dict[str, str]) -> str:
+    """One page of a leaderboard's rows as its table (the request's language)."""
+    return render_template("headoffice/_board_rows.html", rows=rows, family=family,
+                           columns=_columns(family),
+                           branch_name=lambda b: names.get(b) or b)
+
+
+def prerender_boards(app: Flask, built: ho_questions.Built) -> None:
+    """The first page of every board built ahead, rendered in each language beside it: a
+    request for it only fills in the page around the table."""
+    for question, rows in built.boards.items():
+        family = question[0]
+        for lang in i18n.LANGS:
+            with app.test_request_context(f"/leaderboard?lang={lang}"):
+                built.keep_body((question, 1, lang),
+                                board_table(rows[:PAGE_ROWS], family, built.names))
 
 
 @bp.get("/report")

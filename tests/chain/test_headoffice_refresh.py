@@ -224,3 +224,62 @@ def test_headoffice_a_branch_setting_it_cannot_read_leaves_the_boards_built(chai
         assert r.status_code == 400 and "Mars/Olympus" in r.get_json()["error"]["message"]
     finally:
         ref.stop()
+
+
+def _table(page: str) -> str:
+    return page[page.index('<div class="lb-scroll">'):page.index("</table></div>")]
+
+
+def test_headoffice_board_page_is_rendered_ahead_as_it_would_be_now(chain, monkeypatch):  # noqa: F811
+    import headoffice.views as pages
+
+    app, ref = _app(chain["url"], every=60)
+    try:
+        built = ref.built
+        for question in built.boards:
+            for lang in ("ja", "en"):
+                assert (question, 1, lang) in built.bodies, question
+        c = signed_in(app)
+        path = "/leaderboard?period=all&lang=en"
+        with monkeypatch.context() as m:  # the request renders no table of its own
+            m.setattr(pages, "board_table", lambda *a: pytest.fail("rendered on request"))
+            ahead = c.get(path).get_data(as_text=True)
+        built.bodies.clear()
+        now = c.get(path).get_data(as_text=True)
+        assert _table(ahead) == _table(now) and now.count("<tr data-member=") == 11
+        assert len(built.bodies) == 1  # the page rendered on request is kept for the next
+        # a branch renamed since the build: the page shows the new name at once
+        chain["conn"].execute("UPDATE chain.branches SET name = %s WHERE branch = 'ueno'",
+                              ["上野本店"])
+        renamed = c.get(path).get_data(as_text=True)
+        assert "上野本店" in _table(renamed) and "上野本店" not in _table(ahead)
+        assert ref.built is built  # no sync came in: the same boards, another name
+    finally:
+        ref.stop()
+
+
+def test_headoffice_refresher_rests_after_a_build(chain, monkeypatch):  # noqa: F811
+    # the thread takes at most a third of a core from the pages: a look that used the
+    # processor for s seconds is followed by a rest of REST_FACTOR × s
+    ref = ho_questions.Refresher(chain["url"], every=0.01)
+    looks: list[tuple[float, float]] = []
+
+    def busy() -> str:
+        start = time.monotonic()
+        used = time.thread_time()
+        while time.thread_time() - used < 0.2:
+            pass
+        looks.append((start, time.monotonic()))
+        return "built"
+
+    monkeypatch.setattr(ref, "tick", busy)
+    ref.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(looks) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        ref.stop()
+    assert len(looks) >= 3
+    for (_, ended), (began, _) in zip(looks, looks[1:], strict=False):
+        assert began - ended >= ho_questions.REST_FACTOR * 0.2 - 0.01
