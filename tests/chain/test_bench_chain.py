@@ -30,3 +30,19 @@ def test_chain_bench_quick_runs_end_to_end(pg_url: str, tmp_path: Path) -> None:
         assert summary[key] > 0, key
     rls = next(x for x in lines if x.get("figure") == "rls")
     assert rls["rls_month_lines_with_ms"] > 0 and rls["rls_month_lines_without_ms"] > 0
+    # the pages once more over what that run synced: new branches sync beside them
+    again = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_chain.py"),
+                            "--quick", "--pages-only", "--dir", str(tmp_path), "--url", pg_url],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    lines = [json.loads(x) for x in again.stdout.splitlines()]
+    assert not [x for x in lines if x.get("figure") == "sync"]
+    report = next(x for x in lines if x.get("figure") == "head_office_report")
+    assert report["requests_during_syncs"] > 0 and report["report_syncs"] == 2
+    assert lines[-1]["pages_only"] is True and lines[-1]["branches_synced_beside"] == 2
+    import psycopg
+
+    with psycopg.connect(pg_url) as pg:
+        during = {r[0] for r in pg.execute(
+            "SELECT branch FROM chain.branches WHERE branch LIKE 'during%'")}
+    assert len(during) == 4 and {"during-year", "during-0"} < during
