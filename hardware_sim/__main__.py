@@ -216,8 +216,14 @@ def _serve_control_socket(path: str, sim: Simulator, stop: threading.Event) -> s
     if os.path.exists(path):
         os.unlink(path)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(path)
+    # bound and listening under another name first: a client that sees the path can
+    # connect at once (between bind and listen a connect is refused)
+    fresh = path + ".new"
+    if os.path.exists(fresh):
+        os.unlink(fresh)
+    srv.bind(fresh)
     srv.listen(4)
+    os.replace(fresh, path)
     srv.settimeout(0.2)
 
     def loop():

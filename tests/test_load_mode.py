@@ -50,11 +50,14 @@ def _pytest(tmp_path, load: str, sleep: float = 0.0) -> subprocess.Popen:
     (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
     env = {**os.environ, LOAD_ENV: load, "PROBE_OUT": str(tmp_path / "pids"),
            "PROBE_SLEEP": str(sleep)}
+    # Ctrl-C as at a terminal: a suite started in the background inherits SIGINT ignored,
+    # and Python then never turns it into KeyboardInterrupt
     return subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                              "-p", "tests.conftest", "--rootdir", str(tmp_path),
                              str(tmp_path / "test_probe.py")],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _pids(tmp_path, proc) -> list[int]:
