@@ -553,9 +553,9 @@ REST_FACTOR = 2.0
 """After a look that took this process's processor for *s* seconds, the refresh thread
 rests ``REST_FACTOR × s`` (at least its ``every``): at most a third of one core."""
 BODIES_KEPT = 128
-"""Rendered board pages one :class:`Built` keeps, up to about 50 KB each (the first pages of the
-boards built ahead in two languages, and the pages people turned to; past that a page is
-rendered each time)."""
+"""Rendered board pages one :class:`Built` keeps, up to about 50 KB each (the first
+pages of the boards built ahead in two languages, and the pages people turned to; past
+that a page is rendered each time)."""
 STANDARD_PERIODS = ("month", "previous_month", "all")
 """The periods built ahead for every family played (whole chain, min 1 game, by total
 and by R): the ones people open."""
