@@ -596,7 +596,8 @@ class Built:
         self.mark, self.synced_at, self.settings, self.today = mark, synced_at, settings, today
         self.who, self.families, self.boards, self.seconds = who, families, boards, seconds
         self.names = names or {}
-        """The branches' display names the boards were built beside (branch → name)."""
+        """The names the branches showed when the boards were built (branch → name, its
+        id when it has none: :func:`chain.ho_report.branch_names`)."""
         self.bodies: dict[tuple, str] = {}
         """Pages of the boards rendered ahead or on first request, keyed by the caller
         (the web app: question, page and language); bounded by :data:`BODIES_KEPT`."""
@@ -749,7 +750,7 @@ class Refresher:
             who = Members(conn)
             who.sync_mark = mark
             synced = _rows(conn, f"SELECT max(last_sync_at) AS at FROM {S}.branches")
-            names = {b["branch"]: b["name"] for b in branches(conn)}
+            names = ho_report.branch_names(conn)
             boards: dict[tuple, list[dict]] = {}
             families = families_played(conn)
             for family in families:

@@ -36,7 +36,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 from markupsafe import Markup
 
-from chain import branches, ho_questions, pg_schema
+from chain import branches, ho_questions, ho_report, pg_schema
 from club import clubtime, daily_report, engine, stats_store
 from club.engine import family_name, figure_name
 from headoffice import signin
@@ -140,11 +140,16 @@ def _columns(family: str) -> list[str]:
     return [f for f in engine.FIGURE_IDS if f not in skip]
 
 
+def branch_names() -> dict[str, str]:
+    """Every synced branch by id with the name it shows, read once per request."""
+    if "ho_branch_names" not in g:
+        g.ho_branch_names = ho_report.branch_names(pg())
+    return g.ho_branch_names
+
+
 def branch_name(branch: str) -> str:
     """A branch by the name the chain gave it (its id only if it has none)."""
-    if "ho_branch_names" not in g:
-        g.ho_branch_names = {b["branch"]: b["name"] for b in ho_questions.branches(pg())}
-    return g.ho_branch_names.get(branch) or branch
+    return branch_names().get(branch) or branch
 
 
 @bp.app_context_processor
@@ -227,21 +232,20 @@ def leaderboard() -> ResponseReturnValue:
               if page > 1 else None,
               "next": url_for("headoffice.leaderboard", **args, page=page + 1)
               if page < pages else None}
-    known = ho_questions.branches(conn)
-    names = {b["branch"]: b["name"] for b in known}
+    names = branch_names()
     question = (family, first, last, min_games, order, branch or "")
     # a board built ahead keeps its rendered pages while the branches keep their names
     keeper = built if built is not None and built.boards.get(question) is rows \
         and built.names == names else None
     body = keeper.bodies.get((question, page, current_lang())) if keeper else None
-    if body is None:
+    if body is None and shown:
         body = board_table(shown, family, names)
         if keeper is not None:
             keeper.keep_body((question, page, current_lang()), body)
     return render_template("headoffice/board.html", q={**q, "rows": shown}, paging=paging,
-                           table_html=Markup(body), as_of=as_of(built, cfg), branches=known,
-                           periods=stats_store.PERIODS, orders=stats_store.ORDERS,
-                           all_families=list(engine.FAMILIES))
+                           table_html=Markup(body or ""), as_of=as_of(built, cfg),
+                           branches=names, periods=stats_store.PERIODS,
+                           orders=stats_store.ORDERS, all_families=list(engine.FAMILIES))
 
 
 def board_table(rows: list[dict], family: str, names: dict[str, str]) -> str:
@@ -254,12 +258,12 @@ def board_table(rows: list[dict], family: str, names: dict[str, str]) -> str:
 def prerender_boards(app: Flask, built: ho_questions.Built) -> None:
     """The first page of every board built ahead, rendered in each language beside it: a
     request for it only fills in the page around the table."""
-    for question, rows in built.boards.items():
-        family = question[0]
-        for lang in i18n.LANGS:
-            with app.test_request_context(f"/leaderboard?lang={lang}"):
-                built.keep_body((question, 1, lang),
-                                board_table(rows[:PAGE_ROWS], family, built.names))
+    for lang in i18n.LANGS:
+        with app.test_request_context(f"/leaderboard?lang={lang}"):
+            for question, rows in built.boards.items():
+                if rows:
+                    built.keep_body((question, 1, lang),
+                                    board_table(rows[:PAGE_ROWS], question[0], built.names))
 
 
 @bp.get("/report")
